@@ -1,0 +1,60 @@
+import { Mail } from "lucide-react";
+import { site } from "~/config/site";
+import { serviceLines } from "~/content/services";
+import { container, focusRing } from "../ui/styles";
+
+const footerLink = `rounded text-slate-300 hover:text-white ${focusRing}`;
+
+export function SiteFooter() {
+  return (
+    <footer className="bg-slate-900 text-slate-300">
+      <div className={`${container} grid gap-10 py-12 md:grid-cols-4`}>
+        <div className="md:col-span-2">
+          <p className="text-lg font-bold text-white">{site.name}</p>
+          <p className="mt-3 max-w-md text-sm leading-relaxed">{site.blurb}</p>
+          <a href={`mailto:${site.email}`} className={`mt-4 inline-flex items-center gap-2 text-sm ${footerLink}`}>
+            <Mail aria-hidden="true" className="size-4" />
+            {site.email}
+          </a>
+        </div>
+        <div>
+          <h2 className="text-sm font-semibold tracking-wide text-white uppercase">Services</h2>
+          <ul className="mt-3 space-y-2 text-sm">
+            {serviceLines.map((s) => (
+              <li key={s.id}>
+                <a href={`/services#${s.id}`} className={footerLink}>
+                  {s.title}
+                </a>
+              </li>
+            ))}
+          </ul>
+        </div>
+        <div>
+          <h2 className="text-sm font-semibold tracking-wide text-white uppercase">Company</h2>
+          <ul className="mt-3 space-y-2 text-sm">
+            <li>
+              <a href="/blog" className={footerLink}>
+                Blog
+              </a>
+            </li>
+            <li>
+              <a href="/contact" className={footerLink}>
+                Contact
+              </a>
+            </li>
+            <li>
+              <a href="/imprint" className={footerLink}>
+                Imprint
+              </a>
+            </li>
+          </ul>
+        </div>
+      </div>
+      <div className="border-t border-slate-800">
+        <p className={`${container} py-6 text-sm text-slate-400`}>
+          © {site.copyrightYear} {site.legalName}. All rights reserved.
+        </p>
+      </div>
+    </footer>
+  );
+}

@@ -1,0 +1,115 @@
+import { Menu, X } from "lucide-react";
+import { site } from "~/config/site";
+import { buttonPrimary, container, focusRing } from "../ui/styles";
+
+export const navItems = [
+  { href: "/", label: "Home" },
+  { href: "/services", label: "Services" },
+  { href: "/blog", label: "Blog" },
+  { href: "/contact", label: "Contact" },
+] as const;
+
+/** The highlighted nav item: Blog stays current on its articles. */
+export function isCurrent(href: string, pathname: string): boolean {
+  const path = pathname.replace(/\/+$/, "") || "/";
+  return href === "/" ? path === "/" : path === href || path.startsWith(`${href}/`);
+}
+
+const linkBase = `rounded-md px-3 py-2 text-sm font-medium transition-colors ${focusRing}`;
+const linkIdle = "text-slate-700 hover:bg-slate-100 hover:text-blue-800 dark:text-slate-200 dark:hover:bg-slate-800";
+const linkActive = "bg-blue-50 text-blue-800 dark:bg-slate-800 dark:text-blue-200";
+
+/**
+ * Top navigation. Links are plain <a> elements (static pages need no router). The small-screen
+ * menu is an HTML popover opened by a real <button>: it works with JavaScript off, the browser
+ * exposes aria-expanded, Escape and a click outside close it, and following a link loads a new page.
+ */
+export function SiteHeader({ pathname }: { pathname: string }) {
+  return (
+    <header className="sticky top-0 z-40 border-b border-slate-200 bg-white/95 backdrop-blur dark:border-slate-800 dark:bg-slate-950/95">
+      <nav aria-label="Main" className={`${container} flex h-16 items-center justify-between`}>
+        <a href="/" className={`flex items-center gap-2 rounded-md text-lg font-bold text-slate-900 dark:text-white ${focusRing}`}>
+          <Logo />
+          <span>{site.name}</span>
+        </a>
+        <ul className="hidden items-center gap-1 md:flex">
+          {navItems.map((item) => {
+            const current = isCurrent(item.href, pathname);
+            return (
+              <li key={item.href}>
+                <a
+                  href={item.href}
+                  aria-current={current ? "page" : undefined}
+                  className={`${linkBase} ${current ? linkActive : linkIdle}`}
+                >
+                  {item.label}
+                </a>
+              </li>
+            );
+          })}
+          <li className="ml-2">
+            <a href="/contact" className={`${buttonPrimary} px-4 py-2 text-sm`}>
+              Get Started
+            </a>
+          </li>
+        </ul>
+        <button
+          type="button"
+          popoverTarget="mobile-menu"
+          className={`rounded-md p-2 text-slate-800 hover:bg-slate-100 md:hidden dark:text-slate-100 dark:hover:bg-slate-800 ${focusRing}`}
+        >
+          <Menu aria-hidden="true" className="size-6" />
+          <span className="sr-only">Menu</span>
+        </button>
+        <div
+          id="mobile-menu"
+          popover="auto"
+          className="inset-x-0 top-0 m-0 w-full max-w-none border-b border-slate-200 bg-white p-4 shadow-lg md:hidden dark:border-slate-800 dark:bg-slate-950"
+        >
+          <div className="flex items-center justify-between">
+            <span className="text-lg font-bold text-slate-900 dark:text-white">{site.name}</span>
+            <button
+              type="button"
+              popoverTarget="mobile-menu"
+              popoverTargetAction="hide"
+              className={`rounded-md p-2 text-slate-800 hover:bg-slate-100 dark:text-slate-100 dark:hover:bg-slate-800 ${focusRing}`}
+            >
+              <X aria-hidden="true" className="size-6" />
+              <span className="sr-only">Close menu</span>
+            </button>
+          </div>
+          <ul className="mt-4 flex flex-col gap-1">
+            {navItems.map((item) => {
+              const current = isCurrent(item.href, pathname);
+              return (
+                <li key={item.href}>
+                  <a
+                    href={item.href}
+                    aria-current={current ? "page" : undefined}
+                    className={`block ${linkBase} text-base ${current ? linkActive : linkIdle}`}
+                  >
+                    {item.label}
+                  </a>
+                </li>
+              );
+            })}
+            <li className="mt-2">
+              <a href="/contact" className={`${buttonPrimary} w-full`}>
+                Get Started
+              </a>
+            </li>
+          </ul>
+        </div>
+      </nav>
+    </header>
+  );
+}
+
+function Logo() {
+  return (
+    <svg aria-hidden="true" viewBox="0 0 32 32" className="size-8">
+      <rect width="32" height="32" rx="8" className="fill-blue-700" />
+      <path d="M6 23 13 11l4 6 3-4 6 10z" className="fill-white" />
+    </svg>
+  );
+}

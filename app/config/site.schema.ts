@@ -1,0 +1,74 @@
+import { z } from "zod";
+
+/**
+ * The shape of the company facts in site.ts. Checked at build (entry.server imports checkSite) and in
+ * the unit tests, so zod never reaches the browser bundle.
+ */
+
+const dayOfWeek = z.enum(["Monday", "Tuesday", "Wednesday", "Thursday", "Friday", "Saturday", "Sunday"]);
+const clock = z.string().regex(/^([01]\d|2[0-3]):[0-5]\d$/, "use 24-hour HH:MM");
+
+export const siteSchema = z.object({
+  name: z.string().min(2),
+  legalName: z.string().regex(/ LLC$/, "a Wyoming limited liability company's name ends in LLC"),
+  description: z.string().min(50).max(160),
+  blurb: z.string().min(20),
+  url: z.url().refine((u) => !u.endsWith("/"), "no trailing slash"),
+  email: z.email(),
+  phone: z.object({
+    display: z.string().regex(/^\(\d{3}\) 555-01\d{2}$/, "a fictional 555-01xx number"),
+    e164: z.string().regex(/^\+1\d{10}$/),
+    hours: z.string(),
+  }),
+  address: z.object({
+    street: z.string(),
+    city: z.string(),
+    region: z.literal("WY"),
+    regionName: z.literal("Wyoming"),
+    postalCode: z.string().regex(/^82\d{3}$/, "a Wyoming ZIP code starts with 82"),
+    country: z.literal("US"),
+  }),
+  officeHours: z
+    .array(
+      z.object({
+        label: z.string(),
+        days: z.array(dayOfWeek).min(1),
+        opens: clock.optional(),
+        closes: clock.optional(),
+        text: z.string(),
+      }),
+    )
+    .min(1),
+  response: z.object({
+    infoLine: z.string(),
+    tile: z.string(),
+    dialogTitle: z.string(),
+    dialogMessage: z.string(),
+    failure: z.string(),
+  }),
+  consultationMinutes: z.number().int().positive(),
+  emergencySupport: z.string(),
+  imprint: z.object({
+    supportHours: z.string(),
+    lastUpdated: z.string(),
+    registrationNumber: z.string(),
+    registeredIn: z.string(),
+    managementRoles: z.array(z.string()).length(3),
+    californiaLicensing: z.string(),
+    liabilityCoverageUsd: z.number().int().positive(),
+  }),
+  copyrightYear: z.number().int().min(2000),
+  serviceOptions: z.array(z.string()).length(5),
+  stats: z.array(z.object({ value: z.string(), label: z.string() })).length(4),
+});
+
+export type Site = z.infer<typeof siteSchema>;
+
+export function parseSite(input: unknown): Site {
+  const result = siteSchema.safeParse(input);
+  if (!result.success) {
+    const problems = result.error.issues.map((i) => `${i.path.join(".") || "(root)"}: ${i.message}`);
+    throw new Error(`app/config/site.ts is invalid:\n  ${problems.join("\n  ")}`);
+  }
+  return result.data;
+}

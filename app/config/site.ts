@@ -1,0 +1,83 @@
+import type { Site } from "./site.schema";
+
+/**
+ * Company facts: the only place a name, a number, an address or an hour is typed.
+ * The footer, the contact page, the imprint, emails and structured data all read this object.
+ * Its shape is checked with zod (site.schema.ts) when the server build loads, so a bad edit fails the build.
+ */
+
+export type { Site };
+
+export const site: Site = {
+  name: "Teton Digital",
+  legalName: "Teton Digital Systems LLC",
+  description:
+    "IT infrastructure, IT consulting, AI consulting and AI software development for US businesses. Based in Cheyenne, Wyoming.",
+  blurb:
+    "Teton Digital builds and runs the infrastructure, software and AI systems that growing US businesses depend on — planned with care, delivered on time and supported around the clock.",
+  // SITE_URL at build time (vite.config.ts): prerendered pages carry it in canonical links.
+  url: __SITE_URL__,
+  email: "hello@example.com",
+  phone: {
+    display: "(307) 555-0142",
+    e164: "+13075550142",
+    hours: "Monday to Friday 9:00 AM to 5:00 PM MDT",
+  },
+  address: {
+    street: "1621 Central Avenue, Suite 400",
+    city: "Cheyenne",
+    region: "WY",
+    regionName: "Wyoming",
+    postalCode: "82001",
+    country: "US",
+  },
+  officeHours: [
+    {
+      label: "Monday – Friday",
+      days: ["Monday", "Tuesday", "Wednesday", "Thursday", "Friday"],
+      opens: "09:00",
+      closes: "18:00",
+      text: "9:00 AM – 6:00 PM",
+    },
+    { label: "Saturday", days: ["Saturday"], opens: "10:00", closes: "14:00", text: "10:00 AM – 2:00 PM" },
+    { label: "Sunday", days: ["Sunday"], text: "Closed" },
+  ],
+  response: {
+    infoLine: "We respond to all inquiries within 4 hours during business days.",
+    tile: "We reply to every inquiry within 4 hours on business days.",
+    dialogTitle: "Message Sent Successfully!",
+    dialogMessage: "Thank you for your inquiry! We'll get back to you within 24 hours during business days.",
+    failure: "There was an error sending your message. Please try again or contact us directly.",
+  },
+  consultationMinutes: 30,
+  emergencySupport: "Emergency support is available 24/7 for enterprise clients.",
+  imprint: {
+    supportHours: "9:00 AM to 5:00 PM EST",
+    lastUpdated: "January 1, 2025",
+    registrationNumber: "2021-001048573",
+    registeredIn: "Wyoming Secretary of State",
+    managementRoles: ["Chief Executive Officer", "Chief Technology Officer", "Chief Operating Officer"],
+    californiaLicensing:
+      "For clients in California, services are provided in accordance with the California Business and Professions Code. Teton Digital Systems LLC is registered with the California Secretary of State as a foreign limited liability company; no service we offer requires a California state contractor license.",
+    liabilityCoverageUsd: 5_000_000,
+  },
+  copyrightYear: 2025,
+  serviceOptions: [
+    "IT Infrastructure Solutions",
+    "IT Consulting",
+    "AI Consulting",
+    "AI Software Development",
+    "General Inquiry",
+  ],
+  stats: [
+    { value: "50+", label: "Projects Delivered" },
+    { value: "99.9%", label: "Uptime Guarantee" },
+    { value: "24/7", label: "Support Available" },
+    { value: "5+", label: "Enterprise Clients" },
+  ],
+};
+
+export const usd = (n: number) => `$${n.toLocaleString("en-US")}`;
+
+export const fullAddress = (a: Site["address"] = site.address) =>
+  `${a.street}, ${a.city}, ${a.region} ${a.postalCode}`;

@@ -1,0 +1,74 @@
+import type { ReactNode } from "react";
+import {
+  isRouteErrorResponse,
+  Links,
+  Meta,
+  Outlet,
+  Scripts,
+  ScrollRestoration,
+  useLocation,
+  useMatches,
+  useRouteError,
+} from "react-router";
+import type { Route } from "./+types/root";
+import "./app.css";
+import { NotFound } from "./components/sections/NotFound";
+import { SiteFooter } from "./components/sections/SiteFooter";
+import { SiteHeader } from "./components/sections/SiteHeader";
+import { focusRing } from "./components/ui/styles";
+import { handleOf } from "./lib/handle";
+
+export const links: Route.LinksFunction = () => [{ rel: "icon", href: "/favicon.svg", type: "image/svg+xml" }];
+
+export function Layout({ children }: { children: ReactNode }) {
+  const matches = useMatches();
+  const { pathname } = useLocation();
+  // Pages with nothing interactive ship no JavaScript: only a route that asks for it hydrates.
+  const hydrate = handleOf(matches).hydrate === true;
+  return (
+    <html lang="en-US">
+      <head>
+        <meta charSet="utf-8" />
+        <meta name="viewport" content="width=device-width, initial-scale=1" />
+        <meta name="color-scheme" content="light dark" />
+        <Meta />
+        <Links />
+      </head>
+      <body className="flex min-h-screen flex-col bg-white font-sans text-slate-700 antialiased dark:bg-slate-950 dark:text-slate-300">
+        <a
+          href="#main"
+          className={`sr-only z-50 rounded-md bg-white px-4 py-2 font-semibold text-blue-800 focus:not-sr-only focus:absolute focus:top-2 focus:left-2 ${focusRing}`}
+        >
+          Skip to content
+        </a>
+        <SiteHeader pathname={pathname} />
+        <main id="main" className="flex-1">
+          {children}
+        </main>
+        <SiteFooter />
+        {hydrate ? (
+          <>
+            <ScrollRestoration />
+            <Scripts />
+          </>
+        ) : null}
+      </body>
+    </html>
+  );
+}
+
+export default function App() {
+  return <Outlet />;
+}
+
+export function ErrorBoundary() {
+  const error = useRouteError();
+  if (isRouteErrorResponse(error) && error.status === 404) return <NotFound />;
+  // Never show a stack trace to a visitor; the server logs the error.
+  return (
+    <NotFound
+      title="Something went wrong"
+      message="We could not show this page. Please try again in a moment, or use the links below."
+    />
+  );
+}

@@ -1,0 +1,128 @@
+import { ArrowLeft, ArrowRight, Clock, FileQuestion, User } from "lucide-react";
+import { data, isRouteErrorResponse, useRouteError } from "react-router";
+import { NamedIcon } from "~/components/ui/ServiceIcon";
+import { buttonOnDark, buttonPrimary, container, focusRing } from "~/components/ui/styles";
+import { site } from "~/config/site";
+import { findPost } from "~/content/posts.server";
+import type { RouteHandle } from "~/lib/handle";
+import { pageMeta } from "~/lib/seo";
+import type { Route } from "./+types/blog-post";
+
+export const handle: RouteHandle = { nav: "blog" };
+
+export function loader({ params }: Route.LoaderArgs) {
+  const post = findPost(params.slug);
+  if (!post) throw data(null, { status: 404 });
+  return { post };
+}
+
+export const meta: Route.MetaFunction = ({ loaderData, params }) =>
+  loaderData
+    ? pageMeta({ title: loaderData.post.title, description: loaderData.post.excerpt, path: `/blog/${params.slug}` })
+    : [{ title: `Post Not Found | ${site.name}` }, { name: "robots", content: "noindex" }];
+
+const backLink = `inline-flex items-center gap-2 rounded font-semibold text-blue-800 hover:underline dark:text-blue-300 ${focusRing}`;
+
+export default function BlogPost({ loaderData: { post } }: Route.ComponentProps) {
+  return (
+    <article>
+      <header className="bg-slate-50 dark:bg-slate-900">
+        <div className={`${container} max-w-4xl py-10`}>
+          <a href="/blog" className={backLink}>
+            <ArrowLeft aria-hidden="true" className="size-4" /> Back to Blog
+          </a>
+          <p className="mt-6">
+            <span className="inline-flex items-center gap-1.5 rounded-full bg-blue-100 px-3 py-1 text-sm font-semibold text-blue-900 dark:bg-slate-800 dark:text-blue-100">
+              <NamedIcon name={post.icon} className="size-4" />
+              {post.category}
+            </span>
+          </p>
+          <h1 className="mt-4 text-3xl font-bold tracking-tight text-slate-900 sm:text-5xl dark:text-white">
+            {post.title}
+          </h1>
+          <p className="mt-6 flex flex-wrap items-center gap-x-6 gap-y-2 text-sm">
+            <span className="inline-flex items-center gap-1.5">
+              <User aria-hidden="true" className="size-4" />
+              {post.author}
+            </span>
+            <span className="inline-flex items-center gap-1.5">
+              <Clock aria-hidden="true" className="size-4" />
+              {post.readTime}
+            </span>
+            <time dateTime={post.date}>
+              {new Date(`${post.date}T12:00:00Z`).toLocaleDateString("en-US", {
+                year: "numeric",
+                month: "long",
+                day: "numeric",
+                timeZone: "UTC",
+              })}
+            </time>
+          </p>
+          <img
+            src={post.image}
+            alt={post.imageAlt}
+            width={post.imageWidth}
+            height={post.imageHeight}
+            fetchPriority="high"
+            className="mt-8 w-full rounded-2xl"
+          />
+        </div>
+      </header>
+      <div className={`${container} max-w-3xl py-12`}>
+        {/* Rendered from Markdown at build time; raw HTML in the source is escaped (app/content/post.ts). */}
+        <div className="prose-article text-lg" dangerouslySetInnerHTML={{ __html: post.html }} />
+        <aside aria-label="About the author" className="mt-12 flex gap-4 rounded-2xl bg-slate-50 p-6 dark:bg-slate-900">
+          <span className="inline-flex size-14 shrink-0 items-center justify-center rounded-full bg-blue-700 text-white">
+            <User aria-hidden="true" className="size-7" />
+          </span>
+          <div>
+            <p className="font-semibold text-slate-900 dark:text-white">{post.author}</p>
+            <p className="text-sm">Senior Technology Consultant</p>
+            <p className="mt-2 text-sm">
+              Writes about infrastructure, AI and compliance at {site.name}, and works with clients on the projects
+              these articles come from.
+            </p>
+          </div>
+        </aside>
+        <section aria-labelledby="cta-heading" className="mt-12 rounded-2xl bg-blue-800 p-8 text-center text-white">
+          <h2 id="cta-heading" className="text-2xl font-bold">
+            Have a project like this in mind?
+          </h2>
+          <p className="mt-3 text-blue-100">
+            Talk to our team — the first {site.consultationMinutes}-minute consultation is free.
+          </p>
+          <a href="/contact" className={`${buttonOnDark} mt-6`}>
+            Contact Us <ArrowRight aria-hidden="true" className="size-5" />
+          </a>
+        </section>
+        <p className="mt-10">
+          <a href="/blog" className={backLink}>
+            <ArrowLeft aria-hidden="true" className="size-4" /> Back to Blog
+          </a>
+        </p>
+      </div>
+    </article>
+  );
+}
+
+/** An unknown slug: "Post Not Found", HTTP 404. */
+export function ErrorBoundary() {
+  const error = useRouteError();
+  const notFound = isRouteErrorResponse(error) && error.status === 404;
+  return (
+    <section className={`${container} py-24 text-center`}>
+      <FileQuestion aria-hidden="true" className="mx-auto size-14 text-blue-700 dark:text-blue-300" />
+      <h1 className="mt-6 text-4xl font-bold text-slate-900 dark:text-white">
+        {notFound ? "Post Not Found" : "This article could not be shown"}
+      </h1>
+      <p className="mx-auto mt-4 max-w-xl text-lg">
+        {notFound
+          ? "The article you are looking for does not exist or has been moved."
+          : "Please try again in a moment."}
+      </p>
+      <a href="/blog" className={`${buttonPrimary} mt-8`}>
+        <ArrowLeft aria-hidden="true" className="size-5" /> Return to Blog
+      </a>
+    </section>
+  );
+}

@@ -1,0 +1,136 @@
+import { ArrowRight, Clock } from "lucide-react";
+import { PageHeader } from "~/components/ui/PageHeader";
+import { NamedIcon } from "~/components/ui/ServiceIcon";
+import { card, container, focusRing } from "~/components/ui/styles";
+import { allPosts } from "~/content/posts.server";
+import type { RouteHandle } from "~/lib/handle";
+import { pageMeta } from "~/lib/seo";
+import type { Route } from "./+types/blog";
+
+export const handle: RouteHandle = { nav: "blog" };
+
+export function loader() {
+  // Only what the list shows: the article bodies stay out of this page's data.
+  return {
+    posts: allPosts().map(({ slug, title, category, excerpt, readTime, icon, image, imageAlt, date }) => ({
+      slug,
+      title,
+      category,
+      excerpt,
+      readTime,
+      icon,
+      image,
+      imageAlt,
+      date,
+    })),
+  };
+}
+
+export const meta: Route.MetaFunction = () =>
+  pageMeta({
+    title: "Blog",
+    description: "Insights on IT infrastructure, AI adoption and compliance for US businesses, from the Teton Digital team.",
+    path: "/blog",
+  });
+
+const category =
+  "inline-flex items-center gap-1.5 rounded-full bg-blue-100 px-3 py-1 text-xs font-semibold text-blue-900 dark:bg-slate-800 dark:text-blue-100";
+
+export default function Blog({ loaderData }: Route.ComponentProps) {
+  const [featured, ...rest] = loaderData.posts;
+  return (
+    <>
+      <PageHeader title="Insights & Articles">
+        Practical thinking on infrastructure, AI and compliance from the people who build it.
+      </PageHeader>
+      <div className={`${container} py-16`}>
+        {featured ? (
+          <article className={`${card} grid gap-8 overflow-hidden p-0 lg:grid-cols-2`} aria-labelledby="featured-title">
+            <img
+              src={featured.image}
+              alt={featured.imageAlt}
+              width={1200}
+              height={630}
+              className="h-full w-full object-cover"
+            />
+            <div className="flex flex-col justify-center p-6 lg:p-10">
+              <p className="text-sm font-semibold text-blue-800 dark:text-blue-300">Featured article</p>
+              <p className="mt-3">
+                <span className={category}>
+                  <NamedIcon name={featured.icon} className="size-3.5" />
+                  {featured.category}
+                </span>
+              </p>
+              <h2 id="featured-title" className="mt-4 text-3xl font-bold text-slate-900 dark:text-white">
+                {featured.title}
+              </h2>
+              <p className="mt-4 leading-relaxed">{featured.excerpt}</p>
+              <div className="mt-6 flex items-center justify-between gap-4">
+                <span className="inline-flex items-center gap-1.5 text-sm">
+                  <Clock aria-hidden="true" className="size-4" />
+                  {featured.readTime}
+                </span>
+                <a
+                  href={`/blog/${featured.slug}`}
+                  className={`inline-flex items-center gap-1 rounded font-semibold text-blue-800 hover:underline dark:text-blue-300 ${focusRing}`}
+                >
+                  Read article<span className="sr-only">: {featured.title}</span>
+                  <ArrowRight aria-hidden="true" className="size-4" />
+                </a>
+              </div>
+            </div>
+          </article>
+        ) : (
+          <p>No articles yet.</p>
+        )}
+        {rest.length > 0 ? (
+          <section aria-labelledby="more-heading" className="mt-16">
+            <h2 id="more-heading" className="text-2xl font-bold text-slate-900 dark:text-white">
+              More articles
+            </h2>
+            <ul className="mt-8 grid gap-6 md:grid-cols-2 lg:grid-cols-3">
+              {rest.map((p) => (
+                <li key={p.slug}>
+                  <article className={`${card} flex h-full flex-col overflow-hidden p-0`}>
+                    <img
+                      src={p.image}
+                      alt={p.imageAlt}
+                      width={1200}
+                      height={630}
+                      loading="lazy"
+                      decoding="async"
+                      className="aspect-[1200/630] w-full object-cover"
+                    />
+                    <div className="flex flex-1 flex-col p-6">
+                      <p>
+                        <span className={category}>
+                          <NamedIcon name={p.icon} className="size-3.5" />
+                          {p.category}
+                        </span>
+                      </p>
+                      <h3 className="mt-3 text-xl font-semibold text-slate-900 dark:text-white">{p.title}</h3>
+                      <p className="mt-3 flex-1 text-sm leading-relaxed">{p.excerpt}</p>
+                      <div className="mt-5 flex items-center justify-between gap-4 text-sm">
+                        <span className="inline-flex items-center gap-1.5">
+                          <Clock aria-hidden="true" className="size-4" />
+                          {p.readTime}
+                        </span>
+                        <a
+                          href={`/blog/${p.slug}`}
+                          className={`inline-flex items-center gap-1 rounded font-semibold text-blue-800 hover:underline dark:text-blue-300 ${focusRing}`}
+                        >
+                          Read more<span className="sr-only">: {p.title}</span>
+                          <ArrowRight aria-hidden="true" className="size-4" />
+                        </a>
+                      </div>
+                    </div>
+                  </article>
+                </li>
+              ))}
+            </ul>
+          </section>
+        ) : null}
+      </div>
+    </>
+  );
+}

@@ -1,0 +1,117 @@
+import { Clock, Gift, Mail, MapPin, Phone, Users, Zap } from "lucide-react";
+import { ContactForm } from "~/components/sections/ContactForm";
+import { PageHeader } from "~/components/ui/PageHeader";
+import { card, container, focusRing } from "~/components/ui/styles";
+import { site } from "~/config/site";
+import type { RouteHandle } from "~/lib/handle";
+import { pageMeta } from "~/lib/seo";
+import type { Route } from "./+types/contact";
+
+// The one interactive page: it hydrates so the form can send without a page load.
+export const handle: RouteHandle = { nav: "contact", hydrate: true };
+
+export const meta: Route.MetaFunction = () =>
+  pageMeta({
+    title: "Contact Us",
+    description: `Call, write or send us a message. ${site.response.infoLine} Free ${site.consultationMinutes}-minute consultation.`,
+    path: "/contact",
+  });
+
+const tiles = [
+  { icon: Zap, title: "Quick Response", text: site.response.tile },
+  {
+    icon: Users,
+    title: "Expert Team",
+    text: "Certified engineers and consultants with years of enterprise infrastructure and AI experience.",
+  },
+  {
+    icon: Gift,
+    title: "Free Consultation",
+    text: `A free ${site.consultationMinutes}-minute consultation to understand your needs and outline a plan.`,
+  },
+];
+
+const link = `rounded font-medium text-blue-800 hover:underline dark:text-blue-300 ${focusRing}`;
+
+export default function Contact() {
+  return (
+    <>
+      <PageHeader title="Contact Us">
+        Tell us about your project. We will get back to you with next steps and an honest assessment.
+      </PageHeader>
+      <div className={`${container} grid gap-10 py-16 lg:grid-cols-5`}>
+        <section aria-labelledby="info-heading" className="lg:col-span-2">
+          <h2 id="info-heading" className="text-2xl font-bold text-slate-900 dark:text-white">
+            Get in touch
+          </h2>
+          <ul className="mt-6 space-y-6">
+            <li className="flex gap-4">
+              <Phone aria-hidden="true" className="mt-1 size-5 shrink-0 text-blue-700 dark:text-blue-300" />
+              <div>
+                <h3 className="font-semibold text-slate-900 dark:text-white">Phone</h3>
+                <a href={`tel:${site.phone.e164}`} className={link}>
+                  {site.phone.display}
+                </a>
+                <p className="text-sm">{site.phone.hours}</p>
+              </div>
+            </li>
+            <li className="flex gap-4">
+              <Mail aria-hidden="true" className="mt-1 size-5 shrink-0 text-blue-700 dark:text-blue-300" />
+              <div>
+                <h3 className="font-semibold text-slate-900 dark:text-white">Email</h3>
+                <a href={`mailto:${site.email}`} className={link}>
+                  {site.email}
+                </a>
+              </div>
+            </li>
+            <li className="flex gap-4">
+              <MapPin aria-hidden="true" className="mt-1 size-5 shrink-0 text-blue-700 dark:text-blue-300" />
+              <div>
+                <h3 className="font-semibold text-slate-900 dark:text-white">Office</h3>
+                <address className="not-italic">
+                  {site.address.street}
+                  <br />
+                  {site.address.city}, {site.address.region} {site.address.postalCode}
+                </address>
+              </div>
+            </li>
+            <li className="flex gap-4">
+              <Clock aria-hidden="true" className="mt-1 size-5 shrink-0 text-blue-700 dark:text-blue-300" />
+              <div>
+                <h3 className="font-semibold text-slate-900 dark:text-white">Office hours</h3>
+                <dl className="mt-1 grid grid-cols-[auto_1fr] gap-x-4 gap-y-1 text-sm">
+                  {site.officeHours.map((h) => (
+                    <div key={h.label} className="contents">
+                      <dt>{h.label}</dt>
+                      <dd>{h.text}</dd>
+                    </div>
+                  ))}
+                </dl>
+              </div>
+            </li>
+          </ul>
+          <p className="mt-8 rounded-xl bg-blue-50 p-4 text-sm font-medium text-blue-900 dark:bg-slate-800 dark:text-blue-100">
+            {site.response.infoLine}
+          </p>
+        </section>
+        <section aria-labelledby="form-heading" className={`${card} lg:col-span-3 sm:p-8`}>
+          <h2 id="form-heading" className="text-2xl font-bold text-slate-900 dark:text-white">
+            Send us a message
+          </h2>
+          <ContactForm />
+        </section>
+      </div>
+      <section aria-label="Why work with us" className="bg-slate-50 dark:bg-slate-900/50">
+        <ul className={`${container} grid gap-6 py-16 md:grid-cols-3`}>
+          {tiles.map(({ icon: Icon, title, text }) => (
+            <li key={title} className={`${card} text-center`}>
+              <Icon aria-hidden="true" className="mx-auto size-8 text-blue-700 dark:text-blue-300" />
+              <h2 className="mt-4 text-lg font-semibold text-slate-900 dark:text-white">{title}</h2>
+              <p className="mt-2 text-sm">{text}</p>
+            </li>
+          ))}
+        </ul>
+      </section>
+    </>
+  );
+}

@@ -1,0 +1,86 @@
+import { CalendarCheck, CheckCircle, FileText } from "lucide-react";
+import { PageHeader } from "~/components/ui/PageHeader";
+import { NamedIcon } from "~/components/ui/ServiceIcon";
+import { buttonOnDark, card, container } from "~/components/ui/styles";
+import { serviceLines } from "~/content/services";
+import type { RouteHandle } from "~/lib/handle";
+import { pageMeta } from "~/lib/seo";
+import type { Route } from "./+types/services";
+
+export const handle: RouteHandle = { nav: "services" };
+
+export const meta: Route.MetaFunction = () =>
+  pageMeta({
+    title: "Services",
+    description:
+      "IT infrastructure to buy, rent or run as a service; IT and AI consulting; and custom AI software for marketing, finance and risk.",
+    path: "/services",
+  });
+
+export default function Services() {
+  return (
+    <>
+      <PageHeader title="Our Services">
+        Comprehensive IT and AI solutions, from the hardware you own to the models that run your business.
+      </PageHeader>
+      {serviceLines.map((line, i) => (
+        <section
+          key={line.id}
+          id={line.id}
+          aria-labelledby={`${line.id}-heading`}
+          className={`scroll-mt-20 py-16 ${i % 2 === 1 ? "bg-slate-50 dark:bg-slate-900/50" : ""}`}
+        >
+          <div className={container}>
+            <div className="flex items-center gap-4">
+              <span className="inline-flex size-12 items-center justify-center rounded-xl bg-blue-100 text-blue-800 dark:bg-slate-800 dark:text-blue-300">
+                <NamedIcon name={line.icon} className="size-6" />
+              </span>
+              <h2 id={`${line.id}-heading`} className="text-3xl font-bold text-slate-900 dark:text-white">
+                {line.title}
+              </h2>
+            </div>
+            <p className="mt-4 max-w-3xl text-lg">{line.summary}</p>
+            <div className="mt-10 grid gap-6 lg:grid-cols-3">
+              {line.offerings.map((o) => (
+                <article key={o.title} className={`${card} flex flex-col`}>
+                  <h3 className="text-xl font-semibold text-slate-900 dark:text-white">{o.title}</h3>
+                  <p className="mt-3 text-sm leading-relaxed">{o.description}</p>
+                  <ul className="mt-5 space-y-2 text-sm">
+                    {o.features.map((f) => (
+                      <li key={f} className="flex gap-2">
+                        <CheckCircle
+                          aria-hidden="true"
+                          className="mt-0.5 size-4 shrink-0 text-green-700 dark:text-green-400"
+                        />
+                        {f}
+                      </li>
+                    ))}
+                  </ul>
+                </article>
+              ))}
+            </div>
+          </div>
+        </section>
+      ))}
+      <section className="bg-blue-800 dark:bg-blue-950">
+        <div className={`${container} py-16 text-center text-white`}>
+          <h2 className="text-3xl font-bold">Not sure where to start?</h2>
+          <p className="mx-auto mt-4 max-w-2xl text-lg text-blue-100">
+            Tell us what you are working on. We will suggest the right mix of services and a realistic budget.
+          </p>
+          <div className="mt-8 flex flex-col justify-center gap-4 sm:flex-row">
+            <a href="/contact?service=General+Inquiry" className={buttonOnDark}>
+              <CalendarCheck aria-hidden="true" className="size-5" /> Schedule Consultation
+            </a>
+            <a
+              href="/contact?service=General+Inquiry"
+              className="inline-flex items-center justify-center gap-2 rounded-lg border-2 border-white px-6 py-3 font-semibold text-white hover:bg-blue-700 focus-visible:outline-2 focus-visible:outline-offset-2 focus-visible:outline-white"
+            >
+              <FileText aria-hidden="true" className="size-5" /> Request Quote
+            </a>
+          </div>
+        </div>
+      </section>
+    </>
+  );
+}

@@ -1,0 +1,37 @@
+import { readdirSync, readFileSync, statSync, writeFileSync } from "node:fs";
+import { extname, join } from "node:path";
+import { brotliCompressSync, constants, gzipSync } from "node:zlib";
+
+/**
+ * After `react-router build`: precompress every text file of build/client with brotli (quality 11)
+ * and gzip (level 9), so neither the Node server nor a CDN compresses a page per request.
+ */
+
+const root = new URL("../build/client/", import.meta.url).pathname;
+const compressible = new Set([".html", ".css", ".js", ".svg", ".json", ".xml", ".txt", ".data", ".webmanifest"]);
+
+function* walk(dir) {
+  for (const name of readdirSync(dir)) {
+    const path = join(dir, name);
+    if (statSync(path).isDirectory()) yield* walk(path);
+    else yield path;
+  }
+}
+
+let count = 0;
+let raw = 0;
+let br = 0;
+for (const path of walk(root)) {
+  if (!compressible.has(extname(path))) continue;
+  const body = readFileSync(path);
+  if (body.length < 512) continue;
+  const b = brotliCompressSync(body, {
+    params: { [constants.BROTLI_PARAM_QUALITY]: 11, [constants.BROTLI_PARAM_SIZE_HINT]: body.length },
+  });
+  writeFileSync(`${path}.br`, b);
+  writeFileSync(`${path}.gz`, gzipSync(body, { level: 9 }));
+  count += 1;
+  raw += body.length;
+  br += b.length;
+}
+console.log(`postbuild: precompressed ${count} files (${(raw / 1024).toFixed(1)} KiB → ${(br / 1024).toFixed(1)} KiB brotli)`);
