@@ -34,4 +34,6 @@ for (const path of walk(root)) {
   raw += body.length;
   br += b.length;
 }
-console.log(`postbuild: precompressed ${count} files (${(raw / 1024).toFixed(1)} KiB → ${(br / 1024).toFixed(1)} KiB brotli)`);
+console.log(
+  `postbuild: precompressed ${count} files (${(raw / 1024).toFixed(1)} KiB → ${(br / 1024).toFixed(1)} KiB brotli)`,
+);

@@ -79,5 +79,4 @@ export const site: Site = {
 
 export const usd = (n: number) => `$${n.toLocaleString("en-US")}`;
 
-export const fullAddress = (a: Site["address"] = site.address) =>
-  `${a.street}, ${a.city}, ${a.region} ${a.postalCode}`;
+export const fullAddress = (a: Site["address"] = site.address) => `${a.street}, ${a.city}, ${a.region} ${a.postalCode}`;

@@ -27,13 +27,13 @@ export type Frontmatter = z.infer<typeof frontmatterSchema>;
 export type Post = Frontmatter & { html: string; file: string };
 
 export class PostError extends Error {
-  constructor(
-    readonly file: string,
-    readonly field: string,
-    detail: string,
-  ) {
+  readonly file: string;
+  readonly field: string;
+  constructor(file: string, field: string, detail: string) {
     super(`${file}: ${field === "" ? "" : `field "${field}": `}${detail}`);
     this.name = "PostError";
+    this.file = file;
+    this.field = field;
   }
 }
 

@@ -6,7 +6,11 @@ import { type Post, PostError, parsePost, publishedPosts } from "./post";
  */
 
 const sources = import.meta.glob<string>("/content/blog/*.md", { query: "?raw", import: "default", eager: true });
-const images = import.meta.glob<string>("/content/blog/images/*.svg", { query: "?url", import: "default", eager: true });
+const images = import.meta.glob<string>("/content/blog/images/*.svg", {
+  query: "?url",
+  import: "default",
+  eager: true,
+});
 
 export type PostView = Omit<Post, "image"> & { image: string; imageWidth: number; imageHeight: number };
 

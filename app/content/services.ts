@@ -26,7 +26,11 @@ export const serviceLines: ServiceLine[] = [
     title: "IT Infrastructure",
     icon: "Server",
     summary: "Servers, storage, networks and cloud capacity — bought, rented or run for you as a service.",
-    highlights: ["Hardware procurement and setup", "Flexible rental and leasing", "Managed infrastructure as a service"],
+    highlights: [
+      "Hardware procurement and setup",
+      "Flexible rental and leasing",
+      "Managed infrastructure as a service",
+    ],
     formOption: "IT Infrastructure Solutions",
     offerings: [
       {

@@ -1,7 +1,7 @@
 import { ArrowRight, Clock } from "lucide-react";
 import { PageHeader } from "~/components/ui/PageHeader";
 import { NamedIcon } from "~/components/ui/ServiceIcon";
-import { card, container, focusRing } from "~/components/ui/styles";
+import { cardFrame, container, focusRing } from "~/components/ui/styles";
 import { allPosts } from "~/content/posts.server";
 import type { RouteHandle } from "~/lib/handle";
 import { pageMeta } from "~/lib/seo";
@@ -29,7 +29,8 @@ export function loader() {
 export const meta: Route.MetaFunction = () =>
   pageMeta({
     title: "Blog",
-    description: "Insights on IT infrastructure, AI adoption and compliance for US businesses, from the Teton Digital team.",
+    description:
+      "Insights on IT infrastructure, AI adoption and compliance for US businesses, from the Teton Digital team.",
     path: "/blog",
   });
 
@@ -45,7 +46,7 @@ export default function Blog({ loaderData }: Route.ComponentProps) {
       </PageHeader>
       <div className={`${container} py-16`}>
         {featured ? (
-          <article className={`${card} grid gap-8 overflow-hidden p-0 lg:grid-cols-2`} aria-labelledby="featured-title">
+          <article className={`${cardFrame} grid overflow-hidden lg:grid-cols-2`} aria-labelledby="featured-title">
             <img
               src={featured.image}
               alt={featured.imageAlt}
@@ -91,7 +92,7 @@ export default function Blog({ loaderData }: Route.ComponentProps) {
             <ul className="mt-8 grid gap-6 md:grid-cols-2 lg:grid-cols-3">
               {rest.map((p) => (
                 <li key={p.slug}>
-                  <article className={`${card} flex h-full flex-col overflow-hidden p-0`}>
+                  <article className={`${cardFrame} flex h-full flex-col overflow-hidden`}>
                     <img
                       src={p.image}
                       alt={p.imageAlt}

@@ -68,7 +68,10 @@ export default function Home() {
               <ul className="mt-4 space-y-2 text-sm">
                 {s.highlights.map((h) => (
                   <li key={h} className="flex gap-2">
-                    <CheckCircle aria-hidden="true" className="mt-0.5 size-4 shrink-0 text-green-700 dark:text-green-400" />
+                    <CheckCircle
+                      aria-hidden="true"
+                      className="mt-0.5 size-4 shrink-0 text-green-700 dark:text-green-400"
+                    />
                     {h}
                   </li>
                 ))}

@@ -34,8 +34,7 @@ export default function Imprint() {
         <Section id="company" title="Company Information">
           <p>
             <strong className="text-slate-900 dark:text-white">{site.legalName}</strong>
-            <br />
-            A limited liability company organized under the laws of the State of {site.address.regionName}
+            <br />A limited liability company organized under the laws of the State of {site.address.regionName}
           </p>
           <address className="not-italic">
             {site.address.street}
@@ -77,8 +76,8 @@ export default function Imprint() {
         <Section id="liability" title="Liability Disclaimer">
           <p>
             The content of this website has been prepared with care, but we cannot guarantee that it is complete,
-            accurate or current. It is general information, not professional advice for your specific situation;
-            figures in our articles are examples and do not replace advice from your accountant or attorney.
+            accurate or current. It is general information, not professional advice for your specific situation; figures
+            in our articles are examples and do not replace advice from your accountant or attorney.
           </p>
           <p>
             We are not responsible for the content of external websites we may refer to. Our professional services are
@@ -95,9 +94,9 @@ export default function Imprint() {
         <Section id="privacy" title="Privacy Note">
           <p>
             This website sets no cookies and uses no tracking, analytics or third-party services. When you send us a
-            message through the contact form, we store your name, email address, company, chosen service and message
-            in order to answer you, and we keep it no longer than one year. We never sell or share your information. To
-            see or delete what we hold about you, write to{" "}
+            message through the contact form, we store your name, email address, company, chosen service and message in
+            order to answer you, and we keep it no longer than one year. We never sell or share your information. To see
+            or delete what we hold about you, write to{" "}
             <a href={`mailto:${site.email}`} className={link}>
               {site.email}
             </a>

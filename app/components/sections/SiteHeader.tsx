@@ -28,7 +28,10 @@ export function SiteHeader({ pathname }: { pathname: string }) {
   return (
     <header className="sticky top-0 z-40 border-b border-slate-200 bg-white/95 backdrop-blur dark:border-slate-800 dark:bg-slate-950/95">
       <nav aria-label="Main" className={`${container} flex h-16 items-center justify-between`}>
-        <a href="/" className={`flex items-center gap-2 rounded-md text-lg font-bold text-slate-900 dark:text-white ${focusRing}`}>
+        <a
+          href="/"
+          className={`flex items-center gap-2 rounded-md text-lg font-bold text-slate-900 dark:text-white ${focusRing}`}
+        >
           <Logo />
           <span>{site.name}</span>
         </a>

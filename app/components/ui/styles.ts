@@ -8,6 +8,9 @@ export const buttonSecondary = `inline-flex items-center justify-center gap-2 ro
 
 export const buttonOnDark = `inline-flex items-center justify-center gap-2 rounded-lg bg-white px-6 py-3 font-semibold text-blue-800 shadow-sm transition-colors hover:bg-blue-50 ${focusRing}`;
 
-export const card = "rounded-2xl border border-slate-200 bg-white p-6 shadow-sm dark:border-slate-700 dark:bg-slate-900";
+export const cardFrame =
+  "rounded-2xl border border-slate-200 bg-white shadow-sm dark:border-slate-700 dark:bg-slate-900";
+
+export const card = `${cardFrame} p-6`;
 
 export const container = "mx-auto w-full max-w-6xl px-4 sm:px-6 lg:px-8";

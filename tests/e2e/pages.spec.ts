@@ -1,0 +1,227 @@
+import { expect, test } from "@playwright/test";
+import { allRoutes } from "./routes";
+
+test.describe("shared layout", () => {
+  for (const route of allRoutes) {
+    test(`${route.path}: navigation, highlighting and footer`, async ({ page }) => {
+      await page.goto(route.path);
+      const nav = page.getByRole("navigation", { name: "Main" });
+      for (const [name, href] of [
+        ["Home", "/"],
+        ["Services", "/services"],
+        ["Blog", "/blog"],
+        ["Contact", "/contact"],
+        ["Get Started", "/contact"],
+      ] as const) {
+        await expect(nav.getByRole("link", { name, exact: true }).first()).toHaveAttribute("href", href);
+      }
+      const current = nav.locator('a[aria-current="page"]:visible');
+      if (route.nav) {
+        await expect(current).toHaveCount(1);
+        await expect(current).toHaveText(route.nav);
+      } else {
+        await expect(current).toHaveCount(0);
+      }
+      await expect(page.locator("h1")).toHaveCount(1);
+      await expect(page.locator("h1")).toHaveText(route.h1);
+
+      const footer = page.getByRole("contentinfo");
+      await expect(footer.getByRole("link", { name: "hello@example.com" })).toHaveAttribute(
+        "href",
+        "mailto:hello@example.com",
+      );
+      for (const name of ["IT Infrastructure", "IT Consulting", "AI Consulting", "AI Software Development"]) {
+        await expect(footer.getByRole("link", { name, exact: true })).toHaveAttribute("href", /^\/services#/);
+      }
+      for (const [name, href] of [
+        ["Blog", "/blog"],
+        ["Contact", "/contact"],
+        ["Imprint", "/imprint"],
+      ] as const) {
+        await expect(footer.getByRole("link", { name, exact: true })).toHaveAttribute("href", href);
+      }
+      await expect(footer).toContainText("© 2025 Teton Digital Systems LLC");
+      await expect(page.getByRole("link", { name: "Skip to content" })).toHaveAttribute("href", "#main");
+    });
+  }
+
+  test("every page has its own title and description", async ({ page }) => {
+    const titles = new Set<string>();
+    const descriptions = new Set<string>();
+    for (const route of allRoutes) {
+      await page.goto(route.path);
+      titles.add(await page.title());
+      descriptions.add((await page.locator('meta[name="description"]').getAttribute("content")) ?? "");
+    }
+    expect(titles.size).toBe(allRoutes.length);
+    expect(descriptions.size).toBe(allRoutes.length);
+  });
+});
+
+test("home: hero, badge, stats, service cards and calls to action", async ({ page }) => {
+  await page.goto("/");
+  const main = page.getByRole("main");
+  await expect(main.getByRole("link", { name: "Explore Services" })).toHaveAttribute("href", "/services");
+  await expect(main.getByRole("link", { name: "Get Consultation" })).toHaveAttribute("href", "/contact");
+  await expect(main.getByText("SOC 2 Compliant")).toBeVisible();
+  for (const stat of ["50+", "99.9%", "24/7", "5+"]) await expect(main.locator("dd", { hasText: stat })).toBeVisible();
+  for (const label of ["Projects Delivered", "Uptime Guarantee", "Support Available", "Enterprise Clients"]) {
+    await expect(main.locator("dt", { hasText: label })).toBeVisible();
+  }
+  const cards = main.locator("section[aria-labelledby=services-heading] > ul > li");
+  await expect(cards).toHaveCount(4);
+  await expect(cards.locator("h3")).toHaveText([
+    "IT Infrastructure",
+    "IT Consulting",
+    "AI Consulting",
+    "AI Development",
+  ]);
+  for (let i = 0; i < 4; i++) await expect(cards.nth(i).locator("ul > li")).toHaveCount(3);
+  await expect(main.getByRole("link", { name: "View All Services" })).toHaveAttribute("href", "/services");
+  await expect(main.getByRole("link", { name: "Start Your Project" })).toHaveAttribute("href", "/contact");
+});
+
+test("services: four categories of three offerings with four features, and working buttons", async ({ page }) => {
+  await page.goto("/services");
+  const categories = page.locator("main section[id]");
+  await expect(categories.locator("h2")).toHaveText([
+    "IT Infrastructure",
+    "IT Consulting",
+    "AI Consulting",
+    "AI Software Development",
+  ]);
+  const expected = [
+    ["Buy Solutions", "Rental Options", "Infrastructure as a Service"],
+    ["Digital Strategy", "System Architecture", "Technology Audits"],
+    ["AI Strategy Development", "Machine Learning Implementation", "AI Ethics & Compliance"],
+    ["Marketing Automation", "Financial Analysis", "Global Market Risk Analysis"],
+  ];
+  for (let c = 0; c < 4; c++) {
+    const offerings = categories.nth(c).locator("article");
+    await expect(offerings.locator("h3")).toHaveText(expected[c] ?? []);
+    for (let o = 0; o < 3; o++) {
+      await expect(offerings.nth(o).locator("p")).not.toBeEmpty();
+      await expect(offerings.nth(o).locator("li")).toHaveCount(4);
+    }
+  }
+  for (const name of ["Schedule Consultation", "Request Quote"]) {
+    const link = page.getByRole("link", { name });
+    await expect(link).toHaveAttribute("href", /^\/contact/);
+  }
+  await page.getByRole("link", { name: "Request Quote" }).click();
+  await expect(page).toHaveURL(/\/contact/);
+  await expect(page.locator("h1")).toHaveText("Contact Us");
+});
+
+test("blog list: a featured article, then a grid, each linking to its page", async ({ page }) => {
+  await page.goto("/blog");
+  const featured = page.locator("main article").first();
+  await expect(featured).toContainText("Featured article");
+  await expect(featured.getByRole("heading", { level: 2 })).toHaveText("AI Infrastructure: The Next American Goldmine");
+  await expect(featured).toContainText("AI Infrastructure");
+  await expect(featured).toContainText("8 min read");
+  await expect(featured.getByRole("link", { name: /Read article/ })).toHaveAttribute(
+    "href",
+    "/blog/ai-infrastructure-us-goldmine",
+  );
+  const grid = page.locator("section[aria-labelledby=more-heading] li article");
+  await expect(grid).toHaveCount(3);
+  for (let i = 0; i < 3; i++) {
+    const card = grid.nth(i);
+    await expect(card.locator("h3")).not.toBeEmpty();
+    await expect(card.locator("p").nth(1)).not.toBeEmpty();
+    await expect(card).toContainText(/\d+ min read/);
+    await expect(card.getByRole("link", { name: /Read more/ })).toHaveAttribute("href", /^\/blog\/[a-z0-9-]+$/);
+  }
+  await expect(grid.nth(0)).toContainText("Case Study");
+  await grid
+    .nth(0)
+    .getByRole("link", { name: /Read more/ })
+    .click();
+  await expect(page).toHaveURL(/\/blog\/startup-ai-scaling-success$/);
+});
+
+test("blog article: hero, metadata, every Markdown element, author box and calls to action", async ({ page }) => {
+  await page.goto("/blog/ai-infrastructure-us-goldmine");
+  const hero = page.locator("main header img");
+  await expect(hero).toHaveAttribute("width", "1200");
+  await expect(hero).toHaveAttribute("height", "630");
+  await expect(hero).toHaveAttribute("src", /^\/assets\/.+\.svg$/);
+  expect(await hero.evaluate((img: HTMLImageElement) => img.complete && img.naturalWidth)).toBe(1200);
+  const header = page.locator("main header");
+  await expect(header).toContainText("AI Infrastructure");
+  await expect(header).toContainText("Michael Harrison");
+  await expect(header).toContainText("8 min read");
+  const body = page.locator(".prose-article");
+  for (const selector of ["h2", "h3", "h4", "ul > li", "ol > li", "blockquote", "strong", "code"]) {
+    await expect(body.locator(selector).first()).toBeVisible();
+  }
+  await expect(body).toContainText("19.2%");
+  await expect(body).toContainText("$41,666 a month");
+  const author = page.getByRole("complementary", { name: "About the author" });
+  await expect(author).toContainText("Senior Technology Consultant");
+  await expect(page.getByRole("link", { name: "Contact Us" })).toHaveAttribute("href", "/contact");
+  await expect(page.getByRole("link", { name: "Back to Blog" }).first()).toHaveAttribute("href", "/blog");
+});
+
+test("contact: information panel, tiles and the form's fields", async ({ page }) => {
+  await page.goto("/contact");
+  const main = page.getByRole("main");
+  await expect(main.getByRole("link", { name: "(307) 555-0142" })).toHaveAttribute("href", "tel:+13075550142");
+  await expect(main).toContainText("Monday to Friday 9:00 AM to 5:00 PM MDT");
+  await expect(main.locator("address")).toContainText("Cheyenne, WY 82001");
+  for (const line of ["Monday – Friday", "9:00 AM – 6:00 PM", "Saturday", "10:00 AM – 2:00 PM", "Sunday", "Closed"]) {
+    await expect(main.locator("dl")).toContainText(line);
+  }
+  await expect(main).toContainText("We respond to all inquiries within 4 hours during business days.");
+  for (const tile of ["Quick Response", "Expert Team", "Free Consultation"]) {
+    await expect(main.getByRole("heading", { name: tile })).toBeVisible();
+  }
+  await expect(main).toContainText("within 4 hours on business days");
+  await expect(main).toContainText("30-minute consultation");
+
+  await expect(page.getByLabel("Full Name")).toHaveAttribute("required", "");
+  await expect(page.getByLabel("Email Address")).toHaveAttribute("type", "email");
+  await expect(page.getByLabel("Email Address")).toHaveAttribute("required", "");
+  await expect(page.getByLabel("Company")).not.toHaveAttribute("required", "");
+  await expect(page.getByLabel("Service Interest").locator("option")).toHaveText([
+    "Select a service",
+    "IT Infrastructure Solutions",
+    "IT Consulting",
+    "AI Consulting",
+    "AI Software Development",
+    "General Inquiry",
+  ]);
+  await expect(page.getByLabel("Service Interest")).toHaveValue("");
+  await expect(page.getByRole("textbox", { name: "Message" })).toHaveAttribute("rows", "6");
+  await expect(page.getByRole("button", { name: "Send Message" })).toBeEnabled();
+});
+
+test("imprint: the eight sections and the legal constants", async ({ page }) => {
+  await page.goto("/imprint");
+  await expect(page.locator("main h2")).toHaveText([
+    "Company Information",
+    "Contact Details",
+    "Management",
+    "Liability Disclaimer",
+    "Copyright Notice",
+    "Privacy Note",
+    "Professional Licensing",
+    "Dispute Resolution",
+  ]);
+  const main = page.getByRole("main");
+  for (const text of [
+    "Teton Digital Systems LLC",
+    "Registration number: 2021-001048573",
+    "9:00 AM to 5:00 PM EST",
+    "Emergency support is available 24/7 for enterprise clients.",
+    "Chief Executive Officer",
+    "Chief Technology Officer",
+    "Chief Operating Officer",
+    "$5,000,000",
+    "California",
+    "Last updated: January 1, 2025",
+  ]) {
+    await expect(main).toContainText(text);
+  }
+});

@@ -1,0 +1,63 @@
+import AxeBuilder from "@axe-core/playwright";
+import { expect, test } from "@playwright/test";
+import { allRoutes, contactRoute, contentRoutes } from "./routes";
+
+const WCAG_22_AA = ["wcag2a", "wcag2aa", "wcag21a", "wcag21aa", "wcag22aa"];
+
+for (const route of contentRoutes) {
+  test(`${route.path} ships no JavaScript`, async ({ page }) => {
+    const scripts: string[] = [];
+    page.on("request", (r) => {
+      if (r.resourceType() === "script") scripts.push(r.url());
+    });
+    await page.goto(route.path);
+    await expect(page.locator("script")).toHaveCount(0);
+    await expect(page.locator('link[rel="modulepreload"]')).toHaveCount(0);
+    expect(scripts).toEqual([]);
+  });
+}
+
+test("/contact is the one page that hydrates", async ({ page }) => {
+  await page.goto(contactRoute.path);
+  expect(await page.locator("script").count()).toBeGreaterThan(0);
+});
+
+for (const route of allRoutes) {
+  test(`${route.path} makes no request to another origin`, async ({ page, baseURL }) => {
+    const origin = new URL(baseURL ?? "").origin;
+    const foreign: string[] = [];
+    page.on("request", (r) => {
+      const url = new URL(r.url());
+      if (url.origin !== origin) foreign.push(r.url());
+    });
+    await page.goto(route.path, { waitUntil: "networkidle" });
+    // Bring lazy images into view, then let them load.
+    await page.evaluate(() => window.scrollTo(0, document.body.scrollHeight));
+    await page.waitForLoadState("networkidle");
+    expect(foreign).toEqual([]);
+  });
+
+  for (const colorScheme of ["light", "dark"] as const) {
+    test(`${route.path} has no WCAG 2.2 AA violation (${colorScheme})`, async ({ page }) => {
+      await page.emulateMedia({ colorScheme });
+      await page.goto(route.path);
+      const results = await new AxeBuilder({ page }).withTags(WCAG_22_AA).analyze();
+      const summary = results.violations.map((v) => `${v.id}: ${v.nodes.map((n) => n.target.join(" ")).join(", ")}`);
+      expect(summary).toEqual([]);
+    });
+  }
+}
+
+test.describe("with JavaScript disabled", () => {
+  test.use({ javaScriptEnabled: false });
+  for (const route of allRoutes) {
+    test(`${route.path} is complete and readable`, async ({ page }) => {
+      const response = await page.goto(route.path);
+      expect(response?.status()).toBe(200);
+      await expect(page.locator("h1")).toHaveText(route.h1);
+      await expect(page.getByRole("contentinfo")).toContainText("© 2025");
+      const text = await page.getByRole("main").innerText();
+      expect(text.length).toBeGreaterThan(300);
+    });
+  }
+});

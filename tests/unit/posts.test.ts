@@ -1,0 +1,166 @@
+import { readdirSync, readFileSync } from "node:fs";
+import { join } from "node:path";
+import { describe, expect, it } from "vitest";
+import { type Post, PostError, parsePost, publishedPosts, renderMarkdown } from "~/content/post";
+import { publishedSlugs } from "~/content/slugs";
+
+const dir = join(process.cwd(), "content/blog");
+const files = readdirSync(dir).filter((f) => f.endsWith(".md"));
+const posts = files.map((f) => parsePost(`content/blog/${f}`, readFileSync(join(dir, f), "utf8")));
+
+const body = "A paragraph that is long enough to count as an article body. ".repeat(5);
+const frontmatter = {
+  slug: "a-good-post",
+  title: "A perfectly good title",
+  author: "Jane Doe",
+  category: "Testing",
+  readTime: "5 min read",
+  image: "./images/a-good-post.svg",
+  imageAlt: "A description of the image",
+  excerpt: "An excerpt that is long enough to pass the minimum length rule.",
+  icon: "Globe",
+  date: "2025-01-02",
+};
+const source = (fm: Record<string, unknown>, text = body) =>
+  `---\n${Object.entries(fm)
+    .map(([k, v]) => `${k}: ${JSON.stringify(v)}`)
+    .join("\n")}\n---\n${text}`;
+
+function errorOf(fn: () => unknown): PostError {
+  try {
+    fn();
+  } catch (e) {
+    if (e instanceof PostError) return e;
+    throw e;
+  }
+  throw new Error("expected a PostError");
+}
+
+describe("post frontmatter", () => {
+  it("parses a valid post", () => {
+    const post = parsePost("content/blog/a-good-post.md", source(frontmatter));
+    expect(post).toMatchObject({ ...frontmatter, file: "content/blog/a-good-post.md" });
+    expect(post.html).toContain("<p>A paragraph");
+  });
+
+  it.each([
+    ["title", { title: undefined }],
+    ["icon", { icon: "Rocket" }],
+    ["readTime", { readTime: "five minutes" }],
+    ["date", { date: "March 3" }],
+    ["image", { image: "https://images.example.com/photo.jpg" }],
+    ["slug", { slug: "another-name" }],
+    ["colour", { colour: "blue" }],
+  ])("names the file and the field %s", (field, change) => {
+    const fm: Record<string, unknown> = { ...frontmatter, ...change };
+    for (const k of Object.keys(fm)) if (fm[k] === undefined) delete fm[k];
+    const err = errorOf(() => parsePost("content/blog/a-good-post.md", source(fm)));
+    expect(err.file).toBe("content/blog/a-good-post.md");
+    expect(err.field).toBe(field);
+    expect(err.message).toMatch(new RegExp(`^content/blog/a-good-post\\.md: field "${field}"`));
+  });
+
+  it("rejects a file without frontmatter, invalid YAML or no body", () => {
+    expect(errorOf(() => parsePost("x.md", "# Just a heading")).message).toMatch(/^x\.md: no frontmatter/);
+    expect(errorOf(() => parsePost("x.md", "---\ntitle: [unclosed\n---\nbody")).message).toMatch(/not valid YAML/);
+    expect(errorOf(() => parsePost("content/blog/a-good-post.md", source(frontmatter, "Too short."))).field).toBe(
+      "content",
+    );
+  });
+
+  it("leaves out drafts and future posts, newest first, and refuses duplicate slugs", () => {
+    const make = (slug: string, date: string, draft?: boolean) => ({ ...frontmatter, slug, date, draft }) as Post;
+    const list = [
+      make("old", "2024-01-01"),
+      make("new", "2025-01-01"),
+      make("draft", "2024-06-01", true),
+      make("future", "2099-01-01"),
+    ];
+    expect(publishedPosts(list, "2025-06-01").map((p) => p.slug)).toEqual(["new", "old"]);
+    expect(() => publishedPosts([make("same", "2024-01-01"), make("same", "2024-02-02")])).toThrow(
+      /is used by another post/,
+    );
+  });
+});
+
+describe("markdown subset", () => {
+  const html = renderMarkdown(
+    [
+      "# One",
+      "## Two",
+      "### Three",
+      "- bullet",
+      "",
+      "1. first",
+      "2. second",
+      "",
+      "> quoted",
+      "",
+      "Some **bold** and `code`.",
+    ].join("\n"),
+  );
+
+  it("renders every element of the spec, headings one level down", () => {
+    expect(html).toContain("<h2>One</h2>");
+    expect(html).toContain("<h3>Two</h3>");
+    expect(html).toContain("<h4>Three</h4>");
+    expect(html).toMatch(/<ul>\s*<li>bullet<\/li>\s*<\/ul>/);
+    expect(html).toMatch(/<ol>\s*<li>first<\/li>\s*<li>second<\/li>\s*<\/ol>/);
+    expect(html).toMatch(/<blockquote>\s*<p>quoted<\/p>\s*<\/blockquote>/);
+    expect(html).toContain("<strong>bold</strong>");
+    expect(html).toContain("<code>code</code>");
+  });
+
+  it("escapes raw HTML instead of injecting it", () => {
+    const out = renderMarkdown('<script>alert("x")</script>\n\nText with <img src=x onerror=alert(1)> inline.');
+    expect(out).not.toMatch(/<script|<img/);
+    expect(out).toContain("&lt;script&gt;");
+    expect(out).toContain("&lt;img src=x onerror=alert(1)&gt;");
+  });
+
+  it("never links to javascript: URLs and never loads body images", () => {
+    const out = renderMarkdown("[click](javascript:alert(1)) and ![pic](https://elsewhere.example/x.png)");
+    expect(out).not.toMatch(/<a |<img/);
+    expect(renderMarkdown("[home](/contact)")).toContain('<a href="/contact">home</a>');
+  });
+});
+
+describe("the blog's content", () => {
+  it("has four published posts with the spec's slugs and categories", async () => {
+    expect(posts).toHaveLength(4);
+    const byslug = Object.fromEntries(posts.map((p) => [p.slug, p.category]));
+    expect(byslug).toMatchObject({
+      "ai-infrastructure-us-goldmine": "AI Infrastructure",
+      "startup-ai-scaling-success": "Case Study",
+      "eu-guidelines-it-infrastructure": "Compliance",
+    });
+    expect((await publishedSlugs()).sort()).toEqual(posts.map((p) => p.slug).sort());
+    expect(publishedPosts(posts)[0]?.slug).toBe("ai-infrastructure-us-goldmine");
+  });
+
+  it.each(posts.map((p) => [p.slug, p] as const))("%s is substantial and uses every Markdown element", (_s, post) => {
+    const words = post.html
+      .replace(/<[^>]+>/g, " ")
+      .split(/\s+/)
+      .filter(Boolean).length;
+    expect(words).toBeGreaterThanOrEqual(700);
+    for (const tag of ["<h2>", "<h3>", "<h4>", "<ul>", "<ol>", "<blockquote>", "<strong>", "<code>"]) {
+      expect(post.html).toContain(tag);
+    }
+  });
+
+  it("carries the spec's MACRS schedule and lease example", () => {
+    const all = posts.map((p) => p.html).join("\n");
+    expect(all).toMatch(/20%[\s\S]*32%[\s\S]*19\.2%[\s\S]*11\.52%[\s\S]*11\.52%[\s\S]*5\.76%/);
+    expect(all).toContain("$500,000");
+    expect(all).toContain("$41,666 a month");
+  });
+
+  it("ships a 1200×630 hero image for every post", () => {
+    for (const post of posts) {
+      const svg = readFileSync(join(dir, post.image), "utf8");
+      expect(svg).toMatch(/^<svg[^>]*width="1200"[^>]*height="630"/);
+      expect(svg).not.toMatch(/https?:\/\/(?!www\.w3\.org)/);
+    }
+  });
+});

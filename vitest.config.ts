@@ -1,0 +1,12 @@
+import { fileURLToPath } from "node:url";
+import { defineConfig } from "vitest/config";
+
+export default defineConfig({
+  resolve: { alias: { "~": fileURLToPath(new URL("./app", import.meta.url)) } },
+  define: { __SITE_URL__: JSON.stringify("https://www.example.com") },
+  test: {
+    include: ["tests/unit/**/*.test.ts"],
+    environment: "node",
+    testTimeout: 30_000,
+  },
+});
