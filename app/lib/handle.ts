@@ -2,8 +2,7 @@
  * A route's `handle`. Only a route that says `hydrate: true` ships JavaScript: every other page is
  * plain prerendered HTML (the root layout leaves out <Scripts/>).
  */
-export type RouteHandle = { hydrate?: boolean; nav?: NavKey };
-export type NavKey = "home" | "services" | "blog" | "contact";
+export type RouteHandle = { hydrate?: boolean };
 
 export function handleOf(matches: ReadonlyArray<{ handle?: unknown }>): RouteHandle {
   return Object.assign({}, ...matches.map((m) => (m.handle ?? {}) as RouteHandle));

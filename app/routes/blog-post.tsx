@@ -4,11 +4,8 @@ import { NamedIcon } from "~/components/ui/ServiceIcon";
 import { buttonOnDark, buttonPrimary, container, focusRing } from "~/components/ui/styles";
 import { site } from "~/config/site";
 import { findPost } from "~/content/posts.server";
-import type { RouteHandle } from "~/lib/handle";
 import { pageMeta } from "~/lib/seo";
 import type { Route } from "./+types/blog-post";
-
-export const handle: RouteHandle = { nav: "blog" };
 
 export function loader({ params }: Route.LoaderArgs) {
   const post = findPost(params.slug);

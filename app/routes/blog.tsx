@@ -3,11 +3,8 @@ import { PageHeader } from "~/components/ui/PageHeader";
 import { NamedIcon } from "~/components/ui/ServiceIcon";
 import { cardFrame, container, focusRing } from "~/components/ui/styles";
 import { allPosts } from "~/content/posts.server";
-import type { RouteHandle } from "~/lib/handle";
 import { pageMeta } from "~/lib/seo";
 import type { Route } from "./+types/blog";
-
-export const handle: RouteHandle = { nav: "blog" };
 
 export function loader() {
   // Only what the list shows: the article bodies stay out of this page's data.

@@ -8,7 +8,7 @@ import { pageMeta } from "~/lib/seo";
 import type { Route } from "./+types/contact";
 
 // The one interactive page: it hydrates so the form can send without a page load.
-export const handle: RouteHandle = { nav: "contact", hydrate: true };
+export const handle: RouteHandle = { hydrate: true };
 
 export const meta: Route.MetaFunction = () =>
   pageMeta({

@@ -3,11 +3,8 @@ import { NamedIcon } from "~/components/ui/ServiceIcon";
 import { buttonOnDark, buttonPrimary, buttonSecondary, card, container, focusRing } from "~/components/ui/styles";
 import { site } from "~/config/site";
 import { serviceLines } from "~/content/services";
-import type { RouteHandle } from "~/lib/handle";
 import { pageMeta } from "~/lib/seo";
 import type { Route } from "./+types/home";
-
-export const handle: RouteHandle = { nav: "home" };
 
 export const meta: Route.MetaFunction = () =>
   pageMeta({ title: `${site.name} — IT & AI Services for US Businesses`, description: site.description, path: "/" });

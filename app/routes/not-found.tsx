@@ -1,5 +1,5 @@
 import { data } from "react-router";
-import { pageMeta } from "~/lib/seo";
+import { site } from "~/config/site";
 import type { Route } from "./+types/not-found";
 
 /** Every unknown path: a designed page with HTTP status 404. */
@@ -8,7 +8,8 @@ export function loader() {
 }
 
 export const meta: Route.MetaFunction = () => [
-  ...pageMeta({ title: "Page not found", description: "This page does not exist.", path: "/404" }),
+  { title: `Page not found | ${site.name}` },
+  { name: "description", content: "This page does not exist." },
   { name: "robots", content: "noindex" },
 ];
 

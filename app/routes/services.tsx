@@ -3,11 +3,8 @@ import { PageHeader } from "~/components/ui/PageHeader";
 import { NamedIcon } from "~/components/ui/ServiceIcon";
 import { buttonOnDark, card, container } from "~/components/ui/styles";
 import { serviceLines } from "~/content/services";
-import type { RouteHandle } from "~/lib/handle";
 import { pageMeta } from "~/lib/seo";
 import type { Route } from "./+types/services";
-
-export const handle: RouteHandle = { nav: "services" };
 
 export const meta: Route.MetaFunction = () =>
   pageMeta({
