@@ -4,11 +4,16 @@ import { createRequestHandler } from "@react-router/express";
 import compression from "compression";
 import express from "express";
 import pino from "pino";
+import { RouterContextProvider } from "react-router";
+import { loadConfig } from "./server/contact/config.ts";
+import { contactEndpoint, MAX_BODY_BYTES } from "./server/contact/http.ts";
+import { createContactPipeline } from "./server/contact/service.ts";
 import { loadStaticFiles, serveStatic } from "./server/static.js";
 
 /**
- * The production server: prerendered pages and assets from memory, everything else (404 pages,
- * the contact form) through React Router. `npm start` builds first if needed (scripts/ensure-build.js).
+ * The production server: prerendered pages and assets from memory; the contact endpoint and its
+ * outbox worker; everything else (404 pages, the no-JavaScript form post) through React Router.
+ * `npm start` builds first if needed (scripts/ensure-build.js).
  */
 
 const root = fileURLToPath(new URL(".", import.meta.url));
@@ -25,6 +30,20 @@ const host = process.env.HOST ?? "0.0.0.0";
 
 const build = await import(serverBuild);
 const files = loadStaticFiles(clientDir);
+
+let config;
+try {
+  config = loadConfig();
+} catch (err) {
+  log.fatal(err.message);
+  process.exit(1);
+}
+const contact = await createContactPipeline(config, log);
+contact.pipeline.worker.start();
+
+// React Router checks a form post's Origin against the Host; behind a proxy, name the public hosts.
+const actionHosts = config.allowedOrigins.map((o) => new URL(o).host);
+const routerBuild = actionHosts.length > 0 ? { ...build, allowedActionOrigins: actionHosts } : build;
 
 const app = express();
 app.disable("x-powered-by");
@@ -56,10 +75,37 @@ app.get("/healthz", (_req, res) => {
   res.json({ status: "ok" });
 });
 
+app.use(
+  contactEndpoint({
+    service: contact.pipeline,
+    log,
+    publicKey: config.publicKey,
+    allowedOrigins: config.allowedOrigins,
+  }),
+);
+
+// The no-JavaScript form post: refuse oversized bodies before React Router reads them.
+app.post(["/contact", "/contact/"], (req, res, next) => {
+  const length = req.get("content-length");
+  if (length === undefined) return res.status(411).type("text/plain").send("Length Required");
+  if (Number(length) > MAX_BODY_BYTES) return res.status(413).type("text/plain").send("Message too large");
+  next();
+});
+
 app.use(serveStatic(files));
 // Pages that are not prerendered (404s) and form posts: React Router, compressed on the fly.
 app.use(compression());
-app.use(createRequestHandler({ build, mode: "production" }));
+app.use(
+  createRequestHandler({
+    build: routerBuild,
+    mode: "production",
+    getLoadContext(req) {
+      const context = new RouterContextProvider();
+      context.set(build.entry.module.contactContext, { service: contact.pipeline, clientIp: req.ip });
+      return context;
+    },
+  }),
+);
 
 // Last resort: a visitor never sees a stack trace.
 app.use((err, _req, res, _next) => {
@@ -77,7 +123,8 @@ function shutdown(signal) {
   if (stopping) return;
   stopping = true;
   log.info({ signal }, "shutting down");
-  server.close(() => {
+  server.close(async () => {
+    await contact.close().catch((err) => log.error({ err: { message: err.message } }, "closing the contact pipeline"));
     log.info("server stopped");
     process.exit(0);
   });

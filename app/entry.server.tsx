@@ -47,3 +47,6 @@ export default function handleRequest(
     setTimeout(abort, ABORT_DELAY);
   });
 }
+
+// The key server.js uses to hand the contact pipeline to the /contact action (app/contact/context.ts).
+export { contactContext } from "./contact/context";

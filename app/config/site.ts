@@ -16,7 +16,11 @@ export const site: Site = {
   blurb:
     "Teton Digital builds and runs the infrastructure, software and AI systems that growing US businesses depend on — planned with care, delivered on time and supported around the clock.",
   // SITE_URL at build time (vite.config.ts): prerendered pages carry it in canonical links.
-  url: __SITE_URL__,
+  // Outside Vite (the server's own modules, scripts) it is read from the environment.
+  url:
+    typeof __SITE_URL__ === "string"
+      ? __SITE_URL__
+      : (globalThis.process?.env.SITE_URL || "https://www.example.com").replace(/\/+$/, ""),
   email: "hello@example.com",
   phone: {
     display: "(307) 555-0142",

@@ -1,14 +1,61 @@
 import { Clock, Gift, Mail, MapPin, Phone, Users, Zap } from "lucide-react";
-import { ContactForm } from "~/components/sections/ContactForm";
+import { data } from "react-router";
+import { ContactForm, type FormResult } from "~/components/sections/ContactForm";
 import { PageHeader } from "~/components/ui/PageHeader";
 import { card, container, focusRing } from "~/components/ui/styles";
 import { site } from "~/config/site";
+import { contactContext } from "~/contact/context";
+import { type ContactField, FIELDS, type FieldErrors, HONEYPOT_FIELD } from "~/contact/fields";
 import type { RouteHandle } from "~/lib/handle";
 import { pageMeta } from "~/lib/seo";
 import type { Route } from "./+types/contact";
 
 // The one interactive page: it hydrates so the form can send without a page load.
 export const handle: RouteHandle = { hydrate: true };
+
+/** Where the page sends the form with JavaScript on (fixed at build time: the page is prerendered). */
+export function loader() {
+  return {
+    endpoint: process.env.CONTACT_ENDPOINT || "/functions/v1/send-email",
+    publicKey: process.env.CONTACT_PUBLIC_KEY || "",
+  };
+}
+
+/**
+ * The form without JavaScript: a native POST to /contact, through the same pipeline as the JSON
+ * endpoint. Success renders the success dialog; anything else re-renders the form with its values.
+ */
+export async function action({ request, context }: Route.ActionArgs) {
+  const form = await request.formData();
+  const values: Partial<Record<ContactField, string>> = {};
+  for (const field of FIELDS) {
+    const v = form.get(field);
+    if (typeof v === "string") values[field] = v;
+  }
+  const trap = form.get(HONEYPOT_FIELD);
+  const body = typeof trap === "string" && trap !== "" ? { ...values, [HONEYPOT_FIELD]: trap } : values;
+  const contact = context.get(contactContext);
+  const failure = (status: number, error: string, fields: FieldErrors = {}, headers?: Record<string, string>) =>
+    data<FormResult>({ ok: false, error, fields, values }, { status, headers });
+  if (!contact) return failure(503, site.response.failure);
+  try {
+    const result = await contact.service.submit({
+      body,
+      source: "form",
+      ip: contact.clientIp,
+      userAgent: request.headers.get("user-agent") ?? undefined,
+      page: "/contact",
+    });
+    if (result.status < 300) return { ok: true } satisfies FormResult;
+    if (result.status === 400) {
+      return failure(400, "Please correct the fields marked below.", result.body.fields as FieldErrors);
+    }
+    if (result.status === 429) return failure(429, String(result.body.error), {}, result.headers);
+    return failure(result.status, site.response.failure);
+  } catch {
+    return failure(503, site.response.failure);
+  }
+}
 
 export const meta: Route.MetaFunction = () =>
   pageMeta({
@@ -33,7 +80,7 @@ const tiles = [
 
 const link = `rounded font-medium text-blue-800 hover:underline dark:text-blue-300 ${focusRing}`;
 
-export default function Contact() {
+export default function Contact({ loaderData, actionData }: Route.ComponentProps) {
   return (
     <>
       <PageHeader title="Contact Us">
@@ -98,7 +145,7 @@ export default function Contact() {
           <h2 id="form-heading" className="text-2xl font-bold text-slate-900 dark:text-white">
             Send us a message
           </h2>
-          <ContactForm />
+          <ContactForm endpoint={loaderData.endpoint} publicKey={loaderData.publicKey} result={actionData} />
         </section>
       </div>
       <section aria-label="Why work with us" className="bg-slate-50 dark:bg-slate-900/50">

@@ -1,0 +1,17 @@
+import { site } from "../config/site.ts";
+
+/**
+ * The contact form's fields and limits, without zod: the form reads these for its inputs'
+ * attributes (so the browser enforces the same limits), the schema in schema.ts builds on them.
+ */
+
+export const LIMITS = { name: 200, email: 254, company: 200, message: 5_000 } as const;
+
+/** The hidden field only bots fill in. */
+export const HONEYPOT_FIELD = "website";
+
+export const FIELDS = ["name", "email", "company", "service", "message"] as const;
+export type ContactField = (typeof FIELDS)[number];
+export type FieldErrors = Partial<Record<ContactField, string>>;
+
+export const serviceOptions: readonly string[] = site.serviceOptions;

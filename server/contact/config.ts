@@ -1,0 +1,79 @@
+import { resolve } from "node:path";
+import { z } from "zod";
+import { site } from "../../app/config/site.ts";
+
+/**
+ * The contact pipeline's environment, validated once at start: a bad value stops the server with
+ * a message naming the variable instead of failing on the first inquiry.
+ */
+
+const positiveInt = z.coerce.number().int().positive();
+
+const envSchema = z.object({
+  DATA_DIR: z.string().default("./data"),
+  DATABASE_URL: z
+    .string()
+    .regex(/^postgres(ql)?:\/\//, "a postgres:// URL")
+    .optional(),
+  SMTP_URL: z
+    .string()
+    .regex(/^smtps?:\/\//, "an smtp:// or smtps:// URL")
+    .optional(),
+  SMTP_FROM: z.string().optional(),
+  CONTACT_TO: z.email().default(site.email),
+  CONTACT_PUBLIC_KEY: z.string().optional(),
+  ALLOWED_ORIGINS: z.string().optional(),
+  IP_HASH_SALT: z.string().min(16, "at least 16 characters").optional(),
+  RATE_LIMIT_PER_MINUTE: positiveInt.default(5),
+  RATE_LIMIT_PER_DAY: positiveInt.default(50),
+  OUTBOX_POLL_MS: positiveInt.default(1_000),
+  OUTBOX_RETRY_BASE_MS: positiveInt.default(30_000),
+  OUTBOX_RETRY_MAX_MS: positiveInt.default(60 * 60_000),
+  OUTBOX_GIVE_UP_AFTER_MS: positiveInt.default(24 * 60 * 60_000),
+  OUTBOX_LEASE_MS: positiveInt.default(2 * 60_000),
+});
+
+export type ContactConfig = {
+  dataDir: string;
+  databaseUrl?: string;
+  smtpUrl?: string;
+  mailFrom: string;
+  mailTo: string;
+  publicKey?: string;
+  /** Origins (scheme://host[:port]) allowed to call the endpoint from a browser, besides the site's own. */
+  allowedOrigins: string[];
+  ipHashSalt?: string;
+  rateLimit: { perMinute: number; perDay: number };
+  outbox: { pollMs: number; retryBaseMs: number; retryMaxMs: number; giveUpAfterMs: number; leaseMs: number };
+};
+
+export function loadConfig(env: NodeJS.ProcessEnv = process.env): ContactConfig {
+  const parsed = envSchema.safeParse(env);
+  if (!parsed.success) {
+    const lines = parsed.error.issues.map((i) => `  ${i.path.join(".")}: ${i.message}`);
+    throw new Error(`Invalid environment:\n${lines.join("\n")}`);
+  }
+  const e = parsed.data;
+  const siteHost = new URL(site.url).hostname.replace(/^www\./, "");
+  return {
+    dataDir: resolve(e.DATA_DIR),
+    databaseUrl: e.DATABASE_URL,
+    smtpUrl: e.SMTP_URL,
+    mailFrom: e.SMTP_FROM ?? `${site.name} Website <no-reply@${siteHost}>`,
+    mailTo: e.CONTACT_TO,
+    publicKey: e.CONTACT_PUBLIC_KEY || undefined,
+    allowedOrigins: (e.ALLOWED_ORIGINS ?? "")
+      .split(",")
+      .map((o) => o.trim().replace(/\/+$/, ""))
+      .filter(Boolean),
+    ipHashSalt: e.IP_HASH_SALT,
+    rateLimit: { perMinute: e.RATE_LIMIT_PER_MINUTE, perDay: e.RATE_LIMIT_PER_DAY },
+    outbox: {
+      pollMs: e.OUTBOX_POLL_MS,
+      retryBaseMs: e.OUTBOX_RETRY_BASE_MS,
+      retryMaxMs: e.OUTBOX_RETRY_MAX_MS,
+      giveUpAfterMs: e.OUTBOX_GIVE_UP_AFTER_MS,
+      leaseMs: e.OUTBOX_LEASE_MS,
+    },
+  };
+}

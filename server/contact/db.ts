@@ -1,0 +1,256 @@
+import { mkdirSync, readdirSync, readFileSync } from "node:fs";
+import { join } from "node:path";
+import { DatabaseSync } from "node:sqlite";
+import pg from "pg";
+import { RateLimiterPostgres, RateLimiterSQLite } from "rate-limiter-flexible";
+
+/**
+ * One small SQL interface over both engines: SQLite through node:sqlite (the default: a file under
+ * DATA_DIR) and PostgreSQL through pg (when DATABASE_URL is set). Queries are written once with `?`
+ * placeholders; the PostgreSQL side numbers them.
+ */
+
+export type Engine = "sqlite" | "postgres";
+export type Row = Record<string, unknown>;
+
+export interface Sql {
+  readonly engine: Engine;
+  query<T extends Row = Row>(sql: string, params?: unknown[]): Promise<T[]>;
+  /** Run `fn` in one transaction: committed if it resolves, rolled back if it throws. */
+  transaction<T>(fn: (tx: Sql) => Promise<T>): Promise<T>;
+}
+
+export interface Database extends Sql {
+  migrate(): Promise<string[]>;
+  /** A rate limiter that keeps its counters in this database (table `rate_limits`). */
+  rateLimiter(opts: { keyPrefix: string; points: number; duration: number }): Promise<RateLimiterLike>;
+  close(): Promise<void>;
+  describe(): string;
+}
+
+export interface RateLimiterLike {
+  consume(key: string, points?: number): Promise<unknown>;
+}
+
+const migrationsDir = new URL("../../db/migrations/", import.meta.url).pathname;
+
+function readMigrations(engine: Engine) {
+  const dir = join(migrationsDir, engine);
+  return readdirSync(dir)
+    .filter((f) => /^\d{3}_[a-z0-9_]+\.sql$/.test(f))
+    .sort()
+    .map((f) => ({ version: Number(f.slice(0, 3)), name: f, sql: readFileSync(join(dir, f), "utf8") }));
+}
+
+// ---------------------------------------------------------------- SQLite
+
+export function openSqlite(file: string): Database {
+  if (file !== ":memory:") mkdirSync(join(file, ".."), { recursive: true });
+  const db = new DatabaseSync(file);
+  // WAL lets readers work during a write; FULL makes every commit durable before we acknowledge it.
+  db.exec(
+    "PRAGMA journal_mode = WAL; PRAGMA synchronous = FULL; PRAGMA foreign_keys = ON; PRAGMA busy_timeout = 5000;",
+  );
+
+  const statements = new Map<string, ReturnType<DatabaseSync["prepare"]>>();
+  const prepare = (sql: string) => {
+    let s = statements.get(sql);
+    if (!s) {
+      s = db.prepare(sql);
+      statements.set(sql, s);
+    }
+    return s;
+  };
+  const toSqlite = (v: unknown) => (typeof v === "boolean" ? (v ? 1 : 0) : v === undefined ? null : v);
+  const run = <T extends Row>(sql: string, params: unknown[] = []): T[] => {
+    const stmt = prepare(sql);
+    const args = params.map(toSqlite) as Parameters<typeof stmt.all>;
+    return stmt.all(...args) as T[];
+  };
+
+  // One connection, so one transaction at a time: callers queue for it.
+  let queue: Promise<unknown> = Promise.resolve();
+  const inTx: Sql = { engine: "sqlite", query: async (sql, params) => run(sql, params), transaction: (fn) => fn(inTx) };
+
+  const database: Database = {
+    engine: "sqlite",
+    async query(sql, params) {
+      await queue;
+      return run(sql, params);
+    },
+    transaction<T>(fn: (tx: Sql) => Promise<T>): Promise<T> {
+      const result = queue.then(async () => {
+        db.exec("BEGIN IMMEDIATE");
+        try {
+          const value = await fn(inTx);
+          db.exec("COMMIT");
+          return value;
+        } catch (e) {
+          db.exec("ROLLBACK");
+          throw e;
+        }
+      });
+      queue = result.catch(() => undefined);
+      return result;
+    },
+    async migrate() {
+      db.exec(
+        "CREATE TABLE IF NOT EXISTS schema_migrations (version INTEGER PRIMARY KEY, name TEXT NOT NULL, applied_at INTEGER NOT NULL)",
+      );
+      const applied: string[] = [];
+      for (const m of readMigrations("sqlite")) {
+        await database.transaction(async (tx) => {
+          const done = await tx.query("SELECT 1 FROM schema_migrations WHERE version = ?", [m.version]);
+          if (done.length > 0) return;
+          db.exec(m.sql);
+          await tx.query("INSERT INTO schema_migrations (version, name, applied_at) VALUES (?, ?, ?)", [
+            m.version,
+            m.name,
+            Date.now(),
+          ]);
+          applied.push(m.name);
+        });
+      }
+      return applied;
+    },
+    async rateLimiter({ keyPrefix, points, duration }) {
+      // rate-limiter-flexible speaks better-sqlite3; node:sqlite has the same prepare/get/run shape.
+      const client = {
+        prepare: (sql: string) => {
+          const s = db.prepare(sql);
+          return {
+            run: (...a: unknown[]) => s.run(...(a.map(toSqlite) as Parameters<typeof s.run>)),
+            get: (...a: unknown[]) => s.get(...(a.map(toSqlite) as Parameters<typeof s.get>)),
+            all: (...a: unknown[]) => s.all(...(a.map(toSqlite) as Parameters<typeof s.all>)),
+          };
+        },
+        transaction: (fn: () => unknown) => () => {
+          db.exec("SAVEPOINT rate_limiter");
+          try {
+            const r = fn();
+            db.exec("RELEASE rate_limiter");
+            return r;
+          } catch (e) {
+            db.exec("ROLLBACK TO rate_limiter");
+            db.exec("RELEASE rate_limiter");
+            throw e;
+          }
+        },
+      };
+      await queue;
+      return new Promise((resolve, reject) => {
+        const limiter: RateLimiterSQLite = new RateLimiterSQLite(
+          {
+            storeClient: client,
+            storeType: "better-sqlite3",
+            tableName: "rate_limits",
+            keyPrefix,
+            points,
+            duration,
+            clearExpiredByTimeout: false,
+          },
+          (err?: Error) => (err ? reject(err) : resolve(limiter)),
+        );
+      });
+    },
+    async close() {
+      await queue;
+      db.close();
+    },
+    describe: () => `SQLite ${file}`,
+  };
+  return database;
+}
+
+// ---------------------------------------------------------------- PostgreSQL
+
+const numberTypes = (oid: number, format?: string) =>
+  // BIGINT (epoch milliseconds) as a JavaScript number; everything else as pg parses it.
+  oid === 20 ? Number : pg.types.getTypeParser(oid, format as "text");
+
+const numbered = (sql: string) => {
+  let i = 0;
+  return sql.replace(/\?/g, () => `$${++i}`);
+};
+
+export function openPostgres(url: string, poolSize = 10): Database {
+  const pool = new pg.Pool({
+    connectionString: url,
+    max: poolSize,
+    types: { getTypeParser: numberTypes } as pg.CustomTypesConfig,
+  });
+  pool.on("error", () => {
+    // An idle client lost its connection; the pool replaces it. Queries report their own errors.
+  });
+  const on = (client: pg.Pool | pg.PoolClient): Sql => ({
+    engine: "postgres",
+    async query(sql, params = []) {
+      const res = await client.query(numbered(sql), params);
+      return res.rows;
+    },
+    transaction: (fn) => fn(on(client)),
+  });
+
+  const database: Database = {
+    ...on(pool),
+    async transaction(fn) {
+      const client = await pool.connect();
+      try {
+        await client.query("BEGIN");
+        const value = await fn(on(client));
+        await client.query("COMMIT");
+        return value;
+      } catch (e) {
+        await client.query("ROLLBACK").catch(() => undefined);
+        throw e;
+      } finally {
+        client.release();
+      }
+    },
+    async migrate() {
+      const applied: string[] = [];
+      await database.transaction(async (tx) => {
+        // Several instances may start together: one migrates, the others wait for it.
+        await tx.query("SELECT pg_advisory_xact_lock(7305200001)");
+        await tx.query(
+          "CREATE TABLE IF NOT EXISTS schema_migrations (version INTEGER PRIMARY KEY, name TEXT NOT NULL, applied_at BIGINT NOT NULL)",
+        );
+        for (const m of readMigrations("postgres")) {
+          const done = await tx.query("SELECT 1 FROM schema_migrations WHERE version = ?", [m.version]);
+          if (done.length > 0) continue;
+          await tx.query(m.sql);
+          await tx.query("INSERT INTO schema_migrations (version, name, applied_at) VALUES (?, ?, ?)", [
+            m.version,
+            m.name,
+            Date.now(),
+          ]);
+          applied.push(m.name);
+        }
+      });
+      return applied;
+    },
+    rateLimiter({ keyPrefix, points, duration }) {
+      return new Promise((resolve, reject) => {
+        const limiter: RateLimiterPostgres = new RateLimiterPostgres(
+          {
+            storeClient: pool,
+            storeType: "pool",
+            tableName: "rate_limits",
+            keyPrefix,
+            points,
+            duration,
+            clearExpiredByTimeout: false,
+          },
+          (err?: Error) => (err ? reject(err) : resolve(limiter)),
+        );
+      });
+    },
+    close: () => pool.end(),
+    describe: () => `PostgreSQL ${new URL(url).host}${new URL(url).pathname}`,
+  };
+  return database;
+}
+
+export function openDatabase(opts: { databaseUrl?: string; dataDir: string }): Database {
+  return opts.databaseUrl ? openPostgres(opts.databaseUrl) : openSqlite(join(opts.dataDir, "inquiries.sqlite"));
+}

@@ -1,0 +1,114 @@
+import express, { type NextFunction, type Request, type Response } from "express";
+import type { Logger } from "pino";
+import type { ContactService } from "./service.ts";
+
+/**
+ * POST /functions/v1/send-email — the call the contact page makes (spec §7), answered with JSON
+ * always: 201 on success, a documented 4xx for every bad request, never a stack trace.
+ */
+
+export const ENDPOINT = "/functions/v1/send-email";
+export const MAX_BODY_BYTES = 32 * 1024;
+const IDEMPOTENCY_KEY = /^[\x21-\x7e]{1,255}$/;
+
+type Options = { service: ContactService; log: Logger; publicKey?: string; allowedOrigins: string[] };
+
+function fail(res: Response, status: number, error: string, extra: Record<string, unknown> = {}) {
+  res.status(status).json({ error, ...extra });
+}
+
+/** The site's own origin as the browser sees it (behind a proxy: X-Forwarded-Proto/Host, if trusted). */
+function ownOrigin(req: Request): string {
+  return `${req.protocol}://${req.get("host") ?? ""}`;
+}
+
+export function contactEndpoint({ service, log, publicKey, allowedOrigins }: Options) {
+  const router = express.Router();
+  const allowed = new Set(allowedOrigins);
+
+  const cors = (req: Request, res: Response): boolean => {
+    const origin = req.get("origin");
+    res.setHeader("Vary", "Origin");
+    if (!origin || origin === ownOrigin(req)) return true;
+    if (!allowed.has(origin)) return false;
+    res.setHeader("Access-Control-Allow-Origin", origin);
+    return true;
+  };
+
+  router.use(ENDPOINT, (_req, res, next) => {
+    res.setHeader("Cache-Control", "no-store");
+    next();
+  });
+
+  router.options(ENDPOINT, (req, res) => {
+    if (!cors(req, res)) return fail(res, 403, "This origin may not call this endpoint.");
+    res.setHeader("Access-Control-Allow-Methods", "POST, OPTIONS");
+    res.setHeader("Access-Control-Allow-Headers", "Authorization, Content-Type, Idempotency-Key");
+    res.setHeader("Access-Control-Max-Age", "600");
+    res.status(204).end();
+  });
+
+  router.post(
+    ENDPOINT,
+    (req, res, next) => {
+      if (!cors(req, res)) return fail(res, 403, "This origin may not call this endpoint.");
+      if (publicKey && req.get("authorization") !== `Bearer ${publicKey}`) {
+        res.setHeader("WWW-Authenticate", 'Bearer realm="contact"');
+        return fail(res, 401, "Missing or invalid authorization.");
+      }
+      if (!req.is("application/json")) return fail(res, 415, "Send the message as application/json.");
+      const key = req.get("idempotency-key");
+      if (key !== undefined && !IDEMPOTENCY_KEY.test(key)) {
+        return fail(res, 400, "Idempotency-Key must be 1 to 255 visible ASCII characters.");
+      }
+      next();
+    },
+    express.json({ limit: MAX_BODY_BYTES, strict: false, type: () => true }),
+    async (req, res, next) => {
+      try {
+        const result = await service.submit({
+          body: req.body,
+          source: "api",
+          idempotencyKey: req.get("idempotency-key"),
+          ip: req.ip,
+          userAgent: req.get("user-agent"),
+          page: req.get("referer"),
+        });
+        for (const [k, v] of Object.entries(result.headers ?? {})) res.setHeader(k, v);
+        res.status(result.status).json(result.body);
+      } catch (err) {
+        next(err);
+      }
+    },
+  );
+
+  router.all(ENDPOINT, (_req, res) => {
+    res.setHeader("Allow", "POST, OPTIONS");
+    fail(res, 405, "Use POST.");
+  });
+
+  // Body errors from express.json, and anything unexpected: JSON, never a stack trace.
+  router.use(
+    ENDPOINT,
+    (err: Error & { type?: string; status?: number }, _req: Request, res: Response, _next: NextFunction) => {
+      switch (err.type) {
+        case "entity.too.large":
+          return fail(res, 413, `The message is too large (at most ${MAX_BODY_BYTES / 1024} KB).`);
+        case "entity.parse.failed":
+          return fail(res, 400, "The request body is not valid JSON.");
+        case "encoding.unsupported":
+        case "charset.unsupported":
+          return fail(res, 415, "Unsupported content encoding or charset.");
+        case "request.aborted":
+        case "request.size.invalid":
+        case "stream.encoding.set":
+          return fail(res, 400, "The request body could not be read.");
+      }
+      log.error({ err: { message: err.message } }, "contact endpoint failed");
+      res.setHeader("Retry-After", "30");
+      fail(res, 503, "We could not take your message right now. Please try again or contact us directly.");
+    },
+  );
+
+  return router;
+}

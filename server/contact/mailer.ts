@@ -1,0 +1,119 @@
+import { mkdirSync, renameSync, writeFileSync } from "node:fs";
+import { join } from "node:path";
+import nodemailer from "nodemailer";
+import { site } from "../../app/config/site.ts";
+import type { NewInquiry } from "./store.ts";
+
+/**
+ * The email a new inquiry becomes: to the company inbox, Reply-To the visitor, plain text and HTML
+ * with every field escaped. The Message-ID is derived from the inquiry, so a retried delivery
+ * carries the same one and mail clients fold duplicates.
+ */
+
+export type Mail = {
+  from: string;
+  to: string;
+  replyTo: { name: string; address: string };
+  subject: string;
+  text: string;
+  html: string;
+  messageId: string;
+  headers: Record<string, string>;
+};
+
+export interface Mailer {
+  send(mail: Mail, inquiryId: string): Promise<{ accepted: boolean; detail: string }>;
+  close(): void;
+  describe(): string;
+}
+
+const escapeHtml = (s: string) =>
+  s.replace(/&/g, "&amp;").replace(/</g, "&lt;").replace(/>/g, "&gt;").replace(/"/g, "&quot;").replace(/'/g, "&#39;");
+
+export function messageIdFor(inquiryId: string): string {
+  const host = new URL(site.url).hostname;
+  return `<inquiry-${inquiryId}@${host}>`;
+}
+
+export function buildMail(inquiry: NewInquiry, opts: { from: string; to: string }): Mail {
+  // The subject holds validated single-line text only (the schema rejects CR/LF), cut to a sane length.
+  const who = inquiry.company ? `${inquiry.name} (${inquiry.company})` : inquiry.name;
+  const subject = `New inquiry: ${inquiry.service || "General"} — ${who}`.slice(0, 200);
+  const received = new Date(inquiry.receivedAt).toISOString();
+  const rows: Array<[string, string]> = [
+    ["Name", inquiry.name],
+    ["Email", inquiry.email],
+    ["Company", inquiry.company || "—"],
+    ["Service", inquiry.service || "—"],
+    ["Received", received],
+    ["Page", inquiry.page ?? "—"],
+    ["Inquiry ID", inquiry.id],
+  ];
+  const text = [
+    `A new inquiry arrived through the ${site.name} website.`,
+    "",
+    ...rows.map(([k, v]) => `${k}: ${v}`),
+    "",
+    "Message:",
+    inquiry.message,
+    "",
+    "Reply to this email to answer the visitor directly.",
+  ].join("\n");
+  const html = `<!doctype html><html><body style="font-family:system-ui,sans-serif;color:#0f172a">
+<p>A new inquiry arrived through the ${escapeHtml(site.name)} website.</p>
+<table cellpadding="4" style="border-collapse:collapse">${rows
+    .map(([k, v]) => `<tr><th align="left">${escapeHtml(k)}</th><td>${escapeHtml(v)}</td></tr>`)
+    .join("")}</table>
+<h2 style="font-size:16px">Message</h2>
+<p style="white-space:pre-wrap">${escapeHtml(inquiry.message)}</p>
+<p style="color:#475569">Reply to this email to answer the visitor directly.</p>
+</body></html>`;
+  return {
+    from: opts.from,
+    to: opts.to,
+    replyTo: { name: inquiry.name, address: inquiry.email },
+    subject,
+    text,
+    html,
+    messageId: messageIdFor(inquiry.id),
+    headers: { "X-Inquiry-Id": inquiry.id },
+  };
+}
+
+/** Deliver through an SMTP relay (SMTP_URL), with pooled connections and bounded timeouts. */
+export function smtpMailer(url: string): Mailer {
+  const transport = nodemailer.createTransport({
+    url,
+    pool: true,
+    maxConnections: 4,
+    connectionTimeout: 10_000,
+    greetingTimeout: 10_000,
+    socketTimeout: 30_000,
+  } as Parameters<typeof nodemailer.createTransport>[0]);
+  return {
+    async send(mail) {
+      const info = await transport.sendMail(mail);
+      const accepted = info.accepted.length > 0 && info.rejected.length === 0;
+      return { accepted, detail: String(info.response ?? "") };
+    },
+    close: () => transport.close(),
+    describe: () => `SMTP ${new URL(url).host}`,
+  };
+}
+
+/** No relay configured: write each email as an .eml file under DATA_DIR/mail/, so nothing is lost. */
+export function fileMailer(dir: string): Mailer {
+  mkdirSync(dir, { recursive: true });
+  const transport = nodemailer.createTransport({ streamTransport: true, buffer: true, newline: "unix" });
+  return {
+    async send(mail, inquiryId) {
+      const info = await transport.sendMail(mail);
+      const file = join(dir, `${inquiryId}.eml`);
+      writeFileSync(`${file}.tmp`, info.message as Buffer);
+      renameSync(`${file}.tmp`, file);
+      return { accepted: true, detail: file };
+    },
+    close: () => transport.close(),
+    describe: () => `files in ${dir}`,
+  };
+}
