@@ -11,12 +11,20 @@ export { HONEYPOT_FIELD, LIMITS } from "./fields.ts";
  */
 
 const noLineBreaks = (s: string) => !/[\r\n]/.test(s);
+// NUL and other control characters (tab and line breaks aside) have no place in a message, and
+// PostgreSQL refuses NUL in text; lone UTF-16 surrogates are not text at all.
+// biome-ignore lint/suspicious/noControlCharactersInRegex: matching control characters is the point
+const controlChars = /[\u0000-\u0008\u000b\u000c\u000e-\u001f\u007f]/;
+const isCleanText = (s: string) => !controlChars.test(s) && s.isWellFormed();
+const CONTROL_MESSAGE = "contains characters that are not allowed";
+
 const singleLine = (label: string, max: number) =>
   z
     .string({ error: `${label} must be text.` })
     .trim()
     .max(max, `${label} must be at most ${max} characters.`)
-    .refine(noLineBreaks, `${label} must be on one line.`);
+    .refine(noLineBreaks, `${label} must be on one line.`)
+    .refine(isCleanText, `${label} ${CONTROL_MESSAGE}.`);
 
 export const contactSchema = z.strictObject({
   name: singleLine("Full name", LIMITS.name).pipe(z.string().min(1, "Please enter your full name.")),
@@ -33,7 +41,8 @@ export const contactSchema = z.strictObject({
     .string({ error: "Message must be text." })
     .trim()
     .min(1, "Please enter a message.")
-    .max(LIMITS.message, `Message must be at most ${LIMITS.message.toLocaleString("en-US")} characters.`),
+    .max(LIMITS.message, `Message must be at most ${LIMITS.message.toLocaleString("en-US")} characters.`)
+    .refine(isCleanText, `Message ${CONTROL_MESSAGE}.`),
 });
 
 export type ContactInput = z.infer<typeof contactSchema>;

@@ -104,6 +104,9 @@ export function contactEndpoint({ service, log, publicKey, allowedOrigins }: Opt
         case "stream.encoding.set":
           return fail(res, 400, "The request body could not be read.");
       }
+      // Any other fault of the request itself (a corrupt compressed body, say) is the client's: 400.
+      const status = err.status ?? (err as { statusCode?: number }).statusCode ?? 500;
+      if (status >= 400 && status < 500) return fail(res, 400, "The request body could not be read.");
       log.error({ err: { message: err.message } }, "contact endpoint failed");
       res.setHeader("Retry-After", "30");
       fail(res, 503, "We could not take your message right now. Please try again or contact us directly.");

@@ -1,0 +1,281 @@
+import { randomUUID } from "node:crypto";
+import { mkdtempSync, rmSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import pg from "pg";
+import pino from "pino";
+import { afterEach, beforeEach, describe, expect, inject, it } from "vitest";
+import { loadConfig } from "../../server/contact/config.ts";
+import { type Database, openPostgres, openSqlite } from "../../server/contact/db.ts";
+import { type ContactPipeline, createContactPipeline } from "../../server/contact/service.ts";
+import { Store } from "../../server/contact/store.ts";
+import { TestSmtp } from "../support/smtp";
+
+/**
+ * One contract, two engines: everything the contact pipeline promises, checked on SQLite and on a
+ * real PostgreSQL server, with a real SMTP server receiving the email.
+ */
+
+type Engine = { name: "sqlite" | "postgres"; open: () => Database; cleanup: () => Promise<void> };
+
+async function sqliteEngine(): Promise<Engine> {
+  const dir = mkdtempSync(join(tmpdir(), "contact-sqlite-"));
+  return {
+    name: "sqlite",
+    open: () => openSqlite(join(dir, "inquiries.sqlite")),
+    cleanup: async () => rmSync(dir, { recursive: true, force: true }),
+  };
+}
+
+async function postgresEngine(): Promise<Engine> {
+  const admin = new pg.Client({ connectionString: inject("pgAdminUrl") });
+  await admin.connect();
+  const name = `contact_${randomUUID().replace(/-/g, "")}`;
+  await admin.query(`CREATE DATABASE ${name}`);
+  const url = new URL(inject("pgAdminUrl"));
+  url.pathname = `/${name}`;
+  return {
+    name: "postgres",
+    open: () => openPostgres(url.toString()),
+    cleanup: async () => {
+      await admin.query(`DROP DATABASE IF EXISTS ${name} WITH (FORCE)`);
+      await admin.end();
+    },
+  };
+}
+
+const valid = {
+  name: "Ada Lovelace",
+  email: "ada@example.org",
+  company: "Analytical Engines <Ltd>",
+  service: "AI Consulting",
+  message: "We need a model audit.\n<script>alert('x')</script>",
+};
+
+describe.each([
+  ["sqlite", sqliteEngine],
+  ["postgres", postgresEngine],
+] as const)("contact pipeline on %s", (_name, makeEngine) => {
+  let engine: Engine;
+  let smtp: TestSmtp;
+  const logs: Array<Record<string, unknown>> = [];
+  const open: Array<{ close: () => Promise<void> }> = [];
+
+  const log = pino({ level: "trace" }, { write: (line: string) => logs.push(JSON.parse(line)) });
+
+  async function pipeline(env: Record<string, string> = {}, start = false): Promise<ContactPipeline> {
+    const config = loadConfig({
+      DATA_DIR: tmpdir(),
+      SMTP_URL: smtp.url,
+      OUTBOX_POLL_MS: "25",
+      OUTBOX_RETRY_BASE_MS: "20",
+      OUTBOX_RETRY_MAX_MS: "100",
+      RATE_LIMIT_PER_MINUTE: "1000",
+      RATE_LIMIT_PER_DAY: "10000",
+      ...env,
+    });
+    const made = await createContactPipeline(config, log, { db: engine.open() });
+    open.push(made);
+    if (start) made.pipeline.worker.start();
+    return made.pipeline;
+  }
+
+  const submit = (p: ContactPipeline, body: unknown = valid, extra: Record<string, string> = {}) =>
+    p.submit({ body, source: "api", ip: "203.0.113.7", userAgent: "vitest", page: "/contact", ...extra });
+
+  // A fresh database for every test.
+  beforeEach(async () => {
+    engine = await makeEngine();
+  });
+  afterEach(async () => {
+    for (const p of open.splice(0)) await p.close();
+    await smtp?.stop();
+    await engine.cleanup();
+    logs.length = 0;
+  });
+
+  it("acknowledges only what it has stored, and nothing is lost across a restart", async () => {
+    smtp = await new TestSmtp().start();
+    const first = await pipeline(); // worker not running: the email waits in the outbox
+    const answer = await submit(first);
+    expect(answer.status).toBe(201);
+    const id = String(answer.body.id);
+
+    // A separate connection sees the inquiry the moment the answer exists.
+    const other = engine.open();
+    const stored = await new Store(other).get(id);
+    await other.close();
+    expect(stored).toMatchObject({
+      id,
+      name: "Ada Lovelace",
+      email: "ada@example.org",
+      company: "Analytical Engines <Ltd>",
+      service: "AI Consulting",
+      page: "/contact",
+      userAgent: "vitest",
+      source: "api",
+      spam: false,
+      status: "pending",
+    });
+    expect(stored?.ipHash).toMatch(/^[0-9a-f]{64}$/);
+    expect(JSON.stringify(stored)).not.toContain("203.0.113.7");
+
+    // The process "dies" before delivering; the next one delivers.
+    for (const p of open.splice(0)) await p.close();
+    await pipeline({}, true);
+    await expect.poll(() => smtp.received.length, { timeout: 10_000 }).toBe(1);
+  });
+
+  it("delivers the email to the company inbox, replying to the visitor, every field escaped", async () => {
+    smtp = await new TestSmtp().start();
+    const p = await pipeline({ CONTACT_TO: "sales@example.com" }, true);
+    const answer = await submit(p);
+    await expect.poll(() => smtp.received.length, { timeout: 10_000 }).toBe(1);
+    const [got] = smtp.received;
+    const id = String(answer.body.id);
+    expect(got?.mail.to).toMatchObject({ text: "sales@example.com" });
+    expect(got?.mail.replyTo?.value[0]).toMatchObject({ address: "ada@example.org", name: "Ada Lovelace" });
+    expect(got?.mail.subject).toBe("New inquiry: AI Consulting — Ada Lovelace (Analytical Engines <Ltd>)");
+    expect(got?.messageId).toBe(`<inquiry-${id}@www.example.com>`);
+    expect(got?.mail.text).toContain("<script>alert('x')</script>");
+    expect(got?.mail.html).toContain("&lt;script&gt;alert(&#39;x&#39;)&lt;/script&gt;");
+    expect(got?.mail.html).not.toContain("<script>");
+    expect(got?.mail.html).toContain("Analytical Engines &lt;Ltd&gt;");
+    await expect.poll(async () => (await p.store.get(id))?.status).toBe("sent");
+    // Logs name the inquiry, never the visitor's address or words.
+    const text = JSON.stringify(logs);
+    expect(text).toContain(id);
+    expect(text).not.toContain("ada@example.org");
+    expect(text).not.toContain("model audit");
+  });
+
+  it("answers a repeated Idempotency-Key with the first answer and stores nothing new", async () => {
+    smtp = await new TestSmtp().start();
+    const p = await pipeline();
+    const key = randomUUID();
+    const first = await submit(p, valid, { idempotencyKey: key });
+    const again = await submit(p, { ...valid, message: "different" }, { idempotencyKey: key });
+    const racing = await Promise.all(
+      Array.from({ length: 5 }, () => submit(p, valid, { idempotencyKey: "same-key-at-once" })),
+    );
+    expect(again).toEqual(first);
+    expect(new Set(racing.map((r) => r.body.id)).size).toBe(1);
+    expect((await p.store.counts()).inquiries).toBe(2);
+  });
+
+  it("stores a honeypot submission as spam, answers as usual, and sends nothing", async () => {
+    smtp = await new TestSmtp().start();
+    const p = await pipeline({}, true);
+    const answer = await submit(p, { ...valid, website: "http://spam.example" });
+    expect(answer.status).toBe(201);
+    expect(Object.keys(answer.body).sort()).toEqual(["id", "message", "ok"]);
+    const stored = await p.store.get(String(answer.body.id));
+    expect(stored).toMatchObject({ spam: true, status: "spam" });
+    await p.worker.pass();
+    expect(smtp.received).toHaveLength(0);
+  });
+
+  it("rejects invalid input without storing it", async () => {
+    smtp = await new TestSmtp().start();
+    const p = await pipeline();
+    const answer = await submit(p, { ...valid, email: "not-an-address", name: "Line\r\nBreak" });
+    expect(answer.status).toBe(400);
+    expect(answer.body.fields).toMatchObject({ email: expect.any(String), name: expect.any(String) });
+    expect((await p.store.counts()).inquiries).toBe(0);
+  });
+
+  it("retries after SMTP failures with the same Message-ID, then delivers once", async () => {
+    smtp = await new TestSmtp().start();
+    smtp.rejectNext = 2;
+    const p = await pipeline({}, true);
+    const id = String((await submit(p)).body.id);
+    await expect.poll(() => smtp.received.length, { timeout: 10_000 }).toBe(1);
+    expect(smtp.rejected).toEqual([`<inquiry-${id}@www.example.com>`, `<inquiry-${id}@www.example.com>`]);
+    expect(smtp.received[0]?.messageId).toBe(`<inquiry-${id}@www.example.com>`);
+    await expect.poll(async () => (await p.store.get(id))?.status).toBe("sent");
+    expect((await p.store.get(id))?.attempts).toBe(3);
+  });
+
+  it("keeps inquiries while the relay is down and delivers when it is back", async () => {
+    smtp = await new TestSmtp().start();
+    const port = smtp.port;
+    await smtp.stop();
+    const p = await pipeline({}, true);
+    const id = String((await submit(p)).body.id);
+    await expect.poll(async () => (await p.store.get(id))?.attempts ?? 0, { timeout: 10_000 }).toBeGreaterThan(1);
+    expect((await p.store.get(id))?.lastError).toMatch(/ECONNREFUSED|connect/i);
+    await smtp.start(port);
+    await expect.poll(() => smtp.received.length, { timeout: 10_000 }).toBe(1);
+  });
+
+  it("gives up after the retry window, says so loudly, and `retry` brings the job back", async () => {
+    smtp = await new TestSmtp().start();
+    const port = smtp.port;
+    await smtp.stop();
+    const p = await pipeline({ OUTBOX_GIVE_UP_AFTER_MS: "150" }, true);
+    const id = String((await submit(p)).body.id);
+    await expect.poll(async () => (await p.store.get(id))?.status, { timeout: 10_000 }).toBe("failed");
+    const fatal = logs.find((l) => l.level === 60);
+    expect(fatal).toMatchObject({ inquiryId: id });
+    expect(String(fatal?.msg)).toMatch(/FAILED PERMANENTLY/);
+    await smtp.start(port);
+    expect(await p.store.retryFailed(Date.now())).toBe(1);
+    await expect.poll(() => smtp.received.length, { timeout: 10_000 }).toBe(1);
+  });
+
+  it("sends each email exactly once with two workers on one database", async () => {
+    smtp = await new TestSmtp().start();
+    const writer = await pipeline();
+    const ids = new Set<string>();
+    for (let i = 0; i < 60; i++) ids.add(String((await submit(writer, { ...valid, message: `Job ${i}` })).body.id));
+    const a = await pipeline({ OUTBOX_POLL_MS: "5" });
+    const b = await pipeline({ OUTBOX_POLL_MS: "5" });
+    a.worker.start();
+    b.worker.start();
+    await expect.poll(async () => (await writer.store.counts()).sent, { timeout: 20_000 }).toBe(60);
+    const received = smtp.received.map((r) => r.messageId);
+    expect(received).toHaveLength(60);
+    expect(new Set(received).size).toBe(60);
+    expect(new Set(received)).toEqual(new Set([...ids].map((id) => `<inquiry-${id}@www.example.com>`)));
+  });
+
+  it("gives claimed jobs back when a worker stops", async () => {
+    smtp = await new TestSmtp().start();
+    const p = await pipeline();
+    await submit(p);
+    const claimed = await p.store.claimDue("worker-test", Date.now(), 60_000, 10);
+    expect(claimed).toHaveLength(1);
+    expect(await p.store.claimDue("worker-other", Date.now(), 60_000, 10)).toHaveLength(0);
+    expect(await p.store.release("worker-test")).toBe(1);
+    expect(await p.store.claimDue("worker-other", Date.now(), 60_000, 10)).toHaveLength(1);
+  });
+
+  it("rate-limits one address and answers 429 with Retry-After", async () => {
+    smtp = await new TestSmtp().start();
+    const p = await pipeline({ RATE_LIMIT_PER_MINUTE: "3" });
+    for (let i = 0; i < 3; i++) expect((await submit(p)).status).toBe(201);
+    const limited = await submit(p);
+    expect(limited.status).toBe(429);
+    expect(Number(limited.headers?.["Retry-After"])).toBeGreaterThan(0);
+    expect((await submit(p, valid, { ip: "198.51.100.1" })).status).toBe(201);
+  });
+
+  it("purges inquiries older than the cut-off with their jobs", async () => {
+    smtp = await new TestSmtp().start();
+    const p = await pipeline();
+    const day = 86_400_000;
+    const now = Date.now();
+    const store = p.store;
+    const old = { ...valid, id: randomUUID(), receivedAt: now - 400 * day, page: null, userAgent: null, ipHash: null };
+    await store.save(
+      { ...old, source: "api", spam: false },
+      { answer: { status: 201, body: {} }, idempotencyKey: "old-key", job: { id: randomUUID(), messageId: "<m>" } },
+    );
+    const recent = String((await submit(p)).body.id);
+    expect(await store.purge(now - 365 * day)).toBe(1);
+    expect(await store.get(old.id)).toBeNull();
+    expect(await store.get(recent)).not.toBeNull();
+    expect(await store.answerFor("old-key")).toBeNull();
+    expect((await store.counts()).pending).toBe(1);
+  });
+});

@@ -1,0 +1,68 @@
+import { execFileSync } from "node:child_process";
+import { chownSync, existsSync, mkdtempSync, rmSync } from "node:fs";
+import { createServer } from "node:net";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+
+/**
+ * A throwaway PostgreSQL 15 server for the tests: its own data folder and socket folder, bound to
+ * 127.0.0.1 on a free port, stopped by its PID file when the tests end. As root (CI here), initdb
+ * must run as the `postgres` user.
+ */
+
+const BIN = process.env.PG_BIN ?? "/usr/lib/postgresql/15/bin";
+
+export function freePort(): Promise<number> {
+  return new Promise((resolve, reject) => {
+    const srv = createServer();
+    srv.once("error", reject);
+    srv.listen(0, "127.0.0.1", () => {
+      const address = srv.address();
+      const port = typeof address === "object" && address ? address.port : 0;
+      srv.close(() => resolve(port));
+    });
+  });
+}
+
+export async function startPostgres(): Promise<{ url: string; stop: () => void }> {
+  if (!existsSync(join(BIN, "initdb"))) {
+    throw new Error(
+      `PostgreSQL server binaries not found in ${BIN}: install Debian's postgresql package, or set TEST_DATABASE_URL.`,
+    );
+  }
+  const root = mkdtempSync(join(tmpdir(), "pg-test-"));
+  const data = join(root, "data");
+  const log = join(root, "server.log");
+  const port = await freePort();
+  const asRoot = process.getuid?.() === 0;
+  const run = (cmd: string, args: string[]) =>
+    asRoot
+      ? execFileSync("runuser", ["-u", "postgres", "--", join(BIN, cmd), ...args], { stdio: "pipe" })
+      : execFileSync(join(BIN, cmd), args, { stdio: "pipe" });
+  if (asRoot) {
+    const uid = Number(execFileSync("id", ["-u", "postgres"]).toString().trim());
+    const gid = Number(execFileSync("id", ["-g", "postgres"]).toString().trim());
+    chownSync(root, uid, gid);
+  }
+  run("initdb", ["-D", data, "-U", "postgres", "-A", "trust", "--no-sync", "-E", "UTF8"]);
+  run("pg_ctl", [
+    "-D",
+    data,
+    "-l",
+    log,
+    "-o",
+    `-p ${port} -k ${root} -c listen_addresses=127.0.0.1 -c max_connections=200`,
+    "-w",
+    "start",
+  ]);
+  return {
+    url: `postgres://postgres@127.0.0.1:${port}/postgres`,
+    stop() {
+      try {
+        run("pg_ctl", ["-D", data, "-m", "fast", "-w", "stop"]);
+      } finally {
+        rmSync(root, { recursive: true, force: true });
+      }
+    },
+  };
+}

@@ -1,0 +1,59 @@
+import { type ChildProcess, spawn } from "node:child_process";
+import { existsSync, mkdtempSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import { freePort } from "./postgres";
+
+/** The production server (node server.js) on a free loopback port, for tests and benchmarks. */
+export type RunningServer = {
+  url: string;
+  port: number;
+  dataDir: string;
+  child: ChildProcess;
+  output: () => string;
+  stop: () => Promise<void>;
+};
+
+const root = new URL("../../", import.meta.url).pathname;
+
+export async function startServer(env: Record<string, string> = {}, port?: number): Promise<RunningServer> {
+  if (!existsSync(join(root, "build/server/index.js"))) throw new Error("No build: run `npm run build` first.");
+  const p = port ?? (await freePort());
+  const dataDir = env.DATA_DIR ?? mkdtempSync(join(tmpdir(), "contact-server-"));
+  const child = spawn(process.execPath, ["server.js"], {
+    cwd: root,
+    env: { ...process.env, NODE_ENV: "production", PORT: String(p), HOST: "127.0.0.1", DATA_DIR: dataDir, ...env },
+    stdio: ["ignore", "pipe", "pipe"],
+  });
+  let out = "";
+  child.stdout?.on("data", (d) => {
+    out += d;
+  });
+  child.stderr?.on("data", (d) => {
+    out += d;
+  });
+  const started = Date.now();
+  while (!out.includes("server started")) {
+    if (child.exitCode !== null) throw new Error(`server exited (${child.exitCode}):\n${out}`);
+    if (Date.now() - started > 20_000) {
+      child.kill("SIGKILL");
+      throw new Error(`server did not start:\n${out}`);
+    }
+    await new Promise((r) => setTimeout(r, 50));
+  }
+  return {
+    url: `http://127.0.0.1:${p}`,
+    port: p,
+    dataDir,
+    child,
+    output: () => out,
+    async stop() {
+      if (child.exitCode !== null || child.signalCode !== null) return;
+      const exited = new Promise((r) => child.once("exit", r));
+      child.kill("SIGTERM");
+      const timer = setTimeout(() => child.kill("SIGKILL"), 15_000);
+      await exited;
+      clearTimeout(timer);
+    },
+  };
+}

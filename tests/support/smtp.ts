@@ -1,0 +1,60 @@
+import { type ParsedMail, simpleParser } from "mailparser";
+import { SMTPServer } from "smtp-server";
+import { freePort } from "./postgres";
+
+/**
+ * A real SMTP server in the test process (smtp-server), bound to 127.0.0.1. It records every message
+ * it accepts, can answer "try again later" (451) for a while, or be stopped to look like a dead relay.
+ */
+
+export type Received = { raw: string; mail: ParsedMail; messageId: string };
+
+export class TestSmtp {
+  readonly received: Received[] = [];
+  /** Message-IDs of the deliveries answered with 451. */
+  readonly rejected: string[] = [];
+  /** Answer 451 to this many deliveries before accepting again. */
+  rejectNext = 0;
+  port = 0;
+  private server: SMTPServer | null = null;
+
+  async start(port?: number): Promise<this> {
+    this.port = port ?? (this.port || (await freePort()));
+    this.server = new SMTPServer({
+      authOptional: true,
+      disabledCommands: ["STARTTLS", "AUTH"],
+      logger: false,
+      onData: (stream, _session, callback) => {
+        const chunks: Buffer[] = [];
+        stream.on("data", (c: Buffer) => chunks.push(c));
+        stream.on("end", async () => {
+          if (this.rejectNext > 0) {
+            this.rejectNext -= 1;
+            this.rejected.push((await simpleParser(Buffer.concat(chunks))).messageId ?? "");
+            const err = Object.assign(new Error("Mailbox busy, try again later"), { responseCode: 451 });
+            return callback(err);
+          }
+          const raw = Buffer.concat(chunks).toString("utf8");
+          const mail = await simpleParser(raw);
+          this.received.push({ raw, mail, messageId: mail.messageId ?? "" });
+          callback();
+        });
+      },
+    });
+    await new Promise<void>((resolve, reject) => {
+      this.server?.once("error", reject);
+      this.server?.listen(this.port, "127.0.0.1", () => resolve());
+    });
+    return this;
+  }
+
+  get url(): string {
+    return `smtp://127.0.0.1:${this.port}`;
+  }
+
+  async stop(): Promise<void> {
+    const server = this.server;
+    this.server = null;
+    if (server) await new Promise<void>((resolve) => server.close(() => resolve()));
+  }
+}
