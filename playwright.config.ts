@@ -1,10 +1,17 @@
+import { mkdtempSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
 import { defineConfig } from "@playwright/test";
 
 /**
  * End-to-end tests in Debian's Chromium (Playwright cannot download browsers here) against the
- * production build served by server.js. `npm test` builds first.
+ * production build served by server.js, with a real SMTP server receiving the contact emails. The
+ * global setup starts both (tests/e2e/global-setup.ts). `npm test` builds first.
  */
 export const PORT = Number(process.env.E2E_PORT ?? 4173);
+// Set once in the runner; the global setup and the test workers inherit them.
+process.env.E2E_SMTP_PORT ??= String(PORT + 1);
+process.env.E2E_DATA_DIR ??= mkdtempSync(join(tmpdir(), "e2e-"));
 export const BASE_URL = `http://127.0.0.1:${PORT}`;
 export const chromiumArgs = [
   "--no-sandbox",
@@ -20,19 +27,11 @@ export default defineConfig({
   fullyParallel: true,
   workers: 2,
   retries: 0,
-  reporter: process.env.CI ? [["list"]] : [["list"]],
+  reporter: "list",
   timeout: 30_000,
   use: {
     baseURL: BASE_URL,
     launchOptions: { executablePath: process.env.CHROMIUM_PATH ?? "/usr/bin/chromium", args: chromiumArgs },
   },
-  webServer: {
-    command: "node server.js",
-    url: `${BASE_URL}/healthz`,
-    reuseExistingServer: false,
-    timeout: 30_000,
-    env: { PORT: String(PORT), HOST: "127.0.0.1", NODE_ENV: "production", DATA_DIR: "build/e2e-data" },
-    stdout: "ignore",
-    stderr: "pipe",
-  },
+  globalSetup: "./tests/e2e/global-setup.ts",
 });

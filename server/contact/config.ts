@@ -48,7 +48,9 @@ export type ContactConfig = {
 };
 
 export function loadConfig(env: NodeJS.ProcessEnv = process.env): ContactConfig {
-  const parsed = envSchema.safeParse(env);
+  // An empty variable (DATABASE_URL= in a .env file) means "not set".
+  const set = Object.fromEntries(Object.entries(env).filter(([, v]) => v !== undefined && v !== ""));
+  const parsed = envSchema.safeParse(set);
   if (!parsed.success) {
     const lines = parsed.error.issues.map((i) => `  ${i.path.join(".")}: ${i.message}`);
     throw new Error(`Invalid environment:\n${lines.join("\n")}`);

@@ -23,9 +23,14 @@ test("/contact is the one page that hydrates", async ({ page }) => {
 });
 
 for (const route of allRoutes) {
-  test(`${route.path} makes no request to another origin`, async ({ page, baseURL }) => {
+  test(`${route.path} makes no request to another origin and logs no error`, async ({ page, baseURL }) => {
     const origin = new URL(baseURL ?? "").origin;
     const foreign: string[] = [];
+    const errors: string[] = [];
+    page.on("console", (m) => {
+      if (m.type() === "error" || m.type() === "warning") errors.push(m.text());
+    });
+    page.on("pageerror", (e) => errors.push(e.message));
     page.on("request", (r) => {
       const url = new URL(r.url());
       if (url.origin !== origin) foreign.push(r.url());
@@ -35,6 +40,7 @@ for (const route of allRoutes) {
     await page.evaluate(() => window.scrollTo(0, document.body.scrollHeight));
     await page.waitForLoadState("networkidle");
     expect(foreign).toEqual([]);
+    expect(errors).toEqual([]);
   });
 
   for (const colorScheme of ["light", "dark"] as const) {

@@ -47,7 +47,12 @@ test("HEAD answers headers without a body; /healthz answers ok", async ({ reques
 test("stops cleanly on SIGTERM, logging one JSON line per request", async () => {
   const port = 4180 + test.info().workerIndex;
   const child = spawn(process.execPath, ["server.js"], {
-    env: { ...process.env, PORT: String(port), HOST: "127.0.0.1", DATA_DIR: `build/e2e-data-${port}` },
+    env: {
+      ...process.env,
+      PORT: String(port),
+      HOST: "127.0.0.1",
+      DATA_DIR: `${process.env.E2E_DATA_DIR}/sigterm-${port}`,
+    },
     stdio: ["ignore", "pipe", "pipe"],
   });
   let out = "";

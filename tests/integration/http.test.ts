@@ -310,7 +310,7 @@ describe("bad requests", () => {
     const res = await fetch(`${server.url}/functions/v1/send-email`, {
       method: c.method ?? "POST",
       headers: { "x-forwarded-for": nextIp(), ...c.headers },
-      body: c.body,
+      body: typeof c.body === "string" || c.body === undefined ? c.body : new Uint8Array(c.body),
     });
     expect(res.status).toBe(c.status);
     if (c.method === "OPTIONS") return;

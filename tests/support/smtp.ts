@@ -1,3 +1,5 @@
+import { mkdirSync, writeFileSync } from "node:fs";
+import { join } from "node:path";
 import { type ParsedMail, simpleParser } from "mailparser";
 import { SMTPServer } from "smtp-server";
 import { freePort } from "./postgres";
@@ -17,6 +19,13 @@ export class TestSmtp {
   rejectNext = 0;
   port = 0;
   private server: SMTPServer | null = null;
+  /** Also write each accepted message to this folder (for test processes other than this one). */
+  private readonly saveTo?: string;
+
+  constructor(opts: { saveTo?: string } = {}) {
+    this.saveTo = opts.saveTo;
+    if (this.saveTo) mkdirSync(this.saveTo, { recursive: true });
+  }
 
   async start(port?: number): Promise<this> {
     this.port = port ?? (this.port || (await freePort()));
@@ -37,6 +46,7 @@ export class TestSmtp {
           const raw = Buffer.concat(chunks).toString("utf8");
           const mail = await simpleParser(raw);
           this.received.push({ raw, mail, messageId: mail.messageId ?? "" });
+          if (this.saveTo) writeFileSync(join(this.saveTo, `${this.received.length}.eml`), raw);
           callback();
         });
       },

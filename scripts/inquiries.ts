@@ -1,0 +1,185 @@
+import { writeFileSync } from "node:fs";
+import { parseArgs } from "node:util";
+import { loadConfig } from "../server/contact/config.ts";
+import { openDatabase } from "../server/contact/db.ts";
+import { type InquiryRecord, Store } from "../server/contact/store.ts";
+
+/**
+ * Operator tools for the inquiries, on the database the server uses (DATA_DIR or DATABASE_URL):
+ *   npm run inquiries -- list [--json]
+ *   npm run inquiries -- export --format csv [--out FILE]
+ *   npm run inquiries -- show ID
+ *   npm run inquiries -- retry
+ *   npm run inquiries -- purge --older-than 365d
+ */
+
+const USAGE = `Usage: npm run inquiries -- <command>
+
+  list [--json]                    every inquiry, newest first, with its delivery status
+  export --format csv [--out FILE] all inquiries as CSV (to standard output, or FILE)
+  show ID                          one inquiry in full
+  retry                            put failed email jobs back in the queue (the server sends them)
+  purge --older-than <N>d          delete inquiries older than N days (h for hours)
+
+Reads DATA_DIR (default ./data) or DATABASE_URL, like the server.`;
+
+const iso = (ms: number | null) => (ms == null ? "" : new Date(ms).toISOString());
+
+function parseAge(text: string | undefined): number {
+  const m = /^(\d+)(d|h)$/.exec(text ?? "");
+  if (!m) throw new UsageError("--older-than takes a number of days or hours, like 365d or 48h");
+  return Number(m[1]) * (m[2] === "d" ? 86_400_000 : 3_600_000);
+}
+
+class UsageError extends Error {}
+
+/** RFC 4180 quoting; a leading = + - @ is defused so a spreadsheet never runs a cell as a formula. */
+function csvCell(value: unknown): string {
+  let s = value == null ? "" : String(value);
+  if (/^[=+\-@\t\r]/.test(s)) s = `'${s}`;
+  return /[",\r\n]/.test(s) ? `"${s.replace(/"/g, '""')}"` : s;
+}
+
+const COLUMNS: Array<[string, (r: InquiryRecord) => unknown]> = [
+  ["id", (r) => r.id],
+  ["received_at", (r) => iso(r.receivedAt)],
+  ["name", (r) => r.name],
+  ["email", (r) => r.email],
+  ["company", (r) => r.company],
+  ["service", (r) => r.service],
+  ["message", (r) => r.message],
+  ["status", (r) => r.status],
+  ["delivery_attempts", (r) => r.attempts],
+  ["sent_at", (r) => iso(r.sentAt)],
+  ["source", (r) => r.source],
+];
+
+export function toCsv(rows: InquiryRecord[]): string {
+  const lines = [COLUMNS.map(([h]) => h).join(",")];
+  for (const r of rows) lines.push(COLUMNS.map(([, get]) => csvCell(get(r))).join(","));
+  return `${lines.join("\r\n")}\r\n`;
+}
+
+const shorten = (s: string, n: number) => {
+  const flat = s.replace(/\s+/g, " ");
+  return flat.length > n ? `${flat.slice(0, n - 1)}…` : flat;
+};
+
+async function main(argv: string[]): Promise<number> {
+  const { values, positionals } = parseArgs({
+    args: argv,
+    allowPositionals: true,
+    options: {
+      json: { type: "boolean", default: false },
+      format: { type: "string" },
+      out: { type: "string" },
+      "older-than": { type: "string" },
+      help: { type: "boolean", short: "h", default: false },
+    },
+  });
+  const [command, ...rest] = positionals;
+  if (values.help || !command) {
+    console.log(USAGE);
+    return command || values.help ? 0 : 2;
+  }
+
+  const config = loadConfig();
+  const db = openDatabase(config);
+  try {
+    await db.migrate();
+    const store = new Store(db);
+    switch (command) {
+      case "list": {
+        const rows = await store.list();
+        if (values.json) {
+          console.log(JSON.stringify(rows, null, 2));
+        } else if (rows.length === 0) {
+          console.log(`No inquiries in ${db.describe()}.`);
+        } else {
+          console.table(
+            rows.map((r) => ({
+              id: r.id,
+              received: iso(r.receivedAt).replace("T", " ").slice(0, 19),
+              name: shorten(r.name, 24),
+              email: r.email,
+              company: shorten(r.company, 20),
+              service: r.service,
+              message: shorten(r.message, 40),
+              status: r.status,
+              attempts: r.attempts,
+            })),
+          );
+        }
+        return 0;
+      }
+      case "export": {
+        if (values.format !== "csv") throw new UsageError("export needs --format csv");
+        const csv = toCsv(await store.list());
+        if (values.out) {
+          writeFileSync(values.out, csv);
+          console.error(`Wrote ${values.out}`);
+        } else process.stdout.write(csv);
+        return 0;
+      }
+      case "show": {
+        const id = rest[0];
+        if (!id) throw new UsageError("show needs an inquiry ID");
+        const r = await store.get(id);
+        if (!r) {
+          console.error(`No inquiry with ID ${id}.`);
+          return 1;
+        }
+        const fields: Array<[string, unknown]> = [
+          ["ID", r.id],
+          ["Received", iso(r.receivedAt)],
+          ["Name", r.name],
+          ["Email", r.email],
+          ["Company", r.company || "—"],
+          ["Service", r.service || "—"],
+          ["Source", r.source],
+          ["Page", r.page ?? "—"],
+          ["User agent", r.userAgent ?? "—"],
+          ["Status", r.status],
+          ["Delivery attempts", r.attempts],
+          ["Sent at", iso(r.sentAt) || "—"],
+          ["Last error", r.lastError ?? "—"],
+        ];
+        for (const [k, v] of fields) console.log(`${`${k}:`.padEnd(19)}${v}`);
+        console.log(`\nMessage:\n${r.message}`);
+        return 0;
+      }
+      case "retry": {
+        const n = await store.retryFailed(Date.now());
+        console.log(
+          n === 0 ? "No failed email jobs." : `${n} failed email job(s) queued again; the server will send them.`,
+        );
+        return 0;
+      }
+      case "purge": {
+        const age = parseAge(values["older-than"]);
+        const n = await store.purge(Date.now() - age);
+        console.log(`Deleted ${n} inquir${n === 1 ? "y" : "ies"} older than ${values["older-than"]}.`);
+        return 0;
+      }
+      default:
+        throw new UsageError(`Unknown command: ${command}`);
+    }
+  } finally {
+    await db.close();
+  }
+}
+
+main(process.argv.slice(2)).then(
+  (code) => {
+    process.exitCode = code;
+  },
+  (err) => {
+    if (err instanceof UsageError || (err as { code?: string }).code?.startsWith("ERR_PARSE_ARGS")) {
+      console.error(`${err.message}\n\n${USAGE}`);
+      process.exitCode = 2;
+    } else {
+      console.error(`inquiries: ${(err as Error).message}`);
+      process.exitCode = 1;
+    }
+  },
+);

@@ -1,0 +1,150 @@
+import { spawnSync } from "node:child_process";
+import { randomUUID } from "node:crypto";
+import { mkdtempSync, readFileSync, rmSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import pg from "pg";
+import { afterEach, beforeEach, describe, expect, inject, it } from "vitest";
+import { openDatabase } from "../../server/contact/db.ts";
+import { Store } from "../../server/contact/store.ts";
+
+/** The operator tools (`npm run inquiries -- …`), run as an operator would, on both engines. */
+
+const root = new URL("../../", import.meta.url).pathname;
+const day = 86_400_000;
+
+async function seed(store: Store) {
+  const base = { company: "", service: "", page: "/contact", userAgent: "test", ipHash: null, source: "api" as const };
+  const make = (over: Record<string, unknown>) => ({ ...base, id: randomUUID(), spam: false, ...over }) as never;
+  const fresh = make({
+    name: "Ada Lovelace",
+    email: "ada@example.org",
+    service: "AI Consulting",
+    message: 'Quote "this", please\nThanks',
+    receivedAt: Date.now(),
+  });
+  const evil = make({
+    name: '=HYPERLINK("http://x")',
+    email: "eve@example.org",
+    message: "csv injection",
+    receivedAt: Date.now() - 1000,
+  });
+  const old = make({
+    name: "Old Timer",
+    email: "old@example.org",
+    message: "From long ago",
+    receivedAt: Date.now() - 400 * day,
+  });
+  for (const inquiry of [fresh, evil, old]) {
+    await store.save(inquiry, { answer: { status: 201, body: {} }, job: { id: randomUUID(), messageId: "<m>" } });
+  }
+  await store.db.query(
+    "UPDATE email_jobs SET status = 'failed', attempts = 9, last_error = 'relay down' WHERE inquiry_id = ?",
+    [(evil as { id: string }).id],
+  );
+  return { fresh: fresh as { id: string }, evil: evil as { id: string }, old: old as { id: string } };
+}
+
+describe.each(["sqlite", "postgres"] as const)("inquiries CLI on %s", (engine) => {
+  let env: Record<string, string>;
+  let cleanup: () => Promise<void>;
+  let ids: Awaited<ReturnType<typeof seed>>;
+
+  const cli = (...args: string[]) => {
+    const r = spawnSync(process.execPath, ["scripts/inquiries.ts", ...args], {
+      cwd: root,
+      env: { ...process.env, ...env },
+      encoding: "utf8",
+    });
+    return { code: r.status, out: r.stdout, err: r.stderr };
+  };
+
+  beforeEach(async () => {
+    const dir = mkdtempSync(join(tmpdir(), "cli-"));
+    if (engine === "sqlite") {
+      env = { DATA_DIR: dir, DATABASE_URL: "" };
+      cleanup = async () => rmSync(dir, { recursive: true, force: true });
+    } else {
+      const admin = new pg.Client({ connectionString: inject("pgAdminUrl") });
+      await admin.connect();
+      const name = `cli_${randomUUID().replace(/-/g, "")}`;
+      await admin.query(`CREATE DATABASE ${name}`);
+      const url = new URL(inject("pgAdminUrl"));
+      url.pathname = `/${name}`;
+      env = { DATA_DIR: dir, DATABASE_URL: url.toString() };
+      cleanup = async () => {
+        await admin.query(`DROP DATABASE IF EXISTS ${name} WITH (FORCE)`);
+        await admin.end();
+        rmSync(dir, { recursive: true, force: true });
+      };
+    }
+    const db = openDatabase({ dataDir: dir, databaseUrl: env.DATABASE_URL || undefined });
+    await db.migrate();
+    ids = await seed(new Store(db));
+    await db.close();
+  });
+  afterEach(async () => cleanup());
+
+  it("lists every inquiry with its status and attempts, as a table and as JSON", () => {
+    const table = cli("list");
+    expect(table.code).toBe(0);
+    expect(table.out).toContain("Ada Lovelace");
+    expect(table.out).toContain("ada@example.org");
+    expect(table.out).toContain("failed");
+    const rows = JSON.parse(cli("list", "--json").out);
+    expect(rows.map((r: { name: string }) => r.name)).toEqual(["Ada Lovelace", '=HYPERLINK("http://x")', "Old Timer"]);
+    expect(rows[1]).toMatchObject({ email: "eve@example.org", status: "failed", attempts: 9, lastError: "relay down" });
+    expect(Object.keys(rows[0])).toEqual(
+      expect.arrayContaining([
+        "id",
+        "receivedAt",
+        "name",
+        "email",
+        "company",
+        "service",
+        "message",
+        "status",
+        "attempts",
+      ]),
+    );
+  });
+
+  it("exports CSV, quoted and safe to open in a spreadsheet", () => {
+    const out = join(env.DATA_DIR ?? "", "export.csv");
+    expect(cli("export", "--format", "csv", "--out", out).code).toBe(0);
+    const csv = readFileSync(out, "utf8");
+    const [header] = csv.split("\r\n");
+    expect(header).toBe("id,received_at,name,email,company,service,message,status,delivery_attempts,sent_at,source");
+    expect(csv).toContain('"Quote ""this"", please\nThanks"');
+    expect(csv).toContain(`"'=HYPERLINK(""http://x"")"`);
+    expect(csv.trim().split("\r\n")).toHaveLength(4);
+    expect(cli("export").code).toBe(2);
+  });
+
+  it("shows one inquiry in full, and says so when there is none", () => {
+    const shown = cli("show", ids.fresh.id);
+    expect(shown.code).toBe(0);
+    expect(shown.out).toMatch(/Service:\s+AI Consulting/);
+    expect(shown.out).toContain('Quote "this", please\nThanks');
+    const missing = cli("show", "no-such-id");
+    expect(missing.code).toBe(1);
+    expect(missing.err).toContain("No inquiry with ID no-such-id");
+  });
+
+  it("queues failed jobs again with retry", () => {
+    expect(cli("retry").out).toContain("1 failed email job(s) queued again");
+    const rows = JSON.parse(cli("list", "--json").out);
+    expect(rows.find((r: { id: string }) => r.id === ids.evil.id)).toMatchObject({ status: "pending", attempts: 0 });
+    expect(cli("retry").out).toContain("No failed email jobs.");
+  });
+
+  it("purges inquiries older than the given age", () => {
+    expect(cli("purge", "--older-than", "365d").out).toContain("Deleted 1 inquiry older than 365d.");
+    const rows = JSON.parse(cli("list", "--json").out);
+    expect(rows.map((r: { id: string }) => r.id)).not.toContain(ids.old.id);
+    expect(rows).toHaveLength(2);
+    const bad = cli("purge", "--older-than", "a year");
+    expect(bad.code).toBe(2);
+    expect(bad.err).toContain("--older-than takes");
+  });
+});
