@@ -68,9 +68,47 @@ export function openSqlite(file: string): Database {
     return stmt.all(...args) as T[];
   };
 
-  // One connection, so one transaction at a time: callers queue for it.
+  // One connection, so one transaction at a time. Group commit: the transactions asked for during
+  // one turn of the event loop run together, each in its own savepoint, under one COMMIT (one
+  // fsync). Every caller is answered only after that COMMIT, so nothing is acknowledged before it is
+  // durable; a failing transaction rolls back to its savepoint without touching the others.
   let queue: Promise<unknown> = Promise.resolve();
   const inTx: Sql = { engine: "sqlite", query: async (sql, params) => run(sql, params), transaction: (fn) => fn(inTx) };
+  type Pending = { fn: (tx: Sql) => Promise<unknown>; resolve: (v: unknown) => void; reject: (e: unknown) => void };
+  let pending: Pending[] = [];
+  let scheduled = false;
+
+  async function flush() {
+    scheduled = false;
+    const batch = pending;
+    pending = [];
+    const outcomes: Array<{ ok: boolean; value: unknown }> = [];
+    db.exec("BEGIN IMMEDIATE");
+    for (const item of batch) {
+      db.exec("SAVEPOINT grouped");
+      try {
+        const value = await item.fn(inTx);
+        db.exec("RELEASE grouped");
+        outcomes.push({ ok: true, value });
+      } catch (e) {
+        db.exec("ROLLBACK TO grouped");
+        db.exec("RELEASE grouped");
+        outcomes.push({ ok: false, value: e });
+      }
+    }
+    try {
+      db.exec("COMMIT");
+    } catch (e) {
+      if (db.isTransaction) db.exec("ROLLBACK");
+      for (const item of batch) item.reject(e);
+      return;
+    }
+    batch.forEach((item, i) => {
+      const o = outcomes[i];
+      if (o?.ok) item.resolve(o.value);
+      else item.reject(o?.value);
+    });
+  }
 
   const database: Database = {
     engine: "sqlite",
@@ -79,19 +117,13 @@ export function openSqlite(file: string): Database {
       return run(sql, params);
     },
     transaction<T>(fn: (tx: Sql) => Promise<T>): Promise<T> {
-      const result = queue.then(async () => {
-        db.exec("BEGIN IMMEDIATE");
-        try {
-          const value = await fn(inTx);
-          db.exec("COMMIT");
-          return value;
-        } catch (e) {
-          db.exec("ROLLBACK");
-          throw e;
-        }
+      return new Promise<T>((resolve, reject) => {
+        pending.push({ fn, resolve: resolve as (v: unknown) => void, reject });
+        if (scheduled) return;
+        scheduled = true;
+        // setImmediate: after this turn's I/O callbacks, so concurrent requests share the commit.
+        queue = queue.then(() => new Promise((r) => setImmediate(r))).then(flush);
       });
-      queue = result.catch(() => undefined);
-      return result;
     },
     async migrate() {
       db.exec(
@@ -117,7 +149,7 @@ export function openSqlite(file: string): Database {
       // rate-limiter-flexible speaks better-sqlite3; node:sqlite has the same prepare/get/run shape.
       const client = {
         prepare: (sql: string) => {
-          const s = db.prepare(sql);
+          const s = prepare(sql);
           return {
             run: (...a: unknown[]) => s.run(...(a.map(toSqlite) as Parameters<typeof s.run>)),
             get: (...a: unknown[]) => s.get(...(a.map(toSqlite) as Parameters<typeof s.get>)),
@@ -125,6 +157,11 @@ export function openSqlite(file: string): Database {
           };
         },
         transaction: (fn: () => unknown) => () => {
+          // Counters need no fsync of their own: committed with synchronous=NORMAL (in WAL mode the
+          // next FULL commit makes them durable too). Losing the last second of counters in a power
+          // cut is harmless; an inquiry's commit stays FULL. Measured: 3 fsyncs a request become 1.
+          const own = !db.isTransaction;
+          if (own) db.exec("PRAGMA synchronous = NORMAL");
           db.exec("SAVEPOINT rate_limiter");
           try {
             const r = fn();
@@ -134,6 +171,8 @@ export function openSqlite(file: string): Database {
             db.exec("ROLLBACK TO rate_limiter");
             db.exec("RELEASE rate_limiter");
             throw e;
+          } finally {
+            if (own) db.exec("PRAGMA synchronous = FULL");
           }
         },
       };
@@ -179,6 +218,17 @@ export function openPostgres(url: string, poolSize = 10): Database {
     max: poolSize,
     types: { getTypeParser: numberTypes } as pg.CustomTypesConfig,
   });
+  // The rate limiters' own pool: a limit is checked inside the inquiry's transaction, which already
+  // holds a connection of the main pool (sharing it could leave every connection waiting for
+  // another). Counters need no flush to disk before the answer: synchronous_commit=off.
+  let limiterPool: pg.Pool | null = null;
+  const limiters = () => {
+    if (!limiterPool) {
+      limiterPool = new pg.Pool({ connectionString: url, max: 4, options: "-c synchronous_commit=off" });
+      limiterPool.on("error", () => {});
+    }
+    return limiterPool;
+  };
   pool.on("error", () => {
     // An idle client lost its connection; the pool replaces it. Queries report their own errors.
   });
@@ -233,7 +283,7 @@ export function openPostgres(url: string, poolSize = 10): Database {
       return new Promise((resolve, reject) => {
         const limiter: RateLimiterPostgres = new RateLimiterPostgres(
           {
-            storeClient: pool,
+            storeClient: limiters(),
             storeType: "pool",
             tableName: "rate_limits",
             keyPrefix,
@@ -245,7 +295,10 @@ export function openPostgres(url: string, poolSize = 10): Database {
         );
       });
     },
-    close: () => pool.end(),
+    async close() {
+      await limiterPool?.end();
+      await pool.end();
+    },
     describe: () => `PostgreSQL ${new URL(url).host}${new URL(url).pathname}`,
   };
   return database;

@@ -11,7 +11,7 @@ import { type Answer, type Source, Store } from "./store.ts";
 
 /**
  * The contact pipeline, one for both doors (the JSON endpoint and the no-JavaScript form post):
- * validate → honeypot → rate limit → store inquiry + email job in one transaction → answer.
+ * validate → honeypot → in one transaction: rate limit, store inquiry + email job → answer.
  * The answer is only ever a success after the inquiry is durably stored.
  */
 
@@ -72,8 +72,6 @@ export class ContactPipeline implements ContactService {
     if (!valid.ok) return { status: 400, body: { error: valid.error, fields: valid.fields } };
 
     const ipHash = this.hashIp(s.ip);
-    const limited = await this.rateLimit(ipHash);
-    if (limited) return limited;
 
     const id = randomUUID();
     const spam = trap !== "";
@@ -93,9 +91,11 @@ export class ContactPipeline implements ContactService {
         answer,
         idempotencyKey: s.idempotencyKey,
         job: spam ? undefined : { id: randomUUID(), messageId: messageIdFor(id) },
+        // Inside the transaction: on SQLite the counters share the inquiry's commit.
+        guard: () => this.rateLimit(ipHash),
       },
     );
-    if (result.duplicate) return result.answer;
+    if (result.duplicate || result.refused) return result.answer;
     this.log.info({ inquiryId: id, source: s.source, spam }, spam ? "inquiry stored as spam" : "inquiry stored");
     if (!spam) this.worker.nudge();
     return answer;

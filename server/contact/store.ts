@@ -84,15 +84,23 @@ export class Store {
    */
   async save(
     inquiry: NewInquiry,
-    opts: { answer: Answer; idempotencyKey?: string; job?: { id: string; messageId: string } },
-  ): Promise<{ duplicate: boolean; answer: Answer }> {
-    const { idempotencyKey: key, answer, job } = opts;
+    opts: {
+      answer: Answer;
+      idempotencyKey?: string;
+      job?: { id: string; messageId: string };
+      /** Checked inside the transaction (a rate limit): an answer here refuses, and nothing is stored. */
+      guard?: () => Promise<Answer | null>;
+    },
+  ): Promise<{ duplicate: boolean; answer: Answer; refused?: boolean }> {
+    const { idempotencyKey: key, answer, job, guard } = opts;
     try {
       return await this.db.transaction(async (tx) => {
         if (key) {
           const previous = await this.answerFor(key, tx);
           if (previous) return { duplicate: true, answer: previous };
         }
+        const refusal = guard ? await guard() : null;
+        if (refusal) return { duplicate: false, answer: refusal, refused: true };
         await tx.query(
           `INSERT INTO inquiries (id, received_at, name, email, company, service, message, page, user_agent, ip_hash, source, spam)
            VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`,

@@ -1,5 +1,5 @@
 import type { TestProject } from "vitest/node";
-import { startPostgres } from "./postgres";
+import { startPostgres } from "./postgres.ts";
 
 /** One PostgreSQL server for the whole run (or the one TEST_DATABASE_URL names). */
 export default async function setup(project: TestProject) {
