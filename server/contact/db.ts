@@ -113,7 +113,9 @@ export function openSqlite(file: string): Database {
   const database: Database = {
     engine: "sqlite",
     async query(sql, params) {
-      await queue;
+      // A group transaction runs to its COMMIT without yielding to other requests, so a query can
+      // only meet an open one if a transaction awaited real I/O; then it waits for the COMMIT.
+      if (db.isTransaction) await queue;
       return run(sql, params);
     },
     transaction<T>(fn: (tx: Sql) => Promise<T>): Promise<T> {

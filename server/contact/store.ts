@@ -181,9 +181,16 @@ export class Store {
     });
   }
 
+  /** One write outside a caller's transaction: on SQLite it joins the group commit (one fsync for many). */
+  private write(sql: string, params: unknown[]): Promise<Record<string, unknown>[]> {
+    return this.db.engine === "sqlite"
+      ? this.db.transaction((tx) => tx.query(sql, params))
+      : this.db.query(sql, params);
+  }
+
   /** Mark a claimed job sent. False if the claim was lost (another worker took it over). */
   async markSent(jobId: string, workerId: string, now: number): Promise<boolean> {
-    const rows = await this.db.query(
+    const rows = await this.write(
       `UPDATE email_jobs SET status = 'sent', sent_at = ?, claimed_by = NULL, claimed_until = NULL, last_error = NULL
        WHERE id = ? AND claimed_by = ? AND status = 'sending' RETURNING id`,
       [now, jobId, workerId],
@@ -192,7 +199,7 @@ export class Store {
   }
 
   async markRetry(jobId: string, workerId: string, nextAttemptAt: number, error: string): Promise<void> {
-    await this.db.query(
+    await this.write(
       `UPDATE email_jobs SET status = 'pending', next_attempt_at = ?, last_error = ?, claimed_by = NULL, claimed_until = NULL
        WHERE id = ? AND claimed_by = ?`,
       [nextAttemptAt, error.slice(0, 1000), jobId, workerId],
@@ -200,7 +207,7 @@ export class Store {
   }
 
   async markFailed(jobId: string, workerId: string, error: string): Promise<void> {
-    await this.db.query(
+    await this.write(
       `UPDATE email_jobs SET status = 'failed', last_error = ?, claimed_by = NULL, claimed_until = NULL
        WHERE id = ? AND claimed_by = ?`,
       [error.slice(0, 1000), jobId, workerId],
@@ -209,7 +216,7 @@ export class Store {
 
   /** Give back every job a stopping worker still holds, to be sent by the next one at once. */
   async release(workerId: string): Promise<number> {
-    const rows = await this.db.query(
+    const rows = await this.write(
       `UPDATE email_jobs SET status = 'pending', claimed_by = NULL, claimed_until = NULL, attempts = attempts - 1
        WHERE claimed_by = ? AND status = 'sending' RETURNING id`,
       [workerId],
@@ -254,7 +261,7 @@ export class Store {
 
   /** Failed jobs back to pending, due now, with a fresh 24-hour retry window. */
   async retryFailed(now: number): Promise<number> {
-    const rows = await this.db.query(
+    const rows = await this.write(
       `UPDATE email_jobs SET status = 'pending', next_attempt_at = ?, created_at = ?, attempts = 0 WHERE status = 'failed' RETURNING id`,
       [now, now],
     );

@@ -25,13 +25,14 @@ export async function startServer(env: Record<string, string> = {}, port?: numbe
     env: { ...process.env, NODE_ENV: "production", PORT: String(p), HOST: "127.0.0.1", DATA_DIR: dataDir, ...env },
     stdio: ["ignore", "pipe", "pipe"],
   });
+  // Keep the last 256 KB of output: enough for any test to read, bounded under a benchmark's load.
   let out = "";
-  child.stdout?.on("data", (d) => {
+  const keep = (d: Buffer) => {
     out += d;
-  });
-  child.stderr?.on("data", (d) => {
-    out += d;
-  });
+    if (out.length > 512 * 1024) out = out.slice(-256 * 1024);
+  };
+  child.stdout?.on("data", keep);
+  child.stderr?.on("data", keep);
   const started = Date.now();
   while (!out.includes("server started")) {
     if (child.exitCode !== null) throw new Error(`server exited (${child.exitCode}):\n${out}`);
