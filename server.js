@@ -8,6 +8,7 @@ import { RouterContextProvider } from "react-router";
 import { loadConfig } from "./server/contact/config.ts";
 import { contactEndpoint, MAX_BODY_BYTES } from "./server/contact/http.ts";
 import { createContactPipeline } from "./server/contact/service.ts";
+import { BASE_HEADERS, HSTS, NON_HTML_POLICY, policyForHtml } from "./server/security.ts";
 import { loadStaticFiles, serveStatic } from "./server/static.js";
 
 /**
@@ -64,9 +65,15 @@ app.use((req, res, next) => {
   next();
 });
 
-app.use((_req, res, next) => {
-  res.setHeader("X-Content-Type-Options", "nosniff");
-  res.setHeader("Referrer-Policy", "strict-origin-when-cross-origin");
+// Security headers on every response (server/security.ts); pages replace the CSP with their own.
+app.use((req, res, next) => {
+  for (const [name, value] of Object.entries(BASE_HEADERS)) res.setHeader(name, value);
+  res.setHeader("Content-Security-Policy", NON_HTML_POLICY);
+  if (req.secure) res.setHeader("Strict-Transport-Security", HSTS);
+  // Behind a TLS proxy that reports a plain-HTTP request: send the visitor to HTTPS first.
+  if (req.get("x-forwarded-proto") && req.protocol === "http" && req.get("host")) {
+    return res.redirect(308, `https://${req.get("host")}${req.originalUrl}`);
+  }
   next();
 });
 
@@ -95,6 +102,7 @@ app.post(["/contact", "/contact/"], (req, res, next) => {
 app.use(serveStatic(files));
 // Pages that are not prerendered (404s) and form posts: React Router, compressed on the fly.
 app.use(compression());
+app.use(hashInlineScripts);
 app.use(
   createRequestHandler({
     build: routerBuild,
@@ -117,6 +125,34 @@ app.use((err, _req, res, _next) => {
 const server = app.listen(port, host, () => {
   log.info({ url: `http://${host === "0.0.0.0" ? "localhost" : host}:${port}`, files: files.size }, "server started");
 });
+
+/**
+ * Server-rendered HTML (a 404 page, the answer to a form post) gets the same policy as a prerendered
+ * page: buffer it (it is small), hash its inline scripts, then send it with its CSP.
+ */
+function hashInlineScripts(_req, res, next) {
+  const write = res.write.bind(res);
+  const end = res.end.bind(res);
+  const chunks = [];
+  const isHtml = () => String(res.getHeader("content-type") ?? "").startsWith("text/html");
+  res.write = (chunk, encoding, callback) => {
+    if (!isHtml()) return write(chunk, encoding, callback);
+    chunks.push(Buffer.from(chunk, typeof encoding === "string" ? encoding : undefined));
+    if (typeof encoding === "function") encoding();
+    else if (typeof callback === "function") callback();
+    return true;
+  };
+  res.end = (chunk, encoding, callback) => {
+    if (!isHtml()) return end(chunk, encoding, callback);
+    if (chunk && typeof chunk !== "function") {
+      chunks.push(Buffer.from(chunk, typeof encoding === "string" ? encoding : undefined));
+    }
+    const body = Buffer.concat(chunks);
+    res.setHeader("Content-Security-Policy", policyForHtml(body.toString("utf8")));
+    return end(body, typeof chunk === "function" ? chunk : typeof encoding === "function" ? encoding : callback);
+  };
+  next();
+}
 
 let stopping = false;
 function shutdown(signal) {

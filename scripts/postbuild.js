@@ -2,10 +2,12 @@ import { readdirSync, readFileSync, statSync, writeFileSync } from "node:fs";
 import { extname, join } from "node:path";
 import { brotliCompressSync, constants, gzipSync } from "node:zlib";
 import { createRequestHandler } from "react-router";
+import { BASE_HEADERS, HSTS, NON_HTML_POLICY, policyForHtml } from "../server/security.ts";
 
 /**
  * After `react-router build`: write the not-found page as build/client/404.html (static hosts and
- * CDNs answer unknown paths with it), then precompress every text file of build/client with brotli (quality 11)
+ * CDNs answer unknown paths with it), write build/client/_headers (the Node server's security
+ * headers and caching, for static hosts that read that file), then precompress every text file of build/client with brotli (quality 11)
  * and gzip (level 9), so neither the Node server nor a CDN compresses a page per request.
  */
 
@@ -14,6 +16,38 @@ const build = await import(new URL("../build/server/index.js", import.meta.url).
 const notFound = await createRequestHandler(build, "production")(new Request("http://localhost/__not-found__"));
 if (notFound.status !== 404) throw new Error(`postbuild: expected a 404 page, got ${notFound.status}`);
 writeFileSync(join(root, "404.html"), await notFound.text());
+
+// _headers: one rule per page with its own CSP (hosts merge the headers of overlapping rules, and two
+// CSPs would both be enforced, so the catch-all rule carries none); hashed assets cached forever.
+const rules = [];
+const common = { ...BASE_HEADERS, "Strict-Transport-Security": HSTS };
+const block = (path, headers) =>
+  `${path}\n${Object.entries(headers)
+    .map(([k, v]) => `  ${k}: ${v}`)
+    .join("\n")}`;
+rules.push(block("/*", common));
+rules.push(
+  block("/assets/*", {
+    "Cache-Control": "public, max-age=31536000, immutable",
+    "Content-Security-Policy": NON_HTML_POLICY,
+  }),
+);
+for (const path of walk(root)) {
+  if (!path.endsWith(".html")) continue;
+  const rel = path.slice(root.length - 1);
+  const csp = {
+    "Content-Security-Policy": policyForHtml(readFileSync(path, "utf8")),
+    "Cache-Control": "public, max-age=0, must-revalidate",
+  };
+  if (rel.endsWith("/index.html")) {
+    const dir = rel.slice(0, -"index.html".length);
+    rules.push(block(dir, csp));
+    if (dir !== "/") rules.push(block(dir.slice(0, -1), csp));
+  } else {
+    rules.push(block(rel, csp));
+  }
+}
+writeFileSync(join(root, "_headers"), `${rules.join("\n\n")}\n`);
 
 const compressible = new Set([".html", ".css", ".js", ".svg", ".json", ".xml", ".txt", ".data", ".webmanifest"]);
 

@@ -1,6 +1,7 @@
 import { createHash } from "node:crypto";
 import { readdirSync, readFileSync, statSync } from "node:fs";
 import { extname, join, relative, sep } from "node:path";
+import { policyForHtml } from "./security.ts";
 
 /**
  * The prerendered site, read into memory once at start: every page and asset with its brotli and
@@ -37,7 +38,7 @@ function* walk(dir) {
   }
 }
 
-/** @returns {Map<string, {body: Buffer, br?: Buffer, gzip?: Buffer, type: string, etag: string, cacheControl: string}>} */
+/** @returns {Map<string, {body: Buffer, br?: Buffer, gzip?: Buffer, type: string, etag: string, cacheControl: string, csp?: string}>} */
 export function loadStaticFiles(root) {
   const files = new Map();
   for (const path of walk(root)) {
@@ -59,6 +60,8 @@ export function loadStaticFiles(root) {
       type: contentTypes[ext] ?? "application/octet-stream",
       etag: `"${createHash("sha1").update(body).digest("base64url").slice(0, 22)}"`,
       cacheControl: rel.startsWith("/assets/") ? IMMUTABLE : ext === ".html" ? HTML_CACHE : OTHER_CACHE,
+      // A page's own policy: its inline scripts allowed by hash (other files keep the server's default).
+      csp: ext === ".html" ? policyForHtml(body.toString("utf8")) : undefined,
     };
     files.set(rel, entry);
     if (rel.endsWith("/index.html")) {
@@ -81,6 +84,7 @@ export function serveStatic(files) {
     res.setHeader("Cache-Control", file.cacheControl);
     res.setHeader("ETag", file.etag);
     res.setHeader("Vary", "Accept-Encoding");
+    if (file.csp) res.setHeader("Content-Security-Policy", file.csp);
     if (req.headers["if-none-match"] === file.etag) {
       res.statusCode = 304;
       return res.end();

@@ -1,0 +1,74 @@
+import { createHash } from "node:crypto";
+
+/**
+ * The site's security headers, in one place: the Node server sends them on every response, and
+ * scripts/postbuild.js writes the same policy to build/client/_headers for static hosts.
+ *
+ * Content-Security-Policy: nothing is allowed unless listed (default-src 'none'); scripts only from
+ * this origin and, on a page with inline scripts, exactly those scripts by their SHA-256 hash; a
+ * page without scripts gets script-src 'none'.
+ */
+
+/** The SHA-256 source expressions of every inline <script> in an HTML document. */
+export function inlineScriptHashes(html: string): string[] {
+  const hashes = new Set<string>();
+  for (const m of html.matchAll(/<script(?![^>]*\bsrc=)[^>]*>([\s\S]*?)<\/script>/gi)) {
+    hashes.add(
+      `'sha256-${createHash("sha256")
+        .update(m[1] ?? "", "utf8")
+        .digest("base64")}'`,
+    );
+  }
+  return [...hashes];
+}
+
+/** The origin of CONTACT_ENDPOINT when it is another site's (a hosted function), else nothing. */
+export function externalContactOrigin(endpoint = process.env.CONTACT_ENDPOINT): string | null {
+  if (!endpoint || endpoint.startsWith("/")) return null;
+  try {
+    return new URL(endpoint).origin;
+  } catch {
+    return null;
+  }
+}
+
+export function contentSecurityPolicy(opts: { scripts: string[] | null; contactOrigin?: string | null }): string {
+  const extra = opts.contactOrigin ? ` ${opts.contactOrigin}` : "";
+  const scriptSrc = opts.scripts ? ["'self'", ...opts.scripts].join(" ") : "'none'";
+  return [
+    "default-src 'none'",
+    `script-src ${scriptSrc}`,
+    "style-src 'self'",
+    "img-src 'self'",
+    "font-src 'self'",
+    `connect-src 'self'${extra}`,
+    "manifest-src 'self'",
+    `form-action 'self'${extra}`,
+    "frame-ancestors 'none'",
+    "base-uri 'none'",
+  ].join("; ");
+}
+
+/** The CSP for one HTML document: its own inline scripts allowed by hash; 'self' scripts only if it has any. */
+export function policyForHtml(html: string, contactOrigin = externalContactOrigin()): string {
+  const hashes = inlineScriptHashes(html);
+  const hasScripts = hashes.length > 0 || /<script[^>]*\bsrc=/i.test(html);
+  return contentSecurityPolicy({ scripts: hasScripts ? hashes : null, contactOrigin });
+}
+
+/** Headers every response carries (the CSP is added per response). */
+export const BASE_HEADERS: Readonly<Record<string, string>> = {
+  "X-Content-Type-Options": "nosniff",
+  "Referrer-Policy": "strict-origin-when-cross-origin",
+  "Permissions-Policy":
+    "accelerometer=(), camera=(), display-capture=(), geolocation=(), gyroscope=(), magnetometer=(), microphone=(), payment=(), usb=()",
+  "Cross-Origin-Opener-Policy": "same-origin",
+  "Cross-Origin-Resource-Policy": "same-origin",
+  "X-Frame-Options": "DENY",
+};
+
+/** Sent only over HTTPS (directly, or as a trusted proxy reports): two years, subdomains too. */
+export const HSTS = "max-age=63072000; includeSubDomains";
+
+/** The policy for responses that are not HTML (JSON, CSS, images): nothing may run or load. */
+export const NON_HTML_POLICY = contentSecurityPolicy({ scripts: null });

@@ -1,0 +1,112 @@
+import { readFileSync } from "node:fs";
+import http from "node:http";
+import { expect, test } from "@playwright/test";
+import { PORT } from "../../playwright.config";
+import { observatoryScore } from "../support/observatory";
+import { allRoutes } from "./routes";
+
+/**
+ * Security headers, as a visitor of the deployed site gets them: the server behind a TLS proxy
+ * (X-Forwarded-Proto from 127.0.0.1, which the server trusts by default), on the public host.
+ */
+
+const HOST = "www.example.com";
+
+function get(path: string, proto: "http" | "https", method = "GET") {
+  return new Promise<{ status: number; headers: Record<string, string>; body: string }>((resolve, reject) => {
+    const req = http.request(
+      { host: "127.0.0.1", port: PORT, path, method, headers: { host: HOST, "x-forwarded-proto": proto } },
+      (res) => {
+        let body = "";
+        res.setEncoding("utf8");
+        res.on("data", (c: string) => {
+          body += c;
+        });
+        res.on("end", () => {
+          const headers: Record<string, string> = {};
+          for (const [k, v] of Object.entries(res.headers))
+            if (v !== undefined) headers[k] = Array.isArray(v) ? v.join(", ") : v;
+          resolve({ status: res.statusCode ?? 0, headers, body });
+        });
+      },
+    );
+    req.on("error", reject);
+    req.end();
+  });
+}
+
+const paths = [...allRoutes.map((r) => r.path), "/no-such-page", "/blog/no-such-post"];
+
+for (const path of paths) {
+  test(`${path} scores A+ on the Observatory's rules`, async () => {
+    const https = await get(path, "https");
+    const plain = await get(path, "http");
+    expect(plain.status).toBe(308);
+    const result = observatoryScore({
+      host: HOST,
+      https,
+      httpRedirect: { status: plain.status, location: plain.headers.location ?? "" },
+    });
+    const failing = result.tests.filter((t) => t.modifier < 0).map((t) => `${t.test}: ${t.result}`);
+    expect(failing).toEqual([]);
+    expect(result.grade).toBe("A+");
+    expect(result.score).toBeGreaterThanOrEqual(100);
+    const csp = https.headers["content-security-policy"] ?? "";
+    expect(csp).toMatch(/default-src 'none'/);
+    expect(csp).toMatch(/frame-ancestors 'none'/);
+    expect(csp).toMatch(/base-uri 'none'/);
+    expect(csp).toMatch(/form-action 'self'/);
+    expect(csp).not.toMatch(/unsafe-inline|unsafe-eval/);
+    expect(https.headers["strict-transport-security"]).toMatch(/max-age=(\d{8,}).*includeSubDomains/);
+    expect(Number(/max-age=(\d+)/.exec(https.headers["strict-transport-security"] ?? "")?.[1])).toBeGreaterThanOrEqual(
+      31_536_000,
+    );
+    expect(https.headers["permissions-policy"]).toMatch(/camera=\(\)/);
+    expect(https.headers["cross-origin-opener-policy"]).toBe("same-origin");
+    expect(https.headers["set-cookie"]).toBeUndefined();
+  });
+}
+
+test("pages without scripts forbid scripts; the contact page allows exactly its own", async () => {
+  expect((await get("/services", "https")).headers["content-security-policy"]).toMatch(/script-src 'none'/);
+  const contact = await get("/contact", "https");
+  const scriptSrc = /script-src ([^;]+)/.exec(contact.headers["content-security-policy"] ?? "")?.[1] ?? "";
+  const inline = [...contact.body.matchAll(/<script(?![^>]*src=)[^>]*>/g)].length;
+  expect(scriptSrc.split(" ").filter((s) => s.startsWith("'sha256-"))).toHaveLength(inline);
+  expect(scriptSrc).toContain("'self'");
+});
+
+test("plain HTTP without a proxy (local development) gets no HSTS and no redirect", async ({ request }) => {
+  const res = await request.get("/");
+  expect(res.status()).toBe(200);
+  expect(res.headers()["strict-transport-security"]).toBeUndefined();
+  expect(res.headers()["content-security-policy"]).toMatch(/default-src 'none'/);
+});
+
+test("every kind of response carries the headers, and none sets a cookie", async ({ request }) => {
+  const css = (await (await request.get("/")).text()).match(/href="(\/assets\/[^"]+\.css)"/)?.[1] ?? "";
+  for (const res of [
+    await request.get(css),
+    await request.get("/healthz"),
+    await request.get("/favicon.svg"),
+    await request.post("/functions/v1/send-email", { data: "{}", headers: { "content-type": "application/json" } }),
+    await request.post("/contact", { form: { name: "", email: "", message: "" } }),
+  ]) {
+    const h = res.headers();
+    expect(h["x-content-type-options"], res.url()).toBe("nosniff");
+    expect(h["content-security-policy"], res.url()).toMatch(/default-src 'none'/);
+    expect(h["referrer-policy"]).toBe("strict-origin-when-cross-origin");
+    expect(h["set-cookie"]).toBeUndefined();
+  }
+});
+
+test("build/client/_headers gives a static host the same policy as the server", async () => {
+  const file = readFileSync("build/client/_headers", "utf8");
+  for (const path of ["/", "/contact", "/services/", "/blog/ai-infrastructure-us-goldmine"]) {
+    const served = (await get(path, "https")).headers["content-security-policy"];
+    const block = file.split("\n\n").find((b) => b.split("\n")[0] === path) ?? "";
+    expect(block, path).toContain(`Content-Security-Policy: ${served}`);
+  }
+  expect(file).toMatch(/^\/\*\n(?:.*\n)*?\s+Strict-Transport-Security: max-age=63072000; includeSubDomains/m);
+  expect(file).toMatch(/\/assets\/\*\n\s+Cache-Control: public, max-age=31536000, immutable/);
+});
