@@ -6,6 +6,18 @@ export default {
   routeDiscovery: { mode: "initial" },
   async prerender() {
     const slugs = await publishedSlugs();
-    return ["/", "/services", "/blog", "/contact", "/imprint", ...slugs.map((s) => `/blog/${s}`)];
+    return [
+      "/",
+      "/services",
+      "/blog",
+      "/contact",
+      "/imprint",
+      ...slugs.map((s) => `/blog/${s}`),
+      "/blog/rss.xml",
+      "/sitemap.xml",
+      "/robots.txt",
+      "/.well-known/security.txt",
+      "/site.webmanifest",
+    ];
   },
 } satisfies Config;

@@ -16,9 +16,17 @@ import { NotFound } from "./components/sections/NotFound";
 import { SiteFooter } from "./components/sections/SiteFooter";
 import { SiteHeader } from "./components/sections/SiteHeader";
 import { focusRing } from "./components/ui/styles";
+import { site } from "./config/site";
 import { handleOf } from "./lib/handle";
+import { JsonLd, organization, website } from "./lib/structured-data";
 
-export const links: Route.LinksFunction = () => [{ rel: "icon", href: "/favicon.svg", type: "image/svg+xml" }];
+export const links: Route.LinksFunction = () => [
+  { rel: "icon", href: "/favicon.svg", type: "image/svg+xml" },
+  { rel: "icon", href: "/favicon-32.png", type: "image/png", sizes: "32x32" },
+  { rel: "apple-touch-icon", href: "/apple-touch-icon.png" },
+  { rel: "manifest", href: "/site.webmanifest" },
+  { rel: "alternate", type: "application/rss+xml", title: `${site.name} Blog`, href: "/blog/rss.xml" },
+];
 
 export function Layout({ children }: { children: ReactNode }) {
   const matches = useMatches();
@@ -31,6 +39,8 @@ export function Layout({ children }: { children: ReactNode }) {
         <meta charSet="utf-8" />
         <meta name="viewport" content="width=device-width, initial-scale=1" />
         <meta name="color-scheme" content="light dark" />
+        <meta name="theme-color" media="(prefers-color-scheme: light)" content={site.themeColor.light} />
+        <meta name="theme-color" media="(prefers-color-scheme: dark)" content={site.themeColor.dark} />
         <Meta />
         <Links />
       </head>
@@ -46,6 +56,7 @@ export function Layout({ children }: { children: ReactNode }) {
           {children}
         </main>
         <SiteFooter />
+        <JsonLd graph={[organization(), website()]} />
         {hydrate ? (
           <>
             <ScrollRestoration />

@@ -3,6 +3,7 @@ import { extname, join } from "node:path";
 import { brotliCompressSync, constants, gzipSync } from "node:zlib";
 import { createRequestHandler } from "react-router";
 import { BASE_HEADERS, HSTS, NON_HTML_POLICY, policyForHtml } from "../server/security.ts";
+import { buildImages } from "./images.ts";
 
 /**
  * After `react-router build`: write the not-found page as build/client/404.html (static hosts and
@@ -16,6 +17,41 @@ const build = await import(new URL("../build/server/index.js", import.meta.url).
 const notFound = await createRequestHandler(build, "production")(new Request("http://localhost/__not-found__"));
 if (notFound.status !== 404) throw new Error(`postbuild: expected a 404 page, got ${notFound.status}`);
 writeFileSync(join(root, "404.html"), await notFound.text());
+
+// Favicons and one social image per page (og:image), from each page's own title and description.
+const ogTitle = (html, name) => html.match(new RegExp(`<meta property="${name}" content="([^"]*)"`))?.[1];
+const decodeEntities = (s) =>
+  s
+    .replace(/&quot;/g, '"')
+    .replace(/&#x27;|&#39;/g, "'")
+    .replace(/&lt;/g, "<")
+    .replace(/&gt;/g, ">")
+    .replace(/&amp;/g, "&");
+const pages = [];
+for (const path of walk(root)) {
+  if (!path.endsWith("/index.html")) continue;
+  const html = readFileSync(path, "utf8");
+  const title = ogTitle(html, "og:title");
+  const description = ogTitle(html, "og:description");
+  if (!title || !description) continue;
+  const dir = path.slice(root.length - 1, -"index.html".length);
+  pages.push({
+    path: dir === "/" ? "/" : dir.slice(0, -1),
+    title: decodeEntities(title),
+    description: decodeEntities(description),
+  });
+}
+const siteUrl = (html) => html.match(/<link rel="canonical" href="([^"]+)"/)?.[1];
+const homeUrl = new URL(siteUrl(readFileSync(join(root, "index.html"), "utf8")) ?? "https://www.example.com/");
+const images = await buildImages(root, pages, {
+  name: ogSiteName(readFileSync(join(root, "index.html"), "utf8")),
+  url: homeUrl.origin,
+});
+console.log(`postbuild: favicons, and ${images.pages} social images (${images.drawn} drawn, the rest from cache)`);
+
+function ogSiteName(html) {
+  return decodeEntities(ogTitle(html, "og:site_name") ?? "");
+}
 
 // _headers: one rule per page with its own CSP (hosts merge the headers of overlapping rules, and two
 // CSPs would both be enforced, so the catch-all rule carries none); hashed assets cached forever.

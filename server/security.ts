@@ -9,10 +9,10 @@ import { createHash } from "node:crypto";
  * page without scripts gets script-src 'none'.
  */
 
-/** The SHA-256 source expressions of every inline <script> in an HTML document. */
+/** The SHA-256 source expressions of every inline <script> in an HTML document (JSON-LD data blocks aside). */
 export function inlineScriptHashes(html: string): string[] {
   const hashes = new Set<string>();
-  for (const m of html.matchAll(/<script(?![^>]*\bsrc=)[^>]*>([\s\S]*?)<\/script>/gi)) {
+  for (const m of html.matchAll(/<script(?![^>]*\bsrc=)(?![^>]*application\/ld\+json)[^>]*>([\s\S]*?)<\/script>/gi)) {
     hashes.add(
       `'sha256-${createHash("sha256")
         .update(m[1] ?? "", "utf8")

@@ -57,7 +57,9 @@ export function loadStaticFiles(root) {
       body,
       br: variant(".br"),
       gzip: variant(".gz"),
-      type: contentTypes[ext] ?? "application/octet-stream",
+      type: rel.endsWith("/rss.xml")
+        ? "application/rss+xml; charset=utf-8"
+        : (contentTypes[ext] ?? "application/octet-stream"),
       etag: `"${createHash("sha1").update(body).digest("base64url").slice(0, 22)}"`,
       cacheControl: rel.startsWith("/assets/") ? IMMUTABLE : ext === ".html" ? HTML_CACHE : OTHER_CACHE,
       // A page's own policy: its inline scripts allowed by hash (other files keep the server's default).

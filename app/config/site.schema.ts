@@ -58,6 +58,9 @@ export const siteSchema = z.object({
     liabilityCoverageUsd: z.number().int().positive(),
   }),
   copyrightYear: z.number().int().min(2000),
+  themeColor: z.object({ light: z.string().regex(/^#[0-9a-f]{6}$/), dark: z.string().regex(/^#[0-9a-f]{6}$/) }),
+  foundingDate: z.string().regex(/^\d{4}(-\d{2}-\d{2})?$/),
+  securityContact: z.email(),
   serviceOptions: z.array(z.string()).length(5),
   stats: z.array(z.object({ value: z.string(), label: z.string() })).length(4),
 });

@@ -66,6 +66,9 @@ export const site: Site = {
     liabilityCoverageUsd: 5_000_000,
   },
   copyrightYear: 2025,
+  themeColor: { light: "#1d4ed8", dark: "#020617" },
+  foundingDate: "2021",
+  securityContact: "security@example.com",
   serviceOptions: [
     "IT Infrastructure Solutions",
     "IT Consulting",

@@ -1,12 +1,47 @@
 import type { MetaDescriptor } from "react-router";
 import { site } from "~/config/site";
 
-/** The <title>, description and canonical link of one page. */
-export function pageMeta({ title, description, path }: { title: string; description: string; path: string }) {
+/** The social image of a page: rendered at build by scripts/images.ts, named after the page's path. */
+export function socialImagePath(path: string): string {
+  const name = path === "/" ? "home" : path.replace(/^\//, "").replace(/\/$/, "").replace(/\//g, "-");
+  return `/social/${name}.png`;
+}
+
+/**
+ * The head of one page: its <title>, description and canonical link; Open Graph and Twitter card
+ * tags with its social image. Every URL is absolute, from the public site URL (SITE_URL).
+ */
+export function pageMeta({
+  title,
+  description,
+  path,
+  type = "website",
+}: {
+  title: string;
+  description: string;
+  path: string;
+  type?: "website" | "article";
+}) {
   const fullTitle = path === "/" ? title : `${title} | ${site.name}`;
+  const url = `${site.url}${path}`;
+  const image = `${site.url}${socialImagePath(path)}`;
   return [
     { title: fullTitle },
     { name: "description", content: description },
-    { tagName: "link", rel: "canonical", href: `${site.url}${path}` },
+    { tagName: "link", rel: "canonical", href: url },
+    { property: "og:type", content: type },
+    { property: "og:site_name", content: site.name },
+    { property: "og:title", content: title },
+    { property: "og:description", content: description },
+    { property: "og:url", content: url },
+    { property: "og:image", content: image },
+    { property: "og:image:width", content: "1200" },
+    { property: "og:image:height", content: "630" },
+    { property: "og:image:alt", content: title },
+    { property: "og:locale", content: "en_US" },
+    { name: "twitter:card", content: "summary_large_image" },
+    { name: "twitter:title", content: title },
+    { name: "twitter:description", content: description },
+    { name: "twitter:image", content: image },
   ] satisfies MetaDescriptor[];
 }

@@ -5,6 +5,7 @@ import { buttonOnDark, buttonPrimary, container, focusRing } from "~/components/
 import { site } from "~/config/site";
 import { findPost } from "~/content/posts.server";
 import { pageMeta } from "~/lib/seo";
+import { blogPosting, breadcrumbs, JsonLd } from "~/lib/structured-data";
 import type { Route } from "./+types/blog-post";
 
 export function loader({ params }: Route.LoaderArgs) {
@@ -15,7 +16,17 @@ export function loader({ params }: Route.LoaderArgs) {
 
 export const meta: Route.MetaFunction = ({ loaderData, params }) =>
   loaderData
-    ? pageMeta({ title: loaderData.post.title, description: loaderData.post.excerpt, path: `/blog/${params.slug}` })
+    ? [
+        ...pageMeta({
+          title: loaderData.post.title,
+          description: loaderData.post.excerpt,
+          path: `/blog/${params.slug}`,
+          type: "article",
+        }),
+        { property: "article:published_time", content: loaderData.post.date },
+        { property: "article:author", content: loaderData.post.author },
+        { property: "article:section", content: loaderData.post.category },
+      ]
     : [{ title: `Post Not Found | ${site.name}` }, { name: "robots", content: "noindex" }];
 
 const backLink = `inline-flex items-center gap-2 rounded font-semibold text-blue-800 hover:underline dark:text-blue-300 ${focusRing}`;
@@ -23,6 +34,16 @@ const backLink = `inline-flex items-center gap-2 rounded font-semibold text-blue
 export default function BlogPost({ loaderData: { post } }: Route.ComponentProps) {
   return (
     <article>
+      <JsonLd
+        graph={[
+          blogPosting(post),
+          breadcrumbs([
+            { name: "Home", path: "/" },
+            { name: "Blog", path: "/blog" },
+            { name: post.title, path: `/blog/${post.slug}` },
+          ]),
+        ]}
+      />
       <header className="bg-slate-50 dark:bg-slate-900">
         <div className={`${container} max-w-4xl py-10`}>
           <a href="/blog" className={backLink}>

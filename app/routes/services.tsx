@@ -4,6 +4,7 @@ import { NamedIcon } from "~/components/ui/ServiceIcon";
 import { buttonOnDark, card, container } from "~/components/ui/styles";
 import { serviceLines } from "~/content/services";
 import { pageMeta } from "~/lib/seo";
+import { breadcrumbs, JsonLd, services } from "~/lib/structured-data";
 import type { Route } from "./+types/services";
 
 export const meta: Route.MetaFunction = () =>
@@ -17,6 +18,15 @@ export const meta: Route.MetaFunction = () =>
 export default function Services() {
   return (
     <>
+      <JsonLd
+        graph={[
+          ...services(serviceLines),
+          breadcrumbs([
+            { name: "Home", path: "/" },
+            { name: "Services", path: "/services" },
+          ]),
+        ]}
+      />
       <PageHeader title="Our Services">
         Comprehensive IT and AI solutions, from the hardware you own to the models that run your business.
       </PageHeader>

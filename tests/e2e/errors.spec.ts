@@ -18,6 +18,6 @@ for (const path of ["/no-such-page", "/services/extra", "/assets/missing.js", "/
     for (const href of ["/services", "/blog", "/contact"])
       await expect(main.locator(`a[href="${href}"]`)).toHaveCount(1);
     await expect(page.getByRole("navigation", { name: "Main" })).toBeVisible();
-    await expect(page.locator("script")).toHaveCount(0);
+    await expect(page.locator('script:not([type="application/ld+json"])')).toHaveCount(0);
   });
 }

@@ -11,7 +11,7 @@ for (const route of contentRoutes) {
       if (r.resourceType() === "script") scripts.push(r.url());
     });
     await page.goto(route.path);
-    await expect(page.locator("script")).toHaveCount(0);
+    await expect(page.locator('script:not([type="application/ld+json"])')).toHaveCount(0);
     await expect(page.locator('link[rel="modulepreload"]')).toHaveCount(0);
     expect(scripts).toEqual([]);
   });
@@ -19,7 +19,7 @@ for (const route of contentRoutes) {
 
 test("/contact is the one page that hydrates", async ({ page }) => {
   await page.goto(contactRoute.path);
-  expect(await page.locator("script").count()).toBeGreaterThan(0);
+  expect(await page.locator('script:not([type="application/ld+json"])').count()).toBeGreaterThan(0);
 });
 
 for (const route of allRoutes) {

@@ -1,0 +1,6 @@
+import { robots } from "~/lib/feeds.server";
+
+/** Prerendered to build/client/robots.txt (react-router.config.ts). */
+export function loader() {
+  return new Response(robots(), { headers: { "Content-Type": "text/plain; charset=utf-8" } });
+}
