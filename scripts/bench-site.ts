@@ -1,0 +1,186 @@
+import { execSync } from "node:child_process";
+import { mkdirSync, writeFileSync } from "node:fs";
+import { parseArgs } from "node:util";
+import * as chromeLauncher from "chrome-launcher";
+import lighthouse from "lighthouse";
+import { chromium } from "playwright-core";
+import { chromiumArgs } from "../playwright.config.ts";
+import { startServer } from "../tests/support/server.ts";
+
+/**
+ * What every page costs and scores, on the production build:
+ *   npm run bench:site [-- --runs 3 --no-build]
+ * For each route: Lighthouse (mobile, default simulated throttling, Debian Chromium) `runs` times,
+ * the median of each figure; then one load in Chromium counting requests and transferred bytes by
+ * type, and any request to another origin. Prints one table and writes bench/site.json, which
+ * scripts/check-budgets.ts checks.
+ */
+
+const { values: opts } = parseArgs({
+  options: { runs: { type: "string", default: "3" }, "no-build": { type: "boolean", default: false } },
+});
+const RUNS = Number(opts.runs);
+const CHROMIUM = process.env.CHROMIUM_PATH ?? "/usr/bin/chromium";
+
+export const ROUTES = [
+  { path: "/", kind: "content" },
+  { path: "/services", kind: "content" },
+  { path: "/blog", kind: "content" },
+  { path: "/blog/ai-infrastructure-us-goldmine", kind: "content" },
+  { path: "/blog/startup-ai-scaling-success", kind: "content" },
+  { path: "/blog/eu-guidelines-it-infrastructure", kind: "content" },
+  { path: "/blog/rent-or-buy-it-infrastructure", kind: "content" },
+  { path: "/imprint", kind: "content" },
+  { path: "/contact", kind: "interactive" },
+] as const;
+
+export type RouteFigures = {
+  path: string;
+  kind: "content" | "interactive";
+  performance: number;
+  accessibility: number;
+  bestPractices: number;
+  seo: number;
+  lcpMs: number;
+  fcpMs: number;
+  cls: number;
+  tbtMs: number;
+  requests: number;
+  transferredBytes: number;
+  bytesByType: Record<string, number>;
+  thirdPartyRequests: string[];
+};
+
+const median = (xs: number[]) => [...xs].sort((a, b) => a - b)[Math.floor(xs.length / 2)] ?? 0;
+
+type Scores = Pick<
+  RouteFigures,
+  "performance" | "accessibility" | "bestPractices" | "seo" | "lcpMs" | "fcpMs" | "cls" | "tbtMs"
+>;
+
+async function lighthouseRuns(url: string, port: number): Promise<Scores> {
+  const runs: Scores[] = [];
+  for (let i = 0; i < RUNS; i++) {
+    const result = await lighthouse(url, { port, output: "json", logLevel: "error" });
+    if (!result) throw new Error(`Lighthouse returned nothing for ${url}`);
+    const { categories: c, audits: a } = result.lhr;
+    runs.push({
+      performance: Math.round((c.performance?.score ?? 0) * 100),
+      accessibility: Math.round((c.accessibility?.score ?? 0) * 100),
+      bestPractices: Math.round((c["best-practices"]?.score ?? 0) * 100),
+      seo: Math.round((c.seo?.score ?? 0) * 100),
+      lcpMs: Math.round(a["largest-contentful-paint"]?.numericValue ?? 0),
+      fcpMs: Math.round(a["first-contentful-paint"]?.numericValue ?? 0),
+      cls: Number((a["cumulative-layout-shift"]?.numericValue ?? 0).toFixed(3)),
+      tbtMs: Math.round(a["total-blocking-time"]?.numericValue ?? 0),
+    });
+  }
+  const pick = (k: keyof Scores) => median(runs.map((r) => r[k]));
+  return {
+    performance: pick("performance"),
+    accessibility: pick("accessibility"),
+    bestPractices: pick("bestPractices"),
+    seo: pick("seo"),
+    lcpMs: pick("lcpMs"),
+    fcpMs: pick("fcpMs"),
+    cls: pick("cls"),
+    tbtMs: pick("tbtMs"),
+  };
+}
+
+/** One cold load in Chromium: requests and bytes on the wire (encoded, as transferred), by type. */
+async function transfers(url: string) {
+  const browser = await chromium.launch({ executablePath: CHROMIUM, args: chromiumArgs });
+  try {
+    const context = await browser.newContext({ viewport: { width: 412, height: 823 } });
+    const page = await context.newPage();
+    const cdp = await context.newCDPSession(page);
+    await cdp.send("Network.enable");
+    await cdp.send("Network.setCacheDisabled", { cacheDisabled: true });
+    const types = new Map<string, string>();
+    const urls = new Map<string, string>();
+    const bytesByType: Record<string, number> = {};
+    let requests = 0;
+    cdp.on("Network.requestWillBeSent", (e) => {
+      urls.set(e.requestId, e.request.url);
+    });
+    cdp.on("Network.responseReceived", (e) => {
+      types.set(e.requestId, e.type.toLowerCase());
+    });
+    cdp.on("Network.loadingFinished", (e) => {
+      requests += 1;
+      const type = types.get(e.requestId) ?? "other";
+      bytesByType[type] = (bytesByType[type] ?? 0) + e.encodedDataLength;
+    });
+    await page.goto(url, { waitUntil: "networkidle" });
+    await page.evaluate(() => window.scrollTo(0, document.body.scrollHeight));
+    await page.waitForLoadState("networkidle");
+    const origin = new URL(url).origin;
+    const thirdPartyRequests = [...urls.values()].filter((u) => !u.startsWith("data:") && new URL(u).origin !== origin);
+    const transferredBytes = Object.values(bytesByType).reduce((a, b) => a + b, 0);
+    return { requests, transferredBytes, bytesByType, thirdPartyRequests };
+  } finally {
+    await browser.close();
+  }
+}
+
+export async function benchSite(baseUrl: string): Promise<RouteFigures[]> {
+  const chrome = await chromeLauncher.launch({
+    chromePath: CHROMIUM,
+    chromeFlags: ["--headless=new", ...chromiumArgs],
+  });
+  const rows: RouteFigures[] = [];
+  try {
+    for (const route of ROUTES) {
+      const url = `${baseUrl}${route.path}`;
+      rows.push({
+        path: route.path,
+        kind: route.kind,
+        ...(await lighthouseRuns(url, chrome.port)),
+        ...(await transfers(url)),
+      });
+    }
+  } finally {
+    await chrome.kill();
+  }
+  return rows;
+}
+
+export function printTable(title: string, rows: RouteFigures[]) {
+  console.log(`\n${title}`);
+  console.table(
+    rows.map((r) => ({
+      route: r.path,
+      perf: r.performance,
+      a11y: r.accessibility,
+      "best pr.": r.bestPractices,
+      seo: r.seo,
+      "LCP ms": r.lcpMs,
+      CLS: r.cls,
+      "TBT ms": r.tbtMs,
+      requests: r.requests,
+      "KB total": Number((r.transferredBytes / 1024).toFixed(1)),
+      "KB JS": Number(((r.bytesByType.script ?? 0) / 1024).toFixed(1)),
+      "3rd-party": r.thirdPartyRequests.length,
+    })),
+  );
+}
+
+async function main() {
+  if (!opts["no-build"]) execSync("npm run build", { stdio: "inherit" });
+  const server = await startServer({ RATE_LIMIT_PER_MINUTE: "1000" });
+  try {
+    const rows = await benchSite(server.url);
+    printTable(`Prerendered site (median of ${RUNS} Lighthouse runs, mobile, simulated throttling)`, rows);
+    mkdirSync("bench", { recursive: true });
+    writeFileSync(
+      "bench/site.json",
+      `${JSON.stringify({ measuredAt: new Date().toISOString(), lighthouseRuns: RUNS, routes: rows }, null, 2)}\n`,
+    );
+    console.log("Wrote bench/site.json");
+  } finally {
+    await server.stop();
+  }
+}
+
+if (import.meta.url === `file://${process.argv[1]}`) await main();
