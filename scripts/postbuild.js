@@ -1,7 +1,9 @@
+import { createHash } from "node:crypto";
 import { readdirSync, readFileSync, statSync, writeFileSync } from "node:fs";
 import { extname, join } from "node:path";
 import { brotliCompressSync, constants, gzipSync } from "node:zlib";
 import { createRequestHandler } from "react-router";
+import { build as viteBuild } from "vite";
 import { BASE_HEADERS, HSTS, NON_HTML_POLICY, policyForHtml } from "../server/security.ts";
 import { buildImages } from "./images.ts";
 
@@ -17,6 +19,32 @@ const build = await import(new URL("../build/server/index.js", import.meta.url).
 const notFound = await createRequestHandler(build, "production")(new Request("http://localhost/__not-found__"));
 if (notFound.status !== 404) throw new Error(`postbuild: expected a 404 page, got ${notFound.status}`);
 writeFileSync(join(root, "404.html"), await notFound.text());
+
+// The contact form's progressive enhancement (app/contact/enhance.ts): bundled on its own, named by
+// its content's hash, and added to every prerendered page that has the form.
+const bundle = await viteBuild({
+  configFile: false,
+  logLevel: "warn",
+  define: { __SITE_URL__: JSON.stringify((process.env.SITE_URL || "https://www.example.com").replace(/\/+$/, "")) },
+  build: {
+    write: false,
+    minify: true,
+    copyPublicDir: false,
+    lib: { entry: new URL("../app/contact/enhance.ts", import.meta.url).pathname, formats: ["es"] },
+  },
+});
+const code = (Array.isArray(bundle) ? bundle[0] : bundle).output[0].code;
+const enhanceFile = `contact-${createHash("sha256").update(code).digest("hex").slice(0, 10)}.js`;
+writeFileSync(join(root, "assets", enhanceFile), code);
+let enhanced = 0;
+for (const path of walk(root)) {
+  if (!path.endsWith(".html")) continue;
+  const html = readFileSync(path, "utf8");
+  if (!html.includes("data-contact-form")) continue;
+  writeFileSync(path, html.replace("</body>", `<script type="module" src="/assets/${enhanceFile}"></script></body>`));
+  enhanced += 1;
+}
+console.log(`postbuild: contact form module ${enhanceFile} (${code.length} bytes) added to ${enhanced} page(s)`);
 
 // Favicons and one social image per page (og:image), from each page's own title and description.
 const ogTitle = (html, name) => html.match(new RegExp(`<meta property="${name}" content="([^"]*)"`))?.[1];

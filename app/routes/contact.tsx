@@ -6,12 +6,12 @@ import { card, container, focusRing } from "~/components/ui/styles";
 import { site } from "~/config/site";
 import { contactContext } from "~/contact/context";
 import { type ContactField, FIELDS, type FieldErrors, HONEYPOT_FIELD } from "~/contact/fields";
-import type { RouteHandle } from "~/lib/handle";
 import { pageMeta } from "~/lib/seo";
 import type { Route } from "./+types/contact";
 
-// The one interactive page: it hydrates so the form can send without a page load.
-export const handle: RouteHandle = { hydrate: true };
+// The one interactive page does not hydrate either: a small module (app/contact/enhance.ts, added to
+// the page at build by scripts/postbuild.js) sends the form without a page load
+// (docs/decisions/0005-contact-page-without-hydration.md).
 
 /** Where the page sends the form with JavaScript on (fixed at build time: the page is prerendered). */
 export function loader() {

@@ -17,9 +17,13 @@ for (const route of contentRoutes) {
   });
 }
 
-test("/contact is the one page that hydrates", async ({ page }) => {
-  await page.goto(contactRoute.path);
-  expect(await page.locator('script:not([type="application/ld+json"])').count()).toBeGreaterThan(0);
+test("/contact is the one page with JavaScript: one small module, no framework", async ({ page }) => {
+  const scripts: string[] = [];
+  page.on("request", (r) => {
+    if (r.resourceType() === "script") scripts.push(new URL(r.url()).pathname);
+  });
+  await page.goto(contactRoute.path, { waitUntil: "networkidle" });
+  expect(scripts).toEqual([expect.stringMatching(/^\/assets\/contact-[0-9a-f]{10}\.js$/)]);
 });
 
 for (const route of allRoutes) {

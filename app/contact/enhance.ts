@@ -1,0 +1,111 @@
+import { FIELDS, type FieldErrors, HONEYPOT_FIELD, serviceOptions } from "./fields.ts";
+
+/**
+ * The contact form, enhanced: with JavaScript it sends JSON to the configured endpoint (spec §7)
+ * and answers in place; without, the same form posts to /contact. React renders the markup on the
+ * server (ContactForm.tsx); this module only adds behaviour, so the page needs no framework in the
+ * browser (docs/decisions/0005-contact-page-without-hydration.md).
+ *
+ * The form carries what the page needs: data-endpoint, data-public-key and data-failure.
+ */
+
+function enhance(form: HTMLFormElement) {
+  const dialog = document.getElementById("sent-dialog") as HTMLDialogElement | null;
+  const button = form.querySelector<HTMLButtonElement>('button[type="submit"]');
+  const label = button?.querySelector<HTMLElement>("[data-label]");
+  const alert = form.querySelector<HTMLElement>('[role="alert"]');
+  const endpoint = form.dataset.endpoint ?? "/functions/v1/send-email";
+  const publicKey = form.dataset.publicKey ?? "";
+  const failure = form.dataset.failure ?? "";
+  const nameField = () => form.elements.namedItem("name") as HTMLInputElement | null;
+
+  // "Schedule Consultation" and "Request Quote" link here with ?service=…: preselect it.
+  const wanted = new URLSearchParams(window.location.search).get("service");
+  const select = form.elements.namedItem("service");
+  if (wanted && serviceOptions.includes(wanted) && select instanceof HTMLSelectElement && select.value === "") {
+    select.value = wanted;
+  }
+  dialog?.addEventListener("close", () => nameField()?.focus());
+
+  function showAlert(text: string | null) {
+    if (!alert) return;
+    alert.replaceChildren();
+    if (!text) return;
+    const p = document.createElement("p");
+    p.className = alert.dataset.messageClass ?? "";
+    p.textContent = text;
+    alert.append(p);
+  }
+
+  function showFieldErrors(errors: FieldErrors) {
+    for (const field of FIELDS) {
+      const input = form.elements.namedItem(field) as HTMLInputElement | null;
+      if (!input) continue;
+      const id = `${field}-error`;
+      document.getElementById(id)?.remove();
+      input.removeAttribute("aria-invalid");
+      input.removeAttribute("aria-describedby");
+      const message = errors[field];
+      if (!message) continue;
+      const p = document.createElement("p");
+      p.id = id;
+      p.className = form.dataset.errorClass ?? "";
+      p.textContent = message;
+      input.after(p);
+      input.setAttribute("aria-invalid", "true");
+      input.setAttribute("aria-describedby", id);
+    }
+  }
+
+  function setSending(sending: boolean) {
+    if (!button) return;
+    button.disabled = sending;
+    if (label) label.textContent = sending ? "Sending..." : "Send Message";
+  }
+
+  form.addEventListener("submit", async (event) => {
+    event.preventDefault();
+    const data = new FormData(form);
+    const payload: Record<string, string> = {};
+    for (const field of FIELDS) payload[field] = String(data.get(field) ?? "");
+    const trap = String(data.get(HONEYPOT_FIELD) ?? "");
+    if (trap) payload[HONEYPOT_FIELD] = trap;
+
+    setSending(true);
+    showAlert(null);
+    showFieldErrors({});
+    try {
+      const headers: Record<string, string> = {
+        "Content-Type": "application/json",
+        "Idempotency-Key": crypto.randomUUID(),
+      };
+      if (publicKey) headers.Authorization = `Bearer ${publicKey}`;
+      const response = await fetch(endpoint, { method: "POST", headers, body: JSON.stringify(payload) });
+      if (response.ok) {
+        form.reset();
+        dialog?.showModal();
+        return;
+      }
+      const text = await response.text();
+      let body: unknown = text;
+      try {
+        body = JSON.parse(text);
+      } catch {
+        // Not JSON: log the text as it came.
+      }
+      console.error(`Contact form: the server answered ${response.status}`, body);
+      showAlert(failure);
+      if (body && typeof body === "object" && "fields" in body && body.fields && typeof body.fields === "object") {
+        showFieldErrors(body.fields as FieldErrors);
+      }
+    } catch (err) {
+      console.error("Contact form: the message could not be sent", err);
+      showAlert(failure);
+    } finally {
+      setSending(false);
+    }
+  });
+}
+
+const form = document.querySelector<HTMLFormElement>("form[data-contact-form]");
+if (form) enhance(form);
