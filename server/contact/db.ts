@@ -42,6 +42,24 @@ function readMigrations(engine: Engine) {
     .map((f) => ({ version: Number(f.slice(0, 3)), name: f, sql: readFileSync(join(dir, f), "utf8") }));
 }
 
+type LimiterOptions = { keyPrefix: string; points: number; duration: number };
+// Each limiter class types its own options; any of them will do here.
+type LimiterClass = new (opts: never, ready: (err?: Error) => void) => RateLimiterLike;
+
+/** A rate limiter on table rate_limits, resolved once its table exists. */
+function createLimiter(
+  Limiter: LimiterClass,
+  store: Record<string, unknown>,
+  opts: LimiterOptions,
+): Promise<RateLimiterLike> {
+  return new Promise((resolve, reject) => {
+    const limiter: RateLimiterLike = new Limiter(
+      { ...store, ...opts, tableName: "rate_limits", clearExpiredByTimeout: false } as never,
+      (err?: Error) => (err ? reject(err) : resolve(limiter)),
+    );
+  });
+}
+
 // ---------------------------------------------------------------- SQLite
 
 export function openSqlite(file: string): Database {
@@ -147,7 +165,7 @@ export function openSqlite(file: string): Database {
       }
       return applied;
     },
-    async rateLimiter({ keyPrefix, points, duration }) {
+    async rateLimiter(opts) {
       // rate-limiter-flexible speaks better-sqlite3; node:sqlite has the same prepare/get/run shape.
       const client = {
         prepare: (sql: string) => {
@@ -179,20 +197,7 @@ export function openSqlite(file: string): Database {
         },
       };
       await queue;
-      return new Promise((resolve, reject) => {
-        const limiter: RateLimiterSQLite = new RateLimiterSQLite(
-          {
-            storeClient: client,
-            storeType: "better-sqlite3",
-            tableName: "rate_limits",
-            keyPrefix,
-            points,
-            duration,
-            clearExpiredByTimeout: false,
-          },
-          (err?: Error) => (err ? reject(err) : resolve(limiter)),
-        );
-      });
+      return createLimiter(RateLimiterSQLite, { storeClient: client, storeType: "better-sqlite3" }, opts);
     },
     async close() {
       await queue;
@@ -281,21 +286,8 @@ export function openPostgres(url: string, poolSize = 10): Database {
       });
       return applied;
     },
-    rateLimiter({ keyPrefix, points, duration }) {
-      return new Promise((resolve, reject) => {
-        const limiter: RateLimiterPostgres = new RateLimiterPostgres(
-          {
-            storeClient: limiters(),
-            storeType: "pool",
-            tableName: "rate_limits",
-            keyPrefix,
-            points,
-            duration,
-            clearExpiredByTimeout: false,
-          },
-          (err?: Error) => (err ? reject(err) : resolve(limiter)),
-        );
-      });
+    rateLimiter(opts) {
+      return createLimiter(RateLimiterPostgres, { storeClient: limiters(), storeType: "pool" }, opts);
     },
     async close() {
       await limiterPool?.end();

@@ -3,10 +3,10 @@ import { randomUUID } from "node:crypto";
 import { mkdtempSync, readFileSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
-import pg from "pg";
 import { afterEach, beforeEach, describe, expect, inject, it } from "vitest";
 import { openDatabase } from "../../server/contact/db.ts";
 import { Store } from "../../server/contact/store.ts";
+import { createTestDatabase } from "../support/postgres";
 
 /** The operator tools (`npm run inquiries -- …`), run as an operator would, on both engines. */
 
@@ -65,16 +65,10 @@ describe.each(["sqlite", "postgres"] as const)("inquiries CLI on %s", (engine) =
       env = { DATA_DIR: dir, DATABASE_URL: "" };
       cleanup = async () => rmSync(dir, { recursive: true, force: true });
     } else {
-      const admin = new pg.Client({ connectionString: inject("pgAdminUrl") });
-      await admin.connect();
-      const name = `cli_${randomUUID().replace(/-/g, "")}`;
-      await admin.query(`CREATE DATABASE ${name}`);
-      const url = new URL(inject("pgAdminUrl"));
-      url.pathname = `/${name}`;
-      env = { DATA_DIR: dir, DATABASE_URL: url.toString() };
+      const pgdb = await createTestDatabase(inject("pgAdminUrl"), "cli");
+      env = { DATA_DIR: dir, DATABASE_URL: pgdb.url };
       cleanup = async () => {
-        await admin.query(`DROP DATABASE IF EXISTS ${name} WITH (FORCE)`);
-        await admin.end();
+        await pgdb.drop();
         rmSync(dir, { recursive: true, force: true });
       };
     }

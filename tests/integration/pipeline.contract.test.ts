@@ -2,13 +2,13 @@ import { randomUUID } from "node:crypto";
 import { mkdtempSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
-import pg from "pg";
 import pino from "pino";
 import { afterEach, beforeEach, describe, expect, inject, it } from "vitest";
 import { loadConfig } from "../../server/contact/config.ts";
 import { type Database, openPostgres, openSqlite } from "../../server/contact/db.ts";
 import { type ContactPipeline, createContactPipeline } from "../../server/contact/service.ts";
 import { Store } from "../../server/contact/store.ts";
+import { createTestDatabase } from "../support/postgres";
 import { TestSmtp } from "../support/smtp";
 
 /**
@@ -28,20 +28,8 @@ async function sqliteEngine(): Promise<Engine> {
 }
 
 async function postgresEngine(): Promise<Engine> {
-  const admin = new pg.Client({ connectionString: inject("pgAdminUrl") });
-  await admin.connect();
-  const name = `contact_${randomUUID().replace(/-/g, "")}`;
-  await admin.query(`CREATE DATABASE ${name}`);
-  const url = new URL(inject("pgAdminUrl"));
-  url.pathname = `/${name}`;
-  return {
-    name: "postgres",
-    open: () => openPostgres(url.toString()),
-    cleanup: async () => {
-      await admin.query(`DROP DATABASE IF EXISTS ${name} WITH (FORCE)`);
-      await admin.end();
-    },
-  };
+  const db = await createTestDatabase(inject("pgAdminUrl"), "contact");
+  return { name: "postgres", open: () => openPostgres(db.url), cleanup: db.drop };
 }
 
 const valid = {

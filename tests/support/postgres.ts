@@ -1,4 +1,5 @@
 import { execFileSync } from "node:child_process";
+import { randomUUID } from "node:crypto";
 import { chownSync, existsSync, mkdtempSync, rmSync } from "node:fs";
 import { createServer } from "node:net";
 import { tmpdir } from "node:os";
@@ -63,6 +64,27 @@ export async function startPostgres(): Promise<{ url: string; stop: () => void }
       } finally {
         rmSync(root, { recursive: true, force: true });
       }
+    },
+  };
+}
+
+/** A fresh database on the test server (inject("pgAdminUrl")), dropped by the returned function. */
+export async function createTestDatabase(
+  adminUrl: string,
+  prefix = "test",
+): Promise<{ url: string; drop: () => Promise<void> }> {
+  const pg = (await import("pg")).default;
+  const admin = new pg.Client({ connectionString: adminUrl });
+  await admin.connect();
+  const name = `${prefix}_${randomUUID().replace(/-/g, "")}`;
+  await admin.query(`CREATE DATABASE ${name}`);
+  const url = new URL(adminUrl);
+  url.pathname = `/${name}`;
+  return {
+    url: url.toString(),
+    async drop() {
+      await admin.query(`DROP DATABASE IF EXISTS ${name} WITH (FORCE)`);
+      await admin.end();
     },
   };
 }
