@@ -107,10 +107,14 @@ async function main() {
         "node / nginx": Number((node.rps / ngx.rps).toFixed(2)),
       });
     }
-    console.log(
-      `Serving ${opts.seconds} s at ${opts.connections} connections per measurement (autocannon, gzip), nginx ${execSync(`${NGINX} -v 2>&1`).toString().trim().replace("nginx version: ", "")} with worker_processes auto`,
-    );
+    const description = `autocannon, ${opts.seconds} s at ${opts.connections} connections per measurement, gzip; nginx ${execSync(`${NGINX} -v 2>&1`).toString().trim().replace("nginx version: ", "")} (Debian) with worker_processes auto, serving the same build/client.`;
+    console.log(description);
     console.table(rows);
+    mkdirSync("bench", { recursive: true });
+    writeFileSync(
+      "bench/serve.json",
+      `${JSON.stringify({ measuredAt: new Date().toISOString(), description, rows }, null, 2)}\n`,
+    );
   } finally {
     nginx?.kill("SIGQUIT");
     await ours.stop();

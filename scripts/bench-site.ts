@@ -1,7 +1,10 @@
 import { execSync } from "node:child_process";
-import { mkdirSync, writeFileSync } from "node:fs";
+import { existsSync, mkdirSync, readFileSync, writeFileSync } from "node:fs";
+import type { AddressInfo } from "node:net";
 import { parseArgs } from "node:util";
+import { brotliCompressSync, gzipSync } from "node:zlib";
 import * as chromeLauncher from "chrome-launcher";
+import express from "express";
 import lighthouse from "lighthouse";
 import { chromium } from "playwright-core";
 import { chromiumArgs } from "../playwright.config.ts";
@@ -14,6 +17,10 @@ import { startServer } from "../tests/support/server.ts";
  * the median of each figure; then one load in Chromium counting requests and transferred bytes by
  * type, and any request to another origin. Prints one table and writes bench/site.json, which
  * scripts/check-budgets.ts checks.
+ *
+ * Then the same for a baseline: the same routes built as a client-rendered single-page app
+ * (React Router's SPA mode, SPA_BASELINE=1 in vite.config.ts), served precompressed like ours with
+ * every path falling back to index.html. Both tables go to BENCHMARKS.md.
  */
 
 const { values: opts } = parseArgs({
@@ -166,21 +173,110 @@ export function printTable(title: string, rows: RouteFigures[]) {
   );
 }
 
+/** The SPA baseline's files, compressed like ours, every unknown path answered with index.html. */
+async function serveSpa(dir: string) {
+  const { loadStaticFiles, serveStatic } = await import("../server/static.js");
+  const files = loadStaticFiles(dir);
+  for (const f of files.values()) {
+    if (f.body.length > 512 && /text|javascript|json|svg|xml/.test(f.type)) {
+      f.br = brotliCompressSync(f.body);
+      f.gzip = gzipSync(f.body, { level: 9 });
+    }
+  }
+  const app = express();
+  const serve = serveStatic(files);
+  app.use(serve);
+  app.use((req, res) => {
+    req.url = "/index.html";
+    serve(req, res, () => res.status(404).end());
+  });
+  const server = app.listen(0, "127.0.0.1");
+  await new Promise((r) => server.once("listening", r));
+  return { url: `http://127.0.0.1:${(server.address() as AddressInfo).port}`, close: () => server.close() };
+}
+
+const kb = (n: number) => (n / 1024).toFixed(1);
+
+function markdownTable(rows: RouteFigures[]): string {
+  const head =
+    "| route | perf | a11y | best practices | SEO | LCP ms | CLS | TBT ms | requests | KB transferred | KB JavaScript |";
+  const line = "|---|---|---|---|---|---|---|---|---|---|---|";
+  const body = rows.map(
+    (r) =>
+      `| ${r.path} | ${r.performance} | ${r.accessibility} | ${r.bestPractices} | ${r.seo} | ${r.lcpMs} | ${r.cls} | ${r.tbtMs} | ${r.requests} | ${kb(r.transferredBytes)} | ${kb(r.bytesByType.script ?? 0)} |`,
+  );
+  return [head, line, ...body].join("\n");
+}
+
+function writeBenchmarks(site: RouteFigures[], spa: RouteFigures[]) {
+  const serve = existsSync("bench/serve.json") ? JSON.parse(readFileSync("bench/serve.json", "utf8")) : null;
+  const text = `# Benchmarks
+
+Written by \`npm run bench:site\` on ${new Date().toISOString().slice(0, 10)}: Lighthouse ${RUNS}× per route (median),
+mobile with default simulated throttling, Debian Chromium; transfers from one cold load in Chromium.
+Same machine (2 cores), same script, same run for both tables.
+
+## This site: prerendered, no JavaScript where nothing is interactive
+
+${markdownTable(site)}
+
+## Baseline: the same routes as a client-rendered single-page app
+
+React Router's SPA mode (\`SPA_BASELINE=1\`): one \`index.html\` shell, every route rendered with React in the
+browser, as the site the spec came from was. Served precompressed, like ours.
+
+${markdownTable(spa)}
+
+## What prerendering and zero-JavaScript pages buy
+
+| | this site | baseline |
+|---|---|---|
+| median Lighthouse performance | ${median(site.map((r) => r.performance))} | ${median(spa.map((r) => r.performance))} |
+| median LCP | ${median(site.map((r) => r.lcpMs))} ms | ${median(spa.map((r) => r.lcpMs))} ms |
+| home page transferred | ${kb(site[0]?.transferredBytes ?? 0)} KB | ${kb(spa[0]?.transferredBytes ?? 0)} KB |
+| JavaScript on a content page | ${kb(site[0]?.bytesByType.script ?? 0)} KB | ${kb(spa[0]?.bytesByType.script ?? 0)} KB |
+${
+  serve
+    ? `
+## Serving throughput (\`npm run bench:serve\`, ${serve.measuredAt.slice(0, 10)})
+
+${serve.description}
+
+| path | Node req/s | Node p99 ms | nginx req/s | nginx p99 ms | Node / nginx |
+|---|---|---|---|---|---|
+${serve.rows.map((r: Record<string, number | string>) => `| ${r.path} | ${r["node req/s"]} | ${r["node p99 ms"]} | ${r["nginx req/s"]} | ${r["nginx p99 ms"]} | ${r["node / nginx"]} |`).join("\n")}
+`
+    : ""
+}`;
+  writeFileSync("BENCHMARKS.md", text);
+}
+
 async function main() {
   if (!opts["no-build"]) execSync("npm run build", { stdio: "inherit" });
+  execSync("react-router build", { stdio: "inherit", env: { ...process.env, SPA_BASELINE: "1" } });
   const server = await startServer({ RATE_LIMIT_PER_MINUTE: "1000" });
+  let rows: RouteFigures[];
   try {
-    const rows = await benchSite(server.url);
-    printTable(`Prerendered site (median of ${RUNS} Lighthouse runs, mobile, simulated throttling)`, rows);
-    mkdirSync("bench", { recursive: true });
-    writeFileSync(
-      "bench/site.json",
-      `${JSON.stringify({ measuredAt: new Date().toISOString(), lighthouseRuns: RUNS, routes: rows }, null, 2)}\n`,
-    );
-    console.log("Wrote bench/site.json");
+    rows = await benchSite(server.url);
   } finally {
     await server.stop();
   }
+  printTable(`Prerendered site (median of ${RUNS} Lighthouse runs, mobile, simulated throttling)`, rows);
+  mkdirSync("bench", { recursive: true });
+  writeFileSync(
+    "bench/site.json",
+    `${JSON.stringify({ measuredAt: new Date().toISOString(), lighthouseRuns: RUNS, routes: rows }, null, 2)}\n`,
+  );
+  const spa = await serveSpa("build-spa/client");
+  let spaRows: RouteFigures[];
+  try {
+    spaRows = await benchSite(spa.url);
+  } finally {
+    spa.close();
+  }
+  printTable("Baseline: the same routes, client-rendered (React Router SPA mode)", spaRows);
+  writeBenchmarks(rows, spaRows);
+  console.log("Wrote bench/site.json and BENCHMARKS.md");
 }
 
 if (import.meta.url === `file://${process.argv[1]}`) await main();

@@ -1,29 +1,5 @@
-import { type Post, PostError, parsePost, publishedPosts } from "./post";
-
 /**
- * The blog, bundled at build time: Vite inlines every Markdown file and hashes every image, so the
- * server needs no content folder at run time. A bad post throws while prerendering and fails the build.
+ * The blog for the server and the prerender: server-only, so the posts never reach a browser bundle.
+ * (The client-rendered baseline of `npm run bench:site` aliases this to ./posts, see vite.config.ts.)
  */
-
-const sources = import.meta.glob<string>("/content/blog/*.md", { query: "?raw", import: "default", eager: true });
-const images = import.meta.glob<string>("/content/blog/images/*.svg", {
-  query: "?url",
-  import: "default",
-  eager: true,
-});
-
-export type PostView = Omit<Post, "image"> & { image: string; imageWidth: number; imageHeight: number };
-
-function load(): PostView[] {
-  const posts = Object.entries(sources).map(([path, raw]) => parsePost(path.slice(1), raw));
-  return publishedPosts(posts).map((p) => {
-    const url = images[`/content/blog/${p.image.slice(2)}`];
-    if (!url) throw new PostError(p.file, "image", `no such file: content/blog/${p.image.slice(2)}`);
-    return { ...p, image: url, imageWidth: 1200, imageHeight: 630 };
-  });
-}
-
-const posts = load();
-
-export const allPosts = (): PostView[] => posts;
-export const findPost = (slug: string): PostView | undefined => posts.find((p) => p.slug === slug);
+export * from "./posts";

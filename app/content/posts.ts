@@ -1,0 +1,29 @@
+import { type Post, PostError, parsePost, publishedPosts } from "./post";
+
+/**
+ * The blog, bundled at build time: Vite inlines every Markdown file and hashes every image, so the
+ * server needs no content folder at run time. A bad post throws while prerendering and fails the build.
+ */
+
+const sources = import.meta.glob<string>("/content/blog/*.md", { query: "?raw", import: "default", eager: true });
+const images = import.meta.glob<string>("/content/blog/images/*.svg", {
+  query: "?url",
+  import: "default",
+  eager: true,
+});
+
+export type PostView = Omit<Post, "image"> & { image: string; imageWidth: number; imageHeight: number };
+
+function load(): PostView[] {
+  const posts = Object.entries(sources).map(([path, raw]) => parsePost(path.slice(1), raw));
+  return publishedPosts(posts).map((p) => {
+    const url = images[`/content/blog/${p.image.slice(2)}`];
+    if (!url) throw new PostError(p.file, "image", `no such file: content/blog/${p.image.slice(2)}`);
+    return { ...p, image: url, imageWidth: 1200, imageHeight: 630 };
+  });
+}
+
+const posts = load();
+
+export const allPosts = (): PostView[] => posts;
+export const findPost = (slug: string): PostView | undefined => posts.find((p) => p.slug === slug);
