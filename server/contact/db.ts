@@ -42,6 +42,23 @@ function readMigrations(engine: Engine) {
     .map((f) => ({ version: Number(f.slice(0, 3)), name: f, sql: readFileSync(join(dir, f), "utf8") }));
 }
 
+/** Apply one migration inside `tx`, unless it was applied before. True if it ran. */
+async function applyMigration(
+  tx: Sql,
+  m: { version: number; name: string; sql: string },
+  run: (sql: string) => unknown,
+): Promise<boolean> {
+  const done = await tx.query("SELECT 1 FROM schema_migrations WHERE version = ?", [m.version]);
+  if (done.length > 0) return false;
+  await run(m.sql);
+  await tx.query("INSERT INTO schema_migrations (version, name, applied_at) VALUES (?, ?, ?)", [
+    m.version,
+    m.name,
+    Date.now(),
+  ]);
+  return true;
+}
+
 type LimiterOptions = { keyPrefix: string; points: number; duration: number };
 // Each limiter class types its own options; any of them will do here.
 type LimiterClass = new (opts: never, ready: (err?: Error) => void) => RateLimiterLike;
@@ -152,15 +169,7 @@ export function openSqlite(file: string): Database {
       const applied: string[] = [];
       for (const m of readMigrations("sqlite")) {
         await database.transaction(async (tx) => {
-          const done = await tx.query("SELECT 1 FROM schema_migrations WHERE version = ?", [m.version]);
-          if (done.length > 0) return;
-          db.exec(m.sql);
-          await tx.query("INSERT INTO schema_migrations (version, name, applied_at) VALUES (?, ?, ?)", [
-            m.version,
-            m.name,
-            Date.now(),
-          ]);
-          applied.push(m.name);
+          if (await applyMigration(tx, m, (sql) => db.exec(sql))) applied.push(m.name);
         });
       }
       return applied;
@@ -273,15 +282,7 @@ export function openPostgres(url: string, poolSize = 10): Database {
           "CREATE TABLE IF NOT EXISTS schema_migrations (version INTEGER PRIMARY KEY, name TEXT NOT NULL, applied_at BIGINT NOT NULL)",
         );
         for (const m of readMigrations("postgres")) {
-          const done = await tx.query("SELECT 1 FROM schema_migrations WHERE version = ?", [m.version]);
-          if (done.length > 0) continue;
-          await tx.query(m.sql);
-          await tx.query("INSERT INTO schema_migrations (version, name, applied_at) VALUES (?, ?, ?)", [
-            m.version,
-            m.name,
-            Date.now(),
-          ]);
-          applied.push(m.name);
+          if (await applyMigration(tx, m, (sql) => tx.query(sql))) applied.push(m.name);
         }
       });
       return applied;
