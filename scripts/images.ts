@@ -4,6 +4,7 @@ import { createRequire } from "node:module";
 import { join } from "node:path";
 import { Resvg } from "@resvg/resvg-js";
 import satori from "satori";
+import { socialImagePath } from "../app/lib/social-image.ts";
 
 /**
  * Build-time images: PNG favicons from public/favicon.svg, and one 1200×630 social image per page,
@@ -127,9 +128,8 @@ export async function buildImages(
   const host = new URL(site.url).host;
   let drawn = 0;
   for (const page of pages) {
-    const name = page.path === "/" ? "home" : page.path.replace(/^\//, "").replace(/\/$/, "").replace(/\//g, "-");
     const key = JSON.stringify([TEMPLATE_VERSION, page.title, page.description, site.name, host]);
-    const result = await cached(key, join(root, "social", `${name}.png`), () =>
+    const result = await cached(key, join(root, socialImagePath(page.path)), () =>
       renderPng(card(page.title, page.description, site.name, host), 1200, 630),
     );
     if (result === "drawn") drawn += 1;

@@ -1,10 +1,12 @@
 import { createHash } from "node:crypto";
-import { readdirSync, readFileSync, statSync, writeFileSync } from "node:fs";
+import { readFileSync, writeFileSync } from "node:fs";
 import { extname, join } from "node:path";
 import { brotliCompressSync, constants, gzipSync } from "node:zlib";
 import { createRequestHandler } from "react-router";
 import { build as viteBuild } from "vite";
+import { site } from "../app/config/site.ts";
 import { BASE_HEADERS, HSTS, NON_HTML_POLICY, policyForHtml } from "../server/security.ts";
+import { walk } from "../server/static.js";
 import { buildImages } from "./images.ts";
 
 /**
@@ -69,17 +71,8 @@ for (const path of walk(root)) {
     description: decodeEntities(description),
   });
 }
-const siteUrl = (html) => html.match(/<link rel="canonical" href="([^"]+)"/)?.[1];
-const homeUrl = new URL(siteUrl(readFileSync(join(root, "index.html"), "utf8")) ?? "https://www.example.com/");
-const images = await buildImages(root, pages, {
-  name: ogSiteName(readFileSync(join(root, "index.html"), "utf8")),
-  url: homeUrl.origin,
-});
+const images = await buildImages(root, pages, { name: site.name, url: site.url });
 console.log(`postbuild: favicons, and ${images.pages} social images (${images.drawn} drawn, the rest from cache)`);
-
-function ogSiteName(html) {
-  return decodeEntities(ogTitle(html, "og:site_name") ?? "");
-}
 
 // _headers: one rule per page with its own CSP (hosts merge the headers of overlapping rules, and two
 // CSPs would both be enforced, so the catch-all rule carries none); hashed assets cached forever.
@@ -114,14 +107,6 @@ for (const path of walk(root)) {
 writeFileSync(join(root, "_headers"), `${rules.join("\n\n")}\n`);
 
 const compressible = new Set([".html", ".css", ".js", ".svg", ".json", ".xml", ".txt", ".data", ".webmanifest"]);
-
-function* walk(dir) {
-  for (const name of readdirSync(dir)) {
-    const path = join(dir, name);
-    if (statSync(path).isDirectory()) yield* walk(path);
-    else yield path;
-  }
-}
 
 let count = 0;
 let raw = 0;

@@ -30,7 +30,8 @@ export const IMMUTABLE = "public, max-age=31536000, immutable";
 export const HTML_CACHE = "public, max-age=0, must-revalidate";
 export const OTHER_CACHE = "public, max-age=86400";
 
-function* walk(dir) {
+/** Every file below `dir`. */
+export function* walk(dir) {
   for (const name of readdirSync(dir)) {
     const path = join(dir, name);
     if (statSync(path).isDirectory()) yield* walk(path);

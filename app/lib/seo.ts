@@ -1,11 +1,6 @@
 import type { MetaDescriptor } from "react-router";
 import { site } from "~/config/site";
-
-/** The social image of a page: rendered at build by scripts/images.ts, named after the page's path. */
-export function socialImagePath(path: string): string {
-  const name = path === "/" ? "home" : path.replace(/^\//, "").replace(/\/$/, "").replace(/\//g, "-");
-  return `/social/${name}.png`;
-}
+import { socialImagePath } from "./social-image";
 
 /**
  * The head of one page: its <title>, description and canonical link; Open Graph and Twitter card

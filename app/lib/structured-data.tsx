@@ -1,5 +1,6 @@
 import { site } from "~/config/site";
 import type { ServiceLine } from "~/content/services";
+import { socialImagePath } from "./social-image";
 
 /**
  * schema.org JSON-LD, built from the company facts (app/config/site.ts) so search engines read the
@@ -23,7 +24,7 @@ export function organization(): Thing {
     description: site.description,
     url: site.url,
     logo: abs("/icon-512.png"),
-    image: abs("/social/home.png"),
+    image: abs(socialImagePath("/")),
     email: site.email,
     telephone: site.phone.e164,
     foundingDate: site.foundingDate,
@@ -101,7 +102,7 @@ export function blogPosting(post: {
     "@id": `${url}#article`,
     headline: post.title,
     description: post.excerpt,
-    image: [abs(post.image), abs(`/social/blog-${post.slug}.png`)],
+    image: [abs(post.image), abs(socialImagePath(`/blog/${post.slug}`))],
     author: { "@type": "Person", name: post.author, jobTitle: "Senior Technology Consultant" },
     datePublished: post.date,
     dateModified: post.date,
