@@ -1,15 +1,28 @@
 import { existsSync } from "node:fs";
+import { createServer } from "node:http";
 import { fileURLToPath } from "node:url";
 import { createRequestHandler } from "@react-router/express";
 import compression from "compression";
 import express from "express";
 import pino from "pino";
 import { RouterContextProvider } from "react-router";
+import { site } from "./app/config/site.ts";
 import { loadConfig } from "./server/contact/config.ts";
-import { contactEndpoint, MAX_BODY_BYTES } from "./server/contact/http.ts";
-import { createContactPipeline } from "./server/contact/service.ts";
+import { StorageUnavailableError } from "./server/contact/db.ts";
+import { contactEndpoint, ENDPOINT, MAX_BODY_BYTES } from "./server/contact/http.ts";
+import { startContactRuntime } from "./server/contact/runtime.ts";
+import {
+  bodyLimit,
+  canonicalRedirect,
+  formPostGuard,
+  hostsOf,
+  httpsRedirect,
+  methodGuard,
+  parseTrustProxy,
+  warnUntrustedProxy,
+} from "./server/guards.ts";
 import { BASE_HEADERS, HSTS, NON_HTML_POLICY, policyForHtml } from "./server/security.ts";
-import { loadStaticFiles, serveStatic } from "./server/static.js";
+import { loadNotFoundPages, loadStaticFiles, serveNotFound, serveStatic } from "./server/static.js";
 
 /**
  * The production server: prerendered pages and assets from memory; the contact endpoint and its
@@ -26,29 +39,42 @@ if (!existsSync(serverBuild)) {
 }
 
 const log = pino({ base: undefined, timestamp: pino.stdTimeFunctions.isoTime });
+// Nothing may end the process by accident: a rejection nobody handled is a bug, logged in one line.
+process.on("unhandledRejection", (reason) => {
+  log.error({ err: { message: reason instanceof Error ? reason.message : String(reason) } }, "unhandled rejection");
+});
+
 const port = Number.parseInt(process.env.PORT ?? "3000", 10);
 const host = process.env.HOST ?? "0.0.0.0";
 
-const build = await import(serverBuild);
-const files = loadStaticFiles(clientDir);
-
 let config;
+let trustProxy;
 try {
   config = loadConfig();
+  trustProxy = parseTrustProxy(process.env.TRUST_PROXY);
 } catch (err) {
   log.fatal(err.message);
   process.exit(1);
 }
-const contact = await createContactPipeline(config, log);
-contact.pipeline.worker.start();
+
+const build = await import(serverBuild);
+const files = loadStaticFiles(clientDir);
+const notFound = loadNotFoundPages(clientDir);
 
 // React Router checks a form post's Origin against the Host; behind a proxy, name the public hosts.
 const actionHosts = config.allowedOrigins.map((o) => new URL(o).host);
 const routerBuild = actionHosts.length > 0 ? { ...build, allowedActionOrigins: actionHosts } : build;
 
+// Started in the background: pages are served even while storage does not work (server/contact/runtime.ts).
+let contact = null;
+
+const FORM_PATHS = new Set(["/contact", "/contact/"]);
+const PROBES = new Set(["/healthz", "/readyz"]);
+const isPage = (path) => files.has(path);
+
 const app = express();
 app.disable("x-powered-by");
-app.set("trust proxy", process.env.TRUST_PROXY ?? "loopback");
+app.set("trust proxy", trustProxy);
 
 // One JSON line per request. No query strings, addresses or bodies: they can carry personal data.
 app.use((req, res, next) => {
@@ -64,43 +90,43 @@ app.use((req, res, next) => {
   });
   next();
 });
+app.use(warnUntrustedProxy(app.get("trust proxy fn"), log));
 
 // Security headers on every response (server/security.ts); pages replace the CSP with their own.
 app.use((req, res, next) => {
   for (const [name, value] of Object.entries(BASE_HEADERS)) res.setHeader(name, value);
   res.setHeader("Content-Security-Policy", NON_HTML_POLICY);
   if (req.secure) res.setHeader("Strict-Transport-Security", HSTS);
-  // Behind a TLS proxy that reports a plain-HTTP request: send the visitor to HTTPS first.
-  if (req.get("x-forwarded-proto") && req.protocol === "http" && req.get("host")) {
-    return res.redirect(308, `https://${req.get("host")}${req.originalUrl}`);
-  }
   next();
 });
+app.use(httpsRedirect(hostsOf([site.url, ...config.allowedOrigins])));
+// Every body is capped before anything reads it; the JSON endpoint caps its own (chunked too) with JSON answers.
+app.use(bodyLimit(MAX_BODY_BYTES, (req) => req.path === ENDPOINT));
 
 app.get("/healthz", (_req, res) => {
   res.setHeader("Cache-Control", "no-store");
   res.json({ status: "ok" });
 });
-
-app.use(
-  contactEndpoint({
-    service: contact.pipeline,
-    log,
-    publicKey: config.publicKey,
-    allowedOrigins: config.allowedOrigins,
-  }),
-);
-
-// The no-JavaScript form post: refuse oversized bodies before React Router reads them.
-app.post(["/contact", "/contact/"], (req, res, next) => {
-  const length = req.get("content-length");
-  if (length === undefined) return res.status(411).type("text/plain").send("Length Required");
-  if (Number(length) > MAX_BODY_BYTES) return res.status(413).type("text/plain").send("Message too large");
-  next();
+app.get("/readyz", async (_req, res) => {
+  res.setHeader("Cache-Control", "no-store");
+  const state = contact ? await contact.readiness() : { ready: false, reason: "starting" };
+  if (state.ready) return res.json({ status: "ready" });
+  res.setHeader("Retry-After", "10");
+  res.status(503).json({ status: "not ready", reason: state.reason });
 });
 
+const service = {
+  submit: (submission) =>
+    contact ? contact.service.submit(submission) : Promise.reject(new StorageUnavailableError("starting", 5)),
+};
+app.use(contactEndpoint({ service, log, publicKey: config.publicKey, allowedOrigins: config.allowedOrigins }));
+
+app.use(methodGuard({ isKnown: (path) => isPage(path) || PROBES.has(path), formPaths: FORM_PATHS }));
+app.use(canonicalRedirect(isPage));
 app.use(serveStatic(files));
-// Pages that are not prerendered (404s) and form posts: React Router, compressed on the fly.
+app.use(serveNotFound(notFound));
+// Only the no-JavaScript form post gets this far: React Router runs its action and renders the page.
+app.post([...FORM_PATHS], formPostGuard(MAX_BODY_BYTES));
 app.use(compression());
 app.use(hashInlineScripts);
 app.use(
@@ -109,20 +135,30 @@ app.use(
     mode: "production",
     getLoadContext(req) {
       const context = new RouterContextProvider();
-      context.set(build.entry.module.contactContext, { service: contact.pipeline, clientIp: req.ip });
+      context.set(build.entry.module.contactContext, { service, clientIp: req.ip });
       return context;
     },
   }),
 );
 
-// Last resort: a visitor never sees a stack trace.
+// Last resort: a visitor never sees a stack trace, and the log gets one line without one.
 app.use((err, _req, res, _next) => {
-  log.error({ err }, "unhandled error");
+  const status = err.status ?? err.statusCode;
+  const clientError = Number.isInteger(status) && status >= 400 && status < 500;
+  if (!clientError) log.error({ err: { message: err.message } }, "unhandled error");
   if (res.headersSent) return res.end();
+  if (clientError) return res.status(status).type("text/plain").send("Bad Request");
   res.status(500).type("text/plain").send("Internal Server Error");
 });
 
-const server = app.listen(port, host, () => {
+const server = createServer(app);
+server.on("error", (err) => {
+  const why = err.code === "EADDRINUSE" ? "the address is already in use" : err.message;
+  log.fatal({ code: err.code }, `cannot listen on ${host}:${port}: ${why}`);
+  process.exit(1);
+});
+server.listen(port, host, () => {
+  contact = startContactRuntime(config, log);
   log.info({ url: `http://${host === "0.0.0.0" ? "localhost" : host}:${port}`, files: files.size }, "server started");
 });
 
@@ -160,7 +196,7 @@ function shutdown(signal) {
   stopping = true;
   log.info({ signal }, "shutting down");
   server.close(async () => {
-    await contact.close().catch((err) => log.error({ err: { message: err.message } }, "closing the contact pipeline"));
+    await contact?.close().catch((err) => log.error({ err: { message: err.message } }, "closing the contact pipeline"));
     log.info("server stopped");
     process.exit(0);
   });

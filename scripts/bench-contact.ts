@@ -261,6 +261,7 @@ async function main() {
     SMTP_URL: `smtp://127.0.0.1:${relay.port}`,
     RATE_LIMIT_PER_MINUTE: "1000000",
     RATE_LIMIT_PER_DAY: "1000000",
+    RATE_LIMIT_NETWORK_PER_MINUTE: "1000000",
     OUTBOX_POLL_MS: "200",
     OUTBOX_RETRY_BASE_MS: "500",
     OUTBOX_RETRY_MAX_MS: "5000",

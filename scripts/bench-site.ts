@@ -254,7 +254,7 @@ ${serve.rows.map((r: Record<string, number | string>) => `| ${r.path} | ${r["nod
 async function main() {
   if (!opts["no-build"]) execSync("npm run build", { stdio: "inherit" });
   execSync("react-router build", { stdio: "inherit", env: { ...process.env, SPA_BASELINE: "1" } });
-  const server = await startServer({ RATE_LIMIT_PER_MINUTE: "1000" });
+  const server = await startServer({ RATE_LIMIT_PER_MINUTE: "1000", RATE_LIMIT_NETWORK_PER_MINUTE: "1000" });
   let rows: RouteFigures[];
   try {
     rows = await benchSite(server.url);

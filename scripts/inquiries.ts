@@ -60,8 +60,31 @@ export function toCsv(rows: InquiryRecord[]): string {
   return `${lines.join("\r\n")}\r\n`;
 }
 
+/**
+ * What reaches the terminal: control, format and separator characters (an escape sequence, a
+ * right-to-left override, a C1 control) are shown as \u{…}, never interpreted. Zero-width joiners
+ * stay (emoji and several scripts need them); `keep` lists characters to pass through (line breaks
+ * in a message).
+ */
+const UNPRINTABLE = /[\p{Cc}\p{Cf}\p{Zl}\p{Zp}\p{Noncharacter_Code_Point}]/gu;
+function printable(s: string, keep = ""): string {
+  return s.replace(UNPRINTABLE, (ch) =>
+    keep.includes(ch) || ch === "\u200c" || ch === "\u200d" ? ch : `\\u{${ch.codePointAt(0)?.toString(16)}}`,
+  );
+}
+/** JSON with the same characters escaped as \uXXXX (still valid JSON). */
+const printableJson = (value: unknown) =>
+  JSON.stringify(value, null, 2).replace(UNPRINTABLE, (ch) =>
+    ch === "\n" || ch === "\u200c" || ch === "\u200d"
+      ? ch
+      : ch
+          .split("")
+          .map((unit) => `\\u${unit.charCodeAt(0).toString(16).padStart(4, "0")}`)
+          .join(""),
+  );
+
 const shorten = (s: string, n: number) => {
-  const flat = s.replace(/\s+/g, " ");
+  const flat = printable(s.replace(/\s+/g, " "));
   return flat.length > n ? `${flat.slice(0, n - 1)}…` : flat;
 };
 
@@ -92,7 +115,7 @@ async function main(argv: string[]): Promise<number> {
       case "list": {
         const rows = await store.list();
         if (values.json) {
-          console.log(JSON.stringify(rows, null, 2));
+          console.log(printableJson(rows));
         } else if (rows.length === 0) {
           console.log(`No inquiries in ${db.describe()}.`);
         } else {
@@ -101,9 +124,9 @@ async function main(argv: string[]): Promise<number> {
               id: r.id,
               received: iso(r.receivedAt).replace("T", " ").slice(0, 19),
               name: shorten(r.name, 24),
-              email: r.email,
+              email: printable(r.email),
               company: shorten(r.company, 20),
-              service: r.service,
+              service: printable(r.service),
               message: shorten(r.message, 40),
               status: r.status,
               attempts: r.attempts,
@@ -118,7 +141,7 @@ async function main(argv: string[]): Promise<number> {
         if (values.out) {
           writeFileSync(values.out, csv);
           console.error(`Wrote ${values.out}`);
-        } else process.stdout.write(csv);
+        } else process.stdout.write(printable(csv, "\r\n"));
         return 0;
       }
       case "show": {
@@ -144,8 +167,8 @@ async function main(argv: string[]): Promise<number> {
           ["Sent at", iso(r.sentAt) || "—"],
           ["Last error", r.lastError ?? "—"],
         ];
-        for (const [k, v] of fields) console.log(`${`${k}:`.padEnd(19)}${v}`);
-        console.log(`\nMessage:\n${r.message}`);
+        for (const [k, v] of fields) console.log(`${`${k}:`.padEnd(19)}${printable(String(v))}`);
+        console.log(`\nMessage:\n${printable(r.message, "\n\t")}`);
         return 0;
       }
       case "retry": {

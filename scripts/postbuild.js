@@ -10,17 +10,25 @@ import { walk } from "../server/static.js";
 import { buildImages } from "./images.ts";
 
 /**
- * After `react-router build`: write the not-found page as build/client/404.html (static hosts and
- * CDNs answer unknown paths with it), write build/client/_headers (the Node server's security
+ * After `react-router build`: write the not-found pages as build/client/404.html and
+ * build/client/blog/404.html (static hosts and CDNs answer unknown paths with them), write build/client/_headers (the Node server's security
  * headers and caching, for static hosts that read that file), then precompress every text file of build/client with brotli (quality 11)
  * and gzip (level 9), so neither the Node server nor a CDN compresses a page per request.
  */
 
 const root = new URL("../build/client/", import.meta.url).pathname;
 const build = await import(new URL("../build/server/index.js", import.meta.url).href);
-const notFound = await createRequestHandler(build, "production")(new Request("http://localhost/__not-found__"));
-if (notFound.status !== 404) throw new Error(`postbuild: expected a 404 page, got ${notFound.status}`);
-writeFileSync(join(root, "404.html"), await notFound.text());
+// The same for an article that does not exist ("Post Not Found"): build/client/blog/404.html. The
+// Node server answers every unknown path with one of these two, from memory, with status 404.
+const render = createRequestHandler(build, "production");
+for (const [url, file] of [
+  ["http://localhost/__not-found__", "404.html"],
+  ["http://localhost/blog/__not-found__", "blog/404.html"],
+]) {
+  const notFound = await render(new Request(url));
+  if (notFound.status !== 404) throw new Error(`postbuild: expected a 404 page for ${url}, got ${notFound.status}`);
+  writeFileSync(join(root, file), await notFound.text());
+}
 
 // The contact form's progressive enhancement (app/contact/enhance.ts): bundled on its own, named by
 // its content's hash, and added to every prerendered page that has the form.

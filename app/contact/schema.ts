@@ -10,12 +10,24 @@ export { HONEYPOT_FIELD, LIMITS } from "./fields.ts";
  * runs this file as it is, in the server, the operator tools and the tests.
  */
 
-const noLineBreaks = (s: string) => !/[\r\n]/.test(s);
-// NUL and other control characters (tab and line breaks aside) have no place in a message, and
-// PostgreSQL refuses NUL in text; lone UTF-16 surrogates are not text at all.
-// biome-ignore lint/suspicious/noControlCharactersInRegex: matching control characters is the point
-const controlChars = /[\u0000-\u0008\u000b\u000c\u000e-\u001f\u007f]/;
-const isCleanText = (s: string) => !controlChars.test(s) && s.isWellFormed();
+/**
+ * Characters that are never text a person typed: C0 controls (tab and line breaks aside; PostgreSQL
+ * refuses NUL), DEL, the C1 controls (NEL among them), the bidirectional overrides and isolates
+ * that make text read other than it is stored, and the Unicode non-characters. Lone UTF-16
+ * surrogates are not text at all.
+ */
+const NEVER_TEXT =
+  // biome-ignore lint/suspicious/noControlCharactersInRegex: matching control characters is the point
+  /[\u0000-\u0008\u000b\u000c\u000e-\u001f\u007f-\u009f\u202a-\u202e\u2066-\u2069]|\p{Noncharacter_Code_Point}/u;
+/**
+ * And in one-line fields (they reach an email's subject and headers), also line breaks of every
+ * kind (LF, CR, LS, PS) and the invisible characters that disguise a name or an address: bidi
+ * marks, zero-width space, word joiner and invisible operators, the byte-order mark. Zero-width
+ * joiner and non-joiner stay allowed: Persian, Indic scripts and emoji sequences need them.
+ */
+const NOT_ONE_LINE = /[\r\n\u2028\u2029\u061c\u200b\u200e\u200f\u2060-\u2064\ufeff]/;
+const noLineBreaks = (s: string) => !NOT_ONE_LINE.test(s);
+const isCleanText = (s: string) => !NEVER_TEXT.test(s) && s.isWellFormed();
 const CONTROL_MESSAGE = "contains characters that are not allowed";
 
 const singleLine = (label: string, max: number) =>
@@ -23,7 +35,7 @@ const singleLine = (label: string, max: number) =>
     .string({ error: `${label} must be text.` })
     .trim()
     .max(max, `${label} must be at most ${max} characters.`)
-    .refine(noLineBreaks, `${label} must be on one line.`)
+    .refine(noLineBreaks, `${label} must be on one line, without invisible characters.`)
     .refine(isCleanText, `${label} ${CONTROL_MESSAGE}.`);
 
 export const contactSchema = z.strictObject({

@@ -26,7 +26,16 @@ export function loader() {
  * endpoint. Success renders the success dialog; anything else re-renders the form with its values.
  */
 export async function action({ request, context }: Route.ActionArgs) {
-  const form = await request.formData();
+  let form: FormData;
+  try {
+    form = await request.formData();
+  } catch {
+    // A body that does not parse as the form it says it is (a broken multipart, say): the sender's fault.
+    return data<FormResult>(
+      { ok: false, error: "We could not read the form. Please try again.", fields: {}, values: {} },
+      { status: 400 },
+    );
+  }
   const values: Partial<Record<ContactField, string>> = {};
   for (const field of FIELDS) {
     const v = form.get(field);
@@ -37,7 +46,8 @@ export async function action({ request, context }: Route.ActionArgs) {
   const contact = context.get(contactContext);
   const failure = (status: number, error: string, fields: FieldErrors = {}, headers?: Record<string, string>) =>
     data<FormResult>({ ok: false, error, fields, values }, { status, headers });
-  if (!contact) return failure(503, site.response.failure);
+  const unavailable = () => failure(503, site.response.failure, {}, { "Retry-After": "30" });
+  if (!contact) return unavailable();
   try {
     const result = await contact.service.submit({
       body,
@@ -53,9 +63,15 @@ export async function action({ request, context }: Route.ActionArgs) {
     if (result.status === 429) return failure(429, String(result.body.error), {}, result.headers);
     return failure(result.status, site.response.failure);
   } catch {
-    return failure(503, site.response.failure);
+    return unavailable();
   }
 }
+
+/** The action's own headers (Retry-After on a 429 or 503) reach the page's response. */
+export const headers: Route.HeadersFunction = ({ actionHeaders }) => {
+  const retryAfter = actionHeaders.get("Retry-After");
+  return retryAfter ? { "Retry-After": retryAfter } : new Headers();
+};
 
 export const meta: Route.MetaFunction = () =>
   pageMeta({

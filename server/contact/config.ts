@@ -23,9 +23,10 @@ const envSchema = z.object({
   CONTACT_TO: z.email().default(site.email),
   CONTACT_PUBLIC_KEY: z.string().optional(),
   ALLOWED_ORIGINS: z.string().optional(),
-  IP_HASH_SALT: z.string().min(16, "at least 16 characters").optional(),
+  IP_HASH_KEY: z.string().min(32, "at least 32 characters").optional(),
   RATE_LIMIT_PER_MINUTE: positiveInt.default(5),
   RATE_LIMIT_PER_DAY: positiveInt.default(50),
+  RATE_LIMIT_NETWORK_PER_MINUTE: positiveInt.default(20),
   OUTBOX_POLL_MS: positiveInt.default(1_000),
   OUTBOX_RETRY_BASE_MS: positiveInt.default(30_000),
   OUTBOX_RETRY_MAX_MS: positiveInt.default(60 * 60_000),
@@ -42,8 +43,9 @@ export type ContactConfig = {
   publicKey?: string;
   /** Origins (scheme://host[:port]) allowed to call the endpoint from a browser, besides the site's own. */
   allowedOrigins: string[];
-  ipHashSalt?: string;
-  rateLimit: { perMinute: number; perDay: number };
+  /** The secret client addresses are hashed with (HMAC); never stored in the database. */
+  ipHashKey?: string;
+  rateLimit: { perMinute: number; perDay: number; networkPerMinute: number };
   outbox: { pollMs: number; retryBaseMs: number; retryMaxMs: number; giveUpAfterMs: number; leaseMs: number };
 };
 
@@ -68,8 +70,12 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): ContactConfig 
       .split(",")
       .map((o) => o.trim().replace(/\/+$/, ""))
       .filter(Boolean),
-    ipHashSalt: e.IP_HASH_SALT,
-    rateLimit: { perMinute: e.RATE_LIMIT_PER_MINUTE, perDay: e.RATE_LIMIT_PER_DAY },
+    ipHashKey: e.IP_HASH_KEY,
+    rateLimit: {
+      perMinute: e.RATE_LIMIT_PER_MINUTE,
+      perDay: e.RATE_LIMIT_PER_DAY,
+      networkPerMinute: e.RATE_LIMIT_NETWORK_PER_MINUTE,
+    },
     outbox: {
       pollMs: e.OUTBOX_POLL_MS,
       retryBaseMs: e.OUTBOX_RETRY_BASE_MS,

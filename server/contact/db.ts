@@ -22,6 +22,8 @@ export interface Sql {
 
 export interface Database extends Sql {
   migrate(): Promise<string[]>;
+  /** A cheap query that proves the database answers (readiness). */
+  ping(): Promise<void>;
   /** A rate limiter that keeps its counters in this database (table `rate_limits`). */
   rateLimiter(opts: { keyPrefix: string; points: number; duration: number }): Promise<RateLimiterLike>;
   close(): Promise<void>;
@@ -31,6 +33,48 @@ export interface Database extends Sql {
 export interface RateLimiterLike {
   consume(key: string, points?: number): Promise<unknown>;
 }
+
+/**
+ * The database cannot be used right now (locked by another process, unreachable, out of space):
+ * the visitor is answered 503 with Retry-After, never a false success, and nothing crashes.
+ */
+export class StorageUnavailableError extends Error {
+  readonly retryAfterSeconds: number;
+  constructor(message: string, retryAfterSeconds = 30) {
+    super(message);
+    this.name = "StorageUnavailableError";
+    this.retryAfterSeconds = retryAfterSeconds;
+  }
+}
+
+/** Told once when storage stops answering and once when it answers again (one log line each). */
+export type StorageWatcher = { failed(reason: string): void; recovered(): void };
+
+/** A watcher that logs the transitions, not every failure: a held lock would otherwise log every poll. */
+export function logStorageTransitions(log: {
+  warn: (o: object, m: string) => void;
+  info: (o: object, m: string) => void;
+}): StorageWatcher {
+  let down: string | null = null;
+  return {
+    failed(reason) {
+      if (down === null) log.warn({ reason }, "storage unavailable");
+      down = reason;
+    },
+    recovered() {
+      if (down !== null) log.info({ was: down }, "storage available again");
+      down = null;
+    },
+  };
+}
+
+const quietWatcher: StorageWatcher = { failed() {}, recovered() {} };
+
+/** SQLITE_BUSY or SQLITE_LOCKED (node:sqlite puts the result code on `errcode`). */
+const isSqliteBusy = (e: unknown) => {
+  const code = (e as { errcode?: number }).errcode;
+  return typeof code === "number" && ((code & 0xff) === 5 || (code & 0xff) === 6);
+};
 
 const migrationsDir = new URL("../../db/migrations/", import.meta.url).pathname;
 
@@ -79,13 +123,22 @@ function createLimiter(
 
 // ---------------------------------------------------------------- SQLite
 
-export function openSqlite(file: string): Database {
+export type SqliteOptions = {
+  /** How long a transaction waits for a write lock another process holds before it gives up (503). */
+  lockWaitMs?: number;
+  watcher?: StorageWatcher;
+};
+
+export function openSqlite(file: string, opts: SqliteOptions = {}): Database {
+  const lockWaitMs = opts.lockWaitMs ?? 3_000;
+  const watcher = opts.watcher ?? quietWatcher;
   if (file !== ":memory:") mkdirSync(join(file, ".."), { recursive: true });
   const db = new DatabaseSync(file);
   // WAL lets readers work during a write; FULL makes every commit durable before we acknowledge it.
-  db.exec(
-    "PRAGMA journal_mode = WAL; PRAGMA synchronous = FULL; PRAGMA foreign_keys = ON; PRAGMA busy_timeout = 5000;",
-  );
+  // node:sqlite is synchronous, so SQLite's own busy wait would stop the whole server (pages too)
+  // while another process holds the lock: wait a few milliseconds there, and the rest
+  // asynchronously in begin() below.
+  db.exec("PRAGMA busy_timeout = 20; PRAGMA journal_mode = WAL; PRAGMA synchronous = FULL; PRAGMA foreign_keys = ON;");
 
   const statements = new Map<string, ReturnType<DatabaseSync["prepare"]>>();
   const prepare = (sql: string) => {
@@ -113,12 +166,37 @@ export function openSqlite(file: string): Database {
   let pending: Pending[] = [];
   let scheduled = false;
 
+  /** BEGIN IMMEDIATE, waiting (without blocking the event loop) for another process's write lock. */
+  async function begin(): Promise<void> {
+    const deadline = Date.now() + lockWaitMs;
+    let wait = 10;
+    for (;;) {
+      try {
+        db.exec("BEGIN IMMEDIATE");
+        return;
+      } catch (e) {
+        if (!isSqliteBusy(e)) throw new StorageUnavailableError(`SQLite: ${(e as Error).message}`);
+        if (Date.now() >= deadline) {
+          throw new StorageUnavailableError("SQLite: the database is locked by another process");
+        }
+        await new Promise((r) => setTimeout(r, wait));
+        wait = Math.min(wait * 2, 200);
+      }
+    }
+  }
+
   async function flush() {
     scheduled = false;
     const batch = pending;
     pending = [];
     const outcomes: Array<{ ok: boolean; value: unknown }> = [];
-    db.exec("BEGIN IMMEDIATE");
+    try {
+      await begin();
+    } catch (e) {
+      watcher.failed((e as Error).message);
+      for (const item of batch) item.reject(e);
+      return;
+    }
     for (const item of batch) {
       db.exec("SAVEPOINT grouped");
       try {
@@ -135,9 +213,12 @@ export function openSqlite(file: string): Database {
       db.exec("COMMIT");
     } catch (e) {
       if (db.isTransaction) db.exec("ROLLBACK");
-      for (const item of batch) item.reject(e);
+      const err = new StorageUnavailableError(`SQLite: ${(e as Error).message}`);
+      watcher.failed(err.message);
+      for (const item of batch) item.reject(err);
       return;
     }
+    watcher.recovered();
     batch.forEach((item, i) => {
       const o = outcomes[i];
       if (o?.ok) item.resolve(o.value);
@@ -159,8 +240,16 @@ export function openSqlite(file: string): Database {
         if (scheduled) return;
         scheduled = true;
         // setImmediate: after this turn's I/O callbacks, so concurrent requests share the commit.
-        queue = queue.then(() => new Promise((r) => setImmediate(r))).then(flush);
+        // flush() answers every caller itself; the queue only orders batches and never rejects.
+        queue = queue
+          .then(() => new Promise((r) => setImmediate(r)))
+          .then(flush)
+          .catch(() => undefined);
       });
+    },
+    async ping() {
+      // Through the group commit: ready means a submission could take the write lock now.
+      await database.transaction(async (tx) => tx.query("SELECT 1"));
     },
     async migrate() {
       db.exec(
@@ -228,10 +317,29 @@ const numbered = (sql: string) => {
   return sql.replace(/\?/g, () => `$${++i}`);
 };
 
-export function openPostgres(url: string, poolSize = 10): Database {
+/**
+ * A PostgreSQL error that means the database cannot serve us now, not that the request was wrong:
+ * no connection (no SQLSTATE), connection exceptions (08), resources (53), operator intervention
+ * and timeouts (57), a lock we waited too long for (55P03), system errors (58).
+ */
+const isPostgresOutage = (e: unknown) => {
+  const code = (e as { code?: unknown }).code;
+  if (typeof code !== "string" || !/^[0-9A-Z]{5}$/.test(code)) return true;
+  return /^(08|53|57|58)/.test(code) || code === "55P03";
+};
+
+export type PostgresOptions = { poolSize?: number; watcher?: StorageWatcher };
+
+export function openPostgres(url: string, opts: PostgresOptions | number = {}): Database {
+  const { poolSize = 10, watcher = quietWatcher } = typeof opts === "number" ? { poolSize: opts } : opts;
+  // A server that does not answer, or a lock someone holds, must not hang a visitor's request:
+  // connecting, waiting for a lock and running a statement all have an end (then 503).
+  const timeouts = "-c lock_timeout=5000 -c statement_timeout=15000";
   const pool = new pg.Pool({
     connectionString: url,
     max: poolSize,
+    connectionTimeoutMillis: 5_000,
+    options: timeouts,
     types: { getTypeParser: numberTypes } as pg.CustomTypesConfig,
   });
   // The rate limiters' own pool: a limit is checked inside the inquiry's transaction, which already
@@ -240,7 +348,12 @@ export function openPostgres(url: string, poolSize = 10): Database {
   let limiterPool: pg.Pool | null = null;
   const limiters = () => {
     if (!limiterPool) {
-      limiterPool = new pg.Pool({ connectionString: url, max: 4, options: "-c synchronous_commit=off" });
+      limiterPool = new pg.Pool({
+        connectionString: url,
+        max: 4,
+        connectionTimeoutMillis: 5_000,
+        options: `${timeouts} -c synchronous_commit=off`,
+      });
       limiterPool.on("error", () => {});
     }
     return limiterPool;
@@ -248,6 +361,20 @@ export function openPostgres(url: string, poolSize = 10): Database {
   pool.on("error", () => {
     // An idle client lost its connection; the pool replaces it. Queries report their own errors.
   });
+  /** Run `fn`; an outage becomes StorageUnavailableError (503), and the watcher hears of it. */
+  const guarded = async <T>(fn: () => Promise<T>): Promise<T> => {
+    try {
+      const value = await fn();
+      watcher.recovered();
+      return value;
+    } catch (e) {
+      if (e instanceof StorageUnavailableError) throw e;
+      if (!isPostgresOutage(e)) throw e;
+      const err = new StorageUnavailableError(`PostgreSQL: ${(e as Error).message}`);
+      watcher.failed(err.message);
+      throw err;
+    }
+  };
   const on = (client: pg.Pool | pg.PoolClient): Sql => ({
     engine: "postgres",
     async query(sql, params = []) {
@@ -256,22 +383,29 @@ export function openPostgres(url: string, poolSize = 10): Database {
     },
     transaction: (fn) => fn(on(client)),
   });
+  const direct = on(pool);
 
   const database: Database = {
-    ...on(pool),
-    async transaction(fn) {
-      const client = await pool.connect();
-      try {
-        await client.query("BEGIN");
-        const value = await fn(on(client));
-        await client.query("COMMIT");
-        return value;
-      } catch (e) {
-        await client.query("ROLLBACK").catch(() => undefined);
-        throw e;
-      } finally {
-        client.release();
-      }
+    engine: "postgres",
+    query: (sql, params) => guarded(() => direct.query(sql, params)),
+    transaction(fn) {
+      return guarded(async () => {
+        const client = await pool.connect();
+        try {
+          await client.query("BEGIN");
+          const value = await fn(on(client));
+          await client.query("COMMIT");
+          return value;
+        } catch (e) {
+          await client.query("ROLLBACK").catch(() => undefined);
+          throw e;
+        } finally {
+          client.release();
+        }
+      });
+    },
+    async ping() {
+      await database.query("SELECT 1");
     },
     async migrate() {
       const applied: string[] = [];
@@ -299,6 +433,8 @@ export function openPostgres(url: string, poolSize = 10): Database {
   return database;
 }
 
-export function openDatabase(opts: { databaseUrl?: string; dataDir: string }): Database {
-  return opts.databaseUrl ? openPostgres(opts.databaseUrl) : openSqlite(join(opts.dataDir, "inquiries.sqlite"));
+export function openDatabase(opts: { databaseUrl?: string; dataDir: string }, watcher?: StorageWatcher): Database {
+  return opts.databaseUrl
+    ? openPostgres(opts.databaseUrl, { watcher })
+    : openSqlite(join(opts.dataDir, "inquiries.sqlite"), { watcher });
 }

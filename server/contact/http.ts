@@ -1,5 +1,7 @@
 import express, { type NextFunction, type Request, type Response } from "express";
 import type { Logger } from "pino";
+import { isUtf8 } from "../guards.ts";
+import { StorageUnavailableError } from "./db.ts";
 import type { ContactService } from "./service.ts";
 
 /**
@@ -57,6 +59,10 @@ export function contactEndpoint({ service, log, publicKey, allowedOrigins }: Opt
         return fail(res, 401, "Missing or invalid authorization.");
       }
       if (!req.is("application/json")) return fail(res, 415, "Send the message as application/json.");
+      // UTF-8 only (RFC 8259): utf-7, utf-16 and the rest are refused rather than decoded.
+      if (!isUtf8(req.get("content-type"))) {
+        return fail(res, 415, "Unsupported content encoding or charset: send UTF-8.");
+      }
       const key = req.get("idempotency-key");
       if (key !== undefined && !IDEMPOTENCY_KEY.test(key)) {
         return fail(res, 400, "Idempotency-Key must be 1 to 255 visible ASCII characters.");
@@ -107,8 +113,11 @@ export function contactEndpoint({ service, log, publicKey, allowedOrigins }: Opt
       // Any other fault of the request itself (a corrupt compressed body, say) is the client's: 400.
       const status = err.status ?? (err as { statusCode?: number }).statusCode ?? 500;
       if (status >= 400 && status < 500) return fail(res, 400, "The request body could not be read.");
-      log.error({ err: { message: err.message } }, "contact endpoint failed");
-      res.setHeader("Retry-After", "30");
+      // Storage outages were logged once by the database's watcher; anything else is logged here.
+      if (!(err instanceof StorageUnavailableError)) {
+        log.error({ err: { message: err.message } }, "contact endpoint failed");
+      }
+      res.setHeader("Retry-After", String(err instanceof StorageUnavailableError ? err.retryAfterSeconds : 30));
       fail(res, 503, "We could not take your message right now. Please try again or contact us directly.");
     },
   );

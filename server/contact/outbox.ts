@@ -1,6 +1,7 @@
 import { randomUUID } from "node:crypto";
 import type { Logger } from "pino";
 import type { ContactConfig } from "./config.ts";
+import { StorageUnavailableError } from "./db.ts";
 import { buildMail, type Mailer } from "./mailer.ts";
 import type { Job, Store } from "./store.ts";
 
@@ -72,7 +73,10 @@ export class OutboxWorker {
       try {
         worked = await this.pass();
       } catch (err) {
-        this.log.error({ err: { message: (err as Error).message } }, "outbox pass failed");
+        // An outage was logged once by the database's watcher; the next poll tries again.
+        if (!(err instanceof StorageUnavailableError)) {
+          this.log.error({ err: { message: (err as Error).message } }, "outbox pass failed");
+        }
       }
       if (worked === 0 && this.running) {
         await new Promise<void>((resolve) => {

@@ -2,12 +2,13 @@ import { createHash, randomUUID } from "node:crypto";
 import { join } from "node:path";
 import type { Logger } from "pino";
 import { RateLimiterRes } from "rate-limiter-flexible";
-import { HONEYPOT_FIELD, validateContact } from "../../app/contact/schema.ts";
+import { type ContactInput, HONEYPOT_FIELD, validateContact } from "../../app/contact/schema.ts";
+import { type AddressHasher, addressHasher, loadAddressSecret } from "./address-hash.ts";
 import type { ContactConfig } from "./config.ts";
-import { type Database, openDatabase, type RateLimiterLike } from "./db.ts";
+import { type Database, logStorageTransitions, openDatabase, type RateLimiterLike } from "./db.ts";
 import { fileMailer, type Mailer, messageIdFor, smtpMailer } from "./mailer.ts";
 import { OutboxWorker } from "./outbox.ts";
-import { type Answer, type Source, Store } from "./store.ts";
+import { type Answer, type Source, Store, type StoredAnswer } from "./store.ts";
 
 /**
  * The contact pipeline, one for both doors (the JSON endpoint and the no-JavaScript form post):
@@ -36,28 +37,18 @@ export class ContactPipeline implements ContactService {
   readonly store: Store;
   readonly worker: OutboxWorker;
   private readonly log: Logger;
-  private readonly salt: string;
-  private readonly limiters: RateLimiterLike[];
+  private readonly hasher: AddressHasher;
+  private readonly limiters: Limiters;
 
-  constructor(deps: { store: Store; worker: OutboxWorker; log: Logger; salt: string; limiters: RateLimiterLike[] }) {
+  constructor(deps: { store: Store; worker: OutboxWorker; log: Logger; hasher: AddressHasher; limiters: Limiters }) {
     this.store = deps.store;
     this.worker = deps.worker;
     this.log = deps.log;
-    this.salt = deps.salt;
+    this.hasher = deps.hasher;
     this.limiters = deps.limiters;
   }
 
-  hashIp(ip: string | undefined): string | null {
-    return ip ? createHash("sha256").update(`${this.salt}:${ip}`).digest("hex") : null;
-  }
-
   async submit(s: Submission): Promise<SubmitResult> {
-    // A replayed key answers as the first time, without counting against the rate limit.
-    if (s.idempotencyKey) {
-      const previous = await this.store.answerFor(s.idempotencyKey);
-      if (previous) return previous;
-    }
-
     const body = (typeof s.body === "object" && s.body !== null && !Array.isArray(s.body) ? { ...s.body } : s.body) as
       | Record<string, unknown>
       | unknown;
@@ -70,8 +61,17 @@ export class ContactPipeline implements ContactService {
 
     const valid = validateContact(body);
     if (!valid.ok) return { status: 400, body: { error: valid.error, fields: valid.fields } };
+    const fingerprint = fingerprintOf(valid.data);
 
-    const ipHash = this.hashIp(s.ip);
+    // A replayed key answers as the first time, without counting against the rate limit; the same
+    // key with another message is a client's mistake (422), never a silently dropped message.
+    if (s.idempotencyKey) {
+      const previous = await this.store.answerFor(s.idempotencyKey);
+      if (previous) return replay(previous, fingerprint);
+    }
+
+    const hashes = this.hasher.hashes(s.ip);
+    const ipHash = hashes?.address ?? null;
 
     const id = randomUUID();
     const spam = trap !== "";
@@ -90,22 +90,29 @@ export class ContactPipeline implements ContactService {
       {
         answer,
         idempotencyKey: s.idempotencyKey,
+        fingerprint,
         job: spam ? undefined : { id: randomUUID(), messageId: messageIdFor(id) },
         // Inside the transaction: on SQLite the counters share the inquiry's commit.
-        guard: () => this.rateLimit(ipHash),
+        guard: () => this.rateLimit(hashes),
       },
     );
-    if (result.duplicate || result.refused) return result.answer;
+    if (result.duplicate) return replay(result.previous, fingerprint);
+    if (result.refused) return result.answer;
     this.log.info({ inquiryId: id, source: s.source, spam }, spam ? "inquiry stored as spam" : "inquiry stored");
     if (!spam) this.worker.nudge();
     return answer;
   }
 
-  private async rateLimit(ipHash: string | null): Promise<SubmitResult | null> {
-    if (!ipHash) return null;
-    for (const limiter of this.limiters) {
+  private async rateLimit(hashes: { address: string; network: string } | null): Promise<SubmitResult | null> {
+    if (!hashes) return null;
+    const checks: Array<[RateLimiterLike, string]> = [
+      [this.limiters.perMinute, hashes.address],
+      [this.limiters.perDay, hashes.address],
+      [this.limiters.networkPerMinute, hashes.network],
+    ];
+    for (const [limiter, key] of checks) {
       try {
-        await limiter.consume(ipHash);
+        await limiter.consume(key);
       } catch (e) {
         if (!(e instanceof RateLimiterRes)) throw e;
         const seconds = Math.max(1, Math.ceil(e.msBeforeNext / 1000));
@@ -120,22 +127,62 @@ export class ContactPipeline implements ContactService {
   }
 }
 
+type Limiters = { perMinute: RateLimiterLike; perDay: RateLimiterLike; networkPerMinute: RateLimiterLike };
+
+/** What makes two submissions "the same message" for an idempotency key: the validated fields. */
+function fingerprintOf(data: ContactInput): string {
+  const { name, email, company, service, message } = data;
+  return createHash("sha256")
+    .update(JSON.stringify([name, email, company, service, message]))
+    .digest("hex");
+}
+
+export const KEY_REUSED =
+  "This Idempotency-Key was already used with a different message. Use a new key for a new message.";
+
+/** The first answer for a key, or 422 when the key comes back with another message. */
+function replay(previous: StoredAnswer, fingerprint: string): SubmitResult {
+  if (previous.fingerprint && previous.fingerprint !== fingerprint) {
+    return { status: 422, body: { error: KEY_REUSED } };
+  }
+  return { status: previous.status, body: previous.body };
+}
+
 /** Open the database, apply migrations, and assemble the pipeline with its outbox worker. */
 export async function createContactPipeline(
   config: ContactConfig,
   log: Logger,
   opts: { db?: Database; mailer?: Mailer } = {},
 ): Promise<{ pipeline: ContactPipeline; db: Database; mailer: Mailer; close: () => Promise<void> }> {
-  const db = opts.db ?? openDatabase(config);
+  const db = opts.db ?? openDatabase(config, logStorageTransitions(log));
+  try {
+    return await assemble(config, log, db, opts.mailer);
+  } catch (err) {
+    await db.close().catch(() => undefined);
+    throw err;
+  }
+}
+
+async function assemble(config: ContactConfig, log: Logger, db: Database, givenMailer?: Mailer) {
   const applied = await db.migrate();
   if (applied.length > 0) log.info({ applied }, "database migrations applied");
+  if (config.databaseUrl && !config.ipHashKey) {
+    log.warn(
+      "IP_HASH_KEY is not set: this instance hashes addresses with its own key file, so instances sharing this database do not share rate limits",
+    );
+  }
   const store = new Store(db);
   const mailer =
-    opts.mailer ?? (config.smtpUrl ? smtpMailer(config.smtpUrl) : fileMailer(join(config.dataDir, "mail")));
-  const limiters = [
-    await db.rateLimiter({ keyPrefix: "contact_min", points: config.rateLimit.perMinute, duration: 60 }),
-    await db.rateLimiter({ keyPrefix: "contact_day", points: config.rateLimit.perDay, duration: 86_400 }),
-  ];
+    givenMailer ?? (config.smtpUrl ? smtpMailer(config.smtpUrl) : fileMailer(join(config.dataDir, "mail")));
+  const limiters: Limiters = {
+    perMinute: await db.rateLimiter({ keyPrefix: "contact_min", points: config.rateLimit.perMinute, duration: 60 }),
+    perDay: await db.rateLimiter({ keyPrefix: "contact_day", points: config.rateLimit.perDay, duration: 86_400 }),
+    networkPerMinute: await db.rateLimiter({
+      keyPrefix: "contact_net_min",
+      points: config.rateLimit.networkPerMinute,
+      duration: 60,
+    }),
+  };
   const worker = new OutboxWorker({
     store,
     mailer,
@@ -147,7 +194,7 @@ export async function createContactPipeline(
     store,
     worker,
     log,
-    salt: config.ipHashSalt ?? (await store.ipHashSalt()),
+    hasher: addressHasher(loadAddressSecret(config)),
     limiters,
   });
   log.info({ storage: db.describe(), mail: mailer.describe() }, "contact pipeline ready");

@@ -20,6 +20,8 @@ export type NewInquiry = ContactInput & {
 };
 
 export type Answer = { status: number; body: Record<string, unknown> };
+/** A stored answer for an idempotency key, with the fingerprint of the message it answered (null: stored before fingerprints). */
+export type StoredAnswer = Answer & { fingerprint: string | null };
 
 export type Job = {
   id: string;
@@ -36,6 +38,10 @@ export type InquiryRecord = NewInquiry & {
   lastError: string | null;
   sentAt: number | null;
 };
+
+export type SaveResult =
+  | { duplicate: true; previous: StoredAnswer }
+  | { duplicate: false; answer: Answer; refused?: boolean };
 
 const INQUIRY_COLUMNS =
   "i.id, i.received_at, i.name, i.email, i.company, i.service, i.message, i.page, i.user_agent, i.ip_hash, i.source, i.spam";
@@ -63,19 +69,15 @@ export class Store {
     this.db = db;
   }
 
-  async ipHashSalt(): Promise<string> {
-    const [row] = await this.db.query<{ value: string }>("SELECT value FROM settings WHERE name = 'ip_hash_salt'");
-    if (!row) throw new Error("settings.ip_hash_salt is missing: were the migrations applied?");
-    return row.value;
-  }
-
   /** The stored answer for an idempotency key, if that key was used before. */
-  async answerFor(key: string, sql: Sql = this.db): Promise<Answer | null> {
-    const [row] = await sql.query<{ status: number; body: string }>(
-      "SELECT status, body FROM idempotency_keys WHERE key = ?",
+  async answerFor(key: string, sql: Sql = this.db): Promise<StoredAnswer | null> {
+    const [row] = await sql.query<{ status: number; body: string; fingerprint: string | null }>(
+      "SELECT status, body, fingerprint FROM idempotency_keys WHERE key = ?",
       [key],
     );
-    return row ? { status: Number(row.status), body: JSON.parse(row.body) } : null;
+    return row
+      ? { status: Number(row.status), body: JSON.parse(row.body), fingerprint: row.fingerprint ?? null }
+      : null;
   }
 
   /**
@@ -87,17 +89,19 @@ export class Store {
     opts: {
       answer: Answer;
       idempotencyKey?: string;
+      /** What identifies the message for its idempotency key (a repeat with another message is refused). */
+      fingerprint?: string;
       job?: { id: string; messageId: string };
       /** Checked inside the transaction (a rate limit): an answer here refuses, and nothing is stored. */
       guard?: () => Promise<Answer | null>;
     },
-  ): Promise<{ duplicate: boolean; answer: Answer; refused?: boolean }> {
+  ): Promise<SaveResult> {
     const { idempotencyKey: key, answer, job, guard } = opts;
     try {
-      return await this.db.transaction(async (tx) => {
+      return await this.db.transaction<SaveResult>(async (tx) => {
         if (key) {
           const previous = await this.answerFor(key, tx);
-          if (previous) return { duplicate: true, answer: previous };
+          if (previous) return { duplicate: true, previous };
         }
         const refusal = guard ? await guard() : null;
         if (refusal) return { duplicate: false, answer: refusal, refused: true };
@@ -128,8 +132,8 @@ export class Store {
         }
         if (key) {
           await tx.query(
-            "INSERT INTO idempotency_keys (key, inquiry_id, status, body, created_at) VALUES (?, ?, ?, ?, ?)",
-            [key, inquiry.id, answer.status, JSON.stringify(answer.body), inquiry.receivedAt],
+            "INSERT INTO idempotency_keys (key, inquiry_id, status, body, created_at, fingerprint) VALUES (?, ?, ?, ?, ?, ?)",
+            [key, inquiry.id, answer.status, JSON.stringify(answer.body), inquiry.receivedAt, opts.fingerprint ?? null],
           );
         }
         return { duplicate: false, answer };
@@ -138,7 +142,7 @@ export class Store {
       // Two requests with one key at the same moment (PostgreSQL): the loser reads the winner's answer.
       if (key) {
         const previous = await this.answerFor(key).catch(() => null);
-        if (previous) return { duplicate: true, answer: previous };
+        if (previous) return { duplicate: true, previous };
       }
       throw e;
     }

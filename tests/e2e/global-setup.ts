@@ -20,6 +20,7 @@ export default async function globalSetup() {
         OUTBOX_RETRY_BASE_MS: "200",
         RATE_LIMIT_PER_MINUTE: "1000",
         RATE_LIMIT_PER_DAY: "100000",
+        RATE_LIMIT_NETWORK_PER_MINUTE: "10000",
       },
       PORT,
     );

@@ -125,6 +125,44 @@ describe.each(["sqlite", "postgres"] as const)("inquiries CLI on %s", (engine) =
     expect(missing.err).toContain("No inquiry with ID no-such-id");
   });
 
+  it("never prints a raw control or bidi character (issue 8, item 11)", async () => {
+    // Stored before the schema refused them, or written by hand: the CLI must still be safe to run.
+    const hostile = {
+      name: "Mallory\u202eevil\u001b[2J",
+      email: "m\u0085@example.org",
+      message: "Line\u009b31m red\nnext\u2028line\ufffe",
+    };
+    const db = openDatabase({ dataDir: env.DATA_DIR ?? "", databaseUrl: env.DATABASE_URL || undefined });
+    const id = randomUUID();
+    await new Store(db).save(
+      {
+        ...hostile,
+        id,
+        company: "",
+        service: "",
+        page: null,
+        userAgent: "x\u0007",
+        ipHash: null,
+        source: "api",
+        spam: false,
+        receivedAt: Date.now(),
+      },
+      { answer: { status: 201, body: {} } },
+    );
+    await db.close();
+    // biome-ignore lint/suspicious/noControlCharactersInRegex: looking for control characters is the point
+    const raw = /[\u0000-\u0009\u000b\u000c\u000e-\u001f\u007f-\u009f\u202a-\u202e\u2028\u2029\ufffe]/;
+    const outputs = [cli("list"), cli("list", "--json"), cli("show", id), cli("export", "--format", "csv")];
+    for (const o of outputs) {
+      expect(o.code).toBe(0);
+      expect(o.out).not.toMatch(raw);
+    }
+    expect(outputs[2]?.out).toContain("Mallory\\u{202e}evil\\u{1b}[2J");
+    // The JSON stays exact: parsed back, it is what was stored.
+    const row = JSON.parse(outputs[1]?.out ?? "[]").find((r: { id: string }) => r.id === id);
+    expect(row).toMatchObject(hostile);
+  });
+
   it("queues failed jobs again with retry", () => {
     expect(cli("retry").out).toContain("1 failed email job(s) queued again");
     const rows = JSON.parse(cli("list", "--json").out);

@@ -351,11 +351,13 @@ describe("good requests", () => {
     expect(res.headers.get("access-control-allow-origin")).toBe(PARTNER);
   });
 
-  it("replays the first answer for a repeated Idempotency-Key", async () => {
+  it("replays the first answer for a repeated Idempotency-Key, and refuses the key with another message", async () => {
     const first = await (await post(valid, { "idempotency-key": "http-key-1" })).json();
-    const again = await post({ ...valid, message: "changed" }, { "idempotency-key": "http-key-1" });
+    const again = await post(valid, { "idempotency-key": "http-key-1" });
     expect(again.status).toBe(201);
     expect(await again.json()).toEqual(first);
+    const changed = await post({ ...valid, message: "changed" }, { "idempotency-key": "http-key-1" });
+    expect(changed.status).toBe(422);
   });
 
   it("limits one address to 5 a minute, answering 429 with Retry-After", async () => {

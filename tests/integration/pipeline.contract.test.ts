@@ -2,10 +2,19 @@ import { randomUUID } from "node:crypto";
 import { mkdtempSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
+import { DatabaseSync } from "node:sqlite";
+import pg from "pg";
 import pino from "pino";
 import { afterEach, beforeEach, describe, expect, inject, it } from "vitest";
 import { loadConfig } from "../../server/contact/config.ts";
-import { type Database, openPostgres, openSqlite } from "../../server/contact/db.ts";
+import {
+  type Database,
+  logStorageTransitions,
+  openPostgres,
+  openSqlite,
+  StorageUnavailableError,
+  type StorageWatcher,
+} from "../../server/contact/db.ts";
 import { type ContactPipeline, createContactPipeline } from "../../server/contact/service.ts";
 import { Store } from "../../server/contact/store.ts";
 import { createTestDatabase } from "../support/postgres";
@@ -16,20 +25,49 @@ import { TestSmtp } from "../support/smtp";
  * real PostgreSQL server, with a real SMTP server receiving the email.
  */
 
-type Engine = { name: "sqlite" | "postgres"; open: () => Database; cleanup: () => Promise<void> };
+type Engine = {
+  name: "sqlite" | "postgres";
+  open: (watcher?: StorageWatcher) => Database;
+  cleanup: () => Promise<void>;
+  /** Another session (an operator's, a backup's) takes the inquiries table's write lock; returns its release. */
+  holdWriteLock: () => Promise<() => Promise<void>>;
+};
 
 async function sqliteEngine(): Promise<Engine> {
   const dir = mkdtempSync(join(tmpdir(), "contact-sqlite-"));
+  const file = join(dir, "inquiries.sqlite");
   return {
     name: "sqlite",
-    open: () => openSqlite(join(dir, "inquiries.sqlite")),
+    open: (watcher) => openSqlite(file, { watcher }),
     cleanup: async () => rmSync(dir, { recursive: true, force: true }),
+    async holdWriteLock() {
+      const other = new DatabaseSync(file);
+      other.exec("BEGIN IMMEDIATE");
+      return async () => {
+        other.exec("ROLLBACK");
+        other.close();
+      };
+    },
   };
 }
 
 async function postgresEngine(): Promise<Engine> {
   const db = await createTestDatabase(inject("pgAdminUrl"), "contact");
-  return { name: "postgres", open: () => openPostgres(db.url), cleanup: db.drop };
+  return {
+    name: "postgres",
+    open: (watcher) => openPostgres(db.url, { watcher }),
+    cleanup: db.drop,
+    async holdWriteLock() {
+      const other = new pg.Client({ connectionString: db.url });
+      await other.connect();
+      await other.query("BEGIN");
+      await other.query("LOCK TABLE inquiries IN ACCESS EXCLUSIVE MODE");
+      return async () => {
+        await other.query("ROLLBACK");
+        await other.end();
+      };
+    },
+  };
 }
 
 const valid = {
@@ -60,9 +98,10 @@ describe.each([
       OUTBOX_RETRY_MAX_MS: "100",
       RATE_LIMIT_PER_MINUTE: "1000",
       RATE_LIMIT_PER_DAY: "10000",
+      RATE_LIMIT_NETWORK_PER_MINUTE: "100000",
       ...env,
     });
-    const made = await createContactPipeline(config, log, { db: engine.open() });
+    const made = await createContactPipeline(config, log, { db: engine.open(logStorageTransitions(log)) });
     open.push(made);
     if (start) made.pipeline.worker.start();
     return made.pipeline;
@@ -142,7 +181,7 @@ describe.each([
     const p = await pipeline();
     const key = randomUUID();
     const first = await submit(p, valid, { idempotencyKey: key });
-    const again = await submit(p, { ...valid, message: "different" }, { idempotencyKey: key });
+    const again = await submit(p, valid, { idempotencyKey: key });
     const racing = await Promise.all(
       Array.from({ length: 5 }, () => submit(p, valid, { idempotencyKey: "same-key-at-once" })),
     );
@@ -150,6 +189,39 @@ describe.each([
     expect(new Set(racing.map((r) => r.body.id)).size).toBe(1);
     expect((await p.store.counts()).inquiries).toBe(2);
   });
+
+  it("refuses a repeated Idempotency-Key with another message (422), also when both race", async () => {
+    smtp = await new TestSmtp().start();
+    const p = await pipeline();
+    const key = randomUUID();
+    const first = await submit(p, valid, { idempotencyKey: key });
+    const other = await submit(p, { ...valid, message: "different" }, { idempotencyKey: key });
+    expect(other.status).toBe(422);
+    expect(String(other.body.error)).toMatch(/different message/);
+    // Trimmed whitespace is the same message.
+    expect(await submit(p, { ...valid, name: ` ${valid.name} ` }, { idempotencyKey: key })).toEqual(first);
+    const racing = await Promise.all(
+      Array.from({ length: 4 }, (_, i) => submit(p, { ...valid, message: `m${i % 2}` }, { idempotencyKey: "race" })),
+    );
+    expect(racing.map((r) => r.status).sort()).toEqual([201, 201, 422, 422]);
+    expect((await p.store.counts()).inquiries).toBe(2);
+  });
+
+  it("refuses with StorageUnavailableError while another session holds the lock, then works again", async () => {
+    smtp = await new TestSmtp().start();
+    const p = await pipeline({}, true);
+    const release = await engine.holdWriteLock();
+    const started = Date.now();
+    try {
+      await expect(submit(p)).rejects.toBeInstanceOf(StorageUnavailableError);
+      expect(Date.now() - started).toBeLessThan(8_000);
+      expect(logs.filter((l) => l.msg === "storage unavailable")).toHaveLength(1);
+    } finally {
+      await release();
+    }
+    expect((await submit(p)).status).toBe(201);
+    expect(logs.filter((l) => l.msg === "storage available again").length).toBeGreaterThanOrEqual(1);
+  }, 20_000);
 
   it("stores a honeypot submission as spam, answers as usual, and sends nothing", async () => {
     smtp = await new TestSmtp().start();

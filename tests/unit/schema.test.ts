@@ -118,3 +118,47 @@ describe("unicode and control characters", () => {
     }
   });
 });
+
+describe("characters that disguise text (issue 8, item 11)", () => {
+  const disguising: Array<[string, string]> = [
+    ["right-to-left override", "\u202e"],
+    ["left-to-right embedding", "\u202a"],
+    ["first strong isolate", "\u2068"],
+    ["right-to-left mark", "\u200f"],
+    ["Arabic letter mark", "\u061c"],
+    ["zero-width space", "\u200b"],
+    ["word joiner", "\u2060"],
+    ["byte-order mark", "\ufeff"],
+    ["next line (NEL)", "\u0085"],
+    ["line separator", "\u2028"],
+    ["paragraph separator", "\u2029"],
+    ["C1 control (CSI)", "\u009b"],
+    ["non-character U+FFFE", "\ufffe"],
+    ["non-character U+FDD0", "\ufdd0"],
+    ["non-character U+1FFFF", "\u{1ffff}"],
+  ];
+  it.each(disguising)("refuses a %s in one-line fields", (_name, ch) => {
+    for (const field of ["name", "email", "company"]) {
+      const value = field === "email" ? `ada${ch}@example.org` : `Ada${ch}Lovelace`;
+      const r = validateContact({ ...ok, [field]: value });
+      expect(r.ok, `${field}`).toBe(false);
+      expect(r.ok ? {} : r.fields, field).toHaveProperty(field);
+    }
+  });
+
+  it.each([
+    ["right-to-left override", "\u202e"],
+    ["C1 control", "\u0085"],
+    ["non-character", "\uffff"],
+  ])("refuses a %s in the message too", (_name, ch) => {
+    const r = validateContact({ ...ok, message: `Hello ${ch} there` });
+    expect(r.ok ? {} : r.fields).toHaveProperty("message");
+  });
+
+  it("keeps what real names and messages need: joiners, marks of real scripts, emoji, line breaks", () => {
+    for (const name of ["مریم\u200cها", "क्\u200dष", "👩\u200d💻 Zoë", "Renée O'Brien-Łukasz", "王小明"]) {
+      expect(validateContact({ ...ok, name }).ok, name).toBe(true);
+    }
+    expect(validateContact({ ...ok, message: "Line one\nLine two\r\n\tIndented\u2028next" }).ok).toBe(true);
+  });
+});

@@ -1,0 +1,58 @@
+import { createHmac, randomBytes } from "node:crypto";
+import { chmodSync, existsSync, mkdirSync, readFileSync, writeFileSync } from "node:fs";
+import { dirname, join } from "node:path";
+import { clientKeys } from "../guards.ts";
+
+/**
+ * Client addresses are never stored: the database keeps a keyed hash (HMAC-SHA256) of the address
+ * (IPv6: its /64), with a key the database does not hold — IP_HASH_KEY, or a random key in a file
+ * under DATA_DIR, outside the database — so a copy of the database cannot be reversed by hashing
+ * the whole address space. The key used for a hash changes every calendar month (UTC), derived
+ * from the secret, so hashes from different months cannot be linked to one another.
+ */
+
+export const KEY_FILE = "secrets/ip-hash.key";
+
+/** The secret from IP_HASH_KEY, else from DATA_DIR/secrets/ip-hash.key (made, mode 0600, at first use). */
+export function loadAddressSecret(opts: { ipHashKey?: string; dataDir: string }): string {
+  if (opts.ipHashKey) return opts.ipHashKey;
+  const file = join(opts.dataDir, KEY_FILE);
+  if (!existsSync(file)) {
+    mkdirSync(dirname(file), { recursive: true, mode: 0o700 });
+    writeFileSync(file, `${randomBytes(32).toString("hex")}\n`, { mode: 0o600, flag: "wx" });
+    chmodSync(file, 0o600);
+  }
+  const secret = readFileSync(file, "utf8").trim();
+  if (secret.length < 32) throw new Error(`${file}: the key must be at least 32 characters`);
+  return secret;
+}
+
+const period = (now: number) => new Date(now).toISOString().slice(0, 7); // "2026-11"
+
+export type AddressHasher = {
+  /** The hashes an address is stored and limited by: its own, and its network's. Null without an address. */
+  hashes(ip: string | undefined, now?: number): { address: string; network: string } | null;
+};
+
+export function addressHasher(secret: string): AddressHasher {
+  const monthKeys = new Map<string, Buffer>();
+  const keyFor = (now: number) => {
+    const p = period(now);
+    let key = monthKeys.get(p);
+    if (!key) {
+      key = createHmac("sha256", secret).update(`ip-hash:${p}`).digest();
+      monthKeys.clear();
+      monthKeys.set(p, key);
+    }
+    return key;
+  };
+  return {
+    hashes(ip, now = Date.now()) {
+      const keys = ip ? clientKeys(ip) : null;
+      if (!keys) return null;
+      const key = keyFor(now);
+      const mac = (s: string) => createHmac("sha256", key).update(s).digest("hex");
+      return { address: mac(`a:${keys.address}`), network: mac(`n:${keys.network}`) };
+    },
+  };
+}

@@ -1,0 +1,195 @@
+import { isIP } from "node:net";
+import type { NextFunction, Request, RequestHandler, Response } from "express";
+import ipaddr from "ipaddr.js";
+
+/**
+ * What the server checks before any page, file or form handler runs, so that no request — whatever
+ * its path, method, headers or body — can exhaust the process or reach a handler it was not meant
+ * for. Each answer is a short text or JSON body and one log line (the request log), never a stack.
+ */
+
+type Logger = { warn: (o: object, m: string) => void };
+
+/** The largest unread body Node may read and discard after an answer to keep the connection. */
+const DRAIN_LIMIT = 32 * 1024;
+
+/**
+ * Answer without reading the body. A small declared body is discarded by Node and the connection
+ * kept; a chunked or large one is not read at all: the connection closes after the answer.
+ */
+function refuse(req: Request, res: Response, status: number, text: string, headers: Record<string, string> = {}) {
+  const length = req.headers["content-length"];
+  const large =
+    req.headers["transfer-encoding"] !== undefined || (length !== undefined && !(Number(length) <= DRAIN_LIMIT));
+  if (large) res.setHeader("Connection", "close");
+  for (const [k, v] of Object.entries(headers)) res.setHeader(k, v);
+  res.status(status).type("text/plain").send(text);
+}
+
+// ---------------------------------------------------------------- TRUST_PROXY
+
+const NAMED_SUBNETS = new Set(["loopback", "linklocal", "uniquelocal"]);
+
+/**
+ * TRUST_PROXY as Express documents `trust proxy`: `true`/`false`, a number of hops, or a
+ * comma-separated list of addresses, subnets (CIDR) and the names loopback, linklocal, uniquelocal.
+ * Empty or unset: loopback. Anything else throws one line naming what is wrong.
+ */
+export function parseTrustProxy(value: string | undefined): boolean | number | string[] {
+  const v = (value ?? "").trim();
+  if (v === "") return ["loopback"];
+  if (v === "true") return true;
+  if (v === "false") return false;
+  if (/^\d+$/.test(v)) return Number(v);
+  const parts = v.split(",").map((p) => p.trim());
+  for (const p of parts) {
+    if (NAMED_SUBNETS.has(p)) continue;
+    const ok = p.includes("/") ? isCidr(p) : isIP(p) !== 0;
+    if (!ok) {
+      throw new Error(
+        `TRUST_PROXY: "${p}" is not an address, a subnet, a hop count or one of loopback, linklocal, uniquelocal`,
+      );
+    }
+  }
+  return parts;
+}
+
+function isCidr(p: string): boolean {
+  const [addr = "", bits = "", ...rest] = p.split("/");
+  const version = isIP(addr);
+  const max = version === 4 ? 32 : 128;
+  return version !== 0 && rest.length === 0 && /^\d{1,3}$/.test(bits) && Number(bits) <= max;
+}
+
+/**
+ * Behind a proxy that is not trusted, every visitor has the proxy's address, so they all share one
+ * rate-limit bucket. Say so once, when a request carries X-Forwarded-For from a peer we do not trust.
+ */
+export function warnUntrustedProxy(trust: (addr: string, i: number) => boolean, log: Logger): RequestHandler {
+  let warned = false;
+  return (req, _res, next) => {
+    if (!warned && req.headers["x-forwarded-for"] !== undefined) {
+      const peer = req.socket.remoteAddress ?? "";
+      if (!trust(peer, 0)) {
+        warned = true;
+        log.warn(
+          { peer },
+          "requests carry X-Forwarded-For from an address TRUST_PROXY does not trust: if a proxy at this address forwards your visitors, set TRUST_PROXY to it, or every visitor shares one rate limit",
+        );
+      }
+    }
+    next();
+  };
+}
+
+// ---------------------------------------------------------------- client addresses
+
+/**
+ * The keys a client address is limited by: the address itself (IPv6: its /64, which one subscriber
+ * usually holds whole) and its network (IPv4 /24, IPv6 /48), for an attacker who rotates addresses.
+ * IPv4-mapped IPv6 addresses count as IPv4.
+ */
+export function clientKeys(ip: string): { address: string; network: string } | null {
+  if (isIP(ip) === 0 && !(ip.startsWith("::ffff:") && isIP(ip.slice(7)) === 4)) return null;
+  const addr = ipaddr.process(ip);
+  if (addr.kind() === "ipv4") {
+    const o = addr.toByteArray();
+    return { address: addr.toString(), network: `${o[0]}.${o[1]}.${o[2]}.0/24` };
+  }
+  const h = (addr as ipaddr.IPv6).parts.map((n) => n.toString(16));
+  return { address: `${h.slice(0, 4).join(":")}::/64`, network: `${h.slice(0, 3).join(":")}::/48` };
+}
+
+// ---------------------------------------------------------------- hosts and redirects
+
+/**
+ * Behind a TLS proxy that reports a plain-HTTP request: redirect to HTTPS, but only for the site's
+ * own hosts. The Location is never built from a Host we do not know (a cache in front could be
+ * poisoned with it); a request for another host is refused with 421.
+ */
+export function httpsRedirect(allowedHosts: Set<string>): RequestHandler {
+  return (req, res, next) => {
+    if (!req.get("x-forwarded-proto") || req.protocol !== "http") return next();
+    const host = (req.get("host") ?? "").toLowerCase();
+    if (!allowedHosts.has(host)) return refuse(req, res, 421, "This server does not serve that host.");
+    res.redirect(308, `https://${host}${req.originalUrl}`);
+  };
+}
+
+/** Hosts (host[:port]) of the given origins. */
+export function hostsOf(origins: string[]): Set<string> {
+  return new Set(origins.map((o) => new URL(o).host.toLowerCase()));
+}
+
+/**
+ * A mis-cased, percent-encoded or doubled-slash spelling of a real page (/Contact, /%63ontact,
+ * //blog/) is redirected to the page (301), so it is served from memory like the page itself.
+ */
+export function canonicalRedirect(isPage: (path: string) => boolean): RequestHandler {
+  return (req, res, next) => {
+    if ((req.method !== "GET" && req.method !== "HEAD") || isPage(req.path)) return next();
+    let path: string;
+    try {
+      path = decodeURIComponent(req.path);
+    } catch {
+      return next();
+    }
+    path = path.replace(/\/{2,}/g, "/").toLowerCase();
+    if (path.length > 1) path = path.replace(/\/+$/, "");
+    if (path === req.path || !isPage(path) || path.includes("\\")) return next();
+    const query = req.originalUrl.indexOf("?");
+    res.redirect(301, path + (query >= 0 ? req.originalUrl.slice(query) : ""));
+  };
+}
+
+// ---------------------------------------------------------------- methods and bodies
+
+/**
+ * Pages and files take GET and HEAD; the contact page also takes POST (the form without
+ * JavaScript). Anything else is answered here: 405 with Allow for a path that exists, 404 for one
+ * that does not. Nothing but a POST to the form's own paths reaches the page router with a body.
+ */
+export function methodGuard(opts: { isKnown: (path: string) => boolean; formPaths: Set<string> }): RequestHandler {
+  return (req, res, next) => {
+    if (req.method === "GET" || req.method === "HEAD") return next();
+    const form = opts.formPaths.has(req.path);
+    if (form && req.method === "POST") return next();
+    if (!form && !opts.isKnown(req.path)) return refuse(req, res, 404, "Not Found");
+    refuse(req, res, 405, "Method Not Allowed", { Allow: form ? "GET, HEAD, POST" : "GET, HEAD" });
+  };
+}
+
+/** A declared body over `max` bytes is refused before anything reads it (413). */
+export function bodyLimit(max: number, skip: (req: Request) => boolean): RequestHandler {
+  return (req, res, next) => {
+    if (skip(req)) return next();
+    const length = req.headers["content-length"];
+    if (length !== undefined && !(Number(length) <= max)) {
+      return refuse(req, res, 413, `Request body too large (at most ${max / 1024} KB).`);
+    }
+    next();
+  };
+}
+
+/** A Content-Type with no charset, or charset UTF-8: the only text encoding the server decodes. */
+export function isUtf8(contentType: string | undefined): boolean {
+  const charset = /;\s*charset\s*=\s*"?([^";\s]+)/i.exec(contentType ?? "")?.[1]?.toLowerCase();
+  return !charset || charset === "utf-8" || charset === "utf8";
+}
+
+const FORM_TYPES = ["application/x-www-form-urlencoded", "multipart/form-data"];
+
+/**
+ * The no-JavaScript form post: a length we know (a browser always sends one) within the limit, and
+ * a form encoding in UTF-8 — before React Router buffers and parses it.
+ */
+export function formPostGuard(max: number): RequestHandler {
+  return (req: Request, res: Response, next: NextFunction) => {
+    const length = req.get("content-length");
+    if (length === undefined) return refuse(req, res, 411, "Length Required");
+    if (!(Number(length) <= max)) return refuse(req, res, 413, `Message too large (at most ${max / 1024} KB).`);
+    if (!req.is(FORM_TYPES)) return refuse(req, res, 415, "Send the form as a form (urlencoded or multipart).");
+    if (!isUtf8(req.get("content-type"))) return refuse(req, res, 415, "Send the form in UTF-8.");
+    next();
+  };
+}

@@ -1,0 +1,109 @@
+import { mkdtempSync, readFileSync, statSync } from "node:fs";
+import type { AddressInfo } from "node:net";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import express from "express";
+import { describe, expect, it } from "vitest";
+import { addressHasher, KEY_FILE, loadAddressSecret } from "../../server/contact/address-hash.ts";
+import { clientKeys, isUtf8, parseTrustProxy } from "../../server/guards.ts";
+
+describe("TRUST_PROXY (issue 8, item 6)", () => {
+  it.each([
+    [undefined, ["loopback"]],
+    ["", ["loopback"]],
+    ["true", true],
+    ["false", false],
+    ["1", 1],
+    ["2", 2],
+    ["loopback, 10.0.0.0/8", ["loopback", "10.0.0.0/8"]],
+    ["192.0.2.7,2001:db8::/32", ["192.0.2.7", "2001:db8::/32"]],
+  ])("reads %j as Express documents it", (value, expected) => {
+    expect(parseTrustProxy(value)).toEqual(expected);
+  });
+
+  it.each(["yes", "1.2.3", "10.0.0.0/33", "loopback,,", "-1", "one"])("refuses %j with one line", (value) => {
+    expect(() => parseTrustProxy(value)).toThrow(/^TRUST_PROXY: ".*" is not an address/);
+  });
+
+  /** What Express makes of X-Forwarded-For with the parsed setting, on a real server. */
+  async function clientIp(setting: string, forwardedFor: string): Promise<string> {
+    const app = express();
+    app.set("trust proxy", parseTrustProxy(setting));
+    app.get("/", (req, res) => {
+      res.send(req.ip);
+    });
+    const server = app.listen(0, "127.0.0.1");
+    await new Promise((r) => server.once("listening", r));
+    try {
+      const { port } = server.address() as AddressInfo;
+      const res = await fetch(`http://127.0.0.1:${port}/`, { headers: { "x-forwarded-for": forwardedFor } });
+      return await res.text();
+    } finally {
+      server.close();
+    }
+  }
+
+  it("TRUST_PROXY=1 is one hop, not the address 0.0.0.1", async () => {
+    expect(await clientIp("1", "203.0.113.5, 198.51.100.7")).toBe("198.51.100.7");
+    expect(await clientIp("2", "203.0.113.5, 198.51.100.7")).toBe("203.0.113.5");
+    expect(await clientIp("false", "203.0.113.5")).toBe("127.0.0.1");
+    expect(await clientIp("", "203.0.113.5")).toBe("203.0.113.5");
+  });
+});
+
+describe("client address keys (issue 8, item 8)", () => {
+  it("keys IPv4 by the address and its /24", () => {
+    expect(clientKeys("198.51.100.9")).toEqual({ address: "198.51.100.9", network: "198.51.100.0/24" });
+    expect(clientKeys("::ffff:198.51.100.9")).toEqual(clientKeys("198.51.100.9"));
+  });
+  it("keys IPv6 by its /64 and its /48, however it is written", () => {
+    const a = clientKeys("2001:db8:aa:bb::1");
+    expect(a).toEqual({ address: "2001:db8:aa:bb::/64", network: "2001:db8:aa::/48" });
+    expect(clientKeys("2001:0db8:00aa:00bb:ffff:1:2:3")).toEqual(a);
+    expect(clientKeys("2001:db8:aa:cc::1")?.address).not.toBe(a?.address);
+    expect(clientKeys("2001:db8:aa:cc::1")?.network).toBe(a?.network);
+  });
+  it("has no key for something that is not an address", () => {
+    expect(clientKeys("not-an-ip")).toBeNull();
+  });
+});
+
+describe("address hashes (issue 8, item 10)", () => {
+  it("uses a key outside the database, made once with mode 0600", () => {
+    const dataDir = mkdtempSync(join(tmpdir(), "hash-"));
+    const secret = loadAddressSecret({ dataDir });
+    expect(secret).toMatch(/^[0-9a-f]{64}$/);
+    expect(loadAddressSecret({ dataDir })).toBe(secret);
+    expect(statSync(join(dataDir, KEY_FILE)).mode & 0o777).toBe(0o600);
+    expect(readFileSync(join(dataDir, KEY_FILE), "utf8").trim()).toBe(secret);
+    expect(loadAddressSecret({ dataDir, ipHashKey: "k".repeat(32) })).toBe("k".repeat(32));
+  });
+
+  it("depends on the key, and changes every month", () => {
+    const nov = Date.UTC(2026, 10, 22);
+    const dec = Date.UTC(2026, 11, 2);
+    const a = addressHasher("a".repeat(64));
+    const b = addressHasher("b".repeat(64));
+    const h = a.hashes("198.51.100.9", nov);
+    expect(h?.address).toMatch(/^[0-9a-f]{64}$/);
+    expect(a.hashes("198.51.100.9", nov)).toEqual(h);
+    expect(b.hashes("198.51.100.9", nov)?.address).not.toBe(h?.address);
+    expect(a.hashes("198.51.100.9", dec)?.address).not.toBe(h?.address);
+    expect(a.hashes("198.51.100.10", nov)?.network).toBe(h?.network);
+    expect(a.hashes(undefined, nov)).toBeNull();
+  });
+});
+
+describe("charsets", () => {
+  it.each([
+    [undefined, true],
+    ["application/json", true],
+    ["application/json; charset=utf-8", true],
+    ['application/json; charset="UTF-8"', true],
+    ["application/json; charset=utf-7", false],
+    ["application/json; charset=utf-16", false],
+    ["application/x-www-form-urlencoded; charset=latin1", false],
+  ])("%j is UTF-8: %s", (type, expected) => {
+    expect(isUtf8(type)).toBe(expected);
+  });
+});
