@@ -95,8 +95,10 @@ export default function Imprint() {
           <p>
             This website sets no cookies and uses no tracking, analytics or third-party services. When you send us a
             message through the contact form, we store your name, email address, company, chosen service and message in
-            order to answer you, and we keep it no longer than one year. We never sell or share your information. To see
-            or delete what we hold about you, write to{" "}
+            order to answer you, together with the page you sent it from and your browser&rsquo;s user agent. To limit
+            abuse of the form we also keep a keyed hash of your network address (never the address itself), made with a
+            secret that is not stored with your message and changes every month. We keep all of it no longer than one
+            year. We never sell or share your information. To see or delete what we hold about you, write to{" "}
             <a href={`mailto:${site.email}`} className={link}>
               {site.email}
             </a>
