@@ -109,6 +109,23 @@ function cached(key: string, out: string, make: () => Promise<Buffer>): Promise<
   });
 }
 
+/** An ICO file holding one PNG image of `size`×`size` pixels. */
+export function icoFromPng(png: Buffer, size: number): Buffer {
+  const header = Buffer.alloc(6 + 16);
+  header.writeUInt16LE(0, 0); // reserved
+  header.writeUInt16LE(1, 2); // type: icon
+  header.writeUInt16LE(1, 4); // one image
+  header.writeUInt8(size % 256, 6); // width (0 means 256)
+  header.writeUInt8(size % 256, 7); // height
+  header.writeUInt8(0, 8); // no palette
+  header.writeUInt8(0, 9); // reserved
+  header.writeUInt16LE(1, 10); // colour planes
+  header.writeUInt16LE(32, 12); // bits per pixel
+  header.writeUInt32LE(png.length, 14); // size of the image data
+  header.writeUInt32LE(22, 18); // where it starts
+  return Buffer.concat([header, png]);
+}
+
 export async function buildImages(
   root: string,
   pages: Array<{ path: string; title: string; description: string }>,
@@ -124,6 +141,9 @@ export async function buildImages(
   ] as const) {
     writeFileSync(join(root, name), new Resvg(svg, { fitTo: { mode: "width", value: size } }).render().asPng());
   }
+  // /favicon.ico, which browsers and tools ask for whatever the page says: the 32 px PNG in an ICO
+  // container (an ICO may hold PNG data: one 6-byte header, one 16-byte directory entry).
+  writeFileSync(join(root, "favicon.ico"), icoFromPng(readFileSync(join(root, "favicon-32.png")), 32));
   mkdirSync(join(root, "social"), { recursive: true });
   const host = new URL(site.url).host;
   let drawn = 0;

@@ -27,6 +27,11 @@ export const siteSchema = z.object({
     regionName: z.literal("Wyoming"),
     postalCode: z.string().regex(/^82\d{3}$/, "a Wyoming ZIP code starts with 82"),
     country: z.literal("US"),
+    /** Where the office is, for maps and search (schema.org GeoCoordinates); inside Wyoming. */
+    geo: z.object({
+      latitude: z.number().min(40.99).max(45.01),
+      longitude: z.number().min(-111.06).max(-104.05),
+    }),
   }),
   officeHours: z
     .array(

@@ -34,6 +34,7 @@ export const site: Site = {
     regionName: "Wyoming",
     postalCode: "82001",
     country: "US",
+    geo: { latitude: 41.1357, longitude: -104.8166 },
   },
   officeHours: [
     {

@@ -17,7 +17,6 @@ function enhance(form: HTMLFormElement) {
   const endpoint = form.dataset.endpoint ?? "/functions/v1/send-email";
   const publicKey = form.dataset.publicKey ?? "";
   const failure = form.dataset.failure ?? "";
-  const nameField = () => form.elements.namedItem("name") as HTMLInputElement | null;
 
   // "Schedule Consultation" and "Request Quote" link here with ?service=…: preselect it.
   const wanted = new URLSearchParams(window.location.search).get("service");
@@ -25,7 +24,8 @@ function enhance(form: HTMLFormElement) {
   if (wanted && serviceOptions.includes(wanted) && select instanceof HTMLSelectElement && select.value === "") {
     select.value = wanted;
   }
-  dialog?.addEventListener("close", () => nameField()?.focus());
+  // Back to the button that sent it: focusing a field would open a phone's keyboard over the page.
+  dialog?.addEventListener("close", () => button?.focus());
 
   function showAlert(text: string | null) {
     if (!alert) return;

@@ -38,5 +38,6 @@ export function pageMeta({
     { name: "twitter:title", content: title },
     { name: "twitter:description", content: description },
     { name: "twitter:image", content: image },
+    { name: "twitter:image:alt", content: title },
   ] satisfies MetaDescriptor[];
 }

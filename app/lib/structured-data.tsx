@@ -17,7 +17,8 @@ const DAY_URL = (d: string) => `https://schema.org/${d}`;
 
 export function organization(): Thing {
   return {
-    "@type": "ProfessionalService",
+    // LocalBusiness: schema.org marks ProfessionalService as deprecated.
+    "@type": "LocalBusiness",
     "@id": ORG_ID,
     name: site.name,
     legalName: site.legalName,
@@ -37,6 +38,7 @@ export function organization(): Thing {
       postalCode: site.address.postalCode,
       addressCountry: site.address.country,
     },
+    geo: { "@type": "GeoCoordinates", latitude: site.address.geo.latitude, longitude: site.address.geo.longitude },
     openingHoursSpecification: site.officeHours
       .filter((h) => h.opens && h.closes)
       .map((h) => ({
@@ -104,8 +106,9 @@ export function blogPosting(post: {
     description: post.excerpt,
     image: [abs(post.image), abs(socialImagePath(`/blog/${post.slug}`))],
     author: { "@type": "Person", name: post.author, jobTitle: "Senior Technology Consultant" },
-    datePublished: post.date,
-    dateModified: post.date,
+    // With a time zone, as Google's rules ask: the office's (Mountain Standard Time), at the start of the day.
+    datePublished: `${post.date}T00:00:00-07:00`,
+    dateModified: `${post.date}T00:00:00-07:00`,
     articleSection: post.category,
     inLanguage: "en-US",
     mainEntityOfPage: { "@type": "WebPage", "@id": url },

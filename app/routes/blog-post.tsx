@@ -1,7 +1,7 @@
 import { ArrowLeft, ArrowRight, Clock, FileQuestion, User } from "lucide-react";
 import { data, isRouteErrorResponse, useRouteError } from "react-router";
 import { NamedIcon } from "~/components/ui/ServiceIcon";
-import { buttonOnDark, buttonPrimary, container, focusRing } from "~/components/ui/styles";
+import { buttonOnDark, buttonPrimary, container, focusRing, readingColumn } from "~/components/ui/styles";
 import { site } from "~/config/site";
 import { findPost } from "~/content/posts.server";
 import { pageMeta } from "~/lib/seo";
@@ -45,8 +45,8 @@ export default function BlogPost({ loaderData: { post } }: Route.ComponentProps)
         ]}
       />
       <header className="bg-slate-50 dark:bg-slate-900">
-        <div className={`${container} max-w-4xl py-10`}>
-          <a href="/blog" className={backLink}>
+        <div className={`${readingColumn} py-10`}>
+          <a href="/blog" className={`${backLink} print:hidden`}>
             <ArrowLeft aria-hidden="true" className="size-4" /> Back to Blog
           </a>
           <p className="mt-6">
@@ -86,9 +86,9 @@ export default function BlogPost({ loaderData: { post } }: Route.ComponentProps)
           />
         </div>
       </header>
-      <div className={`${container} max-w-3xl py-12`}>
+      <div className={`${readingColumn} py-12`}>
         {/* Rendered from Markdown at build time; raw HTML in the source is escaped (app/content/post.ts). */}
-        <div className="prose-article text-lg" dangerouslySetInnerHTML={{ __html: post.html }} />
+        <div data-print-links className="prose-article text-lg" dangerouslySetInnerHTML={{ __html: post.html }} />
         <aside aria-label="About the author" className="mt-12 flex gap-4 rounded-2xl bg-slate-50 p-6 dark:bg-slate-900">
           <span className="inline-flex size-14 shrink-0 items-center justify-center rounded-full bg-blue-700 text-white">
             <User aria-hidden="true" className="size-7" />
@@ -102,7 +102,10 @@ export default function BlogPost({ loaderData: { post } }: Route.ComponentProps)
             </p>
           </div>
         </aside>
-        <section aria-labelledby="cta-heading" className="mt-12 rounded-2xl bg-blue-800 p-8 text-center text-white">
+        <section
+          aria-labelledby="cta-heading"
+          className="mt-12 rounded-2xl bg-blue-800 p-8 text-center text-white print:hidden"
+        >
           <h2 id="cta-heading" className="text-2xl font-bold">
             Have a project like this in mind?
           </h2>
@@ -113,7 +116,7 @@ export default function BlogPost({ loaderData: { post } }: Route.ComponentProps)
             Contact Us <ArrowRight aria-hidden="true" className="size-5" />
           </a>
         </section>
-        <p className="mt-10">
+        <p className="mt-10 print:hidden">
           <a href="/blog" className={backLink}>
             <ArrowLeft aria-hidden="true" className="size-4" /> Back to Blog
           </a>

@@ -1,4 +1,5 @@
 import { ArrowRight, CheckCircle, ShieldCheck } from "lucide-react";
+import { HeroIllustration } from "~/components/sections/HeroIllustration";
 import { NamedIcon } from "~/components/ui/ServiceIcon";
 import { buttonOnDark, buttonPrimary, buttonSecondary, card, container, focusRing } from "~/components/ui/styles";
 import { site } from "~/config/site";
@@ -13,26 +14,30 @@ export default function Home() {
   return (
     <>
       <section className="bg-gradient-to-br from-slate-50 to-blue-50 dark:from-slate-950 dark:to-slate-900">
-        <div className={`${container} py-20 sm:py-28`}>
-          <p className="inline-flex items-center gap-2 rounded-full bg-blue-100 px-4 py-1.5 text-sm font-semibold text-blue-900 dark:bg-slate-800 dark:text-blue-100">
-            <ShieldCheck aria-hidden="true" className="size-4" />
-            SOC 2 Compliant · Enterprise Security
-          </p>
-          <h1 className="mt-6 max-w-4xl text-4xl font-bold tracking-tight text-slate-900 sm:text-6xl dark:text-white">
-            IT infrastructure and AI solutions that move your business forward
-          </h1>
-          <p className="mt-6 max-w-2xl text-lg leading-relaxed sm:text-xl">
-            From the servers in your rack to the models in production, {site.name} plans, builds and supports the
-            technology that growing US companies run on.
-          </p>
-          <div className="mt-10 flex flex-col gap-4 sm:flex-row">
-            <a href="/services" className={buttonPrimary}>
-              Explore Services <ArrowRight aria-hidden="true" className="size-5" />
-            </a>
-            <a href="/contact" className={buttonSecondary}>
-              Get Consultation
-            </a>
+        <div className={`${container} grid items-center gap-12 py-20 sm:py-28 lg:grid-cols-[minmax(0,1fr)_auto]`}>
+          <div>
+            <p className="inline-flex items-center gap-2 rounded-full bg-blue-100 px-4 py-1.5 text-sm font-semibold text-blue-900 dark:bg-slate-800 dark:text-blue-100">
+              <ShieldCheck aria-hidden="true" className="size-4" />
+              SOC 2 Compliant · Enterprise Security
+            </p>
+            <h1 className="mt-6 max-w-4xl text-4xl font-bold tracking-tight text-slate-900 sm:text-6xl lg:text-5xl xl:text-6xl dark:text-white">
+              IT infrastructure and AI solutions that move your business forward
+            </h1>
+            <p className="mt-6 max-w-2xl text-lg leading-relaxed sm:text-xl">
+              From the servers in your rack to the models in production, {site.name} plans, builds and supports the
+              technology that growing US companies run on.
+            </p>
+            <div className="mt-10 flex flex-col gap-4 sm:flex-row">
+              <a href="/services" className={buttonPrimary}>
+                Explore Services <ArrowRight aria-hidden="true" className="size-5" />
+              </a>
+              <a href="/contact" className={buttonSecondary}>
+                Get Consultation
+              </a>
+            </div>
           </div>
+          {/* Beside the text from 1024 px; below that the text has the width and the picture would only push it down. */}
+          <HeroIllustration className="hidden h-auto w-[22rem] lg:block xl:w-[27.5rem]" />
         </div>
       </section>
 

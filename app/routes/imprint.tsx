@@ -1,6 +1,6 @@
 import type { ReactNode } from "react";
 import { PageHeader } from "~/components/ui/PageHeader";
-import { container, focusRing } from "~/components/ui/styles";
+import { focusRing, readingColumn } from "~/components/ui/styles";
 import { site, usd } from "~/config/site";
 import { pageMeta } from "~/lib/seo";
 import type { Route } from "./+types/imprint";
@@ -30,7 +30,7 @@ export default function Imprint() {
   return (
     <>
       <PageHeader title="Imprint">Legal information and company details.</PageHeader>
-      <div className={`${container} max-w-4xl py-12`}>
+      <div data-print-links className={`${readingColumn} py-12 text-lg`}>
         <Section id="company" title="Company Information">
           <p>
             <strong className="text-slate-900 dark:text-white">{site.legalName}</strong>

@@ -83,7 +83,7 @@ test.describe("with JavaScript", () => {
     expect(await page.evaluate(() => document.activeElement?.closest("dialog") !== null)).toBe(true);
     await dialog(page).getByRole("button", { name: "Close", exact: true }).click();
     await expect(dialog(page)).toBeHidden();
-    await expect(page.getByLabel("Full Name")).toBeFocused();
+    await expect(page.getByRole("button", { name: "Send Message" })).toBeFocused();
 
     await expect.poll(() => storedInquiries().find((r) => r.name === name)?.status, { timeout: 15_000 }).toBe("sent");
     const email = receivedEmails().find((e) => e.includes(name));
@@ -178,7 +178,7 @@ test.describe("with JavaScript", () => {
     await expect(dialog(page)).toBeVisible();
     await page.keyboard.press("Escape");
     await expect(dialog(page)).toBeHidden();
-    await expect(page.getByLabel("Full Name")).toBeFocused();
+    await expect(page.getByRole("button", { name: "Send Message" })).toBeFocused();
   });
 
   test("preselects the service a link asks for", async ({ page }) => {

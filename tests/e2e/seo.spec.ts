@@ -43,7 +43,8 @@ for (const route of allRoutes) {
 
     // Organization and WebSite on every page, built from the company facts.
     const graph = await jsonLd(page);
-    const org = graph.find((t) => t["@type"] === "ProfessionalService");
+    const org = graph.find((t) => t["@type"] === "LocalBusiness");
+    expect(graph.some((t) => t["@type"] === "ProfessionalService")).toBe(false);
     expect(org).toMatchObject({
       name: "Teton Digital",
       legalName: "Teton Digital Systems LLC",
@@ -57,6 +58,7 @@ for (const route of allRoutes) {
         postalCode: "82001",
         addressCountry: "US",
       },
+      geo: { "@type": "GeoCoordinates", latitude: expect.any(Number), longitude: expect.any(Number) },
     });
     expect(org?.openingHoursSpecification).toEqual([
       expect.objectContaining({
@@ -91,8 +93,8 @@ for (const route of allRoutes) {
       expect(post).toMatchObject({
         headline: await page.locator("h1").textContent(),
         author: { "@type": "Person", name: expect.any(String) },
-        datePublished: expect.stringMatching(/^\d{4}-\d{2}-\d{2}$/),
-        dateModified: expect.stringMatching(/^\d{4}-\d{2}-\d{2}$/),
+        datePublished: expect.stringMatching(/^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}[-+]\d{2}:\d{2}$/),
+        dateModified: expect.stringMatching(/^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}[-+]\d{2}:\d{2}$/),
         publisher: { "@id": `${SITE}/#organization` },
         mainEntityOfPage: { "@id": canonical },
       });

@@ -11,6 +11,8 @@ export type FormResult =
 
 const fieldClass =
   "mt-1 block w-full rounded-lg border border-slate-400 bg-white px-3 py-2 text-slate-900 shadow-sm focus:border-blue-700 focus:outline-2 focus:outline-blue-700 aria-[invalid=true]:border-red-700 dark:border-slate-500 dark:bg-slate-950 dark:text-white dark:aria-[invalid=true]:border-red-400";
+/** One height for one-line inputs and the select, so the two columns line up. */
+const oneLine = `${fieldClass} h-11`;
 const labelClass = "block text-sm font-medium text-slate-900 dark:text-white";
 const errorClass = "mt-1 text-sm font-medium text-red-700 dark:text-red-300";
 const alertClass =
@@ -68,7 +70,7 @@ export function ContactForm({
               maxLength={LIMITS.name}
               autoComplete="name"
               defaultValue={kept.name}
-              className={fieldClass}
+              className={oneLine}
               {...a11y("name")}
             />
             {fieldError("name")}
@@ -85,7 +87,7 @@ export function ContactForm({
               maxLength={LIMITS.email}
               autoComplete="email"
               defaultValue={kept.email}
-              className={fieldClass}
+              className={oneLine}
               {...a11y("email")}
             />
             {fieldError("email")}
@@ -103,7 +105,7 @@ export function ContactForm({
               maxLength={LIMITS.company}
               autoComplete="organization"
               defaultValue={kept.company}
-              className={fieldClass}
+              className={oneLine}
               {...a11y("company")}
             />
             {fieldError("company")}
@@ -116,7 +118,7 @@ export function ContactForm({
               id="service"
               name="service"
               defaultValue={kept.service ?? ""}
-              className={fieldClass}
+              className={oneLine}
               {...a11y("service")}
             >
               <option value="">Select a service</option>

@@ -1,4 +1,5 @@
 import { ArrowRight, Compass } from "lucide-react";
+import { site } from "~/config/site";
 import { buttonPrimary, container, focusRing } from "../ui/styles";
 
 const destinations = [
@@ -17,6 +18,9 @@ export function NotFound({
 }) {
   return (
     <section className={`${container} py-20 text-center`}>
+      {/* The route's meta does not run when its loader throws: React 19 hoists these into <head>. */}
+      <title>{`${title} | ${site.name}`}</title>
+      <meta name="robots" content="noindex" />
       <Compass aria-hidden="true" className="mx-auto size-14 text-blue-700 dark:text-blue-300" />
       <h1 className="mt-6 text-4xl font-bold text-slate-900 dark:text-white">{title}</h1>
       <p className="mx-auto mt-4 max-w-xl text-lg">{message}</p>

@@ -7,7 +7,7 @@ const footerLink = `rounded text-slate-300 hover:text-white ${focusRing}`;
 
 export function SiteFooter() {
   return (
-    <footer className="bg-slate-900 text-slate-300">
+    <footer className="bg-slate-900 text-slate-300 print:hidden">
       <div className={`${container} grid gap-10 py-12 md:grid-cols-4`}>
         <div className="md:col-span-2">
           <p className="text-lg font-bold text-white">{site.name}</p>

@@ -1,4 +1,5 @@
 import { Menu, X } from "lucide-react";
+import type { ReactNode } from "react";
 import { site } from "~/config/site";
 import { buttonPrimary, container, focusRing } from "../ui/styles";
 
@@ -26,36 +27,21 @@ const linkActive = "bg-blue-50 text-blue-800 dark:bg-slate-800 dark:text-blue-20
  */
 export function SiteHeader({ pathname }: { pathname: string }) {
   return (
-    <header className="sticky top-0 z-40 border-b border-slate-200 bg-white/95 backdrop-blur dark:border-slate-800 dark:bg-slate-950/95">
+    <header className="print:hidden sticky top-0 z-40 border-b border-slate-200 bg-white/95 backdrop-blur dark:border-slate-800 dark:bg-slate-950/95">
       <nav aria-label="Main" className={`${container} flex h-16 items-center justify-between`}>
-        <a
-          href="/"
-          className={`flex items-center gap-2 rounded-md text-lg font-bold text-slate-900 dark:text-white ${focusRing}`}
-        >
-          <Logo />
-          <span>{site.name}</span>
-        </a>
-        <ul className="hidden items-center gap-1 md:flex">
-          {navItems.map((item) => {
-            const current = isCurrent(item.href, pathname);
-            return (
-              <li key={item.href}>
-                <a
-                  href={item.href}
-                  aria-current={current ? "page" : undefined}
-                  className={`${linkBase} ${current ? linkActive : linkIdle}`}
-                >
-                  {item.label}
-                </a>
-              </li>
-            );
-          })}
-          <li className="ml-2">
-            <a href="/contact" className={`${buttonPrimary} px-4 py-2 text-sm`}>
-              Get Started
-            </a>
-          </li>
-        </ul>
+        <HomeLink />
+        <NavList
+          pathname={pathname}
+          className="hidden items-center gap-1 md:flex"
+          linkClass=""
+          cta={
+            <li className="ml-2">
+              <a href="/contact" className={`${buttonPrimary} px-4 py-2 text-sm`}>
+                Get Started
+              </a>
+            </li>
+          }
+        />
         <button
           type="button"
           popoverTarget="mobile-menu"
@@ -67,10 +53,10 @@ export function SiteHeader({ pathname }: { pathname: string }) {
         <div
           id="mobile-menu"
           popover="auto"
-          className="inset-x-0 top-0 m-0 w-full max-w-none border-b border-slate-200 bg-white p-4 shadow-lg md:hidden dark:border-slate-800 dark:bg-slate-950"
+          className="inset-x-0 top-0 m-0 w-full max-w-none border-b border-slate-200 bg-white p-4 shadow-lg backdrop:bg-slate-950/50 md:hidden dark:border-slate-800 dark:bg-slate-950"
         >
           <div className="flex items-center justify-between">
-            <span className="text-lg font-bold text-slate-900 dark:text-white">{site.name}</span>
+            <HomeLink />
             <button
               type="button"
               popoverTarget="mobile-menu"
@@ -81,30 +67,57 @@ export function SiteHeader({ pathname }: { pathname: string }) {
               <span className="sr-only">Close menu</span>
             </button>
           </div>
-          <ul className="mt-4 flex flex-col gap-1">
-            {navItems.map((item) => {
-              const current = isCurrent(item.href, pathname);
-              return (
-                <li key={item.href}>
-                  <a
-                    href={item.href}
-                    aria-current={current ? "page" : undefined}
-                    className={`block ${linkBase} text-base ${current ? linkActive : linkIdle}`}
-                  >
-                    {item.label}
-                  </a>
-                </li>
-              );
-            })}
-            <li className="mt-2">
-              <a href="/contact" className={`${buttonPrimary} w-full`}>
-                Get Started
-              </a>
-            </li>
-          </ul>
+          <NavList
+            pathname={pathname}
+            className="mt-4 flex flex-col gap-1"
+            linkClass="block text-base"
+            cta={
+              <li className="mt-2">
+                <a href="/contact" className={`${buttonPrimary} w-full`}>
+                  Get Started
+                </a>
+              </li>
+            }
+          />
         </div>
       </nav>
     </header>
+  );
+}
+
+/** The logo mark and the company name, linking home (the header and the open mobile menu). */
+function HomeLink() {
+  return (
+    <a
+      href="/"
+      className={`flex items-center gap-2 rounded-md text-lg font-bold text-slate-900 dark:text-white ${focusRing}`}
+    >
+      <Logo />
+      <span>{site.name}</span>
+    </a>
+  );
+}
+
+/** The nav items, highlighted for the current page, then a call to action. */
+function NavList(props: { pathname: string; className: string; linkClass: string; cta: ReactNode }) {
+  return (
+    <ul className={props.className}>
+      {navItems.map((item) => {
+        const current = isCurrent(item.href, props.pathname);
+        return (
+          <li key={item.href}>
+            <a
+              href={item.href}
+              aria-current={current ? "page" : undefined}
+              className={`${props.linkClass} ${linkBase} ${current ? linkActive : linkIdle}`}
+            >
+              {item.label}
+            </a>
+          </li>
+        );
+      })}
+      {props.cta}
+    </ul>
   );
 }
 

@@ -14,3 +14,9 @@ export const cardFrame =
 export const card = `${cardFrame} p-6`;
 
 export const container = "mx-auto w-full max-w-6xl px-4 sm:px-6 lg:px-8";
+
+/**
+ * The reading column of articles and the imprint: about 65–75 characters a line at 18 px, on every
+ * screen. Headings, images and boxes that go with the text use it too, so their edges line up.
+ */
+export const readingColumn = "mx-auto w-full max-w-[42rem] px-4 sm:px-6";

@@ -1,0 +1,49 @@
+import { existsSync, mkdirSync } from "node:fs";
+import { join } from "node:path";
+import { chromium } from "playwright-core";
+import { chromiumArgs } from "../playwright.config.ts";
+import { startServer } from "../tests/support/server.ts";
+
+/**
+ * Screenshots for review: home, blog list, an article and the not-found page, at 1440 px and
+ * 375 px, light and dark, full page, into screenshots/ (git-ignored). Builds first if there is no
+ * build. `npm run screenshots`.
+ */
+
+const root = new URL("../", import.meta.url).pathname;
+const out = join(root, "screenshots");
+const pages = [
+  ["home", "/"],
+  ["blog", "/blog"],
+  ["article", "/blog/rent-or-buy-it-infrastructure"],
+  ["not-found", "/no-such-page"],
+] as const;
+
+if (!existsSync(join(root, "build/server/index.js"))) {
+  console.error("No build: run `npm run build` first.");
+  process.exit(1);
+}
+mkdirSync(out, { recursive: true });
+const server = await startServer({});
+const browser = await chromium.launch({
+  executablePath: process.env.CHROMIUM_PATH ?? "/usr/bin/chromium",
+  args: chromiumArgs,
+});
+try {
+  for (const width of [1440, 375]) {
+    for (const colorScheme of ["light", "dark"] as const) {
+      const context = await browser.newContext({ viewport: { width, height: 900 }, colorScheme });
+      const page = await context.newPage();
+      for (const [name, path] of pages) {
+        await page.goto(`${server.url}${path}`, { waitUntil: "networkidle" });
+        const file = join(out, `${name}-${width}-${colorScheme}.png`);
+        await page.screenshot({ path: file, fullPage: true });
+        console.log(file.slice(root.length));
+      }
+      await context.close();
+    }
+  }
+} finally {
+  await browser.close();
+  await server.stop();
+}
