@@ -21,6 +21,12 @@ export default function handleRequest(
   responseHeaders: Headers,
   routerContext: EntryContext,
 ) {
+  // An action's Retry-After (the contact form's 429 and 503) reaches the response. Not through a
+  // route `headers` export: the client-rendered baseline build (bench:site) refuses those.
+  for (const h of Object.values(routerContext.staticHandlerContext.actionHeaders ?? {})) {
+    const retryAfter = h.get("Retry-After");
+    if (retryAfter) responseHeaders.set("Retry-After", retryAfter);
+  }
   return new Promise<Response>((resolve, reject) => {
     let shellRendered = false;
     const { pipe, abort } = renderToPipeableStream(<ServerRouter context={routerContext} url={request.url} />, {

@@ -67,12 +67,6 @@ export async function action({ request, context }: Route.ActionArgs) {
   }
 }
 
-/** The action's own headers (Retry-After on a 429 or 503) reach the page's response. */
-export const headers: Route.HeadersFunction = ({ actionHeaders }) => {
-  const retryAfter = actionHeaders.get("Retry-After");
-  return retryAfter ? { "Retry-After": retryAfter } : new Headers();
-};
-
 export const meta: Route.MetaFunction = () =>
   pageMeta({
     title: "Contact Us",
