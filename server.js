@@ -1,3 +1,4 @@
+import { timingSafeEqual } from "node:crypto";
 import { existsSync } from "node:fs";
 import { createServer } from "node:http";
 import { fileURLToPath } from "node:url";
@@ -10,6 +11,7 @@ import { site } from "./app/config/site.ts";
 import { loadConfig } from "./server/contact/config.ts";
 import { StorageUnavailableError } from "./server/contact/db.ts";
 import { contactEndpoint, ENDPOINT, MAX_BODY_BYTES } from "./server/contact/http.ts";
+import { createMetrics } from "./server/contact/metrics.ts";
 import { startContactRuntime } from "./server/contact/runtime.ts";
 import {
   bodyLimit,
@@ -70,6 +72,9 @@ let contact = null;
 
 const FORM_PATHS = new Set(["/contact", "/contact/"]);
 const PROBES = new Set(["/healthz", "/readyz"]);
+// /metrics exists on the site's port only with METRICS_TOKEN; otherwise it is an unknown path (404).
+const metrics = createMetrics();
+if (config.metrics.token) PROBES.add("/metrics");
 const isPage = (path) => files.has(path);
 
 const app = express();
@@ -115,11 +120,24 @@ app.get("/readyz", async (_req, res) => {
   res.status(503).json({ status: "not ready", reason: state.reason });
 });
 
+if (config.metrics.token) {
+  const expected = Buffer.from(`Bearer ${config.metrics.token}`);
+  app.get("/metrics", async (req, res) => {
+    res.setHeader("Cache-Control", "no-store");
+    const given = Buffer.from(req.get("authorization") ?? "");
+    if (given.length !== expected.length || !timingSafeEqual(given, expected)) {
+      res.setHeader("WWW-Authenticate", 'Bearer realm="metrics"');
+      return res.status(401).type("text/plain").send("Unauthorized");
+    }
+    res.type(metrics.registry.contentType).send(await metrics.registry.metrics());
+  });
+}
+
 const service = {
   submit: (submission) =>
     contact ? contact.service.submit(submission) : Promise.reject(new StorageUnavailableError("starting", 5)),
 };
-app.use(contactEndpoint({ service, log, publicKey: config.publicKey, allowedOrigins: config.allowedOrigins }));
+app.use(contactEndpoint({ service, log, publicKey: config.publicKey, allowedOrigins: config.allowedOrigins, metrics }));
 
 app.use(methodGuard({ isKnown: (path) => isPage(path) || PROBES.has(path), formPaths: FORM_PATHS }));
 app.use(canonicalRedirect(isPage));
@@ -158,7 +176,8 @@ server.on("error", (err) => {
   process.exit(1);
 });
 server.listen(port, host, () => {
-  contact = startContactRuntime(config, log);
+  contact = startContactRuntime(config, log, { metrics });
+  if (config.metrics.port) serveMetricsPrivately(config.metrics);
   log.info({ url: `http://${host === "0.0.0.0" ? "localhost" : host}:${port}`, files: files.size }, "server started");
 });
 
@@ -188,6 +207,23 @@ function hashInlineScripts(_req, res, next) {
     return end(body, typeof chunk === "function" ? chunk : typeof encoding === "function" ? encoding : callback);
   };
   next();
+}
+
+/** /metrics without a token on a port of its own, bound to localhost unless METRICS_HOST says otherwise. */
+function serveMetricsPrivately({ port: metricsPort, host: metricsHost }) {
+  const metricsServer = createServer(async (req, res) => {
+    if (req.method !== "GET" || req.url !== "/metrics") {
+      res.writeHead(404, { "content-type": "text/plain" }).end("Not Found");
+      return;
+    }
+    res.writeHead(200, { "content-type": metrics.registry.contentType, "cache-control": "no-store" });
+    res.end(await metrics.registry.metrics());
+  });
+  metricsServer.on("error", (err) => log.error({ code: err.code }, `metrics port ${metricsPort}: ${err.message}`));
+  metricsServer.listen(metricsPort, metricsHost, () =>
+    log.info({ port: metricsPort, host: metricsHost }, "metrics served"),
+  );
+  metricsServer.unref();
 }
 
 let stopping = false;

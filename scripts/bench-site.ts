@@ -210,6 +210,29 @@ function markdownTable(rows: RouteFigures[]): string {
 
 function writeBenchmarks(site: RouteFigures[], spa: RouteFigures[]) {
   const serve = existsSync("bench/serve.json") ? JSON.parse(readFileSync("bench/serve.json", "utf8")) : null;
+  const contact = ["sqlite", "postgres"]
+    .map((e) => `bench/contact-${e}.json`)
+    .filter((f) => existsSync(f))
+    .map((f) => JSON.parse(readFileSync(f, "utf8")));
+  const contactSection =
+    contact.length === 0
+      ? ""
+      : `
+## The contact pipeline (\`npm run bench:contact\`, \`-- --pg\`)
+
+Submissions acknowledged per second in the steady run (stored before the answer, idempotency key,
+rate limit, deliveries queued), against the raw rate of single-row committed inserts on the same
+engine and disk; and what the SIGKILL and relay-down runs lost.
+
+| engine | date | submissions × concurrency | steady req/s | raw inserts/s | ratio | target | lost (all runs) |
+|---|---|---|---|---|---|---|---|
+${contact
+  .map(
+    (c) =>
+      `| ${c.engine} | ${c.date} | ${c.n} × ${c.concurrency} | ${c.rows.find((r: { run: string }) => r.run === "steady")?.["req/s"]} | ${c.rawInsertsPerSecond} | **${c.ratio}** | ≥ ${c.engine === "PostgreSQL" ? "0.4" : "0.5"} | ${c.lost} |`,
+  )
+  .join("\n")}
+`;
   const text = `# Benchmarks
 
 Written by \`npm run bench:site\` on ${new Date().toISOString().slice(0, 10)}: Lighthouse ${RUNS}× per route (median),
@@ -248,7 +271,7 @@ ${serve.rows.map((r: Record<string, number | string>) => `| ${r.path} | ${r["nod
 `
     : ""
 }`;
-  writeFileSync("BENCHMARKS.md", text);
+  writeFileSync("BENCHMARKS.md", text + contactSection);
 }
 
 async function main() {

@@ -2,7 +2,7 @@ import { writeFileSync } from "node:fs";
 import { parseArgs } from "node:util";
 import { loadConfig } from "../server/contact/config.ts";
 import { openDatabase } from "../server/contact/db.ts";
-import { type InquiryRecord, Store } from "../server/contact/store.ts";
+import { CHANNELS, type ChannelName, type InquiryRecord, Store } from "../server/contact/store.ts";
 
 /**
  * Operator tools for the inquiries, on the database the server uses (DATA_DIR or DATABASE_URL):
@@ -15,10 +15,11 @@ import { type InquiryRecord, Store } from "../server/contact/store.ts";
 
 const USAGE = `Usage: npm run inquiries -- <command>
 
-  list [--json]                    every inquiry, newest first, with its delivery status
+  list [--json]                    every inquiry, newest first, with each channel's delivery status
   export --format csv [--out FILE] all inquiries as CSV (to standard output, or FILE)
-  show ID                          one inquiry in full
-  retry                            put failed email jobs back in the queue (the server sends them)
+  show ID                          one inquiry in full, with every channel's attempts and last error
+  retry [--channel NAME]           put failed deliveries (of one channel: email, webhook, slack) back in the queue
+  stats [--json]                   inquiries and deliveries by channel and status: last day, week, month
   purge --older-than <N>d          delete inquiries older than N days (h for hours)
 
 Reads DATA_DIR (default ./data) or DATABASE_URL, like the server.`;
@@ -97,6 +98,7 @@ async function main(argv: string[]): Promise<number> {
       format: { type: "string" },
       out: { type: "string" },
       "older-than": { type: "string" },
+      channel: { type: "string" },
       help: { type: "boolean", short: "h", default: false },
     },
   });
@@ -128,7 +130,7 @@ async function main(argv: string[]): Promise<number> {
               company: shorten(r.company, 20),
               service: printable(r.service),
               message: shorten(r.message, 40),
-              status: r.status,
+              delivery: r.deliveries.map((d) => `${d.channel}:${d.status}`).join(" ") || r.status,
               attempts: r.attempts,
             })),
           );
@@ -163,19 +165,48 @@ async function main(argv: string[]): Promise<number> {
           ["Page", r.page ?? "—"],
           ["User agent", r.userAgent ?? "—"],
           ["Status", r.status],
-          ["Delivery attempts", r.attempts],
-          ["Sent at", iso(r.sentAt) || "—"],
-          ["Last error", r.lastError ?? "—"],
         ];
         for (const [k, v] of fields) console.log(`${`${k}:`.padEnd(19)}${printable(String(v))}`);
+        if (r.deliveries.length > 0) console.log("\nDeliveries:");
+        for (const d of r.deliveries) {
+          const sent = d.sentAt ? `, sent ${iso(d.sentAt)}` : "";
+          const error = d.lastError ? `, last error: ${d.lastError}` : "";
+          console.log(printable(`  ${d.channel.padEnd(8)} ${d.status}, ${d.attempts} attempt(s)${sent}${error}`));
+        }
         console.log(`\nMessage:\n${printable(r.message, "\n\t")}`);
         return 0;
       }
       case "retry": {
-        const n = await store.retryFailed(Date.now());
+        const channel = values.channel;
+        if (channel !== undefined && !(CHANNELS as readonly string[]).includes(channel)) {
+          throw new UsageError(`--channel takes one of ${CHANNELS.join(", ")}`);
+        }
+        const n = await store.retryFailed(Date.now(), channel as ChannelName | undefined);
+        const which = channel ? `${channel} ` : "";
         console.log(
-          n === 0 ? "No failed email jobs." : `${n} failed email job(s) queued again; the server will send them.`,
+          n === 0
+            ? `No failed ${which}deliveries.`
+            : `${n} failed ${which}deliver${n === 1 ? "y" : "ies"} queued again; the server will send ${n === 1 ? "it" : "them"}.`,
         );
+        return 0;
+      }
+      case "stats": {
+        const now = Date.now();
+        const periods = [
+          ["last day", 86_400_000],
+          ["last week", 7 * 86_400_000],
+          ["last month", 30 * 86_400_000],
+        ] as const;
+        const stats = [];
+        for (const [label, ms] of periods) stats.push({ period: label, ...(await store.stats(now - ms)) });
+        if (values.json) {
+          console.log(JSON.stringify(stats, null, 2));
+          return 0;
+        }
+        for (const s of stats) {
+          console.log(`${s.period}: ${s.inquiries.total} inquiries (${s.inquiries.spam} held as spam)`);
+          for (const d of s.deliveries) console.log(`  ${d.channel.padEnd(8)} ${d.status.padEnd(8)} ${d.count}`);
+        }
         return 0;
       }
       case "purge": {

@@ -32,6 +32,16 @@ const envSchema = z.object({
   OUTBOX_RETRY_MAX_MS: positiveInt.default(60 * 60_000),
   OUTBOX_GIVE_UP_AFTER_MS: positiveInt.default(24 * 60 * 60_000),
   OUTBOX_LEASE_MS: positiveInt.default(2 * 60_000),
+  WEBHOOK_URL: z.url({ protocol: /^https?$/, error: "an http:// or https:// URL" }).optional(),
+  WEBHOOK_SECRET: z
+    .string()
+    .regex(/^whsec_[A-Za-z0-9+/]{32,}={0,2}$/, "a Standard Webhooks secret: whsec_ and at least 24 bytes in base64")
+    .optional(),
+  SLACK_WEBHOOK_URL: z.url({ protocol: /^https?$/, error: "an http:// or https:// URL" }).optional(),
+  DELIVERY_TIMEOUT_MS: positiveInt.default(10_000),
+  METRICS_TOKEN: z.string().min(16, "at least 16 characters").optional(),
+  METRICS_PORT: z.coerce.number().int().min(1).max(65_535).optional(),
+  METRICS_HOST: z.string().default("127.0.0.1"),
 });
 
 export type ContactConfig = {
@@ -47,6 +57,12 @@ export type ContactConfig = {
   ipHashKey?: string;
   rateLimit: { perMinute: number; perDay: number; networkPerMinute: number };
   outbox: { pollMs: number; retryBaseMs: number; retryMaxMs: number; giveUpAfterMs: number; leaseMs: number };
+  /** Delivery channels besides email (on always): a signed webhook, a Slack incoming webhook. */
+  webhook?: { url: string; secret: string };
+  slack?: { url: string };
+  deliveryTimeoutMs: number;
+  /** /metrics: with a bearer token on the site's port, or without one on a port of its own (localhost). */
+  metrics: { token?: string; port?: number; host: string };
 };
 
 export function loadConfig(env: NodeJS.ProcessEnv = process.env): ContactConfig {
@@ -58,6 +74,9 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): ContactConfig 
     throw new Error(`Invalid environment:\n${lines.join("\n")}`);
   }
   const e = parsed.data;
+  if (e.WEBHOOK_URL && !e.WEBHOOK_SECRET) {
+    throw new Error("Invalid environment:\n  WEBHOOK_SECRET: required with WEBHOOK_URL (whsec_…, see the README)");
+  }
   const siteHost = new URL(site.url).hostname.replace(/^www\./, "");
   return {
     dataDir: resolve(e.DATA_DIR),
@@ -83,5 +102,9 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): ContactConfig 
       giveUpAfterMs: e.OUTBOX_GIVE_UP_AFTER_MS,
       leaseMs: e.OUTBOX_LEASE_MS,
     },
+    webhook: e.WEBHOOK_URL && e.WEBHOOK_SECRET ? { url: e.WEBHOOK_URL, secret: e.WEBHOOK_SECRET } : undefined,
+    slack: e.SLACK_WEBHOOK_URL ? { url: e.SLACK_WEBHOOK_URL } : undefined,
+    deliveryTimeoutMs: e.DELIVERY_TIMEOUT_MS,
+    metrics: { token: e.METRICS_TOKEN, port: e.METRICS_PORT, host: e.METRICS_HOST },
   };
 }

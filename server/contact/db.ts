@@ -1,3 +1,4 @@
+import { createHash } from "node:crypto";
 import { mkdirSync, readdirSync, readFileSync } from "node:fs";
 import { join } from "node:path";
 import { DatabaseSync } from "node:sqlite";
@@ -312,6 +313,17 @@ const numberTypes = (oid: number, format?: string) =>
   // BIGINT (epoch milliseconds) as a JavaScript number; everything else as pg parses it.
   oid === 20 ? Number : pg.types.getTypeParser(oid, format as "text");
 
+const statementNames = new Map<string, string>();
+/** A stable name for a statement text (pg prepares a named statement once per connection). */
+function statementName(text: string): string {
+  let name = statementNames.get(text);
+  if (!name) {
+    name = `s${createHash("sha1").update(text).digest("hex").slice(0, 16)}`;
+    if (statementNames.size < 1000) statementNames.set(text, name);
+  }
+  return name;
+}
+
 const numbered = (sql: string) => {
   let i = 0;
   return sql.replace(/\?/g, () => `$${++i}`);
@@ -378,7 +390,13 @@ export function openPostgres(url: string, opts: PostgresOptions | number = {}): 
   const on = (client: pg.Pool | pg.PoolClient): Sql => ({
     engine: "postgres",
     async query(sql, params = []) {
-      const res = await client.query(numbered(sql), params);
+      const text = numbered(sql);
+      // With parameters: a named prepared statement, parsed and planned once per connection (the
+      // texts are a handful of fixed shapes). Without: the simple protocol (migrations hold several statements).
+      const res =
+        params.length > 0
+          ? await client.query({ name: statementName(text), text, values: params })
+          : await client.query(text);
       return res.rows;
     },
     transaction: (fn) => fn(on(client)),

@@ -2,6 +2,7 @@ import express, { type NextFunction, type Request, type Response } from "express
 import type { Logger } from "pino";
 import { isUtf8 } from "../guards.ts";
 import { StorageUnavailableError } from "./db.ts";
+import type { ContactMetrics } from "./metrics.ts";
 import type { ContactService } from "./service.ts";
 
 /**
@@ -13,19 +14,28 @@ export const ENDPOINT = "/functions/v1/send-email";
 export const MAX_BODY_BYTES = 32 * 1024;
 const IDEMPOTENCY_KEY = /^[\x21-\x7e]{1,255}$/;
 
-type Options = { service: ContactService; log: Logger; publicKey?: string; allowedOrigins: string[] };
-
-function fail(res: Response, status: number, error: string, extra: Record<string, unknown> = {}) {
-  res.status(status).json({ error, ...extra });
-}
+type Options = {
+  service: ContactService;
+  log: Logger;
+  publicKey?: string;
+  allowedOrigins: string[];
+  metrics?: ContactMetrics;
+};
 
 /** The site's own origin as the browser sees it (behind a proxy: X-Forwarded-Proto/Host, if trusted). */
 function ownOrigin(req: Request): string {
   return `${req.protocol}://${req.get("host") ?? ""}`;
 }
 
-export function contactEndpoint({ service, log, publicKey, allowedOrigins }: Options) {
+export function contactEndpoint({ service, log, publicKey, allowedOrigins, metrics }: Options) {
   const router = express.Router();
+  /** An answer before the pipeline: a refused request (counted), or storage that is down. */
+  const fail = (res: Response, status: number, error: string, extra: Record<string, unknown> = {}) => {
+    if (res.req.method === "POST") {
+      metrics?.inquiry("api", status === 503 ? "unavailable" : status === 400 ? "invalid" : "refused");
+    }
+    res.status(status).json({ error, ...extra });
+  };
   const allowed = new Set(allowedOrigins);
 
   const cors = (req: Request, res: Response): boolean => {

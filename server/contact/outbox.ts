@@ -1,16 +1,19 @@
 import { randomUUID } from "node:crypto";
 import type { Logger } from "pino";
+import type { Channel, Outcome } from "./channels.ts";
 import type { ContactConfig } from "./config.ts";
 import { StorageUnavailableError } from "./db.ts";
-import { buildMail, type Mailer } from "./mailer.ts";
-import type { Job, Store } from "./store.ts";
+import type { ContactMetrics } from "./metrics.ts";
+import type { ChannelName, Job, Store } from "./store.ts";
 
 /**
- * Delivers email jobs from the outbox table. Each pass claims the jobs that are due (or whose
- * worker died mid-send), sends them, and marks each sent — or schedules a retry with exponential
- * backoff and jitter, until the retry window (24 hours by default) is over and the job is marked
- * failed. Delivery is at least once: a duplicate can only come from a crash between the relay's
- * accept and the mark, and it carries the same Message-ID.
+ * Delivers the outbox: one delivery per inquiry and channel. Each pass claims the deliveries that
+ * are due (or whose worker died mid-send), hands each to its channel, and marks it sent — or
+ * schedules a retry with exponential backoff and jitter (never sooner than a receiver's
+ * Retry-After), until the retry window (24 hours by default) is over; a channel's permanent "no"
+ * (a 4xx) fails it at once. A delivery that fails for good is logged at `fatal` and reported
+ * through the other channels. Delivery is at least once: a duplicate can only come from a crash
+ * between the receiver's accept and the mark, and it carries the same Message-ID / webhook-id.
  */
 
 export type OutboxOptions = ContactConfig["outbox"] & { batchSize?: number };
@@ -27,23 +30,23 @@ export class OutboxWorker {
   private wake: (() => void) | null = null;
   private loop: Promise<void> | null = null;
   private readonly store: Store;
-  private readonly mailer: Mailer;
+  private readonly channels: Map<ChannelName, Channel>;
   private readonly log: Logger;
   private readonly opts: OutboxOptions;
-  private readonly addresses: { from: string; to: string };
+  private readonly metrics?: ContactMetrics;
 
   constructor(deps: {
     store: Store;
-    mailer: Mailer;
+    channels: Channel[];
     log: Logger;
     options: OutboxOptions;
-    addresses: { from: string; to: string };
+    metrics?: ContactMetrics;
   }) {
     this.store = deps.store;
-    this.mailer = deps.mailer;
+    this.channels = new Map(deps.channels.map((c) => [c.name, c]));
     this.log = deps.log.child({ worker: this.id });
     this.opts = deps.options;
-    this.addresses = deps.addresses;
+    this.metrics = deps.metrics;
   }
 
   start(): void {
@@ -64,7 +67,7 @@ export class OutboxWorker {
     this.wake?.();
     await Promise.race([this.loop, new Promise((r) => setTimeout(r, graceMs).unref())]);
     const released = await this.store.release(this.id).catch(() => 0);
-    if (released > 0) this.log.info({ released }, "released claimed email jobs");
+    if (released > 0) this.log.info({ released }, "released claimed deliveries");
   }
 
   private async run(): Promise<void> {
@@ -99,28 +102,55 @@ export class OutboxWorker {
   }
 
   private async deliver(job: Job): Promise<void> {
-    const log = this.log.child({ inquiryId: job.inquiryId, attempt: job.attempts });
-    try {
-      const mail = buildMail(job.inquiry, this.addresses);
-      const result = await this.mailer.send(mail, job.inquiryId);
-      if (!result.accepted) throw new Error(`relay did not accept the message: ${result.detail}`);
-      const marked = await this.store.markSent(job.id, this.id, Date.now());
-      log.info({ via: this.mailer.describe(), detail: result.detail, marked }, "inquiry email delivered");
-    } catch (err) {
-      const reason = (err as Error).message || String(err);
-      const now = Date.now();
-      if (now - job.createdAt >= this.opts.giveUpAfterMs) {
-        await this.store.markFailed(job.id, this.id, reason);
-        // Loud on purpose: a person must look at this inquiry (`npm run inquiries -- retry` after a fix).
-        log.fatal(
-          { reason },
-          "INQUIRY EMAIL FAILED PERMANENTLY: delivery window exhausted; see `npm run inquiries -- list`",
+    const log = this.log.child({ inquiryId: job.inquiryId, channel: job.channel, attempt: job.attempts });
+    const channel = this.channels.get(job.channel);
+    const outcome: Outcome = channel
+      ? await channel.deliver(job).catch((err: Error) => ({ kind: "retry" as const, reason: err.message }))
+      : { kind: "permanent", reason: `the ${job.channel} channel is not configured on this server` };
+    const now = Date.now();
+    if (outcome.kind === "delivered") {
+      const marked = await this.store.markSent(job.id, this.id, now);
+      this.metrics?.delivered(job.channel, (now - job.inquiry.receivedAt) / 1000);
+      log.info({ via: channel?.describe(), detail: outcome.detail, marked }, "inquiry delivered");
+      return;
+    }
+    const reason = outcome.reason.slice(0, 1000);
+    if (outcome.kind === "permanent" || now - job.createdAt >= this.opts.giveUpAfterMs) {
+      await this.store.markFailed(job.id, this.id, reason);
+      this.metrics?.failed(job.channel);
+      // Loud on purpose: a person must look at this inquiry (`npm run inquiries -- retry` after a fix).
+      log.fatal(
+        { reason, permanent: outcome.kind === "permanent" },
+        `INQUIRY ${job.channel.toUpperCase()} DELIVERY FAILED PERMANENTLY; see \`npm run inquiries -- show ${job.inquiryId}\``,
+      );
+      await this.alert(job, reason);
+      return;
+    }
+    const backoff = retryDelay(job.attempts, this.opts.retryBaseMs, this.opts.retryMaxMs);
+    const delay = Math.max(backoff, outcome.retryAfterMs ?? 0);
+    await this.store.markRetry(job.id, this.id, now + delay, reason);
+    this.metrics?.retried(job.channel);
+    log.warn({ reason, retryInMs: delay }, "inquiry delivery failed; will retry");
+  }
+
+  /** Tell the people through every other channel that one delivery of an inquiry failed for good. */
+  private async alert(job: Job, reason: string): Promise<void> {
+    const subject = `Lead delivery failed: ${job.channel} for inquiry ${job.inquiryId}`;
+    const text = [
+      `The ${job.channel} delivery of inquiry ${job.inquiryId} (from ${job.inquiry.name}, received ${new Date(job.inquiry.receivedAt).toISOString()}) failed permanently: ${reason}`,
+      `See it with \`npm run inquiries -- show ${job.inquiryId}\`; after a fix, \`npm run inquiries -- retry --channel ${job.channel}\`.`,
+    ].join("\n");
+    for (const other of this.channels.values()) {
+      if (other.name === job.channel) continue;
+      try {
+        await other.notify(subject, text);
+        this.log.info({ inquiryId: job.inquiryId, channel: job.channel, via: other.name }, "delivery failure reported");
+      } catch (err) {
+        this.log.error(
+          { inquiryId: job.inquiryId, channel: job.channel, via: other.name, err: { message: (err as Error).message } },
+          "could not report a delivery failure",
         );
-        return;
       }
-      const delay = retryDelay(job.attempts, this.opts.retryBaseMs, this.opts.retryMaxMs);
-      await this.store.markRetry(job.id, this.id, now + delay, reason);
-      log.warn({ reason, retryInMs: delay }, "inquiry email delivery failed; will retry");
     }
   }
 }

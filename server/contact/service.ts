@@ -4,11 +4,13 @@ import type { Logger } from "pino";
 import { RateLimiterRes } from "rate-limiter-flexible";
 import { type ContactInput, HONEYPOT_FIELD, validateContact } from "../../app/contact/schema.ts";
 import { type AddressHasher, addressHasher, loadAddressSecret } from "./address-hash.ts";
+import { type Channel, deliveryMessageId, emailChannel, slackChannel, webhookChannel } from "./channels.ts";
 import type { ContactConfig } from "./config.ts";
 import { type Database, logStorageTransitions, openDatabase, type RateLimiterLike } from "./db.ts";
-import { fileMailer, type Mailer, messageIdFor, smtpMailer } from "./mailer.ts";
+import { fileMailer, type Mailer, smtpMailer } from "./mailer.ts";
+import type { ContactMetrics, InquiryOutcome } from "./metrics.ts";
 import { OutboxWorker } from "./outbox.ts";
-import { type Answer, type Source, Store, type StoredAnswer } from "./store.ts";
+import { type Answer, type ChannelName, type NewInquiry, type Source, Store, type StoredAnswer } from "./store.ts";
 
 /**
  * The contact pipeline, one for both doors (the JSON endpoint and the no-JavaScript form post):
@@ -39,16 +41,37 @@ export class ContactPipeline implements ContactService {
   private readonly log: Logger;
   private readonly hasher: AddressHasher;
   private readonly limiters: Limiters;
+  private readonly limits: Record<keyof Limiters, LimitSpec>;
+  private readonly channels: ChannelName[];
+  private readonly metrics?: ContactMetrics;
 
-  constructor(deps: { store: Store; worker: OutboxWorker; log: Logger; hasher: AddressHasher; limiters: Limiters }) {
+  constructor(deps: {
+    store: Store;
+    worker: OutboxWorker;
+    log: Logger;
+    hasher: AddressHasher;
+    limiters: Limiters;
+    limits: Record<keyof Limiters, LimitSpec>;
+    channels: ChannelName[];
+    metrics?: ContactMetrics;
+  }) {
+    this.limits = deps.limits;
     this.store = deps.store;
     this.worker = deps.worker;
     this.log = deps.log;
     this.hasher = deps.hasher;
     this.limiters = deps.limiters;
+    this.channels = deps.channels;
+    this.metrics = deps.metrics;
   }
 
   async submit(s: Submission): Promise<SubmitResult> {
+    const { held, ...result } = await this.receive(s);
+    this.metrics?.inquiry(s.source, outcomeOf(result, held));
+    return result;
+  }
+
+  private async receive(s: Submission): Promise<SubmitResult & { held?: boolean }> {
     const body = (typeof s.body === "object" && s.body !== null && !Array.isArray(s.body) ? { ...s.body } : s.body) as
       | Record<string, unknown>
       | unknown;
@@ -65,7 +88,8 @@ export class ContactPipeline implements ContactService {
 
     // A replayed key answers as the first time, without counting against the rate limit; the same
     // key with another message is a client's mistake (422), never a silently dropped message.
-    if (s.idempotencyKey) {
+    // (PostgreSQL: checked inside the one statement that stores the submission, below.)
+    if (s.idempotencyKey && this.store.db.engine !== "postgres") {
       const previous = await this.store.answerFor(s.idempotencyKey);
       if (previous) return replay(previous, fingerprint);
     }
@@ -76,7 +100,8 @@ export class ContactPipeline implements ContactService {
     const id = randomUUID();
     const spam = trap !== "";
     const answer: Answer = { status: 201, body: { ok: true, id, message: SUCCESS_MESSAGE } };
-    const result = await this.store.save(
+    const save = this.store.db.engine === "postgres" ? this.saveAtOnce(hashes) : this.saveWithGuard(hashes);
+    const result = await save(
       {
         ...valid.data,
         id,
@@ -91,19 +116,46 @@ export class ContactPipeline implements ContactService {
         answer,
         idempotencyKey: s.idempotencyKey,
         fingerprint,
-        job: spam ? undefined : { id: randomUUID(), messageId: messageIdFor(id) },
-        // Inside the transaction: on SQLite the counters share the inquiry's commit.
-        guard: () => this.rateLimit(hashes),
+        // Held as spam: stored, answered like any other, delivered nowhere.
+        deliveries: spam
+          ? []
+          : this.channels.map((channel) => ({ id: randomUUID(), channel, messageId: deliveryMessageId(channel, id) })),
       },
     );
     if (result.duplicate) return replay(result.previous, fingerprint);
     if (result.refused) return result.answer;
     this.log.info({ inquiryId: id, source: s.source, spam }, spam ? "inquiry stored as spam" : "inquiry stored");
     if (!spam) this.worker.nudge();
-    return answer;
+    return { ...answer, held: spam };
   }
 
-  private async rateLimit(hashes: { address: string; network: string } | null): Promise<SubmitResult | null> {
+  /** SQLite: one transaction (in the group commit), the limiters inside it share the inquiry's commit. */
+  private saveWithGuard(hashes: AddressHashes | null) {
+    return (inquiry: NewInquiry, opts: SaveOptions) =>
+      this.store.save(inquiry, { ...opts, guard: () => this.rateLimit(hashes) });
+  }
+
+  /**
+   * PostgreSQL: the idempotency check, the rate limits, the inquiry, its deliveries and its answer
+   * in one statement — one round trip, one commit (docs/decisions/0006-delivery-channels.md).
+   */
+  private saveAtOnce(hashes: AddressHashes | null) {
+    const now = Date.now();
+    const limits = hashes
+      ? [
+          { ...this.limits.perMinute, key: `${this.limits.perMinute.prefix}:${hashes.address}` },
+          { ...this.limits.perDay, key: `${this.limits.perDay.prefix}:${hashes.address}` },
+          { ...this.limits.networkPerMinute, key: `${this.limits.networkPerMinute.prefix}:${hashes.network}` },
+        ]
+      : [];
+    return async (inquiry: NewInquiry, opts: SaveOptions) => {
+      const result = await this.store.saveAtOnce(inquiry, { ...opts, limits, now });
+      if (!("retryAfterMs" in result)) return result;
+      return { duplicate: false as const, refused: true, answer: tooMany(result.retryAfterMs) };
+    };
+  }
+
+  private async rateLimit(hashes: AddressHashes | null): Promise<SubmitResult | null> {
     if (!hashes) return null;
     const checks: Array<[RateLimiterLike, string]> = [
       [this.limiters.perMinute, hashes.address],
@@ -115,16 +167,32 @@ export class ContactPipeline implements ContactService {
         await limiter.consume(key);
       } catch (e) {
         if (!(e instanceof RateLimiterRes)) throw e;
-        const seconds = Math.max(1, Math.ceil(e.msBeforeNext / 1000));
-        return {
-          status: 429,
-          body: { error: "Too many messages from your network. Please try again later or email us directly." },
-          headers: { "Retry-After": String(seconds) },
-        };
+        return tooMany(e.msBeforeNext);
       }
     }
     return null;
   }
+}
+
+type AddressHashes = { address: string; network: string };
+type SaveOptions = Omit<Parameters<Store["save"]>[1], "guard">;
+
+function tooMany(msBeforeNext: number): SubmitResult {
+  return {
+    status: 429,
+    body: { error: "Too many messages from your network. Please try again later or email us directly." },
+    headers: { "Retry-After": String(Math.max(1, Math.ceil(msBeforeNext / 1000))) },
+  };
+}
+
+/** A limit: at most `points` submissions per `durationMs` for one key (the rate_limits table). */
+type LimitSpec = { prefix: string; points: number; durationMs: number };
+
+function outcomeOf(result: SubmitResult, held = false): InquiryOutcome {
+  if (result.status === 201) return held ? "held" : "stored";
+  if (result.status === 400) return "invalid";
+  if (result.status === 429) return "rate_limited";
+  return "refused";
 }
 
 type Limiters = { perMinute: RateLimiterLike; perDay: RateLimiterLike; networkPerMinute: RateLimiterLike };
@@ -152,18 +220,24 @@ function replay(previous: StoredAnswer, fingerprint: string): SubmitResult {
 export async function createContactPipeline(
   config: ContactConfig,
   log: Logger,
-  opts: { db?: Database; mailer?: Mailer } = {},
+  opts: { db?: Database; mailer?: Mailer; metrics?: ContactMetrics } = {},
 ): Promise<{ pipeline: ContactPipeline; db: Database; mailer: Mailer; close: () => Promise<void> }> {
   const db = opts.db ?? openDatabase(config, logStorageTransitions(log));
   try {
-    return await assemble(config, log, db, opts.mailer);
+    return await assemble(config, log, db, opts.mailer, opts.metrics);
   } catch (err) {
     await db.close().catch(() => undefined);
     throw err;
   }
 }
 
-async function assemble(config: ContactConfig, log: Logger, db: Database, givenMailer?: Mailer) {
+async function assemble(
+  config: ContactConfig,
+  log: Logger,
+  db: Database,
+  givenMailer?: Mailer,
+  metrics?: ContactMetrics,
+) {
   const applied = await db.migrate();
   if (applied.length > 0) log.info({ applied }, "database migrations applied");
   if (config.databaseUrl && !config.ipHashKey) {
@@ -174,30 +248,36 @@ async function assemble(config: ContactConfig, log: Logger, db: Database, givenM
   const store = new Store(db);
   const mailer =
     givenMailer ?? (config.smtpUrl ? smtpMailer(config.smtpUrl) : fileMailer(join(config.dataDir, "mail")));
-  const limiters: Limiters = {
-    perMinute: await db.rateLimiter({ keyPrefix: "contact_min", points: config.rateLimit.perMinute, duration: 60 }),
-    perDay: await db.rateLimiter({ keyPrefix: "contact_day", points: config.rateLimit.perDay, duration: 86_400 }),
-    networkPerMinute: await db.rateLimiter({
-      keyPrefix: "contact_net_min",
-      points: config.rateLimit.networkPerMinute,
-      duration: 60,
-    }),
+  const limits: Record<keyof Limiters, LimitSpec> = {
+    perMinute: { prefix: "contact_min", points: config.rateLimit.perMinute, durationMs: 60_000 },
+    perDay: { prefix: "contact_day", points: config.rateLimit.perDay, durationMs: 86_400_000 },
+    networkPerMinute: { prefix: "contact_net_min", points: config.rateLimit.networkPerMinute, durationMs: 60_000 },
   };
-  const worker = new OutboxWorker({
-    store,
-    mailer,
-    log,
-    options: config.outbox,
-    addresses: { from: config.mailFrom, to: config.mailTo },
-  });
+  // rate-limiter-flexible keeps the counters (and makes their table); on PostgreSQL the one-statement
+  // save updates the same rows the same way.
+  const limiter = (l: LimitSpec) =>
+    db.rateLimiter({ keyPrefix: l.prefix, points: l.points, duration: l.durationMs / 1000 });
+  const limiters: Limiters = {
+    perMinute: await limiter(limits.perMinute),
+    perDay: await limiter(limits.perDay),
+    networkPerMinute: await limiter(limits.networkPerMinute),
+  };
+  const channels: Channel[] = [emailChannel(mailer, { from: config.mailFrom, to: config.mailTo })];
+  if (config.webhook) channels.push(webhookChannel({ ...config.webhook, timeoutMs: config.deliveryTimeoutMs }));
+  if (config.slack) channels.push(slackChannel({ ...config.slack, timeoutMs: config.deliveryTimeoutMs }));
+  const worker = new OutboxWorker({ store, channels, log, options: config.outbox, metrics });
+  metrics?.watchOutbox(store);
   const pipeline = new ContactPipeline({
     store,
     worker,
     log,
     hasher: addressHasher(loadAddressSecret(config)),
+    channels: channels.map((c) => c.name),
+    metrics,
     limiters,
+    limits,
   });
-  log.info({ storage: db.describe(), mail: mailer.describe() }, "contact pipeline ready");
+  log.info({ storage: db.describe(), channels: channels.map((c) => c.describe()) }, "contact pipeline ready");
   return {
     pipeline,
     db,

@@ -8,6 +8,8 @@ import type { Database, Sql } from "./db.ts";
 
 export type Source = "api" | "form";
 export type JobStatus = "pending" | "sending" | "sent" | "failed";
+export const CHANNELS = ["email", "webhook", "slack"] as const;
+export type ChannelName = (typeof CHANNELS)[number];
 
 export type NewInquiry = ContactInput & {
   id: string;
@@ -23,25 +25,75 @@ export type Answer = { status: number; body: Record<string, unknown> };
 /** A stored answer for an idempotency key, with the fingerprint of the message it answered (null: stored before fingerprints). */
 export type StoredAnswer = Answer & { fingerprint: string | null };
 
+/** One delivery of one inquiry to one channel, claimed by a worker. */
 export type Job = {
   id: string;
   inquiryId: string;
+  channel: ChannelName;
   messageId: string;
   attempts: number;
   createdAt: number;
   inquiry: NewInquiry;
 };
 
-export type InquiryRecord = NewInquiry & {
-  status: JobStatus | "spam";
+export type DeliveryRecord = {
+  channel: ChannelName;
+  status: JobStatus;
   attempts: number;
   lastError: string | null;
   sentAt: number | null;
 };
 
+export type InquiryRecord = NewInquiry & {
+  /** All channels sent: sent; any failed: failed; else pending (sending counts as pending). Spam: spam. */
+  status: JobStatus | "spam";
+  /** The most attempts any channel took. */
+  attempts: number;
+  lastError: string | null;
+  /** When the last channel was delivered, once all are. */
+  sentAt: number | null;
+  deliveries: DeliveryRecord[];
+};
+
+export type NewDelivery = { id: string; channel: ChannelName; messageId: string };
+
+function summarize(inquiry: NewInquiry, deliveries: DeliveryRecord[]): InquiryRecord {
+  const statuses = deliveries.map((d) => d.status);
+  const status: InquiryRecord["status"] = inquiry.spam
+    ? "spam"
+    : statuses.includes("failed")
+      ? "failed"
+      : statuses.length > 0 && statuses.every((s) => s === "sent")
+        ? "sent"
+        : statuses.includes("sending")
+          ? "sending"
+          : "pending";
+  const unsent = deliveries.filter((d) => d.status !== "sent");
+  return {
+    ...inquiry,
+    status,
+    attempts: Math.max(0, ...deliveries.map((d) => d.attempts)),
+    lastError: unsent.find((d) => d.lastError)?.lastError ?? null,
+    sentAt: status === "sent" ? Math.max(...deliveries.map((d) => d.sentAt ?? 0)) : null,
+    deliveries,
+  };
+}
+
 export type SaveResult =
   | { duplicate: true; previous: StoredAnswer }
   | { duplicate: false; answer: Answer; refused?: boolean };
+
+const DELIVERY_COLUMNS = "d.channel, d.status, d.attempts, d.last_error, d.sent_at";
+
+function toDelivery(r: Record<string, unknown>): DeliveryRecord {
+  return {
+    channel: r.channel as ChannelName,
+    status: r.status as JobStatus,
+    attempts: Number(r.attempts ?? 0),
+    lastError: (r.last_error as string | null) ?? null,
+    sentAt: r.sent_at == null ? null : Number(r.sent_at),
+  };
+}
 
 const INQUIRY_COLUMNS =
   "i.id, i.received_at, i.name, i.email, i.company, i.service, i.message, i.page, i.user_agent, i.ip_hash, i.source, i.spam";
@@ -91,12 +143,12 @@ export class Store {
       idempotencyKey?: string;
       /** What identifies the message for its idempotency key (a repeat with another message is refused). */
       fingerprint?: string;
-      job?: { id: string; messageId: string };
+      deliveries?: NewDelivery[];
       /** Checked inside the transaction (a rate limit): an answer here refuses, and nothing is stored. */
       guard?: () => Promise<Answer | null>;
     },
   ): Promise<SaveResult> {
-    const { idempotencyKey: key, answer, job, guard } = opts;
+    const { idempotencyKey: key, answer, deliveries = [], guard } = opts;
     try {
       return await this.db.transaction<SaveResult>(async (tx) => {
         if (key) {
@@ -123,11 +175,11 @@ export class Store {
             inquiry.spam,
           ],
         );
-        if (job) {
+        for (const d of deliveries) {
           await tx.query(
-            `INSERT INTO email_jobs (id, inquiry_id, message_id, status, attempts, created_at, next_attempt_at)
-             VALUES (?, ?, ?, 'pending', 0, ?, ?)`,
-            [job.id, inquiry.id, job.messageId, inquiry.receivedAt, inquiry.receivedAt],
+            `INSERT INTO deliveries (id, inquiry_id, channel, message_id, status, attempts, created_at, next_attempt_at)
+             VALUES (?, ?, ?, ?, 'pending', 0, ?, ?)`,
+            [d.id, inquiry.id, d.channel, d.messageId, inquiry.receivedAt, inquiry.receivedAt],
           );
         }
         if (key) {
@@ -149,39 +201,155 @@ export class Store {
   }
 
   /**
+   * PostgreSQL: the whole submission in one statement (one round trip, one commit). An earlier
+   * answer for the idempotency key wins (nothing is counted or stored); else every rate-limit
+   * counter is taken (as rate-limiter-flexible does, on its table) and, only if none is over its
+   * limit, the inquiry, its deliveries and its answer are inserted. Two requests with one key at
+   * once: the second's insert of the key fails on the unique index, so the whole statement —
+   * inquiry included — is undone, and it reads the winner's answer.
+   */
+  async saveAtOnce(
+    inquiry: NewInquiry,
+    opts: {
+      answer: Answer;
+      idempotencyKey?: string;
+      fingerprint?: string;
+      deliveries?: NewDelivery[];
+      limits: Array<{ key: string; points: number; durationMs: number }>;
+      now: number;
+    },
+  ): Promise<SaveResult | { duplicate: false; refused: true; retryAfterMs: number }> {
+    const { idempotencyKey: key, answer, deliveries = [], limits, now } = opts;
+    const params: unknown[] = [];
+    // Numbered parameters ($n), so the order the text is built in does not matter.
+    const p = (value: unknown, type: string) => {
+      params.push(value);
+      return `$${params.length}::${type}`;
+    };
+    const ctes: string[] = [];
+    ctes.push(
+      `prior AS (SELECT status, body, fingerprint FROM idempotency_keys WHERE key = ${p(key ?? null, "text")})`,
+    );
+    if (limits.length > 0) {
+      const values = limits
+        .map((l) => `(${p(l.key, "text")}, ${p(l.points, "int")}, ${p(now + l.durationMs, "bigint")})`)
+        .join(", ");
+      ctes.push(`lim (key, max_points, expire) AS (VALUES ${values})`);
+      const t = p(now, "bigint");
+      const t2 = p(now, "bigint");
+      ctes.push(`counted AS (
+        INSERT INTO rate_limits (key, points, expire)
+        SELECT key, 1, expire FROM lim WHERE NOT EXISTS (SELECT 1 FROM prior)
+        ON CONFLICT (key) DO UPDATE SET
+          points = CASE WHEN rate_limits.expire <= ${t} THEN 1 ELSE rate_limits.points + 1 END,
+          expire = CASE WHEN rate_limits.expire <= ${t2} THEN EXCLUDED.expire ELSE rate_limits.expire END
+        RETURNING key, points, expire)`);
+      ctes.push("over AS (SELECT c.expire FROM counted c JOIN lim ON lim.key = c.key WHERE c.points > lim.max_points)");
+    } else {
+      ctes.push("over AS (SELECT NULL::bigint AS expire WHERE false)");
+    }
+    ctes.push(`inquiry AS (
+      INSERT INTO inquiries (id, received_at, name, email, company, service, message, page, user_agent, ip_hash, source, spam)
+      SELECT ${p(inquiry.id, "text")}, ${p(inquiry.receivedAt, "bigint")}, ${p(inquiry.name, "text")}, ${p(inquiry.email, "text")},
+             ${p(inquiry.company, "text")}, ${p(inquiry.service, "text")}, ${p(inquiry.message, "text")}, ${p(inquiry.page, "text")},
+             ${p(inquiry.userAgent, "text")}, ${p(inquiry.ipHash, "text")}, ${p(inquiry.source, "text")}, ${p(inquiry.spam, "boolean")}
+      WHERE NOT EXISTS (SELECT 1 FROM prior) AND NOT EXISTS (SELECT 1 FROM over)
+      RETURNING id)`);
+    if (deliveries.length > 0) {
+      const values = deliveries
+        .map((d) => `(${p(d.id, "text")}, ${p(d.channel, "text")}, ${p(d.messageId, "text")})`)
+        .join(", ");
+      ctes.push(`delivery AS (
+        INSERT INTO deliveries (id, inquiry_id, channel, message_id, status, attempts, created_at, next_attempt_at)
+        SELECT d.id, i.id, d.channel, d.message_id, 'pending', 0, ${p(inquiry.receivedAt, "bigint")}, ${p(inquiry.receivedAt, "bigint")}
+        FROM inquiry i, (VALUES ${values}) AS d (id, channel, message_id))`);
+    }
+    if (key) {
+      ctes.push(`answer AS (
+        INSERT INTO idempotency_keys (key, inquiry_id, status, body, created_at, fingerprint)
+        SELECT ${p(key, "text")}, i.id, ${p(answer.status, "int")}, ${p(JSON.stringify(answer.body), "text")},
+               ${p(inquiry.receivedAt, "bigint")}, ${p(opts.fingerprint ?? null, "text")}
+        FROM inquiry i)`);
+    }
+    const sql = `WITH ${ctes.join(",\n")}
+      SELECT (SELECT row_to_json(prior) FROM prior) AS prior,
+             (SELECT MAX(expire) FROM over) AS blocked_until,
+             EXISTS (SELECT 1 FROM inquiry) AS stored`;
+    let row:
+      | {
+          prior: { status: number; body: string; fingerprint: string | null } | null;
+          blocked_until: number | null;
+          stored: boolean;
+        }
+      | undefined;
+    try {
+      [row] = await this.db.query(sql, params);
+    } catch (e) {
+      // Two requests with one key at the same moment: the loser reads the winner's answer.
+      if (key && (e as { code?: string }).code === "23505") {
+        const previous = await this.answerFor(key).catch(() => null);
+        if (previous) return { duplicate: true, previous };
+      }
+      throw e;
+    }
+    if (row?.prior) {
+      const { status, body, fingerprint } = row.prior;
+      return {
+        duplicate: true,
+        previous: { status: Number(status), body: JSON.parse(body), fingerprint: fingerprint ?? null },
+      };
+    }
+    if (!row?.stored)
+      return { duplicate: false, refused: true, retryAfterMs: Math.max(0, Number(row?.blocked_until ?? now) - now) };
+    return { duplicate: false, answer };
+  }
+
+  /**
    * Claim up to `limit` jobs that are due, or whose previous claim expired (a worker died). On
-   * PostgreSQL, FOR UPDATE SKIP LOCKED lets several workers claim at once without sharing a job; on
-   * SQLite the transaction holds the write lock.
+   * PostgreSQL, one statement with FOR UPDATE SKIP LOCKED lets several workers claim at once
+   * without sharing a job; on SQLite the transaction holds the write lock.
    */
   async claimDue(workerId: string, now: number, leaseMs: number, limit: number): Promise<Job[]> {
     const due = `(j.status = 'pending' AND j.next_attempt_at <= ?) OR (j.status = 'sending' AND j.claimed_until < ?)`;
+    const toJob = (r: Record<string, unknown>): Job => ({
+      id: String(r.job_id),
+      inquiryId: String(r.id),
+      channel: r.channel as ChannelName,
+      messageId: String(r.message_id),
+      attempts: Number(r.attempts),
+      createdAt: Number(r.created_at),
+      inquiry: toInquiry(r),
+    });
+    if (this.db.engine === "postgres") {
+      // One statement: pick (skipping rows another worker holds), mark and read back.
+      const rows = await this.db.query(
+        `WITH picked AS (
+           SELECT j.id FROM deliveries j WHERE ${due} ORDER BY j.next_attempt_at LIMIT ? FOR UPDATE SKIP LOCKED)
+         UPDATE deliveries j SET status = 'sending', claimed_by = ?, claimed_until = ?, attempts = j.attempts + 1
+         FROM picked, inquiries i WHERE j.id = picked.id AND i.id = j.inquiry_id
+         RETURNING j.id AS job_id, j.channel, j.message_id, j.attempts, j.created_at, ${INQUIRY_COLUMNS}`,
+        [now, now, limit, workerId, now + leaseMs],
+      );
+      return rows.map(toJob);
+    }
     return this.db.transaction(async (tx) => {
       const rows = await tx.query<{ id: string }>(
-        `SELECT j.id FROM email_jobs j WHERE ${due} ORDER BY j.next_attempt_at LIMIT ?${
-          tx.engine === "postgres" ? " FOR UPDATE SKIP LOCKED" : ""
-        }`,
+        `SELECT j.id FROM deliveries j WHERE ${due} ORDER BY j.next_attempt_at LIMIT ?`,
         [now, now, limit],
       );
       if (rows.length === 0) return [];
       const ids = rows.map((r) => r.id);
       const marks = ids.map(() => "?").join(", ");
       await tx.query(
-        `UPDATE email_jobs SET status = 'sending', claimed_by = ?, claimed_until = ?, attempts = attempts + 1 WHERE id IN (${marks})`,
+        `UPDATE deliveries SET status = 'sending', claimed_by = ?, claimed_until = ?, attempts = attempts + 1 WHERE id IN (${marks})`,
         [workerId, now + leaseMs, ...ids],
       );
       const jobs = await tx.query(
-        `SELECT j.id AS job_id, j.message_id, j.attempts, j.created_at, ${INQUIRY_COLUMNS}
-         FROM email_jobs j JOIN inquiries i ON i.id = j.inquiry_id WHERE j.id IN (${marks}) ORDER BY j.next_attempt_at`,
+        `SELECT j.id AS job_id, j.channel, j.message_id, j.attempts, j.created_at, ${INQUIRY_COLUMNS}
+         FROM deliveries j JOIN inquiries i ON i.id = j.inquiry_id WHERE j.id IN (${marks}) ORDER BY j.next_attempt_at`,
         ids,
       );
-      return jobs.map((r) => ({
-        id: String(r.job_id),
-        inquiryId: String(r.id),
-        messageId: String(r.message_id),
-        attempts: Number(r.attempts),
-        createdAt: Number(r.created_at),
-        inquiry: toInquiry(r),
-      }));
+      return jobs.map(toJob);
     });
   }
 
@@ -195,7 +363,7 @@ export class Store {
   /** Mark a claimed job sent. False if the claim was lost (another worker took it over). */
   async markSent(jobId: string, workerId: string, now: number): Promise<boolean> {
     const rows = await this.write(
-      `UPDATE email_jobs SET status = 'sent', sent_at = ?, claimed_by = NULL, claimed_until = NULL, last_error = NULL
+      `UPDATE deliveries SET status = 'sent', sent_at = ?, claimed_by = NULL, claimed_until = NULL, last_error = NULL
        WHERE id = ? AND claimed_by = ? AND status = 'sending' RETURNING id`,
       [now, jobId, workerId],
     );
@@ -204,7 +372,7 @@ export class Store {
 
   async markRetry(jobId: string, workerId: string, nextAttemptAt: number, error: string): Promise<void> {
     await this.write(
-      `UPDATE email_jobs SET status = 'pending', next_attempt_at = ?, last_error = ?, claimed_by = NULL, claimed_until = NULL
+      `UPDATE deliveries SET status = 'pending', next_attempt_at = ?, last_error = ?, claimed_by = NULL, claimed_until = NULL
        WHERE id = ? AND claimed_by = ?`,
       [nextAttemptAt, error.slice(0, 1000), jobId, workerId],
     );
@@ -212,7 +380,7 @@ export class Store {
 
   async markFailed(jobId: string, workerId: string, error: string): Promise<void> {
     await this.write(
-      `UPDATE email_jobs SET status = 'failed', last_error = ?, claimed_by = NULL, claimed_until = NULL
+      `UPDATE deliveries SET status = 'failed', last_error = ?, claimed_by = NULL, claimed_until = NULL
        WHERE id = ? AND claimed_by = ?`,
       [error.slice(0, 1000), jobId, workerId],
     );
@@ -221,7 +389,7 @@ export class Store {
   /** Give back every job a stopping worker still holds, to be sent by the next one at once. */
   async release(workerId: string): Promise<number> {
     const rows = await this.write(
-      `UPDATE email_jobs SET status = 'pending', claimed_by = NULL, claimed_until = NULL, attempts = attempts - 1
+      `UPDATE deliveries SET status = 'pending', claimed_by = NULL, claimed_until = NULL, attempts = attempts - 1
        WHERE claimed_by = ? AND status = 'sending' RETURNING id`,
       [workerId],
     );
@@ -231,43 +399,41 @@ export class Store {
   // ---------------------------------------------------------------- operator queries
 
   async list(opts: { since?: number } = {}): Promise<InquiryRecord[]> {
+    const since = opts.since ?? 0;
     const rows = await this.db.query(
-      `SELECT ${INQUIRY_COLUMNS}, j.status, j.attempts, j.last_error, j.sent_at
-       FROM inquiries i LEFT JOIN email_jobs j ON j.inquiry_id = i.id
-       WHERE i.received_at >= ? ORDER BY i.received_at DESC, i.id`,
-      [opts.since ?? 0],
+      `SELECT ${INQUIRY_COLUMNS} FROM inquiries i WHERE i.received_at >= ? ORDER BY i.received_at DESC, i.id`,
+      [since],
     );
-    return rows.map((r) => ({
-      ...toInquiry(r),
-      status: (r.status as JobStatus | null) ?? "spam",
-      attempts: Number(r.attempts ?? 0),
-      lastError: (r.last_error as string | null) ?? null,
-      sentAt: r.sent_at == null ? null : Number(r.sent_at),
-    }));
+    const deliveries = await this.db.query(
+      `SELECT d.inquiry_id, ${DELIVERY_COLUMNS} FROM deliveries d JOIN inquiries i ON i.id = d.inquiry_id
+       WHERE i.received_at >= ? ORDER BY d.channel`,
+      [since],
+    );
+    const byInquiry = new Map<string, DeliveryRecord[]>();
+    for (const d of deliveries) {
+      const list = byInquiry.get(String(d.inquiry_id)) ?? [];
+      list.push(toDelivery(d));
+      byInquiry.set(String(d.inquiry_id), list);
+    }
+    return rows.map((r) => summarize(toInquiry(r), byInquiry.get(String(r.id)) ?? []));
   }
 
   async get(id: string): Promise<InquiryRecord | null> {
-    const all = await this.db.query(
-      `SELECT ${INQUIRY_COLUMNS}, j.status, j.attempts, j.last_error, j.sent_at
-       FROM inquiries i LEFT JOIN email_jobs j ON j.inquiry_id = i.id WHERE i.id = ?`,
+    const [r] = await this.db.query(`SELECT ${INQUIRY_COLUMNS} FROM inquiries i WHERE i.id = ?`, [id]);
+    if (!r) return null;
+    const deliveries = await this.db.query(
+      `SELECT ${DELIVERY_COLUMNS} FROM deliveries d WHERE d.inquiry_id = ? ORDER BY d.channel`,
       [id],
     );
-    const r = all[0];
-    if (!r) return null;
-    return {
-      ...toInquiry(r),
-      status: (r.status as JobStatus | null) ?? "spam",
-      attempts: Number(r.attempts ?? 0),
-      lastError: (r.last_error as string | null) ?? null,
-      sentAt: r.sent_at == null ? null : Number(r.sent_at),
-    };
+    return summarize(toInquiry(r), deliveries.map(toDelivery));
   }
 
-  /** Failed jobs back to pending, due now, with a fresh 24-hour retry window. */
-  async retryFailed(now: number): Promise<number> {
+  /** Failed deliveries (of one channel, or all) back to pending, due now, with a fresh retry window. */
+  async retryFailed(now: number, channel?: ChannelName): Promise<number> {
     const rows = await this.write(
-      `UPDATE email_jobs SET status = 'pending', next_attempt_at = ?, created_at = ?, attempts = 0 WHERE status = 'failed' RETURNING id`,
-      [now, now],
+      `UPDATE deliveries SET status = 'pending', next_attempt_at = ?, created_at = ?, attempts = 0
+       WHERE status = 'failed'${channel ? " AND channel = ?" : ""} RETURNING id`,
+      channel ? [now, now, channel] : [now, now],
     );
     return rows.length;
   }
@@ -286,7 +452,7 @@ export class Store {
       "SELECT COUNT(*) AS n, COALESCE(SUM(CASE WHEN spam THEN 1 ELSE 0 END), 0) AS spam FROM inquiries",
     );
     const jobs = await this.db.query<{ status: JobStatus; n: number }>(
-      "SELECT status, COUNT(*) AS n FROM email_jobs GROUP BY status",
+      "SELECT status, COUNT(*) AS n FROM deliveries GROUP BY status",
     );
     const out = {
       inquiries: Number(i?.n ?? 0),
@@ -298,5 +464,35 @@ export class Store {
     };
     for (const j of jobs) out[j.status] = Number(j.n);
     return out;
+  }
+
+  /** Deliveries not yet done, per channel, with the age of the oldest (for alerts and metrics). */
+  async pending(now: number): Promise<Array<{ channel: ChannelName; count: number; oldestAgeMs: number }>> {
+    const rows = await this.db.query<{ channel: ChannelName; n: number; oldest: number }>(
+      `SELECT channel, COUNT(*) AS n, MIN(created_at) AS oldest FROM deliveries
+       WHERE status IN ('pending', 'sending') GROUP BY channel`,
+    );
+    return rows.map((r) => ({ channel: r.channel, count: Number(r.n), oldestAgeMs: now - Number(r.oldest) }));
+  }
+
+  /** Inquiries by outcome and deliveries by channel and status, received since `since`. */
+  async stats(since: number): Promise<{
+    inquiries: { total: number; spam: number };
+    deliveries: Array<{ channel: ChannelName; status: JobStatus; count: number }>;
+  }> {
+    const [i] = await this.db.query<{ n: number; spam: number }>(
+      `SELECT COUNT(*) AS n, COALESCE(SUM(CASE WHEN spam THEN 1 ELSE 0 END), 0) AS spam
+       FROM inquiries WHERE received_at >= ?`,
+      [since],
+    );
+    const rows = await this.db.query<{ channel: ChannelName; status: JobStatus; n: number }>(
+      `SELECT d.channel, d.status, COUNT(*) AS n FROM deliveries d JOIN inquiries i ON i.id = d.inquiry_id
+       WHERE i.received_at >= ? GROUP BY d.channel, d.status ORDER BY d.channel, d.status`,
+      [since],
+    );
+    return {
+      inquiries: { total: Number(i?.n ?? 0), spam: Number(i?.spam ?? 0) },
+      deliveries: rows.map((r) => ({ channel: r.channel, status: r.status, count: Number(r.n) })),
+    };
   }
 }

@@ -36,10 +36,13 @@ async function seed(store: Store) {
     receivedAt: Date.now() - 400 * day,
   });
   for (const inquiry of [fresh, evil, old]) {
-    await store.save(inquiry, { answer: { status: 201, body: {} }, job: { id: randomUUID(), messageId: "<m>" } });
+    await store.save(inquiry, {
+      answer: { status: 201, body: {} },
+      deliveries: [{ id: randomUUID(), channel: "email", messageId: "<m>" }],
+    });
   }
   await store.db.query(
-    "UPDATE email_jobs SET status = 'failed', attempts = 9, last_error = 'relay down' WHERE inquiry_id = ?",
+    "UPDATE deliveries SET status = 'failed', attempts = 9, last_error = 'relay down' WHERE inquiry_id = ?",
     [(evil as { id: string }).id],
   );
   return { fresh: fresh as { id: string }, evil: evil as { id: string }, old: old as { id: string } };
@@ -164,10 +167,28 @@ describe.each(["sqlite", "postgres"] as const)("inquiries CLI on %s", (engine) =
   });
 
   it("queues failed jobs again with retry", () => {
-    expect(cli("retry").out).toContain("1 failed email job(s) queued again");
+    expect(cli("retry", "--channel", "webhook").out).toContain("No failed webhook deliveries.");
+    expect(cli("retry", "--channel", "fax").code).toBe(2);
+    expect(cli("retry", "--channel", "email").out).toContain("1 failed email delivery queued again");
     const rows = JSON.parse(cli("list", "--json").out);
     expect(rows.find((r: { id: string }) => r.id === ids.evil.id)).toMatchObject({ status: "pending", attempts: 0 });
-    expect(cli("retry").out).toContain("No failed email jobs.");
+    expect(cli("retry").out).toContain("No failed deliveries.");
+  });
+
+  it("shows each channel's delivery, and counts by channel and status (stats)", () => {
+    const shown = cli("show", ids.evil.id).out;
+    expect(shown).toMatch(/Deliveries:\n\s+email\s+failed, 9 attempt\(s\), last error: relay down/);
+    expect(cli("list").out).toContain("email:failed");
+    const stats = JSON.parse(cli("stats", "--json").out);
+    expect(stats.map((s: { period: string }) => s.period)).toEqual(["last day", "last week", "last month"]);
+    expect(stats[0]).toMatchObject({ inquiries: { total: 2, spam: 0 } });
+    expect(stats[0].deliveries).toEqual(
+      expect.arrayContaining([
+        { channel: "email", status: "failed", count: 1 },
+        { channel: "email", status: "pending", count: 1 },
+      ]),
+    );
+    expect(cli("stats").out).toMatch(/last day: 2 inquiries \(0 held as spam\)/);
   });
 
   it("purges inquiries older than the given age", () => {

@@ -329,7 +329,11 @@ describe.each([
     const old = { ...valid, id: randomUUID(), receivedAt: now - 400 * day, page: null, userAgent: null, ipHash: null };
     await store.save(
       { ...old, source: "api", spam: false },
-      { answer: { status: 201, body: {} }, idempotencyKey: "old-key", job: { id: randomUUID(), messageId: "<m>" } },
+      {
+        answer: { status: 201, body: {} },
+        idempotencyKey: "old-key",
+        deliveries: [{ id: randomUUID(), channel: "email", messageId: "<m>" }],
+      },
     );
     const recent = String((await submit(p)).body.id);
     expect(await store.purge(now - 365 * day)).toBe(1);

@@ -34,7 +34,11 @@ export async function startServer(env: Record<string, string> = {}, port?: numbe
   child.stdout?.on("data", keep);
   child.stderr?.on("data", keep);
   const started = Date.now();
-  while (!out.includes("server started")) {
+  // Listening (pages are served at once), and the contact storage either ready or known to be unavailable.
+  const settled = () =>
+    out.includes("server started") &&
+    (out.includes("contact pipeline ready") || out.includes("contact storage unavailable at start"));
+  while (!settled()) {
     if (child.exitCode !== null) throw new Error(`server exited (${child.exitCode}):\n${out}`);
     if (Date.now() - started > 20_000) {
       child.kill("SIGKILL");

@@ -1,0 +1,79 @@
+import client from "prom-client";
+import type { ChannelName, Store } from "./store.ts";
+
+/**
+ * The pipeline's health in the Prometheus text format (prom-client): what arrives and what becomes
+ * of it, what is waiting and for how long, how long a lead takes to reach each channel, and the
+ * default process metrics. Served only behind METRICS_TOKEN or on METRICS_PORT (server.js).
+ */
+
+export type InquiryOutcome = "stored" | "held" | "invalid" | "rate_limited" | "refused" | "duplicate" | "unavailable";
+
+export type ContactMetrics = {
+  registry: client.Registry;
+  inquiry(source: string, outcome: InquiryOutcome): void;
+  delivered(channel: ChannelName, latencySeconds: number): void;
+  retried(channel: ChannelName): void;
+  failed(channel: ChannelName): void;
+  /** Where the pending gauges read from (set once the database is open). */
+  watchOutbox(store: Store): void;
+};
+
+export function createMetrics(): ContactMetrics {
+  const registry = new client.Registry();
+  client.collectDefaultMetrics({ register: registry });
+  const inquiries = new client.Counter({
+    name: "contact_inquiries_total",
+    help: "Contact submissions by door (api, form) and outcome.",
+    labelNames: ["source", "outcome"],
+    registers: [registry],
+  });
+  const deliveries = new client.Counter({
+    name: "contact_deliveries_total",
+    help: "Delivery attempts by channel and outcome (delivered, retry, failed).",
+    labelNames: ["channel", "outcome"],
+    registers: [registry],
+  });
+  const latency = new client.Histogram({
+    name: "contact_delivery_latency_seconds",
+    help: "From receiving an inquiry to delivering it, by channel.",
+    labelNames: ["channel"],
+    buckets: [0.1, 0.5, 1, 5, 15, 60, 300, 900, 3600, 4 * 3600, 24 * 3600],
+    registers: [registry],
+  });
+  let store: Store | null = null;
+  const readPending = async () => (store ? await store.pending(Date.now()).catch(() => null) : null);
+  new client.Gauge({
+    name: "contact_deliveries_pending",
+    help: "Deliveries not yet done (pending or being sent), by channel.",
+    labelNames: ["channel"],
+    registers: [registry],
+    async collect() {
+      this.reset();
+      for (const p of (await readPending()) ?? []) this.set({ channel: p.channel }, p.count);
+    },
+  });
+  new client.Gauge({
+    name: "contact_delivery_oldest_pending_seconds",
+    help: "Age of the oldest delivery not yet done, by channel (0: none waiting).",
+    labelNames: ["channel"],
+    registers: [registry],
+    async collect() {
+      this.reset();
+      for (const p of (await readPending()) ?? []) this.set({ channel: p.channel }, p.oldestAgeMs / 1000);
+    },
+  });
+  return {
+    registry,
+    inquiry: (source, outcome) => inquiries.inc({ source, outcome }),
+    delivered(channel, seconds) {
+      deliveries.inc({ channel, outcome: "delivered" });
+      latency.observe({ channel }, Math.max(0, seconds));
+    },
+    retried: (channel) => deliveries.inc({ channel, outcome: "retry" }),
+    failed: (channel) => deliveries.inc({ channel, outcome: "failed" }),
+    watchOutbox(s) {
+      store = s;
+    },
+  };
+}

@@ -1,0 +1,321 @@
+import { randomBytes, randomUUID } from "node:crypto";
+import { mkdtempSync, readFileSync, rmSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import { DatabaseSync } from "node:sqlite";
+import pg from "pg";
+import pino from "pino";
+import { Webhook } from "standardwebhooks";
+import { afterEach, beforeEach, describe, expect, inject, it } from "vitest";
+import { classifyHttp, escapeSlack, parseRetryAfter } from "../../server/contact/channels.ts";
+import { loadConfig } from "../../server/contact/config.ts";
+import { type Database, openPostgres, openSqlite } from "../../server/contact/db.ts";
+import { type ContactPipeline, createContactPipeline } from "../../server/contact/service.ts";
+import { createTestDatabase } from "../support/postgres";
+import { Receiver } from "../support/receiver";
+import { TestSmtp } from "../support/smtp";
+
+/**
+ * Issue 10: every lead to every configured channel — email, a Standard Webhooks receiver, Slack —
+ * each delivery with its own attempts, backoff and status, against real receivers.
+ */
+
+const SECRET = `whsec_${randomBytes(32).toString("base64")}`;
+const valid = {
+  name: "Ada <!channel> Lovelace",
+  email: "ada@example.org",
+  company: "Engines & Co",
+  service: "AI Consulting",
+  message: "Hello <@U123> *bold* <https://evil.example|click>",
+};
+
+type Engine = { open: () => Database; url?: string; cleanup: () => Promise<void>; file?: string };
+
+async function sqliteEngine(): Promise<Engine> {
+  const dir = mkdtempSync(join(tmpdir(), "channels-"));
+  const file = join(dir, "inquiries.sqlite");
+  return { open: () => openSqlite(file), file, cleanup: async () => rmSync(dir, { recursive: true, force: true }) };
+}
+async function postgresEngine(): Promise<Engine> {
+  const db = await createTestDatabase(inject("pgAdminUrl"), "channels");
+  return { open: () => openPostgres(db.url), url: db.url, cleanup: db.drop };
+}
+
+describe.each([
+  ["sqlite", sqliteEngine],
+  ["postgres", postgresEngine],
+] as const)("delivery channels on %s", (name, makeEngine) => {
+  let engine: Engine;
+  let smtp: TestSmtp;
+  let hook: Receiver;
+  let slack: Receiver;
+  const logs: Array<Record<string, unknown>> = [];
+  const open: Array<{ close: () => Promise<void> }> = [];
+  const log = pino({ level: "trace" }, { write: (line: string) => logs.push(JSON.parse(line)) });
+
+  async function pipeline(env: Record<string, string> = {}): Promise<ContactPipeline> {
+    const config = loadConfig({
+      DATA_DIR: mkdtempSync(join(tmpdir(), "channels-data-")),
+      SMTP_URL: smtp.url,
+      WEBHOOK_URL: hook.url,
+      WEBHOOK_SECRET: SECRET,
+      SLACK_WEBHOOK_URL: slack.url,
+      OUTBOX_POLL_MS: "20",
+      OUTBOX_RETRY_BASE_MS: "50",
+      OUTBOX_RETRY_MAX_MS: "200",
+      DELIVERY_TIMEOUT_MS: "500",
+      RATE_LIMIT_PER_MINUTE: "10000",
+      RATE_LIMIT_NETWORK_PER_MINUTE: "10000",
+      ...env,
+    });
+    const made = await createContactPipeline(config, log, { db: engine.open() });
+    open.push(made);
+    return made.pipeline;
+  }
+  const submit = (p: ContactPipeline, body: unknown = valid) =>
+    p.submit({ body, source: "api", ip: "203.0.113.9", userAgent: "vitest", page: "/contact" });
+  const deliveries = async (p: ContactPipeline, id: string) =>
+    Object.fromEntries(((await p.store.get(id))?.deliveries ?? []).map((d) => [d.channel, d]));
+
+  beforeEach(async () => {
+    engine = await makeEngine();
+    smtp = await new TestSmtp().start();
+    hook = await new Receiver().start();
+    slack = await new Receiver().start("/services/T000/B000/XXXX");
+    logs.length = 0;
+  });
+  afterEach(async () => {
+    for (const p of open.splice(0)) await p.close();
+    await smtp.stop();
+    await hook.stop();
+    await slack.stop();
+    await engine.cleanup();
+  });
+
+  it("delivers one inquiry to email, a signed webhook and Slack, each once", async () => {
+    const p = await pipeline();
+    const id = String((await submit(p)).body.id);
+    p.worker.start();
+    await expect.poll(async () => (await p.store.get(id))?.status, { timeout: 10_000 }).toBe("sent");
+    expect(smtp.received).toHaveLength(1);
+    expect(hook.received).toHaveLength(1);
+    expect(slack.received).toHaveLength(1);
+
+    // The webhook verifies with the same library and secret, and carries the inquiry.
+    const [w] = hook.received;
+    const event = new Webhook(SECRET).verify(w?.body ?? "", w?.headers as Record<string, string>) as {
+      type: string;
+      data: Record<string, unknown>;
+    };
+    expect(event.type).toBe("inquiry.received");
+    expect(event.data).toMatchObject({ id, name: valid.name, email: valid.email, message: valid.message });
+    expect(event.data).not.toHaveProperty("ipHash");
+    expect(w?.headers["webhook-id"]).toBe(`msg_${id}`);
+    // A tampered body does not verify.
+    expect(() =>
+      new Webhook(SECRET).verify((w?.body ?? "").replace("Ada", "Eve"), w?.headers as Record<string, string>),
+    ).toThrow();
+
+    // Slack: markup off, the three control characters escaped, the fields as plain text.
+    const message = JSON.parse(slack.received[0]?.body ?? "{}");
+    expect(message.mrkdwn).toBe(false);
+    expect(message.text).toContain("Ada &lt;!channel&gt; Lovelace");
+    expect(message.text).not.toMatch(/<!channel>|<@/);
+    const texts = JSON.stringify(message.blocks);
+    expect(message.blocks.every((b: { type: string }) => ["header", "section", "context"].includes(b.type))).toBe(true);
+    expect(texts).not.toContain('"mrkdwn"');
+    expect(texts).toContain("<https://evil.example|click>"); // shown as typed: plain_text is never parsed
+    expect(JSON.stringify(message.blocks.map((b: { text?: { type: string } }) => b.text?.type))).not.toContain(
+      "mrkdwn",
+    );
+  });
+
+  it("retries a 500 with the same webhook-id, then delivers", async () => {
+    hook.respond = (_r, n) => ({ status: n === 1 ? 500 : 200 });
+    const p = await pipeline();
+    const id = String((await submit(p)).body.id);
+    p.worker.start();
+    await expect.poll(async () => (await deliveries(p, id)).webhook?.status, { timeout: 10_000 }).toBe("sent");
+    expect(hook.received).toHaveLength(2);
+    expect(hook.received[0]?.headers["webhook-id"]).toBe(hook.received[1]?.headers["webhook-id"]);
+    const d = await deliveries(p, id);
+    expect(d.webhook).toMatchObject({ attempts: 2, status: "sent" });
+    expect(d.email).toMatchObject({ attempts: 1, status: "sent" });
+    expect(logs.some((l) => l.msg === "inquiry delivery failed; will retry" && l.reason === "HTTP 500")).toBe(true);
+  });
+
+  it("fails a 410 at once, logs it as fatal, and reports it through email and Slack", async () => {
+    hook.respond = () => ({ status: 410 });
+    const p = await pipeline();
+    const id = String((await submit(p)).body.id);
+    p.worker.start();
+    await expect.poll(async () => (await deliveries(p, id)).webhook?.status, { timeout: 10_000 }).toBe("failed");
+    expect(hook.received).toHaveLength(1);
+    expect((await deliveries(p, id)).webhook).toMatchObject({ attempts: 1, lastError: "HTTP 410" });
+    expect(logs.filter((l) => l.level === 60 && String(l.msg).includes("WEBHOOK DELIVERY FAILED"))).toHaveLength(1);
+    // The alert reaches the people through the channels that work.
+    await expect.poll(() => smtp.received.length, { timeout: 5_000 }).toBe(2);
+    const alert = smtp.received.find((m) => m.mail.subject?.startsWith("Lead delivery failed"));
+    expect(alert?.mail.subject).toBe(`Lead delivery failed: webhook for inquiry ${id}`);
+    expect(alert?.mail.text).toContain("HTTP 410");
+    await expect.poll(() => slack.received.length, { timeout: 5_000 }).toBe(2);
+    expect(JSON.parse(slack.received[1]?.body ?? "{}").text).toContain(`webhook for inquiry ${id}`);
+    // And the operator can queue it again once the receiver is fixed.
+    hook.respond = () => ({ status: 204 });
+    expect(await p.store.retryFailed(Date.now(), "webhook")).toBe(1);
+    await expect.poll(async () => (await deliveries(p, id)).webhook?.status, { timeout: 10_000 }).toBe("sent");
+  });
+
+  it("retries a receiver that does not answer in time, and honours a 429's Retry-After", async () => {
+    hook.respond = (_r, n) =>
+      n === 1 ? { status: 200, delayMs: 2_000 } : { status: 429, headers: { "retry-after": "3" } };
+    const p = await pipeline();
+    const id = String((await submit(p)).body.id);
+    p.worker.start();
+    await expect
+      .poll(async () => (await deliveries(p, id)).webhook?.attempts, { timeout: 10_000 })
+      .toBeGreaterThanOrEqual(2);
+    expect(logs.some((l) => String(l.reason).startsWith("no answer within 500 ms"))).toBe(true);
+    await expect.poll(async () => (await deliveries(p, id)).webhook?.lastError, { timeout: 5_000 }).toBe("HTTP 429");
+    const retried = hook.received.length;
+    const at = hook.received.at(-1)?.at ?? 0;
+    // Backoff alone would try again within 200 ms; the receiver asked for 3 s.
+    await new Promise((r) => setTimeout(r, 1_500));
+    expect(hook.received.length).toBe(retried);
+    hook.respond = () => ({ status: 200 });
+    await expect.poll(async () => (await deliveries(p, id)).webhook?.status, { timeout: 10_000 }).toBe("sent");
+    expect((hook.received.at(-1)?.at ?? 0) - at).toBeGreaterThanOrEqual(2_900);
+  }, 20_000);
+
+  it("delivers nothing of an inquiry held as spam", async () => {
+    const p = await pipeline();
+    const id = String((await submit(p, { ...valid, website: "http://spam.example" })).body.id);
+    p.worker.start();
+    await new Promise((r) => setTimeout(r, 300));
+    expect(await deliveries(p, id)).toEqual({});
+    expect(hook.received).toHaveLength(0);
+    expect(slack.received).toHaveLength(0);
+  });
+
+  it.skipIf(name !== "postgres")(
+    "delivers each channel exactly once with two workers on one database",
+    async () => {
+      const writer = await pipeline();
+      const ids = new Set<string>();
+      for (let i = 0; i < 40; i++) ids.add(String((await submit(writer, { ...valid, message: `Lead ${i}` })).body.id));
+      const a = await pipeline({ OUTBOX_POLL_MS: "5" });
+      const b = await pipeline({ OUTBOX_POLL_MS: "5" });
+      a.worker.start();
+      b.worker.start();
+      await expect.poll(async () => (await writer.store.counts()).sent, { timeout: 30_000 }).toBe(120);
+      const hookIds = hook.received.map((r) => String(r.headers["webhook-id"]));
+      expect(hookIds).toHaveLength(40);
+      expect(new Set(hookIds)).toEqual(new Set([...ids].map((id) => `msg_${id}`)));
+      expect(slack.received).toHaveLength(40);
+      expect(new Set(smtp.received.map((r) => r.messageId)).size).toBe(40);
+      expect(smtp.received).toHaveLength(40);
+    },
+    40_000,
+  );
+});
+
+describe("the deliveries migration keeps what was there", () => {
+  const root = new URL("../../", import.meta.url).pathname;
+  const sql = (engine: string, n: string) => readFileSync(join(root, "db/migrations", engine, n), "utf8");
+  const earlier = ["001_inquiries.sql", "002_address_key_and_fingerprints.sql"];
+  const job = { id: randomUUID(), inquiry: randomUUID() };
+
+  it("on SQLite", async () => {
+    const dir = mkdtempSync(join(tmpdir(), "migrate-"));
+    const file = join(dir, "inquiries.sqlite");
+    const raw = new DatabaseSync(file);
+    raw.exec(
+      "CREATE TABLE schema_migrations (version INTEGER PRIMARY KEY, name TEXT NOT NULL, applied_at INTEGER NOT NULL)",
+    );
+    earlier.forEach((m, i) => {
+      raw.exec(sql("sqlite", m));
+      raw.prepare("INSERT INTO schema_migrations VALUES (?, ?, 0)").run(i + 1, m);
+    });
+    raw.exec(`INSERT INTO inquiries (id, received_at, name, email, message, source) VALUES ('${job.inquiry}', 1, 'A', 'a@b.co', 'm', 'api');
+      INSERT INTO email_jobs (id, inquiry_id, message_id, status, attempts, created_at, next_attempt_at, last_error)
+      VALUES ('${job.id}', '${job.inquiry}', '<m>', 'failed', 7, 1, 1, 'relay down');`);
+    raw.close();
+    const db = openSqlite(file);
+    expect(await db.migrate()).toEqual(["003_deliveries_per_channel.sql"]);
+    expect(await db.query("SELECT id, channel, status, attempts, last_error FROM deliveries")).toEqual([
+      { id: job.id, channel: "email", status: "failed", attempts: 7, last_error: "relay down" },
+    ]);
+    await db.close();
+    rmSync(dir, { recursive: true, force: true });
+  });
+
+  it("on PostgreSQL", async () => {
+    const made = await createTestDatabase(inject("pgAdminUrl"), "migrate");
+    const client = new pg.Client({ connectionString: made.url });
+    await client.connect();
+    await client.query(
+      "CREATE TABLE schema_migrations (version INTEGER PRIMARY KEY, name TEXT NOT NULL, applied_at BIGINT NOT NULL)",
+    );
+    for (const [i, m] of earlier.entries()) {
+      await client.query(sql("postgres", m));
+      await client.query("INSERT INTO schema_migrations VALUES ($1, $2, 0)", [i + 1, m]);
+    }
+    await client.query(
+      `INSERT INTO inquiries (id, received_at, name, email, message, source) VALUES ($1, 1, 'A', 'a@b.co', 'm', 'api')`,
+      [job.inquiry],
+    );
+    await client.query(
+      `INSERT INTO email_jobs (id, inquiry_id, message_id, status, attempts, created_at, next_attempt_at, last_error)
+       VALUES ($1, $2, '<m>', 'failed', 7, 1, 1, 'relay down')`,
+      [job.id, job.inquiry],
+    );
+    await client.end();
+    const db = openPostgres(made.url);
+    expect(await db.migrate()).toEqual(["003_deliveries_per_channel.sql"]);
+    expect(await db.query("SELECT id, channel, status, attempts, last_error FROM deliveries")).toEqual([
+      { id: job.id, channel: "email", status: "failed", attempts: 7, last_error: "relay down" },
+    ]);
+    // One delivery per inquiry and channel: a second webhook row for the same inquiry is refused.
+    await db.query(
+      "INSERT INTO deliveries (id, inquiry_id, channel, message_id, status, created_at, next_attempt_at) VALUES (?, ?, 'webhook', 'x', 'pending', 1, 1)",
+      [randomUUID(), job.inquiry],
+    );
+    await expect(
+      db.query(
+        "INSERT INTO deliveries (id, inquiry_id, channel, message_id, status, created_at, next_attempt_at) VALUES (?, ?, 'webhook', 'x', 'pending', 1, 1)",
+        [randomUUID(), job.inquiry],
+      ),
+    ).rejects.toThrow(/deliveries_inquiry_channel/);
+    await db.close();
+    await made.drop();
+  });
+});
+
+describe("what an HTTP answer means", () => {
+  it.each([
+    [200, "delivered"],
+    [204, "delivered"],
+    [301, "permanent"],
+    [400, "permanent"],
+    [401, "permanent"],
+    [404, "permanent"],
+    [410, "permanent"],
+    [408, "retry"],
+    [429, "retry"],
+    [500, "retry"],
+    [503, "retry"],
+  ])("HTTP %i → %s", (status, kind) => {
+    expect(classifyHttp(status, null).kind).toBe(kind);
+  });
+  it("reads Retry-After in seconds or as a date, and caps it at a day", () => {
+    const now = Date.UTC(2026, 10, 22, 12);
+    expect(parseRetryAfter("30", now)).toBe(30_000);
+    expect(parseRetryAfter(new Date(now + 90_000).toUTCString(), now)).toBe(90_000);
+    expect(parseRetryAfter("999999", now)).toBe(86_400_000);
+    expect(parseRetryAfter("soon", now)).toBeUndefined();
+    expect(parseRetryAfter(null, now)).toBeUndefined();
+  });
+  it("escapes Slack's three control characters", () => {
+    expect(escapeSlack("<!here> & <@U1>")).toBe("&lt;!here&gt; &amp; &lt;@U1&gt;");
+  });
+});

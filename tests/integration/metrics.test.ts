@@ -1,0 +1,111 @@
+import { randomBytes } from "node:crypto";
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { freePort } from "../support/postgres";
+import { Receiver } from "../support/receiver";
+import { type RunningServer, startServer } from "../support/server";
+
+/** Issue 10: readiness, Prometheus metrics behind a token or a private port, and channels in the real server. */
+
+const TOKEN = "metrics-token-0123456789";
+const valid = { name: "Ada Lovelace", email: "ada@example.org", message: "Hello" };
+const post = (url: string, body: unknown, ip: string) =>
+  fetch(`${url}/functions/v1/send-email`, {
+    method: "POST",
+    headers: { "content-type": "application/json", "x-forwarded-for": ip },
+    body: JSON.stringify(body),
+  });
+/** One sample's value from the Prometheus text format. */
+const sample = (text: string, name: string) => {
+  const line = text.split("\n").find((l) => l.startsWith(`${name} `) || l.startsWith(name));
+  return line === undefined ? undefined : Number(line.slice(line.lastIndexOf(" ") + 1));
+};
+
+describe("metrics on the site's port, behind METRICS_TOKEN", () => {
+  let server: RunningServer;
+  let hook: Receiver;
+  beforeAll(async () => {
+    hook = await new Receiver().start();
+    server = await startServer({
+      METRICS_TOKEN: TOKEN,
+      RATE_LIMIT_PER_MINUTE: "2",
+      OUTBOX_POLL_MS: "50",
+      WEBHOOK_URL: hook.url,
+      WEBHOOK_SECRET: `whsec_${randomBytes(32).toString("base64")}`,
+    });
+  });
+  afterAll(async () => {
+    await server?.stop();
+    await hook?.stop();
+  });
+
+  it("refuses a scrape without the token", async () => {
+    expect((await fetch(`${server.url}/metrics`)).status).toBe(401);
+    const wrong = await fetch(`${server.url}/metrics`, { headers: { authorization: "Bearer nope" } });
+    expect(wrong.status).toBe(401);
+    expect(await wrong.text()).not.toContain("contact_");
+  });
+
+  it("counts what arrives and what is delivered, per channel", async () => {
+    expect((await post(server.url, valid, "198.51.100.1")).status).toBe(201);
+    expect((await post(server.url, { ...valid, email: "nope" }, "198.51.100.2")).status).toBe(400);
+    expect((await post(server.url, { ...valid, website: "spam" }, "198.51.100.3")).status).toBe(201);
+    for (let i = 0; i < 3; i++) await post(server.url, valid, "198.51.100.4");
+    await expect.poll(() => hook.received.length, { timeout: 10_000 }).toBe(3);
+    const scrape = async () => {
+      const res = await fetch(`${server.url}/metrics`, { headers: { authorization: `Bearer ${TOKEN}` } });
+      expect(res.status).toBe(200);
+      expect(res.headers.get("content-type")).toMatch(/^text\/plain; version=0\.0\.4/);
+      return res.text();
+    };
+    await expect
+      .poll(async () => sample(await scrape(), 'contact_deliveries_total{channel="webhook",outcome="delivered"}'), {
+        timeout: 10_000,
+      })
+      .toBe(3);
+    const text = await scrape();
+    expect(sample(text, 'contact_inquiries_total{source="api",outcome="stored"}')).toBe(3);
+    expect(sample(text, 'contact_inquiries_total{source="api",outcome="held"}')).toBe(1);
+    expect(sample(text, 'contact_inquiries_total{source="api",outcome="invalid"}')).toBe(1);
+    expect(sample(text, 'contact_inquiries_total{source="api",outcome="rate_limited"}')).toBe(1);
+    await expect
+      .poll(async () => sample(await scrape(), 'contact_deliveries_total{channel="email",outcome="delivered"}'))
+      .toBe(3);
+    expect(sample(text, 'contact_delivery_latency_seconds_count{channel="webhook"}')).toBe(3);
+    expect(text).toContain("# TYPE contact_deliveries_pending gauge");
+    expect(text).toContain("# TYPE contact_delivery_oldest_pending_seconds gauge");
+    expect(text).toMatch(/^process_cpu_user_seconds_total \d/m);
+    expect(text).toMatch(/^nodejs_eventloop_lag_seconds \d/m);
+  });
+
+  it("reports readiness separately from liveness", async () => {
+    expect(await (await fetch(`${server.url}/healthz`)).json()).toEqual({ status: "ok" });
+    const ready = await fetch(`${server.url}/readyz`);
+    expect(ready.status).toBe(200);
+    expect(await ready.json()).toEqual({ status: "ready" });
+  });
+});
+
+describe("metrics never on the public site by accident", () => {
+  let server: RunningServer;
+  let metricsPort: number;
+  beforeAll(async () => {
+    metricsPort = await freePort();
+    server = await startServer({ METRICS_PORT: String(metricsPort) });
+  });
+  afterAll(async () => {
+    await server?.stop();
+  });
+
+  it("without METRICS_TOKEN, /metrics on the site is a 404 page", async () => {
+    const res = await fetch(`${server.url}/metrics`);
+    expect(res.status).toBe(404);
+    expect(await res.text()).not.toContain("process_cpu");
+  });
+
+  it("METRICS_PORT serves them on localhost without a token", async () => {
+    const res = await fetch(`http://127.0.0.1:${metricsPort}/metrics`);
+    expect(res.status).toBe(200);
+    expect(await res.text()).toContain("# TYPE contact_inquiries_total counter");
+    expect((await fetch(`http://127.0.0.1:${metricsPort}/`)).status).toBe(404);
+  });
+});
