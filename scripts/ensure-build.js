@@ -6,7 +6,16 @@ import { join } from "node:path";
 
 const root = new URL("..", import.meta.url).pathname;
 const marker = join(root, "build/server/index.js");
-const sources = ["app", "content", "public", "server", "react-router.config.ts", "vite.config.ts", "package.json"];
+const sources = [
+  "app",
+  "content",
+  "public",
+  "server",
+  "react-router.config.ts",
+  "vite.config.ts",
+  "package.json",
+  ".env",
+];
 
 function newest(path) {
   if (!existsSync(path)) return 0;
