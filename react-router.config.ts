@@ -16,6 +16,7 @@ export default (spaBaseline
           "/services",
           "/blog",
           "/contact",
+          "/contact/sent",
           "/imprint",
           ...slugs.map((s) => `/blog/${s}`),
           "/blog/rss.xml",

@@ -7,6 +7,7 @@ export default [
   route("blog", "routes/blog.tsx"),
   route("blog/:slug", "routes/blog-post.tsx"),
   route("contact", "routes/contact.tsx"),
+  route("contact/sent", "routes/contact-sent.tsx"),
   route("imprint", "routes/imprint.tsx"),
   // Files for crawlers and readers (prerendered; not part of the client-rendered baseline).
   ...(process.env.SPA_BASELINE === "1"

@@ -7,6 +7,7 @@ import { DatabaseSync } from "node:sqlite";
 import { parseArgs } from "node:util";
 import pg from "pg";
 import { SMTPServer } from "smtp-server";
+import { DEFAULT_PUBLIC_KEY } from "../app/contact/public-key.ts";
 import { openPostgres, openSqlite } from "../server/contact/db.ts";
 import { freePort, startPostgres } from "../tests/support/postgres.ts";
 import { type RunningServer, startServer } from "../tests/support/server.ts";
@@ -133,6 +134,7 @@ async function load(
         try {
           const res = await post(`${server().url}/functions/v1/send-email`, body, {
             "content-type": "application/json",
+            authorization: `Bearer ${DEFAULT_PUBLIC_KEY}`,
             "idempotency-key": key,
             "x-forwarded-for": `10.${(i >> 16) & 255}.${(i >> 8) & 255}.${i & 255}`,
           });

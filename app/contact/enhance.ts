@@ -37,6 +37,59 @@ function enhance(form: HTMLFormElement) {
     alert.append(p);
   }
 
+  /** The error summary at the top of the form (ContactForm.tsx's ErrorSummary), focused when it appears. */
+  function showSummary(errors: FieldErrors) {
+    const box = form.querySelector<HTMLElement>("[data-error-summary]");
+    if (!box) return;
+    box.replaceChildren();
+    const entries = FIELDS.filter((f) => errors[f]).map((f) => [f, errors[f] as string] as const);
+    if (entries.length === 0) return;
+    const summary = document.createElement("section");
+    summary.id = "error-summary";
+    summary.tabIndex = -1;
+    summary.setAttribute("aria-labelledby", "error-summary-title");
+    summary.className = form.dataset.summaryClass ?? "";
+    const title = document.createElement("h3");
+    title.id = "error-summary-title";
+    title.className = "font-bold";
+    title.textContent = "There is a problem";
+    const list = document.createElement("ul");
+    list.className = "mt-2 list-disc space-y-1 pl-5 text-sm";
+    for (const [field, message] of entries) {
+      const link = document.createElement("a");
+      link.href = `#${field}`;
+      link.className = form.dataset.summaryLinkClass ?? "";
+      link.textContent = message;
+      const item = document.createElement("li");
+      item.append(link);
+      list.append(item);
+    }
+    summary.append(title, list);
+    box.append(summary);
+    summary.focus();
+  }
+
+  // Near the limit, say how many characters the message has (politely, in a live region); over it,
+  // by how many. Nothing is cut: the textarea has no maxlength.
+  const message = form.elements.namedItem("message") as HTMLTextAreaElement | null;
+  const count = document.getElementById("message-count");
+  const limit = Number(message?.dataset.limit ?? 0);
+  let said = "";
+  const updateCount = () => {
+    if (!message || !count || !limit) return;
+    const n = message.value.length;
+    const fmt = (x: number) => x.toLocaleString("en-US");
+    const text =
+      n > limit
+        ? `${fmt(n - limit)} characters over the limit of ${fmt(limit)}. Please shorten your message.`
+        : n >= limit * 0.9
+          ? `${fmt(n)} of ${fmt(limit)} characters`
+          : "";
+    if (text !== said) count.textContent = said = text;
+  };
+  message?.addEventListener("input", updateCount);
+  updateCount();
+
   function showFieldErrors(errors: FieldErrors) {
     for (const field of FIELDS) {
       const input = form.elements.namedItem(field) as HTMLInputElement | null;
@@ -74,6 +127,7 @@ function enhance(form: HTMLFormElement) {
     setSending(true);
     showAlert(null);
     showFieldErrors({});
+    showSummary({});
     try {
       const headers: Record<string, string> = {
         "Content-Type": "application/json",
@@ -83,6 +137,7 @@ function enhance(form: HTMLFormElement) {
       const response = await fetch(endpoint, { method: "POST", headers, body: JSON.stringify(payload) });
       if (response.ok) {
         form.reset();
+        updateCount();
         dialog?.showModal();
         return;
       }
@@ -97,6 +152,7 @@ function enhance(form: HTMLFormElement) {
       showAlert(failure);
       if (body && typeof body === "object" && "fields" in body && body.fields && typeof body.fields === "object") {
         showFieldErrors(body.fields as FieldErrors);
+        showSummary(body.fields as FieldErrors);
       }
     } catch (err) {
       console.error("Contact form: the message could not be sent", err);

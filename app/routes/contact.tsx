@@ -1,11 +1,12 @@
 import { Clock, Gift, Mail, MapPin, Phone, Users, Zap } from "lucide-react";
-import { data } from "react-router";
+import { data, redirect } from "react-router";
 import { ContactForm, type FormResult } from "~/components/sections/ContactForm";
 import { PageHeader } from "~/components/ui/PageHeader";
 import { card, container, focusRing } from "~/components/ui/styles";
 import { site } from "~/config/site";
 import { contactContext } from "~/contact/context";
 import { type ContactField, FIELDS, type FieldErrors, HONEYPOT_FIELD } from "~/contact/fields";
+import { contactPublicKey } from "~/contact/public-key";
 import { pageMeta } from "~/lib/seo";
 import type { Route } from "./+types/contact";
 
@@ -17,7 +18,7 @@ import type { Route } from "./+types/contact";
 export function loader() {
   return {
     endpoint: process.env.CONTACT_ENDPOINT || "/functions/v1/send-email",
-    publicKey: process.env.CONTACT_PUBLIC_KEY || "",
+    publicKey: contactPublicKey(process.env.CONTACT_PUBLIC_KEY),
   };
 }
 
@@ -56,9 +57,10 @@ export async function action({ request, context }: Route.ActionArgs) {
       userAgent: request.headers.get("user-agent") ?? undefined,
       page: "/contact",
     });
-    if (result.status < 300) return { ok: true } satisfies FormResult;
+    // Post/Redirect/Get: a reload or Back on the answer never posts (and stores) the message again.
+    if (result.status < 300) return redirect("/contact/sent", { status: 303 });
     if (result.status === 400) {
-      return failure(400, "Please correct the fields marked below.", result.body.fields as FieldErrors);
+      return failure(400, "Please correct the fields marked above.", result.body.fields as FieldErrors);
     }
     if (result.status === 429) return failure(429, String(result.body.error), {}, result.headers);
     return failure(result.status, site.response.failure);

@@ -1,6 +1,7 @@
 import { resolve } from "node:path";
 import { z } from "zod";
 import { site } from "../../app/config/site.ts";
+import { contactPublicKey } from "../../app/contact/public-key.ts";
 
 /**
  * The contact pipeline's environment, validated once at start: a bad value stops the server with
@@ -21,7 +22,10 @@ const envSchema = z.object({
     .optional(),
   SMTP_FROM: z.string().optional(),
   CONTACT_TO: z.email().default(site.email),
-  CONTACT_PUBLIC_KEY: z.string().optional(),
+  CONTACT_PUBLIC_KEY: z
+    .string()
+    .regex(/^[\x21-\x7e]{8,200}$/, "8 to 200 visible ASCII characters")
+    .optional(),
   ALLOWED_ORIGINS: z.string().optional(),
   IP_HASH_KEY: z.string().min(32, "at least 32 characters").optional(),
   RATE_LIMIT_PER_MINUTE: positiveInt.default(5),
@@ -42,6 +46,11 @@ const envSchema = z.object({
   METRICS_TOKEN: z.string().min(16, "at least 16 characters").optional(),
   METRICS_PORT: z.coerce.number().int().min(1).max(65_535).optional(),
   METRICS_HOST: z.string().default("127.0.0.1"),
+  SPAM_FILTER: z.enum(["on", "off"], { error: "on or off" }).default("on"),
+  SPAM_MIN_FILL_MS: z.coerce.number().int().min(0).default(3_000),
+  SPAM_MAX_LINKS: z.coerce.number().int().min(0).default(2),
+  FORM_TOKEN_MAX_AGE_MS: positiveInt.default(24 * 60 * 60_000),
+  HELD_SUMMARY_INTERVAL_MS: positiveInt.default(24 * 60 * 60_000),
 });
 
 export type ContactConfig = {
@@ -50,7 +59,8 @@ export type ContactConfig = {
   smtpUrl?: string;
   mailFrom: string;
   mailTo: string;
-  publicKey?: string;
+  /** The anonymous public key the page sends as its bearer token (app/contact/public-key.ts). */
+  publicKey: string;
   /** Origins (scheme://host[:port]) allowed to call the endpoint from a browser, besides the site's own. */
   allowedOrigins: string[];
   /** The secret client addresses are hashed with (HMAC); never stored in the database. */
@@ -63,6 +73,8 @@ export type ContactConfig = {
   deliveryTimeoutMs: number;
   /** /metrics: with a bearer token on the site's port, or without one on a port of its own (localhost). */
   metrics: { token?: string; port?: number; host: string };
+  /** Spam layers (server/contact/spam.ts); off: only the honeypot holds (tests of delivery use it). */
+  spam: { filter: boolean; minFillMs: number; maxLinks: number; maxTokenAgeMs: number; summaryIntervalMs: number };
 };
 
 export function loadConfig(env: NodeJS.ProcessEnv = process.env): ContactConfig {
@@ -84,7 +96,7 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): ContactConfig 
     smtpUrl: e.SMTP_URL,
     mailFrom: e.SMTP_FROM ?? `${site.name} Website <no-reply@${siteHost}>`,
     mailTo: e.CONTACT_TO,
-    publicKey: e.CONTACT_PUBLIC_KEY || undefined,
+    publicKey: contactPublicKey(e.CONTACT_PUBLIC_KEY),
     allowedOrigins: (e.ALLOWED_ORIGINS ?? "")
       .split(",")
       .map((o) => o.trim().replace(/\/+$/, ""))
@@ -106,5 +118,12 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): ContactConfig 
     slack: e.SLACK_WEBHOOK_URL ? { url: e.SLACK_WEBHOOK_URL } : undefined,
     deliveryTimeoutMs: e.DELIVERY_TIMEOUT_MS,
     metrics: { token: e.METRICS_TOKEN, port: e.METRICS_PORT, host: e.METRICS_HOST },
+    spam: {
+      filter: e.SPAM_FILTER === "on",
+      minFillMs: e.SPAM_MIN_FILL_MS,
+      maxLinks: e.SPAM_MAX_LINKS,
+      maxTokenAgeMs: e.FORM_TOKEN_MAX_AGE_MS,
+      summaryIntervalMs: e.HELD_SUMMARY_INTERVAL_MS,
+    },
   };
 }

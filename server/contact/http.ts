@@ -12,12 +12,23 @@ import type { ContactService } from "./service.ts";
 
 export const ENDPOINT = "/functions/v1/send-email";
 export const MAX_BODY_BYTES = 32 * 1024;
+const ALLOWED_HEADERS = [
+  "authorization",
+  "content-type",
+  "idempotency-key",
+  "apikey",
+  "x-client-info",
+  "x-retry-count",
+  "traceparent",
+  "tracestate",
+  "baggage",
+].join(", ");
 const IDEMPOTENCY_KEY = /^[\x21-\x7e]{1,255}$/;
 
 type Options = {
   service: ContactService;
   log: Logger;
-  publicKey?: string;
+  publicKey: string;
   allowedOrigins: string[];
   metrics?: ContactMetrics;
 };
@@ -55,7 +66,9 @@ export function contactEndpoint({ service, log, publicKey, allowedOrigins, metri
   router.options(ENDPOINT, (req, res) => {
     if (!cors(req, res)) return fail(res, 403, "This origin may not call this endpoint.");
     res.setHeader("Access-Control-Allow-Methods", "POST, OPTIONS");
-    res.setHeader("Access-Control-Allow-Headers", "Authorization, Content-Type, Idempotency-Key");
+    // The spec's call, and what the hosted platform's client library sends (@supabase/supabase-js:
+    // apikey, x-client-info and its tracing headers), so that library works against this server unchanged.
+    res.setHeader("Access-Control-Allow-Headers", ALLOWED_HEADERS);
     res.setHeader("Access-Control-Max-Age", "600");
     res.status(204).end();
   });
@@ -64,7 +77,8 @@ export function contactEndpoint({ service, log, publicKey, allowedOrigins, metri
     ENDPOINT,
     (req, res, next) => {
       if (!cors(req, res)) return fail(res, 403, "This origin may not call this endpoint.");
-      if (publicKey && req.get("authorization") !== `Bearer ${publicKey}`) {
+      // The bearer token of spec §7; the hosted platform's clients may send the key as `apikey` instead.
+      if (req.get("authorization") !== `Bearer ${publicKey}` && req.get("apikey") !== publicKey) {
         res.setHeader("WWW-Authenticate", 'Bearer realm="contact"');
         return fail(res, 401, "Missing or invalid authorization.");
       }

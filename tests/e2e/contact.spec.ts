@@ -71,6 +71,8 @@ test.describe("with JavaScript", () => {
     expect(requests).toHaveLength(1);
     expect(requests[0]?.["content-type"]).toBe("application/json");
     expect(requests[0]?.["idempotency-key"]).toMatch(/^[0-9a-f-]{36}$/);
+    // Spec §7: the anonymous public key embedded in the page, as the bearer token.
+    expect(requests[0]?.authorization).toBe("Bearer pk_public_teton_contact_2025");
     expect(JSON.parse(requests[0]?.body ?? "{}")).toEqual({
       name,
       email: "visitor@example.org",
@@ -187,21 +189,77 @@ test.describe("with JavaScript", () => {
   });
 });
 
+test.describe("errors and long messages with JavaScript", () => {
+  test("a field the server refuses gets the error summary, focused, and its message", async ({ page }) => {
+    await page.goto("/contact");
+    await fill(page, "Ann Example", { email: "ann@localhost" });
+    await page.getByRole("button", { name: "Send Message" }).click();
+    const summary = page.getByRole("region", { name: "There is a problem" });
+    await expect(summary).toBeFocused();
+    await expect(summary.getByRole("link")).toHaveText(["Please enter a valid email address."]);
+    await expect(page.getByLabel("Email Address")).toHaveAccessibleDescription("Please enter a valid email address.");
+    // Corrected and sent: the summary goes.
+    await page.getByLabel("Email Address").fill("ann@example.org");
+    await page.getByRole("button", { name: "Send Message" }).click();
+    await expect(dialog(page)).toBeVisible();
+    await expect(summary).toHaveCount(0);
+  });
+
+  test("a long paste is kept whole and the count says how far over the limit it is", async ({ page }) => {
+    await page.goto("/contact");
+    const box = page.getByRole("textbox", { name: "Message" });
+    const count = page.locator("#message-count");
+    await expect(count).toHaveAttribute("aria-live", "polite");
+    await box.fill("a".repeat(3000));
+    await expect(count).toHaveText("");
+    await box.fill("a".repeat(4600));
+    await expect(count).toHaveText("4,600 of 5,000 characters");
+    await box.fill("a".repeat(5230));
+    await expect(box).toHaveValue("a".repeat(5230));
+    await expect(count).toHaveText("230 characters over the limit of 5,000. Please shorten your message.");
+  });
+});
+
 test.describe("without JavaScript", () => {
   test.use({ javaScriptEnabled: false });
 
-  test("posts the form and shows the success dialog; the inquiry is stored", async ({ page }) => {
+  test("posts the form, then lands on the result page (303): reload and Back never store it twice", async ({
+    page,
+  }) => {
     const name = `No-JS ${randomUUID().slice(0, 8)}`;
     await page.goto("/contact");
     await fill(page, name);
+    const posted = page.waitForResponse((r) => r.request().method() === "POST");
     await page.getByRole("button", { name: "Send Message" }).click();
-    await expect(dialog(page)).toBeVisible();
-    await expect(dialog(page)).toContainText("We'll get back to you within 24 hours during business days.");
-    await expect(page.getByLabel("Full Name")).toHaveValue("");
-    await expect.poll(() => storedInquiries().find((r) => r.name === name)?.source).toBe("form");
-    // The dialog's buttons close it without JavaScript (form method="dialog").
-    await dialog(page).getByRole("button", { name: "Close", exact: true }).click();
-    await expect(dialog(page)).toBeHidden();
+    expect((await posted).status()).toBe(303);
+    await expect(page).toHaveURL(/\/contact\/sent$/);
+    await expect(page.locator("h1")).toHaveText("Message Sent Successfully!");
+    await expect(page.getByRole("main")).toContainText("We'll get back to you within 24 hours during business days.");
+    expect(page.url()).not.toContain(encodeURIComponent(name));
+    expect(await page.context().cookies()).toEqual([]);
+    await expect.poll(() => storedInquiries().filter((r) => r.name === name).length).toBe(1);
+    // Reload and Back: GET requests only, nothing stored again.
+    const methods: string[] = [];
+    page.on("request", (r) => methods.push(r.method()));
+    await page.reload();
+    await expect(page.locator("h1")).toHaveText("Message Sent Successfully!");
+    await page.goBack();
+    await expect(page).toHaveURL(/\/contact$/);
+    await page.goForward();
+    await expect(page).toHaveURL(/\/contact\/sent$/);
+    expect(methods.filter((m) => m !== "GET")).toEqual([]);
+    expect(storedInquiries().filter((r) => r.name === name)).toHaveLength(1);
+  });
+
+  test("a message over the limit is not cut: the server says so and keeps it whole", async ({ page }) => {
+    await page.goto("/contact");
+    await fill(page, "Long Paste", { message: "b".repeat(5100) });
+    await expect(page.getByRole("textbox", { name: "Message" })).toHaveValue("b".repeat(5100));
+    await page.getByRole("button", { name: "Send Message" }).click();
+    await expect(page.getByRole("region", { name: "There is a problem" })).toContainText(
+      "Message must be at most 5,000 characters.",
+    );
+    await expect(page.getByRole("textbox", { name: "Message" })).toHaveValue("b".repeat(5100));
   });
 
   test("re-renders with field errors and the values kept", async ({ page }) => {
@@ -210,7 +268,19 @@ test.describe("without JavaScript", () => {
     const response = page.waitForResponse((r) => r.request().method() === "POST");
     await page.getByRole("button", { name: "Send Message" }).click();
     expect((await response).status()).toBe(400);
-    await expect(page.getByRole("alert")).toHaveText("Please correct the fields marked below.");
+    // The error summary at the top, focused, linking to each field; the alert by the button says "above".
+    const summary = page.getByRole("region", { name: "There is a problem" });
+    await expect(summary).toBeFocused();
+    expect((await summary.boundingBox())?.y ?? 0).toBeLessThan(
+      (await page.getByLabel("Full Name").boundingBox())?.y ?? 0,
+    );
+    await expect(summary.getByRole("link")).toHaveText([
+      "Please enter your full name.",
+      "Please enter a valid email address.",
+    ]);
+    await summary.getByRole("link", { name: "Please enter a valid email address." }).click();
+    await expect(page).toHaveURL(/#email$/);
+    await expect(page.getByRole("alert")).toHaveText("Please correct the fields marked above.");
     await expect(page.getByLabel("Full Name")).toHaveAccessibleDescription("Please enter your full name.");
     await expect(page.getByLabel("Email Address")).toHaveAccessibleDescription("Please enter a valid email address.");
     await expect(page.getByLabel("Email Address")).toHaveValue("ann@localhost");

@@ -1,5 +1,14 @@
 import { execFileSync, spawnSync } from "node:child_process";
-import { copyFileSync, mkdirSync, mkdtempSync, readFileSync, rmSync, symlinkSync, writeFileSync } from "node:fs";
+import {
+  copyFileSync,
+  existsSync,
+  mkdirSync,
+  mkdtempSync,
+  readFileSync,
+  rmSync,
+  symlinkSync,
+  writeFileSync,
+} from "node:fs";
 import { tmpdir } from "node:os";
 import { dirname, join } from "node:path";
 import { afterAll, describe, expect, it } from "vitest";
@@ -16,7 +25,13 @@ afterAll(() => rmSync(copy, { recursive: true, force: true }));
 
 describe("configuration that means what it says", () => {
   it("SITE_URL in .env reaches the canonical links, the sitemap and the social images of the build", () => {
-    const files = execFileSync("git", ["ls-files", "-z"], { cwd: root, encoding: "utf8" }).split("\0").filter(Boolean);
+    // The files git tracks, and new ones it does not ignore: the working tree as a clone would have it.
+    const files = execFileSync("git", ["ls-files", "-z", "--cached", "--others", "--exclude-standard"], {
+      cwd: root,
+      encoding: "utf8",
+    })
+      .split("\0")
+      .filter((f) => f && existsSync(join(root, f)));
     for (const f of files) {
       mkdirSync(dirname(join(copy, f)), { recursive: true });
       copyFileSync(join(root, f), join(copy, f));

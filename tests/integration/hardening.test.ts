@@ -4,6 +4,7 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { DatabaseSync } from "node:sqlite";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { DEFAULT_PUBLIC_KEY } from "../../app/contact/public-key.ts";
 import { addressHasher, loadAddressSecret } from "../../server/contact/address-hash.ts";
 import { raw, rssMb, streamChunked } from "../support/http";
 import { type RunningServer, startServer } from "../support/server";
@@ -14,7 +15,8 @@ import { type RunningServer, startServer } from "../support/server";
  */
 
 const valid = { name: "Ada Lovelace", email: "ada@example.org", company: "", service: "", message: "Hello" };
-const json = { "content-type": "application/json" };
+// The page's anonymous public key (spec §7), as the contact page sends it.
+const json = { "content-type": "application/json", authorization: `Bearer ${DEFAULT_PUBLIC_KEY}` };
 let ipCounter = 0;
 const nextIp = () => `203.0.113.${(ipCounter++ % 250) + 1}`;
 
@@ -188,7 +190,7 @@ describe("requests that used to crash, exhaust or mislead the server", () => {
         {
           method: "POST",
           path: "/functions/v1/send-email",
-          headers: { "content-type": "application/json; charset=utf-7" },
+          headers: { ...json, "content-type": "application/json; charset=utf-7" },
           body: JSON.stringify(valid),
         },
         415,
@@ -336,6 +338,20 @@ describe("requests that used to crash, exhaust or mislead the server", () => {
     expect(last?.status).toBe(429);
     expect(Number(last?.headers["retry-after"])).toBeGreaterThan(0);
     expect(last?.body).toMatch(/Too many/);
+  });
+
+  it("requires the page's public key by default (spec §7)", async () => {
+    const post = (headers: Record<string, string>) =>
+      fetch(`${server.url}/functions/v1/send-email`, {
+        method: "POST",
+        headers: { "content-type": "application/json", "x-forwarded-for": "198.18.3.3", ...headers },
+        body: JSON.stringify(valid),
+      });
+    expect((await post({})).status).toBe(401);
+    expect((await post({ authorization: "Bearer somebody-elses-key" })).status).toBe(401);
+    expect((await post({ authorization: `Bearer ${DEFAULT_PUBLIC_KEY}` })).status).toBe(201);
+    const page = await (await fetch(`${server.url}/contact`)).text();
+    expect(page).toContain(`data-public-key="${DEFAULT_PUBLIC_KEY}"`);
   });
 
   it("refuses an Idempotency-Key reused with another message (422), and replays a true repeat (item 9)", async () => {

@@ -1,5 +1,6 @@
 import { randomBytes } from "node:crypto";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { DEFAULT_PUBLIC_KEY } from "../../app/contact/public-key.ts";
 import { freePort } from "../support/postgres";
 import { Receiver } from "../support/receiver";
 import { type RunningServer, startServer } from "../support/server";
@@ -11,7 +12,11 @@ const valid = { name: "Ada Lovelace", email: "ada@example.org", message: "Hello"
 const post = (url: string, body: unknown, ip: string) =>
   fetch(`${url}/functions/v1/send-email`, {
     method: "POST",
-    headers: { "content-type": "application/json", "x-forwarded-for": ip },
+    headers: {
+      "content-type": "application/json",
+      authorization: `Bearer ${DEFAULT_PUBLIC_KEY}`,
+      "x-forwarded-for": ip,
+    },
     body: JSON.stringify(body),
   });
 /** One sample's value from the Prometheus text format. */

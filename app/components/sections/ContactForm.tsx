@@ -4,10 +4,50 @@ import { site } from "~/config/site";
 import { type ContactField, type FieldErrors, HONEYPOT_FIELD, LIMITS, serviceOptions } from "~/contact/fields";
 import { buttonPrimary, focusRing } from "../ui/styles";
 
-/** What the no-JavaScript form post (the /contact action) answered. */
-export type FormResult =
-  | { ok: true }
-  | { ok: false; error: string; fields?: FieldErrors; values?: Partial<Record<ContactField, string>> };
+/** What the no-JavaScript form post (the /contact action) answered when it did not store the message. */
+export type FormResult = {
+  ok: false;
+  error: string;
+  fields?: FieldErrors;
+  values?: Partial<Record<ContactField, string>>;
+};
+
+const summaryClass =
+  "rounded-lg border-2 border-red-700 bg-red-50 p-4 text-red-900 focus:outline-3 focus:outline-offset-2 focus:outline-blue-700 dark:border-red-400 dark:bg-red-950 dark:text-red-100";
+const summaryLinkClass = `font-medium underline underline-offset-2 ${focusRing}`;
+
+/**
+ * The error summary at the top of the form (the GOV.UK pattern): a heading and a link to each
+ * field with a problem. Focused when it appears (autofocus without JavaScript, focus() with), so a
+ * screen reader reads it and a keyboard user starts there. enhance.ts builds the same markup.
+ */
+export function ErrorSummary({ errors }: { errors: FieldErrors }) {
+  const entries = Object.entries(errors) as Array<[ContactField, string]>;
+  if (entries.length === 0) return null;
+  return (
+    <section
+      id="error-summary"
+      tabIndex={-1}
+      // biome-ignore lint/a11y/noAutofocus: moving focus to the error summary is the pattern's point
+      autoFocus
+      aria-labelledby="error-summary-title"
+      className={summaryClass}
+    >
+      <h3 id="error-summary-title" className="font-bold">
+        There is a problem
+      </h3>
+      <ul className="mt-2 list-disc space-y-1 pl-5 text-sm">
+        {entries.map(([field, message]) => (
+          <li key={field}>
+            <a href={`#${field}`} className={summaryLinkClass}>
+              {message}
+            </a>
+          </li>
+        ))}
+      </ul>
+    </section>
+  );
+}
 
 const fieldClass =
   "mt-1 block w-full rounded-lg border border-slate-400 bg-white px-3 py-2 text-slate-900 shadow-sm focus:border-blue-700 focus:outline-2 focus:outline-blue-700 aria-[invalid=true]:border-red-700 dark:border-slate-500 dark:bg-slate-950 dark:text-white dark:aria-[invalid=true]:border-red-400";
@@ -32,8 +72,8 @@ export function ContactForm({
   publicKey: string;
   result?: FormResult;
 }) {
-  const errors: FieldErrors = result && !result.ok ? (result.fields ?? {}) : {};
-  const kept = result && !result.ok ? (result.values ?? {}) : {};
+  const errors: FieldErrors = result?.fields ?? {};
+  const kept = result?.values ?? {};
   const a11y = (field: ContactField) => ({
     "aria-invalid": errors[field] ? true : undefined,
     "aria-describedby": errors[field] ? `${field}-error` : undefined,
@@ -56,7 +96,12 @@ export function ContactForm({
         data-failure={site.response.failure}
         data-error-class={errorClass}
         className="mt-6 space-y-5"
+        data-summary-class={summaryClass}
+        data-summary-link-class={summaryLinkClass}
       >
+        <div data-error-summary="">
+          <ErrorSummary errors={errors} />
+        </div>
         <div className="grid gap-5 sm:grid-cols-2">
           <div>
             <label htmlFor="name" className={labelClass}>
@@ -135,17 +180,20 @@ export function ContactForm({
           <label htmlFor="message" className={labelClass}>
             Message <span aria-hidden="true">*</span>
           </label>
+          {/* No maxlength: a long paste is never cut silently. The count below says how far over it is
+              (enhance.ts); without JavaScript the server says so and keeps the text. */}
           <textarea
             id="message"
             name="message"
             rows={6}
             required
-            maxLength={LIMITS.message}
+            data-limit={LIMITS.message}
             defaultValue={kept.message}
             className={fieldClass}
             {...a11y("message")}
           />
           {fieldError("message")}
+          <p id="message-count" aria-live="polite" className="mt-1 text-sm" />
         </div>
         {/* A field people never see or reach; bots that fill every input reveal themselves. */}
         <div aria-hidden="true" className="absolute -left-[10000px] h-px w-px overflow-hidden">
@@ -157,13 +205,12 @@ export function ContactForm({
             <Send aria-hidden="true" className="size-5" /> <span data-label="">Send Message</span>
           </button>
           <div role="alert" data-message-class={alertClass} className="flex-1">
-            {result && !result.ok ? <p className={alertClass}>{result.error}</p> : null}
+            {result ? <p className={alertClass}>{result.error}</p> : null}
           </div>
         </div>
       </form>
       <dialog
         id="sent-dialog"
-        open={result?.ok ? true : undefined}
         aria-labelledby="sent-title"
         className="fixed inset-0 m-auto w-[calc(100%-2rem)] max-w-md rounded-2xl bg-white p-0 text-slate-700 shadow-2xl backdrop:bg-slate-950/60 dark:bg-slate-900 dark:text-slate-300"
       >
