@@ -1,5 +1,7 @@
+import { randomUUID } from "node:crypto";
 import { writeFileSync } from "node:fs";
 import { parseArgs } from "node:util";
+import { deliveryMessageId } from "../server/contact/channels.ts";
 import { loadConfig } from "../server/contact/config.ts";
 import { openDatabase } from "../server/contact/db.ts";
 import { CHANNELS, type ChannelName, type InquiryRecord, Store } from "../server/contact/store.ts";
@@ -20,6 +22,8 @@ const USAGE = `Usage: npm run inquiries -- <command>
   show ID                          one inquiry in full, with every channel's attempts and last error
   retry [--channel NAME]           put failed deliveries (of one channel: email, webhook, slack) back in the queue
   stats [--json]                   inquiries and deliveries by channel and status: last day, week, month
+  held [--json]                    messages held as suspected spam, newest first, with the reason
+  release ID                       deliver a held message as a normal lead (to every configured channel)
   purge --older-than <N>d          delete inquiries older than N days (h for hours)
 
 Reads DATA_DIR (default ./data) or DATABASE_URL, like the server.`;
@@ -188,6 +192,44 @@ async function main(argv: string[]): Promise<number> {
             ? `No failed ${which}deliveries.`
             : `${n} failed ${which}deliver${n === 1 ? "y" : "ies"} queued again; the server will send ${n === 1 ? "it" : "them"}.`,
         );
+        return 0;
+      }
+      case "held": {
+        const rows = await store.listHeld();
+        if (values.json) {
+          console.log(printableJson(rows));
+        } else if (rows.length === 0) {
+          console.log("No messages are held.");
+        } else {
+          console.table(
+            rows.map((r) => ({
+              id: r.id,
+              received: iso(r.receivedAt).replace("T", " ").slice(0, 19),
+              name: shorten(r.name, 24),
+              email: printable(r.email),
+              message: shorten(r.message, 40),
+              reason: printable(r.heldReason ?? "held"),
+            })),
+          );
+        }
+        return 0;
+      }
+      case "release": {
+        const id = rest[0];
+        if (!id) throw new UsageError("release needs an inquiry ID");
+        const channels: ChannelName[] = ["email"];
+        if (config.webhook) channels.push("webhook");
+        if (config.slack) channels.push("slack");
+        const deliveries = channels.map((channel) => ({
+          id: randomUUID(),
+          channel,
+          messageId: deliveryMessageId(channel, id),
+        }));
+        if (!(await store.releaseHeld(id, deliveries, Date.now()))) {
+          console.error(`No held message with ID ${id}.`);
+          return 1;
+        }
+        console.log(`Released ${id}: queued for ${channels.join(", ")}; the server will deliver it.`);
         return 0;
       }
       case "stats": {

@@ -1,4 +1,4 @@
-import { timingSafeEqual } from "node:crypto";
+import { randomBytes, timingSafeEqual } from "node:crypto";
 import { existsSync } from "node:fs";
 import { createServer } from "node:http";
 import { fileURLToPath } from "node:url";
@@ -8,8 +8,11 @@ import express from "express";
 import pino from "pino";
 import { RouterContextProvider } from "react-router";
 import { site } from "../app/config/site.ts";
+import { FORM_TOKEN_PLACEHOLDER } from "../app/contact/fields.ts";
+import { loadAddressSecret } from "./contact/address-hash.ts";
 import { loadConfig } from "./contact/config.ts";
 import { StorageUnavailableError } from "./contact/db.ts";
+import { formTokens } from "./contact/form-token.ts";
 import { contactEndpoint, ENDPOINT, MAX_BODY_BYTES } from "./contact/http.ts";
 import { createMetrics } from "./contact/metrics.ts";
 import { startContactRuntime } from "./contact/runtime.ts";
@@ -61,6 +64,17 @@ try {
 
 const build = await import(serverBuild);
 const files = loadStaticFiles(clientDir);
+// The contact page's form tokens are signed with the address-hash secret (outside the database).
+// If DATA_DIR cannot hold it yet, a key for this process only: the form works, tokens from before
+// a restart are held for review.
+let tokenSecret;
+try {
+  tokenSecret = loadAddressSecret(config);
+} catch (err) {
+  tokenSecret = randomBytes(32).toString("hex");
+  log.warn({ reason: err.message }, "no address-hash secret yet: form tokens are signed with a key of this process");
+}
+const tokens = formTokens(tokenSecret);
 const notFound = loadNotFoundPages(clientDir);
 
 // React Router checks a form post's Origin against the Host; behind a proxy, name the public hosts.
@@ -141,7 +155,7 @@ app.use(contactEndpoint({ service, log, publicKey: config.publicKey, allowedOrig
 
 app.use(methodGuard({ isKnown: (path) => isPage(path) || PROBES.has(path), formPaths: FORM_PATHS }));
 app.use(canonicalRedirect(isPage));
-app.use(serveStatic(files));
+app.use(serveStatic(files, { formToken: () => tokens.issue() }));
 app.use(serveNotFound(notFound));
 // Only the no-JavaScript form post gets this far: React Router runs its action and renders the page.
 app.post([...FORM_PATHS], formPostGuard(MAX_BODY_BYTES));
@@ -176,14 +190,14 @@ server.on("error", (err) => {
   process.exit(1);
 });
 server.listen(port, host, () => {
-  contact = startContactRuntime(config, log, { metrics });
+  contact = startContactRuntime(config, log, { metrics, tokens });
   if (config.metrics.port) serveMetricsPrivately(config.metrics);
   log.info({ url: `http://${host === "0.0.0.0" ? "localhost" : host}:${port}`, files: files.size }, "server started");
 });
 
 /**
- * Server-rendered HTML (a 404 page, the answer to a form post) gets the same policy as a prerendered
- * page: buffer it (it is small), hash its inline scripts, then send it with its CSP.
+ * Server-rendered HTML (the answer to a form post) gets the same policy as a prerendered page:
+ * buffer it (it is small), put in a fresh form token, hash its inline scripts, send it with its CSP.
  */
 function hashInlineScripts(_req, res, next) {
   const write = res.write.bind(res);
@@ -202,8 +216,12 @@ function hashInlineScripts(_req, res, next) {
     if (chunk && typeof chunk !== "function") {
       chunks.push(Buffer.from(chunk, typeof encoding === "string" ? encoding : undefined));
     }
-    const body = Buffer.concat(chunks);
-    res.setHeader("Content-Security-Policy", policyForHtml(body.toString("utf8")));
+    // A re-rendered contact form gets a fresh form token, as the served page does.
+    const html = Buffer.concat(chunks)
+      .toString("utf8")
+      .replace(FORM_TOKEN_PLACEHOLDER, () => tokens.issue());
+    const body = Buffer.from(html);
+    res.setHeader("Content-Security-Policy", policyForHtml(html));
     return end(body, typeof chunk === "function" ? chunk : typeof encoding === "function" ? encoding : callback);
   };
   next();

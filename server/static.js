@@ -1,6 +1,8 @@
 import { createHash } from "node:crypto";
 import { readdirSync, readFileSync, statSync } from "node:fs";
 import { extname, join, relative, sep } from "node:path";
+import { brotliCompressSync, constants, gzipSync } from "node:zlib";
+import { FORM_TOKEN_PLACEHOLDER } from "../app/contact/fields.ts";
 import { policyForHtml } from "./security.ts";
 
 /**
@@ -63,7 +65,15 @@ function loadFile(path, rel) {
     cacheControl: rel.startsWith("/assets/") ? IMMUTABLE : ext === ".html" ? HTML_CACHE : OTHER_CACHE,
     // A page's own policy: its inline scripts allowed by hash (other files keep the server's default).
     csp: ext === ".html" ? policyForHtml(body.toString("utf8")) : undefined,
+    // The contact page: a fresh form token goes where the placeholder is, per request.
+    template: ext === ".html" ? splitAtPlaceholder(body) : undefined,
   };
+}
+
+function splitAtPlaceholder(body) {
+  const at = body.indexOf(FORM_TOKEN_PLACEHOLDER);
+  if (at < 0) return undefined;
+  return [body.subarray(0, at), body.subarray(at + FORM_TOKEN_PLACEHOLDER.length)];
 }
 
 const isNotFoundPage = (rel) => rel === "/404.html" || rel.endsWith("/404.html");
@@ -100,6 +110,30 @@ export function loadNotFoundPages(root) {
   return pages.sort((a, b) => b[0].length - a[0].length);
 }
 
+/**
+ * A page with a form token (the contact page): the token is new on every request, so the page is
+ * put together and compressed per request (brotli at a fast level: about 20 KB), never cached.
+ */
+function sendWithToken(req, res, file, status, token) {
+  const [before, after] = file.template;
+  const html = Buffer.concat([before, Buffer.from(token), after]);
+  const encoding = req.acceptsEncodings("br", "gzip", "identity") || "identity";
+  const body =
+    encoding === "br"
+      ? brotliCompressSync(html, { params: { [constants.BROTLI_PARAM_QUALITY]: 5 } })
+      : encoding === "gzip"
+        ? gzipSync(html, { level: 6 })
+        : html;
+  res.statusCode = status;
+  res.setHeader("Content-Type", file.type);
+  res.setHeader("Cache-Control", "no-store");
+  res.setHeader("Vary", "Accept-Encoding");
+  if (file.csp) res.setHeader("Content-Security-Policy", file.csp);
+  if (encoding !== "identity") res.setHeader("Content-Encoding", encoding);
+  res.setHeader("Content-Length", body.length);
+  res.end(req.method === "HEAD" ? undefined : body);
+}
+
 /** Send one file with the encoding the client accepts best (q=0 honoured), or 304 if its copy is fresh. */
 function send(req, res, file, status) {
   // Accept-Encoding negotiated as RFC 9110 says (q-values, q=0, *), through Express's `accepts`.
@@ -124,12 +158,16 @@ function send(req, res, file, status) {
   res.end(req.method === "HEAD" ? undefined : body);
 }
 
-/** Express middleware: answer GET and HEAD for a known file, pass everything else on. */
-export function serveStatic(files) {
+/**
+ * Express middleware: answer GET and HEAD for a known file, pass everything else on. `formToken`
+ * makes the token a page with a form gets (server/contact/form-token.ts).
+ */
+export function serveStatic(files, { formToken } = {}) {
   return (req, res, next) => {
     if (req.method !== "GET" && req.method !== "HEAD") return next();
     const file = files.get(req.path);
     if (!file) return next();
+    if (file.template && formToken) return sendWithToken(req, res, file, 200, formToken());
     send(req, res, file, 200);
   };
 }

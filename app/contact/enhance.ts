@@ -1,4 +1,4 @@
-import { FIELDS, type FieldErrors, HONEYPOT_FIELD, serviceOptions } from "./fields.ts";
+import { FIELDS, type FieldErrors, FORM_TOKEN_FIELD, HONEYPOT_FIELD, serviceOptions } from "./fields.ts";
 
 /**
  * The contact form, enhanced: with JavaScript it sends JSON to the configured endpoint (spec §7)
@@ -134,6 +134,9 @@ function enhance(form: HTMLFormElement) {
         "Idempotency-Key": crypto.randomUUID(),
       };
       if (publicKey) headers.Authorization = `Bearer ${publicKey}`;
+      // The token the server wrote into this page (see form-token.ts): proof the message comes from it.
+      const token = form.elements.namedItem(FORM_TOKEN_FIELD);
+      if (token instanceof HTMLInputElement && token.value) headers["X-Form-Token"] = token.value;
       const response = await fetch(endpoint, { method: "POST", headers, body: JSON.stringify(payload) });
       if (response.ok) {
         form.reset();

@@ -5,7 +5,7 @@ import { PageHeader } from "~/components/ui/PageHeader";
 import { card, container, focusRing } from "~/components/ui/styles";
 import { site } from "~/config/site";
 import { contactContext } from "~/contact/context";
-import { type ContactField, FIELDS, type FieldErrors, HONEYPOT_FIELD } from "~/contact/fields";
+import { type ContactField, FIELDS, type FieldErrors, FORM_TOKEN_FIELD, HONEYPOT_FIELD } from "~/contact/fields";
 import { contactPublicKey } from "~/contact/public-key";
 import { pageMeta } from "~/lib/seo";
 import type { Route } from "./+types/contact";
@@ -53,6 +53,7 @@ export async function action({ request, context }: Route.ActionArgs) {
     const result = await contact.service.submit({
       body,
       source: "form",
+      formToken: typeof form.get(FORM_TOKEN_FIELD) === "string" ? String(form.get(FORM_TOKEN_FIELD)) : undefined,
       ip: contact.clientIp,
       userAgent: request.headers.get("user-agent") ?? undefined,
       page: "/contact",

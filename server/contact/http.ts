@@ -16,6 +16,7 @@ const ALLOWED_HEADERS = [
   "authorization",
   "content-type",
   "idempotency-key",
+  "x-form-token",
   "apikey",
   "x-client-info",
   "x-retry-count",
@@ -99,6 +100,7 @@ export function contactEndpoint({ service, log, publicKey, allowedOrigins, metri
         const result = await service.submit({
           body: req.body,
           source: "api",
+          formToken: req.get("x-form-token"),
           idempotencyKey: req.get("idempotency-key"),
           ip: req.ip,
           userAgent: req.get("user-agent"),

@@ -34,6 +34,8 @@ export class OutboxWorker {
   private readonly log: Logger;
   private readonly opts: OutboxOptions;
   private readonly metrics?: ContactMetrics;
+  private readonly heldSummaryIntervalMs: number;
+  private nextSummaryCheck = 0;
 
   constructor(deps: {
     store: Store;
@@ -41,7 +43,10 @@ export class OutboxWorker {
     log: Logger;
     options: OutboxOptions;
     metrics?: ContactMetrics;
+    /** How often, at most, the company hears what was held as spam (default: daily). */
+    heldSummaryIntervalMs?: number;
   }) {
+    this.heldSummaryIntervalMs = deps.heldSummaryIntervalMs ?? 86_400_000;
     this.store = deps.store;
     this.channels = new Map(deps.channels.map((c) => [c.name, c]));
     this.log = deps.log.child({ worker: this.id });
@@ -75,6 +80,10 @@ export class OutboxWorker {
       let worked = 0;
       try {
         worked = await this.pass();
+        if (Date.now() >= this.nextSummaryCheck) {
+          this.nextSummaryCheck = Date.now() + Math.min(60_000, this.heldSummaryIntervalMs);
+          await this.summarizeHeld();
+        }
       } catch (err) {
         // An outage was logged once by the database's watcher; the next poll tries again.
         if (!(err instanceof StorageUnavailableError)) {
@@ -131,6 +140,37 @@ export class OutboxWorker {
     await this.store.markRetry(job.id, this.id, now + delay, reason);
     this.metrics?.retried(job.channel);
     log.warn({ reason, retryInMs: delay }, "inquiry delivery failed; will retry");
+  }
+
+  /**
+   * At most once per interval (daily), across every instance: one short email of what was held
+   * as suspected spam since the last summary — how many, and from whom — so that a person who was
+   * held by mistake is noticed (`npm run inquiries -- held`, then `release ID`). Nothing held:
+   * nothing is sent.
+   */
+  async summarizeHeld(now = Date.now()): Promise<boolean> {
+    const email = this.channels.get("email");
+    if (!email) return false;
+    const turn = await this.store.claimHeldSummary(now, this.heldSummaryIntervalMs);
+    if (!turn) return false;
+    const held = await this.store.listHeld(turn.since);
+    if (held.length === 0) return false;
+    const lines = held.slice(0, 20).map((i) => `- ${i.name} <${i.email}>: ${i.heldReason ?? "held"} (${i.id})`);
+    if (held.length > 20) lines.push(`- and ${held.length - 20} more`);
+    const text = [
+      `${held.length} message(s) were held as suspected spam since ${new Date(turn.since).toISOString()}:`,
+      ...lines,
+      "",
+      "Review them with `npm run inquiries -- held`; deliver one that a person sent with `npm run inquiries -- release ID`.",
+    ].join("\n");
+    try {
+      await email.notify(`Held as spam: ${held.length} message(s) in the last day`, text);
+      this.log.info({ held: held.length }, "held-messages summary sent");
+      return true;
+    } catch (err) {
+      this.log.error({ err: { message: (err as Error).message } }, "could not send the held-messages summary");
+      return false;
+    }
   }
 
   /** Tell the people through every other channel that one delivery of an inquiry failed for good. */

@@ -1,6 +1,7 @@
 import type { Logger } from "pino";
 import type { ContactConfig } from "./config.ts";
 import { StorageUnavailableError } from "./db.ts";
+import type { FormTokens } from "./form-token.ts";
 import type { ContactMetrics } from "./metrics.ts";
 import { type ContactService, createContactPipeline } from "./service.ts";
 
@@ -22,7 +23,7 @@ export type ContactRuntime = {
 export function startContactRuntime(
   config: ContactConfig,
   log: Logger,
-  opts: { retryMinMs?: number; retryMaxMs?: number; metrics?: ContactMetrics } = {},
+  opts: { retryMinMs?: number; retryMaxMs?: number; metrics?: ContactMetrics; tokens?: FormTokens } = {},
 ): ContactRuntime {
   const retryMin = opts.retryMinMs ?? 1_000;
   const retryMax = opts.retryMaxMs ?? 30_000;
@@ -35,7 +36,7 @@ export function startContactRuntime(
 
   const attempt = async () => {
     try {
-      const pipeline = await createContactPipeline(config, log, { metrics: opts.metrics });
+      const pipeline = await createContactPipeline(config, log, { metrics: opts.metrics, tokens: opts.tokens });
       if (closed) {
         await pipeline.close();
         return;

@@ -7,9 +7,11 @@ import { type AddressHasher, addressHasher, loadAddressSecret } from "./address-
 import { type Channel, deliveryMessageId, emailChannel, slackChannel, webhookChannel } from "./channels.ts";
 import type { ContactConfig } from "./config.ts";
 import { type Database, logStorageTransitions, openDatabase, type RateLimiterLike } from "./db.ts";
+import { type FormTokens, formTokens } from "./form-token.ts";
 import { fileMailer, type Mailer, smtpMailer } from "./mailer.ts";
 import type { ContactMetrics, InquiryOutcome } from "./metrics.ts";
 import { OutboxWorker } from "./outbox.ts";
+import { spamReasons } from "./spam.ts";
 import { type Answer, type ChannelName, type NewInquiry, type Source, Store, type StoredAnswer } from "./store.ts";
 
 /**
@@ -21,6 +23,8 @@ import { type Answer, type ChannelName, type NewInquiry, type Source, Store, typ
 export type Submission = {
   body: unknown;
   source: Source;
+  /** The token of the page the message was sent from (server/contact/form-token.ts). */
+  formToken?: string;
   idempotencyKey?: string;
   ip?: string;
   userAgent?: string;
@@ -44,6 +48,8 @@ export class ContactPipeline implements ContactService {
   private readonly limits: Record<keyof Limiters, LimitSpec>;
   private readonly channels: ChannelName[];
   private readonly metrics?: ContactMetrics;
+  private readonly tokens: FormTokens;
+  private readonly spam: ContactConfig["spam"];
 
   constructor(deps: {
     store: Store;
@@ -54,7 +60,11 @@ export class ContactPipeline implements ContactService {
     limits: Record<keyof Limiters, LimitSpec>;
     channels: ChannelName[];
     metrics?: ContactMetrics;
+    tokens: FormTokens;
+    spam: ContactConfig["spam"];
   }) {
+    this.tokens = deps.tokens;
+    this.spam = deps.spam;
     this.limits = deps.limits;
     this.store = deps.store;
     this.worker = deps.worker;
@@ -97,8 +107,30 @@ export class ContactPipeline implements ContactService {
     const hashes = this.hasher.hashes(s.ip);
     const ipHash = hashes?.address ?? null;
 
+    // Spam layers: any reason holds the inquiry (stored, answered as usual, delivered nowhere).
+    const now = Date.now();
+    const messageHash = createHash("sha256")
+      .update(valid.data.message.toLowerCase().replace(/\s+/g, " ").trim())
+      .digest("hex");
+    const reasons = this.spam.filter
+      ? spamReasons({
+          data: valid.data,
+          trap,
+          token: this.tokens.verify(s.formToken, now),
+          duplicate: await this.store.seenMessage(messageHash, now - 86_400_000),
+          policy: {
+            requireToken: true,
+            minFillMs: this.spam.minFillMs,
+            maxTokenAgeMs: this.spam.maxTokenAgeMs,
+            maxLinks: this.spam.maxLinks,
+          },
+        })
+      : trap
+        ? ["honeypot filled"]
+        : [];
+
     const id = randomUUID();
-    const spam = trap !== "";
+    const spam = reasons.length > 0;
     const answer: Answer = { status: 201, body: { ok: true, id, message: SUCCESS_MESSAGE } };
     const save = this.store.db.engine === "postgres" ? this.saveAtOnce(hashes) : this.saveWithGuard(hashes);
     const result = await save(
@@ -111,6 +143,8 @@ export class ContactPipeline implements ContactService {
         ipHash,
         source: s.source,
         spam,
+        heldReason: spam ? reasons.join("; ") : null,
+        messageHash,
       },
       {
         answer,
@@ -124,7 +158,8 @@ export class ContactPipeline implements ContactService {
     );
     if (result.duplicate) return replay(result.previous, fingerprint);
     if (result.refused) return result.answer;
-    this.log.info({ inquiryId: id, source: s.source, spam }, spam ? "inquiry stored as spam" : "inquiry stored");
+    if (spam) this.log.info({ inquiryId: id, source: s.source, reasons }, "inquiry held as suspected spam");
+    else this.log.info({ inquiryId: id, source: s.source }, "inquiry stored");
     if (!spam) this.worker.nudge();
     return { ...answer, held: spam };
   }
@@ -220,11 +255,11 @@ function replay(previous: StoredAnswer, fingerprint: string): SubmitResult {
 export async function createContactPipeline(
   config: ContactConfig,
   log: Logger,
-  opts: { db?: Database; mailer?: Mailer; metrics?: ContactMetrics } = {},
+  opts: { db?: Database; mailer?: Mailer; metrics?: ContactMetrics; tokens?: FormTokens } = {},
 ): Promise<{ pipeline: ContactPipeline; db: Database; mailer: Mailer; close: () => Promise<void> }> {
   const db = opts.db ?? openDatabase(config, logStorageTransitions(log));
   try {
-    return await assemble(config, log, db, opts.mailer, opts.metrics);
+    return await assemble(config, log, db, opts.mailer, opts.metrics, opts.tokens);
   } catch (err) {
     await db.close().catch(() => undefined);
     throw err;
@@ -237,6 +272,7 @@ async function assemble(
   db: Database,
   givenMailer?: Mailer,
   metrics?: ContactMetrics,
+  givenTokens?: FormTokens,
 ) {
   const applied = await db.migrate();
   if (applied.length > 0) log.info({ applied }, "database migrations applied");
@@ -265,13 +301,23 @@ async function assemble(
   const channels: Channel[] = [emailChannel(mailer, { from: config.mailFrom, to: config.mailTo })];
   if (config.webhook) channels.push(webhookChannel({ ...config.webhook, timeoutMs: config.deliveryTimeoutMs }));
   if (config.slack) channels.push(slackChannel({ ...config.slack, timeoutMs: config.deliveryTimeoutMs }));
-  const worker = new OutboxWorker({ store, channels, log, options: config.outbox, metrics });
+  const secret = loadAddressSecret(config);
+  const worker = new OutboxWorker({
+    store,
+    channels,
+    log,
+    options: config.outbox,
+    metrics,
+    heldSummaryIntervalMs: config.spam.summaryIntervalMs,
+  });
   metrics?.watchOutbox(store);
   const pipeline = new ContactPipeline({
     store,
     worker,
     log,
-    hasher: addressHasher(loadAddressSecret(config)),
+    hasher: addressHasher(secret),
+    tokens: givenTokens ?? formTokens(secret),
+    spam: config.spam,
     channels: channels.map((c) => c.name),
     metrics,
     limiters,

@@ -19,6 +19,10 @@ export type NewInquiry = ContactInput & {
   ipHash: string | null;
   source: Source;
   spam: boolean;
+  /** Why it is held out of the inbox (spam: true), for the person who reviews it. */
+  heldReason?: string | null;
+  /** Hash of the normalized message, to notice the same message sent again. */
+  messageHash?: string | null;
 };
 
 export type Answer = { status: number; body: Record<string, unknown> };
@@ -96,7 +100,7 @@ function toDelivery(r: Record<string, unknown>): DeliveryRecord {
 }
 
 const INQUIRY_COLUMNS =
-  "i.id, i.received_at, i.name, i.email, i.company, i.service, i.message, i.page, i.user_agent, i.ip_hash, i.source, i.spam";
+  "i.id, i.received_at, i.name, i.email, i.company, i.service, i.message, i.page, i.user_agent, i.ip_hash, i.source, i.spam, i.held_reason";
 
 function toInquiry(r: Record<string, unknown>): NewInquiry {
   return {
@@ -112,6 +116,7 @@ function toInquiry(r: Record<string, unknown>): NewInquiry {
     ipHash: (r.ip_hash as string | null) ?? null,
     source: r.source as Source,
     spam: r.spam === true || r.spam === 1,
+    heldReason: (r.held_reason as string | null) ?? null,
   };
 }
 
@@ -158,8 +163,9 @@ export class Store {
         const refusal = guard ? await guard() : null;
         if (refusal) return { duplicate: false, answer: refusal, refused: true };
         await tx.query(
-          `INSERT INTO inquiries (id, received_at, name, email, company, service, message, page, user_agent, ip_hash, source, spam)
-           VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`,
+          `INSERT INTO inquiries (id, received_at, name, email, company, service, message, page, user_agent, ip_hash, source, spam,
+                                  held_reason, message_hash)
+           VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`,
           [
             inquiry.id,
             inquiry.receivedAt,
@@ -173,6 +179,8 @@ export class Store {
             inquiry.ipHash,
             inquiry.source,
             inquiry.spam,
+            inquiry.heldReason ?? null,
+            inquiry.messageHash ?? null,
           ],
         );
         for (const d of deliveries) {
@@ -249,10 +257,12 @@ export class Store {
       ctes.push("over AS (SELECT NULL::bigint AS expire WHERE false)");
     }
     ctes.push(`inquiry AS (
-      INSERT INTO inquiries (id, received_at, name, email, company, service, message, page, user_agent, ip_hash, source, spam)
+      INSERT INTO inquiries (id, received_at, name, email, company, service, message, page, user_agent, ip_hash, source, spam,
+                             held_reason, message_hash)
       SELECT ${p(inquiry.id, "text")}, ${p(inquiry.receivedAt, "bigint")}, ${p(inquiry.name, "text")}, ${p(inquiry.email, "text")},
              ${p(inquiry.company, "text")}, ${p(inquiry.service, "text")}, ${p(inquiry.message, "text")}, ${p(inquiry.page, "text")},
-             ${p(inquiry.userAgent, "text")}, ${p(inquiry.ipHash, "text")}, ${p(inquiry.source, "text")}, ${p(inquiry.spam, "boolean")}
+             ${p(inquiry.userAgent, "text")}, ${p(inquiry.ipHash, "text")}, ${p(inquiry.source, "text")}, ${p(inquiry.spam, "boolean")},
+             ${p(inquiry.heldReason ?? null, "text")}, ${p(inquiry.messageHash ?? null, "text")}
       WHERE NOT EXISTS (SELECT 1 FROM prior) AND NOT EXISTS (SELECT 1 FROM over)
       RETURNING id)`);
     if (deliveries.length > 0) {
@@ -494,5 +504,64 @@ export class Store {
       inquiries: { total: Number(i?.n ?? 0), spam: Number(i?.spam ?? 0) },
       deliveries: rows.map((r) => ({ channel: r.channel, status: r.status, count: Number(r.n) })),
     };
+  }
+
+  // ---------------------------------------------------------------- held inquiries (spam)
+
+  /** Whether the same message (by hash) was received since `since`. */
+  async seenMessage(messageHash: string, since: number): Promise<boolean> {
+    const rows = await this.db.query(
+      "SELECT 1 AS x FROM inquiries WHERE message_hash = ? AND received_at >= ? LIMIT 1",
+      [messageHash, since],
+    );
+    return rows.length > 0;
+  }
+
+  /** Inquiries held out of the inbox, newest first. */
+  async listHeld(since = 0): Promise<NewInquiry[]> {
+    const rows = await this.db.query(
+      `SELECT ${INQUIRY_COLUMNS} FROM inquiries i WHERE i.spam AND i.received_at >= ? ORDER BY i.received_at DESC, i.id`,
+      [since],
+    );
+    return rows.map(toInquiry);
+  }
+
+  /**
+   * Release a held inquiry: a normal lead from now on, delivered to every configured channel.
+   * False if there is no held inquiry with that id.
+   */
+  async releaseHeld(id: string, deliveries: NewDelivery[], now: number): Promise<boolean> {
+    return this.db.transaction(async (tx) => {
+      const released = await tx.query(
+        "UPDATE inquiries SET spam = ?, held_reason = NULL WHERE id = ? AND spam RETURNING id",
+        [false, id],
+      );
+      if (released.length === 0) return false;
+      for (const d of deliveries) {
+        await tx.query(
+          `INSERT INTO deliveries (id, inquiry_id, channel, message_id, status, attempts, created_at, next_attempt_at)
+           VALUES (?, ?, ?, ?, 'pending', 0, ?, ?)`,
+          [d.id, id, d.channel, d.messageId, now, now],
+        );
+      }
+      return true;
+    });
+  }
+
+  /**
+   * Take the turn to send the daily summary of held inquiries: true for exactly one caller (one
+   * worker among several instances) once `intervalMs` has passed since the last one.
+   */
+  async claimHeldSummary(now: number, intervalMs: number): Promise<{ since: number } | null> {
+    return this.db.transaction(async (tx) => {
+      const [row] = await tx.query<{ value: string }>("SELECT value FROM settings WHERE name = 'held_summary_at'");
+      const last = Number(row?.value ?? 0);
+      if (now - last < intervalMs) return null;
+      const updated = await tx.query(
+        "UPDATE settings SET value = ? WHERE name = 'held_summary_at' AND value = ? RETURNING name",
+        [String(now), String(last)],
+      );
+      return updated.length === 1 ? { since: last || now - intervalMs } : null;
+    });
   }
 }

@@ -66,6 +66,7 @@ describe.each([
       DELIVERY_TIMEOUT_MS: "500",
       RATE_LIMIT_PER_MINUTE: "10000",
       RATE_LIMIT_NETWORK_PER_MINUTE: "10000",
+      SPAM_FILTER: "off",
       ...env,
     });
     const made = await createContactPipeline(config, log, { db: engine.open() });
@@ -241,7 +242,7 @@ describe("the deliveries migration keeps what was there", () => {
       VALUES ('${job.id}', '${job.inquiry}', '<m>', 'failed', 7, 1, 1, 'relay down');`);
     raw.close();
     const db = openSqlite(file);
-    expect(await db.migrate()).toEqual(["003_deliveries_per_channel.sql"]);
+    expect(await db.migrate()).toEqual(["003_deliveries_per_channel.sql", "004_held_inquiries.sql"]);
     expect(await db.query("SELECT id, channel, status, attempts, last_error FROM deliveries")).toEqual([
       { id: job.id, channel: "email", status: "failed", attempts: 7, last_error: "relay down" },
     ]);
@@ -271,7 +272,7 @@ describe("the deliveries migration keeps what was there", () => {
     );
     await client.end();
     const db = openPostgres(made.url);
-    expect(await db.migrate()).toEqual(["003_deliveries_per_channel.sql"]);
+    expect(await db.migrate()).toEqual(["003_deliveries_per_channel.sql", "004_held_inquiries.sql"]);
     expect(await db.query("SELECT id, channel, status, attempts, last_error FROM deliveries")).toEqual([
       { id: job.id, channel: "email", status: "failed", attempts: 7, last_error: "relay down" },
     ]);

@@ -34,6 +34,7 @@ describe("metrics on the site's port, behind METRICS_TOKEN", () => {
       METRICS_TOKEN: TOKEN,
       RATE_LIMIT_PER_MINUTE: "2",
       OUTBOX_POLL_MS: "50",
+      SPAM_FILTER: "off",
       WEBHOOK_URL: hook.url,
       WEBHOOK_SECRET: `whsec_${randomBytes(32).toString("base64")}`,
     });

@@ -99,6 +99,8 @@ describe.each([
       RATE_LIMIT_PER_MINUTE: "1000",
       RATE_LIMIT_PER_DAY: "10000",
       RATE_LIMIT_NETWORK_PER_MINUTE: "100000",
+      // Delivery is under test here; the spam layers have their own tests (spam.test.ts).
+      SPAM_FILTER: "off",
       ...env,
     });
     const made = await createContactPipeline(config, log, { db: engine.open(logStorageTransitions(log)) });

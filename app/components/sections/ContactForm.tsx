@@ -1,7 +1,15 @@
 import { CircleCheck, Send, X } from "lucide-react";
 import type { ReactNode } from "react";
 import { site } from "~/config/site";
-import { type ContactField, type FieldErrors, HONEYPOT_FIELD, LIMITS, serviceOptions } from "~/contact/fields";
+import {
+  type ContactField,
+  type FieldErrors,
+  FORM_TOKEN_FIELD,
+  FORM_TOKEN_PLACEHOLDER,
+  HONEYPOT_FIELD,
+  LIMITS,
+  serviceOptions,
+} from "~/contact/fields";
 import { buttonPrimary, focusRing } from "../ui/styles";
 
 /** What the no-JavaScript form post (the /contact action) answered when it did not store the message. */
@@ -195,6 +203,8 @@ export function ContactForm({
           {fieldError("message")}
           <p id="message-count" aria-live="polite" className="mt-1 text-sm" />
         </div>
+        {/* The page's form token: the server writes a fresh one here for every page it serves. */}
+        <input type="hidden" name={FORM_TOKEN_FIELD} value={FORM_TOKEN_PLACEHOLDER} />
         {/* A field people never see or reach; bots that fill every input reveal themselves. */}
         <div aria-hidden="true" className="absolute -left-[10000px] h-px w-px overflow-hidden">
           <label htmlFor={HONEYPOT_FIELD}>Leave this field empty</label>

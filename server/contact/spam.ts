@@ -1,0 +1,43 @@
+import type { ContactInput } from "../../app/contact/schema.ts";
+import type { TokenCheck } from "./form-token.ts";
+
+/**
+ * Is this submission a person's? Each layer names what it saw; any reason holds the inquiry: it is
+ * stored and answered like any other (a bot learns nothing), delivered nowhere, and listed by
+ * `npm run inquiries -- held` for a person to release. docs/decisions/0007-spam-defence.md.
+ */
+
+export type SpamPolicy = {
+  /** Hold submissions without a valid token from a page we served. */
+  requireToken: boolean;
+  /** A person takes longer than this between the page and the submit. */
+  minFillMs: number;
+  /** A page older than this is stale (a token kept and replayed). */
+  maxTokenAgeMs: number;
+  /** More links than this in a message is link stuffing. */
+  maxLinks: number;
+};
+
+const URL_LIKE = /\b(?:https?:\/\/|www\.)\S+|\[url[=\]]|<a\s+href/gi;
+const URL_ANYWHERE = new RegExp(URL_LIKE.source, "i");
+
+export function spamReasons(s: {
+  data: ContactInput;
+  trap: string;
+  token: TokenCheck;
+  duplicate: boolean;
+  policy: SpamPolicy;
+}): string[] {
+  const reasons: string[] = [];
+  if (s.trap) reasons.push("honeypot filled");
+  if (s.policy.requireToken) {
+    if (!s.token.ok) reasons.push(s.token.reason);
+    else if (s.token.ageMs < s.policy.minFillMs) reasons.push(`sent ${Math.round(s.token.ageMs)} ms after the page`);
+    else if (s.token.ageMs > s.policy.maxTokenAgeMs) reasons.push("form token expired");
+  }
+  const links = s.data.message.match(URL_LIKE)?.length ?? 0;
+  if (links > s.policy.maxLinks) reasons.push(`${links} links in the message`);
+  if (URL_ANYWHERE.test(s.data.name) || URL_ANYWHERE.test(s.data.company)) reasons.push("a link as name or company");
+  if (s.duplicate) reasons.push("the same message was received in the last 24 hours");
+  return reasons;
+}

@@ -1,0 +1,218 @@
+import { spawnSync } from "node:child_process";
+import { type Browser, chromium, type Page } from "playwright-core";
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { DEFAULT_PUBLIC_KEY } from "../../app/contact/public-key.ts";
+import { chromiumArgs } from "../../playwright.config.ts";
+import { raw } from "../support/http";
+import { type RunningServer, startServer } from "../support/server";
+import { TestSmtp } from "../support/smtp";
+
+/**
+ * Issue 9 §4: the spam layers, against the production server with a real SMTP server and
+ * Chromium. A held message is stored and answered like any other, and reaches no inbox.
+ */
+
+const root = new URL("../../", import.meta.url).pathname;
+const MIN_FILL_MS = 1_500;
+let server: RunningServer;
+let smtp: TestSmtp;
+let browser: Browser;
+let ip = 0;
+const nextIp = () => `198.51.100.${(ip++ % 250) + 1}`;
+const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
+
+beforeAll(async () => {
+  smtp = await new TestSmtp().start();
+  server = await startServer({
+    SMTP_URL: smtp.url,
+    OUTBOX_POLL_MS: "50",
+    SPAM_MIN_FILL_MS: String(MIN_FILL_MS),
+    HELD_SUMMARY_INTERVAL_MS: "4000",
+    RATE_LIMIT_PER_MINUTE: "100",
+    RATE_LIMIT_NETWORK_PER_MINUTE: "1000",
+  });
+  browser = await chromium.launch({
+    executablePath: process.env.CHROMIUM_PATH ?? "/usr/bin/chromium",
+    args: chromiumArgs,
+  });
+});
+afterAll(async () => {
+  await browser?.close();
+  await server?.stop();
+  await smtp?.stop();
+});
+
+const cli = (...args: string[]) =>
+  spawnSync(process.execPath, ["scripts/inquiries.ts", ...args], {
+    cwd: root,
+    env: { ...process.env, DATA_DIR: server.dataDir, DATABASE_URL: "", SMTP_URL: smtp.url },
+    encoding: "utf8",
+  });
+const inquiries = () => JSON.parse(cli("list", "--json").stdout) as Array<Record<string, unknown>>;
+/** A lead email (not an operator's summary) that mentions `text`. */
+const inboxHas = (text: string) =>
+  smtp.received.some((m) => m.mail.subject?.startsWith("New inquiry") && m.raw.includes(text));
+
+async function pageToken(): Promise<string> {
+  const html = await (await fetch(`${server.url}/contact`)).text();
+  const token = /name="form_token" value="([^"]+)"/.exec(html)?.[1];
+  if (!token) throw new Error("no form token in the page");
+  return token;
+}
+const lead = (name: string, message = `A real question from ${name}.`) => ({
+  name,
+  email: "visitor@example.org",
+  company: "",
+  service: "",
+  message,
+});
+const postJson = (body: unknown, headers: Record<string, string> = {}) =>
+  fetch(`${server.url}/functions/v1/send-email`, {
+    method: "POST",
+    headers: {
+      "content-type": "application/json",
+      authorization: `Bearer ${DEFAULT_PUBLIC_KEY}`,
+      "x-forwarded-for": nextIp(),
+      ...headers,
+    },
+    body: JSON.stringify(body),
+  });
+const held = (name: string) => inquiries().find((r) => r.name === name);
+
+describe("the form token", () => {
+  it("is fresh in every /contact page, which is never cached", async () => {
+    const a = await fetch(`${server.url}/contact`, { headers: { "accept-encoding": "br" } });
+    expect(a.headers.get("cache-control")).toBe("no-store");
+    expect(a.headers.get("etag")).toBeNull();
+    const first = /name="form_token" value="([^"]+)"/.exec(await a.text())?.[1];
+    const second = await pageToken();
+    expect(first).toMatch(/^v1\./);
+    expect(second).not.toBe(first);
+    expect(await (await fetch(`${server.url}/contact/`)).text()).not.toContain("__FORM_TOKEN__");
+  });
+});
+
+describe("scripted senders are held, people reach the inbox", () => {
+  it("JSON straight to the endpoint, with the public key but no page: held", async () => {
+    const res = await postJson(lead("Bot Direct"), { origin: server.url });
+    expect(res.status).toBe(201);
+    expect(await res.json()).toMatchObject({ ok: true });
+    expect(held("Bot Direct")).toMatchObject({ spam: true, status: "spam", heldReason: "no form token" });
+  });
+
+  it("a forged token, and a page's token sent at machine speed: held", async () => {
+    await postJson(lead("Bot Forged"), { "x-form-token": "v1.abc.def.0123456789012345678901234567890a" });
+    expect(held("Bot Forged")?.heldReason).toBe("forged form token");
+    const token = await pageToken();
+    await postJson(lead("Bot Fast"), { "x-form-token": token });
+    expect(String(held("Bot Fast")?.heldReason)).toMatch(/^sent \d+ ms after the page$/);
+  });
+
+  it("a page's token after a person's pause: delivered", async () => {
+    const token = await pageToken();
+    await sleep(MIN_FILL_MS + 200);
+    expect((await postJson(lead("Api Person"), { "x-form-token": token })).status).toBe(201);
+    expect(held("Api Person")).toMatchObject({ spam: false });
+    await expect.poll(() => inboxHas("Api Person"), { timeout: 10_000 }).toBe(true);
+  });
+
+  it("link stuffing, a link as the name, and the same message again: held, with the reason", async () => {
+    const token = await pageToken();
+    await sleep(MIN_FILL_MS + 200);
+    const links = "Buy now https://a.example https://b.example www.c.example cheap";
+    await postJson(lead("Bot Links", links), { "x-form-token": token });
+    expect(held("Bot Links")?.heldReason).toBe("3 links in the message");
+    await postJson({ ...lead("https://casino.example"), message: "Hello friend" }, { "x-form-token": token });
+    expect(held("https://casino.example")?.heldReason).toBe("a link as name or company");
+    await postJson(lead("Bot Repeat", "A real question from Api Person."), { "x-form-token": token });
+    expect(held("Bot Repeat")?.heldReason).toBe("the same message was received in the last 24 hours");
+  });
+
+  it("form posts: every input filled (honeypot), hidden inputs skipped (no token); a person's post with the page goes through", async () => {
+    const form = (fields: Record<string, string>) =>
+      raw(server.url, {
+        method: "POST",
+        path: "/contact",
+        headers: { "content-type": "application/x-www-form-urlencoded", "x-forwarded-for": nextIp() },
+        body: new URLSearchParams(fields).toString(),
+      });
+    const token = await pageToken();
+    expect((await form({ ...lead("Bot Fills All"), website: "http://spam.example", form_token: token })).status).toBe(
+      303,
+    );
+    expect(String(held("Bot Fills All")?.heldReason)).toContain("honeypot filled");
+    expect((await form(lead("Bot Skips Hidden"))).status).toBe(303);
+    expect(held("Bot Skips Hidden")?.heldReason).toBe("no form token");
+    await sleep(MIN_FILL_MS + 200);
+    expect((await form({ ...lead("Form Person"), website: "", form_token: token })).status).toBe(303);
+    expect(held("Form Person")).toMatchObject({ spam: false });
+    for (const bot of ["Bot Direct", "Bot Forged", "Bot Fast", "Bot Links", "Bot Fills All", "Bot Skips Hidden"]) {
+      expect(inboxHas(bot), bot).toBe(false);
+    }
+  });
+});
+
+describe("in Chromium", () => {
+  async function person(page: Page, name: string) {
+    await page.goto(`${server.url}/contact`);
+    await page.getByLabel("Full Name").pressSequentially(name, { delay: 40 });
+    await page.getByLabel("Email Address").pressSequentially("person@example.org", { delay: 30 });
+    await page.getByRole("textbox", { name: "Message" }).pressSequentially(`Hello, this is ${name}.`, { delay: 20 });
+    await page.getByRole("button", { name: "Send Message" }).click();
+  }
+
+  it("a person typing, with JavaScript on and off, reaches the inbox", async () => {
+    const on = await browser.newPage();
+    await person(on, "Chromium Person JS");
+    await on.getByRole("dialog", { name: "Message Sent Successfully!" }).waitFor();
+    const off = await browser.newContext({ javaScriptEnabled: false });
+    const offPage = await off.newPage();
+    await person(offPage, "Chromium Person NoJS");
+    await offPage.waitForURL(/\/contact\/sent$/);
+    await expect
+      .poll(() => inboxHas("Chromium Person JS") && inboxHas("Chromium Person NoJS"), { timeout: 10_000 })
+      .toBe(true);
+    await on.close();
+    await off.close();
+  });
+
+  it("a headless browser filling the form at machine speed is held", async () => {
+    const page = await browser.newPage();
+    await page.goto(`${server.url}/contact`);
+    await page.getByLabel("Full Name").fill("Headless Bot");
+    await page.getByLabel("Email Address").fill("bot@example.org");
+    await page.getByRole("textbox", { name: "Message" }).fill("Fast bot message");
+    await page.getByRole("button", { name: "Send Message" }).click();
+    await page.getByRole("dialog", { name: "Message Sent Successfully!" }).waitFor();
+    expect(String(held("Headless Bot")?.heldReason)).toMatch(/ms after the page/);
+    await page.close();
+  });
+});
+
+describe("held messages are reviewable", () => {
+  it("lists them with the reason, releases one as a normal lead, and summarizes them once a day", async () => {
+    const list = cli("held");
+    expect(list.status).toBe(0);
+    expect(list.stdout).toContain("Bot Direct");
+    expect(list.stdout).toContain("no form token");
+    const id = String(held("Bot Skips Hidden")?.id);
+    const released = cli("release", id);
+    expect(released.stdout).toContain(`Released ${id}`);
+    expect(held("Bot Skips Hidden")).toMatchObject({ spam: false, heldReason: null });
+    await expect.poll(() => inboxHas("Bot Skips Hidden"), { timeout: 10_000 }).toBe(true);
+    expect(cli("release", id).status).toBe(1);
+    // The summary: one short email of what was held (count and senders), at most once per interval.
+    await expect
+      .poll(() => smtp.received.filter((m) => m.mail.subject?.startsWith("Held as spam")).length, { timeout: 15_000 })
+      .toBeGreaterThanOrEqual(1);
+    const summary = smtp.received.find((m) => m.mail.subject?.startsWith("Held as spam"));
+    expect(summary?.mail.text).toContain("Bot Direct <visitor@example.org>: no form token");
+    // At most one per interval (4 s here): consecutive summaries are that far apart.
+    await sleep(5_000);
+    const dates = smtp.received
+      .filter((m) => m.mail.subject?.startsWith("Held as spam"))
+      .map((m) => m.mail.date?.getTime() ?? 0)
+      .sort((a, b) => a - b);
+    for (let i = 1; i < dates.length; i++) expect((dates[i] ?? 0) - (dates[i - 1] ?? 0)).toBeGreaterThanOrEqual(3_000);
+  }, 30_000);
+});
