@@ -1,9 +1,9 @@
 import { readFileSync, writeFileSync } from "node:fs";
 import { request } from "node:http";
 import { parseArgs } from "node:util";
-import { chromium, type Page } from "playwright-core";
+import type { Page } from "playwright-core";
 import { DEFAULT_PUBLIC_KEY } from "../app/contact/public-key.ts";
-import { chromiumArgs } from "../playwright.config.ts";
+import { launchChromium } from "../tests/support/chromium.ts";
 import { startServer } from "../tests/support/server.ts";
 import { TestSmtp } from "../tests/support/smtp.ts";
 
@@ -147,10 +147,7 @@ async function main() {
       ];
     });
 
-    const browser = await chromium.launch({
-      executablePath: process.env.CHROMIUM_PATH ?? "/usr/bin/chromium",
-      args: chromiumArgs,
-    });
+    const browser = await launchChromium();
     const submitted = async (page: Page) => {
       await Promise.race([
         page.getByRole("dialog", { name: "Message Sent Successfully!" }).waitFor(),

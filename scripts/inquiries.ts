@@ -4,7 +4,7 @@ import { parseArgs } from "node:util";
 import { deliveryMessageId } from "../server/contact/channels.ts";
 import { loadConfig } from "../server/contact/config.ts";
 import { openDatabase } from "../server/contact/db.ts";
-import { CHANNELS, type ChannelName, type InquiryRecord, Store } from "../server/contact/store.ts";
+import { CHANNELS, type ChannelName, type InquiryRecord, type NewInquiry, Store } from "../server/contact/store.ts";
 
 /**
  * Operator tools for the inquiries, on the database the server uses (DATA_DIR or DATABASE_URL):
@@ -93,6 +93,15 @@ const shorten = (s: string, n: number) => {
   return flat.length > n ? `${flat.slice(0, n - 1)}…` : flat;
 };
 
+/** The columns every table of inquiries starts with. */
+const summaryRow = (r: NewInquiry) => ({
+  id: r.id,
+  received: iso(r.receivedAt).replace("T", " ").slice(0, 19),
+  name: shorten(r.name, 24),
+  email: printable(r.email),
+  message: shorten(r.message, 40),
+});
+
 async function main(argv: string[]): Promise<number> {
   const { values, positionals } = parseArgs({
     args: argv,
@@ -127,13 +136,9 @@ async function main(argv: string[]): Promise<number> {
         } else {
           console.table(
             rows.map((r) => ({
-              id: r.id,
-              received: iso(r.receivedAt).replace("T", " ").slice(0, 19),
-              name: shorten(r.name, 24),
-              email: printable(r.email),
+              ...summaryRow(r),
               company: shorten(r.company, 20),
               service: printable(r.service),
-              message: shorten(r.message, 40),
               delivery: r.deliveries.map((d) => `${d.channel}:${d.status}`).join(" ") || r.status,
               attempts: r.attempts,
             })),
@@ -201,16 +206,7 @@ async function main(argv: string[]): Promise<number> {
         } else if (rows.length === 0) {
           console.log("No messages are held.");
         } else {
-          console.table(
-            rows.map((r) => ({
-              id: r.id,
-              received: iso(r.receivedAt).replace("T", " ").slice(0, 19),
-              name: shorten(r.name, 24),
-              email: printable(r.email),
-              message: shorten(r.message, 40),
-              reason: printable(r.heldReason ?? "held"),
-            })),
-          );
+          console.table(rows.map((r) => ({ ...summaryRow(r), reason: printable(r.heldReason ?? "held") })));
         }
         return 0;
       }

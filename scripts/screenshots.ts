@@ -1,7 +1,6 @@
 import { existsSync, mkdirSync } from "node:fs";
 import { join } from "node:path";
-import { chromium } from "playwright-core";
-import { chromiumArgs } from "../playwright.config.ts";
+import { launchChromium } from "../tests/support/chromium.ts";
 import { startServer } from "../tests/support/server.ts";
 
 /**
@@ -25,10 +24,7 @@ if (!existsSync(join(root, "build/server/index.js"))) {
 }
 mkdirSync(out, { recursive: true });
 const server = await startServer({});
-const browser = await chromium.launch({
-  executablePath: process.env.CHROMIUM_PATH ?? "/usr/bin/chromium",
-  args: chromiumArgs,
-});
+const browser = await launchChromium();
 try {
   for (const width of [1440, 375]) {
     for (const colorScheme of ["light", "dark"] as const) {

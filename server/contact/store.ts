@@ -83,6 +83,15 @@ function summarize(inquiry: NewInquiry, deliveries: DeliveryRecord[]): InquiryRe
   };
 }
 
+/** What is stored with an inquiry besides itself. */
+export type SaveFields = {
+  answer: Answer;
+  idempotencyKey?: string;
+  /** What identifies the message for its idempotency key (a repeat with another message is refused). */
+  fingerprint?: string;
+  deliveries?: NewDelivery[];
+};
+
 export type SaveResult =
   | { duplicate: true; previous: StoredAnswer }
   | { duplicate: false; answer: Answer; refused?: boolean };
@@ -143,12 +152,7 @@ export class Store {
    */
   async save(
     inquiry: NewInquiry,
-    opts: {
-      answer: Answer;
-      idempotencyKey?: string;
-      /** What identifies the message for its idempotency key (a repeat with another message is refused). */
-      fingerprint?: string;
-      deliveries?: NewDelivery[];
+    opts: SaveFields & {
       /** Checked inside the transaction (a rate limit): an answer here refuses, and nothing is stored. */
       guard?: () => Promise<Answer | null>;
     },
@@ -218,11 +222,7 @@ export class Store {
    */
   async saveAtOnce(
     inquiry: NewInquiry,
-    opts: {
-      answer: Answer;
-      idempotencyKey?: string;
-      fingerprint?: string;
-      deliveries?: NewDelivery[];
+    opts: SaveFields & {
       limits: Array<{ key: string; points: number; durationMs: number }>;
       now: number;
     },

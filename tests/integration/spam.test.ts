@@ -1,8 +1,8 @@
 import { spawnSync } from "node:child_process";
-import { type Browser, chromium, type Page } from "playwright-core";
+import type { Browser, Page } from "playwright-core";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { DEFAULT_PUBLIC_KEY } from "../../app/contact/public-key.ts";
-import { chromiumArgs } from "../../playwright.config.ts";
+import { launchChromium } from "../support/chromium";
 import { raw } from "../support/http";
 import { type RunningServer, startServer } from "../support/server";
 import { TestSmtp } from "../support/smtp";
@@ -31,10 +31,7 @@ beforeAll(async () => {
     RATE_LIMIT_PER_MINUTE: "100",
     RATE_LIMIT_NETWORK_PER_MINUTE: "1000",
   });
-  browser = await chromium.launch({
-    executablePath: process.env.CHROMIUM_PATH ?? "/usr/bin/chromium",
-    args: chromiumArgs,
-  });
+  browser = await launchChromium();
 });
 afterAll(async () => {
   await browser?.close();

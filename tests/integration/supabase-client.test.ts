@@ -2,10 +2,10 @@ import { readFileSync } from "node:fs";
 import { createServer, type Server } from "node:http";
 import type { AddressInfo } from "node:net";
 import { createClient } from "@supabase/supabase-js";
-import { type Browser, chromium } from "playwright-core";
+import type { Browser } from "playwright-core";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { DEFAULT_PUBLIC_KEY } from "../../app/contact/public-key.ts";
-import { chromiumArgs } from "../../playwright.config.ts";
+import { launchChromium } from "../support/chromium";
 import { type RunningServer, startServer } from "../support/server";
 
 /**
@@ -43,10 +43,7 @@ beforeAll(async () => {
   await new Promise<void>((r) => partner.listen(0, "127.0.0.1", r));
   partnerOrigin = `http://127.0.0.1:${(partner.address() as AddressInfo).port}`;
   server = await startServer({ ALLOWED_ORIGINS: partnerOrigin });
-  browser = await chromium.launch({
-    executablePath: process.env.CHROMIUM_PATH ?? "/usr/bin/chromium",
-    args: chromiumArgs,
-  });
+  browser = await launchChromium();
 });
 afterAll(async () => {
   await browser?.close();
