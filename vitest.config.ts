@@ -1,13 +1,27 @@
 import { fileURLToPath } from "node:url";
 import { defineConfig } from "vitest/config";
 
+/**
+ * Two projects: `unit` (no server, no database: `npm run test:unit`, seconds) and `integration`
+ * (the production server, a real PostgreSQL server the global setup starts — or
+ * TEST_DATABASE_URL — a real SMTP server, Chromium: `npm run test:integration`). `npm test` runs both.
+ */
 export default defineConfig({
   resolve: { alias: { "~": fileURLToPath(new URL("./app", import.meta.url)) } },
   define: { __SITE_URL__: JSON.stringify("https://www.example.com"), __SPA_BASELINE__: "false" },
   test: {
-    include: ["tests/unit/**/*.test.ts", "tests/integration/**/*.test.ts"],
-    globalSetup: ["tests/support/global-setup.ts"],
     environment: "node",
     testTimeout: 30_000,
+    projects: [
+      { extends: true, test: { name: "unit", include: ["tests/unit/**/*.test.ts"] } },
+      {
+        extends: true,
+        test: {
+          name: "integration",
+          include: ["tests/integration/**/*.test.ts"],
+          globalSetup: ["tests/support/global-setup.ts"],
+        },
+      },
+    ],
   },
 });

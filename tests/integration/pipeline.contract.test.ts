@@ -1,5 +1,7 @@
 import { randomUUID } from "node:crypto";
 import { mkdtempSync, rmSync } from "node:fs";
+import type { AddressInfo } from "node:net";
+import { createServer as createNetServer } from "node:net";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { DatabaseSync } from "node:sqlite";
@@ -301,15 +303,26 @@ describe.each([
     expect(new Set(received)).toEqual(new Set([...ids].map((id) => `<inquiry-${id}@www.example.com>`)));
   });
 
-  it("gives claimed jobs back when a worker stops", async () => {
+  it("gives claimed jobs back when a worker stops in the middle of a send", async () => {
     smtp = await new TestSmtp().start();
-    const p = await pipeline();
-    await submit(p);
-    const claimed = await p.store.claimDue("worker-test", Date.now(), 60_000, 10);
-    expect(claimed).toHaveLength(1);
-    expect(await p.store.claimDue("worker-other", Date.now(), 60_000, 10)).toHaveLength(0);
-    expect(await p.store.release("worker-test")).toBe(1);
-    expect(await p.store.claimDue("worker-other", Date.now(), 60_000, 10)).toHaveLength(1);
+    // A relay that accepts the connection and never answers: the worker's send hangs.
+    const silent = createNetServer(() => {});
+    await new Promise<void>((r) => silent.listen(0, "127.0.0.1", r));
+    try {
+      const port = (silent.address() as AddressInfo).port;
+      const p = await pipeline({ SMTP_URL: `smtp://127.0.0.1:${port}`, OUTBOX_POLL_MS: "20" }, true);
+      const id = String((await submit(p)).body.id);
+      await expect.poll(async () => (await p.store.get(id))?.deliveries[0]?.status).toBe("sending");
+      // Another worker cannot take it while the claim holds.
+      expect(await p.store.claimDue("worker-other", Date.now(), 60_000, 10)).toHaveLength(0);
+      await p.worker.stop(100);
+      expect(logs.some((l) => l.msg === "released claimed deliveries" && l.released === 1)).toBe(true);
+      const [job] = await p.store.claimDue("worker-other", Date.now(), 60_000, 10);
+      expect(job?.inquiryId).toBe(id);
+      expect(job?.attempts).toBe(1); // the interrupted attempt was given back, not counted
+    } finally {
+      silent.close();
+    }
   });
 
   it("rate-limits one address and answers 429 with Retry-After", async () => {
