@@ -1,0 +1,39 @@
+# The site as one image: the prerendered pages, the Node server and the operator CLI.
+#   podman build -t teton-site --build-arg SITE_URL=https://www.example.com .
+#   podman run -p 3000:3000 -v teton-data:/data teton-site
+# Build-time variables (baked into the pages) are build arguments; everything else is read at run
+# time from the environment (README, "Environment variables").
+
+FROM node:24-bookworm-slim AS build
+WORKDIR /app
+COPY package.json package-lock.json .npmrc ./
+# `npm install`, not `npm ci`: the lockfile lacks Tailwind's optional platform packages, which
+# `npm ci` refuses (see .ci/run); it installs the locked versions.
+RUN npm install --no-audit --no-fund
+COPY . .
+ARG SITE_URL=https://www.example.com
+ARG CONTACT_ENDPOINT
+ARG CONTACT_PUBLIC_KEY
+ENV SITE_URL=${SITE_URL} CONTACT_ENDPOINT=${CONTACT_ENDPOINT} CONTACT_PUBLIC_KEY=${CONTACT_PUBLIC_KEY}
+RUN npm run build && npm prune --omit=dev --no-audit --no-fund
+
+FROM node:24-bookworm-slim
+ENV NODE_ENV=production PORT=3000 HOST=0.0.0.0 DATA_DIR=/data
+WORKDIR /app
+COPY --from=build /app/package.json ./
+COPY --from=build /app/node_modules ./node_modules
+COPY --from=build /app/build ./build
+COPY server.js ./
+COPY server ./server
+COPY app ./app
+COPY db ./db
+COPY scripts/inquiries.ts ./scripts/inquiries.ts
+RUN mkdir -p /data && chown node:node /data
+USER node
+VOLUME /data
+EXPOSE 3000
+HEALTHCHECK --interval=10s --timeout=3s --start-period=10s --retries=3 \
+  CMD ["node", "-e", "fetch('http://127.0.0.1:' + (process.env.PORT || 3000) + '/healthz').then((r) => process.exit(r.ok ? 0 : 1), () => process.exit(1))"]
+# SIGTERM: the server stops accepting, drains connections and the outbox worker, then exits 0.
+STOPSIGNAL SIGTERM
+CMD ["node", "server.js"]

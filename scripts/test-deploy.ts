@@ -1,0 +1,204 @@
+import { execFileSync, spawnSync } from "node:child_process";
+import { chownSync, mkdtempSync, readdirSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import { DEFAULT_PUBLIC_KEY } from "../app/contact/public-key.ts";
+import { freePort, startPostgres } from "../tests/support/postgres.ts";
+import { TestSmtp } from "../tests/support/smtp.ts";
+
+/**
+ * The container image, tried as an operator would (`npm run test:deploy`): build the Dockerfile on
+ * a stand-in for node:24-bookworm-slim (deploy/stand-in-base.sh; no registry is reachable here),
+ * run it with SQLite (pages, a form post, its .eml in the volume, a clean stop on SIGTERM), then
+ * two containers on one PostgreSQL server with a real SMTP server: a few hundred inquiries, one
+ * container killed mid-run, and every acknowledged inquiry delivered once.
+ */
+
+const root = new URL("../", import.meta.url).pathname;
+const IMAGE = "localhost/teton-site:test";
+const PODMAN = ["--runtime", "runc", "--cgroup-manager=cgroupfs"];
+const ULIMITS = ["--ulimit", "nofile=1024:1024", "--ulimit", "nproc=1024:1024"];
+const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
+const podman = (...args: string[]) => execFileSync("podman", [...PODMAN, ...args], { encoding: "utf8" }).trim();
+
+function available(cmd: string): boolean {
+  return spawnSync("sh", ["-c", `command -v ${cmd}`]).status === 0;
+}
+
+async function waitReady(url: string, ms = 60_000) {
+  const end = Date.now() + ms;
+  while (Date.now() < end) {
+    const ok = await fetch(`${url}/readyz`).then(
+      (r) => r.ok,
+      () => false,
+    );
+    if (ok) return;
+    await sleep(250);
+  }
+  throw new Error(`${url} did not become ready`);
+}
+
+function run(name: string, port: number, env: Record<string, string>, volume?: string): string {
+  spawnSync("podman", [...PODMAN, "rm", "-f", name]);
+  const envArgs = Object.entries({ PORT: String(port), HOST: "127.0.0.1", ...env }).flatMap(([k, v]) => [
+    "-e",
+    `${k}=${v}`,
+  ]);
+  return podman(
+    "run",
+    "-d",
+    "--name",
+    name,
+    "--network",
+    "host",
+    ...ULIMITS,
+    ...envArgs,
+    ...(volume ? ["-v", `${volume}:/data`] : []),
+    IMAGE,
+  );
+}
+
+const results: Array<[string, string]> = [];
+const check = (what: string, ok: boolean, detail = "") => {
+  results.push([ok ? "ok" : "FAILED", `${what}${detail ? ` (${detail})` : ""}`]);
+  if (!ok) process.exitCode = 1;
+};
+
+async function main() {
+  if (!available("podman") || !available("debootstrap")) {
+    console.log("test:deploy skipped: podman and debootstrap are needed (apt-get install podman debootstrap runc).");
+    return;
+  }
+  execFileSync("bash", [join(root, "deploy/stand-in-base.sh")], { stdio: "inherit" });
+  const t0 = Date.now();
+  execFileSync(
+    "podman",
+    [
+      ...PODMAN,
+      "build",
+      "--network",
+      "host",
+      ...ULIMITS,
+      "-t",
+      IMAGE,
+      "--build-arg",
+      "SITE_URL=https://www.example.com",
+      root,
+    ],
+    { stdio: "inherit" },
+  );
+  const size = podman("image", "inspect", IMAGE, "--format", "{{.Size}}");
+  check("image builds", true, `${Math.round((Date.now() - t0) / 1000)} s, ${(Number(size) / 1e6).toFixed(0)} MB`);
+
+  // One container with the embedded SQLite default.
+  const data = mkdtempSync(join(tmpdir(), "deploy-data-"));
+  chownSync(data, 1000, 1000);
+  const port = await freePort();
+  const url = `http://127.0.0.1:${port}`;
+  run("teton-sqlite", port, { SPAM_MIN_FILL_MS: "0" }, data);
+  try {
+    await waitReady(url);
+    for (const path of ["/", "/services", "/blog", "/contact", "/imprint"]) {
+      check(`GET ${path}`, (await fetch(`${url}${path}`)).status === 200);
+    }
+    const page = await (await fetch(`${url}/contact`)).text();
+    const token = /name="form_token" value="([^"]+)"/.exec(page)?.[1] ?? "";
+    const post = await fetch(`${url}/contact`, {
+      method: "POST",
+      redirect: "manual",
+      headers: { "content-type": "application/x-www-form-urlencoded" },
+      body: new URLSearchParams({
+        name: "Container Visitor",
+        email: "visitor@example.org",
+        message: "Hello from the container test.",
+        form_token: token,
+      }),
+    });
+    check("the form without JavaScript answers 303", post.status === 303);
+    let emails: string[] = [];
+    for (let i = 0; i < 40 && emails.length === 0; i++) {
+      await sleep(250);
+      try {
+        emails = readdirSync(join(data, "mail")).filter((f) => f.endsWith(".eml"));
+      } catch {}
+    }
+    check("its email is written into the volume", emails.length === 1, emails.join(", "));
+    podman("stop", "-t", "15", "teton-sqlite");
+    const code = podman("inspect", "teton-sqlite", "--format", "{{.State.ExitCode}}");
+    const logs = podman("logs", "teton-sqlite");
+    check("SIGTERM stops it cleanly", code === "0" && logs.includes("server stopped"), `exit ${code}`);
+  } finally {
+    spawnSync("podman", [...PODMAN, "rm", "-f", "teton-sqlite"]);
+  }
+
+  // Two containers, one PostgreSQL server, a real SMTP server; one killed mid-run.
+  const pg = await startPostgres();
+  const smtp = await new TestSmtp().start();
+  const ports = [await freePort(), await freePort()];
+  const env = {
+    DATABASE_URL: pg.url,
+    SMTP_URL: smtp.url,
+    IP_HASH_KEY: "k".repeat(64),
+    SPAM_FILTER: "off",
+    OUTBOX_POLL_MS: "100",
+    // A killed container's claims expire after the lease; short here, so the survivor takes them over in the test's time.
+    OUTBOX_LEASE_MS: "5000",
+    RATE_LIMIT_PER_MINUTE: "100000",
+    RATE_LIMIT_PER_DAY: "100000",
+    RATE_LIMIT_NETWORK_PER_MINUTE: "100000",
+  };
+  try {
+    for (const [i, p] of ports.entries()) run(`teton-pg-${i}`, p, env);
+    for (const p of ports) await waitReady(`http://127.0.0.1:${p}`);
+    const acked = new Set<string>();
+    let killed = false;
+    let retries = 0;
+    const N = 300;
+    for (let i = 0; i < N; i++) {
+      const key = `deploy-${i}`;
+      for (let attempt = 0; ; attempt++) {
+        // Alternate between the two; after the kill, whichever still answers.
+        const p = ports[(i + attempt) % 2];
+        const res = await fetch(`http://127.0.0.1:${p}/functions/v1/send-email`, {
+          method: "POST",
+          headers: {
+            "content-type": "application/json",
+            authorization: `Bearer ${DEFAULT_PUBLIC_KEY}`,
+            "idempotency-key": key,
+          },
+          body: JSON.stringify({ name: `Replica Test ${i}`, email: "r@example.org", message: `Lead ${i}` }),
+        }).catch(() => null);
+        if (res?.status === 201) {
+          acked.add(String(((await res.json()) as { id: string }).id));
+          break;
+        }
+        retries += 1;
+        if (attempt > 10) throw new Error(`inquiry ${i} was never acknowledged`);
+      }
+      if (!killed && i === N / 2) {
+        killed = true;
+        podman("kill", "teton-pg-0");
+      }
+    }
+    const deadline = Date.now() + 60_000;
+    const delivered = () => new Set(smtp.received.map((m) => String(m.mail.headers.get("x-inquiry-id"))));
+    while ([...acked].some((id) => !delivered().has(id)) && Date.now() < deadline) await sleep(250);
+    const ids = smtp.received.map((m) => String(m.mail.headers.get("x-inquiry-id")));
+    const lost = [...acked].filter((id) => !ids.includes(id)).length;
+    const duplicates = ids.length - new Set(ids).size;
+    check(
+      "two replicas on one PostgreSQL, one killed mid-run: every acknowledged inquiry delivered",
+      acked.size === N && lost === 0,
+      `${acked.size} acknowledged, ${lost} lost, ${duplicates} duplicate emails (at most those in flight at the kill), ${retries} client retries`,
+    );
+  } finally {
+    for (let i = 0; i < 2; i++) spawnSync("podman", [...PODMAN, "rm", "-f", `teton-pg-${i}`]);
+    await smtp.stop();
+    pg.stop();
+  }
+  for (const [status, what] of results) console.log(`${status.padEnd(6)} ${what}`);
+  const failed = results.filter(([s]) => s !== "ok").length;
+  console.log(`${results.length - failed} passed, ${failed} failed`);
+}
+
+await main();
