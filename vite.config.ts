@@ -2,6 +2,9 @@ import { fileURLToPath } from "node:url";
 import { reactRouter } from "@react-router/dev/vite";
 import tailwindcss from "@tailwindcss/vite";
 import { defineConfig, type Plugin } from "vite";
+import { loadEnv } from "./server/env.ts";
+
+const env = loadEnv();
 
 /**
  * SPA_BASELINE=1: the same routes as a client-rendered single-page app (React Router's SPA mode),
@@ -37,8 +40,10 @@ export default defineConfig({
   },
   define: {
     __SPA_BASELINE__: JSON.stringify(spaBaseline),
-    ...(spaBaseline ? { "process.env.CONTACT_ENDPOINT": '""', "process.env.CONTACT_PUBLIC_KEY": '""' } : {}),
-    __SITE_URL__: JSON.stringify((process.env.SITE_URL || "https://www.example.com").replace(/\/+$/, "")),
+    // The build-time variables, from the one validated environment (server/env.ts).
+    __SITE_URL__: JSON.stringify(env.SITE_URL),
+    __CONTACT_ENDPOINT__: JSON.stringify(env.CONTACT_ENDPOINT),
+    __CONTACT_PUBLIC_KEY__: JSON.stringify(env.CONTACT_PUBLIC_KEY ?? ""),
   },
   build: {
     // Every asset is a file with a hashed name: cacheable forever, and no data: URLs to allow in the CSP.

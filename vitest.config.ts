@@ -8,7 +8,12 @@ import { defineConfig } from "vitest/config";
  */
 export default defineConfig({
   resolve: { alias: { "~": fileURLToPath(new URL("./app", import.meta.url)) } },
-  define: { __SITE_URL__: JSON.stringify("https://www.example.com"), __SPA_BASELINE__: "false" },
+  define: {
+    __SITE_URL__: JSON.stringify("https://www.example.com"),
+    __CONTACT_ENDPOINT__: JSON.stringify("/functions/v1/send-email"),
+    __CONTACT_PUBLIC_KEY__: JSON.stringify(""),
+    __SPA_BASELINE__: "false",
+  },
   test: {
     environment: "node",
     testTimeout: 30_000,

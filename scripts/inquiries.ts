@@ -1,3 +1,5 @@
+// First, before anything imports app/config/site.ts: the environment gives it the site's URL.
+import "../server/env.ts";
 import { randomUUID } from "node:crypto";
 import { writeFileSync } from "node:fs";
 import { parseArgs } from "node:util";

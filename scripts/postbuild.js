@@ -1,3 +1,5 @@
+// First, before anything imports app/config/site.ts: the environment gives it the site's URL.
+import "../server/env.ts";
 import { createHash } from "node:crypto";
 import { readFileSync, writeFileSync } from "node:fs";
 import { extname, join } from "node:path";
@@ -5,6 +7,7 @@ import { brotliCompressSync, constants, gzipSync } from "node:zlib";
 import { createRequestHandler } from "react-router";
 import { build as viteBuild } from "vite";
 import { site } from "../app/config/site.ts";
+import { loadEnv } from "../server/env.ts";
 import { BASE_HEADERS, HSTS, NON_HTML_POLICY, policyForHtml } from "../server/security.ts";
 import { walk } from "../server/static.js";
 import { buildImages } from "./images.ts";
@@ -35,7 +38,7 @@ for (const [url, file] of [
 const bundle = await viteBuild({
   configFile: false,
   logLevel: "warn",
-  define: { __SITE_URL__: JSON.stringify((process.env.SITE_URL || "https://www.example.com").replace(/\/+$/, "")) },
+  define: { __SITE_URL__: JSON.stringify(loadEnv().SITE_URL) },
   build: {
     write: false,
     minify: true,

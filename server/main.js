@@ -1,3 +1,5 @@
+// First, before anything imports app/config/site.ts: the environment gives it the site's URL.
+import "./env.ts";
 import { randomBytes, timingSafeEqual } from "node:crypto";
 import { existsSync } from "node:fs";
 import { createServer } from "node:http";
@@ -16,6 +18,7 @@ import { formTokens } from "./contact/form-token.ts";
 import { contactEndpoint, ENDPOINT, MAX_BODY_BYTES } from "./contact/http.ts";
 import { createMetrics } from "./contact/metrics.ts";
 import { startContactRuntime } from "./contact/runtime.ts";
+import { loadEnv } from "./env.ts";
 import {
   bodyLimit,
   canonicalRedirect,
@@ -23,7 +26,6 @@ import {
   hostsOf,
   httpsRedirect,
   methodGuard,
-  parseTrustProxy,
   warnUntrustedProxy,
 } from "./guards.ts";
 import { BASE_HEADERS, HSTS, NON_HTML_POLICY, policyForHtml } from "./security.ts";
@@ -49,18 +51,16 @@ process.on("unhandledRejection", (reason) => {
   log.error({ err: { message: reason instanceof Error ? reason.message : String(reason) } }, "unhandled rejection");
 });
 
-const port = Number.parseInt(process.env.PORT ?? "3000", 10);
-const host = process.env.HOST ?? "0.0.0.0";
-
+let env;
 let config;
-let trustProxy;
 try {
+  env = loadEnv();
   config = loadConfig();
-  trustProxy = parseTrustProxy(process.env.TRUST_PROXY);
 } catch (err) {
   log.fatal(err.message);
   process.exit(1);
 }
+const { PORT: port, HOST: host, TRUST_PROXY: trustProxy } = env;
 
 const build = await import(serverBuild);
 const files = loadStaticFiles(clientDir);

@@ -1,4 +1,5 @@
 import { createHash } from "node:crypto";
+import { loadEnv } from "./env.ts";
 
 /**
  * The site's security headers, in one place: the Node server sends them on every response, and
@@ -23,7 +24,7 @@ export function inlineScriptHashes(html: string): string[] {
 }
 
 /** The origin of CONTACT_ENDPOINT when it is another site's (a hosted function), else nothing. */
-export function externalContactOrigin(endpoint = process.env.CONTACT_ENDPOINT): string | null {
+export function externalContactOrigin(endpoint = loadEnv().CONTACT_ENDPOINT): string | null {
   if (!endpoint || endpoint.startsWith("/")) return null;
   try {
     return new URL(endpoint).origin;

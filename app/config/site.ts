@@ -15,12 +15,10 @@ export const site: Site = {
     "IT infrastructure, IT consulting, AI consulting and AI software development for US businesses. Based in Cheyenne, Wyoming.",
   blurb:
     "Teton Digital builds and runs the infrastructure, software and AI systems that growing US businesses depend on — planned with care, delivered on time and supported around the clock.",
-  // SITE_URL at build time (vite.config.ts): prerendered pages carry it in canonical links.
-  // Outside Vite (the server's own modules, scripts) it is read from the environment.
-  url:
-    typeof __SITE_URL__ === "string"
-      ? __SITE_URL__
-      : (globalThis.process?.env.SITE_URL || "https://www.example.com").replace(/\/+$/, ""),
+  // SITE_URL at build time (vite.config.ts defines it): prerendered pages carry it in canonical
+  // links. Outside Vite (the server, the CLI, the build scripts) server/env.ts, imported first,
+  // puts the validated value on globalThis under the same name.
+  url: typeof __SITE_URL__ === "string" ? __SITE_URL__ : "https://www.example.com",
   email: "hello@example.com",
   phone: {
     display: "(307) 555-0142",

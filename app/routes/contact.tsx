@@ -17,8 +17,8 @@ import type { Route } from "./+types/contact";
 /** Where the page sends the form with JavaScript on (fixed at build time: the page is prerendered). */
 export function loader() {
   return {
-    endpoint: process.env.CONTACT_ENDPOINT || "/functions/v1/send-email",
-    publicKey: contactPublicKey(process.env.CONTACT_PUBLIC_KEY),
+    endpoint: __CONTACT_ENDPOINT__,
+    publicKey: contactPublicKey(__CONTACT_PUBLIC_KEY__),
   };
 }
 

@@ -478,6 +478,22 @@ describe("start-up that fails says so, and storage that fails does not take the 
   });
 
   it.each([
+    ["PORT", "eighty", "PORT: "],
+    ["SITE_URL", "www.example.com", "SITE_URL: an http:// or https:// URL"],
+  ])("%s=%s stops the start with one line naming the variable", async (name, value, message) => {
+    const err = await startServer({ [name]: value }).then(
+      () => null,
+      (e: Error) => e.message,
+    );
+    expect(err).toMatch(/server exited \(1\)/);
+    const fatal = lines(String(err).replace(/^server exited \(1\):\n/, "")).filter((l) => l.level === 60);
+    expect(fatal).toHaveLength(1);
+    expect(fatal[0]?.msg).toMatch(/^Invalid environment: /);
+    expect(fatal[0]?.msg).toContain(message);
+    expect(err).not.toMatch(/^\s+at /m);
+  });
+
+  it.each([
     ["nonsense", 'TRUST_PROXY: "nonsense"'],
     ["10.0.0.0/99", 'TRUST_PROXY: "10.0.0.0/99"'],
   ])("TRUST_PROXY=%s stops the start with one line", async (value, message) => {

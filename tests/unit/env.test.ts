@@ -1,0 +1,46 @@
+import { describe, expect, it } from "vitest";
+import { BUILD_TIME, loadEnv } from "../../server/env.ts";
+
+/** Issue 11 §1: one validated environment; a bad value is one line naming the variable. */
+
+describe("the environment", () => {
+  it("has a default for everything a fresh clone needs", () => {
+    const env = loadEnv({});
+    expect(env).toMatchObject({
+      SITE_URL: "https://www.example.com",
+      CONTACT_ENDPOINT: "/functions/v1/send-email",
+      PORT: 3000,
+      HOST: "0.0.0.0",
+      TRUST_PROXY: ["loopback"],
+      DATA_DIR: "./data",
+      RATE_LIMIT_PER_MINUTE: 5,
+      SPAM_FILTER: "on",
+    });
+    expect(BUILD_TIME).toEqual(["SITE_URL", "CONTACT_ENDPOINT", "CONTACT_PUBLIC_KEY"]);
+  });
+
+  it("reads values as their types, and an empty variable as unset", () => {
+    const env = loadEnv({ PORT: "8080", SITE_URL: "https://www.teton.test/", TRUST_PROXY: "1", DATABASE_URL: "" });
+    expect(env.PORT).toBe(8080);
+    expect(env.SITE_URL).toBe("https://www.teton.test");
+    expect(env.TRUST_PROXY).toBe(1);
+    expect(env.DATABASE_URL).toBeUndefined();
+  });
+
+  it.each([
+    [{ PORT: "eighty" }, /^Invalid environment: PORT: /],
+    [{ PORT: "70000" }, /^Invalid environment: PORT: a port number 1-65535$/],
+    [{ SITE_URL: "www.example.com" }, /^Invalid environment: SITE_URL: an http:\/\/ or https:\/\/ URL$/],
+    [{ CONTACT_ENDPOINT: "send-email" }, /^Invalid environment: CONTACT_ENDPOINT: /],
+    [{ TRUST_PROXY: "nonsense" }, /^Invalid environment: TRUST_PROXY: "nonsense" is not an address/],
+    [{ RATE_LIMIT_PER_DAY: "-3" }, /^Invalid environment: RATE_LIMIT_PER_DAY: /],
+    [{ WEBHOOK_URL: "https://hooks.example/x" }, /WEBHOOK_SECRET: required with WEBHOOK_URL/],
+  ])("refuses %j in one line naming the variable", (source, message) => {
+    expect(() => loadEnv(source)).toThrow(message);
+    try {
+      loadEnv(source);
+    } catch (e) {
+      expect((e as Error).message).not.toContain("\n");
+    }
+  });
+});
