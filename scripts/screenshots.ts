@@ -32,6 +32,10 @@ try {
       const page = await context.newPage();
       for (const [name, path] of pages) {
         await page.goto(`${server.url}${path}`, { waitUntil: "networkidle" });
+        // Lazy images below the fold load as a visitor scrolls: scroll, then let them arrive.
+        await page.evaluate(() => window.scrollTo(0, document.body.scrollHeight));
+        await page.waitForLoadState("networkidle");
+        await page.evaluate(() => window.scrollTo(0, 0));
         const file = join(out, `${name}-${width}-${colorScheme}.png`);
         await page.screenshot({ path: file, fullPage: true });
         console.log(file.slice(root.length));

@@ -1,6 +1,6 @@
 import { Webhook } from "standardwebhooks";
 import { site } from "../../app/config/site.ts";
-import { buildMail, type Mailer, messageIdFor } from "./mailer.ts";
+import { buildMail, escapeHtml, type Mailer, messageIdFor } from "./mailer.ts";
 import type { ChannelName, Job, NewInquiry } from "./store.ts";
 
 /**
@@ -53,7 +53,7 @@ export function emailChannel(mailer: Mailer, addresses: { from: string; to: stri
           replyTo: { name: site.name, address: addresses.to },
           subject: subject.slice(0, 200),
           text,
-          html: `<pre style="white-space:pre-wrap">${text.replace(/&/g, "&amp;").replace(/</g, "&lt;")}</pre>`,
+          html: `<pre style="white-space:pre-wrap">${escapeHtml(text)}</pre>`,
           messageId: `<${id}@${new URL(site.url).hostname}>`,
           headers: { "X-Alert": "delivery-failed" },
         },
