@@ -93,6 +93,8 @@ const isPage = (path) => files.has(path);
 
 const app = express();
 app.disable("x-powered-by");
+// Pages and assets carry their own validators (static.js); JSON answers are no-store and need none.
+app.set("etag", false);
 app.set("trust proxy", trustProxy);
 
 // One JSON line per request. No query strings, addresses or bodies: they can carry personal data.

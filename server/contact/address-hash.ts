@@ -1,4 +1,4 @@
-import { createHmac, randomBytes } from "node:crypto";
+import { createHmac, createSecretKey, type KeyObject, randomBytes } from "node:crypto";
 import { chmodSync, existsSync, mkdirSync, readFileSync, writeFileSync } from "node:fs";
 import { dirname, join } from "node:path";
 import { clientKeys } from "../guards.ts";
@@ -35,12 +35,13 @@ export type AddressHasher = {
 };
 
 export function addressHasher(secret: string): AddressHasher {
-  const monthKeys = new Map<string, Buffer>();
+  // Key objects, made once a month: an HMAC from a raw key re-imports it on every call.
+  const monthKeys = new Map<string, KeyObject>();
   const keyFor = (now: number) => {
     const p = period(now);
     let key = monthKeys.get(p);
     if (!key) {
-      key = createHmac("sha256", secret).update(`ip-hash:${p}`).digest();
+      key = createSecretKey(createHmac("sha256", secret).update(`ip-hash:${p}`).digest());
       monthKeys.clear();
       monthKeys.set(p, key);
     }

@@ -172,7 +172,8 @@ export class ContactPipeline implements ContactService {
 
   /**
    * PostgreSQL: the idempotency check, the rate limits, the inquiry, its deliveries and its answer
-   * in one statement — one round trip, one commit (docs/decisions/0006-delivery-channels.md).
+   * in one statement, batched with concurrent submissions — one round trip and one commit for the batch
+   * (docs/decisions/0006-delivery-channels.md).
    */
   private saveAtOnce(hashes: AddressHashes | null) {
     const now = Date.now();

@@ -1,5 +1,6 @@
 import type { ContactInput } from "../../app/contact/schema.ts";
-import type { Database, Sql } from "./db.ts";
+import { Batcher } from "./batcher.ts";
+import { type Database, type Sql, StorageUnavailableError } from "./db.ts";
 
 /**
  * Inquiries and their email jobs. Every write that acknowledges a visitor happens in one transaction:
@@ -95,6 +96,17 @@ export type SaveFields = {
 export type SaveResult =
   | { duplicate: true; previous: StoredAnswer }
   | { duplicate: false; answer: Answer; refused?: boolean };
+
+export type AtOnceOptions = SaveFields & {
+  limits: Array<{ key: string; points: number; durationMs: number }>;
+  now: number;
+};
+export type AtOnceResult = SaveResult | { duplicate: false; refused: true; retryAfterMs: number };
+type SavedRow = {
+  prior?: { status: number; body: string; fingerprint: string | null };
+  blocked_until?: number;
+  stored?: boolean;
+};
 
 const DELIVERY_COLUMNS = "d.channel, d.status, d.attempts, d.last_error, d.sent_at";
 
@@ -213,105 +225,102 @@ export class Store {
   }
 
   /**
-   * PostgreSQL: the whole submission in one statement (one round trip, one commit). An earlier
-   * answer for the idempotency key wins (nothing is counted or stored); else every rate-limit
-   * counter is taken (as rate-limiter-flexible does, on its table) and, only if none is over its
-   * limit, the inquiry, its deliveries and its answer are inserted. Two requests with one key at
-   * once: the second's insert of the key fails on the unique index, so the whole statement —
-   * inquiry included — is undone, and it reads the winner's answer.
+   * PostgreSQL: the whole submission in one statement, batched with the submissions that arrive while
+   * the previous batch is committing (one round trip and one commit for all of them), through the
+   * function `save_submissions` (migration 005). Per submission, in order: an earlier answer for the
+   * idempotency key wins (nothing is counted or stored); else every rate-limit counter is taken (as
+   * rate-limiter-flexible does, on its table) and, only if none is over its limit, the inquiry, its
+   * deliveries and its answer are inserted. No answer goes out before its batch has committed.
+   * A batch that fails as a whole (two requests with one key in two batches at once, a deadlock) is
+   * saved again one submission at a time; an outage fails each of its submissions (503).
    */
-  async saveAtOnce(
-    inquiry: NewInquiry,
-    opts: SaveFields & {
-      limits: Array<{ key: string; points: number; durationMs: number }>;
-      now: number;
-    },
-  ): Promise<SaveResult | { duplicate: false; refused: true; retryAfterMs: number }> {
-    const { idempotencyKey: key, answer, deliveries = [], limits, now } = opts;
-    const params: unknown[] = [];
-    // Numbered parameters ($n), so the order the text is built in does not matter.
-    const p = (value: unknown, type: string) => {
-      params.push(value);
-      return `$${params.length}::${type}`;
-    };
-    const ctes: string[] = [];
-    ctes.push(
-      `prior AS (SELECT status, body, fingerprint FROM idempotency_keys WHERE key = ${p(key ?? null, "text")})`,
-    );
-    if (limits.length > 0) {
-      const values = limits
-        .map((l) => `(${p(l.key, "text")}, ${p(l.points, "int")}, ${p(now + l.durationMs, "bigint")})`)
-        .join(", ");
-      ctes.push(`lim (key, max_points, expire) AS (VALUES ${values})`);
-      const t = p(now, "bigint");
-      const t2 = p(now, "bigint");
-      ctes.push(`counted AS (
-        INSERT INTO rate_limits (key, points, expire)
-        SELECT key, 1, expire FROM lim WHERE NOT EXISTS (SELECT 1 FROM prior)
-        ON CONFLICT (key) DO UPDATE SET
-          points = CASE WHEN rate_limits.expire <= ${t} THEN 1 ELSE rate_limits.points + 1 END,
-          expire = CASE WHEN rate_limits.expire <= ${t2} THEN EXCLUDED.expire ELSE rate_limits.expire END
-        RETURNING key, points, expire)`);
-      ctes.push("over AS (SELECT c.expire FROM counted c JOIN lim ON lim.key = c.key WHERE c.points > lim.max_points)");
-    } else {
-      ctes.push("over AS (SELECT NULL::bigint AS expire WHERE false)");
-    }
-    ctes.push(`inquiry AS (
-      INSERT INTO inquiries (id, received_at, name, email, company, service, message, page, user_agent, ip_hash, source, spam,
-                             held_reason, message_hash)
-      SELECT ${p(inquiry.id, "text")}, ${p(inquiry.receivedAt, "bigint")}, ${p(inquiry.name, "text")}, ${p(inquiry.email, "text")},
-             ${p(inquiry.company, "text")}, ${p(inquiry.service, "text")}, ${p(inquiry.message, "text")}, ${p(inquiry.page, "text")},
-             ${p(inquiry.userAgent, "text")}, ${p(inquiry.ipHash, "text")}, ${p(inquiry.source, "text")}, ${p(inquiry.spam, "boolean")},
-             ${p(inquiry.heldReason ?? null, "text")}, ${p(inquiry.messageHash ?? null, "text")}
-      WHERE NOT EXISTS (SELECT 1 FROM prior) AND NOT EXISTS (SELECT 1 FROM over)
-      RETURNING id)`);
-    if (deliveries.length > 0) {
-      const values = deliveries
-        .map((d) => `(${p(d.id, "text")}, ${p(d.channel, "text")}, ${p(d.messageId, "text")})`)
-        .join(", ");
-      ctes.push(`delivery AS (
-        INSERT INTO deliveries (id, inquiry_id, channel, message_id, status, attempts, created_at, next_attempt_at)
-        SELECT d.id, i.id, d.channel, d.message_id, 'pending', 0, ${p(inquiry.receivedAt, "bigint")}, ${p(inquiry.receivedAt, "bigint")}
-        FROM inquiry i, (VALUES ${values}) AS d (id, channel, message_id))`);
-    }
-    if (key) {
-      ctes.push(`answer AS (
-        INSERT INTO idempotency_keys (key, inquiry_id, status, body, created_at, fingerprint)
-        SELECT ${p(key, "text")}, i.id, ${p(answer.status, "int")}, ${p(JSON.stringify(answer.body), "text")},
-               ${p(inquiry.receivedAt, "bigint")}, ${p(opts.fingerprint ?? null, "text")}
-        FROM inquiry i)`);
-    }
-    const sql = `WITH ${ctes.join(",\n")}
-      SELECT (SELECT row_to_json(prior) FROM prior) AS prior,
-             (SELECT MAX(expire) FROM over) AS blocked_until,
-             EXISTS (SELECT 1 FROM inquiry) AS stored`;
-    let row:
-      | {
-          prior: { status: number; body: string; fingerprint: string | null } | null;
-          blocked_until: number | null;
-          stored: boolean;
-        }
-      | undefined;
+  saveAtOnce(inquiry: NewInquiry, opts: AtOnceOptions): Promise<AtOnceResult> {
+    this.submissions ??= new Batcher((batch) => this.saveBatch(batch));
+    return this.submissions.add({ inquiry, opts });
+  }
+
+  private submissions: Batcher<{ inquiry: NewInquiry; opts: AtOnceOptions }, AtOnceResult> | null = null;
+
+  private async saveBatch(batch: Array<{ inquiry: NewInquiry; opts: AtOnceOptions }>): Promise<AtOnceResult[]> {
     try {
-      [row] = await this.db.query(sql, params);
+      return await this.runSaveSubmissions(batch);
     } catch (e) {
-      // Two requests with one key at the same moment: the loser reads the winner's answer.
-      if (key && (e as { code?: string }).code === "23505") {
-        const previous = await this.answerFor(key).catch(() => null);
-        if (previous) return { duplicate: true, previous };
+      if (e instanceof StorageUnavailableError) throw e;
+      const [only] = batch;
+      if (only && batch.length === 1) return [await this.saveAlone(only, e)];
+      // One at a time, each with its own outcome.
+      return Promise.all(
+        batch.map((item) =>
+          this.runSaveSubmissions([item]).then(
+            (r) => r[0] as AtOnceResult,
+            (err) => this.saveAlone(item, err),
+          ),
+        ),
+      );
+    }
+  }
+
+  /** A submission whose statement failed: if its key was taken at the same moment, the winner's answer. */
+  private async saveAlone(item: { inquiry: NewInquiry; opts: AtOnceOptions }, error: unknown): Promise<AtOnceResult> {
+    const key = item.opts.idempotencyKey;
+    if (key && (error as { code?: string }).code === "23505") {
+      const previous = await this.answerFor(key).catch(() => null);
+      if (previous) return { duplicate: true, previous };
+    }
+    throw error;
+  }
+
+  private async runSaveSubmissions(
+    batch: Array<{ inquiry: NewInquiry; opts: AtOnceOptions }>,
+  ): Promise<AtOnceResult[]> {
+    const payload = batch.map(({ inquiry: i, opts: o }) => ({
+      key: o.idempotencyKey ?? null,
+      fingerprint: o.fingerprint ?? null,
+      answer_status: o.answer.status,
+      answer_body: JSON.stringify(o.answer.body),
+      now: o.now,
+      limits: o.limits.map((l) => ({ key: l.key, max: l.points, expire: o.now + l.durationMs })),
+      deliveries: (o.deliveries ?? []).map((d) => ({ id: d.id, channel: d.channel, message_id: d.messageId })),
+      inquiry: {
+        id: i.id,
+        received_at: i.receivedAt,
+        name: i.name,
+        email: i.email,
+        company: i.company,
+        service: i.service,
+        message: i.message,
+        page: i.page,
+        user_agent: i.userAgent,
+        ip_hash: i.ipHash,
+        source: i.source,
+        spam: i.spam,
+        held_reason: i.heldReason ?? null,
+        message_hash: i.messageHash ?? null,
+      },
+    }));
+    const [row] = await this.db.query<{ results: SavedRow[] }>("SELECT save_submissions(?::jsonb) AS results", [
+      JSON.stringify(payload),
+    ]);
+    const results = row?.results ?? [];
+    if (results.length !== batch.length) throw new Error("save_submissions answered for another number of submissions");
+    return results.map((r, n) => {
+      const { opts } = batch[n] as { opts: AtOnceOptions };
+      if (r.prior) {
+        const { status, body, fingerprint } = r.prior;
+        return {
+          duplicate: true,
+          previous: { status: Number(status), body: JSON.parse(body), fingerprint: fingerprint ?? null },
+        };
       }
-      throw e;
-    }
-    if (row?.prior) {
-      const { status, body, fingerprint } = row.prior;
-      return {
-        duplicate: true,
-        previous: { status: Number(status), body: JSON.parse(body), fingerprint: fingerprint ?? null },
-      };
-    }
-    if (!row?.stored)
-      return { duplicate: false, refused: true, retryAfterMs: Math.max(0, Number(row?.blocked_until ?? now) - now) };
-    return { duplicate: false, answer };
+      if (!r.stored) {
+        return {
+          duplicate: false,
+          refused: true,
+          retryAfterMs: Math.max(0, Number(r.blocked_until ?? opts.now) - opts.now),
+        };
+      }
+      return { duplicate: false, answer: opts.answer };
+    });
   }
 
   /**

@@ -272,7 +272,11 @@ describe("the deliveries migration keeps what was there", () => {
     );
     await client.end();
     const db = openPostgres(made.url);
-    expect(await db.migrate()).toEqual(["003_deliveries_per_channel.sql", "004_held_inquiries.sql"]);
+    expect(await db.migrate()).toEqual([
+      "003_deliveries_per_channel.sql",
+      "004_held_inquiries.sql",
+      "005_save_submissions.sql",
+    ]);
     expect(await db.query("SELECT id, channel, status, attempts, last_error FROM deliveries")).toEqual([
       { id: job.id, channel: "email", status: "failed", attempts: 7, last_error: "relay down" },
     ]);

@@ -335,6 +335,38 @@ describe.each([
     expect((await submit(p, valid, { ip: "198.51.100.1" })).status).toBe(201);
   });
 
+  it("keeps limits and keys exact when submissions arrive together (batched on PostgreSQL), across two instances", async () => {
+    smtp = await new TestSmtp().start();
+    const env = { RATE_LIMIT_PER_MINUTE: "7", IP_HASH_KEY: "k".repeat(40) };
+    const [a, b] = [await pipeline(env), await pipeline(env)] as [ContactPipeline, ContactPipeline];
+    // 40 at once from one address, split over two instances: exactly 7 get through.
+    const burst = await Promise.all(
+      Array.from({ length: 40 }, (_, i) => submit(i % 2 ? a : b, { ...valid, message: `Burst ${i}` })),
+    );
+    expect(burst.filter((r) => r.status === 201)).toHaveLength(7);
+    expect(burst.filter((r) => r.status === 429)).toHaveLength(33);
+    // 12 keys, each sent four times at once from other addresses through both instances: one inquiry
+    // per key, every answer the first one.
+    const keyed = await Promise.all(
+      Array.from({ length: 48 }, (_, i) =>
+        submit(
+          i % 2 ? a : b,
+          { ...valid, message: `Keyed ${i % 12}` },
+          {
+            idempotencyKey: `burst-${i % 12}`,
+            ip: `198.51.${i % 12}.${i}`,
+          },
+        ),
+      ),
+    );
+    for (let k = 0; k < 12; k++) {
+      const answers = keyed.filter((_, i) => i % 12 === k);
+      expect(answers.map((r) => r.status)).toEqual([201, 201, 201, 201]);
+      expect(new Set(answers.map((r) => r.body.id)).size).toBe(1);
+    }
+    expect((await a.store.counts()).inquiries).toBe(7 + 12);
+  });
+
   it("purges inquiries older than the cut-off with their jobs", async () => {
     smtp = await new TestSmtp().start();
     const p = await pipeline();
