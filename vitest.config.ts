@@ -12,7 +12,6 @@ export default defineConfig({
     __SITE_URL__: JSON.stringify("https://www.example.com"),
     __CONTACT_ENDPOINT__: JSON.stringify("/functions/v1/send-email"),
     __CONTACT_PUBLIC_KEY__: JSON.stringify(""),
-    __SPA_BASELINE__: "false",
   },
   test: {
     environment: "node",

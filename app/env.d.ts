@@ -5,4 +5,3 @@ declare const __CONTACT_ENDPOINT__: string;
 declare const __CONTACT_PUBLIC_KEY__: string;
 
 /** True only in the client-rendered baseline build of `npm run bench:site` (vite.config.ts). */
-declare const __SPA_BASELINE__: boolean;

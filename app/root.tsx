@@ -32,7 +32,7 @@ export function Layout({ children }: { children: ReactNode }) {
   const matches = useMatches();
   const { pathname } = useLocation();
   // Pages with nothing interactive ship no JavaScript: only a route that asks for it hydrates.
-  const hydrate = __SPA_BASELINE__ || handleOf(matches).hydrate === true;
+  const hydrate = handleOf(matches).hydrate === true;
   return (
     <html lang="en-US">
       <head>

@@ -7,6 +7,8 @@ import * as chromeLauncher from "chrome-launcher";
 import express from "express";
 import lighthouse from "lighthouse";
 import { chromium } from "playwright-core";
+import { publishedSlugs } from "../app/content/post-files.ts";
+import { pageOf, pagePaths } from "../app/pages.ts";
 import { chromiumArgs } from "../playwright.config.ts";
 import { startServer } from "../tests/support/server.ts";
 
@@ -19,7 +21,7 @@ import { startServer } from "../tests/support/server.ts";
  * scripts/check-budgets.ts checks.
  *
  * Then the same for a baseline: the same routes built as a client-rendered single-page app
- * (React Router's SPA mode, SPA_BASELINE=1 in vite.config.ts), served precompressed like ours with
+ * (React Router's SPA mode, configured in bench/spa-baseline/), served precompressed like ours with
  * every path falling back to index.html. Both tables go to BENCHMARKS.md.
  */
 
@@ -29,17 +31,13 @@ const { values: opts } = parseArgs({
 const RUNS = Number(opts.runs);
 const CHROMIUM = process.env.CHROMIUM_PATH ?? "/usr/bin/chromium";
 
+/** The public pages of app/pages.ts (each published post), the interactive ones last. */
+const publicPaths = pagePaths(publishedSlugs(), (p) => p.public);
+const kindOf = (path: string) => (pageOf(path)?.interactive ? ("interactive" as const) : ("content" as const));
 export const ROUTES = [
-  { path: "/", kind: "content" },
-  { path: "/services", kind: "content" },
-  { path: "/blog", kind: "content" },
-  { path: "/blog/ai-infrastructure-us-goldmine", kind: "content" },
-  { path: "/blog/startup-ai-scaling-success", kind: "content" },
-  { path: "/blog/eu-guidelines-it-infrastructure", kind: "content" },
-  { path: "/blog/rent-or-buy-it-infrastructure", kind: "content" },
-  { path: "/imprint", kind: "content" },
-  { path: "/contact", kind: "interactive" },
-] as const;
+  ...publicPaths.filter((p) => kindOf(p) === "content"),
+  ...publicPaths.filter((p) => kindOf(p) === "interactive"),
+].map((path) => ({ path, kind: kindOf(path) }));
 
 export type RouteFigures = {
   path: string;
@@ -245,7 +243,7 @@ ${markdownTable(site)}
 
 ## Baseline: the same routes as a client-rendered single-page app
 
-React Router's SPA mode (\`SPA_BASELINE=1\`): one \`index.html\` shell, every route rendered with React in the
+React Router's SPA mode (\`bench/spa-baseline/\`): one \`index.html\` shell, every route rendered with React in the
 browser, as the site the spec came from was. Served precompressed, like ours.
 
 ${markdownTable(spa)}
@@ -276,7 +274,11 @@ ${serve.rows.map((r: Record<string, number | string>) => `| ${r.path} | ${r["nod
 
 async function main() {
   if (!opts["no-build"]) execSync("npm run build", { stdio: "inherit" });
-  execSync("react-router build", { stdio: "inherit", env: { ...process.env, SPA_BASELINE: "1" } });
+  // The baseline's own configuration (bench/spa-baseline/): the production configuration knows nothing of it.
+  execSync("react-router build --config bench/spa-baseline/vite.config.ts", {
+    stdio: "inherit",
+    env: { ...process.env, REACT_ROUTER_ROOT: "bench/spa-baseline" },
+  });
   const server = await startServer({ RATE_LIMIT_PER_MINUTE: "1000", RATE_LIMIT_NETWORK_PER_MINUTE: "1000" });
   let rows: RouteFigures[];
   try {

@@ -1,5 +1,6 @@
 import { site } from "~/config/site";
-import type { PostView } from "~/content/posts.server";
+import type { PostView } from "~/content/blog.server";
+import { pagePaths } from "~/pages";
 
 /** Text files for crawlers and readers, built from the site config and the published posts. */
 
@@ -8,12 +9,13 @@ const xml = (s: string) =>
 const cdata = (s: string) => `<![CDATA[${s.replace(/]]>/g, "]]]]><![CDATA[>")}]]>`;
 const rfc822 = (date: string) => new Date(`${date}T12:00:00Z`).toUTCString();
 
-export const STATIC_PATHS = ["/", "/services", "/blog", "/contact", "/imprint"] as const;
+// The public pages of pages.ts; posts are listed below, each with its date (no slugs here).
+const LANDING_PATHS = pagePaths([], (p) => p.public);
 
 export function sitemap(posts: PostView[]): string {
   const newest = posts[0]?.date;
   const entries = [
-    ...STATIC_PATHS.map((path) => ({
+    ...LANDING_PATHS.map((path) => ({
       loc: `${site.url}${path}`,
       lastmod: path === "/" || path === "/blog" ? newest : undefined,
     })),

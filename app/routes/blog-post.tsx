@@ -3,7 +3,7 @@ import { data, isRouteErrorResponse, useRouteError } from "react-router";
 import { NamedIcon } from "~/components/ui/ServiceIcon";
 import { buttonOnDark, buttonPrimary, container, focusRing, readingColumn } from "~/components/ui/styles";
 import { site } from "~/config/site";
-import { findPost } from "~/content/posts.server";
+import { findPost } from "~/content/blog.server";
 import { pageMeta } from "~/lib/seo";
 import { blogPosting, breadcrumbs, JsonLd } from "~/lib/structured-data";
 import type { Route } from "./+types/blog-post";
@@ -87,7 +87,7 @@ export default function BlogPost({ loaderData: { post } }: Route.ComponentProps)
         </div>
       </header>
       <div className={`${readingColumn} py-12`}>
-        {/* Rendered from Markdown at build time; raw HTML in the source is escaped (app/content/post.ts). */}
+        {/* Rendered from Markdown at build time; raw HTML in the source is escaped (app/content/post-parser.ts). */}
         <div data-print-links className="prose-article text-lg" dangerouslySetInnerHTML={{ __html: post.html }} />
         <aside aria-label="About the author" className="mt-12 flex gap-4 rounded-2xl bg-slate-50 p-6 dark:bg-slate-900">
           <span className="inline-flex size-14 shrink-0 items-center justify-center rounded-full bg-blue-700 text-white">

@@ -2,7 +2,7 @@ import { ArrowRight, Clock } from "lucide-react";
 import { PageHeader } from "~/components/ui/PageHeader";
 import { NamedIcon } from "~/components/ui/ServiceIcon";
 import { cardFrame, container } from "~/components/ui/styles";
-import { allPosts } from "~/content/posts.server";
+import { allPosts } from "~/content/blog.server";
 import { pageMeta } from "~/lib/seo";
 import type { Route } from "./+types/blog";
 

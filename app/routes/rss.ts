@@ -1,4 +1,4 @@
-import { allPosts } from "~/content/posts.server";
+import { allPosts } from "~/content/blog.server";
 import { rss } from "~/lib/feeds.server";
 
 /** Prerendered to build/client/blog/rss.xml (react-router.config.ts). */

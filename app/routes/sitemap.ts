@@ -1,4 +1,4 @@
-import { allPosts } from "~/content/posts.server";
+import { allPosts } from "~/content/blog.server";
 import { sitemap } from "~/lib/feeds.server";
 
 /** Prerendered to build/client/sitemap.xml (react-router.config.ts). */

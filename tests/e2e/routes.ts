@@ -1,15 +1,28 @@
-/** Every public route of the site, with what a visitor must find on it. */
-export const contentRoutes = [
-  { path: "/", h1: /IT infrastructure and AI solutions/, nav: "Home" },
-  { path: "/services", h1: "Our Services", nav: "Services" },
-  { path: "/blog", h1: "Insights & Articles", nav: "Blog" },
-  { path: "/blog/ai-infrastructure-us-goldmine", h1: "AI Infrastructure: The Next American Goldmine", nav: "Blog" },
-  { path: "/blog/startup-ai-scaling-success", h1: /Case Study/, nav: "Blog" },
-  { path: "/blog/eu-guidelines-it-infrastructure", h1: /EU Guidelines/, nav: "Blog" },
-  { path: "/blog/rent-or-buy-it-infrastructure", h1: /Rent or Buy/, nav: "Blog" },
-  { path: "/imprint", h1: "Imprint", nav: null },
-] as const;
+import { publishedSlugs, readPublishedPosts } from "../../app/content/post-files.ts";
+import { navItems, pageOf, pagePaths } from "../../app/pages.ts";
 
-export const contactRoute = { path: "/contact", h1: "Contact Us", nav: "Contact" } as const;
+/**
+ * Every public page of app/pages.ts (each published post for /blog/:slug), with what a visitor must
+ * find on it: its heading (a post's is its title) and the navigation item marked current.
+ */
+const headings: Record<string, string | RegExp> = {
+  "/": /IT infrastructure and AI solutions/,
+  "/services": "Our Services",
+  "/blog": "Insights & Articles",
+  "/contact": "Contact Us",
+  "/imprint": "Imprint",
+};
 
-export const allRoutes = [...contentRoutes, contactRoute];
+const posts = readPublishedPosts();
+
+function route(path: string) {
+  const h1 = posts.find((p) => `/blog/${p.slug}` === path)?.title ?? headings[path];
+  if (!h1) throw new Error(`tests/e2e/routes.ts: which heading must ${path} show? (a new page in app/pages.ts)`);
+  const nav = navItems.find((n) => n.href === path || (n.href !== "/" && path.startsWith(`${n.href}/`)))?.label;
+  return { path, h1, nav: nav ?? null, interactive: pageOf(path)?.interactive === true };
+}
+
+export const allRoutes = pagePaths(publishedSlugs(), (p) => p.public).map(route);
+/** The pages with nothing interactive (no JavaScript). */
+export const contentRoutes = allRoutes.filter((r) => !r.interactive);
+export const contactRoute = route("/contact");

@@ -1,8 +1,8 @@
 import { readdirSync, readFileSync } from "node:fs";
 import { join } from "node:path";
 import { describe, expect, it } from "vitest";
-import { type Post, PostError, parsePost, publishedPosts, renderMarkdown } from "~/content/post";
-import { publishedSlugs } from "~/content/slugs";
+import { publishedSlugs } from "~/content/post-files";
+import { type Post, PostError, parsePost, publishedPosts, renderMarkdown } from "~/content/post-parser";
 
 const dir = join(process.cwd(), "content/blog");
 const files = readdirSync(dir).filter((f) => f.endsWith(".md"));
@@ -134,7 +134,7 @@ describe("the blog's content", () => {
       "startup-ai-scaling-success": "Case Study",
       "eu-guidelines-it-infrastructure": "Compliance",
     });
-    expect((await publishedSlugs()).sort()).toEqual(posts.map((p) => p.slug).sort());
+    expect(publishedSlugs().sort()).toEqual(posts.map((p) => p.slug).sort());
     expect(publishedPosts(posts)[0]?.slug).toBe("ai-infrastructure-us-goldmine");
   });
 

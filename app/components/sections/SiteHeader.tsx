@@ -1,14 +1,8 @@
 import { Menu, X } from "lucide-react";
 import type { ReactNode } from "react";
 import { site } from "~/config/site";
+import { navItems } from "~/pages";
 import { buttonPrimary, container, focusRing } from "../ui/styles";
-
-export const navItems = [
-  { href: "/", label: "Home" },
-  { href: "/services", label: "Services" },
-  { href: "/blog", label: "Blog" },
-  { href: "/contact", label: "Contact" },
-] as const;
 
 /** The highlighted nav item: Blog stays current on its articles. */
 export function isCurrent(href: string, pathname: string): boolean {

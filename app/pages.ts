@@ -1,0 +1,55 @@
+/**
+ * Every page and file of the site, once. The routes (routes.ts), the prerender list
+ * (react-router.config.ts), the sitemap (lib/feeds.server.ts), the main navigation, the end-to-end
+ * tests and the site benchmark all read these tables: adding a page is a row here plus its module
+ * in routes/. No imports, so Node, Vite, Playwright and the scripts can all load it.
+ */
+
+export type Page = {
+  /** The URL path; ":slug" stands for each published post. */
+  readonly path: string;
+  /** The route module, relative to app/. */
+  readonly module: string;
+  /** Its label in the main navigation, if it has a place there. */
+  readonly nav?: string;
+  /** A page people land on: listed in the sitemap, tested and measured as a public page. */
+  readonly public: boolean;
+  /** Ships JavaScript (its route hydrates): measured against the interactive budgets. */
+  readonly interactive?: boolean;
+};
+
+export const pages = [
+  { path: "/", module: "routes/home.tsx", nav: "Home", public: true },
+  { path: "/services", module: "routes/services.tsx", nav: "Services", public: true },
+  { path: "/blog", module: "routes/blog.tsx", nav: "Blog", public: true },
+  { path: "/blog/:slug", module: "routes/blog-post.tsx", public: true },
+  { path: "/contact", module: "routes/contact.tsx", nav: "Contact", public: true, interactive: true },
+  { path: "/contact/sent", module: "routes/contact-sent.tsx", public: false },
+  { path: "/imprint", module: "routes/imprint.tsx", public: true },
+] as const satisfies readonly Page[];
+
+/** Files for crawlers and readers, prerendered from resource routes. */
+export const files = [
+  { path: "/blog/rss.xml", module: "routes/rss.ts" },
+  { path: "/sitemap.xml", module: "routes/sitemap.ts" },
+  { path: "/robots.txt", module: "routes/robots.ts" },
+  { path: "/.well-known/security.txt", module: "routes/security-txt.ts" },
+  { path: "/site.webmanifest", module: "routes/manifest.ts" },
+] as const;
+
+/** The main navigation, in the order of the table. */
+export const navItems = pages.flatMap((p) => ("nav" in p ? [{ href: p.path, label: p.nav }] : []));
+
+/** The concrete paths of the pages that pass `filter`, ":slug" expanded to each published post. */
+export function pagePaths(slugs: readonly string[], filter: (page: Page) => boolean = () => true): string[] {
+  return (pages as readonly Page[])
+    .filter(filter)
+    .flatMap((p) => (p.path.includes(":slug") ? slugs.map((s) => p.path.replace(":slug", s)) : [p.path]));
+}
+
+/** The row a concrete path belongs to ("/blog/some-post" → "/blog/:slug"). */
+export function pageOf(path: string): Page | undefined {
+  return (pages as readonly Page[]).find((p) =>
+    p.path.includes(":slug") ? new RegExp(`^${p.path.replace(":slug", "[^/]+")}$`).test(path) : p.path === path,
+  );
+}

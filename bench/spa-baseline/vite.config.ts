@@ -1,0 +1,31 @@
+import { defineConfig, mergeConfig, type Plugin } from "vite";
+import { files } from "../../app/pages.ts";
+import production from "../../vite.config.ts";
+
+/**
+ * The production Vite configuration, with the route modules turned into what a client-rendered app
+ * would have: loaders run in the browser (clientLoader), the posts are bundled for the browser
+ * (bundled-posts.ts instead of the server-only blog.server.ts), and every page loads the whole app (the
+ * root's handle asks every route to hydrate). The files for crawlers (`files` in app/pages.ts) are
+ * text made on the server, with nothing to render in a browser: empty routes here, never measured.
+ * See react-router.config.ts beside this file.
+ */
+const fileRoutes = files.map((f) => `/app/${f.module}`);
+
+const clientRendered: Plugin = {
+  name: "spa-baseline",
+  enforce: "pre",
+  transform(code, id) {
+    if (fileRoutes.some((m) => id.split("?")[0]?.endsWith(m))) return "export {};\n";
+    if (id.includes("/app/routes/")) {
+      return code
+        .replace(/export function loader\(/g, "export function clientLoader(")
+        .replace(/export async function action\(/g, "async function _serverAction(")
+        .replace(/(["'])~\/content\/blog\.server\1/g, '"~/content/bundled-posts"');
+    }
+    if (id.endsWith("/app/root.tsx")) return `${code}\nexport const handle = { hydrate: true };\n`;
+    return null;
+  },
+};
+
+export default mergeConfig(production, defineConfig({ plugins: [clientRendered] }));
