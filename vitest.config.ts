@@ -1,5 +1,6 @@
 import { fileURLToPath } from "node:url";
 import { defineConfig } from "vitest/config";
+import { CONTACT_API_PATH } from "./app/contact/api.ts";
 
 /**
  * Two projects: `unit` (no server, no database: `npm run test:unit`, seconds) and `integration`
@@ -10,7 +11,7 @@ export default defineConfig({
   resolve: { alias: { "~": fileURLToPath(new URL("./app", import.meta.url)) } },
   define: {
     __SITE_URL__: JSON.stringify("https://www.example.com"),
-    __CONTACT_ENDPOINT__: JSON.stringify("/functions/v1/send-email"),
+    __CONTACT_ENDPOINT__: JSON.stringify(CONTACT_API_PATH),
     __CONTACT_PUBLIC_KEY__: JSON.stringify(""),
   },
   test: {

@@ -7,7 +7,7 @@ import { DatabaseSync } from "node:sqlite";
 import { parseArgs } from "node:util";
 import pg from "pg";
 import { SMTPServer } from "smtp-server";
-import { DEFAULT_PUBLIC_KEY } from "../app/contact/public-key.ts";
+import { CONTACT_API_PATH, DEFAULT_PUBLIC_KEY } from "../app/contact/api.ts";
 import { openPostgres, openSqlite } from "../server/contact/db.ts";
 import { freePort, startPostgres } from "../tests/support/postgres.ts";
 import { type RunningServer, startServer } from "../tests/support/server.ts";
@@ -146,7 +146,7 @@ async function load(
       for (;;) {
         const t0 = performance.now();
         try {
-          const res = await post(`${server().url}/functions/v1/send-email`, body, {
+          const res = await post(`${server().url}${CONTACT_API_PATH}`, body, {
             "content-type": "application/json",
             authorization: `Bearer ${DEFAULT_PUBLIC_KEY}`,
             "idempotency-key": key,

@@ -2,7 +2,7 @@ import { readFileSync, writeFileSync } from "node:fs";
 import { request } from "node:http";
 import { parseArgs } from "node:util";
 import type { Page } from "playwright-core";
-import { DEFAULT_PUBLIC_KEY } from "../app/contact/public-key.ts";
+import { CONTACT_API_PATH, DEFAULT_PUBLIC_KEY } from "../app/contact/api.ts";
 import { launchChromium } from "../tests/support/chromium.ts";
 import { startServer } from "../tests/support/server.ts";
 import { TestSmtp } from "../tests/support/smtp.ts";
@@ -77,7 +77,7 @@ async function main() {
     /name="form_token" value="([^"]+)"/.exec(await (await fetch(`${server.url}/contact`)).text())?.[1] ?? "";
   const json = (fields: object, headers: Record<string, string>, from?: string) =>
     send(server.url, {
-      path: "/functions/v1/send-email",
+      path: CONTACT_API_PATH,
       headers: { "content-type": "application/json", ...headers },
       body: JSON.stringify(fields),
       from,

@@ -61,7 +61,7 @@ const COLUMNS: Array<[string, (r: InquiryRecord) => unknown]> = [
   ["source", (r) => r.source],
 ];
 
-export function toCsv(rows: InquiryRecord[]): string {
+function toCsv(rows: InquiryRecord[]): string {
   const lines = [COLUMNS.map(([h]) => h).join(",")];
   for (const r of rows) lines.push(COLUMNS.map(([, get]) => csvCell(get(r))).join(","));
   return `${lines.join("\r\n")}\r\n`;

@@ -7,6 +7,7 @@ import { brotliCompressSync, constants, gzipSync } from "node:zlib";
 import { createRequestHandler } from "react-router";
 import { build as viteBuild } from "vite";
 import { site } from "../app/config/site.ts";
+import { HTML_CACHE, IMMUTABLE } from "../server/cache.ts";
 import { loadEnv } from "../server/env.ts";
 import { BASE_HEADERS, HSTS, NON_HTML_POLICY, policyForHtml } from "../server/security.ts";
 import { walk } from "../server/static.js";
@@ -96,7 +97,7 @@ const block = (path, headers) =>
 rules.push(block("/*", common));
 rules.push(
   block("/assets/*", {
-    "Cache-Control": "public, max-age=31536000, immutable",
+    "Cache-Control": IMMUTABLE,
     "Content-Security-Policy": NON_HTML_POLICY,
   }),
 );
@@ -105,7 +106,7 @@ for (const path of walk(root)) {
   const rel = path.slice(root.length - 1);
   const csp = {
     "Content-Security-Policy": policyForHtml(readFileSync(path, "utf8")),
-    "Cache-Control": "public, max-age=0, must-revalidate",
+    "Cache-Control": HTML_CACHE,
   };
   if (rel.endsWith("/index.html")) {
     const dir = rel.slice(0, -"index.html".length);

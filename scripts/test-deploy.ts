@@ -2,7 +2,7 @@ import { execFileSync, spawnSync } from "node:child_process";
 import { chownSync, mkdtempSync, readdirSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
-import { DEFAULT_PUBLIC_KEY } from "../app/contact/public-key.ts";
+import { CONTACT_API_PATH, DEFAULT_PUBLIC_KEY } from "../app/contact/api.ts";
 import { freePort, startPostgres } from "../tests/support/postgres.ts";
 import { TestSmtp } from "../tests/support/smtp.ts";
 
@@ -159,7 +159,7 @@ async function main() {
       for (let attempt = 0; ; attempt++) {
         // Alternate between the two; after the kill, whichever still answers.
         const p = ports[(i + attempt) % 2];
-        const res = await fetch(`http://127.0.0.1:${p}/functions/v1/send-email`, {
+        const res = await fetch(`http://127.0.0.1:${p}${CONTACT_API_PATH}`, {
           method: "POST",
           headers: {
             "content-type": "application/json",

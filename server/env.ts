@@ -1,4 +1,5 @@
 import { z } from "zod";
+import { CONTACT_API_PATH } from "../app/contact/api.ts";
 import { parseTrustProxy } from "./guards.ts";
 
 /**
@@ -23,8 +24,8 @@ const schema = z.object({
   CONTACT_ENDPOINT: z
     .string()
     .regex(/^(\/|https?:\/\/)\S*$/, "a path starting with / or an http(s):// URL")
-    .default("/functions/v1/send-email"),
-  /** build and run — the anonymous public key (app/contact/public-key.ts has the default). */
+    .default(CONTACT_API_PATH),
+  /** build and run — the anonymous public key (app/contact/api.ts has the default). */
   CONTACT_PUBLIC_KEY: z
     .string()
     .regex(/^[\x21-\x7e]{8,200}$/, "8 to 200 visible ASCII characters")

@@ -3,6 +3,7 @@ import { readdirSync, readFileSync, statSync } from "node:fs";
 import { extname, join, relative, sep } from "node:path";
 import { brotliCompressSync, constants, gzipSync } from "node:zlib";
 import { FORM_TOKEN_PLACEHOLDER } from "../app/contact/fields.ts";
+import { HTML_CACHE, IMMUTABLE, OTHER_CACHE } from "./cache.ts";
 import { policyForHtml } from "./security.ts";
 
 /**
@@ -27,10 +28,6 @@ export const contentTypes = {
   ".data": "text/x-script; charset=utf-8",
   ".woff2": "font/woff2",
 };
-
-export const IMMUTABLE = "public, max-age=31536000, immutable";
-export const HTML_CACHE = "public, max-age=0, must-revalidate";
-export const OTHER_CACHE = "public, max-age=86400";
 
 /** Every file below `dir`. */
 export function* walk(dir) {

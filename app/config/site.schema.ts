@@ -66,7 +66,13 @@ export const siteSchema = z.object({
   themeColor: z.object({ light: z.string().regex(/^#[0-9a-f]{6}$/), dark: z.string().regex(/^#[0-9a-f]{6}$/) }),
   foundingDate: z.string().regex(/^\d{4}(-\d{2}-\d{2})?$/),
   securityContact: z.email(),
-  serviceOptions: z.array(z.string()).length(5),
+  serviceOptions: z.array(z.string()).length(5).readonly(),
+  blog: z.strictObject({
+    /** What the blog is about: its page's description and its feed's (no closing full stop). */
+    about: z.string().min(40).max(140).regex(/[^.]$/, "no closing full stop"),
+    /** The job title in every article's author box and its structured data (spec §5). */
+    authorTitle: z.string().min(3),
+  }),
   stats: z.array(z.object({ value: z.string(), label: z.string() })).length(4),
 });
 

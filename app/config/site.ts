@@ -1,3 +1,5 @@
+// With its extension: Node loads this file directly (the server, the scripts).
+import { serviceOptions } from "./service-options.ts";
 import type { Site } from "./site.schema";
 
 /**
@@ -68,13 +70,11 @@ export const site: Site = {
   themeColor: { light: "#1d4ed8", dark: "#020617" },
   foundingDate: "2021",
   securityContact: "security@example.com",
-  serviceOptions: [
-    "IT Infrastructure Solutions",
-    "IT Consulting",
-    "AI Consulting",
-    "AI Software Development",
-    "General Inquiry",
-  ],
+  blog: {
+    about: "Insights on IT infrastructure, AI adoption and compliance for US businesses",
+    authorTitle: "Senior Technology Consultant",
+  },
+  serviceOptions,
   stats: [
     { value: "50+", label: "Projects Delivered" },
     { value: "99.9%", label: "Uptime Guarantee" },
@@ -84,5 +84,3 @@ export const site: Site = {
 };
 
 export const usd = (n: number) => `$${n.toLocaleString("en-US")}`;
-
-export const fullAddress = (a: Site["address"] = site.address) => `${a.street}, ${a.city}, ${a.region} ${a.postalCode}`;

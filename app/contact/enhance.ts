@@ -1,3 +1,4 @@
+import { CONTACT_API_PATH } from "./api.ts";
 import { FIELDS, type FieldErrors, FORM_TOKEN_FIELD, HONEYPOT_FIELD, serviceOptions } from "./fields.ts";
 
 /**
@@ -14,7 +15,7 @@ function enhance(form: HTMLFormElement) {
   const button = form.querySelector<HTMLButtonElement>('button[type="submit"]');
   const label = button?.querySelector<HTMLElement>("[data-label]");
   const alert = form.querySelector<HTMLElement>('[role="alert"]');
-  const endpoint = form.dataset.endpoint ?? "/functions/v1/send-email";
+  const endpoint = form.dataset.endpoint ?? CONTACT_API_PATH;
   const publicKey = form.dataset.publicKey ?? "";
   const failure = form.dataset.failure ?? "";
 

@@ -1,4 +1,4 @@
-import { site } from "../config/site.ts";
+import { serviceOptions as options } from "../config/service-options.ts";
 
 /**
  * The contact form's fields and limits, without zod: the form reads these for its inputs'
@@ -21,4 +21,4 @@ export const FIELDS = ["name", "email", "company", "service", "message"] as cons
 export type ContactField = (typeof FIELDS)[number];
 export type FieldErrors = Partial<Record<ContactField, string>>;
 
-export const serviceOptions: readonly string[] = site.serviceOptions;
+export const serviceOptions: readonly string[] = options;

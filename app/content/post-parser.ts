@@ -1,13 +1,14 @@
 import { Marked, type Tokens } from "marked";
 import { parse as parseYaml } from "yaml";
 import { z } from "zod";
+// With their extensions: Node loads this file directly (post-files.ts).
+import { escapeHtml } from "../lib/escape.ts";
+import { postIcons } from "./icons.ts";
 
 /**
  * One blog post: frontmatter validated with zod, body rendered from Markdown to HTML at build time.
  * Pure functions (no file system, no Vite), shared by the route loaders, the prerender list and the tests.
  */
-
-export const postIcons = ["TrendingUp", "Building", "Globe"] as const;
 
 export const frontmatterSchema = z.strictObject({
   slug: z.string().regex(/^[a-z0-9]+(-[a-z0-9]+)*$/, "lowercase words joined by hyphens"),
@@ -36,9 +37,6 @@ export class PostError extends Error {
     this.field = field;
   }
 }
-
-const escapeHtml = (s: string) =>
-  s.replace(/&/g, "&amp;").replace(/</g, "&lt;").replace(/>/g, "&gt;").replace(/"/g, "&quot;");
 
 /**
  * The spec's Markdown subset (#, ##, ###, lists, quotes, bold, inline code), rendered by marked.

@@ -1,5 +1,4 @@
-import type { Site } from "~/config/site";
-
+import type { serviceIcons } from "./icons";
 /** The four service lines: read by the home page cards, the services page and (later) structured data. */
 
 export type Offering = { title: string; description: string; features: [string, string, string, string] };
@@ -10,12 +9,10 @@ export type ServiceLine = {
   cardTitle: string;
   /** Category heading on the services page. */
   title: string;
-  icon: "Server" | "Lightbulb" | "Brain" | "Code";
+  icon: (typeof serviceIcons)[number];
   summary: string;
   /** Three bullets on the home page card. */
   highlights: [string, string, string];
-  /** The contact form option this line preselects. */
-  formOption: Site["serviceOptions"][number];
   offerings: [Offering, Offering, Offering];
 };
 
@@ -31,7 +28,6 @@ export const serviceLines: ServiceLine[] = [
       "Flexible rental and leasing",
       "Managed infrastructure as a service",
     ],
-    formOption: "IT Infrastructure Solutions",
     offerings: [
       {
         title: "Buy Solutions",
@@ -75,7 +71,6 @@ export const serviceLines: ServiceLine[] = [
     icon: "Lightbulb",
     summary: "Plans, architectures and audits that turn technology spending into business results.",
     highlights: ["Digital transformation roadmaps", "Scalable system architecture", "Security and cost audits"],
-    formOption: "IT Consulting",
     offerings: [
       {
         title: "Digital Strategy",
@@ -119,7 +114,6 @@ export const serviceLines: ServiceLine[] = [
     icon: "Brain",
     summary: "Where AI pays off in your business, how to build it, and how to run it responsibly.",
     highlights: ["AI opportunity assessment", "Machine learning implementation", "Responsible AI governance"],
-    formOption: "AI Consulting",
     offerings: [
       {
         title: "AI Strategy Development",
@@ -163,7 +157,6 @@ export const serviceLines: ServiceLine[] = [
     icon: "Code",
     summary: "Custom AI software that automates marketing, reads financial data and watches global risk.",
     highlights: ["Marketing automation", "Financial analysis tools", "Global market risk analysis"],
-    formOption: "AI Software Development",
     offerings: [
       {
         title: "Marketing Automation",

@@ -1,11 +1,10 @@
 import { site } from "~/config/site";
 import type { PostView } from "~/content/blog.server";
 import { pagePaths } from "~/pages";
+import { escapeHtml } from "./escape";
 
 /** Text files for crawlers and readers, built from the site config and the published posts. */
 
-const xml = (s: string) =>
-  s.replace(/&/g, "&amp;").replace(/</g, "&lt;").replace(/>/g, "&gt;").replace(/"/g, "&quot;").replace(/'/g, "&apos;");
 const cdata = (s: string) => `<![CDATA[${s.replace(/]]>/g, "]]]]><![CDATA[>")}]]>`;
 const rfc822 = (date: string) => new Date(`${date}T12:00:00Z`).toUTCString();
 
@@ -24,7 +23,7 @@ export function sitemap(posts: PostView[]): string {
   return `<?xml version="1.0" encoding="UTF-8"?>
 <urlset xmlns="http://www.sitemaps.org/schemas/sitemap/0.9">
 ${entries
-  .map((e) => `  <url><loc>${xml(e.loc)}</loc>${e.lastmod ? `<lastmod>${e.lastmod}</lastmod>` : ""}</url>`)
+  .map((e) => `  <url><loc>${escapeHtml(e.loc)}</loc>${e.lastmod ? `<lastmod>${e.lastmod}</lastmod>` : ""}</url>`)
   .join("\n")}
 </urlset>
 `;
@@ -42,13 +41,13 @@ export function rss(posts: PostView[]): string {
   const items = posts
     .map(
       (p) => `    <item>
-      <title>${xml(p.title)}</title>
+      <title>${escapeHtml(p.title)}</title>
       <link>${site.url}/blog/${p.slug}</link>
       <guid isPermaLink="true">${site.url}/blog/${p.slug}</guid>
       <pubDate>${rfc822(p.date)}</pubDate>
-      <dc:creator>${xml(p.author)}</dc:creator>
-      <category>${xml(p.category)}</category>
-      <description>${xml(p.excerpt)}</description>
+      <dc:creator>${escapeHtml(p.author)}</dc:creator>
+      <category>${escapeHtml(p.category)}</category>
+      <description>${escapeHtml(p.excerpt)}</description>
       <content:encoded>${cdata(p.html)}</content:encoded>
     </item>`,
     )
@@ -56,12 +55,12 @@ export function rss(posts: PostView[]): string {
   return `<?xml version="1.0" encoding="UTF-8"?>
 <rss version="2.0" xmlns:atom="http://www.w3.org/2005/Atom" xmlns:content="http://purl.org/rss/1.0/modules/content/" xmlns:dc="http://purl.org/dc/elements/1.1/">
   <channel>
-    <title>${xml(`${site.name} Blog`)}</title>
+    <title>${escapeHtml(`${site.name} Blog`)}</title>
     <link>${site.url}/blog</link>
     <atom:link href="${site.url}/blog/rss.xml" rel="self" type="application/rss+xml"/>
-    <description>${xml("Insights on IT infrastructure, AI adoption and compliance for US businesses.")}</description>
+    <description>${escapeHtml(`${site.blog.about}.`)}</description>
     <language>en-us</language>
-    <copyright>${xml(`© ${site.copyrightYear} ${site.legalName}`)}</copyright>
+    <copyright>${escapeHtml(`© ${site.copyrightYear} ${site.legalName}`)}</copyright>
     ${posts[0] ? `<lastBuildDate>${rfc822(posts[0].date)}</lastBuildDate>` : ""}
 ${items}
   </channel>

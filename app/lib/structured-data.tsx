@@ -105,7 +105,7 @@ export function blogPosting(post: {
     headline: post.title,
     description: post.excerpt,
     image: [abs(post.image), abs(socialImagePath(`/blog/${post.slug}`))],
-    author: { "@type": "Person", name: post.author, jobTitle: "Senior Technology Consultant" },
+    author: { "@type": "Person", name: post.author, jobTitle: site.blog.authorTitle },
     // With a time zone, as Google's rules ask: the office's (Mountain Standard Time), at the start of the day.
     datePublished: `${post.date}T00:00:00-07:00`,
     dateModified: `${post.date}T00:00:00-07:00`,

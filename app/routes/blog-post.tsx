@@ -1,6 +1,6 @@
 import { ArrowLeft, ArrowRight, Clock, FileQuestion, User } from "lucide-react";
 import { data, isRouteErrorResponse, useRouteError } from "react-router";
-import { NamedIcon } from "~/components/ui/ServiceIcon";
+import { NamedIcon } from "~/components/ui/NamedIcon";
 import { buttonOnDark, buttonPrimary, container, focusRing, readingColumn } from "~/components/ui/styles";
 import { site } from "~/config/site";
 import { findPost } from "~/content/blog.server";
@@ -95,7 +95,7 @@ export default function BlogPost({ loaderData: { post } }: Route.ComponentProps)
           </span>
           <div>
             <p className="font-semibold text-slate-900 dark:text-white">{post.author}</p>
-            <p className="text-sm">Senior Technology Consultant</p>
+            <p className="text-sm">{site.blog.authorTitle}</p>
             <p className="mt-2 text-sm">
               Writes about infrastructure, AI and compliance at {site.name}, and works with clients on the projects
               these articles come from.

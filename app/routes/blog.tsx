@@ -1,7 +1,8 @@
 import { ArrowRight, Clock } from "lucide-react";
+import { NamedIcon } from "~/components/ui/NamedIcon";
 import { PageHeader } from "~/components/ui/PageHeader";
-import { NamedIcon } from "~/components/ui/ServiceIcon";
 import { cardFrame, container } from "~/components/ui/styles";
+import { site } from "~/config/site";
 import { allPosts } from "~/content/blog.server";
 import { pageMeta } from "~/lib/seo";
 import type { Route } from "./+types/blog";
@@ -26,8 +27,7 @@ export function loader() {
 export const meta: Route.MetaFunction = () =>
   pageMeta({
     title: "Blog",
-    description:
-      "Insights on IT infrastructure, AI adoption and compliance for US businesses, from the Teton Digital team.",
+    description: `${site.blog.about}, from the ${site.name} team.`,
     path: "/blog",
   });
 
@@ -44,6 +44,48 @@ const readMore = "inline-flex items-center gap-1 font-semibold text-blue-800 dar
 const category =
   "inline-flex items-center gap-1.5 rounded-full bg-blue-100 px-3 py-1 text-xs font-semibold text-blue-900 dark:bg-slate-800 dark:text-blue-100";
 
+type CardPost = Route.ComponentProps["loaderData"]["posts"][number];
+
+/** The post's image, at its 1200:630 ratio; below the fold (the list), loaded lazily. */
+function CardImage({ post, lazy = false }: { post: CardPost; lazy?: boolean }) {
+  return (
+    <img
+      src={post.image}
+      alt={post.imageAlt}
+      width={1200}
+      height={630}
+      loading={lazy ? "lazy" : undefined}
+      decoding={lazy ? "async" : undefined}
+      className="aspect-[1200/630] h-auto w-full object-cover"
+    />
+  );
+}
+
+function Category({ post }: { post: CardPost }) {
+  return (
+    <span className={category}>
+      <NamedIcon name={post.icon} className="size-3.5" />
+      {post.category}
+    </span>
+  );
+}
+
+/** Reading time, and the "read" cue (decorative: the title is the card's link). */
+function CardFooter(props: { post: CardPost; action: string; className: string; timeClassName?: string }) {
+  return (
+    <div className={`${props.className} flex items-center justify-between gap-4`}>
+      <span className={`inline-flex items-center gap-1.5 ${props.timeClassName ?? ""}`.trim()}>
+        <Clock aria-hidden="true" className="size-4" />
+        {props.post.readTime}
+      </span>
+      <span aria-hidden="true" className={readMore}>
+        {props.action}
+        <ArrowRight className="size-4" />
+      </span>
+    </div>
+  );
+}
+
 export default function Blog({ loaderData }: Route.ComponentProps) {
   const [featured, ...rest] = loaderData.posts;
   return (
@@ -57,20 +99,11 @@ export default function Blog({ loaderData }: Route.ComponentProps) {
             className={`${cardFrame} ${cardFocus} grid overflow-hidden lg:grid-cols-2 lg:items-center`}
             aria-labelledby="featured-title"
           >
-            <img
-              src={featured.image}
-              alt={featured.imageAlt}
-              width={1200}
-              height={630}
-              className="aspect-[1200/630] h-auto w-full object-cover"
-            />
+            <CardImage post={featured} />
             <div className="flex flex-col justify-center p-6 lg:p-10">
               <p className="text-sm font-semibold text-blue-800 dark:text-blue-300">Featured article</p>
               <p className="mt-3">
-                <span className={category}>
-                  <NamedIcon name={featured.icon} className="size-3.5" />
-                  {featured.category}
-                </span>
+                <Category post={featured} />
               </p>
               <h2 id="featured-title" className="mt-4 text-3xl font-bold text-slate-900 dark:text-white">
                 <a href={`/blog/${featured.slug}`} className={cardLink}>
@@ -78,16 +111,7 @@ export default function Blog({ loaderData }: Route.ComponentProps) {
                 </a>
               </h2>
               <p className="mt-4 leading-relaxed">{featured.excerpt}</p>
-              <div className="mt-6 flex items-center justify-between gap-4">
-                <span className="inline-flex items-center gap-1.5 text-sm">
-                  <Clock aria-hidden="true" className="size-4" />
-                  {featured.readTime}
-                </span>
-                <span aria-hidden="true" className={readMore}>
-                  Read article
-                  <ArrowRight className="size-4" />
-                </span>
-              </div>
+              <CardFooter post={featured} action="Read article" className="mt-6" timeClassName="text-sm" />
             </div>
           </article>
         ) : (
@@ -102,21 +126,10 @@ export default function Blog({ loaderData }: Route.ComponentProps) {
               {rest.map((p) => (
                 <li key={p.slug}>
                   <article className={`${cardFrame} ${cardFocus} flex h-full flex-col overflow-hidden`}>
-                    <img
-                      src={p.image}
-                      alt={p.imageAlt}
-                      width={1200}
-                      height={630}
-                      loading="lazy"
-                      decoding="async"
-                      className="aspect-[1200/630] w-full object-cover"
-                    />
+                    <CardImage post={p} lazy />
                     <div className="flex flex-1 flex-col p-6">
                       <p>
-                        <span className={category}>
-                          <NamedIcon name={p.icon} className="size-3.5" />
-                          {p.category}
-                        </span>
+                        <Category post={p} />
                       </p>
                       <h3 className="mt-3 text-xl font-semibold text-slate-900 dark:text-white">
                         <a href={`/blog/${p.slug}`} className={cardLink}>
@@ -124,16 +137,7 @@ export default function Blog({ loaderData }: Route.ComponentProps) {
                         </a>
                       </h3>
                       <p className="mt-3 flex-1 text-sm leading-relaxed">{p.excerpt}</p>
-                      <div className="mt-5 flex items-center justify-between gap-4 text-sm">
-                        <span className="inline-flex items-center gap-1.5">
-                          <Clock aria-hidden="true" className="size-4" />
-                          {p.readTime}
-                        </span>
-                        <span aria-hidden="true" className={readMore}>
-                          Read more
-                          <ArrowRight className="size-4" />
-                        </span>
-                      </div>
+                      <CardFooter post={p} action="Read more" className="mt-5 text-sm" />
                     </div>
                   </article>
                 </li>

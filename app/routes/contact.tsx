@@ -1,12 +1,14 @@
-import { Clock, Gift, Mail, MapPin, Phone, Users, Zap } from "lucide-react";
+import { Clock, Gift, type LucideIcon, Mail, MapPin, Phone, Users, Zap } from "lucide-react";
+import type { ReactNode } from "react";
 import { data, redirect } from "react-router";
 import { ContactForm, type FormResult } from "~/components/sections/ContactForm";
 import { PageHeader } from "~/components/ui/PageHeader";
+import { PostalAddress } from "~/components/ui/PostalAddress";
 import { card, container, focusRing } from "~/components/ui/styles";
 import { site } from "~/config/site";
+import { contactPublicKey } from "~/contact/api";
 import { contactContext } from "~/contact/context";
 import { type ContactField, FIELDS, type FieldErrors, FORM_TOKEN_FIELD, HONEYPOT_FIELD } from "~/contact/fields";
-import { contactPublicKey } from "~/contact/public-key";
 import { pageMeta } from "~/lib/seo";
 import type { Route } from "./+types/contact";
 
@@ -93,6 +95,19 @@ const tiles = [
 
 const link = `rounded font-medium text-blue-800 hover:underline dark:text-blue-300 ${focusRing}`;
 
+/** One way to reach us: an icon, a heading, and the details. */
+function InfoItem({ icon: Icon, title, children }: { icon: LucideIcon; title: string; children: ReactNode }) {
+  return (
+    <li className="flex gap-4">
+      <Icon aria-hidden="true" className="mt-1 size-5 shrink-0 text-blue-700 dark:text-blue-300" />
+      <div>
+        <h3 className="font-semibold text-slate-900 dark:text-white">{title}</h3>
+        {children}
+      </div>
+    </li>
+  );
+}
+
 export default function Contact({ loaderData, actionData }: Route.ComponentProps) {
   return (
     <>
@@ -105,50 +120,30 @@ export default function Contact({ loaderData, actionData }: Route.ComponentProps
             Get in touch
           </h2>
           <ul className="mt-6 space-y-6">
-            <li className="flex gap-4">
-              <Phone aria-hidden="true" className="mt-1 size-5 shrink-0 text-blue-700 dark:text-blue-300" />
-              <div>
-                <h3 className="font-semibold text-slate-900 dark:text-white">Phone</h3>
-                <a href={`tel:${site.phone.e164}`} className={link}>
-                  {site.phone.display}
-                </a>
-                <p className="text-sm">{site.phone.hours}</p>
-              </div>
-            </li>
-            <li className="flex gap-4">
-              <Mail aria-hidden="true" className="mt-1 size-5 shrink-0 text-blue-700 dark:text-blue-300" />
-              <div>
-                <h3 className="font-semibold text-slate-900 dark:text-white">Email</h3>
-                <a href={`mailto:${site.email}`} className={link}>
-                  {site.email}
-                </a>
-              </div>
-            </li>
-            <li className="flex gap-4">
-              <MapPin aria-hidden="true" className="mt-1 size-5 shrink-0 text-blue-700 dark:text-blue-300" />
-              <div>
-                <h3 className="font-semibold text-slate-900 dark:text-white">Office</h3>
-                <address className="not-italic">
-                  {site.address.street}
-                  <br />
-                  {site.address.city}, {site.address.region} {site.address.postalCode}
-                </address>
-              </div>
-            </li>
-            <li className="flex gap-4">
-              <Clock aria-hidden="true" className="mt-1 size-5 shrink-0 text-blue-700 dark:text-blue-300" />
-              <div>
-                <h3 className="font-semibold text-slate-900 dark:text-white">Office hours</h3>
-                <dl className="mt-1 grid grid-cols-[auto_1fr] gap-x-4 gap-y-1 text-sm">
-                  {site.officeHours.map((h) => (
-                    <div key={h.label} className="contents">
-                      <dt>{h.label}</dt>
-                      <dd>{h.text}</dd>
-                    </div>
-                  ))}
-                </dl>
-              </div>
-            </li>
+            <InfoItem icon={Phone} title="Phone">
+              <a href={`tel:${site.phone.e164}`} className={link}>
+                {site.phone.display}
+              </a>
+              <p className="text-sm">{site.phone.hours}</p>
+            </InfoItem>
+            <InfoItem icon={Mail} title="Email">
+              <a href={`mailto:${site.email}`} className={link}>
+                {site.email}
+              </a>
+            </InfoItem>
+            <InfoItem icon={MapPin} title="Office">
+              <PostalAddress />
+            </InfoItem>
+            <InfoItem icon={Clock} title="Office hours">
+              <dl className="mt-1 grid grid-cols-[auto_1fr] gap-x-4 gap-y-1 text-sm">
+                {site.officeHours.map((h) => (
+                  <div key={h.label} className="contents">
+                    <dt>{h.label}</dt>
+                    <dd>{h.text}</dd>
+                  </div>
+                ))}
+              </dl>
+            </InfoItem>
           </ul>
           <p className="mt-8 rounded-xl bg-blue-50 p-4 text-sm font-medium text-blue-900 dark:bg-slate-800 dark:text-blue-100">
             {site.response.infoLine}

@@ -1,6 +1,8 @@
-import { ArrowRight, CheckCircle, ShieldCheck } from "lucide-react";
+import { ArrowRight, ShieldCheck } from "lucide-react";
 import { HeroIllustration } from "~/components/sections/HeroIllustration";
-import { NamedIcon } from "~/components/ui/ServiceIcon";
+import { CallToAction } from "~/components/ui/CallToAction";
+import { CheckList } from "~/components/ui/CheckList";
+import { NamedIcon } from "~/components/ui/NamedIcon";
 import { buttonOnDark, buttonPrimary, buttonSecondary, card, container, focusRing } from "~/components/ui/styles";
 import { site } from "~/config/site";
 import { serviceLines } from "~/content/services";
@@ -67,17 +69,7 @@ export default function Home() {
               </span>
               <h3 className="mt-4 text-xl font-semibold text-slate-900 dark:text-white">{s.cardTitle}</h3>
               <p className="mt-2 text-sm">{s.summary}</p>
-              <ul className="mt-4 space-y-2 text-sm">
-                {s.highlights.map((h) => (
-                  <li key={h} className="flex gap-2">
-                    <CheckCircle
-                      aria-hidden="true"
-                      className="mt-0.5 size-4 shrink-0 text-green-700 dark:text-green-400"
-                    />
-                    {h}
-                  </li>
-                ))}
-              </ul>
+              <CheckList items={s.highlights} className="mt-4" />
             </li>
           ))}
         </ul>
@@ -91,18 +83,15 @@ export default function Home() {
         </div>
       </section>
 
-      <section className="bg-blue-800 dark:bg-blue-950">
-        <div className={`${container} py-16 text-center text-white`}>
-          <h2 className="text-3xl font-bold sm:text-4xl">Ready to transform your business?</h2>
-          <p className="mx-auto mt-4 max-w-2xl text-lg text-blue-100">
-            Book a free {site.consultationMinutes}-minute consultation. We will listen, ask the right questions and tell
-            you honestly where we can help.
-          </p>
-          <a href="/contact" className={`${buttonOnDark} mt-8`}>
-            Start Your Project <ArrowRight aria-hidden="true" className="size-5" />
-          </a>
-        </div>
-      </section>
+      <CallToAction
+        largeTitle
+        title="Ready to transform your business?"
+        text={`Book a free ${site.consultationMinutes}-minute consultation. We will listen, ask the right questions and tell you honestly where we can help.`}
+      >
+        <a href="/contact" className={`${buttonOnDark} mt-8`}>
+          Start Your Project <ArrowRight aria-hidden="true" className="size-5" />
+        </a>
+      </CallToAction>
     </>
   );
 }

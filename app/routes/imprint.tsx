@@ -1,5 +1,6 @@
 import type { ReactNode } from "react";
 import { PageHeader } from "~/components/ui/PageHeader";
+import { PostalAddress } from "~/components/ui/PostalAddress";
 import { focusRing, readingColumn } from "~/components/ui/styles";
 import { site, usd } from "~/config/site";
 import { pageMeta } from "~/lib/seo";
@@ -36,13 +37,7 @@ export default function Imprint() {
             <strong className="text-slate-900 dark:text-white">{site.legalName}</strong>
             <br />A limited liability company organized under the laws of the State of {site.address.regionName}
           </p>
-          <address className="not-italic">
-            {site.address.street}
-            <br />
-            {site.address.city}, {site.address.region} {site.address.postalCode}
-            <br />
-            United States
-          </address>
+          <PostalAddress withCountry />
           <p>
             Registration number: {imprint.registrationNumber} ({imprint.registeredIn})
           </p>

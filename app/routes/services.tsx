@@ -1,7 +1,10 @@
-import { CalendarCheck, CheckCircle, FileText } from "lucide-react";
+import { CalendarCheck, FileText } from "lucide-react";
+import { CallToAction } from "~/components/ui/CallToAction";
+import { CheckList } from "~/components/ui/CheckList";
+import { NamedIcon } from "~/components/ui/NamedIcon";
 import { PageHeader } from "~/components/ui/PageHeader";
-import { NamedIcon } from "~/components/ui/ServiceIcon";
 import { buttonOnDark, card, container } from "~/components/ui/styles";
+import { contactHrefFor } from "~/config/service-options";
 import { serviceLines } from "~/content/services";
 import { pageMeta } from "~/lib/seo";
 import { breadcrumbs, JsonLd, services } from "~/lib/structured-data";
@@ -52,42 +55,29 @@ export default function Services() {
                 <article key={o.title} className={`${card} flex flex-col`}>
                   <h3 className="text-xl font-semibold text-slate-900 dark:text-white">{o.title}</h3>
                   <p className="mt-3 text-sm leading-relaxed">{o.description}</p>
-                  <ul className="mt-5 space-y-2 text-sm">
-                    {o.features.map((f) => (
-                      <li key={f} className="flex gap-2">
-                        <CheckCircle
-                          aria-hidden="true"
-                          className="mt-0.5 size-4 shrink-0 text-green-700 dark:text-green-400"
-                        />
-                        {f}
-                      </li>
-                    ))}
-                  </ul>
+                  <CheckList items={o.features} className="mt-5" />
                 </article>
               ))}
             </div>
           </div>
         </section>
       ))}
-      <section className="bg-blue-800 dark:bg-blue-950">
-        <div className={`${container} py-16 text-center text-white`}>
-          <h2 className="text-3xl font-bold">Not sure where to start?</h2>
-          <p className="mx-auto mt-4 max-w-2xl text-lg text-blue-100">
-            Tell us what you are working on. We will suggest the right mix of services and a realistic budget.
-          </p>
-          <div className="mt-8 flex flex-col justify-center gap-4 sm:flex-row">
-            <a href="/contact?service=General+Inquiry" className={buttonOnDark}>
-              <CalendarCheck aria-hidden="true" className="size-5" /> Schedule Consultation
-            </a>
-            <a
-              href="/contact?service=General+Inquiry"
-              className="inline-flex items-center justify-center gap-2 rounded-lg border-2 border-white px-6 py-3 font-semibold text-white hover:bg-blue-700 focus-visible:outline-2 focus-visible:outline-offset-2 focus-visible:outline-white"
-            >
-              <FileText aria-hidden="true" className="size-5" /> Request Quote
-            </a>
-          </div>
+      <CallToAction
+        title="Not sure where to start?"
+        text="Tell us what you are working on. We will suggest the right mix of services and a realistic budget."
+      >
+        <div className="mt-8 flex flex-col justify-center gap-4 sm:flex-row">
+          <a href={contactHrefFor("General Inquiry")} className={buttonOnDark}>
+            <CalendarCheck aria-hidden="true" className="size-5" /> Schedule Consultation
+          </a>
+          <a
+            href={contactHrefFor("General Inquiry")}
+            className="inline-flex items-center justify-center gap-2 rounded-lg border-2 border-white px-6 py-3 font-semibold text-white hover:bg-blue-700 focus-visible:outline-2 focus-visible:outline-offset-2 focus-visible:outline-white"
+          >
+            <FileText aria-hidden="true" className="size-5" /> Request Quote
+          </a>
         </div>
-      </section>
+      </CallToAction>
     </>
   );
 }

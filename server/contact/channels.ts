@@ -1,6 +1,7 @@
 import { Webhook } from "standardwebhooks";
 import { site } from "../../app/config/site.ts";
-import { buildMail, escapeHtml, type Mailer, messageIdFor } from "./mailer.ts";
+import { escapeHtml } from "../../app/lib/escape.ts";
+import { buildMail, type Mailer, messageIdFor } from "./mailer.ts";
 import type { ChannelName, Job, NewInquiry } from "./store.ts";
 
 /**

@@ -1,6 +1,6 @@
 import { resolve } from "node:path";
 import { site } from "../../app/config/site.ts";
-import { contactPublicKey } from "../../app/contact/public-key.ts";
+import { contactPublicKey } from "../../app/contact/api.ts";
 import { loadEnv } from "../env.ts";
 
 /**
@@ -14,7 +14,7 @@ export type ContactConfig = {
   smtpUrl?: string;
   mailFrom: string;
   mailTo: string;
-  /** The anonymous public key the page sends as its bearer token (app/contact/public-key.ts). */
+  /** The anonymous public key the page sends as its bearer token (app/contact/api.ts). */
   publicKey: string;
   /** Origins (scheme://host[:port]) allowed to call the endpoint from a browser, besides the site's own. */
   allowedOrigins: string[];

@@ -1,5 +1,6 @@
 import express, { type NextFunction, type Request, type Response } from "express";
 import type { Logger } from "pino";
+import { CONTACT_API_PATH } from "../../app/contact/api.ts";
 import { isUtf8 } from "../guards.ts";
 import { StorageUnavailableError } from "./db.ts";
 import type { ContactMetrics } from "./metrics.ts";
@@ -10,7 +11,7 @@ import type { ContactService } from "./service.ts";
  * always: 201 on success, a documented 4xx for every bad request, never a stack trace.
  */
 
-export const ENDPOINT = "/functions/v1/send-email";
+export const ENDPOINT = CONTACT_API_PATH;
 export const MAX_BODY_BYTES = 32 * 1024;
 const ALLOWED_HEADERS = [
   "authorization",

@@ -2,6 +2,7 @@ import { mkdirSync, renameSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import nodemailer from "nodemailer";
 import { site } from "../../app/config/site.ts";
+import { escapeHtml } from "../../app/lib/escape.ts";
 import type { NewInquiry } from "./store.ts";
 
 /**
@@ -26,9 +27,6 @@ export interface Mailer {
   close(): void;
   describe(): string;
 }
-
-export const escapeHtml = (s: string) =>
-  s.replace(/&/g, "&amp;").replace(/</g, "&lt;").replace(/>/g, "&gt;").replace(/"/g, "&quot;").replace(/'/g, "&#39;");
 
 export function messageIdFor(inquiryId: string): string {
   const host = new URL(site.url).hostname;

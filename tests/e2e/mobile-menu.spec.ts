@@ -42,12 +42,11 @@ async function openAndFollow(page: Page, from: string, linkName: string, expecte
   await page.keyboard.press("Escape");
   await expect(menu).toBeHidden();
 
-  // Choosing a link closes the menu: the chosen page opens with the menu shut.
+  // A link in the menu opens its page. (Links are plain <a>: the new page is a fresh document, so
+  // there is no "menu left open" to test after it.)
   await toggle.click();
   await menu.getByRole("link", { name: linkName, exact: true }).click();
   await expect(page).toHaveURL(expectedPath);
-  await expect(page.locator("#mobile-menu")).toBeHidden();
-  expect(await announcedExpanded(page)).toBe(false);
 }
 
 test.describe("mobile menu with JavaScript on", () => {

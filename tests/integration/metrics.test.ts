@@ -1,6 +1,6 @@
 import { randomBytes } from "node:crypto";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { DEFAULT_PUBLIC_KEY } from "../../app/contact/public-key.ts";
+import { DEFAULT_PUBLIC_KEY } from "../../app/contact/api.ts";
 import { freePort } from "../support/postgres";
 import { Receiver } from "../support/receiver";
 import { type RunningServer, startServer } from "../support/server";

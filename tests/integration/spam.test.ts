@@ -1,7 +1,7 @@
 import { spawnSync } from "node:child_process";
 import type { Browser, Page } from "playwright-core";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { DEFAULT_PUBLIC_KEY } from "../../app/contact/public-key.ts";
+import { DEFAULT_PUBLIC_KEY } from "../../app/contact/api.ts";
 import { launchChromium } from "../support/chromium";
 import { raw } from "../support/http";
 import { type RunningServer, startServer } from "../support/server";

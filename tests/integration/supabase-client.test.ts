@@ -4,7 +4,7 @@ import type { AddressInfo } from "node:net";
 import { createClient } from "@supabase/supabase-js";
 import type { Browser } from "playwright-core";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { DEFAULT_PUBLIC_KEY } from "../../app/contact/public-key.ts";
+import { DEFAULT_PUBLIC_KEY } from "../../app/contact/api.ts";
 import { launchChromium } from "../support/chromium";
 import { type RunningServer, startServer } from "../support/server";
 
