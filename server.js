@@ -1,7 +1,7 @@
 /**
  * The production server's entry: plain JavaScript that any Node can read, so an old Node says in
  * one line what it needs instead of failing on the first TypeScript module. The server itself is
- * server/main.js. `npm start` (and every `npm run …`) uses the Node 24 that `npm install` put in
+ * server/main.ts. `npm start` (and every `npm run …`) uses the Node 24 that `npm install` put in
  * node_modules; a bare `node server.js` uses the machine's.
  */
 const REQUIRED_MAJOR = 24;
@@ -12,4 +12,4 @@ if (major < REQUIRED_MAJOR) {
   );
   process.exit(1);
 }
-await import("./server/main.js");
+await import("./server/main.ts");

@@ -54,5 +54,5 @@ export default function handleRequest(
   });
 }
 
-// The key server.js uses to hand the contact pipeline to the /contact action (app/contact/context.ts).
+// The key server/app.ts uses to hand the contact pipeline to the /contact action (app/contact/context.ts).
 export { contactContext } from "./contact/context";

@@ -173,7 +173,7 @@ export function printTable(title: string, rows: RouteFigures[]) {
 
 /** The SPA baseline's files, compressed like ours, every unknown path answered with index.html. */
 async function serveSpa(dir: string) {
-  const { loadStaticFiles, serveStatic } = await import("../server/static.js");
+  const { loadStaticFiles, serveStatic } = await import("../server/static.ts");
   const files = loadStaticFiles(dir);
   for (const f of files.values()) {
     if (f.body.length > 512 && /text|javascript|json|svg|xml/.test(f.type)) {

@@ -10,7 +10,7 @@ import { site } from "../app/config/site.ts";
 import { HTML_CACHE, IMMUTABLE } from "../server/cache.ts";
 import { loadEnv } from "../server/env.ts";
 import { BASE_HEADERS, HSTS, NON_HTML_POLICY, policyForHtml } from "../server/security.ts";
-import { walk } from "../server/static.js";
+import { walk } from "../server/static.ts";
 import { buildImages } from "./images.ts";
 
 /**

@@ -1,4 +1,4 @@
-/** Cache-Control for what the site serves: the server (static.js) and the headers file for static hosts (postbuild.js). */
+/** Cache-Control for what the site serves: the server (static.ts) and the headers file for static hosts (postbuild.js). */
 
 /** Hashed assets: the name changes with the content. */
 export const IMMUTABLE = "public, max-age=31536000, immutable";

@@ -1,10 +1,13 @@
 import { createContext } from "react-router";
-import type { ContactService } from "../../server/contact/service.ts";
+import type { Submitter } from "../../server/contact/service.ts";
 
 /**
- * How the contact route's action reaches the server's pipeline. server.js sets it per request in
- * the load context; entry.server.tsx re-exports this key so server.js uses the bundled instance.
+ * How the contact route's action reaches the server's pipeline. server/app.ts sets it per request
+ * in the load context, with this very key: entry.server.tsx re-exports it, so the server uses the
+ * instance in the bundle that the route reads (an import of this file would be another instance).
  */
-export type ContactContext = { service: ContactService; clientIp?: string };
+export type ContactContext = { pipeline: Submitter; clientIp?: string };
 
 export const contactContext = createContext<ContactContext | null>(null);
+
+export type ContactContextKey = typeof contactContext;

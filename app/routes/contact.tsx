@@ -52,7 +52,7 @@ export async function action({ request, context }: Route.ActionArgs) {
   const unavailable = () => failure(503, site.response.failure, {}, { "Retry-After": "30" });
   if (!contact) return unavailable();
   try {
-    const result = await contact.service.submit({
+    const result = await contact.pipeline.submit({
       body,
       source: "form",
       formToken: typeof form.get(FORM_TOKEN_FIELD) === "string" ? String(form.get(FORM_TOKEN_FIELD)) : undefined,

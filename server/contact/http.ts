@@ -4,7 +4,7 @@ import { CONTACT_API_PATH } from "../../app/contact/api.ts";
 import { isUtf8 } from "../guards.ts";
 import { StorageUnavailableError } from "./db.ts";
 import type { ContactMetrics } from "./metrics.ts";
-import type { ContactService } from "./service.ts";
+import type { Submitter } from "./service.ts";
 
 /**
  * POST /functions/v1/send-email — the call the contact page makes (spec §7), answered with JSON
@@ -28,7 +28,7 @@ const ALLOWED_HEADERS = [
 const IDEMPOTENCY_KEY = /^[\x21-\x7e]{1,255}$/;
 
 type Options = {
-  service: ContactService;
+  pipeline: Submitter;
   log: Logger;
   publicKey: string;
   allowedOrigins: string[];
@@ -40,7 +40,7 @@ function ownOrigin(req: Request): string {
   return `${req.protocol}://${req.get("host") ?? ""}`;
 }
 
-export function contactEndpoint({ service, log, publicKey, allowedOrigins, metrics }: Options) {
+export function contactEndpoint({ pipeline, log, publicKey, allowedOrigins, metrics }: Options) {
   const router = express.Router();
   /** An answer before the pipeline: a refused request (counted), or storage that is down. */
   const fail = (res: Response, status: number, error: string, extra: Record<string, unknown> = {}) => {
@@ -98,7 +98,7 @@ export function contactEndpoint({ service, log, publicKey, allowedOrigins, metri
     express.json({ limit: MAX_BODY_BYTES, strict: false, type: () => true }),
     async (req, res, next) => {
       try {
-        const result = await service.submit({
+        const result = await pipeline.submit({
           body: req.body,
           source: "api",
           formToken: req.get("x-form-token"),

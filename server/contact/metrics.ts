@@ -4,7 +4,7 @@ import type { ChannelName, Store } from "./store.ts";
 /**
  * The pipeline's health in the Prometheus text format (prom-client): what arrives and what becomes
  * of it, what is waiting and for how long, how long a lead takes to reach each channel, and the
- * default process metrics. Served only behind METRICS_TOKEN or on METRICS_PORT (server.js).
+ * default process metrics. Served only behind METRICS_TOKEN or on METRICS_PORT (server/app.ts, server/main.ts).
  */
 
 export type InquiryOutcome = "stored" | "held" | "invalid" | "rate_limited" | "refused" | "duplicate" | "unavailable";

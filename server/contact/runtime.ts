@@ -3,7 +3,7 @@ import type { ContactConfig } from "./config.ts";
 import { StorageUnavailableError } from "./db.ts";
 import type { FormTokens } from "./form-token.ts";
 import type { ContactMetrics } from "./metrics.ts";
-import { type ContactService, createContactPipeline } from "./service.ts";
+import { createContactPipeline, type Submitter } from "./service.ts";
 
 /**
  * The contact pipeline as the server holds it: started in the background, so a storage that does
@@ -13,8 +13,8 @@ import { type ContactService, createContactPipeline } from "./service.ts";
  */
 
 export type ContactRuntime = {
-  /** The pipeline's service; its submit throws StorageUnavailableError until storage works. */
-  service: ContactService;
+  /** The pipeline; its submit throws StorageUnavailableError until storage works. */
+  pipeline: Submitter;
   /** Ready when the pipeline started and the database answers a query within `timeoutMs`. */
   readiness(timeoutMs?: number): Promise<{ ready: true } | { ready: false; reason: string }>;
   close(): Promise<void>;
@@ -63,7 +63,7 @@ export function startContactRuntime(
   starting = attempt();
 
   return {
-    service: {
+    pipeline: {
       submit(submission) {
         if (!made) return Promise.reject(new StorageUnavailableError(`contact storage not ready: ${reason}`, 10));
         return made.pipeline.submit(submission);

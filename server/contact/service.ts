@@ -33,13 +33,14 @@ export type Submission = {
 
 export type SubmitResult = Answer & { headers?: Record<string, string> };
 
-export interface ContactService {
+/** What takes a submission: the pipeline, as the two doors (the JSON endpoint, the form's action) see it. */
+export interface Submitter {
   submit(submission: Submission): Promise<SubmitResult>;
 }
 
 export const SUCCESS_MESSAGE = "Thank you. Your message has been received.";
 
-export class ContactPipeline implements ContactService {
+export class ContactPipeline implements Submitter {
   readonly store: Store;
   readonly worker: OutboxWorker;
   private readonly log: Logger;

@@ -1,7 +1,7 @@
 import { execFileSync } from "node:child_process";
 import { existsSync } from "node:fs";
 import { describe, expect, it } from "vitest";
-import { walk } from "../../server/static.js";
+import { walk } from "../../server/static.ts";
 
 /**
  * Every built page, the not-found pages included, through the W3C Nu HTML Checker (vnu-jar, the

@@ -2,6 +2,7 @@ import { createHash } from "node:crypto";
 import { readdirSync, readFileSync, statSync } from "node:fs";
 import { extname, join, relative, sep } from "node:path";
 import { brotliCompressSync, constants, gzipSync } from "node:zlib";
+import type { Request, RequestHandler, Response } from "express";
 import { FORM_TOKEN_PLACEHOLDER } from "../app/contact/fields.ts";
 import { HTML_CACHE, IMMUTABLE, OTHER_CACHE } from "./cache.ts";
 import { policyForHtml } from "./security.ts";
@@ -14,7 +15,7 @@ import { policyForHtml } from "./security.ts";
  * `/contact`, `/contact/` and `/contact/index.html` are the same page: no redirects.
  */
 
-export const contentTypes = {
+export const contentTypes: Record<string, string> = {
   ".html": "text/html; charset=utf-8",
   ".css": "text/css; charset=utf-8",
   ".js": "text/javascript; charset=utf-8",
@@ -30,7 +31,7 @@ export const contentTypes = {
 };
 
 /** Every file below `dir`. */
-export function* walk(dir) {
+export function* walk(dir: string): Generator<string> {
   for (const name of readdirSync(dir)) {
     const path = join(dir, name);
     if (statSync(path).isDirectory()) yield* walk(path);
@@ -38,10 +39,23 @@ export function* walk(dir) {
   }
 }
 
+type Encoding = "identity" | "br" | "gzip";
+
 /** One file in memory: its bytes, its precompressed variants, and each variant's own ETag. */
-function loadFile(path, rel) {
+export type StaticFile = {
+  body: Buffer;
+  br?: Buffer;
+  gzip?: Buffer;
+  type: string;
+  etags: Record<Encoding, string>;
+  cacheControl: string;
+  csp?: string;
+  template?: [Buffer, Buffer];
+};
+
+function loadFile(path: string, rel: string): StaticFile {
   const body = readFileSync(path);
-  const variant = (ext) => {
+  const variant = (ext: string) => {
     try {
       return readFileSync(path + ext);
     } catch {
@@ -67,17 +81,16 @@ function loadFile(path, rel) {
   };
 }
 
-function splitAtPlaceholder(body) {
+function splitAtPlaceholder(body: Buffer): [Buffer, Buffer] | undefined {
   const at = body.indexOf(FORM_TOKEN_PLACEHOLDER);
   if (at < 0) return undefined;
   return [body.subarray(0, at), body.subarray(at + FORM_TOKEN_PLACEHOLDER.length)];
 }
 
-const isNotFoundPage = (rel) => rel === "/404.html" || rel.endsWith("/404.html");
+const isNotFoundPage = (rel: string) => rel === "/404.html" || rel.endsWith("/404.html");
 
-/** @returns {Map<string, ReturnType<typeof loadFile>>} */
-export function loadStaticFiles(root) {
-  const files = new Map();
+export function loadStaticFiles(root: string): Map<string, StaticFile> {
+  const files = new Map<string, StaticFile>();
   for (const path of walk(root)) {
     if (path.endsWith(".br") || path.endsWith(".gz")) continue;
     const rel = `/${relative(root, path).split(sep).join("/")}`;
@@ -96,10 +109,9 @@ export function loadStaticFiles(root) {
 /**
  * The not-found pages made at build (scripts/postbuild.js): `/404.html`, and `/blog/404.html` for
  * an article that does not exist. Keyed by the folder they answer for, longest first.
- * @returns {Array<[string, ReturnType<typeof loadFile>]>}
  */
-export function loadNotFoundPages(root) {
-  const pages = [];
+export function loadNotFoundPages(root: string): Array<[string, StaticFile]> {
+  const pages: Array<[string, StaticFile]> = [];
   for (const path of walk(root)) {
     const rel = `/${relative(root, path).split(sep).join("/")}`;
     if (isNotFoundPage(rel)) pages.push([rel.slice(0, -"404.html".length), loadFile(path, rel)]);
@@ -111,8 +123,8 @@ export function loadNotFoundPages(root) {
  * A page with a form token (the contact page): the token is new on every request, so the page is
  * put together and compressed per request (brotli at a fast level: about 20 KB), never cached.
  */
-function sendWithToken(req, res, file, status, token) {
-  const [before, after] = file.template;
+function sendWithToken(req: Request, res: Response, file: StaticFile, status: number, token: string) {
+  const [before, after] = file.template ?? [file.body, Buffer.alloc(0)];
   const html = Buffer.concat([before, Buffer.from(token), after]);
   const encoding = req.acceptsEncodings("br", "gzip", "identity") || "identity";
   const body =
@@ -132,11 +144,12 @@ function sendWithToken(req, res, file, status, token) {
 }
 
 /** Send one file with the encoding the client accepts best (q=0 honoured), or 304 if its copy is fresh. */
-function send(req, res, file, status) {
+function send(req: Request, res: Response, file: StaticFile, status: number) {
   // Accept-Encoding negotiated as RFC 9110 says (q-values, q=0, *), through Express's `accepts`.
-  const offered = [file.br && "br", file.gzip && "gzip", "identity"].filter(Boolean);
-  const encoding = offered.length > 1 ? req.acceptsEncodings(...offered) || "identity" : "identity";
-  const body = encoding === "br" ? file.br : encoding === "gzip" ? file.gzip : file.body;
+  const offered = [file.br && "br", file.gzip && "gzip", "identity"].filter((e): e is Encoding => Boolean(e));
+  const accepted = offered.length > 1 ? req.acceptsEncodings(...offered) : false;
+  const encoding: Encoding = accepted === "br" || accepted === "gzip" ? accepted : "identity";
+  const body = (encoding === "br" ? file.br : encoding === "gzip" ? file.gzip : undefined) ?? file.body;
   res.statusCode = status;
   res.setHeader("Content-Type", file.type);
   res.setHeader("Cache-Control", file.cacheControl);
@@ -159,7 +172,10 @@ function send(req, res, file, status) {
  * Express middleware: answer GET and HEAD for a known file, pass everything else on. `formToken`
  * makes the token a page with a form gets (server/contact/form-token.ts).
  */
-export function serveStatic(files, { formToken } = {}) {
+export function serveStatic(
+  files: Map<string, StaticFile>,
+  { formToken }: { formToken?: () => string } = {},
+): RequestHandler {
   return (req, res, next) => {
     if (req.method !== "GET" && req.method !== "HEAD") return next();
     const file = files.get(req.path);
@@ -170,7 +186,7 @@ export function serveStatic(files, { formToken } = {}) {
 }
 
 /** `/404.html` answers for every path; `/blog/404.html` for one segment below /blog/ (an unknown article). */
-function answersFor(prefix, path) {
+function answersFor(prefix: string, path: string): boolean {
   if (prefix === "/") return true;
   if (!path.startsWith(prefix)) return false;
   const rest = path.slice(prefix.length).replace(/\/$/, "");
@@ -181,7 +197,7 @@ function answersFor(prefix, path) {
  * GET and HEAD of any other path: the prebuilt not-found page with status 404, from memory — as
  * cheap as a page, where rendering it per request was 26 times dearer (an easy amplifier).
  */
-export function serveNotFound(pages) {
+export function serveNotFound(pages: Array<[string, StaticFile]>): RequestHandler {
   return (req, res, next) => {
     if (req.method !== "GET" && req.method !== "HEAD") return next();
     const page = pages.find(([prefix]) => answersFor(prefix, req.path));

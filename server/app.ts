@@ -1,0 +1,222 @@
+import { timingSafeEqual } from "node:crypto";
+import { createRequestHandler } from "@react-router/express";
+import compression from "compression";
+import express, { type ErrorRequestHandler, type RequestHandler } from "express";
+import type { Logger } from "pino";
+import { RouterContextProvider, type ServerBuild } from "react-router";
+import { site } from "../app/config/site.ts";
+import type { ContactContextKey } from "../app/contact/context.ts";
+import { FORM_TOKEN_PLACEHOLDER } from "../app/contact/fields.ts";
+import type { ContactConfig } from "./contact/config.ts";
+import { StorageUnavailableError } from "./contact/db.ts";
+import type { FormTokens } from "./contact/form-token.ts";
+import { contactEndpoint, ENDPOINT, MAX_BODY_BYTES } from "./contact/http.ts";
+import type { ContactMetrics } from "./contact/metrics.ts";
+import type { ContactRuntime } from "./contact/runtime.ts";
+import type { Submitter } from "./contact/service.ts";
+import type { Env } from "./env.ts";
+import {
+  bodyLimit,
+  canonicalRedirect,
+  formPostGuard,
+  hostsOf,
+  httpsRedirect,
+  methodGuard,
+  warnUntrustedProxy,
+} from "./guards.ts";
+import { BASE_HEADERS, HSTS, NON_HTML_POLICY, policyForHtml } from "./security.ts";
+import type { StaticFile } from "./static.ts";
+import { serveNotFound, serveStatic } from "./static.ts";
+
+/**
+ * The site as one Express app, in the order a request meets it: the request log, security headers,
+ * the HTTPS redirect and the body cap; the probes and /metrics; the contact endpoint; what is refused
+ * or redirected before any page (methods, case variants); the prerendered pages and files from
+ * memory, and the prebuilt 404 pages; and last React Router, for the no-JavaScript form post.
+ * server/main.ts makes it and serves it.
+ */
+export type AppOptions = {
+  env: Pick<Env, "TRUST_PROXY">;
+  config: ContactConfig;
+  log: Logger;
+  build: ServerBuild;
+  files: Map<string, StaticFile>;
+  notFound: Array<[string, StaticFile]>;
+  tokens: FormTokens;
+  metrics: ContactMetrics;
+  /** The contact runtime once the server listens (null before: the doors answer 503). */
+  contact: () => ContactRuntime | null;
+};
+
+const FORM_PATHS = new Set(["/contact", "/contact/"]);
+
+export function createApp(o: AppOptions): express.Express {
+  const { config, log, files, tokens, metrics } = o;
+  const probes = new Set(["/healthz", "/readyz"]);
+  // /metrics exists on the site's port only with METRICS_TOKEN; otherwise it is an unknown path (404).
+  if (config.metrics.token) probes.add("/metrics");
+  const isPage = (path: string) => files.has(path);
+
+  const app = express();
+  app.disable("x-powered-by");
+  // Pages and assets carry their own validators (static.ts); JSON answers are no-store and need none.
+  app.set("etag", false);
+  app.set("trust proxy", o.env.TRUST_PROXY);
+
+  // One JSON line per request. No query strings, addresses or bodies: they can carry personal data.
+  app.use((req, res, next) => {
+    const start = process.hrtime.bigint();
+    res.on("finish", () => {
+      log.info({
+        method: req.method,
+        path: req.path,
+        status: res.statusCode,
+        ms: Number((process.hrtime.bigint() - start) / 10_000n) / 100,
+        bytes: Number(res.getHeader("content-length") ?? 0) || undefined,
+      });
+    });
+    next();
+  });
+  app.use(warnUntrustedProxy(app.get("trust proxy fn"), log));
+
+  // Security headers on every response (server/security.ts); pages replace the CSP with their own.
+  app.use((req, res, next) => {
+    for (const [name, value] of Object.entries(BASE_HEADERS)) res.setHeader(name, value);
+    res.setHeader("Content-Security-Policy", NON_HTML_POLICY);
+    if (req.secure) res.setHeader("Strict-Transport-Security", HSTS);
+    next();
+  });
+  app.use(httpsRedirect(hostsOf([site.url, ...config.allowedOrigins])));
+  // Every body is capped before anything reads it; the JSON endpoint caps its own (chunked too) with JSON answers.
+  app.use(bodyLimit(MAX_BODY_BYTES, (req) => req.path === ENDPOINT));
+
+  app.get("/healthz", (_req, res) => {
+    res.setHeader("Cache-Control", "no-store");
+    res.json({ status: "ok" });
+  });
+  app.get("/readyz", async (_req, res) => {
+    res.setHeader("Cache-Control", "no-store");
+    const contact = o.contact();
+    const state = contact ? await contact.readiness() : { ready: false as const, reason: "starting" };
+    if (state.ready) {
+      res.json({ status: "ready" });
+      return;
+    }
+    res.setHeader("Retry-After", "10");
+    res.status(503).json({ status: "not ready", reason: state.reason });
+  });
+
+  if (config.metrics.token) {
+    const expected = Buffer.from(`Bearer ${config.metrics.token}`);
+    app.get("/metrics", async (req, res) => {
+      res.setHeader("Cache-Control", "no-store");
+      const given = Buffer.from(req.get("authorization") ?? "");
+      if (given.length !== expected.length || !timingSafeEqual(given, expected)) {
+        res.setHeader("WWW-Authenticate", 'Bearer realm="metrics"');
+        res.status(401).type("text/plain").send("Unauthorized");
+        return;
+      }
+      res.type(metrics.registry.contentType).send(await metrics.registry.metrics());
+    });
+  }
+
+  // Both doors (the JSON endpoint and the form's action) submit to the pipeline once it runs.
+  const pipeline: Submitter = {
+    submit: (submission) =>
+      o.contact()?.pipeline.submit(submission) ?? Promise.reject(new StorageUnavailableError("starting", 5)),
+  };
+  app.use(
+    contactEndpoint({ pipeline, log, publicKey: config.publicKey, allowedOrigins: config.allowedOrigins, metrics }),
+  );
+
+  app.use(methodGuard({ isKnown: (path) => isPage(path) || probes.has(path), formPaths: FORM_PATHS }));
+  app.use(canonicalRedirect(isPage));
+  app.use(serveStatic(files, { formToken: () => tokens.issue() }));
+  app.use(serveNotFound(o.notFound));
+  // Only the no-JavaScript form post gets this far: React Router runs its action and renders the page.
+  app.post([...FORM_PATHS], formPostGuard(MAX_BODY_BYTES));
+  app.use(compression());
+  app.use(hashInlineScripts(tokens));
+
+  // React Router checks a form post's Origin against the Host; behind a proxy, name the public hosts.
+  const actionHosts = config.allowedOrigins.map((origin) => new URL(origin).host);
+  const build = actionHosts.length > 0 ? { ...o.build, allowedActionOrigins: actionHosts } : o.build;
+  // The context key from the bundle itself (entry.server re-exports it): the route reads that instance.
+  const contactContext = (o.build.entry.module as { contactContext?: ContactContextKey }).contactContext;
+  app.use(
+    createRequestHandler({
+      build,
+      mode: "production",
+      getLoadContext(req) {
+        const context = new RouterContextProvider();
+        if (contactContext) context.set(contactContext, { pipeline, clientIp: req.ip });
+        return context;
+      },
+    }),
+  );
+
+  app.use(lastResort(log));
+  return app;
+}
+
+/**
+ * Server-rendered HTML (the answer to a form post) gets the same policy as a prerendered page:
+ * buffer it (it is small), put in a fresh form token, hash its inline scripts, send it with its CSP.
+ */
+function hashInlineScripts(tokens: FormTokens): RequestHandler {
+  return (_req, res, next) => {
+    const write = res.write.bind(res) as (...args: unknown[]) => boolean;
+    const end = res.end.bind(res) as (...args: unknown[]) => typeof res;
+    const chunks: Buffer[] = [];
+    const isHtml = () => String(res.getHeader("content-type") ?? "").startsWith("text/html");
+    const patched = res as unknown as {
+      write: (chunk: unknown, encoding?: unknown, callback?: unknown) => boolean;
+      end: (chunk?: unknown, encoding?: unknown, callback?: unknown) => unknown;
+    };
+    patched.write = (chunk, encoding, callback) => {
+      if (!isHtml()) return write(chunk, encoding, callback);
+      chunks.push(
+        Buffer.from(chunk as string, typeof encoding === "string" ? (encoding as BufferEncoding) : undefined),
+      );
+      if (typeof encoding === "function") encoding();
+      else if (typeof callback === "function") callback();
+      return true;
+    };
+    patched.end = (chunk, encoding, callback) => {
+      if (!isHtml()) return end(chunk, encoding, callback);
+      if (chunk && typeof chunk !== "function") {
+        chunks.push(
+          Buffer.from(chunk as string, typeof encoding === "string" ? (encoding as BufferEncoding) : undefined),
+        );
+      }
+      // A re-rendered contact form gets a fresh form token, as the served page does.
+      const html = Buffer.concat(chunks)
+        .toString("utf8")
+        .replace(FORM_TOKEN_PLACEHOLDER, () => tokens.issue());
+      res.setHeader("Content-Security-Policy", policyForHtml(html));
+      return end(
+        Buffer.from(html),
+        typeof chunk === "function" ? chunk : typeof encoding === "function" ? encoding : callback,
+      );
+    };
+    next();
+  };
+}
+
+/** Last resort: a visitor never sees a stack trace, and the log gets one line without one. */
+function lastResort(log: Logger): ErrorRequestHandler {
+  return (err: Error & { status?: number; statusCode?: number }, _req, res, _next) => {
+    const status = err.status ?? err.statusCode ?? 500;
+    const clientError = Number.isInteger(status) && status >= 400 && status < 500;
+    if (!clientError) log.error({ err: { message: err.message } }, "unhandled error");
+    if (res.headersSent) {
+      res.end();
+      return;
+    }
+    if (clientError) {
+      res.status(status).type("text/plain").send("Bad Request");
+      return;
+    }
+    res.status(500).type("text/plain").send("Internal Server Error");
+  };
+}

@@ -1,0 +1,132 @@
+// First, before anything imports app/config/site.ts: the environment gives it the site's URL.
+import "./env.ts";
+import { randomBytes } from "node:crypto";
+import { existsSync } from "node:fs";
+import { createServer } from "node:http";
+import { fileURLToPath } from "node:url";
+import pino from "pino";
+import type { ServerBuild } from "react-router";
+import { createApp } from "./app.ts";
+import { loadAddressSecret } from "./contact/address-hash.ts";
+import { type ContactConfig, loadConfig } from "./contact/config.ts";
+import { formTokens } from "./contact/form-token.ts";
+import { type ContactMetrics, createMetrics } from "./contact/metrics.ts";
+import { type ContactRuntime, startContactRuntime } from "./contact/runtime.ts";
+import { type Env, loadEnv } from "./env.ts";
+import { loadNotFoundPages, loadStaticFiles } from "./static.ts";
+
+/**
+ * The production server (started by server.js, which checks the Node version first): reads the
+ * environment and the build, makes the app (server/app.ts), listens, starts the contact pipeline in
+ * the background, and stops cleanly on SIGTERM. `npm start` builds first if needed (scripts/ensure-build.js).
+ */
+
+const root = fileURLToPath(new URL("../", import.meta.url));
+const clientDir = `${root}build/client`;
+const serverBuild = `${root}build/server/index.js`;
+if (!existsSync(serverBuild)) {
+  console.error("No build found: run `npm run build` first (npm start does it for you).");
+  process.exit(1);
+}
+
+const log = pino({ base: undefined, timestamp: pino.stdTimeFunctions.isoTime });
+// Nothing may end the process by accident: a rejection nobody handled is a bug, logged in one line.
+process.on("unhandledRejection", (reason) => {
+  log.error({ err: { message: reason instanceof Error ? reason.message : String(reason) } }, "unhandled rejection");
+});
+
+let env: Env;
+let config: ContactConfig;
+try {
+  env = loadEnv();
+  config = loadConfig();
+} catch (err) {
+  log.fatal((err as Error).message);
+  process.exit(1);
+}
+const { PORT: port, HOST: host } = env;
+
+// The contact page's form tokens are signed with the address-hash secret (outside the database).
+// If DATA_DIR cannot hold it yet, a key for this process only: the form works, tokens from before
+// a restart are held for review.
+let tokenSecret: string;
+try {
+  tokenSecret = loadAddressSecret(config);
+} catch (err) {
+  tokenSecret = randomBytes(32).toString("hex");
+  log.warn(
+    { reason: (err as Error).message },
+    "no address-hash secret yet: form tokens are signed with a key of this process",
+  );
+}
+const tokens = formTokens(tokenSecret);
+const metrics = createMetrics();
+const files = loadStaticFiles(clientDir);
+
+// Started in the background once the server listens: pages are served even while storage does not
+// work (server/contact/runtime.ts).
+let contact: ContactRuntime | null = null;
+
+const app = createApp({
+  env,
+  config,
+  log,
+  build: (await import(serverBuild)) as ServerBuild,
+  files,
+  notFound: loadNotFoundPages(clientDir),
+  tokens,
+  metrics,
+  contact: () => contact,
+});
+
+const server = createServer(app);
+server.on("error", (err: NodeJS.ErrnoException) => {
+  const why = err.code === "EADDRINUSE" ? "the address is already in use" : err.message;
+  log.fatal({ code: err.code }, `cannot listen on ${host}:${port}: ${why}`);
+  process.exit(1);
+});
+server.listen(port, host, () => {
+  contact = startContactRuntime(config, log, { metrics, tokens });
+  if (config.metrics.port) serveMetricsPrivately(metrics, config.metrics.port, config.metrics.host);
+  log.info({ url: `http://${host === "0.0.0.0" ? "localhost" : host}:${port}`, files: files.size }, "server started");
+});
+
+/** /metrics without a token on a port of its own, bound to localhost unless METRICS_HOST says otherwise. */
+function serveMetricsPrivately(metrics: ContactMetrics, metricsPort: number, metricsHost: string) {
+  const metricsServer = createServer(async (req, res) => {
+    if (req.method !== "GET" || req.url !== "/metrics") {
+      res.writeHead(404, { "content-type": "text/plain" }).end("Not Found");
+      return;
+    }
+    res.writeHead(200, { "content-type": metrics.registry.contentType, "cache-control": "no-store" });
+    res.end(await metrics.registry.metrics());
+  });
+  metricsServer.on("error", (err: NodeJS.ErrnoException) =>
+    log.error({ code: err.code }, `metrics port ${metricsPort}: ${err.message}`),
+  );
+  metricsServer.listen(metricsPort, metricsHost, () =>
+    log.info({ port: metricsPort, host: metricsHost }, "metrics served"),
+  );
+  metricsServer.unref();
+}
+
+let stopping = false;
+function shutdown(signal: NodeJS.Signals) {
+  if (stopping) return;
+  stopping = true;
+  log.info({ signal }, "shutting down");
+  server.close(async () => {
+    await contact
+      ?.close()
+      .catch((err: Error) => log.error({ err: { message: err.message } }, "closing the contact pipeline"));
+    log.info("server stopped");
+    process.exit(0);
+  });
+  server.closeIdleConnections();
+  setTimeout(() => {
+    server.closeAllConnections();
+    process.exit(0);
+  }, 10_000).unref();
+}
+process.on("SIGTERM", () => shutdown("SIGTERM"));
+process.on("SIGINT", () => shutdown("SIGINT"));
