@@ -3,6 +3,7 @@ import "../server/env.ts";
 import { randomUUID } from "node:crypto";
 import { writeFileSync } from "node:fs";
 import { parseArgs } from "node:util";
+import { stringify } from "csv-stringify/sync";
 import { deliveryMessageId } from "../server/contact/channels.ts";
 import { loadConfig } from "../server/contact/config.ts";
 import { openDatabase } from "../server/contact/db.ts";
@@ -40,12 +41,8 @@ function parseAge(text: string | undefined): number {
 
 class UsageError extends Error {}
 
-/** RFC 4180 quoting; a leading = + - @ is defused so a spreadsheet never runs a cell as a formula. */
-function csvCell(value: unknown): string {
-  let s = value == null ? "" : String(value);
-  if (/^[=+\-@\t\r]/.test(s)) s = `'${s}`;
-  return /[",\r\n]/.test(s) ? `"${s.replace(/"/g, '""')}"` : s;
-}
+/** A cell that starts with = + - @, a tab or a carriage return is defused, so a spreadsheet never runs it as a formula. */
+const defuse = (s: string) => (/^[=+\-@\t\r]/.test(s) ? `'${s}` : s);
 
 const COLUMNS: Array<[string, (r: InquiryRecord) => unknown]> = [
   ["id", (r) => r.id],
@@ -61,10 +58,12 @@ const COLUMNS: Array<[string, (r: InquiryRecord) => unknown]> = [
   ["source", (r) => r.source],
 ];
 
+/** RFC 4180 (csv-stringify: quotes, CRLF), every text cell defused (docs/decisions/0008-libraries-or-our-own-code.md). */
 function toCsv(rows: InquiryRecord[]): string {
-  const lines = [COLUMNS.map(([h]) => h).join(",")];
-  for (const r of rows) lines.push(COLUMNS.map(([, get]) => csvCell(get(r))).join(","));
-  return `${lines.join("\r\n")}\r\n`;
+  return stringify(
+    rows.map((r) => COLUMNS.map(([, get]) => get(r) ?? "")),
+    { header: true, columns: COLUMNS.map(([h]) => h), record_delimiter: "\r\n", cast: { string: defuse } },
+  );
 }
 
 /**
