@@ -6,7 +6,7 @@ import { defineConfig } from "@playwright/test";
 /**
  * End-to-end tests in Debian's Chromium (Playwright cannot download browsers here) against the
  * production build served by server.js, with a real SMTP server receiving the contact emails. The
- * global setup starts both (tests/e2e/global-setup.ts). `npm test` builds first.
+ * global setup starts both (tests/e2e/site-and-smtp-setup.ts). `npm test` builds first.
  */
 export const PORT = Number(process.env.E2E_PORT ?? 4173);
 // Set once in the runner; the global setup and the test workers inherit them.
@@ -33,5 +33,5 @@ export default defineConfig({
     baseURL: BASE_URL,
     launchOptions: { executablePath: process.env.CHROMIUM_PATH ?? "/usr/bin/chromium", args: chromiumArgs },
   },
-  globalSetup: "./tests/e2e/global-setup.ts",
+  globalSetup: "./tests/e2e/site-and-smtp-setup.ts",
 });

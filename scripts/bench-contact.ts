@@ -9,7 +9,8 @@ import pg from "pg";
 import { SMTPServer } from "smtp-server";
 import { CONTACT_API_PATH, DEFAULT_PUBLIC_KEY } from "../app/contact/api.ts";
 import { openPostgres, openSqlite } from "../server/contact/db.ts";
-import { freePort, startPostgres } from "../tests/support/postgres.ts";
+import { freePort } from "../tests/support/ports.ts";
+import { startPostgres } from "../tests/support/postgres.ts";
 import { type RunningServer, startServer } from "../tests/support/server.ts";
 
 /**

@@ -4,7 +4,7 @@ import { tmpdir } from "node:os";
 import { join, resolve } from "node:path";
 import { parseArgs } from "node:util";
 import autocannon from "autocannon";
-import { freePort } from "../tests/support/postgres.ts";
+import { freePort } from "../tests/support/ports.ts";
 import { startServer } from "../tests/support/server.ts";
 
 /**

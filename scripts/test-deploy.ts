@@ -3,7 +3,8 @@ import { chownSync, mkdtempSync, readdirSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { CONTACT_API_PATH, DEFAULT_PUBLIC_KEY } from "../app/contact/api.ts";
-import { freePort, startPostgres } from "../tests/support/postgres.ts";
+import { freePort } from "../tests/support/ports.ts";
+import { startPostgres } from "../tests/support/postgres.ts";
 import { TestSmtp } from "../tests/support/smtp.ts";
 
 /**

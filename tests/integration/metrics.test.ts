@@ -1,7 +1,7 @@
 import { randomBytes } from "node:crypto";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { DEFAULT_PUBLIC_KEY } from "../../app/contact/api.ts";
-import { freePort } from "../support/postgres";
+import { freePort } from "../support/ports";
 import { Receiver } from "../support/receiver";
 import { type RunningServer, startServer } from "../support/server";
 

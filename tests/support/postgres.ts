@@ -1,9 +1,9 @@
 import { execFileSync } from "node:child_process";
 import { randomUUID } from "node:crypto";
 import { chownSync, existsSync, mkdtempSync, rmSync } from "node:fs";
-import { createServer } from "node:net";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
+import { freePort } from "./ports.ts";
 
 /**
  * A throwaway PostgreSQL 15 server for the tests: its own data folder and socket folder, bound to
@@ -12,18 +12,6 @@ import { join } from "node:path";
  */
 
 const BIN = process.env.PG_BIN ?? "/usr/lib/postgresql/15/bin";
-
-export function freePort(): Promise<number> {
-  return new Promise((resolve, reject) => {
-    const srv = createServer();
-    srv.once("error", reject);
-    srv.listen(0, "127.0.0.1", () => {
-      const address = srv.address();
-      const port = typeof address === "object" && address ? address.port : 0;
-      srv.close(() => resolve(port));
-    });
-  });
-}
 
 export async function startPostgres(): Promise<{ url: string; stop: () => void }> {
   if (!existsSync(join(BIN, "initdb"))) {

@@ -2,7 +2,7 @@ import { type ChildProcess, spawn } from "node:child_process";
 import { existsSync, mkdtempSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
-import { freePort } from "./postgres.ts";
+import { freePort } from "./ports.ts";
 
 /** The production server (node server.js) on a free loopback port, for tests and benchmarks. */
 export type RunningServer = {

@@ -2,7 +2,7 @@ import { mkdirSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { type ParsedMail, simpleParser } from "mailparser";
 import { SMTPServer } from "smtp-server";
-import { freePort } from "./postgres.ts";
+import { freePort } from "./ports.ts";
 
 /**
  * A real SMTP server in the test process (smtp-server), bound to 127.0.0.1. It records every message
