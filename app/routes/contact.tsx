@@ -8,8 +8,9 @@ import { card, container, focusRing } from "~/components/ui/styles";
 import { site } from "~/config/site";
 import { contactPublicKey } from "~/contact/api";
 import { contactContext } from "~/contact/context";
-import { type ContactField, FIELDS, type FieldErrors, FORM_TOKEN_FIELD, HONEYPOT_FIELD } from "~/contact/fields";
+import { type ContactField, FIELDS, type FieldErrors, FORM_TOKEN_FIELD } from "~/contact/fields";
 import { pageMeta } from "~/lib/seo";
+import { TOO_MANY } from "../../server/contact/answers.ts";
 import type { Route } from "./+types/contact";
 
 // The one interactive page does not hydrate either: a small module (app/contact/enhance.ts, added to
@@ -39,34 +40,40 @@ export async function action({ request, context }: Route.ActionArgs) {
       { status: 400 },
     );
   }
+  // The message as the pipeline reads any payload (it also takes out the honeypot); the page token
+  // travels beside it, as the JSON door's X-Form-Token header does.
+  const body: Record<string, string> = {};
+  for (const [name, value] of form) if (typeof value === "string" && name !== FORM_TOKEN_FIELD) body[name] = value;
   const values: Partial<Record<ContactField, string>> = {};
-  for (const field of FIELDS) {
-    const v = form.get(field);
-    if (typeof v === "string") values[field] = v;
-  }
-  const trap = form.get(HONEYPOT_FIELD);
-  const body = typeof trap === "string" && trap !== "" ? { ...values, [HONEYPOT_FIELD]: trap } : values;
+  for (const field of FIELDS) if (body[field] !== undefined) values[field] = body[field];
   const contact = context.get(contactContext);
   const failure = (status: number, error: string, fields: FieldErrors = {}, headers?: Record<string, string>) =>
     data<FormResult>({ ok: false, error, fields, values }, { status, headers });
   const unavailable = () => failure(503, site.response.failure, {}, { "Retry-After": "30" });
   if (!contact) return unavailable();
   try {
-    const result = await contact.pipeline.submit({
+    const token = form.get(FORM_TOKEN_FIELD);
+    const outcome = await contact.pipeline.submit({
       body,
       source: "form",
-      formToken: typeof form.get(FORM_TOKEN_FIELD) === "string" ? String(form.get(FORM_TOKEN_FIELD)) : undefined,
+      formToken: typeof token === "string" ? token : undefined,
       ip: contact.clientIp,
       userAgent: request.headers.get("user-agent") ?? undefined,
       page: "/contact",
     });
-    // Post/Redirect/Get: a reload or Back on the answer never posts (and stores) the message again.
-    if (result.status < 300) return redirect("/contact/sent", { status: 303 });
-    if (result.status === 400) {
-      return failure(400, "Please correct the fields marked above.", result.body.fields as FieldErrors);
+    switch (outcome.kind) {
+      case "stored":
+      case "duplicate":
+        // Post/Redirect/Get: a reload or Back on the answer never posts (and stores) the message again.
+        return redirect("/contact/sent", { status: 303 });
+      case "invalid":
+        return failure(400, "Please correct the fields marked above.", outcome.fields);
+      case "rate-limited":
+        return failure(429, TOO_MANY, {}, { "Retry-After": String(outcome.retryAfterSeconds) });
+      case "key-reused":
+        // The form sends no Idempotency-Key; should one ever come, the visitor gets the usual failure.
+        return failure(422, site.response.failure);
     }
-    if (result.status === 429) return failure(429, String(result.body.error), {}, result.headers);
-    return failure(result.status, site.response.failure);
   } catch {
     return unavailable();
   }

@@ -2,6 +2,7 @@ import express, { type NextFunction, type Request, type Response } from "express
 import type { Logger } from "pino";
 import { CONTACT_API_PATH } from "../../app/contact/api.ts";
 import { isUtf8 } from "../guards.ts";
+import { jsonAnswer } from "./answers.ts";
 import { StorageUnavailableError } from "./db.ts";
 import type { ContactMetrics } from "./metrics.ts";
 import type { Submitter } from "./service.ts";
@@ -98,7 +99,7 @@ export function contactEndpoint({ pipeline, log, publicKey, allowedOrigins, metr
     express.json({ limit: MAX_BODY_BYTES, strict: false, type: () => true }),
     async (req, res, next) => {
       try {
-        const result = await pipeline.submit({
+        const outcome = await pipeline.submit({
           body: req.body,
           source: "api",
           formToken: req.get("x-form-token"),
@@ -107,8 +108,9 @@ export function contactEndpoint({ pipeline, log, publicKey, allowedOrigins, metr
           userAgent: req.get("user-agent"),
           page: req.get("referer"),
         });
-        for (const [k, v] of Object.entries(result.headers ?? {})) res.setHeader(k, v);
-        res.status(result.status).json(result.body);
+        const answer = jsonAnswer(outcome);
+        for (const [k, v] of Object.entries(answer.headers ?? {})) res.setHeader(k, v);
+        res.status(answer.status).json(answer.body);
       } catch (err) {
         next(err);
       }

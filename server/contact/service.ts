@@ -2,8 +2,9 @@ import { createHash, randomUUID } from "node:crypto";
 import { join } from "node:path";
 import type { Logger } from "pino";
 import { RateLimiterRes } from "rate-limiter-flexible";
-import { type ContactInput, HONEYPOT_FIELD, validateContact } from "../../app/contact/schema.ts";
+import { type ContactInput, type FieldErrors, HONEYPOT_FIELD, validateContact } from "../../app/contact/schema.ts";
 import { type AddressHasher, addressHasher, loadAddressSecret } from "./address-hash.ts";
+import { jsonAnswer } from "./answers.ts";
 import { type Channel, deliveryMessageId, emailChannel, slackChannel, webhookChannel } from "./channels.ts";
 import type { ContactConfig } from "./config.ts";
 import { type Database, logStorageTransitions, openDatabase, type RateLimiterLike } from "./db.ts";
@@ -31,14 +32,26 @@ export type Submission = {
   page?: string;
 };
 
-export type SubmitResult = Answer & { headers?: Record<string, string> };
+/**
+ * What became of a submission, in the pipeline's terms; each door turns it into its own answer
+ * (http.ts: JSON and a status; the form's action in app/routes/contact.tsx: a page).
+ */
+export type Outcome =
+  /** Stored (and, unless held as suspected spam, queued for delivery). */
+  | { kind: "stored"; id: string; held: boolean }
+  /** Its Idempotency-Key was seen with this message before: the first answer, again. */
+  | { kind: "duplicate"; first: Answer }
+  /** Its Idempotency-Key was seen with another message: nothing stored. */
+  | { kind: "key-reused" }
+  /** Not a valid message: what is wrong, per field. */
+  | { kind: "invalid"; error: string; fields: FieldErrors }
+  /** Over a rate limit: nothing stored. */
+  | { kind: "rate-limited"; retryAfterSeconds: number };
 
 /** What takes a submission: the pipeline, as the two doors (the JSON endpoint, the form's action) see it. */
 export interface Submitter {
-  submit(submission: Submission): Promise<SubmitResult>;
+  submit(submission: Submission): Promise<Outcome>;
 }
-
-export const SUCCESS_MESSAGE = "Thank you. Your message has been received.";
 
 export class ContactPipeline implements Submitter {
   readonly store: Store;
@@ -76,13 +89,13 @@ export class ContactPipeline implements Submitter {
     this.metrics = deps.metrics;
   }
 
-  async submit(s: Submission): Promise<SubmitResult> {
-    const { held, ...result } = await this.receive(s);
-    this.metrics?.inquiry(s.source, outcomeOf(result, held));
-    return result;
+  async submit(s: Submission): Promise<Outcome> {
+    const outcome = await this.receive(s);
+    this.metrics?.inquiry(s.source, metricOf(outcome));
+    return outcome;
   }
 
-  private async receive(s: Submission): Promise<SubmitResult & { held?: boolean }> {
+  private async receive(s: Submission): Promise<Outcome> {
     const body = (typeof s.body === "object" && s.body !== null && !Array.isArray(s.body) ? { ...s.body } : s.body) as
       | Record<string, unknown>
       | unknown;
@@ -94,7 +107,7 @@ export class ContactPipeline implements Submitter {
     }
 
     const valid = validateContact(body);
-    if (!valid.ok) return { status: 400, body: { error: valid.error, fields: valid.fields } };
+    if (!valid.ok) return { kind: "invalid", error: valid.error, fields: valid.fields };
     const fingerprint = fingerprintOf(valid.data);
 
     // A replayed key answers as the first time, without counting against the rate limit; the same
@@ -132,7 +145,8 @@ export class ContactPipeline implements Submitter {
 
     const id = randomUUID();
     const spam = reasons.length > 0;
-    const answer: Answer = { status: 201, body: { ok: true, id, message: SUCCESS_MESSAGE } };
+    // The JSON door's answer, kept with the Idempotency-Key: a repeat gets exactly this again.
+    const { headers: _none, ...answer } = jsonAnswer({ kind: "stored", id, held: spam });
     const save = this.store.db.engine === "postgres" ? this.saveAtOnce(hashes) : this.saveWithGuard(hashes);
     const result = await save(
       {
@@ -158,11 +172,11 @@ export class ContactPipeline implements Submitter {
       },
     );
     if (result.duplicate) return replay(result.previous, fingerprint);
-    if (result.refused) return result.answer;
+    if ("refused" in result) return rateLimited(result.retryAfterMs);
     if (spam) this.log.info({ inquiryId: id, source: s.source, reasons }, "inquiry held as suspected spam");
     else this.log.info({ inquiryId: id, source: s.source }, "inquiry stored");
     if (!spam) this.worker.nudge();
-    return { ...answer, held: spam };
+    return { kind: "stored", id, held: spam };
   }
 
   /** SQLite: one transaction (in the group commit), the limiters inside it share the inquiry's commit. */
@@ -185,14 +199,10 @@ export class ContactPipeline implements Submitter {
           { ...this.limits.networkPerMinute, key: `${this.limits.networkPerMinute.prefix}:${hashes.network}` },
         ]
       : [];
-    return async (inquiry: NewInquiry, opts: SaveOptions) => {
-      const result = await this.store.saveAtOnce(inquiry, { ...opts, limits, now });
-      if (!("retryAfterMs" in result)) return result;
-      return { duplicate: false as const, refused: true, answer: tooMany(result.retryAfterMs) };
-    };
+    return (inquiry: NewInquiry, opts: SaveOptions) => this.store.saveAtOnce(inquiry, { ...opts, limits, now });
   }
 
-  private async rateLimit(hashes: AddressHashes | null): Promise<SubmitResult | null> {
+  private async rateLimit(hashes: AddressHashes | null): Promise<{ retryAfterMs: number } | null> {
     if (!hashes) return null;
     const checks: Array<[RateLimiterLike, string]> = [
       [this.limiters.perMinute, hashes.address],
@@ -204,7 +214,7 @@ export class ContactPipeline implements Submitter {
         await limiter.consume(key);
       } catch (e) {
         if (!(e instanceof RateLimiterRes)) throw e;
-        return tooMany(e.msBeforeNext);
+        return { retryAfterMs: e.msBeforeNext };
       }
     }
     return null;
@@ -214,22 +224,27 @@ export class ContactPipeline implements Submitter {
 type AddressHashes = { address: string; network: string };
 type SaveOptions = Omit<Parameters<Store["save"]>[1], "guard">;
 
-function tooMany(msBeforeNext: number): SubmitResult {
-  return {
-    status: 429,
-    body: { error: "Too many messages from your network. Please try again later or email us directly." },
-    headers: { "Retry-After": String(Math.max(1, Math.ceil(msBeforeNext / 1000))) },
-  };
-}
+const rateLimited = (retryAfterMs: number): Outcome => ({
+  kind: "rate-limited",
+  retryAfterSeconds: Math.max(1, Math.ceil(retryAfterMs / 1000)),
+});
 
 /** A limit: at most `points` submissions per `durationMs` for one key (the rate_limits table). */
 type LimitSpec = { prefix: string; points: number; durationMs: number };
 
-function outcomeOf(result: SubmitResult, held = false): InquiryOutcome {
-  if (result.status === 201) return held ? "held" : "stored";
-  if (result.status === 400) return "invalid";
-  if (result.status === 429) return "rate_limited";
-  return "refused";
+function metricOf(outcome: Outcome): InquiryOutcome {
+  switch (outcome.kind) {
+    case "stored":
+      return outcome.held ? "held" : "stored";
+    case "duplicate":
+      return "stored";
+    case "invalid":
+      return "invalid";
+    case "rate-limited":
+      return "rate_limited";
+    case "key-reused":
+      return "refused";
+  }
 }
 
 type Limiters = { perMinute: RateLimiterLike; perDay: RateLimiterLike; networkPerMinute: RateLimiterLike };
@@ -242,15 +257,10 @@ function fingerprintOf(data: ContactInput): string {
     .digest("hex");
 }
 
-export const KEY_REUSED =
-  "This Idempotency-Key was already used with a different message. Use a new key for a new message.";
-
-/** The first answer for a key, or 422 when the key comes back with another message. */
-function replay(previous: StoredAnswer, fingerprint: string): SubmitResult {
-  if (previous.fingerprint && previous.fingerprint !== fingerprint) {
-    return { status: 422, body: { error: KEY_REUSED } };
-  }
-  return { status: previous.status, body: previous.body };
+/** The first answer for a key, unless the key comes back with another message. */
+function replay(previous: StoredAnswer, fingerprint: string): Outcome {
+  if (previous.fingerprint && previous.fingerprint !== fingerprint) return { kind: "key-reused" };
+  return { kind: "duplicate", first: { status: previous.status, body: previous.body } };
 }
 
 /** Open the database, apply migrations, and assemble the pipeline with its outbox worker. */

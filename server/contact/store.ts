@@ -95,13 +95,15 @@ export type SaveFields = {
 
 export type SaveResult =
   | { duplicate: true; previous: StoredAnswer }
-  | { duplicate: false; answer: Answer; refused?: boolean };
+  | { duplicate: false; answer: Answer }
+  /** Over a rate limit: nothing stored; the limit frees up in `retryAfterMs`. */
+  | { duplicate: false; refused: true; retryAfterMs: number };
 
 export type AtOnceOptions = SaveFields & {
   limits: Array<{ key: string; points: number; durationMs: number }>;
   now: number;
 };
-export type AtOnceResult = SaveResult | { duplicate: false; refused: true; retryAfterMs: number };
+export type AtOnceResult = SaveResult;
 type SavedRow = {
   prior?: { status: number; body: string; fingerprint: string | null };
   blocked_until?: number;
@@ -166,7 +168,7 @@ export class Store {
     inquiry: NewInquiry,
     opts: SaveFields & {
       /** Checked inside the transaction (a rate limit): an answer here refuses, and nothing is stored. */
-      guard?: () => Promise<Answer | null>;
+      guard?: () => Promise<{ retryAfterMs: number } | null>;
     },
   ): Promise<SaveResult> {
     const { idempotencyKey: key, answer, deliveries = [], guard } = opts;
@@ -177,7 +179,7 @@ export class Store {
           if (previous) return { duplicate: true, previous };
         }
         const refusal = guard ? await guard() : null;
-        if (refusal) return { duplicate: false, answer: refusal, refused: true };
+        if (refusal) return { duplicate: false, refused: true, retryAfterMs: refusal.retryAfterMs };
         await tx.query(
           `INSERT INTO inquiries (id, received_at, name, email, company, service, message, page, user_agent, ip_hash, source, spam,
                                   held_reason, message_hash)

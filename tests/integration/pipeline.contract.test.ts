@@ -8,6 +8,7 @@ import { DatabaseSync } from "node:sqlite";
 import pg from "pg";
 import pino from "pino";
 import { afterEach, beforeEach, describe, expect, inject, it } from "vitest";
+import { jsonAnswer } from "../../server/contact/answers.ts";
 import { loadConfig } from "../../server/contact/config.ts";
 import {
   type Database,
@@ -111,8 +112,11 @@ describe.each([
     return made.pipeline;
   }
 
-  const submit = (p: ContactPipeline, body: unknown = valid, extra: Record<string, string> = {}) =>
+  const outcomeOf = (p: ContactPipeline, body: unknown = valid, extra: Record<string, string> = {}) =>
     p.submit({ body, source: "api", ip: "203.0.113.7", userAgent: "vitest", page: "/contact", ...extra });
+  // As the JSON endpoint answers it (server/contact/answers.ts).
+  const submit = async (p: ContactPipeline, body: unknown = valid, extra: Record<string, string> = {}) =>
+    jsonAnswer(await outcomeOf(p, body, extra));
 
   // A fresh database for every test.
   beforeEach(async () => {
@@ -333,6 +337,29 @@ describe.each([
     expect(limited.status).toBe(429);
     expect(Number(limited.headers?.["Retry-After"])).toBeGreaterThan(0);
     expect((await submit(p, valid, { ip: "198.51.100.1" })).status).toBe(201);
+  });
+
+  it("says what became of each submission in its own terms, for each door to answer in its own", async () => {
+    smtp = await new TestSmtp().start();
+    const p = await pipeline({ RATE_LIMIT_PER_MINUTE: "2" });
+    const first = await outcomeOf(p, valid, { idempotencyKey: "k1" });
+    expect(first).toEqual({ kind: "stored", id: expect.any(String), held: false });
+    expect(await outcomeOf(p, valid, { idempotencyKey: "k1" })).toEqual({
+      kind: "duplicate",
+      first: { status: 201, body: { ok: true, id: (first as { id: string }).id, message: expect.any(String) } },
+    });
+    expect(await outcomeOf(p, { ...valid, message: "another" }, { idempotencyKey: "k1" })).toEqual({
+      kind: "key-reused",
+    });
+    expect(await outcomeOf(p, { ...valid, email: "nope" })).toMatchObject({
+      kind: "invalid",
+      fields: { email: expect.any(String) },
+    });
+    expect(await outcomeOf(p, { ...valid, website: "http://spam.example" })).toMatchObject({
+      kind: "stored",
+      held: true,
+    });
+    expect(await outcomeOf(p)).toEqual({ kind: "rate-limited", retryAfterSeconds: expect.any(Number) });
   });
 
   it("keeps limits and keys exact when submissions arrive together (batched on PostgreSQL), across two instances", async () => {
