@@ -1,0 +1,35 @@
+import { readdirSync, readFileSync } from "node:fs";
+import { join } from "node:path";
+import type { Engine, Sql } from "./storage.ts";
+
+/**
+ * The schema, as numbered SQL files per engine (db/migrations/{sqlite,postgres}/NNN_name.sql), each
+ * applied once, in order, recorded in schema_migrations (docs/decisions/0008-libraries-or-our-own-code.md).
+ */
+
+const migrationsDir = new URL("../../db/migrations/", import.meta.url).pathname;
+
+export function readMigrations(engine: Engine) {
+  const dir = join(migrationsDir, engine);
+  return readdirSync(dir)
+    .filter((f) => /^\d{3}_[a-z0-9_]+\.sql$/.test(f))
+    .sort()
+    .map((f) => ({ version: Number(f.slice(0, 3)), name: f, sql: readFileSync(join(dir, f), "utf8") }));
+}
+
+/** Apply one migration inside `tx`, unless it was applied before. True if it ran. */
+export async function applyMigration(
+  tx: Sql,
+  m: { version: number; name: string; sql: string },
+  run: (sql: string) => unknown,
+): Promise<boolean> {
+  const done = await tx.query("SELECT 1 FROM schema_migrations WHERE version = ?", [m.version]);
+  if (done.length > 0) return false;
+  await run(m.sql);
+  await tx.query("INSERT INTO schema_migrations (version, name, applied_at) VALUES (?, ?, ?)", [
+    m.version,
+    m.name,
+    Date.now(),
+  ]);
+  return true;
+}

@@ -1,0 +1,67 @@
+/**
+ * What the contact pipeline needs of a database, whichever engine: one small SQL interface over
+ * SQLite (node:sqlite, the default: a file under DATA_DIR) and PostgreSQL (pg, when DATABASE_URL is
+ * set). Queries are written once with `?` placeholders; the PostgreSQL side numbers them.
+ * The engines: db-sqlite.ts and db-postgres.ts; the door the rest of the server uses: db.ts.
+ */
+
+export type Engine = "sqlite" | "postgres";
+export type Row = Record<string, unknown>;
+
+export interface Sql {
+  readonly engine: Engine;
+  query<T extends Row = Row>(sql: string, params?: unknown[]): Promise<T[]>;
+  /** Run `fn` in one transaction: committed if it resolves, rolled back if it throws. */
+  transaction<T>(fn: (tx: Sql) => Promise<T>): Promise<T>;
+}
+
+export interface Database extends Sql {
+  migrate(): Promise<string[]>;
+  /** A cheap query that proves the database answers (readiness). */
+  ping(): Promise<void>;
+  /** A rate limiter that keeps its counters in this database (table `rate_limits`). */
+  rateLimiter(opts: { keyPrefix: string; points: number; duration: number }): Promise<RateLimiterLike>;
+  close(): Promise<void>;
+  describe(): string;
+}
+
+export interface RateLimiterLike {
+  consume(key: string, points?: number): Promise<unknown>;
+}
+
+/**
+ * The database cannot be used right now (locked by another process, unreachable, out of space):
+ * the visitor is answered 503 with Retry-After, never a false success, and nothing crashes.
+ */
+export class StorageUnavailableError extends Error {
+  readonly retryAfterSeconds: number;
+  constructor(message: string, retryAfterSeconds = 30) {
+    super(message);
+    this.name = "StorageUnavailableError";
+    this.retryAfterSeconds = retryAfterSeconds;
+  }
+}
+
+/** Told once when storage stops answering and once when it answers again (one log line each). */
+export type StorageWatcher = { failed(reason: string): void; recovered(): void };
+
+/** A watcher that logs the transitions, not every failure: a held lock would otherwise log every poll. */
+export function logStorageTransitions(log: {
+  warn: (o: object, m: string) => void;
+  info: (o: object, m: string) => void;
+}): StorageWatcher {
+  let down: string | null = null;
+  return {
+    failed(reason) {
+      if (down === null) log.warn({ reason }, "storage unavailable");
+      down = reason;
+    },
+    recovered() {
+      if (down !== null) log.info({ was: down }, "storage available again");
+      down = null;
+    },
+  };
+}
+
+/** A watcher for tools and tests that need no log lines. */
+export const quietWatcher: StorageWatcher = { failed() {}, recovered() {} };
