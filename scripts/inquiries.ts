@@ -129,7 +129,7 @@ async function main(argv: string[]): Promise<number> {
     const store = new Store(db);
     switch (command) {
       case "list": {
-        const rows = await store.list();
+        const rows = await store.operator.list();
         if (values.json) {
           console.log(printableJson(rows));
         } else if (rows.length === 0) {
@@ -149,7 +149,7 @@ async function main(argv: string[]): Promise<number> {
       }
       case "export": {
         if (values.format !== "csv") throw new UsageError("export needs --format csv");
-        const csv = toCsv(await store.list());
+        const csv = toCsv(await store.operator.list());
         if (values.out) {
           writeFileSync(values.out, csv);
           console.error(`Wrote ${values.out}`);
@@ -159,7 +159,7 @@ async function main(argv: string[]): Promise<number> {
       case "show": {
         const id = rest[0];
         if (!id) throw new UsageError("show needs an inquiry ID");
-        const r = await store.get(id);
+        const r = await store.operator.get(id);
         if (!r) {
           console.error(`No inquiry with ID ${id}.`);
           return 1;
@@ -191,7 +191,7 @@ async function main(argv: string[]): Promise<number> {
         if (channel !== undefined && !(CHANNELS as readonly string[]).includes(channel)) {
           throw new UsageError(`--channel takes one of ${CHANNELS.join(", ")}`);
         }
-        const n = await store.retryFailed(Date.now(), channel as ChannelName | undefined);
+        const n = await store.operator.retryFailed(Date.now(), channel as ChannelName | undefined);
         const which = channel ? `${channel} ` : "";
         console.log(
           n === 0
@@ -201,7 +201,7 @@ async function main(argv: string[]): Promise<number> {
         return 0;
       }
       case "held": {
-        const rows = await store.listHeld();
+        const rows = await store.operator.listHeld();
         if (values.json) {
           console.log(printableJson(rows));
         } else if (rows.length === 0) {
@@ -222,7 +222,7 @@ async function main(argv: string[]): Promise<number> {
           channel,
           messageId: deliveryMessageId(channel, id),
         }));
-        if (!(await store.releaseHeld(id, deliveries, Date.now()))) {
+        if (!(await store.operator.releaseHeld(id, deliveries, Date.now()))) {
           console.error(`No held message with ID ${id}.`);
           return 1;
         }
@@ -237,7 +237,7 @@ async function main(argv: string[]): Promise<number> {
           ["last month", 30 * 86_400_000],
         ] as const;
         const stats = [];
-        for (const [label, ms] of periods) stats.push({ period: label, ...(await store.stats(now - ms)) });
+        for (const [label, ms] of periods) stats.push({ period: label, ...(await store.operator.stats(now - ms)) });
         if (values.json) {
           console.log(JSON.stringify(stats, null, 2));
           return 0;
@@ -250,7 +250,7 @@ async function main(argv: string[]): Promise<number> {
       }
       case "purge": {
         const age = parseAge(values["older-than"]);
-        const n = await store.purge(Date.now() - age);
+        const n = await store.operator.purge(Date.now() - age);
         console.log(`Deleted ${n} inquir${n === 1 ? "y" : "ies"} older than ${values["older-than"]}.`);
         return 0;
       }

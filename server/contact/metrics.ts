@@ -42,7 +42,7 @@ export function createMetrics(): ContactMetrics {
     registers: [registry],
   });
   let store: Store | null = null;
-  const readPending = async () => (store ? await store.pending(Date.now()).catch(() => null) : null);
+  const readPending = async () => (store ? await store.operator.pending(Date.now()).catch(() => null) : null);
   new client.Gauge({
     name: "contact_deliveries_pending",
     help: "Deliveries not yet done (pending or being sent), by channel.",

@@ -71,7 +71,7 @@ export class OutboxWorker {
     this.running = false;
     this.wake?.();
     await Promise.race([this.loop, new Promise((r) => setTimeout(r, graceMs).unref())]);
-    const released = await this.store.release(this.id).catch(() => 0);
+    const released = await this.store.outbox.release(this.id).catch(() => 0);
     if (released > 0) this.log.info({ released }, "released claimed deliveries");
   }
 
@@ -105,7 +105,7 @@ export class OutboxWorker {
 
   /** One pass: claim due jobs, deliver them concurrently, record each outcome. Returns how many. */
   async pass(now = Date.now()): Promise<number> {
-    const jobs = await this.store.claimDue(this.id, now, this.opts.leaseMs, this.opts.batchSize ?? 16);
+    const jobs = await this.store.outbox.claimDue(this.id, now, this.opts.leaseMs, this.opts.batchSize ?? 16);
     await Promise.all(jobs.map((job) => this.deliver(job)));
     return jobs.length;
   }
@@ -118,14 +118,14 @@ export class OutboxWorker {
       : { kind: "permanent", reason: `the ${job.channel} channel is not configured on this server` };
     const now = Date.now();
     if (outcome.kind === "delivered") {
-      const marked = await this.store.markSent(job.id, this.id, now);
+      const marked = await this.store.outbox.markSent(job.id, this.id, now);
       this.metrics?.delivered(job.channel, (now - job.inquiry.receivedAt) / 1000);
       log.info({ via: channel?.describe(), detail: outcome.detail, marked }, "inquiry delivered");
       return;
     }
     const reason = outcome.reason.slice(0, 1000);
     if (outcome.kind === "permanent" || now - job.createdAt >= this.opts.giveUpAfterMs) {
-      await this.store.markFailed(job.id, this.id, reason);
+      await this.store.outbox.markFailed(job.id, this.id, reason);
       this.metrics?.failed(job.channel);
       // Loud on purpose: a person must look at this inquiry (`npm run inquiries -- retry` after a fix).
       log.fatal(
@@ -137,7 +137,7 @@ export class OutboxWorker {
     }
     const backoff = retryDelay(job.attempts, this.opts.retryBaseMs, this.opts.retryMaxMs);
     const delay = Math.max(backoff, outcome.retryAfterMs ?? 0);
-    await this.store.markRetry(job.id, this.id, now + delay, reason);
+    await this.store.outbox.markRetry(job.id, this.id, now + delay, reason);
     this.metrics?.retried(job.channel);
     log.warn({ reason, retryInMs: delay }, "inquiry delivery failed; will retry");
   }
@@ -151,9 +151,9 @@ export class OutboxWorker {
   async summarizeHeld(now = Date.now()): Promise<boolean> {
     const email = this.channels.get("email");
     if (!email) return false;
-    const turn = await this.store.claimHeldSummary(now, this.heldSummaryIntervalMs);
+    const turn = await this.store.operator.claimHeldSummary(now, this.heldSummaryIntervalMs);
     if (!turn) return false;
-    const held = await this.store.listHeld(turn.since);
+    const held = await this.store.operator.listHeld(turn.since);
     if (held.length === 0) return false;
     const lines = held.slice(0, 20).map((i) => `- ${i.name} <${i.email}>: ${i.heldReason ?? "held"} (${i.id})`);
     if (held.length > 20) lines.push(`- and ${held.length - 20} more`);

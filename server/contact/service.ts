@@ -13,7 +13,15 @@ import { fileMailer, type Mailer, smtpMailer } from "./mailer.ts";
 import type { ContactMetrics, InquiryOutcome } from "./metrics.ts";
 import { OutboxWorker } from "./outbox.ts";
 import { spamReasons } from "./spam.ts";
-import { type Answer, type ChannelName, type NewInquiry, type Source, Store, type StoredAnswer } from "./store.ts";
+import {
+  type Answer,
+  type ChannelName,
+  type NewInquiry,
+  type SaveFields,
+  type Source,
+  Store,
+  type StoredAnswer,
+} from "./store.ts";
 
 /**
  * The contact pipeline, one for both doors (the JSON endpoint and the no-JavaScript form post):
@@ -114,7 +122,7 @@ export class ContactPipeline implements Submitter {
     // key with another message is a client's mistake (422), never a silently dropped message.
     // (PostgreSQL: checked inside the one statement that stores the submission, below.)
     if (s.idempotencyKey && this.store.db.engine !== "postgres") {
-      const previous = await this.store.answerFor(s.idempotencyKey);
+      const previous = await this.store.intake.answerFor(s.idempotencyKey);
       if (previous) return replay(previous, fingerprint);
     }
 
@@ -131,7 +139,7 @@ export class ContactPipeline implements Submitter {
           data: valid.data,
           trap,
           token: this.tokens.verify(s.formToken, now),
-          duplicate: await this.store.seenMessage(messageHash, now - 86_400_000),
+          duplicate: await this.store.intake.seenMessage(messageHash, now - 86_400_000),
           policy: {
             requireToken: true,
             minFillMs: this.spam.minFillMs,
@@ -182,7 +190,7 @@ export class ContactPipeline implements Submitter {
   /** SQLite: one transaction (in the group commit), the limiters inside it share the inquiry's commit. */
   private saveWithGuard(hashes: AddressHashes | null) {
     return (inquiry: NewInquiry, opts: SaveOptions) =>
-      this.store.save(inquiry, { ...opts, guard: () => this.rateLimit(hashes) });
+      this.store.intake.save(inquiry, { ...opts, guard: () => this.rateLimit(hashes) });
   }
 
   /**
@@ -199,7 +207,7 @@ export class ContactPipeline implements Submitter {
           { ...this.limits.networkPerMinute, key: `${this.limits.networkPerMinute.prefix}:${hashes.network}` },
         ]
       : [];
-    return (inquiry: NewInquiry, opts: SaveOptions) => this.store.saveAtOnce(inquiry, { ...opts, limits, now });
+    return (inquiry: NewInquiry, opts: SaveOptions) => this.store.intake.saveAtOnce(inquiry, { ...opts, limits, now });
   }
 
   private async rateLimit(hashes: AddressHashes | null): Promise<{ retryAfterMs: number } | null> {
@@ -222,7 +230,7 @@ export class ContactPipeline implements Submitter {
 }
 
 type AddressHashes = { address: string; network: string };
-type SaveOptions = Omit<Parameters<Store["save"]>[1], "guard">;
+type SaveOptions = SaveFields;
 
 const rateLimited = (retryAfterMs: number): Outcome => ({
   kind: "rate-limited",

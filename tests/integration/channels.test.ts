@@ -78,7 +78,7 @@ describe.each([
   const submit = async (p: ContactPipeline, body: unknown = valid) =>
     jsonAnswer(await p.submit({ body, source: "api", ip: "203.0.113.9", userAgent: "vitest", page: "/contact" }));
   const deliveries = async (p: ContactPipeline, id: string) =>
-    Object.fromEntries(((await p.store.get(id))?.deliveries ?? []).map((d) => [d.channel, d]));
+    Object.fromEntries(((await p.store.operator.get(id))?.deliveries ?? []).map((d) => [d.channel, d]));
 
   beforeEach(async () => {
     engine = await makeEngine();
@@ -99,7 +99,7 @@ describe.each([
     const p = await pipeline();
     const id = String((await submit(p)).body.id);
     p.worker.start();
-    await expect.poll(async () => (await p.store.get(id))?.status, { timeout: 10_000 }).toBe("sent");
+    await expect.poll(async () => (await p.store.operator.get(id))?.status, { timeout: 10_000 }).toBe("sent");
     expect(smtp.received).toHaveLength(1);
     expect(hook.received).toHaveLength(1);
     expect(slack.received).toHaveLength(1);
@@ -165,7 +165,7 @@ describe.each([
     expect(JSON.parse(slack.received[1]?.body ?? "{}").text).toContain(`webhook for inquiry ${id}`);
     // And the operator can queue it again once the receiver is fixed.
     hook.respond = () => ({ status: 204 });
-    expect(await p.store.retryFailed(Date.now(), "webhook")).toBe(1);
+    expect(await p.store.operator.retryFailed(Date.now(), "webhook")).toBe(1);
     await expect.poll(async () => (await deliveries(p, id)).webhook?.status, { timeout: 10_000 }).toBe("sent");
   });
 
@@ -210,7 +210,7 @@ describe.each([
       const b = await pipeline({ OUTBOX_POLL_MS: "5" });
       a.worker.start();
       b.worker.start();
-      await expect.poll(async () => (await writer.store.counts()).sent, { timeout: 30_000 }).toBe(120);
+      await expect.poll(async () => (await writer.store.operator.counts()).sent, { timeout: 30_000 }).toBe(120);
       const hookIds = hook.received.map((r) => String(r.headers["webhook-id"]));
       expect(hookIds).toHaveLength(40);
       expect(new Set(hookIds)).toEqual(new Set([...ids].map((id) => `msg_${id}`)));

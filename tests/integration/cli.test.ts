@@ -36,7 +36,7 @@ async function seed(store: Store) {
     receivedAt: Date.now() - 400 * day,
   });
   for (const inquiry of [fresh, evil, old]) {
-    await store.save(inquiry, {
+    await store.intake.save(inquiry, {
       answer: { status: 201, body: {} },
       deliveries: [{ id: randomUUID(), channel: "email", messageId: "<m>" }],
     });
@@ -137,7 +137,7 @@ describe.each(["sqlite", "postgres"] as const)("inquiries CLI on %s", (engine) =
     };
     const db = openDatabase({ dataDir: env.DATA_DIR ?? "", databaseUrl: env.DATABASE_URL || undefined });
     const id = randomUUID();
-    await new Store(db).save(
+    await new Store(db).intake.save(
       {
         ...hostile,
         id,

@@ -138,7 +138,7 @@ describe.each([
 
     // A separate connection sees the inquiry the moment the answer exists.
     const other = engine.open();
-    const stored = await new Store(other).get(id);
+    const stored = await new Store(other).operator.get(id);
     await other.close();
     expect(stored).toMatchObject({
       id,
@@ -176,7 +176,7 @@ describe.each([
     expect(got?.mail.html).toContain("&lt;script&gt;alert(&#39;x&#39;)&lt;/script&gt;");
     expect(got?.mail.html).not.toContain("<script>");
     expect(got?.mail.html).toContain("Analytical Engines &lt;Ltd&gt;");
-    await expect.poll(async () => (await p.store.get(id))?.status).toBe("sent");
+    await expect.poll(async () => (await p.store.operator.get(id))?.status).toBe("sent");
     // Logs name the inquiry, never the visitor's address or words.
     const text = JSON.stringify(logs);
     expect(text).toContain(id);
@@ -195,7 +195,7 @@ describe.each([
     );
     expect(again).toEqual(first);
     expect(new Set(racing.map((r) => r.body.id)).size).toBe(1);
-    expect((await p.store.counts()).inquiries).toBe(2);
+    expect((await p.store.operator.counts()).inquiries).toBe(2);
   });
 
   it("refuses a repeated Idempotency-Key with another message (422), also when both race", async () => {
@@ -212,7 +212,7 @@ describe.each([
       Array.from({ length: 4 }, (_, i) => submit(p, { ...valid, message: `m${i % 2}` }, { idempotencyKey: "race" })),
     );
     expect(racing.map((r) => r.status).sort()).toEqual([201, 201, 422, 422]);
-    expect((await p.store.counts()).inquiries).toBe(2);
+    expect((await p.store.operator.counts()).inquiries).toBe(2);
   });
 
   it("refuses with StorageUnavailableError while another session holds the lock, then works again", async () => {
@@ -237,7 +237,7 @@ describe.each([
     const answer = await submit(p, { ...valid, website: "http://spam.example" });
     expect(answer.status).toBe(201);
     expect(Object.keys(answer.body).sort()).toEqual(["id", "message", "ok"]);
-    const stored = await p.store.get(String(answer.body.id));
+    const stored = await p.store.operator.get(String(answer.body.id));
     expect(stored).toMatchObject({ spam: true, status: "spam" });
     await p.worker.pass();
     expect(smtp.received).toHaveLength(0);
@@ -249,7 +249,7 @@ describe.each([
     const answer = await submit(p, { ...valid, email: "not-an-address", name: "Line\r\nBreak" });
     expect(answer.status).toBe(400);
     expect(answer.body.fields).toMatchObject({ email: expect.any(String), name: expect.any(String) });
-    expect((await p.store.counts()).inquiries).toBe(0);
+    expect((await p.store.operator.counts()).inquiries).toBe(0);
   });
 
   it("retries after SMTP failures with the same Message-ID, then delivers once", async () => {
@@ -260,8 +260,8 @@ describe.each([
     await expect.poll(() => smtp.received.length, { timeout: 10_000 }).toBe(1);
     expect(smtp.rejected).toEqual([`<inquiry-${id}@www.example.com>`, `<inquiry-${id}@www.example.com>`]);
     expect(smtp.received[0]?.messageId).toBe(`<inquiry-${id}@www.example.com>`);
-    await expect.poll(async () => (await p.store.get(id))?.status).toBe("sent");
-    expect((await p.store.get(id))?.attempts).toBe(3);
+    await expect.poll(async () => (await p.store.operator.get(id))?.status).toBe("sent");
+    expect((await p.store.operator.get(id))?.attempts).toBe(3);
   });
 
   it("keeps inquiries while the relay is down and delivers when it is back", async () => {
@@ -270,8 +270,10 @@ describe.each([
     await smtp.stop();
     const p = await pipeline({}, true);
     const id = String((await submit(p)).body.id);
-    await expect.poll(async () => (await p.store.get(id))?.attempts ?? 0, { timeout: 10_000 }).toBeGreaterThan(1);
-    expect((await p.store.get(id))?.lastError).toMatch(/ECONNREFUSED|connect/i);
+    await expect
+      .poll(async () => (await p.store.operator.get(id))?.attempts ?? 0, { timeout: 10_000 })
+      .toBeGreaterThan(1);
+    expect((await p.store.operator.get(id))?.lastError).toMatch(/ECONNREFUSED|connect/i);
     await smtp.start(port);
     await expect.poll(() => smtp.received.length, { timeout: 10_000 }).toBe(1);
   });
@@ -282,12 +284,12 @@ describe.each([
     await smtp.stop();
     const p = await pipeline({ OUTBOX_GIVE_UP_AFTER_MS: "150" }, true);
     const id = String((await submit(p)).body.id);
-    await expect.poll(async () => (await p.store.get(id))?.status, { timeout: 10_000 }).toBe("failed");
+    await expect.poll(async () => (await p.store.operator.get(id))?.status, { timeout: 10_000 }).toBe("failed");
     const fatal = logs.find((l) => l.level === 60);
     expect(fatal).toMatchObject({ inquiryId: id });
     expect(String(fatal?.msg)).toMatch(/FAILED PERMANENTLY/);
     await smtp.start(port);
-    expect(await p.store.retryFailed(Date.now())).toBe(1);
+    expect(await p.store.operator.retryFailed(Date.now())).toBe(1);
     await expect.poll(() => smtp.received.length, { timeout: 10_000 }).toBe(1);
   });
 
@@ -300,7 +302,7 @@ describe.each([
     const b = await pipeline({ OUTBOX_POLL_MS: "5" });
     a.worker.start();
     b.worker.start();
-    await expect.poll(async () => (await writer.store.counts()).sent, { timeout: 20_000 }).toBe(60);
+    await expect.poll(async () => (await writer.store.operator.counts()).sent, { timeout: 20_000 }).toBe(60);
     const received = smtp.received.map((r) => r.messageId);
     expect(received).toHaveLength(60);
     expect(new Set(received).size).toBe(60);
@@ -316,12 +318,12 @@ describe.each([
       const port = (silent.address() as AddressInfo).port;
       const p = await pipeline({ SMTP_URL: `smtp://127.0.0.1:${port}`, OUTBOX_POLL_MS: "20" }, true);
       const id = String((await submit(p)).body.id);
-      await expect.poll(async () => (await p.store.get(id))?.deliveries[0]?.status).toBe("sending");
+      await expect.poll(async () => (await p.store.operator.get(id))?.deliveries[0]?.status).toBe("sending");
       // Another worker cannot take it while the claim holds.
-      expect(await p.store.claimDue("worker-other", Date.now(), 60_000, 10)).toHaveLength(0);
+      expect(await p.store.outbox.claimDue("worker-other", Date.now(), 60_000, 10)).toHaveLength(0);
       await p.worker.stop(100);
       expect(logs.some((l) => l.msg === "released claimed deliveries" && l.released === 1)).toBe(true);
-      const [job] = await p.store.claimDue("worker-other", Date.now(), 60_000, 10);
+      const [job] = await p.store.outbox.claimDue("worker-other", Date.now(), 60_000, 10);
       expect(job?.inquiryId).toBe(id);
       expect(job?.attempts).toBe(1); // the interrupted attempt was given back, not counted
     } finally {
@@ -391,7 +393,7 @@ describe.each([
       expect(answers.map((r) => r.status)).toEqual([201, 201, 201, 201]);
       expect(new Set(answers.map((r) => r.body.id)).size).toBe(1);
     }
-    expect((await a.store.counts()).inquiries).toBe(7 + 12);
+    expect((await a.store.operator.counts()).inquiries).toBe(7 + 12);
   });
 
   it("purges inquiries older than the cut-off with their jobs", async () => {
@@ -401,7 +403,7 @@ describe.each([
     const now = Date.now();
     const store = p.store;
     const old = { ...valid, id: randomUUID(), receivedAt: now - 400 * day, page: null, userAgent: null, ipHash: null };
-    await store.save(
+    await store.intake.save(
       { ...old, source: "api", spam: false },
       {
         answer: { status: 201, body: {} },
@@ -410,10 +412,10 @@ describe.each([
       },
     );
     const recent = String((await submit(p)).body.id);
-    expect(await store.purge(now - 365 * day)).toBe(1);
-    expect(await store.get(old.id)).toBeNull();
-    expect(await store.get(recent)).not.toBeNull();
-    expect(await store.answerFor("old-key")).toBeNull();
-    expect((await store.counts()).pending).toBe(1);
+    expect(await store.operator.purge(now - 365 * day)).toBe(1);
+    expect(await store.operator.get(old.id)).toBeNull();
+    expect(await store.operator.get(recent)).not.toBeNull();
+    expect(await store.intake.answerFor("old-key")).toBeNull();
+    expect((await store.operator.counts()).pending).toBe(1);
   });
 });

@@ -1,0 +1,99 @@
+import type { Database } from "./db.ts";
+import type { ChannelName, Job } from "./store.ts";
+import { INQUIRY_COLUMNS, toInquiry, writeOnce } from "./store-rows.ts";
+
+/** The outbox as its workers see it: claim what is due, then mark each delivery sent, retried or failed. */
+export class DeliveryQueue {
+  readonly db: Database;
+  constructor(db: Database) {
+    this.db = db;
+  }
+  /**
+   * Claim up to `limit` jobs that are due, or whose previous claim expired (a worker died). On
+   * PostgreSQL, one statement with FOR UPDATE SKIP LOCKED lets several workers claim at once
+   * without sharing a job; on SQLite the transaction holds the write lock.
+   */
+  async claimDue(workerId: string, now: number, leaseMs: number, limit: number): Promise<Job[]> {
+    const due = `(j.status = 'pending' AND j.next_attempt_at <= ?) OR (j.status = 'sending' AND j.claimed_until < ?)`;
+    const toJob = (r: Record<string, unknown>): Job => ({
+      id: String(r.job_id),
+      inquiryId: String(r.id),
+      channel: r.channel as ChannelName,
+      messageId: String(r.message_id),
+      attempts: Number(r.attempts),
+      createdAt: Number(r.created_at),
+      inquiry: toInquiry(r),
+    });
+    if (this.db.engine === "postgres") {
+      // One statement: pick (skipping rows another worker holds), mark and read back.
+      const rows = await this.db.query(
+        `WITH picked AS (
+           SELECT j.id FROM deliveries j WHERE ${due} ORDER BY j.next_attempt_at LIMIT ? FOR UPDATE SKIP LOCKED)
+         UPDATE deliveries j SET status = 'sending', claimed_by = ?, claimed_until = ?, attempts = j.attempts + 1
+         FROM picked, inquiries i WHERE j.id = picked.id AND i.id = j.inquiry_id
+         RETURNING j.id AS job_id, j.channel, j.message_id, j.attempts, j.created_at, ${INQUIRY_COLUMNS}`,
+        [now, now, limit, workerId, now + leaseMs],
+      );
+      return rows.map(toJob);
+    }
+    return this.db.transaction(async (tx) => {
+      const rows = await tx.query<{ id: string }>(
+        `SELECT j.id FROM deliveries j WHERE ${due} ORDER BY j.next_attempt_at LIMIT ?`,
+        [now, now, limit],
+      );
+      if (rows.length === 0) return [];
+      const ids = rows.map((r) => r.id);
+      const marks = ids.map(() => "?").join(", ");
+      await tx.query(
+        `UPDATE deliveries SET status = 'sending', claimed_by = ?, claimed_until = ?, attempts = attempts + 1 WHERE id IN (${marks})`,
+        [workerId, now + leaseMs, ...ids],
+      );
+      const jobs = await tx.query(
+        `SELECT j.id AS job_id, j.channel, j.message_id, j.attempts, j.created_at, ${INQUIRY_COLUMNS}
+         FROM deliveries j JOIN inquiries i ON i.id = j.inquiry_id WHERE j.id IN (${marks}) ORDER BY j.next_attempt_at`,
+        ids,
+      );
+      return jobs.map(toJob);
+    });
+  }
+
+  /** Mark a claimed job sent. False if the claim was lost (another worker took it over). */
+  async markSent(jobId: string, workerId: string, now: number): Promise<boolean> {
+    const rows = await writeOnce(
+      this.db,
+      `UPDATE deliveries SET status = 'sent', sent_at = ?, claimed_by = NULL, claimed_until = NULL, last_error = NULL
+       WHERE id = ? AND claimed_by = ? AND status = 'sending' RETURNING id`,
+      [now, jobId, workerId],
+    );
+    return rows.length === 1;
+  }
+
+  async markRetry(jobId: string, workerId: string, nextAttemptAt: number, error: string): Promise<void> {
+    await writeOnce(
+      this.db,
+      `UPDATE deliveries SET status = 'pending', next_attempt_at = ?, last_error = ?, claimed_by = NULL, claimed_until = NULL
+       WHERE id = ? AND claimed_by = ?`,
+      [nextAttemptAt, error.slice(0, 1000), jobId, workerId],
+    );
+  }
+
+  async markFailed(jobId: string, workerId: string, error: string): Promise<void> {
+    await writeOnce(
+      this.db,
+      `UPDATE deliveries SET status = 'failed', last_error = ?, claimed_by = NULL, claimed_until = NULL
+       WHERE id = ? AND claimed_by = ?`,
+      [error.slice(0, 1000), jobId, workerId],
+    );
+  }
+
+  /** Give back every job a stopping worker still holds, to be sent by the next one at once. */
+  async release(workerId: string): Promise<number> {
+    const rows = await writeOnce(
+      this.db,
+      `UPDATE deliveries SET status = 'pending', claimed_by = NULL, claimed_until = NULL, attempts = attempts - 1
+       WHERE claimed_by = ? AND status = 'sending' RETURNING id`,
+      [workerId],
+    );
+    return rows.length;
+  }
+}
