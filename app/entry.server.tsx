@@ -1,10 +1,12 @@
-import { PassThrough } from "node:stream";
-import { createReadableStreamFromReadable } from "@react-router/node";
+import { Writable } from "node:stream";
 import { renderToPipeableStream } from "react-dom/server";
-import type { EntryContext } from "react-router";
+import type { EntryContext, RouterContextProvider } from "react-router";
 import { ServerRouter } from "react-router";
+import { policyForHtml } from "../server/security.ts";
 import { site } from "./config/site";
 import { parseSite } from "./config/site.schema";
+import { contactContext } from "./contact/context";
+import { FORM_TOKEN_PLACEHOLDER } from "./contact/fields";
 
 // Fail the build (prerender loads this module) and the server start on a bad edit of site.ts.
 parseSite(site);
@@ -13,13 +15,17 @@ const ABORT_DELAY = 5_000;
 
 /**
  * Every page waits for its whole content before the first byte (onAllReady): the HTML a crawler,
- * a prerender or a visitor without JavaScript gets is always complete.
+ * a prerender or a visitor without JavaScript gets is always complete. Being complete, it is
+ * finished here as the static server finishes a prerendered page (server/static.ts): on the server
+ * (a form post's answer) it gets a fresh form token in place of the placeholder; always, the
+ * Content-Security-Policy that allows exactly its inline scripts.
  */
 export default function handleRequest(
   request: Request,
   responseStatusCode: number,
   responseHeaders: Headers,
   routerContext: EntryContext,
+  loadContext?: RouterContextProvider,
 ) {
   // An action's Retry-After (the contact form's 429 and 503) reaches the response. Not through a
   // route `headers` export: the client-rendered baseline build (bench:site) refuses those.
@@ -27,20 +33,28 @@ export default function handleRequest(
     const retryAfter = h.get("Retry-After");
     if (retryAfter) responseHeaders.set("Retry-After", retryAfter);
   }
+  // At build (the prerender) there is no pipeline and no token: the placeholder stays for the server.
+  const contact = loadContext?.get(contactContext) ?? null;
   return new Promise<Response>((resolve, reject) => {
     let shellRendered = false;
     const { pipe, abort } = renderToPipeableStream(<ServerRouter context={routerContext} url={request.url} />, {
       onAllReady() {
         shellRendered = true;
-        const body = new PassThrough();
-        responseHeaders.set("Content-Type", "text/html; charset=utf-8");
-        resolve(
-          new Response(createReadableStreamFromReadable(body), {
-            headers: responseHeaders,
-            status: responseStatusCode,
-          }),
-        );
-        pipe(body);
+        const chunks: Buffer[] = [];
+        const sink = new Writable({
+          write(chunk: Buffer, _encoding, done) {
+            chunks.push(chunk);
+            done();
+          },
+        });
+        sink.on("finish", () => {
+          let html = Buffer.concat(chunks).toString("utf8");
+          if (contact) html = html.replace(FORM_TOKEN_PLACEHOLDER, () => contact.formToken());
+          responseHeaders.set("Content-Type", "text/html; charset=utf-8");
+          responseHeaders.set("Content-Security-Policy", policyForHtml(html));
+          resolve(new Response(html, { headers: responseHeaders, status: responseStatusCode }));
+        });
+        pipe(sink);
       },
       onShellError(error: unknown) {
         reject(error);

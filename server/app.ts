@@ -2,11 +2,11 @@ import { timingSafeEqual } from "node:crypto";
 import { createRequestHandler } from "@react-router/express";
 import compression from "compression";
 import express, { type ErrorRequestHandler, type RequestHandler } from "express";
+import onHeaders from "on-headers";
 import type { Logger } from "pino";
 import { RouterContextProvider, type ServerBuild } from "react-router";
 import { site } from "../app/config/site.ts";
 import type { ContactContextKey } from "../app/contact/context.ts";
-import { FORM_TOKEN_PLACEHOLDER } from "../app/contact/fields.ts";
 import type { ContactConfig } from "./contact/config.ts";
 import { StorageUnavailableError } from "./contact/db.ts";
 import type { FormTokens } from "./contact/form-token.ts";
@@ -24,7 +24,7 @@ import {
   methodGuard,
   warnUntrustedProxy,
 } from "./guards.ts";
-import { BASE_HEADERS, HSTS, NON_HTML_POLICY, policyForHtml } from "./security.ts";
+import { BASE_HEADERS, HSTS, NON_HTML_POLICY } from "./security.ts";
 import type { StaticFile } from "./static.ts";
 import { serveNotFound, serveStatic } from "./static.ts";
 
@@ -136,7 +136,7 @@ export function createApp(o: AppOptions): express.Express {
   // Only the no-JavaScript form post gets this far: React Router runs its action and renders the page.
   app.post([...FORM_PATHS], formPostGuard(MAX_BODY_BYTES));
   app.use(compression());
-  app.use(hashInlineScripts(tokens));
+  app.use(policyFromRouter());
 
   // React Router checks a form post's Origin against the Host; behind a proxy, name the public hosts.
   const actionHosts = config.allowedOrigins.map((origin) => new URL(origin).host);
@@ -149,7 +149,8 @@ export function createApp(o: AppOptions): express.Express {
       mode: "production",
       getLoadContext(req) {
         const context = new RouterContextProvider();
-        if (contactContext) context.set(contactContext, { pipeline, clientIp: req.ip });
+        if (contactContext)
+          context.set(contactContext, { pipeline, clientIp: req.ip, formToken: () => tokens.issue() });
         return context;
       },
     }),
@@ -160,45 +161,16 @@ export function createApp(o: AppOptions): express.Express {
 }
 
 /**
- * Server-rendered HTML (the answer to a form post) gets the same policy as a prerendered page:
- * buffer it (it is small), put in a fresh form token, hash its inline scripts, send it with its CSP.
+ * React Router's answers carry their own policy: a page gets the one entry.server.tsx made for its
+ * HTML; anything else (the form's 303) keeps the default, set as the headers go out. (The adapter
+ * appends headers, so the default must not be there already, or a page would carry both.)
  */
-function hashInlineScripts(tokens: FormTokens): RequestHandler {
+function policyFromRouter(): RequestHandler {
   return (_req, res, next) => {
-    const write = res.write.bind(res) as (...args: unknown[]) => boolean;
-    const end = res.end.bind(res) as (...args: unknown[]) => typeof res;
-    const chunks: Buffer[] = [];
-    const isHtml = () => String(res.getHeader("content-type") ?? "").startsWith("text/html");
-    const patched = res as unknown as {
-      write: (chunk: unknown, encoding?: unknown, callback?: unknown) => boolean;
-      end: (chunk?: unknown, encoding?: unknown, callback?: unknown) => unknown;
-    };
-    patched.write = (chunk, encoding, callback) => {
-      if (!isHtml()) return write(chunk, encoding, callback);
-      chunks.push(
-        Buffer.from(chunk as string, typeof encoding === "string" ? (encoding as BufferEncoding) : undefined),
-      );
-      if (typeof encoding === "function") encoding();
-      else if (typeof callback === "function") callback();
-      return true;
-    };
-    patched.end = (chunk, encoding, callback) => {
-      if (!isHtml()) return end(chunk, encoding, callback);
-      if (chunk && typeof chunk !== "function") {
-        chunks.push(
-          Buffer.from(chunk as string, typeof encoding === "string" ? (encoding as BufferEncoding) : undefined),
-        );
-      }
-      // A re-rendered contact form gets a fresh form token, as the served page does.
-      const html = Buffer.concat(chunks)
-        .toString("utf8")
-        .replace(FORM_TOKEN_PLACEHOLDER, () => tokens.issue());
-      res.setHeader("Content-Security-Policy", policyForHtml(html));
-      return end(
-        Buffer.from(html),
-        typeof chunk === "function" ? chunk : typeof encoding === "function" ? encoding : callback,
-      );
-    };
+    res.removeHeader("Content-Security-Policy");
+    onHeaders(res, () => {
+      if (!res.hasHeader("Content-Security-Policy")) res.setHeader("Content-Security-Policy", NON_HTML_POLICY);
+    });
     next();
   };
 }

@@ -6,7 +6,12 @@ import type { Submitter } from "../../server/contact/service.ts";
  * in the load context, with this very key: entry.server.tsx re-exports it, so the server uses the
  * instance in the bundle that the route reads (an import of this file would be another instance).
  */
-export type ContactContext = { pipeline: Submitter; clientIp?: string };
+export type ContactContext = {
+  pipeline: Submitter;
+  clientIp?: string;
+  /** A fresh form token for a page the server renders (the answer to a form post). */
+  formToken: () => string;
+};
 
 export const contactContext = createContext<ContactContext | null>(null);
 

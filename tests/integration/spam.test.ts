@@ -2,6 +2,7 @@ import { spawnSync } from "node:child_process";
 import type { Browser, Page } from "playwright-core";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { DEFAULT_PUBLIC_KEY } from "../../app/contact/api.ts";
+import { policyForHtml } from "../../server/security.ts";
 import { launchChromium } from "../support/chromium";
 import { raw } from "../support/http";
 import { type RunningServer, startServer } from "../support/server";
@@ -86,6 +87,29 @@ describe("the form token", () => {
     expect(first).toMatch(/^v1\./);
     expect(second).not.toBe(first);
     expect(await (await fetch(`${server.url}/contact/`)).text()).not.toContain("__FORM_TOKEN__");
+  });
+
+  it("is fresh in a form post's answer too, which carries the policy of its own HTML", async () => {
+    const post = (fields: Record<string, string>) =>
+      fetch(`${server.url}/contact`, {
+        method: "POST",
+        headers: { "content-type": "application/x-www-form-urlencoded", "x-forwarded-for": nextIp() },
+        body: new URLSearchParams(fields),
+        redirect: "manual",
+      });
+    const invalid = await post({ name: "Ada", email: "not-an-address", message: "Hello there, a question." });
+    expect(invalid.status).toBe(400);
+    const html = await invalid.text();
+    expect(html).not.toContain("__FORM_TOKEN__");
+    expect(/name="form_token" value="([^"]+)"/.exec(html)?.[1]).toMatch(/^v1\./);
+    // One policy, made for this HTML (a rendered page ships no script, so nothing may run).
+    const csp = invalid.headers.get("content-security-policy") ?? "";
+    expect(csp.split(",")).toHaveLength(1);
+    expect(csp).toBe(policyForHtml(html));
+    // The redirect after a stored message has no HTML of its own: the default policy.
+    const stored = await post({ ...lead("Policy Person"), form_token: await pageToken() });
+    expect(stored.status).toBe(303);
+    expect(stored.headers.get("content-security-policy")).toMatch(/script-src 'none'/);
   });
 });
 
