@@ -45,7 +45,7 @@ export type AppOptions = {
   tokens: FormTokens;
   metrics: ContactMetrics;
   /** The contact runtime once the server listens (null before: the doors answer 503). */
-  contact: () => ContactRuntime | null;
+  runtime: () => ContactRuntime | null;
 };
 
 const FORM_PATHS = new Set(["/contact", "/contact/"]);
@@ -96,8 +96,8 @@ export function createApp(o: AppOptions): express.Express {
   });
   app.get("/readyz", async (_req, res) => {
     res.setHeader("Cache-Control", "no-store");
-    const contact = o.contact();
-    const state = contact ? await contact.readiness() : { ready: false as const, reason: "starting" };
+    const runtime = o.runtime();
+    const state = runtime ? await runtime.readiness() : { ready: false as const, reason: "starting" };
     if (state.ready) {
       res.json({ status: "ready" });
       return;
@@ -123,7 +123,7 @@ export function createApp(o: AppOptions): express.Express {
   // Both doors (the JSON endpoint and the form's action) submit to the pipeline once it runs.
   const pipeline: Submitter = {
     submit: (submission) =>
-      o.contact()?.pipeline.submit(submission) ?? Promise.reject(new StorageUnavailableError("starting", 5)),
+      o.runtime()?.pipeline.submit(submission) ?? Promise.reject(new StorageUnavailableError("starting", 5)),
   };
   app.use(
     contactEndpoint({ pipeline, log, publicKey: config.publicKey, allowedOrigins: config.allowedOrigins, metrics }),

@@ -65,7 +65,7 @@ const files = loadStaticFiles(clientDir);
 
 // Started in the background once the server listens: pages are served even while storage does not
 // work (server/contact/runtime.ts).
-let contact: ContactRuntime | null = null;
+let runtime: ContactRuntime | null = null;
 
 const app = createApp({
   env,
@@ -76,7 +76,7 @@ const app = createApp({
   notFound: loadNotFoundPages(clientDir),
   tokens,
   metrics,
-  contact: () => contact,
+  runtime: () => runtime,
 });
 
 const server = createServer(app);
@@ -86,7 +86,7 @@ server.on("error", (err: NodeJS.ErrnoException) => {
   process.exit(1);
 });
 server.listen(port, host, () => {
-  contact = startContactRuntime(config, log, { metrics, tokens });
+  runtime = startContactRuntime(config, log, { metrics, tokens });
   if (config.metrics.port) serveMetricsPrivately(metrics, config.metrics.port, config.metrics.host);
   log.info({ url: `http://${host === "0.0.0.0" ? "localhost" : host}:${port}`, files: files.size }, "server started");
 });
@@ -116,7 +116,7 @@ function shutdown(signal: NodeJS.Signals) {
   stopping = true;
   log.info({ signal }, "shutting down");
   server.close(async () => {
-    await contact
+    await runtime
       ?.close()
       .catch((err: Error) => log.error({ err: { message: err.message } }, "closing the contact pipeline"));
     log.info("server stopped");
