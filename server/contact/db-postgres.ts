@@ -1,8 +1,6 @@
 import { createHash } from "node:crypto";
 import pg from "pg";
-import { RateLimiterPostgres } from "rate-limiter-flexible";
 import { applyMigration, readMigrations } from "./db-migrations.ts";
-import { createLimiter } from "./db-rate-limiter.ts";
 import { type Database, quietWatcher, type Sql, StorageUnavailableError, type StorageWatcher } from "./storage.ts";
 
 /** PostgreSQL through pg: a pool with timeouts, named prepared statements, outages as StorageUnavailableError. */
@@ -52,22 +50,6 @@ export function openPostgres(url: string, opts: PostgresOptions | number = {}): 
     options: timeouts,
     types: { getTypeParser: numberTypes } as pg.CustomTypesConfig,
   });
-  // The rate limiters' own pool: a limit is checked inside the inquiry's transaction, which already
-  // holds a connection of the main pool (sharing it could leave every connection waiting for
-  // another). Counters need no flush to disk before the answer: synchronous_commit=off.
-  let limiterPool: pg.Pool | null = null;
-  const limiters = () => {
-    if (!limiterPool) {
-      limiterPool = new pg.Pool({
-        connectionString: url,
-        max: 4,
-        connectionTimeoutMillis: 5_000,
-        options: `${timeouts} -c synchronous_commit=off`,
-      });
-      limiterPool.on("error", () => {});
-    }
-    return limiterPool;
-  };
   pool.on("error", () => {
     // An idle client lost its connection; the pool replaces it. Queries report their own errors.
   });
@@ -137,11 +119,7 @@ export function openPostgres(url: string, opts: PostgresOptions | number = {}): 
       });
       return applied;
     },
-    rateLimiter(opts) {
-      return createLimiter(RateLimiterPostgres, { storeClient: limiters(), storeType: "pool" }, opts);
-    },
     async close() {
-      await limiterPool?.end();
       await pool.end();
     },
     describe: () => `PostgreSQL ${new URL(url).host}${new URL(url).pathname}`,

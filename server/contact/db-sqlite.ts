@@ -1,9 +1,7 @@
 import { mkdirSync } from "node:fs";
 import { join } from "node:path";
 import { DatabaseSync, type StatementSync } from "node:sqlite";
-import { RateLimiterSQLite } from "rate-limiter-flexible";
 import { applyMigration, readMigrations } from "./db-migrations.ts";
-import { createLimiter } from "./db-rate-limiter.ts";
 import {
   type Database,
   quietWatcher,
@@ -14,9 +12,8 @@ import {
 } from "./storage.ts";
 
 /**
- * SQLite through node:sqlite, in four parts: the connection and its statement cache; the group
- * commit every transaction goes through; the client rate-limiter-flexible uses on the same file;
- * and the Database made of them.
+ * SQLite through node:sqlite, in three parts: the connection and its statement cache; the group
+ * commit every transaction goes through; and the Database made of them.
  */
 
 export type SqliteOptions = {
@@ -52,14 +49,6 @@ export function openSqlite(file: string, opts: SqliteOptions = {}): Database {
         });
       }
       return applied;
-    },
-    async rateLimiter(limits) {
-      await commits.idle();
-      return createLimiter(
-        RateLimiterSQLite,
-        { storeClient: limiterClient(conn), storeType: "better-sqlite3" },
-        limits,
-      );
     },
     async close() {
       await commits.idle();
@@ -209,41 +198,5 @@ function groupCommit(conn: Connection, lockWaitMs: number, watcher: StorageWatch
     },
     /** Resolves when the batches asked for so far have committed (or failed). */
     idle: (): Promise<unknown> => queue,
-  };
-}
-
-// ---------------------------------------------------------------- the rate limiters' client
-
-/** rate-limiter-flexible speaks better-sqlite3; node:sqlite has the same prepare/get/run shape. */
-function limiterClient(conn: Connection) {
-  const { db } = conn;
-  return {
-    prepare: (sql: string) => {
-      const s = conn.prepare(sql);
-      return {
-        run: (...a: unknown[]) => s.run(...(a.map(toSqlite) as Parameters<typeof s.run>)),
-        get: (...a: unknown[]) => s.get(...(a.map(toSqlite) as Parameters<typeof s.get>)),
-        all: (...a: unknown[]) => s.all(...(a.map(toSqlite) as Parameters<typeof s.all>)),
-      };
-    },
-    transaction: (fn: () => unknown) => () => {
-      // Counters need no fsync of their own: committed with synchronous=NORMAL (in WAL mode the
-      // next FULL commit makes them durable too). Losing the last second of counters in a power
-      // cut is harmless; an inquiry's commit stays FULL. Measured: 3 fsyncs a request become 1.
-      const own = !db.isTransaction;
-      if (own) db.exec("PRAGMA synchronous = NORMAL");
-      db.exec("SAVEPOINT rate_limiter");
-      try {
-        const r = fn();
-        db.exec("RELEASE rate_limiter");
-        return r;
-      } catch (e) {
-        db.exec("ROLLBACK TO rate_limiter");
-        db.exec("RELEASE rate_limiter");
-        throw e;
-      } finally {
-        if (own) db.exec("PRAGMA synchronous = FULL");
-      }
-    },
   };
 }

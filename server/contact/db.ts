@@ -6,7 +6,7 @@ import type { Database, StorageWatcher } from "./storage.ts";
 /**
  * The contact pipeline's storage, one door: the interface and its errors (storage.ts), and the
  * engine the configuration asks for — SQLite (db-sqlite.ts) unless DATABASE_URL names PostgreSQL
- * (db-postgres.ts). Migrations: db-migrations.ts; the rate limiters' tables: db-rate-limiter.ts.
+ * (db-postgres.ts). Migrations: db-migrations.ts.
  */
 
 export { openPostgres, type PostgresOptions } from "./db-postgres.ts";

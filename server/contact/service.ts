@@ -1,13 +1,12 @@
 import { createHash, randomUUID } from "node:crypto";
 import { join } from "node:path";
 import type { Logger } from "pino";
-import { RateLimiterRes } from "rate-limiter-flexible";
 import { type ContactInput, type FieldErrors, HONEYPOT_FIELD, validateContact } from "../../app/contact/schema.ts";
 import { type AddressHasher, addressHasher, loadAddressSecret } from "./address-hash.ts";
 import { jsonAnswer } from "./answers.ts";
 import { type Channel, deliveryMessageId, emailChannel, slackChannel, webhookChannel } from "./channels.ts";
 import type { ContactConfig } from "./config.ts";
-import { type Database, logStorageTransitions, openDatabase, type RateLimiterLike } from "./db.ts";
+import { type Database, logStorageTransitions, openDatabase } from "./db.ts";
 import { type FormTokens, formTokens } from "./form-token.ts";
 import { fileMailer, type Mailer, smtpMailer } from "./mailer.ts";
 import type { ContactMetrics, InquiryOutcome } from "./metrics.ts";
@@ -66,8 +65,7 @@ export class ContactPipeline implements Submitter {
   readonly worker: OutboxWorker;
   private readonly log: Logger;
   private readonly hasher: AddressHasher;
-  private readonly limiters: Limiters;
-  private readonly limits: Record<keyof Limiters, LimitSpec>;
+  private readonly limits: LimitSpec[];
   private readonly channels: ChannelName[];
   private readonly metrics?: ContactMetrics;
   private readonly tokens: FormTokens;
@@ -78,8 +76,8 @@ export class ContactPipeline implements Submitter {
     worker: OutboxWorker;
     log: Logger;
     hasher: AddressHasher;
-    limiters: Limiters;
-    limits: Record<keyof Limiters, LimitSpec>;
+    /** The rate limits, each counted per address (`address`) or per network (`network`). */
+    limits: LimitSpec[];
     channels: ChannelName[];
     metrics?: ContactMetrics;
     tokens: FormTokens;
@@ -92,7 +90,6 @@ export class ContactPipeline implements Submitter {
     this.worker = deps.worker;
     this.log = deps.log;
     this.hasher = deps.hasher;
-    this.limiters = deps.limiters;
     this.channels = deps.channels;
     this.metrics = deps.metrics;
   }
@@ -155,7 +152,14 @@ export class ContactPipeline implements Submitter {
     const spam = reasons.length > 0;
     // The JSON door's answer, kept with the Idempotency-Key: a repeat gets exactly this again.
     const { headers: _none, ...answer } = jsonAnswer({ kind: "stored", id, held: spam });
-    const save = this.store.db.engine === "postgres" ? this.saveAtOnce(hashes) : this.saveWithGuard(hashes);
+    const save = (inquiry: NewInquiry, fields: SaveFields) => {
+      const opts = { ...fields, limits: this.limitsFor(hashes), now };
+      // PostgreSQL: batched with concurrent submissions, one round trip and one commit for the batch;
+      // SQLite: one transaction in the group commit. The same rules (docs/decisions/0006-delivery-channels-and-observability.md).
+      return this.store.db.engine === "postgres"
+        ? this.store.intake.saveAtOnce(inquiry, opts)
+        : this.store.intake.save(inquiry, opts);
+    };
     const result = await save(
       {
         ...valid.data,
@@ -187,50 +191,17 @@ export class ContactPipeline implements Submitter {
     return { kind: "stored", id, held: spam };
   }
 
-  /** SQLite: one transaction (in the group commit), the limiters inside it share the inquiry's commit. */
-  private saveWithGuard(hashes: AddressHashes | null) {
-    return (inquiry: NewInquiry, opts: SaveOptions) =>
-      this.store.intake.save(inquiry, { ...opts, guard: () => this.rateLimit(hashes) });
-  }
-
-  /**
-   * PostgreSQL: the idempotency check, the rate limits, the inquiry, its deliveries and its answer
-   * in one statement, batched with concurrent submissions — one round trip and one commit for the batch
-   * (docs/decisions/0006-delivery-channels.md).
-   */
-  private saveAtOnce(hashes: AddressHashes | null) {
-    const now = Date.now();
-    const limits = hashes
-      ? [
-          { ...this.limits.perMinute, key: `${this.limits.perMinute.prefix}:${hashes.address}` },
-          { ...this.limits.perDay, key: `${this.limits.perDay.prefix}:${hashes.address}` },
-          { ...this.limits.networkPerMinute, key: `${this.limits.networkPerMinute.prefix}:${hashes.network}` },
-        ]
-      : [];
-    return (inquiry: NewInquiry, opts: SaveOptions) => this.store.intake.saveAtOnce(inquiry, { ...opts, limits, now });
-  }
-
-  private async rateLimit(hashes: AddressHashes | null): Promise<{ retryAfterMs: number } | null> {
-    if (!hashes) return null;
-    const checks: Array<[RateLimiterLike, string]> = [
-      [this.limiters.perMinute, hashes.address],
-      [this.limiters.perDay, hashes.address],
-      [this.limiters.networkPerMinute, hashes.network],
-    ];
-    for (const [limiter, key] of checks) {
-      try {
-        await limiter.consume(key);
-      } catch (e) {
-        if (!(e instanceof RateLimiterRes)) throw e;
-        return { retryAfterMs: e.msBeforeNext };
-      }
-    }
-    return null;
+  /** The counters this submission is counted against: its address's and its network's. */
+  private limitsFor(hashes: AddressHashes | null) {
+    if (!hashes) return [];
+    return this.limits.map((l) => ({
+      ...l,
+      key: `${l.prefix}:${l.per === "address" ? hashes.address : hashes.network}`,
+    }));
   }
 }
 
 type AddressHashes = { address: string; network: string };
-type SaveOptions = SaveFields;
 
 const rateLimited = (retryAfterMs: number): Outcome => ({
   kind: "rate-limited",
@@ -238,7 +209,7 @@ const rateLimited = (retryAfterMs: number): Outcome => ({
 });
 
 /** A limit: at most `points` submissions per `durationMs` for one key (the rate_limits table). */
-type LimitSpec = { prefix: string; points: number; durationMs: number };
+type LimitSpec = { prefix: string; per: "address" | "network"; points: number; durationMs: number };
 
 function metricOf(outcome: Outcome): InquiryOutcome {
   switch (outcome.kind) {
@@ -254,8 +225,6 @@ function metricOf(outcome: Outcome): InquiryOutcome {
       return "refused";
   }
 }
-
-type Limiters = { perMinute: RateLimiterLike; perDay: RateLimiterLike; networkPerMinute: RateLimiterLike };
 
 /** What makes two submissions "the same message" for an idempotency key: the validated fields. */
 function fingerprintOf(data: ContactInput): string {
@@ -304,20 +273,12 @@ async function assemble(
   const store = new Store(db);
   const mailer =
     givenMailer ?? (config.smtpUrl ? smtpMailer(config.smtpUrl) : fileMailer(join(config.dataDir, "mail")));
-  const limits: Record<keyof Limiters, LimitSpec> = {
-    perMinute: { prefix: "contact_min", points: config.rateLimit.perMinute, durationMs: 60_000 },
-    perDay: { prefix: "contact_day", points: config.rateLimit.perDay, durationMs: 86_400_000 },
-    networkPerMinute: { prefix: "contact_net_min", points: config.rateLimit.networkPerMinute, durationMs: 60_000 },
-  };
-  // rate-limiter-flexible keeps the counters (and makes their table); on PostgreSQL the one-statement
-  // save updates the same rows the same way.
-  const limiter = (l: LimitSpec) =>
-    db.rateLimiter({ keyPrefix: l.prefix, points: l.points, duration: l.durationMs / 1000 });
-  const limiters: Limiters = {
-    perMinute: await limiter(limits.perMinute),
-    perDay: await limiter(limits.perDay),
-    networkPerMinute: await limiter(limits.networkPerMinute),
-  };
+  // Counted in table rate_limits (migration 006), keyed "prefix:hash" as rate-limiter-flexible once kept them.
+  const limits: LimitSpec[] = [
+    { prefix: "contact_min", per: "address", points: config.rateLimit.perMinute, durationMs: 60_000 },
+    { prefix: "contact_day", per: "address", points: config.rateLimit.perDay, durationMs: 86_400_000 },
+    { prefix: "contact_net_min", per: "network", points: config.rateLimit.networkPerMinute, durationMs: 60_000 },
+  ];
   const channels: Channel[] = [emailChannel(mailer, { from: config.mailFrom, to: config.mailTo })];
   if (config.webhook) channels.push(webhookChannel({ ...config.webhook, timeoutMs: config.deliveryTimeoutMs }));
   if (config.slack) channels.push(slackChannel({ ...config.slack, timeoutMs: config.deliveryTimeoutMs }));
@@ -340,7 +301,6 @@ async function assemble(
     spam: config.spam,
     channels: channels.map((c) => c.name),
     metrics,
-    limiters,
     limits,
   });
   log.info({ storage: db.describe(), channels: channels.map((c) => c.describe()) }, "contact pipeline ready");

@@ -19,14 +19,8 @@ export interface Database extends Sql {
   migrate(): Promise<string[]>;
   /** A cheap query that proves the database answers (readiness). */
   ping(): Promise<void>;
-  /** A rate limiter that keeps its counters in this database (table `rate_limits`). */
-  rateLimiter(opts: { keyPrefix: string; points: number; duration: number }): Promise<RateLimiterLike>;
   close(): Promise<void>;
   describe(): string;
-}
-
-export interface RateLimiterLike {
-  consume(key: string, points?: number): Promise<unknown>;
 }
 
 /**

@@ -31,25 +31,25 @@ export class InquiryIntake {
   }
 
   /**
-   * Store an inquiry, its email job (none for spam) and the answer for its idempotency key, in one
-   * transaction. If the key was used before, nothing new is stored and the first answer comes back.
+   * Store an inquiry, its deliveries (none for spam) and the answer for its idempotency key, in one
+   * transaction. If the key was used before, nothing new is stored (nor counted) and the first answer
+   * comes back; otherwise every limit is counted, and over any of them nothing is stored.
+   * (PostgreSQL: saveAtOnce, the same rules in one statement.)
    */
   async save(
     inquiry: NewInquiry,
-    opts: SaveFields & {
-      /** Checked inside the transaction (a rate limit): an answer here refuses, and nothing is stored. */
-      guard?: () => Promise<{ retryAfterMs: number } | null>;
-    },
+    opts: SaveFields & Partial<Pick<AtOnceOptions, "limits" | "now">>,
   ): Promise<SaveResult> {
-    const { idempotencyKey: key, answer, deliveries = [], guard } = opts;
+    const { idempotencyKey: key, answer, deliveries = [], limits = [], now = Date.now() } = opts;
     try {
       return await this.db.transaction<SaveResult>(async (tx) => {
         if (key) {
           const previous = await this.answerFor(key, tx);
           if (previous) return { duplicate: true, previous };
         }
-        const refusal = guard ? await guard() : null;
-        if (refusal) return { duplicate: false, refused: true, retryAfterMs: refusal.retryAfterMs };
+        const blockedUntil = await countLimits(tx, limits, now);
+        if (blockedUntil !== null)
+          return { duplicate: false, refused: true, retryAfterMs: Math.max(0, blockedUntil - now) };
         await tx.query(
           `INSERT INTO inquiries (id, received_at, name, email, company, service, message, page, user_agent, ip_hash, source, spam,
                                   held_reason, message_hash)
@@ -101,7 +101,7 @@ export class InquiryIntake {
    * the previous batch is committing (one round trip and one commit for all of them), through the
    * function `save_submissions` (migration 005). Per submission, in order: an earlier answer for the
    * idempotency key wins (nothing is counted or stored); else every rate-limit counter is taken (as
-   * rate-limiter-flexible does, on its table) and, only if none is over its limit, the inquiry, its
+   * countLimits does below) and, only if none is over its limit, the inquiry, its
    * deliveries and its answer are inserted. No answer goes out before its batch has committed.
    * A batch that fails as a whole (two requests with one key in two batches at once, a deadlock) is
    * saved again one submission at a time; an outage fails each of its submissions (503).
@@ -203,4 +203,25 @@ export class InquiryIntake {
     );
     return rows.length > 0;
   }
+}
+
+/**
+ * Count one submission against each limit (the window starts again once it has expired) and return
+ * when the furthest limit it is over frees up, or null if it is over none. The rule of
+ * save_submissions (db/migrations/postgres/005), for SQLite.
+ */
+async function countLimits(tx: Sql, limits: AtOnceOptions["limits"], now: number): Promise<number | null> {
+  let blockedUntil: number | null = null;
+  for (const l of limits) {
+    const [row] = await tx.query<{ points: number; expire: number }>(
+      `INSERT INTO rate_limits (key, points, expire) VALUES (?, 1, ?)
+       ON CONFLICT (key) DO UPDATE SET
+         points = CASE WHEN rate_limits.expire <= ? THEN 1 ELSE rate_limits.points + 1 END,
+         expire = CASE WHEN rate_limits.expire <= ? THEN excluded.expire ELSE rate_limits.expire END
+       RETURNING points, expire`,
+      [l.key, now + l.durationMs, now, now],
+    );
+    if (row && Number(row.points) > l.points) blockedUntil = Math.max(blockedUntil ?? 0, Number(row.expire));
+  }
+  return blockedUntil;
 }

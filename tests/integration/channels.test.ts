@@ -244,7 +244,11 @@ describe("the deliveries migration keeps what was there", () => {
       VALUES ('${job.id}', '${job.inquiry}', '<m>', 'failed', 7, 1, 1, 'relay down');`);
     raw.close();
     const db = openSqlite(file);
-    expect(await db.migrate()).toEqual(["003_deliveries_per_channel.sql", "004_held_inquiries.sql"]);
+    expect(await db.migrate()).toEqual([
+      "003_deliveries_per_channel.sql",
+      "004_held_inquiries.sql",
+      "006_rate_limits.sql",
+    ]);
     expect(await db.query("SELECT id, channel, status, attempts, last_error FROM deliveries")).toEqual([
       { id: job.id, channel: "email", status: "failed", attempts: 7, last_error: "relay down" },
     ]);
@@ -278,6 +282,7 @@ describe("the deliveries migration keeps what was there", () => {
       "003_deliveries_per_channel.sql",
       "004_held_inquiries.sql",
       "005_save_submissions.sql",
+      "006_rate_limits.sql",
     ]);
     expect(await db.query("SELECT id, channel, status, attempts, last_error FROM deliveries")).toEqual([
       { id: job.id, channel: "email", status: "failed", attempts: 7, last_error: "relay down" },
