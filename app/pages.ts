@@ -14,7 +14,7 @@ export type Page = {
   readonly nav?: string;
   /** A page people land on: listed in the sitemap, tested and measured as a public page. */
   readonly public: boolean;
-  /** Ships JavaScript (its route hydrates): measured against the interactive budgets. */
+  /** Ships a script (the contact form's, added at build: ADR 0005): measured against the interactive budgets. */
   readonly interactive?: boolean;
 };
 

@@ -1,15 +1,5 @@
 import type { ReactNode } from "react";
-import {
-  isRouteErrorResponse,
-  Links,
-  Meta,
-  Outlet,
-  Scripts,
-  ScrollRestoration,
-  useLocation,
-  useMatches,
-  useRouteError,
-} from "react-router";
+import { isRouteErrorResponse, Links, Meta, Outlet, useLocation, useRouteError } from "react-router";
 import type { Route } from "./+types/root";
 import appCss from "./app.css?url";
 import { NotFound } from "./components/sections/NotFound";
@@ -17,7 +7,6 @@ import { SiteFooter } from "./components/sections/SiteFooter";
 import { SiteHeader } from "./components/sections/SiteHeader";
 import { focusRing } from "./components/ui/styles";
 import { site } from "./config/site";
-import { handleOf } from "./lib/handle";
 import { JsonLd, organization, website } from "./lib/structured-data";
 
 export const links: Route.LinksFunction = () => [
@@ -29,10 +18,7 @@ export const links: Route.LinksFunction = () => [
 ];
 
 export function Layout({ children }: { children: ReactNode }) {
-  const matches = useMatches();
   const { pathname } = useLocation();
-  // Pages with nothing interactive ship no JavaScript: only a route that asks for it hydrates.
-  const hydrate = handleOf(matches).hydrate === true;
   return (
     <html lang="en-US">
       <head>
@@ -60,12 +46,8 @@ export function Layout({ children }: { children: ReactNode }) {
         </main>
         <SiteFooter />
         <JsonLd graph={[organization(), website()]} />
-        {hydrate ? (
-          <>
-            <ScrollRestoration />
-            <Scripts />
-          </>
-        ) : null}
+        {/* No page loads React in the browser: nothing here is interactive but the contact form,
+            whose small script scripts/postbuild.js adds to that page (ADR 0005). */}
       </body>
     </html>
   );

@@ -6,7 +6,7 @@ import production from "../../vite.config.ts";
  * The production Vite configuration, with the route modules turned into what a client-rendered app
  * would have: loaders run in the browser (clientLoader), the posts are bundled for the browser
  * (bundled-posts.ts instead of the server-only blog.server.ts), and every page loads the whole app (the
- * root's handle asks every route to hydrate). The files for crawlers (`files` in app/pages.ts) are
+ * root layout gets the <Scripts /> the production site leaves out). The files for crawlers (`files` in app/pages.ts) are
  * text made on the server, with nothing to render in a browser: empty routes here, never measured.
  * See react-router.config.ts beside this file.
  */
@@ -23,7 +23,11 @@ const clientRendered: Plugin = {
         .replace(/export async function action\(/g, "async function _serverAction(")
         .replace(/(["'])~\/content\/blog\.server\1/g, '"~/content/bundled-posts"');
     }
-    if (id.endsWith("/app/root.tsx")) return `${code}\nexport const handle = { hydrate: true };\n`;
+    if (id.endsWith("/app/root.tsx")) {
+      const withScripts = code.replace("</body>", "<ScrollRestoration />\n<Scripts />\n</body>");
+      if (withScripts === code) throw new Error("spa-baseline: no </body> in app/root.tsx to put <Scripts /> before");
+      return `import { Scripts, ScrollRestoration } from "react-router";\n${withScripts}`;
+    }
     return null;
   },
 };
