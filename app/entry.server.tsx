@@ -61,10 +61,17 @@ export default function handleRequest(
       },
       onError(error: unknown) {
         responseStatusCode = 500;
-        if (shellRendered) console.error(error);
+        // One JSON line, as the server's own log lines are (server/main.ts), never a stack trace.
+        if (shellRendered) {
+          const message = error instanceof Error ? error.message : String(error);
+          console.error(
+            JSON.stringify({ level: 50, time: new Date().toISOString(), err: { message }, msg: "page render failed" }),
+          );
+        }
       },
     });
-    setTimeout(abort, ABORT_DELAY);
+    const timer = setTimeout(abort, ABORT_DELAY);
+    timer.unref?.();
   });
 }
 

@@ -40,6 +40,12 @@ export const files = [
 /** The main navigation, in the order of the table. */
 export const navItems = pages.flatMap((p) => ("nav" in p ? [{ href: p.path, label: p.nav }] : []));
 
+/** The highlighted nav item for a path: Blog stays current on its articles. */
+export function isCurrent(href: string, pathname: string): boolean {
+  const path = pathname.replace(/\/+$/, "") || "/";
+  return href === "/" ? path === "/" : path === href || path.startsWith(`${href}/`);
+}
+
 /** The concrete paths of the pages that pass `filter`, ":slug" expanded to each published post. */
 export function pagePaths(slugs: readonly string[], filter: (page: Page) => boolean = () => true): string[] {
   return (pages as readonly Page[])

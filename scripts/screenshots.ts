@@ -4,7 +4,8 @@ import { launchChromium } from "../tests/support/chromium.ts";
 import { startServer } from "../tests/support/server.ts";
 
 /**
- * Screenshots for review: home, blog list, an article and the not-found page, at 1440 px and
+ * Screenshots for review: every page a visitor reads (home, services, blog list, an article,
+ * contact, imprint) and the not-found page, at 1440 px and
  * 375 px, light and dark, full page, into screenshots/ (git-ignored). Builds first if there is no
  * build. `npm run screenshots`.
  */
@@ -13,8 +14,11 @@ const root = new URL("../", import.meta.url).pathname;
 const out = join(root, "screenshots");
 const pages = [
   ["home", "/"],
+  ["services", "/services"],
   ["blog", "/blog"],
   ["article", "/blog/rent-or-buy-it-infrastructure"],
+  ["contact", "/contact"],
+  ["imprint", "/imprint"],
   ["not-found", "/no-such-page"],
 ] as const;
 

@@ -24,7 +24,7 @@ export function inlineScriptHashes(html: string): string[] {
 }
 
 /** The origin of CONTACT_ENDPOINT when it is another site's (a hosted function), else nothing. */
-export function externalContactOrigin(endpoint = loadEnv().CONTACT_ENDPOINT): string | null {
+export function externalContactOrigin(endpoint = configuredEndpoint()): string | null {
   if (!endpoint || endpoint.startsWith("/")) return null;
   try {
     return new URL(endpoint).origin;
@@ -32,6 +32,13 @@ export function externalContactOrigin(endpoint = loadEnv().CONTACT_ENDPOINT): st
     return null;
   }
 }
+
+// The environment does not change while the process runs: read it once, not per page.
+let endpoint: string | undefined;
+const configuredEndpoint = () => {
+  endpoint ??= loadEnv().CONTACT_ENDPOINT;
+  return endpoint;
+};
 
 export function contentSecurityPolicy(opts: { scripts: string[] | null; contactOrigin?: string | null }): string {
   const extra = opts.contactOrigin ? ` ${opts.contactOrigin}` : "";

@@ -131,6 +131,5 @@ export function breadcrumbs(items: Array<{ name: string; path: string }>): Thing
 /** One JSON-LD block: a graph of things. `<` is escaped so the data can never close the element. */
 export function JsonLd({ graph }: { graph: Thing[] }) {
   const json = JSON.stringify({ "@context": "https://schema.org", "@graph": graph }).replace(/</g, "\\u003c");
-  // biome-ignore lint/security/noDangerouslySetInnerHtml: serialized JSON with < escaped
   return <script type="application/ld+json" dangerouslySetInnerHTML={{ __html: json }} />;
 }

@@ -8,7 +8,7 @@ import { card, container, focusRing } from "~/components/ui/styles";
 import { site } from "~/config/site";
 import { contactPublicKey } from "~/contact/api";
 import { contactContext } from "~/contact/context";
-import { type ContactField, FIELDS, type FieldErrors, FORM_TOKEN_FIELD } from "~/contact/fields";
+import { type ContactField, FIELDS, type FieldErrors, FORM_TOKEN_FIELD, HONEYPOT_FIELD } from "~/contact/fields";
 import { pageMeta } from "~/lib/seo";
 import { TOO_MANY } from "../../server/contact/answers.ts";
 import type { Route } from "./+types/contact";
@@ -40,10 +40,14 @@ export async function action({ request, context }: Route.ActionArgs) {
       { status: 400 },
     );
   }
-  // The message as the pipeline reads any payload (it also takes out the honeypot); the page token
-  // travels beside it, as the JSON door's X-Form-Token header does.
+  // The form's own inputs, as posted (anything else in the post is not part of the form and is
+  // ignored); the pipeline reads them like any payload, honeypot included. The page token travels
+  // beside them, as the JSON door's X-Form-Token header does.
   const body: Record<string, string> = {};
-  for (const [name, value] of form) if (typeof value === "string" && name !== FORM_TOKEN_FIELD) body[name] = value;
+  for (const name of [...FIELDS, HONEYPOT_FIELD]) {
+    const value = form.get(name);
+    if (typeof value === "string") body[name] = value;
+  }
   const values: Partial<Record<ContactField, string>> = {};
   for (const field of FIELDS) if (body[field] !== undefined) values[field] = body[field];
   const contact = context.get(contactContext);

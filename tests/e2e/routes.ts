@@ -1,5 +1,5 @@
 import { publishedSlugs, readPublishedPosts } from "../../app/content/post-files.ts";
-import { navItems, pageOf, pagePaths } from "../../app/pages.ts";
+import { isCurrent, navItems, pageOf, pagePaths } from "../../app/pages.ts";
 
 /**
  * Every public page of app/pages.ts (each published post for /blog/:slug), with what a visitor must
@@ -18,7 +18,7 @@ const posts = readPublishedPosts();
 function route(path: string) {
   const h1 = posts.find((p) => `/blog/${p.slug}` === path)?.title ?? headings[path];
   if (!h1) throw new Error(`tests/e2e/routes.ts: which heading must ${path} show? (a new page in app/pages.ts)`);
-  const nav = navItems.find((n) => n.href === path || (n.href !== "/" && path.startsWith(`${n.href}/`)))?.label;
+  const nav = navItems.find((n) => isCurrent(n.href, path))?.label;
   return { path, h1, nav: nav ?? null, interactive: pageOf(path)?.interactive === true };
 }
 

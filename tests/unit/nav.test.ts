@@ -1,5 +1,5 @@
 import { describe, expect, it } from "vitest";
-import { isCurrent } from "~/components/sections/SiteHeader";
+import { isCurrent } from "~/pages";
 
 describe("navigation highlighting", () => {
   it.each([

@@ -1,14 +1,8 @@
 import { Menu, X } from "lucide-react";
 import type { ReactNode } from "react";
 import { site } from "~/config/site";
-import { navItems } from "~/pages";
+import { isCurrent, navItems } from "~/pages";
 import { buttonPrimary, container, focusRing } from "../ui/styles";
-
-/** The highlighted nav item: Blog stays current on its articles. */
-export function isCurrent(href: string, pathname: string): boolean {
-  const path = pathname.replace(/\/+$/, "") || "/";
-  return href === "/" ? path === "/" : path === href || path.startsWith(`${href}/`);
-}
 
 const linkBase = `rounded-md px-3 py-2 text-sm font-medium transition-colors ${focusRing}`;
 const linkIdle = "text-slate-700 hover:bg-slate-100 hover:text-blue-800 dark:text-slate-200 dark:hover:bg-slate-800";
