@@ -331,6 +331,27 @@ describe.each([
     }
   });
 
+  it("takes over a claim whose worker died once its lease ends, first, then the oldest due", async () => {
+    smtp = await new TestSmtp().start();
+    const p = await pipeline();
+    const ids: string[] = [];
+    for (let i = 0; i < 3; i++) ids.push(String((await submit(p, { ...valid, message: `Job ${i}` })).body.id));
+    const now = Date.now();
+    // A worker claims the oldest and dies (no release): nobody may take it while its lease holds.
+    const [held] = await p.store.outbox.claimDue("worker-dead", now, 1_000, 1);
+    expect(held?.inquiryId).toBe(ids[0]);
+    const during = await p.store.outbox.claimDue("worker-other", now + 500, 1_000, 10);
+    expect(during.map((j) => j.inquiryId)).toEqual([ids[1], ids[2]]);
+    await Promise.all(during.map((j) => p.store.outbox.markSent(j.id, "worker-other", now + 500)));
+    // After the lease: taken over, the dead worker's attempt counted.
+    const after = await p.store.outbox.claimDue("worker-other", now + 1_500, 1_000, 10);
+    expect(after.map((j) => [j.inquiryId, j.attempts])).toEqual([[ids[0], 2]]);
+    expect(await p.store.outbox.markSent(held?.id ?? "", "worker-dead", now + 1_600)).toBe(false);
+    expect(await p.store.outbox.markSent(after[0]?.id ?? "", "worker-other", now + 1_600)).toBe(true);
+    // Nothing is left to claim.
+    expect(await p.store.outbox.claimDue("worker-other", now + 10_000, 1_000, 10)).toHaveLength(0);
+  });
+
   it("rate-limits one address and answers 429 with Retry-After", async () => {
     smtp = await new TestSmtp().start();
     const p = await pipeline({ RATE_LIMIT_PER_MINUTE: "3" });
