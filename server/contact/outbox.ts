@@ -1,5 +1,6 @@
 import { randomUUID } from "node:crypto";
 import type { Logger } from "pino";
+import { Batcher } from "./batcher.ts";
 import type { Channel, Outcome } from "./channels.ts";
 import type { ContactConfig } from "./config.ts";
 import { StorageUnavailableError } from "./db.ts";
@@ -36,6 +37,14 @@ export class OutboxWorker {
   private readonly metrics?: ContactMetrics;
   private readonly heldSummaryIntervalMs: number;
   private nextSummaryCheck = 0;
+  /**
+   * Deliveries accepted while an earlier mark is being written are marked sent together, in one
+   * statement (the first at once: no waiting when it is quiet). Under load that is one write for
+   * many deliveries instead of one each, and a receiver's accept is recorded as soon as before.
+   */
+  private readonly marks = new Batcher<string, boolean>((ids) =>
+    this.store.outbox.markSent(ids, this.id, Date.now()).then((marked) => ids.map((id) => marked.has(id))),
+  );
 
   constructor(deps: {
     store: Store;
@@ -118,7 +127,7 @@ export class OutboxWorker {
       : { kind: "permanent", reason: `the ${job.channel} channel is not configured on this server` };
     const now = Date.now();
     if (outcome.kind === "delivered") {
-      const marked = await this.store.outbox.markSent(job.id, this.id, now);
+      const marked = await this.marks.add(job.id);
       this.metrics?.delivered(job.channel, (now - job.inquiry.receivedAt) / 1000);
       log.info({ via: channel?.describe(), detail: outcome.detail, marked }, "inquiry delivered");
       return;

@@ -61,15 +61,19 @@ export class DeliveryQueue {
     });
   }
 
-  /** Mark a claimed job sent. False if the claim was lost (another worker took it over). */
-  async markSent(jobId: string, workerId: string, now: number): Promise<boolean> {
+  /**
+   * Mark claimed jobs sent, in one statement. Returns those marked: a job whose claim was lost
+   * (another worker took it over after the lease) is not.
+   */
+  async markSent(jobIds: string[], workerId: string, now: number): Promise<Set<string>> {
+    if (jobIds.length === 0) return new Set();
     const rows = await writeOnce(
       this.db,
       `UPDATE deliveries SET status = 'sent', sent_at = ?, claimed_by = NULL, claimed_until = NULL, last_error = NULL
-       WHERE id = ? AND claimed_by = ? AND status = 'sending' RETURNING id`,
-      [now, jobId, workerId],
+       WHERE id IN (${jobIds.map(() => "?").join(", ")}) AND claimed_by = ? AND status = 'sending' RETURNING id`,
+      [now, ...jobIds, workerId],
     );
-    return rows.length === 1;
+    return new Set(rows.map((r) => String(r.id)));
   }
 
   async markRetry(jobId: string, workerId: string, nextAttemptAt: number, error: string): Promise<void> {

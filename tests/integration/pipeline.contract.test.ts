@@ -342,12 +342,18 @@ describe.each([
     expect(held?.inquiryId).toBe(ids[0]);
     const during = await p.store.outbox.claimDue("worker-other", now + 500, 1_000, 10);
     expect(during.map((j) => j.inquiryId)).toEqual([ids[1], ids[2]]);
-    await Promise.all(during.map((j) => p.store.outbox.markSent(j.id, "worker-other", now + 500)));
+    const marked = await p.store.outbox.markSent(
+      during.map((j) => j.id),
+      "worker-other",
+      now + 500,
+    );
+    expect(marked.size).toBe(2);
     // After the lease: taken over, the dead worker's attempt counted.
     const after = await p.store.outbox.claimDue("worker-other", now + 1_500, 1_000, 10);
     expect(after.map((j) => [j.inquiryId, j.attempts])).toEqual([[ids[0], 2]]);
-    expect(await p.store.outbox.markSent(held?.id ?? "", "worker-dead", now + 1_600)).toBe(false);
-    expect(await p.store.outbox.markSent(after[0]?.id ?? "", "worker-other", now + 1_600)).toBe(true);
+    // The dead worker's late mark is refused: the delivery is the other worker's now.
+    expect((await p.store.outbox.markSent([held?.id ?? ""], "worker-dead", now + 1_600)).size).toBe(0);
+    expect((await p.store.outbox.markSent([after[0]?.id ?? ""], "worker-other", now + 1_600)).size).toBe(1);
     // Nothing is left to claim.
     expect(await p.store.outbox.claimDue("worker-other", now + 10_000, 1_000, 10)).toHaveLength(0);
   });
