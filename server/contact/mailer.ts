@@ -1,4 +1,4 @@
-import { randomBytes } from "node:crypto";
+import { randomUUID } from "node:crypto";
 import { mkdirSync, renameSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { domainToASCII } from "node:url";
@@ -94,7 +94,8 @@ export type Composed = { envelope: { from: string; to: string[] }; raw: string }
 export function composeMail(mail: Mail, date = new Date()): Composed {
   const from = parseAddresses(mail.from, "From");
   const to = parseAddresses(mail.to, "To");
-  const boundary = `--_inquiry_${randomBytes(12).toString("hex")}`;
+  // randomUUID draws from a cached pool of random bytes; randomBytes asked the system for each email.
+  const boundary = `--_inquiry_${randomUUID()}`;
   const head = [
     header("From", from.map(formatAddress).join(", ")),
     header("To", to.map(formatAddress).join(", ")),
