@@ -2,12 +2,12 @@ import { randomUUID } from "node:crypto";
 import { mkdirSync, renameSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { domainToASCII } from "node:url";
-import nodemailer from "nodemailer";
 import addressparser from "nodemailer/lib/addressparser";
 import { encodeWord, encodeWords, foldLines } from "nodemailer/lib/mime-funcs";
 import { encode as qpEncode, wrap as qpWrap } from "nodemailer/lib/qp";
 import { site } from "../../app/config/site.ts";
 import { escapeHtml } from "../../app/lib/escape.ts";
+import { SmtpPool } from "./smtp-pool.ts";
 import type { NewInquiry } from "./store.ts";
 
 /**
@@ -162,23 +162,17 @@ function bodyPart(type: string, content: string): string {
   ].join("\r\n");
 }
 
-/** Deliver through an SMTP relay (SMTP_URL), with pooled connections and bounded timeouts. */
+/** Deliver through an SMTP relay (SMTP_URL): a few pooled connections, bounded timeouts (smtp-pool.ts). */
 export function smtpMailer(url: string): Mailer {
-  const transport = nodemailer.createTransport({
-    url,
-    pool: true,
-    maxConnections: 4,
-    connectionTimeout: 10_000,
-    greetingTimeout: 10_000,
-    socketTimeout: 30_000,
-  } as Parameters<typeof nodemailer.createTransport>[0]);
+  const pool = new SmtpPool(url, { connectionTimeout: 10_000, greetingTimeout: 10_000, socketTimeout: 30_000 });
   return {
     async send(mail) {
-      const info = await transport.sendMail(composeMail(mail));
+      const { envelope, raw } = composeMail(mail);
+      const info = await pool.send(envelope, raw);
       const accepted = info.accepted.length > 0 && info.rejected.length === 0;
-      return { accepted, detail: String(info.response ?? "") };
+      return { accepted, detail: info.response };
     },
-    close: () => transport.close(),
+    close: () => pool.close(),
     describe: () => `SMTP ${new URL(url).host}`,
   };
 }

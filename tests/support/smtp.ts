@@ -21,17 +21,29 @@ export class TestSmtp {
   private server: SMTPServer | null = null;
   /** Also write each accepted message to this folder (for test processes other than this one). */
   private readonly saveTo?: string;
+  /** Require AUTH (PLAIN or LOGIN) with this user and password, as a provider's relay does. */
+  private readonly auth?: { user: string; pass: string };
 
-  constructor(opts: { saveTo?: string } = {}) {
+  constructor(opts: { saveTo?: string; auth?: { user: string; pass: string } } = {}) {
     this.saveTo = opts.saveTo;
+    this.auth = opts.auth;
     if (this.saveTo) mkdirSync(this.saveTo, { recursive: true });
   }
 
   async start(port?: number): Promise<this> {
     this.port = port ?? (this.port || (await freePort()));
     this.server = new SMTPServer({
-      authOptional: true,
-      disabledCommands: ["STARTTLS", "AUTH"],
+      ...(this.auth
+        ? {
+            authOptional: false,
+            allowInsecureAuth: true,
+            disabledCommands: ["STARTTLS"],
+            onAuth: (auth, _session, callback) => {
+              const ok = auth.username === this.auth?.user && auth.password === this.auth?.pass;
+              callback(ok ? null : new Error("Invalid username or password"), ok ? { user: auth.username } : undefined);
+            },
+          }
+        : { authOptional: true, disabledCommands: ["STARTTLS", "AUTH"] }),
       logger: false,
       onData: (stream, _session, callback) => {
         const chunks: Buffer[] = [];
@@ -60,6 +72,12 @@ export class TestSmtp {
 
   get url(): string {
     return `smtp://127.0.0.1:${this.port}`;
+  }
+
+  /** Close every client connection, as a relay does with idle ones; the server goes on listening. */
+  dropConnections(): void {
+    const open = (this.server as unknown as { connections?: Set<{ close: () => void }> } | null)?.connections;
+    for (const connection of open ?? []) connection.close();
   }
 
   async stop(): Promise<void> {

@@ -1,0 +1,91 @@
+import { mkdtempSync, rmSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import pino from "pino";
+import { afterEach, describe, expect, it } from "vitest";
+import { jsonAnswer } from "../../server/contact/answers.ts";
+import { loadConfig } from "../../server/contact/config.ts";
+import { openSqlite } from "../../server/contact/db.ts";
+import { type ContactPipeline, createContactPipeline } from "../../server/contact/service.ts";
+import { TestSmtp } from "../support/smtp";
+
+/**
+ * The connections to the SMTP relay (server/contact/smtp-pool.ts) against a real SMTP server:
+ * logging in with SMTP_URL's credentials, and carrying on when the relay closes idle connections.
+ */
+
+const valid = {
+  name: "Ada Lovelace",
+  email: "ada@example.org",
+  company: "Analytical Engines",
+  service: "AI Consulting",
+  message: "We need a model audit.",
+};
+
+describe("the SMTP relay's connections", () => {
+  let smtp: TestSmtp;
+  const cleanups: Array<() => Promise<void> | void> = [];
+  afterEach(async () => {
+    for (const c of cleanups.splice(0).reverse()) await c();
+  });
+
+  async function pipeline(smtpUrl: string): Promise<ContactPipeline> {
+    const dir = mkdtempSync(join(tmpdir(), "smtp-pool-"));
+    const config = loadConfig({
+      DATA_DIR: dir,
+      SMTP_URL: smtpUrl,
+      OUTBOX_POLL_MS: "20",
+      OUTBOX_RETRY_BASE_MS: "50",
+      OUTBOX_RETRY_MAX_MS: "100",
+      SPAM_FILTER: "off",
+    });
+    const made = await createContactPipeline(config, pino({ level: "silent" }), {
+      db: openSqlite(join(dir, "inquiries.sqlite")),
+    });
+    cleanups.push(() => rmSync(dir, { recursive: true, force: true }));
+    cleanups.push(() => made.close());
+    made.pipeline.worker.start();
+    return made.pipeline;
+  }
+  const submit = async (p: ContactPipeline, message = valid.message) =>
+    String(
+      jsonAnswer(await p.submit({ body: { ...valid, message }, source: "api", ip: "203.0.113.5", userAgent: "vitest" }))
+        .body.id,
+    );
+  const delivery = async (p: ContactPipeline, id: string) => (await p.store.operator.get(id))?.deliveries[0];
+
+  it("logs in with SMTP_URL's user and password where the relay asks for AUTH", async () => {
+    smtp = await new TestSmtp({ auth: { user: "site", pass: "s3cret:/@" } }).start();
+    cleanups.push(() => smtp.stop());
+    const p = await pipeline(`smtp://site:${encodeURIComponent("s3cret:/@")}@127.0.0.1:${smtp.port}`);
+    const id = await submit(p);
+    await expect.poll(async () => (await delivery(p, id))?.status, { timeout: 10_000 }).toBe("sent");
+    expect(smtp.received.map((r) => r.mail.headers.get("x-inquiry-id"))).toEqual([id]);
+  });
+
+  it("keeps a lead pending, with the relay's answer, while the password is wrong", async () => {
+    smtp = await new TestSmtp({ auth: { user: "site", pass: "right" } }).start();
+    cleanups.push(() => smtp.stop());
+    const p = await pipeline(`smtp://site:wrong@127.0.0.1:${smtp.port}`);
+    const id = await submit(p);
+    await expect.poll(async () => (await delivery(p, id))?.attempts ?? 0, { timeout: 10_000 }).toBeGreaterThan(1);
+    const d = await delivery(p, id);
+    expect(d?.status).toMatch(/pending|sending/);
+    expect(d?.lastError).toMatch(/Invalid username or password/);
+    expect(smtp.received).toHaveLength(0);
+  });
+
+  it("opens a new connection when the relay has closed an idle one, without a failed attempt", async () => {
+    smtp = await new TestSmtp().start();
+    cleanups.push(() => smtp.stop());
+    const p = await pipeline(smtp.url);
+    const first = await submit(p, "First message.");
+    await expect.poll(async () => (await delivery(p, first))?.status, { timeout: 10_000 }).toBe("sent");
+    smtp.dropConnections();
+    await new Promise((r) => setTimeout(r, 100));
+    const second = await submit(p, "Second message.");
+    await expect.poll(async () => (await delivery(p, second))?.status, { timeout: 10_000 }).toBe("sent");
+    expect((await delivery(p, second))?.attempts).toBe(1);
+    expect(smtp.received).toHaveLength(2);
+  });
+});
