@@ -1,5 +1,6 @@
+import { execFileSync } from "node:child_process";
 import { randomUUID } from "node:crypto";
-import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from "node:fs";
+import { mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from "node:fs";
 import http from "node:http";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
@@ -20,7 +21,9 @@ import { type RunningServer, startServer } from "../tests/support/server.ts";
  * Three runs of N submissions at concurrency C: steady; with the server killed (SIGKILL) halfway and
  * restarted; with the SMTP relay down for --smtp-down seconds. Each verifies, from the database and
  * the SMTP server's own record: acknowledged, stored, delivered, lost (must be 0), duplicate emails.
- * Then the raw rate of single-row committed inserts on the same engine and disk, for the ratio.
+ * Then the raw rate of single-row committed inserts on the same engine and disk, for the ratio; and
+ * the CPU each part spent per submission of the steady run (server, PostgreSQL, this process with its
+ * relay), while it ran and until its last delivery: the figure that moves when the work gets cheaper.
  * Clients behave like the contact page: a fresh Idempotency-Key per submission, retried with the
  * same key after a network error, each submission from its own visitor's address (named by a trusted
  * proxy on loopback; --one-source sends all from one address, the case rate limits exist for).
@@ -176,10 +179,44 @@ async function load(
 const pct = (sorted: number[], p: number) =>
   sorted[Math.min(sorted.length - 1, Math.floor((p / 100) * sorted.length))] ?? 0;
 
+// ---------------------------------------------------------------- CPU
+
+const CLOCK_TICKS = Number(execFileSync("getconf", ["CLK_TCK"]).toString().trim()) || 100;
+
+/** User and system CPU a process has used so far, in microseconds (from /proc); 0 once it is gone. */
+function cpuMicros(pid: number): number {
+  try {
+    const fields = readFileSync(`/proc/${pid}/stat`, "utf8").split(") ")[1]?.split(" ") ?? [];
+    return ((Number(fields[11]) + Number(fields[12])) * 1_000_000) / CLOCK_TICKS;
+  } catch {
+    return 0;
+  }
+}
+
+/** A PostgreSQL server's processes: the postmaster (postmaster.pid) and its children (backends, WAL writer…). */
+function postgresProcesses(dataDir: string): number[] {
+  const postmaster = Number(readFileSync(join(dataDir, "postmaster.pid"), "utf8").split("\n")[0]);
+  const children = readdirSync("/proc")
+    .filter((d) => /^\d+$/.test(d))
+    .filter((d) => {
+      try {
+        return Number(readFileSync(`/proc/${d}/stat`, "utf8").split(") ")[1]?.split(" ")[1]) === postmaster;
+      } catch {
+        return false;
+      }
+    })
+    .map(Number);
+  return [postmaster, ...children];
+}
+
+type CpuSample = { server: number; postgres: number; load: number };
+
 // ---------------------------------------------------------------- engine
 
 type Target = {
   env: Record<string, string>;
+  /** The database server's processes, when this benchmark started it (their CPU is counted). */
+  databaseProcesses: () => number[];
   storedIds: () => Promise<Set<string>>;
   rawInsertRate: () => Promise<number>;
   cleanup: () => Promise<void>;
@@ -189,6 +226,7 @@ async function sqliteTarget(dir: string): Promise<Target> {
   const file = join(dir, "server", "inquiries.sqlite");
   return {
     env: { DATA_DIR: join(dir, "server") },
+    databaseProcesses: () => [],
     async storedIds() {
       const db = openSqlite(file);
       const rows = await db.query<{ id: string }>("SELECT id FROM inquiries");
@@ -230,6 +268,7 @@ async function postgresTarget(): Promise<Target> {
   url.pathname = `/${name}`;
   return {
     env: { DATABASE_URL: url.toString() },
+    databaseProcesses: () => (server ? postgresProcesses(server.dataDir) : []),
     async storedIds() {
       const db = openPostgres(url.toString(), 2);
       const rows = await db.query<{ id: string }>("SELECT id FROM inquiries");
@@ -291,6 +330,8 @@ async function main() {
   };
   let server = await startServer(env, port);
   const rows: Array<Record<string, string | number>> = [];
+  let cpuSteady: CpuSample | null = null;
+  let cpuDelivered: CpuSample | null = null;
   const allAcked = new Set<string>();
 
   async function settle(label: string, run: RunResult, extra: Record<string, string | number> = {}) {
@@ -327,8 +368,26 @@ async function main() {
 
     // Warm-up (JIT, connection pools, page cache): verified like the rest, not timed.
     if (WARMUP > 0) await settle("warm-up (untimed)", await load(() => server, undefined, WARMUP));
+    // What each part of the machine spent on the steady run: while it ran, and until its last delivery.
+    const cpu = (): CpuSample => {
+      const own = process.cpuUsage();
+      return {
+        server: cpuMicros(server.child.pid ?? 0),
+        postgres: target.databaseProcesses().reduce((sum, pid) => sum + cpuMicros(pid), 0),
+        load: own.user + own.system,
+      };
+    };
+    const perSubmission = (from: CpuSample, to: CpuSample, n: number): CpuSample => ({
+      server: Math.round((to.server - from.server) / n),
+      postgres: Math.round((to.postgres - from.postgres) / n),
+      load: Math.round((to.load - from.load) / n),
+    });
+    const before = cpu();
     const steady = await load(() => server);
+    const ran = cpu();
     await settle("steady", steady);
+    cpuSteady = perSubmission(before, ran, steady.acked.size);
+    cpuDelivered = perSubmission(before, cpu(), steady.acked.size);
     console.log(`steady: ${Math.round(steady.acked.size / steady.seconds)} req/s`);
 
     let killed = false;
@@ -376,6 +435,13 @@ async function main() {
     );
     const lost = rows.reduce((n, r) => n + Number(r.lost), 0);
     console.log(`Lost inquiries over all runs: ${lost}`);
+    if (cpuSteady && cpuDelivered) {
+      const show = (c: CpuSample) =>
+        `server ${c.server}${opts.pg ? `, PostgreSQL ${c.postgres}` : ""}, load generator and relay ${c.load}`;
+      console.log(
+        `CPU per submission of the steady run, µs (/proc): while it ran: ${show(cpuSteady)}; until its last delivery: ${show(cpuDelivered)}`,
+      );
+    }
     // For BENCHMARKS.md (written by bench:site), one file per engine.
     mkdirSync("bench", { recursive: true });
     writeFileSync(
@@ -390,6 +456,7 @@ async function main() {
           ratio: Number((steadyRate / raw).toFixed(2)),
           bestRatio: Number((best / raw).toFixed(2)),
           lost,
+          cpuMicrosPerSubmission: { steady: cpuSteady, untilDelivered: cpuDelivered },
           rows,
         },
         null,

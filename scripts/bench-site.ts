@@ -230,6 +230,20 @@ ${contact
       `| ${c.engine} | ${c.date} | ${c.n} × ${c.concurrency} | ${c.rows.find((r: { run: string }) => r.run === "steady")?.["req/s"]} | ${c.rawInsertsPerSecond} | **${c.ratio}** | ≥ ${c.engine === "PostgreSQL" ? "0.4" : "0.5"} | ${c.lost} |`,
   )
   .join("\n")}
+
+CPU per submission of the steady run, in µs (from \`/proc\`): while it ran, and until its last
+delivery (the email sent and marked). The load generator's process also holds the SMTP relay.
+
+| engine | server | PostgreSQL | load generator | server, until delivered | PostgreSQL, until delivered | load generator, until delivered |
+|---|---|---|---|---|---|---|
+${contact
+  .filter((c) => c.cpuMicrosPerSubmission?.steady)
+  .map((c) => {
+    const { steady: a, untilDelivered: b } = c.cpuMicrosPerSubmission;
+    const pg = (n: number) => (c.engine === "PostgreSQL" ? String(n) : "—");
+    return `| ${c.engine} | ${a.server} | ${pg(a.postgres)} | ${a.load} | ${b.server} | ${pg(b.postgres)} | ${b.load} |`;
+  })
+  .join("\n")}
 `;
   const text = `# Benchmarks
 

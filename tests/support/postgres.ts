@@ -13,7 +13,7 @@ import { freePort } from "./ports.ts";
 
 const BIN = process.env.PG_BIN ?? "/usr/lib/postgresql/15/bin";
 
-export async function startPostgres(): Promise<{ url: string; stop: () => void }> {
+export async function startPostgres(): Promise<{ url: string; dataDir: string; stop: () => void }> {
   if (!existsSync(join(BIN, "initdb"))) {
     throw new Error(
       `PostgreSQL server binaries not found in ${BIN}: install Debian's postgresql package, or set TEST_DATABASE_URL.`,
@@ -46,6 +46,7 @@ export async function startPostgres(): Promise<{ url: string; stop: () => void }
   ]);
   return {
     url: `postgres://postgres@127.0.0.1:${port}/postgres`,
+    dataDir: data,
     stop() {
       try {
         run("pg_ctl", ["-D", data, "-m", "fast", "-w", "stop"]);
