@@ -335,7 +335,10 @@ describe.each([
     smtp = await new TestSmtp().start();
     const p = await pipeline();
     const ids: string[] = [];
-    for (let i = 0; i < 3; i++) ids.push(String((await submit(p, { ...valid, message: `Job ${i}` })).body.id));
+    for (let i = 0; i < 3; i++) {
+      ids.push(String((await submit(p, { ...valid, message: `Job ${i}` })).body.id));
+      await new Promise((r) => setTimeout(r, 3)); // each received in its own millisecond: a clear order
+    }
     const now = Date.now();
     // A worker claims the oldest and dies (no release): nobody may take it while its lease holds.
     const [held] = await p.store.outbox.claimDue("worker-dead", now, 1_000, 1);
