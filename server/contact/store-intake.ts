@@ -99,7 +99,7 @@ export class InquiryIntake {
   /**
    * PostgreSQL: the whole submission in one statement, batched with the submissions that arrive while
    * the previous batch is committing (one round trip and one commit for all of them), through the
-   * function `save_submissions` (migration 005). Per submission, in order: an earlier answer for the
+   * function `save_submissions` (migrations 005 and 007). Per submission, in order: an earlier answer for the
    * idempotency key wins (nothing is counted or stored); else every rate-limit counter is taken (as
    * countLimits does below) and, only if none is over its limit, the inquiry, its
    * deliveries and its answer are inserted. No answer goes out before its batch has committed.

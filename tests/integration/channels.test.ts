@@ -283,6 +283,7 @@ describe("the deliveries migration keeps what was there", () => {
       "004_held_inquiries.sql",
       "005_save_submissions.sql",
       "006_rate_limits.sql",
+      "007_save_submissions_inserts_together.sql",
     ]);
     expect(await db.query("SELECT id, channel, status, attempts, last_error FROM deliveries")).toEqual([
       { id: job.id, channel: "email", status: "failed", attempts: 7, last_error: "relay down" },
