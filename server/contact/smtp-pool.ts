@@ -18,6 +18,7 @@ export class SmtpPool {
   private readonly idle: SMTPConnection[] = [];
   private readonly waiting: Array<{ resolve: (c: SMTPConnection) => void; reject: (e: unknown) => void }> = [];
   private readonly open = new Set<SMTPConnection>();
+  private readonly sending = new Map<SMTPConnection, (err: Error) => void>();
   private opening = 0;
   private closed = false;
   private readonly maxConnections: number;
@@ -32,9 +33,11 @@ export class SmtpPool {
   async send(envelope: { from: string; to: string[] }, raw: string): Promise<SmtpResult> {
     const conn = await this.acquire();
     try {
-      const info = await new Promise<SMTPConnection.SentMessageInfo>((resolve, reject) =>
-        conn.send(envelope, raw, (err, result) => (err ? reject(err) : resolve(result))),
-      );
+      const info = await new Promise<SMTPConnection.SentMessageInfo>((resolve, reject) => {
+        // SMTPConnection forgets a send in flight when it is closed from outside: close() fails it here.
+        this.sending.set(conn, reject);
+        conn.send(envelope, raw, (err, result) => (err ? reject(err) : resolve(result)));
+      }).finally(() => this.sending.delete(conn));
       this.release(conn);
       return { accepted: info.accepted.map(String), rejected: info.rejected.map(String), response: info.response };
     } catch (err) {
@@ -46,6 +49,10 @@ export class SmtpPool {
   /** Close every connection; a send in progress fails (the outbox gives its delivery back or retries it). */
   close(): void {
     this.closed = true;
+    for (const [conn, reject] of this.sending) {
+      conn.close();
+      reject(new Error("the SMTP pool was closed during the send"));
+    }
     for (const conn of this.open) conn.close();
     this.open.clear();
     this.idle.length = 0;

@@ -1,4 +1,5 @@
 import { mkdtempSync, rmSync } from "node:fs";
+import { createServer } from "node:net";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import pino from "pino";
@@ -7,11 +8,13 @@ import { jsonAnswer } from "../../server/contact/answers.ts";
 import { loadConfig } from "../../server/contact/config.ts";
 import { openSqlite } from "../../server/contact/db.ts";
 import { type ContactPipeline, createContactPipeline } from "../../server/contact/service.ts";
+import { SmtpPool } from "../../server/contact/smtp-pool.ts";
 import { TestSmtp } from "../support/smtp";
 
 /**
  * The connections to the SMTP relay (server/contact/smtp-pool.ts) against a real SMTP server:
- * logging in with SMTP_URL's credentials, and carrying on when the relay closes idle connections.
+ * logging in with SMTP_URL's credentials, carrying on when the relay closes idle connections, and
+ * never leaving a send waiting when the pool is closed.
  */
 
 const valid = {
@@ -87,5 +90,38 @@ describe("the SMTP relay's connections", () => {
     await expect.poll(async () => (await delivery(p, second))?.status, { timeout: 10_000 }).toBe("sent");
     expect((await delivery(p, second))?.attempts).toBe(1);
     expect(smtp.received).toHaveLength(2);
+  });
+
+  it("fails a send in flight when the pool is closed, rather than leaving it waiting", async () => {
+    // A relay that takes the message and never answers its end.
+    let dataStarted = false;
+    const stalling = createServer((socket) => {
+      socket.write("220 stalling ESMTP\r\n");
+      socket.on("data", (chunk) => {
+        for (const line of chunk.toString().split("\r\n")) {
+          if (dataStarted) return;
+          if (/^(EHLO|HELO)/i.test(line)) socket.write("250 stalling\r\n");
+          else if (/^(MAIL|RCPT)/i.test(line)) socket.write("250 OK\r\n");
+          else if (/^DATA/i.test(line)) {
+            dataStarted = true;
+            socket.write("354 go ahead\r\n");
+          }
+        }
+      });
+      socket.on("error", () => {});
+    });
+    await new Promise<void>((r) => stalling.listen(0, "127.0.0.1", r));
+    cleanups.push(() => new Promise<void>((r) => stalling.close(() => r())));
+    const port = (stalling.address() as { port: number }).port;
+    const pool = new SmtpPool(`smtp://127.0.0.1:${port}`, {
+      connectionTimeout: 5_000,
+      greetingTimeout: 5_000,
+      socketTimeout: 30_000,
+    });
+    const sent = pool.send({ from: "site@example.com", to: ["sales@example.com"] }, "Subject: Hi\r\n\r\nHello\r\n");
+    await expect.poll(() => dataStarted).toBe(true);
+    pool.close();
+    const stillWaiting = new Promise((r) => setTimeout(() => r("still waiting"), 3_000));
+    await expect(Promise.race([sent, stillWaiting])).rejects.toThrow(/closed during the send/);
   });
 });
