@@ -29,7 +29,8 @@ if (!existsSync(serverBuild)) {
   process.exit(1);
 }
 
-const log = pino({ base: undefined, timestamp: pino.stdTimeFunctions.isoTime });
+// Lines logged while a write is in flight go out together, off the main thread (flushed at exit).
+const log = pino({ base: undefined, timestamp: pino.stdTimeFunctions.isoTime }, pino.destination({ sync: false }));
 // Nothing may end the process by accident: a rejection nobody handled is a bug, logged in one line.
 process.on("unhandledRejection", (reason) => {
   log.error({ err: { message: reason instanceof Error ? reason.message : String(reason) } }, "unhandled rejection");
