@@ -1,3 +1,4 @@
+import addressparser from "nodemailer/lib/addressparser";
 import { z } from "zod";
 import { CONTACT_API_PATH } from "../app/contact/api.ts";
 import { parseTrustProxy } from "./guards.ts";
@@ -60,7 +61,13 @@ const schema = z.object({
     .string()
     .regex(/^smtps?:\/\//, "an smtp:// or smtps:// URL")
     .optional(),
-  SMTP_FROM: z.string().optional(),
+  SMTP_FROM: z
+    .string()
+    .refine(
+      (v) => addressparser(v, { flatten: true }).some((a) => Boolean(a.address)),
+      "a sender with an address, such as Teton Digital Website <no-reply@example.com>",
+    )
+    .optional(),
   CONTACT_TO: z.email().optional(),
   ALLOWED_ORIGINS: z.string().optional(),
   IP_HASH_KEY: z.string().min(32, "at least 32 characters").optional(),

@@ -123,10 +123,18 @@ export function composeMail(mail: Mail, date = new Date()): Composed {
 
 type Address = { name: string; address: string };
 
+// From and To are the configuration's (SMTP_FROM, checked at start, and CONTACT_TO): read once each.
+const parsedAddresses = new Map<string, Address[]>();
+
 function parseAddresses(value: string, what: string): Address[] {
-  const list = addressparser(value, { flatten: true }).filter((a): a is Address => Boolean(a.address));
+  const known = parsedAddresses.get(value);
+  if (known) return known;
+  const list = addressparser(value, { flatten: true })
+    .filter((a): a is Address => Boolean(a.address))
+    .map(({ name, address }) => ({ name, address }));
   if (list.length === 0) throw new Error(`no ${what} address in ${JSON.stringify(value)}`);
-  return list.map(({ name, address }) => ({ name, address }));
+  if (parsedAddresses.size < 16) parsedAddresses.set(value, list);
+  return list;
 }
 
 function oneLine(value: string): string {

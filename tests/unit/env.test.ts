@@ -35,6 +35,7 @@ describe("the environment", () => {
     [{ TRUST_PROXY: "nonsense" }, /^Invalid environment: TRUST_PROXY: "nonsense" is not an address/],
     [{ RATE_LIMIT_PER_DAY: "-3" }, /^Invalid environment: RATE_LIMIT_PER_DAY: /],
     [{ WEBHOOK_URL: "https://hooks.example/x" }, /WEBHOOK_SECRET: required with WEBHOOK_URL/],
+    [{ SMTP_FROM: "Teton Digital Website" }, /^Invalid environment: SMTP_FROM: a sender with an address/],
   ])("refuses %j in one line naming the variable", (source, message) => {
     expect(() => loadEnv(source)).toThrow(message);
     try {
