@@ -1,4 +1,4 @@
-import { createHash, randomUUID } from "node:crypto";
+import { createHash } from "node:crypto";
 import { join } from "node:path";
 import type { Logger } from "pino";
 import { type ContactInput, type FieldErrors, HONEYPOT_FIELD, validateContact } from "../../app/contact/schema.ts";
@@ -8,6 +8,7 @@ import { type Channel, deliveryMessageId, emailChannel, slackChannel, webhookCha
 import type { ContactConfig } from "./config.ts";
 import { type Database, logStorageTransitions, openDatabase } from "./db.ts";
 import { type FormTokens, formTokens } from "./form-token.ts";
+import { timeOrderedId } from "./ids.ts";
 import { fileMailer, type Mailer, smtpMailer } from "./mailer.ts";
 import type { ContactMetrics, InquiryOutcome } from "./metrics.ts";
 import { OutboxWorker } from "./outbox.ts";
@@ -148,7 +149,8 @@ export class ContactPipeline implements Submitter {
         ? ["honeypot filled"]
         : [];
 
-    const id = randomUUID();
+    const receivedAt = Date.now();
+    const id = timeOrderedId(receivedAt);
     const spam = reasons.length > 0;
     // The JSON door's answer, kept with the Idempotency-Key: a repeat gets exactly this again.
     const { headers: _none, ...answer } = jsonAnswer({ kind: "stored", id, held: spam });
@@ -164,7 +166,7 @@ export class ContactPipeline implements Submitter {
       {
         ...valid.data,
         id,
-        receivedAt: Date.now(),
+        receivedAt,
         page: s.page?.slice(0, 500) ?? null,
         userAgent: s.userAgent?.slice(0, 500) ?? null,
         ipHash,
@@ -180,7 +182,11 @@ export class ContactPipeline implements Submitter {
         // Held as spam: stored, answered like any other, delivered nowhere.
         deliveries: spam
           ? []
-          : this.channels.map((channel) => ({ id: randomUUID(), channel, messageId: deliveryMessageId(channel, id) })),
+          : this.channels.map((channel) => ({
+              id: timeOrderedId(receivedAt),
+              channel,
+              messageId: deliveryMessageId(channel, id),
+            })),
       },
     );
     if (result.duplicate) return replay(result.previous, fingerprint);
