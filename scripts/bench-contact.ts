@@ -488,7 +488,8 @@ async function main() {
     const best = Math.max(...timed.map((r) => Number(r["req/s"])));
     const steadyRate = Number(timed[0]?.["req/s"]);
     console.log(`Raw single-row committed inserts on the same engine and disk: ${Math.round(raw)}/s`);
-    const goal = opts.pg ? 0.4 : 0.5;
+    // Issue 10: PostgreSQL at least 0.4; SQLite at or above its ratio when the issue was written (0.60).
+    const goal = opts.pg ? 0.4 : 0.6;
     console.log(
       `Steady throughput as a ratio of it: ${(steadyRate / raw).toFixed(2)} (target ≥ ${goal}; best run ${(best / raw).toFixed(2)})`,
     );
@@ -513,6 +514,7 @@ async function main() {
           concurrency: C,
           rawInsertsPerSecond: Math.round(raw),
           ratio: Number((steadyRate / raw).toFixed(2)),
+          target: goal,
           bestRatio: Number((best / raw).toFixed(2)),
           lost,
           cpuMicrosPerSubmission: { steady: cpuSteady, untilDelivered: cpuDelivered },
