@@ -89,7 +89,7 @@ type RunResult = { acked: Set<string>; latencies: number[]; seconds: number; ret
  * The load generator's HTTP client: HTTP/1.1 over keep-alive sockets, one request at a time on each
  * (as a browser sends a form), written and read by hand. It shares the machine's two cores with the
  * server and the database, where the visitors' browsers would not: node:http spent 120 µs of CPU a
- * request here, this spends about 45-70 (bench:contact prints it), so less of what is measured is
+ * request here, this about 45-90 with its relay (bench:contact prints it), so less of what is measured is
  * the measuring. It reads what the endpoint answers: a status line, headers, a body of
  * Content-Length bytes (or chunked); anything else fails the request, which the client retries.
  */
@@ -116,6 +116,8 @@ function connection(port: number): Connection {
     settle(e);
   };
   c.socket.on("data", (d: Buffer) => {
+    // Bytes nobody asked for (the connection sits idle) make it unusable: one request, one answer.
+    if (!c.waiting) return drop(new Error("an answer to no request"));
     c.buffer = c.buffer.length > 0 ? Buffer.concat([c.buffer, d]) : d;
     const reply = readReply(c.buffer);
     if (reply === null) return;
