@@ -248,6 +248,7 @@ describe("the deliveries migration keeps what was there", () => {
       "003_deliveries_per_channel.sql",
       "004_held_inquiries.sql",
       "006_rate_limits.sql",
+      "008_deliveries_claimed.sql",
     ]);
     expect(await db.query("SELECT id, channel, status, attempts, last_error FROM deliveries")).toEqual([
       { id: job.id, channel: "email", status: "failed", attempts: 7, last_error: "relay down" },
@@ -284,6 +285,7 @@ describe("the deliveries migration keeps what was there", () => {
       "005_save_submissions.sql",
       "006_rate_limits.sql",
       "007_save_submissions_inserts_together.sql",
+      "008_deliveries_claimed.sql",
     ]);
     expect(await db.query("SELECT id, channel, status, attempts, last_error FROM deliveries")).toEqual([
       { id: job.id, channel: "email", status: "failed", attempts: 7, last_error: "relay down" },
