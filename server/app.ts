@@ -1,4 +1,5 @@
 import { timingSafeEqual } from "node:crypto";
+import type { IncomingMessage, RequestListener, ServerResponse } from "node:http";
 import { createRequestHandler } from "@react-router/express";
 import compression from "compression";
 import express, { type ErrorRequestHandler, type RequestHandler } from "express";
@@ -10,7 +11,7 @@ import type { ContactContextKey } from "../app/contact/context.ts";
 import type { ContactConfig } from "./contact/config.ts";
 import { StorageUnavailableError } from "./contact/db.ts";
 import type { FormTokens } from "./contact/form-token.ts";
-import { contactEndpoint, ENDPOINT, MAX_BODY_BYTES } from "./contact/http.ts";
+import { contactEndpoint, ENDPOINT, fastContactPath, MAX_BODY_BYTES } from "./contact/http.ts";
 import type { ContactMetrics } from "./contact/metrics.ts";
 import type { ContactRuntime } from "./contact/runtime.ts";
 import type { Submitter } from "./contact/service.ts";
@@ -24,7 +25,7 @@ import {
   methodGuard,
   warnUntrustedProxy,
 } from "./guards.ts";
-import { BASE_HEADERS, HSTS, NON_HTML_POLICY } from "./security.ts";
+import { NON_HTML_POLICY, setBaseHeaders } from "./security.ts";
 import type { StaticFile } from "./static.ts";
 import { serveNotFound, serveStatic } from "./static.ts";
 
@@ -33,7 +34,8 @@ import { serveNotFound, serveStatic } from "./static.ts";
  * the HTTPS redirect and the body cap; the probes and /metrics; the contact endpoint; what is refused
  * or redirected before any page (methods, case variants); the prerendered pages and files from
  * memory, and the prebuilt 404 pages; and last React Router, for the no-JavaScript form post.
- * server/main.ts makes it and serves it.
+ * In front of it, the contact endpoint's everyday request, answered the same way without Express
+ * (fastContactPath in contact/http.ts). server/main.ts makes it and serves it.
  */
 export type AppOptions = {
   env: Pick<Env, "TRUST_PROXY">;
@@ -50,7 +52,7 @@ export type AppOptions = {
 
 const FORM_PATHS = new Set(["/contact", "/contact/"]);
 
-export function createApp(o: AppOptions): express.Express {
+export function createApp(o: AppOptions): RequestListener {
   const { config, log, files, tokens, metrics } = o;
   const probes = new Set(["/healthz", "/readyz"]);
   // /metrics exists on the site's port only with METRICS_TOKEN; otherwise it is an unknown path (404).
@@ -64,26 +66,28 @@ export function createApp(o: AppOptions): express.Express {
   app.set("trust proxy", o.env.TRUST_PROXY);
 
   // One JSON line per request. No query strings, addresses or bodies: they can carry personal data.
-  app.use((req, res, next) => {
+  // The path as the request came (a router mounted on a path sees less of it while it runs).
+  const logRequest = (req: IncomingMessage, res: ServerResponse, path: string) => {
     const start = process.hrtime.bigint();
     res.on("finish", () => {
       log.info({
         method: req.method,
-        path: req.path,
+        path,
         status: res.statusCode,
         ms: Number((process.hrtime.bigint() - start) / 10_000n) / 100,
         bytes: Number(res.getHeader("content-length") ?? 0) || undefined,
       });
     });
+  };
+  app.use((req, res, next) => {
+    logRequest(req, res, req.path);
     next();
   });
   app.use(warnUntrustedProxy(app.get("trust proxy fn"), log));
 
   // Security headers on every response (server/security.ts); pages replace the CSP with their own.
   app.use((req, res, next) => {
-    for (const [name, value] of Object.entries(BASE_HEADERS)) res.setHeader(name, value);
-    res.setHeader("Content-Security-Policy", NON_HTML_POLICY);
-    if (req.secure) res.setHeader("Strict-Transport-Security", HSTS);
+    setBaseHeaders(res, req.secure);
     next();
   });
   app.use(httpsRedirect(hostsOf([site.url, ...config.allowedOrigins])));
@@ -125,9 +129,8 @@ export function createApp(o: AppOptions): express.Express {
     submit: (submission) =>
       o.runtime()?.pipeline.submit(submission) ?? Promise.reject(new StorageUnavailableError("starting", 5)),
   };
-  app.use(
-    contactEndpoint({ pipeline, log, publicKey: config.publicKey, allowedOrigins: config.allowedOrigins, metrics }),
-  );
+  const endpoint = { pipeline, log, publicKey: config.publicKey, allowedOrigins: config.allowedOrigins, metrics };
+  app.use(contactEndpoint(endpoint));
 
   app.use(methodGuard({ isKnown: (path) => isPage(path) || probes.has(path), formPaths: FORM_PATHS }));
   app.use(canonicalRedirect(isPage));
@@ -157,7 +160,12 @@ export function createApp(o: AppOptions): express.Express {
   );
 
   app.use(lastResort(log));
-  return app;
+
+  // The contact endpoint's everyday request skips Express (same answer, headers and log line: http.ts).
+  const fast = fastContactPath(endpoint, { trust: app.get("trust proxy fn"), setHeaders: setBaseHeaders, logRequest });
+  return (req, res) => {
+    if (!fast(req, res)) app(req, res);
+  };
 }
 
 /**

@@ -80,3 +80,10 @@ export const HSTS = "max-age=63072000; includeSubDomains";
 
 /** The policy for responses that are not HTML (JSON, CSS, images): nothing may run or load. */
 export const NON_HTML_POLICY = contentSecurityPolicy({ scripts: null });
+
+/** The headers every answer starts with (a page then replaces the policy with its own). */
+export function setBaseHeaders(res: { setHeader(name: string, value: string): unknown }, secure: boolean): void {
+  for (const [name, value] of Object.entries(BASE_HEADERS)) res.setHeader(name, value);
+  res.setHeader("Content-Security-Policy", NON_HTML_POLICY);
+  if (secure) res.setHeader("Strict-Transport-Security", HSTS);
+}
