@@ -181,8 +181,8 @@ function failureOf(err: Error & { status?: number; statusCode?: number }, log: L
  * Idempotency-Key if any, from this site's own origin or an allowed one, and (behind a trusted proxy)
  * over HTTPS. It gives the same answer, headers, metrics and log line as the Express route above,
  * which still answers everything else (every refusal, OPTIONS, other methods, a plain-HTTP request
- * to redirect). Express's routing, body parser and response helpers cost the server about 40 µs of
- * the 250 it spent on a submission (bench:contact; docs/decisions/0006-delivery-channels-and-observability.md).
+ * to redirect). Express's routing, body parser and response helpers cost the server 30-40 µs of the
+ * 250 it spent on a submission (bench:contact; docs/decisions/0006-delivery-channels-and-observability.md).
  * Returns false, having touched nothing, for a request it leaves to Express.
  */
 export function fastContactPath(
@@ -239,8 +239,8 @@ export function fastContactPath(
     };
     const chunks: Buffer[] = [];
     req.on("data", (chunk: Buffer) => chunks.push(chunk));
-    // A client that goes away mid-body gets no answer, as from Express.
-    req.on("error", () => {});
+    // A client that goes away mid-body cannot be answered; Express counts it as a body it could not read.
+    req.on("error", () => countFailure(metrics, 400));
     const respond = async () => {
       // As express.json reads it: UTF-8 without a byte-order mark; an empty body is {}.
       let text = Buffer.concat(chunks).toString("utf8");

@@ -1,4 +1,5 @@
 import { request as httpRequest } from "node:http";
+import { connect } from "node:net";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { CONTACT_API_PATH } from "../../app/contact/api.ts";
 import { type RunningServer, startServer } from "../support/server";
@@ -77,6 +78,40 @@ function expectSame({ fast, express }: { fast: Reply; express: Reply }) {
   expect(fast.status).toBe(express.status);
   expect(fast.headers).toEqual(express.headers);
   expect(sameShape(fast.body)).toBe(sameShape(express.body));
+}
+
+/** The contact_inquiries_total counters this file's requests move. */
+async function metric() {
+  const res = await fetch(`${server.url}/metrics`, { headers: { authorization: `Bearer ${TOKEN}` } });
+  const text = await res.text();
+  const line = (outcome: string) => {
+    const found = text
+      .split("\n")
+      .find(
+        (l) =>
+          l.startsWith("contact_inquiries_total{") && l.includes('source="api"') && l.includes(`outcome="${outcome}"`),
+      );
+    return Number(found?.split(" ").pop() ?? 0);
+  };
+  // Scripted calls carry no page token, so the spam filter holds them (stored, delivered nowhere).
+  return { held: line("held"), invalid: line("invalid") };
+}
+
+/** Half a body, then the connection closed: nothing can be answered. */
+function abandon(contentType: string): Promise<void> {
+  return new Promise((resolve, reject) => {
+    const socket = connect(server.port, "127.0.0.1", () => {
+      socket.write(
+        `POST ${CONTACT_API_PATH} HTTP/1.1\r\nHost: 127.0.0.1\r\nAuthorization: Bearer ${KEY}\r\n` +
+          `Content-Type: ${contentType}\r\nContent-Length: 100\r\n\r\n{"name":`,
+      );
+      setTimeout(() => {
+        socket.destroy();
+        resolve();
+      }, 100);
+    });
+    socket.on("error", reject);
+  });
 }
 
 const json = (v: unknown) => JSON.stringify(v);
@@ -170,23 +205,6 @@ describe("the contact endpoint's fast path answers exactly as its Express route"
   });
 
   it("writes the same request log line and counts the same in /metrics", async () => {
-    const metric = async () => {
-      const res = await fetch(`${server.url}/metrics`, { headers: { authorization: `Bearer ${TOKEN}` } });
-      const text = await res.text();
-      const line = (outcome: string) => {
-        const found = text
-          .split("\n")
-          .find(
-            (l) =>
-              l.startsWith("contact_inquiries_total{") &&
-              l.includes('source="api"') &&
-              l.includes(`outcome="${outcome}"`),
-          );
-        return Number(found?.split(" ").pop() ?? 0);
-      };
-      // Scripted calls carry no page token, so the spam filter holds them (stored, delivered nowhere).
-      return { held: line("held"), invalid: line("invalid") };
-    };
     const before = await metric();
     const mark = server.output().length;
     await both(() => ({ headers: from(), body: json(valid) }));
@@ -214,5 +232,18 @@ describe("the contact endpoint's fast path answers exactly as its Express route"
     expect(lines[2]).toEqual(lines[3]);
     expect(lines[0]).toMatchObject({ method: "POST", status: 201 });
     expect(lines[2]).toMatchObject({ method: "POST", status: 400 });
+  });
+
+  it("counts a body the client abandons as one it could not read, either way", async () => {
+    for (const type of [FAST, EXPRESS]) {
+      const before = await metric();
+      await abandon(type);
+      let after = await metric();
+      for (let waited = 0; after.invalid === before.invalid && waited < 2000; waited += 50) {
+        await new Promise((r) => setTimeout(r, 50));
+        after = await metric();
+      }
+      expect(after.invalid - before.invalid).toBe(1);
+    }
   });
 });
