@@ -29,6 +29,7 @@ const ALLOWED_HEADERS = [
   "baggage",
 ].join(", ");
 const IDEMPOTENCY_KEY = /^[\x21-\x7e]{1,255}$/;
+const NOT_JSON = "The request body is not valid JSON.";
 
 type Options = {
   pipeline: Submitter;
@@ -126,7 +127,7 @@ export function contactEndpoint({ pipeline, log, publicKey, allowedOrigins, metr
         case "entity.too.large":
           return fail(res, 413, `The message is too large (at most ${MAX_BODY_BYTES / 1024} KB).`);
         case "entity.parse.failed":
-          return fail(res, 400, "The request body is not valid JSON.");
+          return fail(res, 400, NOT_JSON);
         case "encoding.unsupported":
         case "charset.unsupported":
           return fail(res, 415, "Unsupported content encoding or charset.");
@@ -250,7 +251,7 @@ export function fastContactPath(
         body = text.length === 0 ? {} : JSON.parse(text);
       } catch {
         countFailure(metrics, 400);
-        return send(400, { error: "The request body is not valid JSON." });
+        return send(400, { error: NOT_JSON });
       }
       try {
         const answer = await submitFrom(pipeline, body, h, proxyaddr(req, app.trust));
