@@ -218,31 +218,19 @@ function writeBenchmarks(site: RouteFigures[], spa: RouteFigures[]) {
       : `
 ## The contact pipeline (\`npm run bench:contact\`, \`-- --pg\`)
 
-Submissions acknowledged per second in the steady run (stored before the answer, idempotency key,
-rate limit, deliveries queued), against the raw rate of single-row committed inserts on the same
-engine and disk; and what the SIGKILL and relay-down runs lost.
+Against the production server on this 2-core machine, with autocannon: submissions acknowledged per
+second and their p99 in the steady run (stored before the answer: idempotency key, rate limits,
+inquiry and deliveries in one transaction); what the SIGKILL and relay-down runs lost; and \`/\` at 32
+connections while 200 submissions a second arrive from many addresses
+(docs/decisions/0009-one-path-for-every-inquiry.md).
 
-| engine | date | submissions × concurrency | steady req/s | raw inserts/s | ratio | target | lost (all runs) |
-|---|---|---|---|---|---|---|---|
+| engine | date | submissions × concurrency | steady req/s | p99 ms | lost (all runs) | \`/\` p99 ms under the flood |
+|---|---|---|---|---|---|---|
 ${contact
   .map(
     (c) =>
-      `| ${c.engine} | ${c.date} | ${c.n} × ${c.concurrency} | ${c.rows.find((r: { run: string }) => r.run === "steady")?.["req/s"]} | ${c.rawInsertsPerSecond} | **${c.ratio}** | ≥ ${c.target ?? (c.engine === "PostgreSQL" ? 0.4 : 0.6)} | ${c.lost} |`,
+      `| ${c.engine} | ${c.date} | ${c.n} × ${c.concurrency} | ${c.figures.perSecond} (≥ ${c.target.perSecond}) | ${c.figures.p99Ms} (≤ ${c.target.p99Ms}) | ${c.figures.lost} | ${c.figures.pageP99Ms} (≤ ${c.target.pageP99Ms}) |`,
   )
-  .join("\n")}
-
-CPU per submission of the steady run, in µs (from \`/proc\`): while it ran, and until its last
-delivery (the email sent and marked). The load generator's process also holds the SMTP relay.
-
-| engine | server | PostgreSQL | load generator | server, until delivered | PostgreSQL, until delivered | load generator, until delivered |
-|---|---|---|---|---|---|---|
-${contact
-  .filter((c) => c.cpuMicrosPerSubmission?.steady)
-  .map((c) => {
-    const { steady: a, untilDelivered: b } = c.cpuMicrosPerSubmission;
-    const pg = (n: number) => (c.engine === "PostgreSQL" ? String(n) : "—");
-    return `| ${c.engine} | ${a.server} | ${pg(a.postgres)} | ${a.load} | ${b.server} | ${pg(b.postgres)} | ${b.load} |`;
-  })
   .join("\n")}
 `;
   const text = `# Benchmarks

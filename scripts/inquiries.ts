@@ -1,13 +1,13 @@
 // First, before anything imports app/config/site.ts: the environment gives it the site's URL.
 import "../server/env.ts";
-import { randomUUID } from "node:crypto";
 import { writeFileSync } from "node:fs";
 import { parseArgs } from "node:util";
 import { stringify } from "csv-stringify/sync";
-import { deliveryMessageId } from "../server/contact/channels.ts";
-import { loadConfig } from "../server/contact/config.ts";
-import { openDatabase } from "../server/contact/db.ts";
-import { CHANNELS, type ChannelName, type InquiryRecord, type NewInquiry, Store } from "../server/contact/store.ts";
+import { type ContactConfig, loadConfig } from "../server/contact/config.ts";
+import { newDeliveries } from "../server/contact/delivery/channel.ts";
+import { type Database, openDatabase } from "../server/contact/storage/database.ts";
+import { CHANNELS, type ChannelName, type Inquiry, type InquiryRecord } from "../server/contact/storage/records.ts";
+import { Store } from "../server/contact/storage/store.ts";
 
 /**
  * Operator tools for the inquiries, on the database the server uses (DATA_DIR or DATABASE_URL):
@@ -95,13 +95,146 @@ const shorten = (s: string, n: number) => {
 };
 
 /** The columns every table of inquiries starts with. */
-const summaryRow = (r: NewInquiry) => ({
+const summaryRow = (r: Inquiry) => ({
   id: r.id,
   received: iso(r.receivedAt).replace("T", " ").slice(0, 19),
   name: shorten(r.name, 24),
   email: printable(r.email),
   message: shorten(r.message, 40),
 });
+
+type Context = {
+  store: Store;
+  values: { json: boolean; format?: string; out?: string; "older-than"?: string; channel?: string };
+  rest: string[];
+  config: ContactConfig;
+  db: Database;
+};
+
+/** One handler per command; each answers with the process's exit code. */
+const COMMANDS: Record<string, (c: Context) => Promise<number>> = {
+  async list({ store, values, db }) {
+    const rows = await store.operator.list();
+    if (values.json) {
+      console.log(printableJson(rows));
+    } else if (rows.length === 0) {
+      console.log(`No inquiries in ${db.describe()}.`);
+    } else {
+      console.table(
+        rows.map((r) => ({
+          ...summaryRow(r),
+          company: shorten(r.company, 20),
+          service: printable(r.service),
+          delivery: r.deliveries.map((d) => `${d.channel}:${d.status}`).join(" ") || r.status,
+          attempts: r.attempts,
+        })),
+      );
+    }
+    return 0;
+  },
+  async export({ store, values }) {
+    if (values.format !== "csv") throw new UsageError("export needs --format csv");
+    const csv = toCsv(await store.operator.list());
+    if (values.out) {
+      writeFileSync(values.out, csv);
+      console.error(`Wrote ${values.out}`);
+    } else process.stdout.write(printable(csv, "\r\n"));
+    return 0;
+  },
+  async show({ store, rest }) {
+    const id = rest[0];
+    if (!id) throw new UsageError("show needs an inquiry ID");
+    const r = await store.operator.get(id);
+    if (!r) {
+      console.error(`No inquiry with ID ${id}.`);
+      return 1;
+    }
+    const fields: Array<[string, unknown]> = [
+      ["ID", r.id],
+      ["Received", iso(r.receivedAt)],
+      ["Name", r.name],
+      ["Email", r.email],
+      ["Company", r.company || "—"],
+      ["Service", r.service || "—"],
+      ["Source", r.source],
+      ["Page", r.page ?? "—"],
+      ["User agent", r.userAgent ?? "—"],
+      ["Status", r.status],
+    ];
+    for (const [k, v] of fields) console.log(`${`${k}:`.padEnd(19)}${printable(String(v))}`);
+    if (r.deliveries.length > 0) console.log("\nDeliveries:");
+    for (const d of r.deliveries) {
+      const sent = d.sentAt ? `, sent ${iso(d.sentAt)}` : "";
+      const error = d.lastError ? `, last error: ${d.lastError}` : "";
+      console.log(printable(`  ${d.channel.padEnd(8)} ${d.status}, ${d.attempts} attempt(s)${sent}${error}`));
+    }
+    console.log(`\nMessage:\n${printable(r.message, "\n\t")}`);
+    return 0;
+  },
+  async retry({ store, values }) {
+    const channel = values.channel;
+    if (channel !== undefined && !(CHANNELS as readonly string[]).includes(channel)) {
+      throw new UsageError(`--channel takes one of ${CHANNELS.join(", ")}`);
+    }
+    const n = await store.operator.retryFailed(Date.now(), channel as ChannelName | undefined);
+    const which = channel ? `${channel} ` : "";
+    console.log(
+      n === 0
+        ? `No failed ${which}deliveries.`
+        : `${n} failed ${which}deliver${n === 1 ? "y" : "ies"} queued again; the server will send ${n === 1 ? "it" : "them"}.`,
+    );
+    return 0;
+  },
+  async held({ store, values }) {
+    const rows = await store.operator.listHeld();
+    if (values.json) {
+      console.log(printableJson(rows));
+    } else if (rows.length === 0) {
+      console.log("No messages are held.");
+    } else {
+      console.table(rows.map((r) => ({ ...summaryRow(r), reason: printable(r.heldReason ?? "held") })));
+    }
+    return 0;
+  },
+  async release({ store, rest, config }) {
+    const id = rest[0];
+    if (!id) throw new UsageError("release needs an inquiry ID");
+    const channels: ChannelName[] = ["email"];
+    if (config.webhook) channels.push("webhook");
+    if (config.slack) channels.push("slack");
+    if (!(await store.operator.releaseHeld(id, newDeliveries(channels, id), Date.now()))) {
+      console.error(`No held message with ID ${id}.`);
+      return 1;
+    }
+    console.log(`Released ${id}: queued for ${channels.join(", ")}; the server will deliver it.`);
+    return 0;
+  },
+  async stats({ store, values }) {
+    const now = Date.now();
+    const periods = [
+      ["last day", 86_400_000],
+      ["last week", 7 * 86_400_000],
+      ["last month", 30 * 86_400_000],
+    ] as const;
+    const stats = [];
+    for (const [label, ms] of periods) stats.push({ period: label, ...(await store.operator.stats(now - ms)) });
+    if (values.json) {
+      console.log(JSON.stringify(stats, null, 2));
+      return 0;
+    }
+    for (const s of stats) {
+      console.log(`${s.period}: ${s.inquiries.total} inquiries (${s.inquiries.spam} held as spam)`);
+      for (const d of s.deliveries) console.log(`  ${d.channel.padEnd(8)} ${d.status.padEnd(8)} ${d.count}`);
+    }
+    return 0;
+  },
+  async purge({ store, values }) {
+    const age = parseAge(values["older-than"]);
+    const n = await store.operator.purge(Date.now() - age);
+    console.log(`Deleted ${n} inquir${n === 1 ? "y" : "ies"} older than ${values["older-than"]}.`);
+    return 0;
+  },
+};
 
 async function main(argv: string[]): Promise<number> {
   const { values, positionals } = parseArgs({
@@ -126,137 +259,9 @@ async function main(argv: string[]): Promise<number> {
   const db = openDatabase(config);
   try {
     await db.migrate();
-    const store = new Store(db);
-    switch (command) {
-      case "list": {
-        const rows = await store.operator.list();
-        if (values.json) {
-          console.log(printableJson(rows));
-        } else if (rows.length === 0) {
-          console.log(`No inquiries in ${db.describe()}.`);
-        } else {
-          console.table(
-            rows.map((r) => ({
-              ...summaryRow(r),
-              company: shorten(r.company, 20),
-              service: printable(r.service),
-              delivery: r.deliveries.map((d) => `${d.channel}:${d.status}`).join(" ") || r.status,
-              attempts: r.attempts,
-            })),
-          );
-        }
-        return 0;
-      }
-      case "export": {
-        if (values.format !== "csv") throw new UsageError("export needs --format csv");
-        const csv = toCsv(await store.operator.list());
-        if (values.out) {
-          writeFileSync(values.out, csv);
-          console.error(`Wrote ${values.out}`);
-        } else process.stdout.write(printable(csv, "\r\n"));
-        return 0;
-      }
-      case "show": {
-        const id = rest[0];
-        if (!id) throw new UsageError("show needs an inquiry ID");
-        const r = await store.operator.get(id);
-        if (!r) {
-          console.error(`No inquiry with ID ${id}.`);
-          return 1;
-        }
-        const fields: Array<[string, unknown]> = [
-          ["ID", r.id],
-          ["Received", iso(r.receivedAt)],
-          ["Name", r.name],
-          ["Email", r.email],
-          ["Company", r.company || "—"],
-          ["Service", r.service || "—"],
-          ["Source", r.source],
-          ["Page", r.page ?? "—"],
-          ["User agent", r.userAgent ?? "—"],
-          ["Status", r.status],
-        ];
-        for (const [k, v] of fields) console.log(`${`${k}:`.padEnd(19)}${printable(String(v))}`);
-        if (r.deliveries.length > 0) console.log("\nDeliveries:");
-        for (const d of r.deliveries) {
-          const sent = d.sentAt ? `, sent ${iso(d.sentAt)}` : "";
-          const error = d.lastError ? `, last error: ${d.lastError}` : "";
-          console.log(printable(`  ${d.channel.padEnd(8)} ${d.status}, ${d.attempts} attempt(s)${sent}${error}`));
-        }
-        console.log(`\nMessage:\n${printable(r.message, "\n\t")}`);
-        return 0;
-      }
-      case "retry": {
-        const channel = values.channel;
-        if (channel !== undefined && !(CHANNELS as readonly string[]).includes(channel)) {
-          throw new UsageError(`--channel takes one of ${CHANNELS.join(", ")}`);
-        }
-        const n = await store.operator.retryFailed(Date.now(), channel as ChannelName | undefined);
-        const which = channel ? `${channel} ` : "";
-        console.log(
-          n === 0
-            ? `No failed ${which}deliveries.`
-            : `${n} failed ${which}deliver${n === 1 ? "y" : "ies"} queued again; the server will send ${n === 1 ? "it" : "them"}.`,
-        );
-        return 0;
-      }
-      case "held": {
-        const rows = await store.operator.listHeld();
-        if (values.json) {
-          console.log(printableJson(rows));
-        } else if (rows.length === 0) {
-          console.log("No messages are held.");
-        } else {
-          console.table(rows.map((r) => ({ ...summaryRow(r), reason: printable(r.heldReason ?? "held") })));
-        }
-        return 0;
-      }
-      case "release": {
-        const id = rest[0];
-        if (!id) throw new UsageError("release needs an inquiry ID");
-        const channels: ChannelName[] = ["email"];
-        if (config.webhook) channels.push("webhook");
-        if (config.slack) channels.push("slack");
-        const deliveries = channels.map((channel) => ({
-          id: randomUUID(),
-          channel,
-          messageId: deliveryMessageId(channel, id),
-        }));
-        if (!(await store.operator.releaseHeld(id, deliveries, Date.now()))) {
-          console.error(`No held message with ID ${id}.`);
-          return 1;
-        }
-        console.log(`Released ${id}: queued for ${channels.join(", ")}; the server will deliver it.`);
-        return 0;
-      }
-      case "stats": {
-        const now = Date.now();
-        const periods = [
-          ["last day", 86_400_000],
-          ["last week", 7 * 86_400_000],
-          ["last month", 30 * 86_400_000],
-        ] as const;
-        const stats = [];
-        for (const [label, ms] of periods) stats.push({ period: label, ...(await store.operator.stats(now - ms)) });
-        if (values.json) {
-          console.log(JSON.stringify(stats, null, 2));
-          return 0;
-        }
-        for (const s of stats) {
-          console.log(`${s.period}: ${s.inquiries.total} inquiries (${s.inquiries.spam} held as spam)`);
-          for (const d of s.deliveries) console.log(`  ${d.channel.padEnd(8)} ${d.status.padEnd(8)} ${d.count}`);
-        }
-        return 0;
-      }
-      case "purge": {
-        const age = parseAge(values["older-than"]);
-        const n = await store.operator.purge(Date.now() - age);
-        console.log(`Deleted ${n} inquir${n === 1 ? "y" : "ies"} older than ${values["older-than"]}.`);
-        return 0;
-      }
-      default:
-        throw new UsageError(`Unknown command: ${command}`);
-    }
+    const handler = Object.hasOwn(COMMANDS, command) ? COMMANDS[command] : undefined;
+    if (!handler) throw new UsageError(`Unknown command: ${command}`);
+    return await handler({ store: new Store(db), values, rest, config, db });
   } finally {
     await db.close();
   }

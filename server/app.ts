@@ -1,5 +1,4 @@
 import { timingSafeEqual } from "node:crypto";
-import type { IncomingMessage, RequestListener, ServerResponse } from "node:http";
 import { createRequestHandler } from "@react-router/express";
 import compression from "compression";
 import express, { type ErrorRequestHandler, type RequestHandler } from "express";
@@ -9,12 +8,10 @@ import { RouterContextProvider, type ServerBuild } from "react-router";
 import { site } from "../app/config/site.ts";
 import type { ContactContextKey } from "../app/contact/context.ts";
 import type { ContactConfig } from "./contact/config.ts";
-import { StorageUnavailableError } from "./contact/db.ts";
-import type { FormTokens } from "./contact/form-token.ts";
-import { contactEndpoint, ENDPOINT, fastContactPath, MAX_BODY_BYTES } from "./contact/http.ts";
+import { contactEndpoint, ENDPOINT, MAX_BODY_BYTES } from "./contact/http/endpoint.ts";
+import type { FormTokens } from "./contact/intake/form-token.ts";
 import type { ContactMetrics } from "./contact/metrics.ts";
 import type { ContactRuntime } from "./contact/runtime.ts";
-import type { Submitter } from "./contact/service.ts";
 import type { Env } from "./env.ts";
 import {
   bodyLimit,
@@ -34,8 +31,7 @@ import { serveNotFound, serveStatic } from "./static.ts";
  * the HTTPS redirect and the body cap; the probes and /metrics; the contact endpoint; what is refused
  * or redirected before any page (methods, case variants); the prerendered pages and files from
  * memory, and the prebuilt 404 pages; and last React Router, for the no-JavaScript form post.
- * In front of it, the contact endpoint's everyday request, answered the same way without Express
- * (fastContactPath in contact/http.ts). server/main.ts makes it and serves it.
+ * server/main.ts makes it and serves it.
  */
 export type AppOptions = {
   env: Pick<Env, "TRUST_PROXY">;
@@ -46,17 +42,16 @@ export type AppOptions = {
   notFound: Array<[string, StaticFile]>;
   tokens: FormTokens;
   metrics: ContactMetrics;
-  /** The contact runtime once the server listens (null before: the doors answer 503). */
-  runtime: () => ContactRuntime | null;
+  /** The contact pipeline as the server holds it (its doors answer 503 until storage works). */
+  runtime: ContactRuntime;
 };
 
 const FORM_PATHS = new Set(["/contact", "/contact/"]);
 
-export function createApp(o: AppOptions): RequestListener {
+export function createApp(o: AppOptions): express.Express {
   const { config, log, files, tokens, metrics } = o;
-  const probes = new Set(["/healthz", "/readyz"]);
   // /metrics exists on the site's port only with METRICS_TOKEN; otherwise it is an unknown path (404).
-  if (config.metrics.token) probes.add("/metrics");
+  const probePaths = new Set(config.metrics.token ? ["/healthz", "/readyz", "/metrics"] : ["/healthz", "/readyz"]);
   const isPage = (path: string) => files.has(path);
 
   const app = express();
@@ -65,24 +60,7 @@ export function createApp(o: AppOptions): RequestListener {
   app.set("etag", false);
   app.set("trust proxy", o.env.TRUST_PROXY);
 
-  // One JSON line per request. No query strings, addresses or bodies: they can carry personal data.
-  // The path as the request came (a router mounted on a path sees less of it while it runs).
-  const logRequest = (req: IncomingMessage, res: ServerResponse, path: string) => {
-    const start = process.hrtime.bigint();
-    res.on("finish", () => {
-      log.info({
-        method: req.method,
-        path,
-        status: res.statusCode,
-        ms: Number((process.hrtime.bigint() - start) / 10_000n) / 100,
-        bytes: Number(res.getHeader("content-length") ?? 0) || undefined,
-      });
-    });
-  };
-  app.use((req, res, next) => {
-    logRequest(req, res, req.path);
-    next();
-  });
+  app.use(requestLog(log));
   app.use(warnUntrustedProxy(app.get("trust proxy fn"), log));
 
   // Security headers on every response (server/security.ts); pages replace the CSP with their own.
@@ -94,14 +72,57 @@ export function createApp(o: AppOptions): RequestListener {
   // Every body is capped before anything reads it; the JSON endpoint caps its own (chunked too) with JSON answers.
   app.use(bodyLimit(MAX_BODY_BYTES, (req) => req.path === ENDPOINT));
 
-  app.get("/healthz", (_req, res) => {
+  app.use(probes(o));
+
+  // Both doors (the JSON endpoint and the form's action, through React Router) submit to the one pipeline.
+  const { pipeline } = o.runtime;
+  app.use(
+    contactEndpoint({ pipeline, log, publicKey: config.publicKey, allowedOrigins: config.allowedOrigins, metrics }),
+  );
+
+  app.use(methodGuard({ isKnown: (path) => isPage(path) || probePaths.has(path), formPaths: FORM_PATHS }));
+  app.use(canonicalRedirect(isPage));
+  app.use(serveStatic(files, { formToken: () => tokens.issue() }));
+  app.use(serveNotFound(o.notFound));
+  // Only the no-JavaScript form post gets this far: React Router runs its action and renders the page.
+  app.post([...FORM_PATHS], formPostGuard(MAX_BODY_BYTES));
+  app.use(compression());
+  app.use(policyFromRouter());
+
+  app.use(reactRouter(o));
+  app.use(lastResort(log));
+  return app;
+}
+
+/** One JSON line per request. No query strings, addresses or bodies: they can carry personal data. */
+function requestLog(log: Logger): RequestHandler {
+  return (req, res, next) => {
+    const start = process.hrtime.bigint();
+    // The path as the request came (a router mounted on a path sees less of it while it runs).
+    const path = req.path;
+    res.on("finish", () => {
+      log.info({
+        method: req.method,
+        path,
+        status: res.statusCode,
+        ms: Number((process.hrtime.bigint() - start) / 10_000n) / 100,
+        bytes: Number(res.getHeader("content-length") ?? 0) || undefined,
+      });
+    });
+    next();
+  };
+}
+
+/** Liveness, readiness and (with METRICS_TOKEN) /metrics: never cached. */
+function probes({ runtime, config, metrics }: AppOptions): express.Router {
+  const router = express.Router();
+  router.get("/healthz", (_req, res) => {
     res.setHeader("Cache-Control", "no-store");
     res.json({ status: "ok" });
   });
-  app.get("/readyz", async (_req, res) => {
+  router.get("/readyz", async (_req, res) => {
     res.setHeader("Cache-Control", "no-store");
-    const runtime = o.runtime();
-    const state = runtime ? await runtime.readiness() : { ready: false as const, reason: "starting" };
+    const state = await runtime.readiness();
     if (state.ready) {
       res.json({ status: "ready" });
       return;
@@ -109,10 +130,9 @@ export function createApp(o: AppOptions): RequestListener {
     res.setHeader("Retry-After", "10");
     res.status(503).json({ status: "not ready", reason: state.reason });
   });
-
   if (config.metrics.token) {
     const expected = Buffer.from(`Bearer ${config.metrics.token}`);
-    app.get("/metrics", async (req, res) => {
+    router.get("/metrics", async (req, res) => {
       res.setHeader("Cache-Control", "no-store");
       const given = Buffer.from(req.get("authorization") ?? "");
       if (given.length !== expected.length || !timingSafeEqual(given, expected)) {
@@ -123,49 +143,26 @@ export function createApp(o: AppOptions): RequestListener {
       res.type(metrics.registry.contentType).send(await metrics.registry.metrics());
     });
   }
+  return router;
+}
 
-  // Both doors (the JSON endpoint and the form's action) submit to the pipeline once it runs.
-  const pipeline: Submitter = {
-    submit: (submission) =>
-      o.runtime()?.pipeline.submit(submission) ?? Promise.reject(new StorageUnavailableError("starting", 5)),
-  };
-  const endpoint = { pipeline, log, publicKey: config.publicKey, allowedOrigins: config.allowedOrigins, metrics };
-  app.use(contactEndpoint(endpoint));
-
-  app.use(methodGuard({ isKnown: (path) => isPage(path) || probes.has(path), formPaths: FORM_PATHS }));
-  app.use(canonicalRedirect(isPage));
-  app.use(serveStatic(files, { formToken: () => tokens.issue() }));
-  app.use(serveNotFound(o.notFound));
-  // Only the no-JavaScript form post gets this far: React Router runs its action and renders the page.
-  app.post([...FORM_PATHS], formPostGuard(MAX_BODY_BYTES));
-  app.use(compression());
-  app.use(policyFromRouter());
-
+/** React Router's handler, for the no-JavaScript form post: it runs the route's action with the pipeline. */
+function reactRouter({ build, config, runtime, tokens }: AppOptions): RequestHandler {
   // React Router checks a form post's Origin against the Host; behind a proxy, name the public hosts.
   const actionHosts = config.allowedOrigins.map((origin) => new URL(origin).host);
-  const build = actionHosts.length > 0 ? { ...o.build, allowedActionOrigins: actionHosts } : o.build;
   // The context key from the bundle itself (entry.server re-exports it): the route reads that instance.
-  const contactContext = (o.build.entry.module as { contactContext?: ContactContextKey }).contactContext;
-  app.use(
-    createRequestHandler({
-      build,
-      mode: "production",
-      getLoadContext(req) {
-        const context = new RouterContextProvider();
-        if (contactContext)
-          context.set(contactContext, { pipeline, clientIp: req.ip, formToken: () => tokens.issue() });
-        return context;
-      },
-    }),
-  );
-
-  app.use(lastResort(log));
-
-  // The contact endpoint's everyday request skips Express (same answer, headers and log line: http.ts).
-  const fast = fastContactPath(endpoint, { trust: app.get("trust proxy fn"), setHeaders: setBaseHeaders, logRequest });
-  return (req, res) => {
-    if (!fast(req, res)) app(req, res);
-  };
+  const contactContext = (build.entry.module as { contactContext?: ContactContextKey }).contactContext;
+  return createRequestHandler({
+    build: actionHosts.length > 0 ? { ...build, allowedActionOrigins: actionHosts } : build,
+    mode: "production",
+    getLoadContext(req) {
+      const context = new RouterContextProvider();
+      if (contactContext) {
+        context.set(contactContext, { pipeline: runtime.pipeline, clientIp: req.ip, formToken: () => tokens.issue() });
+      }
+      return context;
+    },
+  });
 }
 
 /**

@@ -7,11 +7,11 @@ import { fileURLToPath } from "node:url";
 import pino from "pino";
 import type { ServerBuild } from "react-router";
 import { createApp } from "./app.ts";
-import { loadAddressSecret } from "./contact/address-hash.ts";
 import { type ContactConfig, loadConfig } from "./contact/config.ts";
-import { formTokens } from "./contact/form-token.ts";
+import { loadAddressSecret } from "./contact/intake/address-hash.ts";
+import { formTokens } from "./contact/intake/form-token.ts";
 import { type ContactMetrics, createMetrics } from "./contact/metrics.ts";
-import { type ContactRuntime, startContactRuntime } from "./contact/runtime.ts";
+import { startContactRuntime } from "./contact/runtime.ts";
 import { type Env, loadEnv } from "./env.ts";
 import { loadNotFoundPages, loadStaticFiles } from "./static.ts";
 
@@ -64,9 +64,8 @@ const tokens = formTokens(tokenSecret);
 const metrics = createMetrics();
 const files = loadStaticFiles(clientDir);
 
-// Started in the background once the server listens: pages are served even while storage does not
-// work (server/contact/runtime.ts).
-let runtime: ContactRuntime | null = null;
+// Started in the background: pages are served even while storage does not work (server/contact/runtime.ts).
+const runtime = startContactRuntime(config, log, { metrics, tokens });
 
 const app = createApp({
   env,
@@ -77,7 +76,7 @@ const app = createApp({
   notFound: loadNotFoundPages(clientDir),
   tokens,
   metrics,
-  runtime: () => runtime,
+  runtime,
 });
 
 const server = createServer(app);
@@ -87,7 +86,6 @@ server.on("error", (err: NodeJS.ErrnoException) => {
   process.exit(1);
 });
 server.listen(port, host, () => {
-  runtime = startContactRuntime(config, log, { metrics, tokens });
   if (config.metrics.port) serveMetricsPrivately(metrics, config.metrics.port, config.metrics.host);
   log.info({ url: `http://${host === "0.0.0.0" ? "localhost" : host}:${port}`, files: files.size }, "server started");
 });
@@ -118,7 +116,7 @@ function shutdown(signal: NodeJS.Signals) {
   log.info({ signal }, "shutting down");
   server.close(async () => {
     await runtime
-      ?.close()
+      .close()
       .catch((err: Error) => log.error({ err: { message: err.message } }, "closing the contact pipeline"));
     log.info("server stopped");
     process.exit(0);

@@ -1,5 +1,5 @@
 import { createContext } from "react-router";
-import type { Submitter } from "../../server/contact/service.ts";
+import type { Submitter } from "../../server/contact/intake/pipeline.ts";
 
 /**
  * How the contact route's action reaches the server's pipeline. server/app.ts sets it per request

@@ -9,8 +9,8 @@ import { site } from "~/config/site";
 import { contactPublicKey } from "~/contact/api";
 import { contactContext } from "~/contact/context";
 import { type ContactField, FIELDS, type FieldErrors, FORM_TOKEN_FIELD, HONEYPOT_FIELD } from "~/contact/fields";
+import { TOO_MANY } from "~/contact/messages";
 import { pageMeta } from "~/lib/seo";
-import { TOO_MANY } from "../../server/contact/answers.ts";
 import type { Route } from "./+types/contact";
 
 // The one interactive page does not hydrate either: a small module (app/contact/enhance.ts, added to
@@ -67,7 +67,7 @@ export async function action({ request, context }: Route.ActionArgs) {
     });
     switch (outcome.kind) {
       case "stored":
-      case "duplicate":
+      case "replayed":
         // Post/Redirect/Get: a reload or Back on the answer never posts (and stores) the message again.
         return redirect("/contact/sent", { status: 303 });
       case "invalid":

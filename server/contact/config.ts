@@ -8,31 +8,9 @@ import { loadEnv } from "../env.ts";
  * value stops the process at start with one line naming the variable.
  */
 
-export type ContactConfig = {
-  dataDir: string;
-  databaseUrl?: string;
-  smtpUrl?: string;
-  mailFrom: string;
-  mailTo: string;
-  /** The anonymous public key the page sends as its bearer token (app/contact/api.ts). */
-  publicKey: string;
-  /** Origins (scheme://host[:port]) allowed to call the endpoint from a browser, besides the site's own. */
-  allowedOrigins: string[];
-  /** The secret client addresses are hashed with (HMAC); never stored in the database. */
-  ipHashKey?: string;
-  rateLimit: { perMinute: number; perDay: number; networkPerMinute: number };
-  outbox: { pollMs: number; retryBaseMs: number; retryMaxMs: number; giveUpAfterMs: number; leaseMs: number };
-  /** Delivery channels besides email (on always): a signed webhook, a Slack incoming webhook. */
-  webhook?: { url: string; secret: string };
-  slack?: { url: string };
-  deliveryTimeoutMs: number;
-  /** /metrics: with a bearer token on the site's port, or without one on a port of its own (localhost). */
-  metrics: { token?: string; port?: number; host: string };
-  /** Spam layers (server/contact/spam.ts); off: only the honeypot holds (tests of delivery use it). */
-  spam: { filter: boolean; minFillMs: number; maxLinks: number; maxTokenAgeMs: number; summaryIntervalMs: number };
-};
+export type ContactConfig = ReturnType<typeof loadConfig>;
 
-export function loadConfig(source?: NodeJS.ProcessEnv): ContactConfig {
+export function loadConfig(source?: NodeJS.ProcessEnv) {
   const e = loadEnv(source);
   const siteHost = new URL(site.url).hostname.replace(/^www\./, "");
   return {
@@ -41,11 +19,14 @@ export function loadConfig(source?: NodeJS.ProcessEnv): ContactConfig {
     smtpUrl: e.SMTP_URL,
     mailFrom: e.SMTP_FROM ?? `${site.name} Website <no-reply@${siteHost}>`,
     mailTo: e.CONTACT_TO ?? site.email,
+    /** The anonymous public key the page sends as its bearer token (app/contact/api.ts). */
     publicKey: contactPublicKey(e.CONTACT_PUBLIC_KEY),
+    /** Origins (scheme://host[:port]) allowed to call the endpoint from a browser, besides the site's own. */
     allowedOrigins: (e.ALLOWED_ORIGINS ?? "")
       .split(",")
       .map((o) => o.trim().replace(/\/+$/, ""))
       .filter(Boolean),
+    /** The secret client addresses are hashed with (HMAC); never stored in the database. */
     ipHashKey: e.IP_HASH_KEY,
     rateLimit: {
       perMinute: e.RATE_LIMIT_PER_MINUTE,
@@ -62,7 +43,9 @@ export function loadConfig(source?: NodeJS.ProcessEnv): ContactConfig {
     webhook: e.WEBHOOK_URL && e.WEBHOOK_SECRET ? { url: e.WEBHOOK_URL, secret: e.WEBHOOK_SECRET } : undefined,
     slack: e.SLACK_WEBHOOK_URL ? { url: e.SLACK_WEBHOOK_URL } : undefined,
     deliveryTimeoutMs: e.DELIVERY_TIMEOUT_MS,
+    /** /metrics: with a bearer token on the site's port, or without one on a port of its own (localhost). */
     metrics: { token: e.METRICS_TOKEN, port: e.METRICS_PORT, host: e.METRICS_HOST },
+    /** Spam layers (intake/spam.ts); off: only the honeypot holds (tests of delivery use it). */
     spam: {
       filter: e.SPAM_FILTER === "on",
       minFillMs: e.SPAM_MIN_FILL_MS,

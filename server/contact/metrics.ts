@@ -1,5 +1,6 @@
 import client from "prom-client";
-import type { ChannelName, Store } from "./store.ts";
+import type { ChannelName } from "./storage/records.ts";
+import type { Store } from "./storage/store.ts";
 
 /**
  * The pipeline's health in the Prometheus text format (prom-client): what arrives and what becomes

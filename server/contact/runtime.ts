@@ -1,9 +1,84 @@
+import { join } from "node:path";
 import type { Logger } from "pino";
 import type { ContactConfig } from "./config.ts";
-import { StorageUnavailableError } from "./db.ts";
-import type { FormTokens } from "./form-token.ts";
+import type { Channel } from "./delivery/channel.ts";
+import { emailChannel, fileMailer, type Mailer, smtpMailer } from "./delivery/email.ts";
+import { slackChannel } from "./delivery/slack.ts";
+import { webhookChannel } from "./delivery/webhook.ts";
+import { OutboxWorker } from "./delivery/worker.ts";
+import { addressHasher, loadAddressSecret } from "./intake/address-hash.ts";
+import { type FormTokens, formTokens } from "./intake/form-token.ts";
+import { ContactPipeline, type LimitSpec, type Submitter } from "./intake/pipeline.ts";
 import type { ContactMetrics } from "./metrics.ts";
-import { createContactPipeline, type Submitter } from "./service.ts";
+import { type Database, logStorageTransitions, openDatabase, StorageUnavailableError } from "./storage/database.ts";
+import { Store } from "./storage/store.ts";
+
+/** Open the database, apply migrations, and assemble the pipeline with its outbox worker and channels. */
+export async function createContactPipeline(
+  config: ContactConfig,
+  log: Logger,
+  opts: { db?: Database; mailer?: Mailer; metrics?: ContactMetrics; tokens?: FormTokens } = {},
+) {
+  const db = opts.db ?? openDatabase(config, logStorageTransitions(log));
+  try {
+    const applied = await db.migrate();
+    if (applied.length > 0) log.info({ applied }, "database migrations applied");
+    if (config.databaseUrl && !config.ipHashKey) {
+      log.warn(
+        "IP_HASH_KEY is not set: this instance hashes addresses with its own key file, so instances sharing this database do not share rate limits",
+      );
+    }
+    const store = new Store(db);
+    const mailer =
+      opts.mailer ?? (config.smtpUrl ? smtpMailer(config.smtpUrl) : fileMailer(join(config.dataDir, "mail")));
+    const channels: Channel[] = [emailChannel(mailer, { from: config.mailFrom, to: config.mailTo })];
+    if (config.webhook) channels.push(webhookChannel({ ...config.webhook, timeoutMs: config.deliveryTimeoutMs }));
+    if (config.slack) channels.push(slackChannel({ ...config.slack, timeoutMs: config.deliveryTimeoutMs }));
+    const { metrics } = opts;
+    const worker = new OutboxWorker({
+      store,
+      channels,
+      log,
+      options: config.outbox,
+      metrics,
+      heldSummaryIntervalMs: config.spam.summaryIntervalMs,
+    });
+    metrics?.watchOutbox(store);
+    const secret = loadAddressSecret(config);
+    const pipeline = new ContactPipeline({
+      store,
+      worker,
+      log,
+      hasher: addressHasher(secret),
+      tokens: opts.tokens ?? formTokens(secret),
+      spam: config.spam,
+      channels: channels.map((c) => c.name),
+      metrics,
+      limits: limitsOf(config),
+    });
+    log.info({ storage: db.describe(), channels: channels.map((c) => c.describe()) }, "contact pipeline ready");
+    return {
+      pipeline,
+      db,
+      mailer,
+      async close() {
+        await worker.stop();
+        mailer.close();
+        await db.close();
+      },
+    };
+  } catch (err) {
+    await db.close().catch(() => undefined);
+    throw err;
+  }
+}
+
+/** The rate limits, counted in table rate_limits (storage/intake.ts). */
+const limitsOf = ({ rateLimit }: ContactConfig): LimitSpec[] => [
+  { prefix: "contact_min", per: "address", points: rateLimit.perMinute, durationMs: 60_000 },
+  { prefix: "contact_day", per: "address", points: rateLimit.perDay, durationMs: 86_400_000 },
+  { prefix: "contact_net_min", per: "network", points: rateLimit.networkPerMinute, durationMs: 60_000 },
+];
 
 /**
  * The contact pipeline as the server holds it: started in the background, so a storage that does
@@ -15,23 +90,21 @@ import { createContactPipeline, type Submitter } from "./service.ts";
 export type ContactRuntime = {
   /** The pipeline; its submit throws StorageUnavailableError until storage works. */
   pipeline: Submitter;
-  /** Ready when the pipeline started and the database answers a query within `timeoutMs`. */
-  readiness(timeoutMs?: number): Promise<{ ready: true } | { ready: false; reason: string }>;
+  /** Ready when the pipeline started and the database answers a query within 2 s. */
+  readiness(): Promise<{ ready: true } | { ready: false; reason: string }>;
   close(): Promise<void>;
 };
 
 export function startContactRuntime(
   config: ContactConfig,
   log: Logger,
-  opts: { retryMinMs?: number; retryMaxMs?: number; metrics?: ContactMetrics; tokens?: FormTokens } = {},
+  opts: { metrics?: ContactMetrics; tokens?: FormTokens } = {},
 ): ContactRuntime {
-  const retryMin = opts.retryMinMs ?? 1_000;
-  const retryMax = opts.retryMaxMs ?? 30_000;
   let made: Awaited<ReturnType<typeof createContactPipeline>> | null = null;
   let reason = "starting";
   let closed = false;
   let timer: NodeJS.Timeout | undefined;
-  let delay = retryMin;
+  let delay = 1_000;
   let starting: Promise<void> | null = null;
 
   const attempt = async () => {
@@ -57,7 +130,7 @@ export function startContactRuntime(
         starting = attempt();
       }, delay);
       timer.unref();
-      delay = Math.min(delay * 2, retryMax);
+      delay = Math.min(delay * 2, 30_000);
     }
   };
   starting = attempt();
@@ -69,7 +142,8 @@ export function startContactRuntime(
         return made.pipeline.submit(submission);
       },
     },
-    async readiness(timeoutMs = 2_000) {
+    async readiness() {
+      const timeoutMs = 2_000;
       if (!made) return { ready: false, reason };
       const db = made.db;
       let timeout: NodeJS.Timeout | undefined;

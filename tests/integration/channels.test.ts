@@ -7,11 +7,14 @@ import pg from "pg";
 import pino from "pino";
 import { Webhook } from "standardwebhooks";
 import { afterEach, beforeEach, describe, expect, inject, it } from "vitest";
-import { jsonAnswer } from "../../server/contact/answers.ts";
-import { classifyHttp, escapeSlack, parseRetryAfter } from "../../server/contact/channels.ts";
 import { loadConfig } from "../../server/contact/config.ts";
-import { type Database, openPostgres, openSqlite } from "../../server/contact/db.ts";
-import { type ContactPipeline, createContactPipeline } from "../../server/contact/service.ts";
+import { classifyHttp, parseRetryAfter } from "../../server/contact/delivery/channel.ts";
+import { escapeSlack } from "../../server/contact/delivery/slack.ts";
+import { jsonAnswer } from "../../server/contact/http/endpoint.ts";
+import type { ContactPipeline } from "../../server/contact/intake/pipeline.ts";
+import { createContactPipeline } from "../../server/contact/runtime.ts";
+import { type Database, openPostgres, openSqlite } from "../../server/contact/storage/database.ts";
+import { counts } from "../support/counts.ts";
 import { createTestDatabase } from "../support/postgres";
 import { Receiver } from "../support/receiver";
 import { TestSmtp } from "../support/smtp";
@@ -210,7 +213,7 @@ describe.each([
       const b = await pipeline({ OUTBOX_POLL_MS: "5" });
       a.worker.start();
       b.worker.start();
-      await expect.poll(async () => (await writer.store.operator.counts()).sent, { timeout: 30_000 }).toBe(120);
+      await expect.poll(async () => (await counts(writer.store)).sent, { timeout: 30_000 }).toBe(120);
       const hookIds = hook.received.map((r) => String(r.headers["webhook-id"]));
       expect(hookIds).toHaveLength(40);
       expect(new Set(hookIds)).toEqual(new Set([...ids].map((id) => `msg_${id}`)));
@@ -249,6 +252,7 @@ describe("the deliveries migration keeps what was there", () => {
       "004_held_inquiries.sql",
       "006_rate_limits.sql",
       "008_deliveries_claimed.sql",
+      "009_one_save_routine.sql",
     ]);
     expect(await db.query("SELECT id, channel, status, attempts, last_error FROM deliveries")).toEqual([
       { id: job.id, channel: "email", status: "failed", attempts: 7, last_error: "relay down" },
@@ -286,6 +290,7 @@ describe("the deliveries migration keeps what was there", () => {
       "006_rate_limits.sql",
       "007_save_submissions_inserts_together.sql",
       "008_deliveries_claimed.sql",
+      "009_one_save_routine.sql",
     ]);
     expect(await db.query("SELECT id, channel, status, attempts, last_error FROM deliveries")).toEqual([
       { id: job.id, channel: "email", status: "failed", attempts: 7, last_error: "relay down" },

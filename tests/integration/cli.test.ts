@@ -4,8 +4,8 @@ import { mkdtempSync, readFileSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { afterEach, beforeEach, describe, expect, inject, it } from "vitest";
-import { openDatabase } from "../../server/contact/db.ts";
-import { Store } from "../../server/contact/store.ts";
+import { openDatabase } from "../../server/contact/storage/database.ts";
+import { Store } from "../../server/contact/storage/store.ts";
 import { createTestDatabase } from "../support/postgres";
 
 /** The operator tools (`npm run inquiries -- …`), run as an operator would, on both engines. */
@@ -36,8 +36,9 @@ async function seed(store: Store) {
     receivedAt: Date.now() - 400 * day,
   });
   for (const inquiry of [fresh, evil, old]) {
-    await store.intake.save(inquiry, {
-      answer: { status: 201, body: {} },
+    await store.intake.save({
+      inquiry,
+      limits: [],
       deliveries: [{ id: randomUUID(), channel: "email", messageId: "<m>" }],
     });
   }
@@ -137,8 +138,8 @@ describe.each(["sqlite", "postgres"] as const)("inquiries CLI on %s", (engine) =
     };
     const db = openDatabase({ dataDir: env.DATA_DIR ?? "", databaseUrl: env.DATABASE_URL || undefined });
     const id = randomUUID();
-    await new Store(db).intake.save(
-      {
+    await new Store(db).intake.save({
+      inquiry: {
         ...hostile,
         id,
         company: "",
@@ -150,8 +151,9 @@ describe.each(["sqlite", "postgres"] as const)("inquiries CLI on %s", (engine) =
         spam: false,
         receivedAt: Date.now(),
       },
-      { answer: { status: 201, body: {} } },
-    );
+      limits: [],
+      deliveries: [],
+    });
     await db.close();
     // biome-ignore lint/suspicious/noControlCharactersInRegex: looking for control characters is the point
     const raw = /[\u0000-\u0009\u000b\u000c\u000e-\u001f\u007f-\u009f\u202a-\u202e\u2028\u2029\ufffe]/;

@@ -5,7 +5,7 @@ import { join } from "node:path";
 import { DatabaseSync } from "node:sqlite";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { DEFAULT_PUBLIC_KEY } from "../../app/contact/api.ts";
-import { addressHasher, loadAddressSecret } from "../../server/contact/address-hash.ts";
+import { addressHasher, loadAddressSecret } from "../../server/contact/intake/address-hash.ts";
 import { raw, rssMb, streamChunked } from "../support/http";
 import { type RunningServer, startServer } from "../support/server";
 

@@ -4,15 +4,16 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import pino from "pino";
 import { afterEach, describe, expect, it } from "vitest";
-import { jsonAnswer } from "../../server/contact/answers.ts";
 import { loadConfig } from "../../server/contact/config.ts";
-import { openSqlite } from "../../server/contact/db.ts";
-import { type ContactPipeline, createContactPipeline } from "../../server/contact/service.ts";
-import { SmtpPool } from "../../server/contact/smtp-pool.ts";
+import { buildMail, smtpMailer } from "../../server/contact/delivery/email.ts";
+import { jsonAnswer } from "../../server/contact/http/endpoint.ts";
+import type { ContactPipeline } from "../../server/contact/intake/pipeline.ts";
+import { createContactPipeline } from "../../server/contact/runtime.ts";
+import { openSqlite } from "../../server/contact/storage/sqlite.ts";
 import { TestSmtp } from "../support/smtp";
 
 /**
- * The connections to the SMTP relay (server/contact/smtp-pool.ts) against a real SMTP server:
+ * The connections to the SMTP relay (nodemailer's pooled transport, server/contact/delivery/email.ts) against a real SMTP server:
  * logging in with SMTP_URL's credentials, carrying on when the relay closes idle connections, and
  * never leaving a send waiting when the pool is closed.
  */
@@ -113,15 +114,16 @@ describe("the SMTP relay's connections", () => {
     await new Promise<void>((r) => stalling.listen(0, "127.0.0.1", r));
     cleanups.push(() => new Promise<void>((r) => stalling.close(() => r())));
     const port = (stalling.address() as { port: number }).port;
-    const pool = new SmtpPool(`smtp://127.0.0.1:${port}`, {
-      connectionTimeout: 5_000,
-      greetingTimeout: 5_000,
-      socketTimeout: 30_000,
-    });
-    const sent = pool.send({ from: "site@example.com", to: ["sales@example.com"] }, "Subject: Hi\r\n\r\nHello\r\n");
+    const mailer = smtpMailer(`smtp://127.0.0.1:${port}`);
+    const inquiry = { ...valid, id: "i1", receivedAt: Date.now(), page: null, userAgent: null, ipHash: null };
+    const mail = buildMail(
+      { ...inquiry, source: "api", spam: false },
+      { from: "site@example.com", to: "sales@example.com" },
+    );
+    const sent = mailer.send(mail, "i1");
     await expect.poll(() => dataStarted).toBe(true);
-    pool.close();
+    mailer.close();
     const stillWaiting = new Promise((r) => setTimeout(() => r("still waiting"), 3_000));
-    await expect(Promise.race([sent, stillWaiting])).rejects.toThrow(/closed during the send/);
+    await expect(Promise.race([sent, stillWaiting])).rejects.toThrow(/closed|connection/i);
   });
 });

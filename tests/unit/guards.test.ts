@@ -4,7 +4,7 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import express from "express";
 import { describe, expect, it } from "vitest";
-import { addressHasher, KEY_FILE, loadAddressSecret } from "../../server/contact/address-hash.ts";
+import { addressHasher, KEY_FILE, loadAddressSecret } from "../../server/contact/intake/address-hash.ts";
 import { clientKeys, isUtf8, parseTrustProxy } from "../../server/guards.ts";
 
 describe("TRUST_PROXY (issue 8, item 6)", () => {

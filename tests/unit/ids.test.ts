@@ -1,5 +1,5 @@
 import { describe, expect, it } from "vitest";
-import { timeOrderedId } from "../../server/contact/ids.ts";
+import { timeOrderedId } from "../../server/contact/intake/ids.ts";
 
 /** Inquiry and delivery ids (server/contact/ids.ts): UUID version 7, in the order they were made. */
 

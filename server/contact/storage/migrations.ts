@@ -1,13 +1,13 @@
 import { readdirSync, readFileSync } from "node:fs";
 import { join } from "node:path";
-import type { Engine, Sql } from "./storage.ts";
+import type { Engine, Sql } from "./database.ts";
 
 /**
  * The schema, as numbered SQL files per engine (db/migrations/{sqlite,postgres}/NNN_name.sql), each
  * applied once, in order, recorded in schema_migrations (docs/decisions/0008-libraries-or-our-own-code.md).
  */
 
-const migrationsDir = new URL("../../db/migrations/", import.meta.url).pathname;
+const migrationsDir = new URL("../../../db/migrations/", import.meta.url).pathname;
 
 export function readMigrations(engine: Engine) {
   const dir = join(migrationsDir, engine);

@@ -1,7 +1,7 @@
-import { createHmac, createSecretKey, type KeyObject, randomBytes } from "node:crypto";
+import { createHmac, randomBytes } from "node:crypto";
 import { chmodSync, existsSync, mkdirSync, readFileSync, writeFileSync } from "node:fs";
 import { dirname, join } from "node:path";
-import { clientKeys } from "../guards.ts";
+import { clientKeys } from "../../guards.ts";
 
 /**
  * Client addresses are never stored: the database keeps a keyed hash (HMAC-SHA256) of the address
@@ -35,23 +35,13 @@ export type AddressHasher = {
 };
 
 export function addressHasher(secret: string): AddressHasher {
-  // Key objects, made once a month: an HMAC from a raw key re-imports it on every call.
-  const monthKeys = new Map<string, KeyObject>();
-  const keyFor = (now: number) => {
-    const p = period(now);
-    let key = monthKeys.get(p);
-    if (!key) {
-      key = createSecretKey(createHmac("sha256", secret).update(`ip-hash:${p}`).digest());
-      monthKeys.clear();
-      monthKeys.set(p, key);
-    }
-    return key;
-  };
   return {
     hashes(ip, now = Date.now()) {
       const keys = ip ? clientKeys(ip) : null;
       if (!keys) return null;
-      const key = keyFor(now);
+      const key = createHmac("sha256", secret)
+        .update(`ip-hash:${period(now)}`)
+        .digest();
       const mac = (s: string) => createHmac("sha256", key).update(s).digest("hex");
       return { address: mac(`a:${keys.address}`), network: mac(`n:${keys.network}`) };
     },

@@ -1,26 +1,42 @@
-import type { Database } from "./db.ts";
-import type { ChannelName, DeliveryRecord, InquiryRecord, JobStatus, NewDelivery, NewInquiry } from "./store.ts";
-import { DELIVERY_COLUMNS, INQUIRY_COLUMNS, summarize, toDelivery, toInquiry, writeOnce } from "./store-rows.ts";
+import { Queries, writeAlone } from "./database.ts";
+import {
+  type ChannelName,
+  DELIVERY_COLUMNS,
+  type DeliveryRecord,
+  type DeliveryStatus,
+  INQUIRY_COLUMNS,
+  type Inquiry,
+  type InquiryRecord,
+  insertDeliveries,
+  type NewDelivery,
+  summarize,
+  toDelivery,
+  toInquiry,
+} from "./records.ts";
 
 /**
  * What operators and reports read and change (the CLI, /metrics, the daily summary): inquiries with
  * their deliveries, counts and stats, retries of failed deliveries, purging, and held inquiries.
  */
-export class OperatorQueries {
-  readonly db: Database;
-  constructor(db: Database) {
-    this.db = db;
+export class OperatorQueries extends Queries {
+  list(opts: { since?: number } = {}): Promise<InquiryRecord[]> {
+    return this.records("i.received_at >= ?", [opts.since ?? 0]);
   }
-  async list(opts: { since?: number } = {}): Promise<InquiryRecord[]> {
-    const since = opts.since ?? 0;
+
+  async get(id: string): Promise<InquiryRecord | null> {
+    return (await this.records("i.id = ?", [id]))[0] ?? null;
+  }
+
+  /** The inquiries that match `where` (on inquiries `i`), newest first, each with its deliveries. */
+  private async records(where: string, params: unknown[]): Promise<InquiryRecord[]> {
     const rows = await this.db.query(
-      `SELECT ${INQUIRY_COLUMNS} FROM inquiries i WHERE i.received_at >= ? ORDER BY i.received_at DESC, i.id`,
-      [since],
+      `SELECT ${INQUIRY_COLUMNS} FROM inquiries i WHERE ${where} ORDER BY i.received_at DESC, i.id`,
+      params,
     );
     const deliveries = await this.db.query(
       `SELECT d.inquiry_id, ${DELIVERY_COLUMNS} FROM deliveries d JOIN inquiries i ON i.id = d.inquiry_id
-       WHERE i.received_at >= ? ORDER BY d.channel`,
-      [since],
+       WHERE ${where} ORDER BY d.channel`,
+      params,
     );
     const byInquiry = new Map<string, DeliveryRecord[]>();
     for (const d of deliveries) {
@@ -31,19 +47,9 @@ export class OperatorQueries {
     return rows.map((r) => summarize(toInquiry(r), byInquiry.get(String(r.id)) ?? []));
   }
 
-  async get(id: string): Promise<InquiryRecord | null> {
-    const [r] = await this.db.query(`SELECT ${INQUIRY_COLUMNS} FROM inquiries i WHERE i.id = ?`, [id]);
-    if (!r) return null;
-    const deliveries = await this.db.query(
-      `SELECT ${DELIVERY_COLUMNS} FROM deliveries d WHERE d.inquiry_id = ? ORDER BY d.channel`,
-      [id],
-    );
-    return summarize(toInquiry(r), deliveries.map(toDelivery));
-  }
-
   /** Failed deliveries (of one channel, or all) back to pending, due now, with a fresh retry window. */
   async retryFailed(now: number, channel?: ChannelName): Promise<number> {
-    const rows = await writeOnce(
+    const rows = await writeAlone(
       this.db,
       `UPDATE deliveries SET status = 'pending', next_attempt_at = ?, created_at = ?, attempts = 0
        WHERE status = 'failed'${channel ? " AND channel = ?" : ""} RETURNING id`,
@@ -61,25 +67,6 @@ export class OperatorQueries {
     });
   }
 
-  async counts(): Promise<Record<JobStatus | "inquiries" | "spam", number>> {
-    const [i] = await this.db.query<{ n: number; spam: number }>(
-      "SELECT COUNT(*) AS n, COALESCE(SUM(CASE WHEN spam THEN 1 ELSE 0 END), 0) AS spam FROM inquiries",
-    );
-    const jobs = await this.db.query<{ status: JobStatus; n: number }>(
-      "SELECT status, COUNT(*) AS n FROM deliveries GROUP BY status",
-    );
-    const out = {
-      inquiries: Number(i?.n ?? 0),
-      spam: Number(i?.spam ?? 0),
-      pending: 0,
-      sending: 0,
-      sent: 0,
-      failed: 0,
-    };
-    for (const j of jobs) out[j.status] = Number(j.n);
-    return out;
-  }
-
   /** Deliveries not yet done, per channel, with the age of the oldest (for alerts and metrics). */
   async pending(now: number): Promise<Array<{ channel: ChannelName; count: number; oldestAgeMs: number }>> {
     const rows = await this.db.query<{ channel: ChannelName; n: number; oldest: number }>(
@@ -92,14 +79,14 @@ export class OperatorQueries {
   /** Inquiries by outcome and deliveries by channel and status, received since `since`. */
   async stats(since: number): Promise<{
     inquiries: { total: number; spam: number };
-    deliveries: Array<{ channel: ChannelName; status: JobStatus; count: number }>;
+    deliveries: Array<{ channel: ChannelName; status: DeliveryStatus; count: number }>;
   }> {
     const [i] = await this.db.query<{ n: number; spam: number }>(
       `SELECT COUNT(*) AS n, COALESCE(SUM(CASE WHEN spam THEN 1 ELSE 0 END), 0) AS spam
        FROM inquiries WHERE received_at >= ?`,
       [since],
     );
-    const rows = await this.db.query<{ channel: ChannelName; status: JobStatus; n: number }>(
+    const rows = await this.db.query<{ channel: ChannelName; status: DeliveryStatus; n: number }>(
       `SELECT d.channel, d.status, COUNT(*) AS n FROM deliveries d JOIN inquiries i ON i.id = d.inquiry_id
        WHERE i.received_at >= ? GROUP BY d.channel, d.status ORDER BY d.channel, d.status`,
       [since],
@@ -111,7 +98,7 @@ export class OperatorQueries {
   }
 
   /** Inquiries held out of the inbox, newest first. */
-  async listHeld(since = 0): Promise<NewInquiry[]> {
+  async listHeld(since = 0): Promise<Inquiry[]> {
     const rows = await this.db.query(
       `SELECT ${INQUIRY_COLUMNS} FROM inquiries i WHERE i.spam AND i.received_at >= ? ORDER BY i.received_at DESC, i.id`,
       [since],
@@ -130,13 +117,7 @@ export class OperatorQueries {
         [false, id],
       );
       if (released.length === 0) return false;
-      for (const d of deliveries) {
-        await tx.query(
-          `INSERT INTO deliveries (id, inquiry_id, channel, message_id, status, attempts, created_at, next_attempt_at)
-           VALUES (?, ?, ?, ?, 'pending', 0, ?, ?)`,
-          [d.id, id, d.channel, d.messageId, now, now],
-        );
-      }
+      await insertDeliveries(tx, id, deliveries, now);
       return true;
     });
   }

@@ -1,8 +1,13 @@
+import { join } from "node:path";
+import { openPostgres } from "./postgres.ts";
+import { openSqlite } from "./sqlite.ts";
+
+export { openPostgres, openSqlite };
+
 /**
  * What the contact pipeline needs of a database, whichever engine: one small SQL interface over
  * SQLite (node:sqlite, the default: a file under DATA_DIR) and PostgreSQL (pg, when DATABASE_URL is
  * set). Queries are written once with `?` placeholders; the PostgreSQL side numbers them.
- * The engines: db-sqlite.ts and db-postgres.ts; the door the rest of the server uses: db.ts.
  */
 
 export type Engine = "sqlite" | "postgres";
@@ -21,6 +26,19 @@ export interface Database extends Sql {
   ping(): Promise<void>;
   close(): Promise<void>;
   describe(): string;
+}
+
+/** A set of queries on one database (storage/store.ts holds one of each). */
+export class Queries {
+  readonly db: Database;
+  constructor(db: Database) {
+    this.db = db;
+  }
+}
+
+/** One write on its own: on SQLite through a transaction (what waits for another process's lock). */
+export function writeAlone(db: Database, sql: string, params: unknown[]): Promise<Row[]> {
+  return db.engine === "sqlite" ? db.transaction((tx) => tx.query(sql, params)) : db.query(sql, params);
 }
 
 /**
@@ -59,3 +77,10 @@ export function logStorageTransitions(log: {
 
 /** A watcher for tools and tests that need no log lines. */
 export const quietWatcher: StorageWatcher = { failed() {}, recovered() {} };
+
+/** The engine the configuration asks for: SQLite unless DATABASE_URL names PostgreSQL. */
+export function openDatabase(opts: { databaseUrl?: string; dataDir: string }, watcher?: StorageWatcher): Database {
+  return opts.databaseUrl
+    ? openPostgres(opts.databaseUrl, { watcher })
+    : openSqlite(join(opts.dataDir, "inquiries.sqlite"), { watcher });
+}

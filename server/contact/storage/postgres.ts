@@ -1,24 +1,16 @@
 import { createHash } from "node:crypto";
 import pg from "pg";
-import { applyMigration, readMigrations } from "./db-migrations.ts";
-import { type Database, quietWatcher, type Sql, StorageUnavailableError, type StorageWatcher } from "./storage.ts";
+import { type Database, quietWatcher, type Sql, StorageUnavailableError, type StorageWatcher } from "./database.ts";
+import { applyMigration, readMigrations } from "./migrations.ts";
 
-/** PostgreSQL through pg: a pool with timeouts, named prepared statements, outages as StorageUnavailableError. */
+/** PostgreSQL through pg: a pool with timeouts, outages as StorageUnavailableError. */
 
 const numberTypes = (oid: number, format?: string) =>
   // BIGINT (epoch milliseconds) as a JavaScript number; everything else as pg parses it.
   oid === 20 ? Number : pg.types.getTypeParser(oid, format as "text");
 
-const statementNames = new Map<string, string>();
-/** A stable name for a statement text (pg prepares a named statement once per connection). */
-function statementName(text: string): string {
-  let name = statementNames.get(text);
-  if (!name) {
-    name = `s${createHash("sha1").update(text).digest("hex").slice(0, 16)}`;
-    if (statementNames.size < 1000) statementNames.set(text, name);
-  }
-  return name;
-}
+/** A stable name per statement text: pg prepares a named statement once per connection (parsed and planned once). */
+const statementName = (text: string) => `s${createHash("sha1").update(text).digest("hex").slice(0, 16)}`;
 
 const numbered = (sql: string) => {
   let i = 0;
@@ -36,16 +28,13 @@ const isPostgresOutage = (e: unknown) => {
   return /^(08|53|57|58)/.test(code) || code === "55P03";
 };
 
-export type PostgresOptions = { poolSize?: number; watcher?: StorageWatcher };
-
-export function openPostgres(url: string, opts: PostgresOptions | number = {}): Database {
-  const { poolSize = 10, watcher = quietWatcher } = typeof opts === "number" ? { poolSize: opts } : opts;
+export function openPostgres(url: string, { watcher = quietWatcher }: { watcher?: StorageWatcher } = {}): Database {
   // A server that does not answer, or a lock someone holds, must not hang a visitor's request:
   // connecting, waiting for a lock and running a statement all have an end (then 503).
   const timeouts = "-c lock_timeout=5000 -c statement_timeout=15000";
   const pool = new pg.Pool({
     connectionString: url,
-    max: poolSize,
+    max: 10,
     connectionTimeoutMillis: 5_000,
     options: timeouts,
     types: { getTypeParser: numberTypes } as pg.CustomTypesConfig,
@@ -70,14 +59,10 @@ export function openPostgres(url: string, opts: PostgresOptions | number = {}): 
   const on = (client: pg.Pool | pg.PoolClient): Sql => ({
     engine: "postgres",
     async query(sql, params = []) {
+      // Without parameters, the simple protocol: a migration holds several statements.
+      if (params.length === 0) return (await client.query(sql)).rows;
       const text = numbered(sql);
-      // With parameters: a named prepared statement, parsed and planned once per connection (the
-      // texts are a handful of fixed shapes). Without: the simple protocol (migrations hold several statements).
-      const res =
-        params.length > 0
-          ? await client.query({ name: statementName(text), text, values: params })
-          : await client.query(text);
-      return res.rows;
+      return (await client.query({ name: statementName(text), text, values: params })).rows;
     },
     transaction: (fn) => fn(on(client)),
   });

@@ -1,4 +1,4 @@
-import { createHmac, createSecretKey, randomBytes, timingSafeEqual } from "node:crypto";
+import { createHmac, randomBytes, timingSafeEqual } from "node:crypto";
 
 /**
  * The contact page's form token: the server writes a fresh one into every /contact page it serves
@@ -8,13 +8,10 @@ import { createHmac, createSecretKey, randomBytes, timingSafeEqual } from "node:
  * no cookie, nothing to solve. See docs/decisions/0007-spam-defence.md.
  */
 
-export { FORM_TOKEN_FIELD as FIELD, FORM_TOKEN_PLACEHOLDER as PLACEHOLDER } from "../../app/contact/fields.ts";
-export const HEADER = "x-form-token";
-
 export type TokenCheck = { ok: true; ageMs: number } | { ok: false; reason: string };
 
 export function formTokens(secret: string) {
-  const key = createSecretKey(createHmac("sha256", secret).update("form-token:v1").digest());
+  const key = createHmac("sha256", secret).update("form-token:v1").digest();
   const sign = (payload: string) => createHmac("sha256", key).update(payload).digest("base64url").slice(0, 32);
   return {
     issue(now = Date.now()): string {

@@ -1,4 +1,5 @@
-import type { ContactInput } from "../../app/contact/schema.ts";
+import type { ContactInput } from "../../../app/contact/schema.ts";
+import type { ContactConfig } from "../config.ts";
 import type { TokenCheck } from "./form-token.ts";
 
 /**
@@ -6,17 +7,6 @@ import type { TokenCheck } from "./form-token.ts";
  * stored and answered like any other (a bot learns nothing), delivered nowhere, and listed by
  * `npm run inquiries -- held` for a person to release. docs/decisions/0007-spam-defence.md.
  */
-
-export type SpamPolicy = {
-  /** Hold submissions without a valid token from a page we served. */
-  requireToken: boolean;
-  /** A person takes longer than this between the page and the submit. */
-  minFillMs: number;
-  /** A page older than this is stale (a token kept and replayed). */
-  maxTokenAgeMs: number;
-  /** More links than this in a message is link stuffing. */
-  maxLinks: number;
-};
 
 const URL_LIKE = /\b(?:https?:\/\/|www\.)\S+|\[url[=\]]|<a\s+href/gi;
 const URL_ANYWHERE = new RegExp(URL_LIKE.source, "i");
@@ -26,15 +16,14 @@ export function spamReasons(s: {
   trap: string;
   token: TokenCheck;
   duplicate: boolean;
-  policy: SpamPolicy;
+  /** The thresholds (SPAM_MIN_FILL_MS, FORM_TOKEN_MAX_AGE_MS, SPAM_MAX_LINKS). */
+  policy: Pick<ContactConfig["spam"], "minFillMs" | "maxTokenAgeMs" | "maxLinks">;
 }): string[] {
   const reasons: string[] = [];
   if (s.trap) reasons.push("honeypot filled");
-  if (s.policy.requireToken) {
-    if (!s.token.ok) reasons.push(s.token.reason);
-    else if (s.token.ageMs < s.policy.minFillMs) reasons.push(`sent ${Math.round(s.token.ageMs)} ms after the page`);
-    else if (s.token.ageMs > s.policy.maxTokenAgeMs) reasons.push("form token expired");
-  }
+  if (!s.token.ok) reasons.push(s.token.reason);
+  else if (s.token.ageMs < s.policy.minFillMs) reasons.push(`sent ${Math.round(s.token.ageMs)} ms after the page`);
+  else if (s.token.ageMs > s.policy.maxTokenAgeMs) reasons.push("form token expired");
   const links = s.data.message.match(URL_LIKE)?.length ?? 0;
   if (links > s.policy.maxLinks) reasons.push(`${links} links in the message`);
   if (URL_ANYWHERE.test(s.data.name) || URL_ANYWHERE.test(s.data.company)) reasons.push("a link as name or company");

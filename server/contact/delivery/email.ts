@@ -1,0 +1,162 @@
+import { mkdirSync, renameSync, writeFileSync } from "node:fs";
+import { join } from "node:path";
+import nodemailer from "nodemailer";
+import { site } from "../../../app/config/site.ts";
+import { escapeHtml } from "../../../app/lib/escape.ts";
+import type { Inquiry } from "../storage/records.ts";
+import type { Channel } from "./channel.ts";
+
+/**
+ * The email a new inquiry becomes: to the company inbox, Reply-To the visitor, plain text and HTML
+ * with every field escaped. The Message-ID is derived from the inquiry, so a retried delivery
+ * carries the same one and mail clients fold duplicates.
+ */
+
+export type Mail = {
+  from: string;
+  to: string;
+  replyTo: { name: string; address: string };
+  subject: string;
+  text: string;
+  html: string;
+  messageId: string;
+  headers: Record<string, string>;
+};
+
+export interface Mailer {
+  send(mail: Mail, inquiryId: string): Promise<{ accepted: boolean; detail: string }>;
+  close(): void;
+  describe(): string;
+}
+
+export function messageIdFor(inquiryId: string): string {
+  const host = new URL(site.url).hostname;
+  return `<inquiry-${inquiryId}@${host}>`;
+}
+
+export function buildMail(inquiry: Inquiry, opts: { from: string; to: string }): Mail {
+  // The subject holds validated single-line text only (the schema rejects CR/LF), cut to a sane length.
+  const who = inquiry.company ? `${inquiry.name} (${inquiry.company})` : inquiry.name;
+  const subject = `New inquiry: ${inquiry.service || "General"} — ${who}`.slice(0, 200);
+  const received = new Date(inquiry.receivedAt).toISOString();
+  const rows: Array<[string, string]> = [
+    ["Name", inquiry.name],
+    ["Email", inquiry.email],
+    ["Company", inquiry.company || "—"],
+    ["Service", inquiry.service || "—"],
+    ["Received", received],
+    ["Page", inquiry.page ?? "—"],
+    ["Inquiry ID", inquiry.id],
+  ];
+  const text = [
+    `A new inquiry arrived through the ${site.name} website.`,
+    "",
+    ...rows.map(([k, v]) => `${k}: ${v}`),
+    "",
+    "Message:",
+    inquiry.message,
+    "",
+    "Reply to this email to answer the visitor directly.",
+  ].join("\n");
+  const html = `<!doctype html><html><body style="font-family:system-ui,sans-serif;color:#0f172a">
+<p>A new inquiry arrived through the ${escapeHtml(site.name)} website.</p>
+<table cellpadding="4" style="border-collapse:collapse">${rows
+    .map(([k, v]) => `<tr><th align="left">${escapeHtml(k)}</th><td>${escapeHtml(v)}</td></tr>`)
+    .join("")}</table>
+<h2 style="font-size:16px">Message</h2>
+<p style="white-space:pre-wrap">${escapeHtml(inquiry.message)}</p>
+<p style="color:#475569">Reply to this email to answer the visitor directly.</p>
+</body></html>`;
+  return {
+    from: opts.from,
+    to: opts.to,
+    replyTo: { name: inquiry.name, address: inquiry.email },
+    subject,
+    text,
+    html,
+    messageId: messageIdFor(inquiry.id),
+    headers: { "X-Inquiry-Id": inquiry.id },
+  };
+}
+
+/**
+ * Deliver through an SMTP relay (SMTP_URL, with its user and password if any): nodemailer's pooled
+ * transport, a few connections, bounded timeouts. A message whose connection closes under it fails
+ * (no requeue): the outbox retries it.
+ */
+export function smtpMailer(url: string): Mailer {
+  const transport = nodemailer.createTransport({
+    url,
+    pool: true,
+    maxConnections: 4,
+    maxRequeues: 0,
+    connectionTimeout: 10_000,
+    greetingTimeout: 10_000,
+    socketTimeout: 30_000,
+  });
+  return {
+    async send(mail) {
+      const info = await transport.sendMail(mail);
+      const accepted = info.accepted.length > 0 && info.rejected.length === 0;
+      return { accepted, detail: info.response };
+    },
+    // A send in flight fails at once (its delivery is given back or retried) instead of holding the stop.
+    close: () => transport.close({ force: true }),
+    describe: () => `SMTP ${new URL(url).host}`,
+  };
+}
+
+/** The raw message (CRLF lines) as the relay would receive it. */
+export async function composeMail(mail: Mail): Promise<string> {
+  const info = await composer.sendMail(mail);
+  return info.message.toString();
+}
+const composer = nodemailer.createTransport({ streamTransport: true, buffer: true, newline: "windows" });
+
+/** No relay configured: write each email as an .eml file under DATA_DIR/mail/, so nothing is lost. */
+export function fileMailer(dir: string): Mailer {
+  mkdirSync(dir, { recursive: true });
+  return {
+    async send(mail, inquiryId) {
+      const file = join(dir, `${inquiryId}.eml`);
+      writeFileSync(`${file}.tmp`, await composeMail(mail));
+      renameSync(`${file}.tmp`, file);
+      return { accepted: true, detail: file };
+    },
+    close: () => {},
+    describe: () => `files in ${dir}`,
+  };
+}
+
+export function emailChannel(mailer: Mailer, addresses: { from: string; to: string }): Channel {
+  return {
+    name: "email",
+    async deliver({ inquiry, inquiryId }) {
+      try {
+        const result = await mailer.send(buildMail(inquiry, addresses), inquiryId);
+        if (!result.accepted) return { kind: "retry", reason: `relay did not accept the message: ${result.detail}` };
+        return { kind: "delivered", detail: result.detail };
+      } catch (err) {
+        return { kind: "retry", reason: (err as Error).message || String(err) };
+      }
+    },
+    async notify(subject, text) {
+      const id = `alert-${Date.now()}-${Math.random().toString(36).slice(2, 8)}`;
+      const result = await mailer.send(
+        {
+          from: addresses.from,
+          to: addresses.to,
+          replyTo: { name: site.name, address: addresses.to },
+          subject: subject.slice(0, 200),
+          text,
+          html: `<pre style="white-space:pre-wrap">${escapeHtml(text)}</pre>`,
+          messageId: `<${id}@${new URL(site.url).hostname}>`,
+          headers: { "X-Alert": "delivery-failed" },
+        },
+        id,
+      );
+      if (!result.accepted) throw new Error(result.detail);
+    },
+    describe: () => mailer.describe(),
+  };
+}

@@ -1,0 +1,51 @@
+import type { Inquiry } from "../storage/records.ts";
+import { type Channel, post } from "./channel.ts";
+
+/** A message to a Slack incoming webhook (SLACK_WEBHOOK_URL), every field as plain text. */
+
+/** Slack's markup has three control characters; escaped, a visitor's text cannot mention or link. */
+export const escapeSlack = (s: string) => s.replace(/&/g, "&amp;").replace(/</g, "&lt;").replace(/>/g, "&gt;");
+
+export function slackMessage(inquiry: Inquiry) {
+  const who = inquiry.company ? `${inquiry.name} (${inquiry.company})` : inquiry.name;
+  const service = inquiry.service || "General";
+  const plain = (text: string) => ({ type: "plain_text", text: text.slice(0, 2000) || "—", emoji: false });
+  return {
+    // The notification text, and the fallback where blocks are not shown: markup switched off, escaped.
+    text: escapeSlack(`New inquiry: ${service} — ${who} <${inquiry.email}>`),
+    mrkdwn: false,
+    blocks: [
+      { type: "header", text: plain(`New inquiry: ${service}`.slice(0, 150)) },
+      {
+        type: "section",
+        fields: [
+          plain(`Name: ${inquiry.name}`),
+          plain(`Email: ${inquiry.email}`),
+          plain(`Company: ${inquiry.company || "—"}`),
+          plain(`Received: ${new Date(inquiry.receivedAt).toISOString()}`),
+        ],
+      },
+      { type: "section", text: plain(inquiry.message.slice(0, 2900)) },
+      { type: "context", elements: [plain(`Inquiry ${inquiry.id} · reply by email to ${inquiry.email}`)] },
+    ],
+  };
+}
+
+export function slackChannel(opts: { url: string; timeoutMs: number }): Channel {
+  return {
+    name: "slack",
+    deliver({ inquiry }) {
+      return post(opts.url, JSON.stringify(slackMessage(inquiry)), {}, opts.timeoutMs);
+    },
+    async notify(subject, text) {
+      const outcome = await post(
+        opts.url,
+        JSON.stringify({ text: escapeSlack(`${subject}\n${text}`), mrkdwn: false }),
+        {},
+        opts.timeoutMs,
+      );
+      if (outcome.kind !== "delivered") throw new Error(outcome.reason);
+    },
+    describe: () => "Slack incoming webhook",
+  };
+}

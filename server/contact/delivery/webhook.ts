@@ -1,0 +1,44 @@
+import { Webhook } from "standardwebhooks";
+import { type Channel, inquiryPayload, post } from "./channel.ts";
+
+/**
+ * A JSON POST to WEBHOOK_URL, signed per Standard Webhooks (`standardwebhooks`), with a `webhook-id`
+ * that stays the same across retries so the receiver can de-duplicate.
+ */
+export function webhookChannel(opts: { url: string; secret: string; timeoutMs: number }): Channel {
+  const signer = new Webhook(opts.secret);
+  const send = (id: string, payload: object) => {
+    const body = JSON.stringify(payload);
+    const timestamp = new Date();
+    return post(
+      opts.url,
+      body,
+      {
+        "webhook-id": id,
+        "webhook-timestamp": String(Math.floor(timestamp.getTime() / 1000)),
+        "webhook-signature": signer.sign(id, timestamp, body),
+      },
+      opts.timeoutMs,
+    );
+  };
+  return {
+    name: "webhook",
+    deliver({ messageId, inquiry }) {
+      // Standard Webhooks' envelope: type, timestamp (of the event), data. Same id on every attempt.
+      return send(messageId, {
+        type: "inquiry.received",
+        timestamp: new Date(inquiry.receivedAt).toISOString(),
+        data: inquiryPayload(inquiry),
+      });
+    },
+    async notify(subject, text) {
+      const outcome = await send(`alert_${Date.now()}_${Math.random().toString(36).slice(2)}`, {
+        type: "delivery.failed",
+        timestamp: new Date().toISOString(),
+        data: { subject, text },
+      });
+      if (outcome.kind !== "delivered") throw new Error(outcome.reason);
+    },
+    describe: () => `webhook ${new URL(opts.url).origin}`,
+  };
+}

@@ -1,0 +1,198 @@
+import { randomUUID } from "node:crypto";
+import type { Logger } from "pino";
+import type { ContactConfig } from "../config.ts";
+import type { ContactMetrics } from "../metrics.ts";
+import { StorageUnavailableError } from "../storage/database.ts";
+import type { ChannelName, Delivery } from "../storage/records.ts";
+import type { Store } from "../storage/store.ts";
+import type { Attempt, Channel } from "./channel.ts";
+
+/**
+ * Delivers the outbox (docs/decisions/0004): claim what is due, hand each delivery to its channel,
+ * mark it sent, or retry it with backoff until the retry window ends; a permanent failure is logged
+ * at `fatal` and reported through the other channels. At least once: a duplicate carries the same id.
+ */
+
+function retryDelay(attempt: number, baseMs: number, maxMs: number, random = Math.random): number {
+  const exponential = Math.min(maxMs, baseMs * 2 ** Math.max(0, attempt - 1));
+  // "Equal jitter": between half and all of the exponential delay, so retries from many jobs spread out.
+  return Math.round(exponential / 2 + (random() * exponential) / 2);
+}
+
+type WorkerParts = {
+  store: Store;
+  channels: Channel[];
+  log: Logger;
+  options: ContactConfig["outbox"];
+  metrics?: ContactMetrics;
+  /** How often, at most, the company hears what was held as spam. */
+  heldSummaryIntervalMs: number;
+};
+
+export class OutboxWorker {
+  readonly id = `worker-${randomUUID()}`;
+  private running = false;
+  private wake: (() => void) | null = null;
+  private loop: Promise<void> | null = null;
+  private nextSummaryCheck = 0;
+  private readonly parts: WorkerParts;
+  private readonly channels: Map<ChannelName, Channel>;
+  private readonly log: Logger;
+  constructor(parts: WorkerParts) {
+    this.parts = parts;
+    this.channels = new Map(parts.channels.map((c) => [c.name, c]));
+    this.log = parts.log.child({ worker: this.id });
+  }
+
+  start(): void {
+    if (this.running) return;
+    this.running = true;
+    this.loop = this.run();
+  }
+
+  /** A new delivery was stored: look for work now instead of at the next poll. */
+  nudge(): void {
+    this.wake?.();
+  }
+
+  /** Finish the jobs in hand (up to `graceMs`), then give back any still claimed. */
+  async stop(graceMs = 10_000): Promise<void> {
+    if (!this.running) return;
+    this.running = false;
+    this.wake?.();
+    await Promise.race([this.loop, new Promise((r) => setTimeout(r, graceMs).unref())]);
+    const released = await this.parts.store.outbox.release(this.id).catch(() => 0);
+    if (released > 0) this.log.info({ released }, "released claimed deliveries");
+  }
+
+  private async run(): Promise<void> {
+    while (this.running) {
+      let worked = 0;
+      try {
+        worked = await this.pass();
+        if (Date.now() >= this.nextSummaryCheck) {
+          this.nextSummaryCheck = Date.now() + Math.min(60_000, this.parts.heldSummaryIntervalMs);
+          await this.summarizeHeld();
+        }
+      } catch (err) {
+        // An outage was logged once by the database's watcher; the next poll tries again.
+        if (!(err instanceof StorageUnavailableError)) {
+          this.log.error({ err: { message: (err as Error).message } }, "outbox pass failed");
+        }
+      }
+      if (worked === 0 && this.running) {
+        await new Promise<void>((resolve) => {
+          const timer = setTimeout(resolve, this.parts.options.pollMs);
+          this.wake = () => {
+            clearTimeout(timer);
+            resolve();
+          };
+        });
+        this.wake = null;
+      }
+    }
+  }
+
+  /** One pass: claim due deliveries, make them concurrently, record each attempt. Returns how many. */
+  async pass(now = Date.now()): Promise<number> {
+    const due = await this.parts.store.outbox.claimDue(this.id, now, this.parts.options.leaseMs, 16);
+    await Promise.all(due.map((delivery) => this.deliver(delivery)));
+    return due.length;
+  }
+
+  private async deliver(delivery: Delivery): Promise<void> {
+    const log = this.log.child({
+      inquiryId: delivery.inquiryId,
+      channel: delivery.channel,
+      attempt: delivery.attempts,
+    });
+    const channel = this.channels.get(delivery.channel);
+    const attempt: Attempt = channel
+      ? await channel.deliver(delivery).catch((err: Error) => ({ kind: "retry" as const, reason: err.message }))
+      : { kind: "permanent", reason: `the ${delivery.channel} channel is not configured on this server` };
+    const now = Date.now();
+    if (attempt.kind === "delivered") {
+      const marked = await this.parts.store.outbox.markSent(delivery.id, this.id, now);
+      this.parts.metrics?.delivered(delivery.channel, (now - delivery.inquiry.receivedAt) / 1000);
+      log.info({ via: channel?.describe(), detail: attempt.detail, marked }, "inquiry delivered");
+      return;
+    }
+    const reason = attempt.reason.slice(0, 1000);
+    if (attempt.kind === "permanent" || now - delivery.createdAt >= this.parts.options.giveUpAfterMs) {
+      await this.parts.store.outbox.markFailed(delivery.id, this.id, reason);
+      this.parts.metrics?.failed(delivery.channel);
+      // Loud on purpose: a person must look at this inquiry (`npm run inquiries -- retry` after a fix).
+      log.fatal(
+        { reason, permanent: attempt.kind === "permanent" },
+        `INQUIRY ${delivery.channel.toUpperCase()} DELIVERY FAILED PERMANENTLY; see \`npm run inquiries -- show ${delivery.inquiryId}\``,
+      );
+      await this.alert(delivery, reason);
+      return;
+    }
+    const backoff = retryDelay(delivery.attempts, this.parts.options.retryBaseMs, this.parts.options.retryMaxMs);
+    const delay = Math.max(backoff, attempt.retryAfterMs ?? 0);
+    await this.parts.store.outbox.markRetry(delivery.id, this.id, now + delay, reason);
+    this.parts.metrics?.retried(delivery.channel);
+    log.warn({ reason, retryInMs: delay }, "inquiry delivery failed; will retry");
+  }
+
+  /**
+   * At most once per interval (daily), across every instance: one short email of what was held
+   * as suspected spam since the last summary — how many, and from whom — so that a person who was
+   * held by mistake is noticed (`npm run inquiries -- held`, then `release ID`). Nothing held:
+   * nothing is sent.
+   */
+  async summarizeHeld(now = Date.now()): Promise<boolean> {
+    const email = this.channels.get("email");
+    if (!email) return false;
+    const turn = await this.parts.store.operator.claimHeldSummary(now, this.parts.heldSummaryIntervalMs);
+    if (!turn) return false;
+    const held = await this.parts.store.operator.listHeld(turn.since);
+    if (held.length === 0) return false;
+    const lines = held.slice(0, 20).map((i) => `- ${i.name} <${i.email}>: ${i.heldReason ?? "held"} (${i.id})`);
+    if (held.length > 20) lines.push(`- and ${held.length - 20} more`);
+    const text = [
+      `${held.length} message(s) were held as suspected spam since ${new Date(turn.since).toISOString()}:`,
+      ...lines,
+      "",
+      "Review them with `npm run inquiries -- held`; deliver one that a person sent with `npm run inquiries -- release ID`.",
+    ].join("\n");
+    try {
+      await email.notify(`Held as spam: ${held.length} message(s) in the last day`, text);
+      this.log.info({ held: held.length }, "held-messages summary sent");
+      return true;
+    } catch (err) {
+      this.log.error({ err: { message: (err as Error).message } }, "could not send the held-messages summary");
+      return false;
+    }
+  }
+
+  /** Tell the people through every other channel that one delivery of an inquiry failed for good. */
+  private async alert(delivery: Delivery, reason: string): Promise<void> {
+    const subject = `Lead delivery failed: ${delivery.channel} for inquiry ${delivery.inquiryId}`;
+    const text = [
+      `The ${delivery.channel} delivery of inquiry ${delivery.inquiryId} (from ${delivery.inquiry.name}, received ${new Date(delivery.inquiry.receivedAt).toISOString()}) failed permanently: ${reason}`,
+      `See it with \`npm run inquiries -- show ${delivery.inquiryId}\`; after a fix, \`npm run inquiries -- retry --channel ${delivery.channel}\`.`,
+    ].join("\n");
+    for (const other of this.channels.values()) {
+      if (other.name === delivery.channel) continue;
+      try {
+        await other.notify(subject, text);
+        this.log.info(
+          { inquiryId: delivery.inquiryId, channel: delivery.channel, via: other.name },
+          "delivery failure reported",
+        );
+      } catch (err) {
+        this.log.error(
+          {
+            inquiryId: delivery.inquiryId,
+            channel: delivery.channel,
+            via: other.name,
+            err: { message: (err as Error).message },
+          },
+          "could not report a delivery failure",
+        );
+      }
+    }
+  }
+}

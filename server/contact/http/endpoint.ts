@@ -1,0 +1,169 @@
+import express, { type NextFunction, type Request, type Response } from "express";
+import type { Logger } from "pino";
+import { CONTACT_API_PATH } from "../../../app/contact/api.ts";
+import { KEY_REUSED, SUCCESS_MESSAGE, TOO_MANY } from "../../../app/contact/messages.ts";
+import { isUtf8 } from "../../guards.ts";
+import type { Outcome, Submitter } from "../intake/pipeline.ts";
+import type { ContactMetrics } from "../metrics.ts";
+import { StorageUnavailableError } from "../storage/database.ts";
+
+/**
+ * POST /functions/v1/send-email — the call the contact page makes (spec §7), answered with JSON
+ * always: 201 on success, a documented 4xx for every bad request, never a stack trace.
+ */
+
+export const ENDPOINT = CONTACT_API_PATH;
+export const MAX_BODY_BYTES = 32 * 1024;
+// The spec's call, and what the hosted platform's client library sends (@supabase/supabase-js:
+// apikey, x-client-info and its tracing headers), so that library works against this server unchanged.
+const ALLOWED_HEADERS =
+  "authorization, content-type, idempotency-key, x-form-token, apikey, x-client-info, x-retry-count, traceparent, tracestate, baggage";
+const IDEMPOTENCY_KEY = /^[\x21-\x7e]{1,255}$/;
+
+type Options = {
+  pipeline: Submitter;
+  log: Logger;
+  publicKey: string;
+  allowedOrigins: string[];
+  metrics?: ContactMetrics;
+};
+
+/** The site's own origin as the browser sees it (behind a proxy: X-Forwarded-Proto/Host, if trusted). */
+function ownOrigin(req: Request): string {
+  return `${req.protocol}://${req.get("host") ?? ""}`;
+}
+
+export function contactEndpoint({ pipeline, log, publicKey, allowedOrigins, metrics }: Options) {
+  const router = express.Router();
+  /** An answer without the pipeline's word: a refused request, or storage that is down (a POST is counted). */
+  const fail = (res: Response, status: number, error: string, extra: Record<string, unknown> = {}) => {
+    if (res.req.method === "POST") {
+      metrics?.inquiry("api", status === 503 ? "unavailable" : status === 400 ? "invalid" : "refused");
+    }
+    res.status(status).json({ error, ...extra });
+  };
+  const allowed = new Set(allowedOrigins);
+
+  const cors = (req: Request, res: Response): boolean => {
+    const origin = req.get("origin");
+    res.setHeader("Vary", "Origin");
+    if (!origin || origin === ownOrigin(req)) return true;
+    if (!allowed.has(origin)) return false;
+    res.setHeader("Access-Control-Allow-Origin", origin);
+    return true;
+  };
+
+  router.use(ENDPOINT, (_req, res, next) => {
+    res.setHeader("Cache-Control", "no-store");
+    next();
+  });
+
+  router.options(ENDPOINT, (req, res) => {
+    if (!cors(req, res)) return fail(res, 403, "This origin may not call this endpoint.");
+    res.setHeader("Access-Control-Allow-Methods", "POST, OPTIONS");
+    res.setHeader("Access-Control-Allow-Headers", ALLOWED_HEADERS);
+    res.setHeader("Access-Control-Max-Age", "600");
+    res.status(204).end();
+  });
+
+  router.post(
+    ENDPOINT,
+    (req, res, next) => {
+      if (!cors(req, res)) return fail(res, 403, "This origin may not call this endpoint.");
+      // The bearer token of spec §7; the hosted platform's clients may send the key as `apikey` instead.
+      if (req.get("authorization") !== `Bearer ${publicKey}` && req.get("apikey") !== publicKey) {
+        res.setHeader("WWW-Authenticate", 'Bearer realm="contact"');
+        return fail(res, 401, "Missing or invalid authorization.");
+      }
+      if (!req.is("application/json")) return fail(res, 415, "Send the message as application/json.");
+      // UTF-8 only (RFC 8259): utf-7, utf-16 and the rest are refused rather than decoded.
+      if (!isUtf8(req.get("content-type"))) {
+        return fail(res, 415, "Unsupported content encoding or charset: send UTF-8.");
+      }
+      const key = req.get("idempotency-key");
+      if (key !== undefined && !IDEMPOTENCY_KEY.test(key)) {
+        return fail(res, 400, "Idempotency-Key must be 1 to 255 visible ASCII characters.");
+      }
+      next();
+    },
+    express.json({ limit: MAX_BODY_BYTES, strict: false, type: () => true }),
+    async (req, res, next) => {
+      try {
+        const one = (v: string | string[] | undefined) => (Array.isArray(v) ? v.join(", ") : v);
+        const outcome = await pipeline.submit({
+          body: req.body,
+          source: "api",
+          formToken: one(req.headers["x-form-token"]),
+          idempotencyKey: one(req.headers["idempotency-key"]),
+          ip: req.ip,
+          userAgent: one(req.headers["user-agent"]),
+          page: one(req.headers.referer),
+        });
+        const answer = jsonAnswer(outcome);
+        for (const [k, v] of Object.entries(answer.headers ?? {})) res.setHeader(k, v);
+        res.status(answer.status).json(answer.body);
+      } catch (err) {
+        next(err);
+      }
+    },
+  );
+
+  router.all(ENDPOINT, (_req, res) => {
+    res.setHeader("Allow", "POST, OPTIONS");
+    fail(res, 405, "Use POST.");
+  });
+
+  // Body errors from express.json, and anything unexpected: JSON, never a stack trace.
+  router.use(
+    ENDPOINT,
+    (
+      err: Error & { type?: string; status?: number; statusCode?: number },
+      _req: Request,
+      res: Response,
+      _next: NextFunction,
+    ) => {
+      switch (err.type) {
+        case "entity.too.large":
+          return fail(res, 413, `The message is too large (at most ${MAX_BODY_BYTES / 1024} KB).`);
+        case "entity.parse.failed":
+          return fail(res, 400, "The request body is not valid JSON.");
+        case "encoding.unsupported":
+        case "charset.unsupported":
+          return fail(res, 415, "Unsupported content encoding or charset.");
+        case "request.aborted":
+        case "request.size.invalid":
+        case "stream.encoding.set":
+          return fail(res, 400, "The request body could not be read.");
+      }
+      // Any other fault of the request itself (a corrupt compressed body, say) is the client's: 400.
+      const status = err.status ?? err.statusCode ?? 500;
+      if (status >= 400 && status < 500) return fail(res, 400, "The request body could not be read.");
+      // Storage outages were logged once by the database's watcher; anything else is logged here.
+      const outage = err instanceof StorageUnavailableError;
+      if (!outage) log.error({ err: { message: err.message } }, "contact endpoint failed");
+      res.setHeader("Retry-After", String(outage ? err.retryAfterSeconds : 30));
+      fail(res, 503, "We could not take your message right now. Please try again or contact us directly.");
+    },
+  );
+
+  return router;
+}
+
+/** The JSON door's answer to each outcome (spec §7: 201 with the inquiry's id); a replay answers as the first time. */
+export function jsonAnswer(outcome: Outcome): {
+  status: number;
+  body: Record<string, unknown>;
+  headers?: Record<string, string>;
+} {
+  switch (outcome.kind) {
+    case "stored":
+    case "replayed":
+      return { status: 201, body: { ok: true, id: outcome.id, message: SUCCESS_MESSAGE } };
+    case "key-reused":
+      return { status: 422, body: { error: KEY_REUSED } };
+    case "invalid":
+      return { status: 400, body: { error: outcome.error, fields: outcome.fields } };
+    case "rate-limited":
+      return { status: 429, body: { error: TOO_MANY }, headers: { "Retry-After": String(outcome.retryAfterSeconds) } };
+  }
+}

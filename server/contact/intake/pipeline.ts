@@ -1,0 +1,193 @@
+import { createHash } from "node:crypto";
+import type { Logger } from "pino";
+import { type ContactInput, type FieldErrors, HONEYPOT_FIELD, validateContact } from "../../../app/contact/schema.ts";
+import type { ContactConfig } from "../config.ts";
+import { newDeliveries } from "../delivery/channel.ts";
+import type { OutboxWorker } from "../delivery/worker.ts";
+import type { ContactMetrics, InquiryOutcome } from "../metrics.ts";
+import type { KeyRecord, Limit } from "../storage/intake.ts";
+import type { ChannelName, Source } from "../storage/records.ts";
+import type { Store } from "../storage/store.ts";
+import type { AddressHasher } from "./address-hash.ts";
+import type { FormTokens } from "./form-token.ts";
+import { timeOrderedId } from "./ids.ts";
+import { spamReasons } from "./spam.ts";
+
+/**
+ * The contact pipeline, one for both doors (the JSON endpoint and the no-JavaScript form post):
+ * validate → spam layers → in one transaction: idempotency key, rate limits, inquiry and its
+ * deliveries → outcome. A success is only ever reported after the inquiry is durably stored.
+ */
+
+export type Submission = {
+  body: unknown;
+  source: Source;
+  /** The token of the page the message was sent from (intake/form-token.ts). */
+  formToken?: string;
+  idempotencyKey?: string;
+  ip?: string;
+  userAgent?: string;
+  page?: string;
+};
+
+/**
+ * What became of a submission; each door renders it (http/endpoint.ts: JSON and a status; the
+ * form's action in app/routes/contact.tsx: a page).
+ */
+export type Outcome =
+  /** Stored (and, unless held as suspected spam, queued for delivery). */
+  | { kind: "stored"; id: string; held: boolean }
+  /** Its Idempotency-Key was used with this message before: that inquiry, stored once. */
+  | { kind: "replayed"; id: string }
+  /** Its Idempotency-Key was used with another message: nothing stored. */
+  | { kind: "key-reused" }
+  /** Not a valid message: what is wrong, per field. */
+  | { kind: "invalid"; error: string; fields: FieldErrors }
+  /** Over a rate limit: nothing stored. */
+  | { kind: "rate-limited"; retryAfterSeconds: number };
+
+/** What takes a submission: the pipeline, as the two doors see it. */
+export interface Submitter {
+  submit(submission: Submission): Promise<Outcome>;
+}
+
+/** A rate limit: at most `points` submissions per `durationMs`, per address or per network. */
+export type LimitSpec = { prefix: string; per: "address" | "network"; points: number; durationMs: number };
+
+export type PipelineParts = {
+  store: Store;
+  worker: OutboxWorker;
+  log: Logger;
+  hasher: AddressHasher;
+  limits: LimitSpec[];
+  channels: ChannelName[];
+  metrics?: ContactMetrics;
+  tokens: FormTokens;
+  spam: ContactConfig["spam"];
+};
+
+export class ContactPipeline implements Submitter {
+  readonly store: Store;
+  readonly worker: OutboxWorker;
+  private readonly parts: PipelineParts;
+
+  constructor(parts: PipelineParts) {
+    this.parts = parts;
+    this.store = parts.store;
+    this.worker = parts.worker;
+  }
+
+  async submit(s: Submission): Promise<Outcome> {
+    const outcome = await this.receive(s);
+    this.parts.metrics?.inquiry(s.source, metricOf(outcome));
+    return outcome;
+  }
+
+  private async receive(s: Submission): Promise<Outcome> {
+    const { body, trap } = withoutHoneypot(s.body);
+    const valid = validateContact(body);
+    if (!valid.ok) return { kind: "invalid", error: valid.error, fields: valid.fields };
+    const now = Date.now();
+    const messageHash = createHash("sha256")
+      .update(valid.data.message.toLowerCase().replace(/\s+/g, " ").trim())
+      .digest("hex");
+    const reasons = await this.spamReasonsFor(valid.data, trap, s.formToken, messageHash, now);
+    const held = reasons.length > 0;
+    const id = timeOrderedId(now);
+    const fingerprint = fingerprintOf(valid.data);
+    const hashes = this.parts.hasher.hashes(s.ip, now);
+    const result = await this.store.intake.save({
+      inquiry: {
+        ...valid.data,
+        id,
+        receivedAt: now,
+        page: s.page?.slice(0, 500) ?? null,
+        userAgent: s.userAgent?.slice(0, 500) ?? null,
+        ipHash: hashes?.address ?? null,
+        source: s.source,
+        spam: held,
+        heldReason: held ? reasons.join("; ") : null,
+        messageHash,
+      },
+      // Held as spam: stored, answered like any other, delivered nowhere.
+      deliveries: held ? [] : newDeliveries(this.parts.channels, id, now),
+      limits: this.limitsFor(hashes),
+      idempotency: s.idempotencyKey ? { key: s.idempotencyKey, fingerprint } : undefined,
+    });
+    if (result.kind === "key-seen") return replay(result.first, fingerprint);
+    if (result.kind === "over-limit") {
+      return { kind: "rate-limited", retryAfterSeconds: Math.max(1, Math.ceil(result.retryAfterMs / 1000)) };
+    }
+    if (held) this.parts.log.info({ inquiryId: id, source: s.source, reasons }, "inquiry held as suspected spam");
+    else {
+      this.parts.log.info({ inquiryId: id, source: s.source }, "inquiry stored");
+      this.worker.nudge();
+    }
+    return { kind: "stored", id, held };
+  }
+
+  /** The spam layers (intake/spam.ts): any reason holds the inquiry. Off: only the honeypot holds. */
+  private async spamReasonsFor(data: ContactInput, trap: string, token: string | undefined, hash: string, now: number) {
+    const { spam, tokens } = this.parts;
+    if (!spam.filter) return trap ? ["honeypot filled"] : [];
+    return spamReasons({
+      data,
+      trap,
+      token: tokens.verify(token, now),
+      duplicate: await this.store.intake.seenMessage(hash, now - 86_400_000),
+      policy: spam,
+    });
+  }
+
+  /** The counters this submission is counted against: its address's and its network's. */
+  private limitsFor(hashes: ReturnType<AddressHasher["hashes"]>): Limit[] {
+    if (!hashes) return [];
+    return this.parts.limits.map((l) => ({
+      key: `${l.prefix}:${l.per === "address" ? hashes.address : hashes.network}`,
+      points: l.points,
+      durationMs: l.durationMs,
+    }));
+  }
+}
+
+/** The body without the honeypot field, and what was in that field (a person leaves it empty). */
+function withoutHoneypot(body: unknown): { body: unknown; trap: string } {
+  if (typeof body !== "object" || body === null || Array.isArray(body) || !(HONEYPOT_FIELD in body)) {
+    return { body, trap: "" };
+  }
+  const { [HONEYPOT_FIELD]: trap, ...rest } = body as Record<string, unknown>;
+  return { body: rest, trap: typeof trap === "string" ? trap.trim() : "x" };
+}
+
+/**
+ * The idempotency rule: a key used before answers with the inquiry it stored the first time,
+ * counting and storing nothing; the same key with another message is a client's mistake (422),
+ * never a silently dropped message.
+ */
+function replay(first: KeyRecord, fingerprint: string): Outcome {
+  if (first.fingerprint && first.fingerprint !== fingerprint) return { kind: "key-reused" };
+  return { kind: "replayed", id: first.inquiryId };
+}
+
+/** What makes two submissions "the same message" for an idempotency key: the validated fields. */
+function fingerprintOf(data: ContactInput): string {
+  const { name, email, company, service, message } = data;
+  return createHash("sha256")
+    .update(JSON.stringify([name, email, company, service, message]))
+    .digest("hex");
+}
+
+function metricOf(outcome: Outcome): InquiryOutcome {
+  switch (outcome.kind) {
+    case "stored":
+      return outcome.held ? "held" : "stored";
+    case "replayed":
+      return "stored";
+    case "invalid":
+      return "invalid";
+    case "rate-limited":
+      return "rate_limited";
+    case "key-reused":
+      return "refused";
+  }
+}

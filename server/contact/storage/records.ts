@@ -1,0 +1,122 @@
+import type { ContactInput } from "../../../app/contact/schema.ts";
+import type { Sql } from "./database.ts";
+
+/** What the contact tables hold, as records, and the columns they are read from. */
+
+export type Source = "api" | "form";
+export type DeliveryStatus = "pending" | "sending" | "sent" | "failed";
+export const CHANNELS = ["email", "webhook", "slack"] as const;
+export type ChannelName = (typeof CHANNELS)[number];
+
+export type Inquiry = ContactInput & {
+  id: string;
+  receivedAt: number;
+  page: string | null;
+  userAgent: string | null;
+  ipHash: string | null;
+  source: Source;
+  /** Held out of the inbox as suspected spam. */
+  spam: boolean;
+  /** Why it is held (spam: true), for the person who reviews it. */
+  heldReason?: string | null;
+  /** Hash of the normalized message, to notice the same text sent again. */
+  messageHash?: string | null;
+};
+
+/** One delivery of one inquiry to one channel, claimed by a worker. */
+export type Delivery = {
+  id: string;
+  inquiryId: string;
+  channel: ChannelName;
+  messageId: string;
+  attempts: number;
+  createdAt: number;
+  inquiry: Inquiry;
+};
+
+export type DeliveryRecord = {
+  channel: ChannelName;
+  status: DeliveryStatus;
+  attempts: number;
+  lastError: string | null;
+  sentAt: number | null;
+};
+
+export type InquiryRecord = Inquiry & {
+  /** All channels sent: sent; any failed: failed; else pending (sending counts as pending). Spam: spam. */
+  status: DeliveryStatus | "spam";
+  /** The most attempts any channel took. */
+  attempts: number;
+  lastError: string | null;
+  /** When the last channel was delivered, once all are. */
+  sentAt: number | null;
+  deliveries: DeliveryRecord[];
+};
+
+export type NewDelivery = { id: string; channel: ChannelName; messageId: string };
+
+/** Queue deliveries of an inquiry, due now: the one place a delivery is made (a new lead, a released one). */
+export async function insertDeliveries(tx: Sql, inquiryId: string, deliveries: NewDelivery[], now: number) {
+  for (const d of deliveries) {
+    await tx.query(
+      `INSERT INTO deliveries (id, inquiry_id, channel, message_id, status, attempts, created_at, next_attempt_at)
+       VALUES (?, ?, ?, ?, 'pending', 0, ?, ?)`,
+      [d.id, inquiryId, d.channel, d.messageId, now, now],
+    );
+  }
+}
+
+export const DELIVERY_COLUMNS = "d.channel, d.status, d.attempts, d.last_error, d.sent_at";
+
+export function toDelivery(r: Record<string, unknown>): DeliveryRecord {
+  return {
+    channel: r.channel as ChannelName,
+    status: r.status as DeliveryStatus,
+    attempts: Number(r.attempts ?? 0),
+    lastError: (r.last_error as string | null) ?? null,
+    sentAt: r.sent_at == null ? null : Number(r.sent_at),
+  };
+}
+
+export const INQUIRY_COLUMNS =
+  "i.id, i.received_at, i.name, i.email, i.company, i.service, i.message, i.page, i.user_agent, i.ip_hash, i.source, i.spam, i.held_reason";
+
+export function toInquiry(r: Record<string, unknown>): Inquiry {
+  return {
+    id: String(r.id),
+    receivedAt: Number(r.received_at),
+    name: String(r.name),
+    email: String(r.email),
+    company: String(r.company),
+    service: String(r.service),
+    message: String(r.message),
+    page: (r.page as string | null) ?? null,
+    userAgent: (r.user_agent as string | null) ?? null,
+    ipHash: (r.ip_hash as string | null) ?? null,
+    source: r.source as Source,
+    spam: r.spam === true || r.spam === 1,
+    heldReason: (r.held_reason as string | null) ?? null,
+  };
+}
+
+export function summarize(inquiry: Inquiry, deliveries: DeliveryRecord[]): InquiryRecord {
+  const statuses = deliveries.map((d) => d.status);
+  const status: InquiryRecord["status"] = inquiry.spam
+    ? "spam"
+    : statuses.includes("failed")
+      ? "failed"
+      : statuses.length > 0 && statuses.every((s) => s === "sent")
+        ? "sent"
+        : statuses.includes("sending")
+          ? "sending"
+          : "pending";
+  const unsent = deliveries.filter((d) => d.status !== "sent");
+  return {
+    ...inquiry,
+    status,
+    attempts: Math.max(0, ...deliveries.map((d) => d.attempts)),
+    lastError: unsent.find((d) => d.lastError)?.lastError ?? null,
+    sentAt: status === "sent" ? Math.max(...deliveries.map((d) => d.sentAt ?? 0)) : null,
+    deliveries,
+  };
+}

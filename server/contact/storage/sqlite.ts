@@ -1,0 +1,156 @@
+import { mkdirSync } from "node:fs";
+import { dirname } from "node:path";
+import { DatabaseSync, type StatementSync } from "node:sqlite";
+import { type Database, quietWatcher, type Sql, StorageUnavailableError, type StorageWatcher } from "./database.ts";
+import { applyMigration, readMigrations } from "./migrations.ts";
+
+/**
+ * SQLite through node:sqlite: one connection; the transactions asked for together share one
+ * `BEGIN IMMEDIATE … COMMIT` (docs/decisions/0009-one-path-for-every-inquiry.md).
+ */
+
+/** How long a transaction waits for a write lock another process holds before it gives up (503). */
+const LOCK_WAIT_MS = 3_000;
+
+const toSqlite = (v: unknown) => (typeof v === "boolean" ? (v ? 1 : 0) : v === undefined ? null : v);
+
+/** SQLITE_BUSY or SQLITE_LOCKED (node:sqlite puts the result code on `errcode`). */
+const isBusy = (e: unknown) => {
+  const code = (e as { errcode?: number }).errcode;
+  return typeof code === "number" && ((code & 0xff) === 5 || (code & 0xff) === 6);
+};
+
+export function openSqlite(file: string, { watcher = quietWatcher }: { watcher?: StorageWatcher } = {}): Database {
+  if (file !== ":memory:") mkdirSync(dirname(file), { recursive: true });
+  const db = new DatabaseSync(file);
+  // WAL lets readers work during a write; FULL makes every commit durable before we acknowledge it.
+  // node:sqlite is synchronous, so SQLite's own busy wait would stop the whole server (pages too)
+  // while another process holds the lock: it waits 20 ms at most there, the rest in begin() below.
+  db.exec("PRAGMA busy_timeout = 20; PRAGMA journal_mode = WAL; PRAGMA synchronous = FULL; PRAGMA foreign_keys = ON;");
+  const statements = new Map<string, StatementSync>();
+  const run = (sql: string, params: unknown[] = []) => {
+    let stmt = statements.get(sql);
+    if (!stmt) {
+      stmt = db.prepare(sql);
+      statements.set(sql, stmt);
+    }
+    return stmt.all(...(params.map(toSqlite) as Parameters<StatementSync["all"]>));
+  };
+  const inTx: Sql = {
+    engine: "sqlite",
+    query: async (sql, params) => run(sql, params) as never,
+    transaction: (fn) => fn(inTx),
+  };
+
+  /** BEGIN IMMEDIATE, waiting (without blocking the event loop) for another process's write lock. */
+  async function begin(): Promise<void> {
+    const deadline = Date.now() + LOCK_WAIT_MS;
+    for (let wait = 10; ; wait = Math.min(wait * 2, 200)) {
+      try {
+        db.exec("BEGIN IMMEDIATE");
+        return;
+      } catch (e) {
+        if (!isBusy(e)) throw new StorageUnavailableError(`SQLite: ${(e as Error).message}`);
+        if (Date.now() >= deadline)
+          throw new StorageUnavailableError("SQLite: the database is locked by another process");
+        await new Promise((r) => setTimeout(r, wait));
+      }
+    }
+  }
+
+  // Group commit: the transactions asked for while the previous COMMIT ran go together, each in its
+  // own savepoint, under one COMMIT (one fsync). Each caller is answered only after that COMMIT; a
+  // transaction that fails rolls back to its savepoint without touching the others.
+  type Pending = { fn: (tx: Sql) => Promise<unknown>; resolve: (v: unknown) => void; reject: (e: unknown) => void };
+  let pending: Pending[] = [];
+  let idle: Promise<void> = Promise.resolve();
+  let draining = false;
+
+  async function commitTogether(batch: Pending[]) {
+    try {
+      await begin();
+    } catch (e) {
+      watcher.failed((e as Error).message);
+      for (const item of batch) item.reject(e);
+      return;
+    }
+    const settled: Array<() => void> = [];
+    for (const item of batch) {
+      db.exec("SAVEPOINT one");
+      try {
+        const value = await item.fn(inTx);
+        db.exec("RELEASE one");
+        settled.push(() => item.resolve(value));
+      } catch (e) {
+        db.exec("ROLLBACK TO one");
+        db.exec("RELEASE one");
+        settled.push(() => item.reject(e));
+      }
+    }
+    try {
+      db.exec("COMMIT");
+    } catch (e) {
+      if (db.isTransaction) db.exec("ROLLBACK");
+      const err = new StorageUnavailableError(`SQLite: ${(e as Error).message}`);
+      watcher.failed(err.message);
+      for (const item of batch) item.reject(err);
+      return;
+    }
+    watcher.recovered();
+    for (const settle of settled) settle();
+  }
+
+  function transaction<T>(fn: (tx: Sql) => Promise<T>): Promise<T> {
+    return new Promise<T>((resolve, reject) => {
+      pending.push({ fn, resolve: resolve as (v: unknown) => void, reject });
+      if (draining) return;
+      draining = true;
+      idle = (async () => {
+        while (pending.length > 0) {
+          // After this turn's I/O callbacks, so that concurrent requests share the commit.
+          await new Promise((r) => setImmediate(r));
+          const batch = pending;
+          pending = [];
+          await commitTogether(batch).catch((e) => {
+            // Anything unexpected (the connection closed under it): no caller waits for ever.
+            if (db.isOpen && db.isTransaction) db.exec("ROLLBACK");
+            for (const item of batch) item.reject(new StorageUnavailableError(`SQLite: ${(e as Error).message}`));
+          });
+        }
+        draining = false;
+      })();
+    });
+  }
+
+  const database: Database = {
+    engine: "sqlite",
+    async query(sql, params) {
+      // A query outside a transaction waits for one in progress, so it never runs inside it.
+      if (db.isTransaction) await idle;
+      return run(sql, params) as never;
+    },
+    transaction,
+    async ping() {
+      // Through a transaction: ready means a submission could take the write lock now.
+      await transaction(async (tx) => tx.query("SELECT 1"));
+    },
+    async migrate() {
+      db.exec(
+        "CREATE TABLE IF NOT EXISTS schema_migrations (version INTEGER PRIMARY KEY, name TEXT NOT NULL, applied_at INTEGER NOT NULL)",
+      );
+      const applied: string[] = [];
+      for (const m of readMigrations("sqlite")) {
+        await transaction(async (tx) => {
+          if (await applyMigration(tx, m, (sql) => db.exec(sql))) applied.push(m.name);
+        });
+      }
+      return applied;
+    },
+    async close() {
+      await idle;
+      db.close();
+    },
+    describe: () => `SQLite ${file}`,
+  };
+  return database;
+}
