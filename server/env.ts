@@ -51,7 +51,6 @@ const schema = z.object({
         return z.NEVER;
       }
     }),
-  NODE_ENV: z.string().optional(),
   DATA_DIR: z.string().default("./data"),
   DATABASE_URL: z
     .string()

@@ -3,12 +3,11 @@ import type { ChannelName } from "./storage/records.ts";
 import type { Store } from "./storage/store.ts";
 
 /**
- * The pipeline's health in the Prometheus text format (prom-client): what arrives and what becomes
- * of it, what is waiting and for how long, how long a lead takes to reach each channel, and the
- * default process metrics. Served only behind METRICS_TOKEN or on METRICS_PORT (server/app.ts, server/main.ts).
+ * The pipeline's health for Prometheus (prom-client): what arrives and what becomes of it, what waits
+ * and for how long, delivery latency per channel. Only behind METRICS_TOKEN or on METRICS_PORT.
  */
 
-export type InquiryOutcome = "stored" | "held" | "invalid" | "rate_limited" | "refused" | "duplicate" | "unavailable";
+export type InquiryOutcome = "stored" | "held" | "invalid" | "rate_limited" | "refused" | "unavailable";
 
 export type ContactMetrics = {
   registry: client.Registry;
@@ -44,26 +43,28 @@ export function createMetrics(): ContactMetrics {
   });
   let store: Store | null = null;
   const readPending = async () => (store ? await store.operator.pending(Date.now()).catch(() => null) : null);
-  new client.Gauge({
-    name: "contact_deliveries_pending",
-    help: "Deliveries not yet done (pending or being sent), by channel.",
-    labelNames: ["channel"],
-    registers: [registry],
-    async collect() {
-      this.reset();
-      for (const p of (await readPending()) ?? []) this.set({ channel: p.channel }, p.count);
-    },
-  });
-  new client.Gauge({
-    name: "contact_delivery_oldest_pending_seconds",
-    help: "Age of the oldest delivery not yet done, by channel (0: none waiting).",
-    labelNames: ["channel"],
-    registers: [registry],
-    async collect() {
-      this.reset();
-      for (const p of (await readPending()) ?? []) this.set({ channel: p.channel }, p.oldestAgeMs / 1000);
-    },
-  });
+  type Pending = { count: number; oldestAgeMs: number };
+  const pendingGauge = (name: string, help: string, value: (p: Pending) => number) =>
+    new client.Gauge({
+      name,
+      help,
+      labelNames: ["channel"],
+      registers: [registry],
+      async collect() {
+        this.reset();
+        for (const p of (await readPending()) ?? []) this.set({ channel: p.channel }, value(p));
+      },
+    });
+  pendingGauge(
+    "contact_deliveries_pending",
+    "Deliveries not yet done (pending or being sent), by channel.",
+    (p) => p.count,
+  );
+  pendingGauge(
+    "contact_delivery_oldest_pending_seconds",
+    "Age of the oldest delivery not yet done, by channel (0: none waiting).",
+    (p) => p.oldestAgeMs / 1000,
+  );
   return {
     registry,
     inquiry: (source, outcome) => inquiries.inc({ source, outcome }),

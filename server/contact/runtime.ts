@@ -2,13 +2,13 @@ import { join } from "node:path";
 import type { Logger } from "pino";
 import type { ContactConfig } from "./config.ts";
 import type { Channel } from "./delivery/channel.ts";
-import { emailChannel, fileMailer, type Mailer, smtpMailer } from "./delivery/email.ts";
+import { emailChannel, fileMailer, smtpMailer } from "./delivery/email.ts";
 import { slackChannel } from "./delivery/slack.ts";
 import { webhookChannel } from "./delivery/webhook.ts";
 import { OutboxWorker } from "./delivery/worker.ts";
 import { addressHasher, loadAddressSecret } from "./intake/address-hash.ts";
 import { type FormTokens, formTokens } from "./intake/form-token.ts";
-import { ContactPipeline, type LimitSpec, type Submitter } from "./intake/pipeline.ts";
+import { ContactPipeline, type LimitSpec, type Outcome, type Submission } from "./intake/pipeline.ts";
 import type { ContactMetrics } from "./metrics.ts";
 import { type Database, logStorageTransitions, openDatabase, StorageUnavailableError } from "./storage/database.ts";
 import { Store } from "./storage/store.ts";
@@ -17,7 +17,7 @@ import { Store } from "./storage/store.ts";
 export async function createContactPipeline(
   config: ContactConfig,
   log: Logger,
-  opts: { db?: Database; mailer?: Mailer; metrics?: ContactMetrics; tokens?: FormTokens } = {},
+  opts: { db?: Database; metrics?: ContactMetrics; tokens?: FormTokens } = {},
 ) {
   const db = opts.db ?? openDatabase(config, logStorageTransitions(log));
   try {
@@ -29,8 +29,7 @@ export async function createContactPipeline(
       );
     }
     const store = new Store(db);
-    const mailer =
-      opts.mailer ?? (config.smtpUrl ? smtpMailer(config.smtpUrl) : fileMailer(join(config.dataDir, "mail")));
+    const mailer = config.smtpUrl ? smtpMailer(config.smtpUrl) : fileMailer(join(config.dataDir, "mail"));
     const channels: Channel[] = [emailChannel(mailer, { from: config.mailFrom, to: config.mailTo })];
     if (config.webhook) channels.push(webhookChannel({ ...config.webhook, timeoutMs: config.deliveryTimeoutMs }));
     if (config.slack) channels.push(slackChannel({ ...config.slack, timeoutMs: config.deliveryTimeoutMs }));
@@ -60,7 +59,6 @@ export async function createContactPipeline(
     return {
       pipeline,
       db,
-      mailer,
       async close() {
         await worker.stop();
         mailer.close();
@@ -81,25 +79,18 @@ const limitsOf = ({ rateLimit }: ContactConfig): LimitSpec[] => [
 ];
 
 /**
- * The contact pipeline as the server holds it: started in the background, so a storage that does
- * not work at start (a read-only DATA_DIR, a database that does not answer) does not take the
- * static site down. Until it works the contact endpoint and form answer 503, readiness says why,
- * and the start is tried again with backoff (one log line when it fails, one when it succeeds).
+ * The contact pipeline as the server holds it: started in the background, so storage that does not
+ * work at start does not take the pages down. Until it works the contact doors answer 503, readiness
+ * says why, and the start is tried again with backoff.
  */
 
-export type ContactRuntime = {
-  /** The pipeline; its submit throws StorageUnavailableError until storage works. */
-  pipeline: Submitter;
-  /** Ready when the pipeline started and the database answers a query within 2 s. */
-  readiness(): Promise<{ ready: true } | { ready: false; reason: string }>;
-  close(): Promise<void>;
-};
+export type ContactRuntime = ReturnType<typeof startContactRuntime>;
 
 export function startContactRuntime(
   config: ContactConfig,
   log: Logger,
   opts: { metrics?: ContactMetrics; tokens?: FormTokens } = {},
-): ContactRuntime {
+) {
   let made: Awaited<ReturnType<typeof createContactPipeline>> | null = null;
   let reason = "starting";
   let closed = false;
@@ -136,13 +127,15 @@ export function startContactRuntime(
   starting = attempt();
 
   return {
+    /** The pipeline; its submit throws StorageUnavailableError until storage works. */
     pipeline: {
-      submit(submission) {
+      submit(submission: Submission): Promise<Outcome> {
         if (!made) return Promise.reject(new StorageUnavailableError(`contact storage not ready: ${reason}`, 10));
         return made.pipeline.submit(submission);
       },
     },
-    async readiness() {
+    /** Ready when the pipeline started and the database answers a query within 2 s. */
+    async readiness(): Promise<{ ready: true } | { ready: false; reason: string }> {
       const timeoutMs = 2_000;
       if (!made) return { ready: false, reason };
       const db = made.db;

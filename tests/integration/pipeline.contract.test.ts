@@ -405,7 +405,7 @@ describe.each([
     expect(await outcomeOf(p)).toEqual({ kind: "rate-limited", retryAfterSeconds: expect.any(Number) });
   });
 
-  it("keeps limits and keys exact when submissions arrive together (batched on PostgreSQL), across two instances", async () => {
+  it("keeps limits and keys exact when submissions arrive together, across two instances", async () => {
     smtp = await new TestSmtp().start();
     const env = { RATE_LIMIT_PER_MINUTE: "7", IP_HASH_KEY: "k".repeat(40) };
     const [a, b] = [await pipeline(env), await pipeline(env)] as [ContactPipeline, ContactPipeline];

@@ -4,11 +4,9 @@ import type { ChannelName, Delivery, Inquiry, NewDelivery } from "../storage/rec
 import { messageIdFor } from "./email.ts";
 
 /**
- * Where a lead goes: each configured channel gets every inquiry that is not held as spam, as its
- * own outbox delivery (docs/decisions/0006-delivery-channels-and-observability.md): email (email.ts,
- * always on), a signed webhook (webhook.ts) and Slack (slack.ts). A channel answers each attempt;
- * the worker turns the answer into sent, a retry on the shared backoff, or a permanent failure
- * that is reported through the other channels.
+ * Where a lead goes: each configured channel (email, always on; webhook; Slack) gets every inquiry
+ * not held as spam, as its own outbox delivery (docs/decisions/0006). A channel answers each attempt;
+ * the worker turns the answer into sent, a retry, or a permanent failure.
  */
 
 export type Attempt =

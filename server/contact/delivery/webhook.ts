@@ -10,16 +10,9 @@ export function webhookChannel(opts: { url: string; secret: string; timeoutMs: n
   const send = (id: string, payload: object) => {
     const body = JSON.stringify(payload);
     const timestamp = new Date();
-    return post(
-      opts.url,
-      body,
-      {
-        "webhook-id": id,
-        "webhook-timestamp": String(Math.floor(timestamp.getTime() / 1000)),
-        "webhook-signature": signer.sign(id, timestamp, body),
-      },
-      opts.timeoutMs,
-    );
+    const signature = signer.sign(id, timestamp, body);
+    const headers = { "webhook-id": id, "webhook-timestamp": String(Math.floor(+timestamp / 1000)) };
+    return post(opts.url, body, { ...headers, "webhook-signature": signature }, opts.timeoutMs);
   };
   return {
     name: "webhook",

@@ -101,26 +101,24 @@ export class OutboxWorker {
   }
 
   private async deliver(delivery: Delivery): Promise<void> {
-    const log = this.log.child({
-      inquiryId: delivery.inquiryId,
-      channel: delivery.channel,
-      attempt: delivery.attempts,
-    });
+    const { store, metrics, options } = this.parts;
+    const { inquiryId, attempts } = delivery;
+    const log = this.log.child({ inquiryId, channel: delivery.channel, attempt: attempts });
     const channel = this.channels.get(delivery.channel);
     const attempt: Attempt = channel
       ? await channel.deliver(delivery).catch((err: Error) => ({ kind: "retry" as const, reason: err.message }))
       : { kind: "permanent", reason: `the ${delivery.channel} channel is not configured on this server` };
     const now = Date.now();
     if (attempt.kind === "delivered") {
-      const marked = await this.parts.store.outbox.markSent(delivery.id, this.id, now);
-      this.parts.metrics?.delivered(delivery.channel, (now - delivery.inquiry.receivedAt) / 1000);
+      const marked = await store.outbox.markSent(delivery.id, this.id, now);
+      metrics?.delivered(delivery.channel, (now - delivery.inquiry.receivedAt) / 1000);
       log.info({ via: channel?.describe(), detail: attempt.detail, marked }, "inquiry delivered");
       return;
     }
     const reason = attempt.reason.slice(0, 1000);
-    if (attempt.kind === "permanent" || now - delivery.createdAt >= this.parts.options.giveUpAfterMs) {
-      await this.parts.store.outbox.markFailed(delivery.id, this.id, reason);
-      this.parts.metrics?.failed(delivery.channel);
+    if (attempt.kind === "permanent" || now - delivery.createdAt >= options.giveUpAfterMs) {
+      await store.outbox.markFailed(delivery.id, this.id, reason);
+      metrics?.failed(delivery.channel);
       // Loud on purpose: a person must look at this inquiry (`npm run inquiries -- retry` after a fix).
       log.fatal(
         { reason, permanent: attempt.kind === "permanent" },
@@ -129,18 +127,16 @@ export class OutboxWorker {
       await this.alert(delivery, reason);
       return;
     }
-    const backoff = retryDelay(delivery.attempts, this.parts.options.retryBaseMs, this.parts.options.retryMaxMs);
+    const backoff = retryDelay(delivery.attempts, options.retryBaseMs, options.retryMaxMs);
     const delay = Math.max(backoff, attempt.retryAfterMs ?? 0);
-    await this.parts.store.outbox.markRetry(delivery.id, this.id, now + delay, reason);
-    this.parts.metrics?.retried(delivery.channel);
+    await store.outbox.markRetry(delivery.id, this.id, now + delay, reason);
+    metrics?.retried(delivery.channel);
     log.warn({ reason, retryInMs: delay }, "inquiry delivery failed; will retry");
   }
 
   /**
-   * At most once per interval (daily), across every instance: one short email of what was held
-   * as suspected spam since the last summary — how many, and from whom — so that a person who was
-   * held by mistake is noticed (`npm run inquiries -- held`, then `release ID`). Nothing held:
-   * nothing is sent.
+   * At most once per interval across every instance: one email of what was held as suspected spam
+   * since the last summary, so that a person held by mistake is noticed. Nothing held: nothing sent.
    */
   async summarizeHeld(now = Date.now()): Promise<boolean> {
     const email = this.channels.get("email");
@@ -176,23 +172,11 @@ export class OutboxWorker {
     ].join("\n");
     for (const other of this.channels.values()) {
       if (other.name === delivery.channel) continue;
-      try {
-        await other.notify(subject, text);
-        this.log.info(
-          { inquiryId: delivery.inquiryId, channel: delivery.channel, via: other.name },
-          "delivery failure reported",
-        );
-      } catch (err) {
-        this.log.error(
-          {
-            inquiryId: delivery.inquiryId,
-            channel: delivery.channel,
-            via: other.name,
-            err: { message: (err as Error).message },
-          },
-          "could not report a delivery failure",
-        );
-      }
+      const log = this.log.child({ inquiryId: delivery.inquiryId, channel: delivery.channel, via: other.name });
+      await other.notify(subject, text).then(
+        () => log.info("delivery failure reported"),
+        (err: Error) => log.error({ err: { message: err.message } }, "could not report a delivery failure"),
+      );
     }
   }
 }

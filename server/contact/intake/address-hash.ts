@@ -4,11 +4,9 @@ import { dirname, join } from "node:path";
 import { clientKeys } from "../../guards.ts";
 
 /**
- * Client addresses are never stored: the database keeps a keyed hash (HMAC-SHA256) of the address
- * (IPv6: its /64), with a key the database does not hold — IP_HASH_KEY, or a random key in a file
- * under DATA_DIR, outside the database — so a copy of the database cannot be reversed by hashing
- * the whole address space. The key used for a hash changes every calendar month (UTC), derived
- * from the secret, so hashes from different months cannot be linked to one another.
+ * Client addresses are never stored, only an HMAC of them with a key the database does not hold
+ * (IP_HASH_KEY, or a key file under DATA_DIR), so a copy of the database cannot be reversed. The key
+ * changes every calendar month, so hashes from different months cannot be linked.
  */
 
 export const KEY_FILE = "secrets/ip-hash.key";

@@ -1,11 +1,9 @@
 import { createHmac, randomBytes, timingSafeEqual } from "node:crypto";
 
 /**
- * The contact page's form token: the server writes a fresh one into every /contact page it serves
- * (a hidden input, so it works without JavaScript; enhance.ts sends it as the X-Form-Token
- * header). It proves that the message comes from a page we served, and when: signed with a key
- * the database does not hold, it carries the time it was issued. No request before the submit,
- * no cookie, nothing to solve. See docs/decisions/0007-spam-defence.md.
+ * The form token written into every /contact page served (a hidden input; enhance.ts sends it as
+ * X-Form-Token): signed, it proves the message comes from a page we served, and when. No cookie,
+ * no puzzle (docs/decisions/0007-spam-defence.md).
  */
 
 export type TokenCheck = { ok: true; ageMs: number } | { ok: false; reason: string };

@@ -177,17 +177,12 @@ function fingerprintOf(data: ContactInput): string {
     .digest("hex");
 }
 
-function metricOf(outcome: Outcome): InquiryOutcome {
-  switch (outcome.kind) {
-    case "stored":
-      return outcome.held ? "held" : "stored";
-    case "replayed":
-      return "stored";
-    case "invalid":
-      return "invalid";
-    case "rate-limited":
-      return "rate_limited";
-    case "key-reused":
-      return "refused";
-  }
-}
+/** How each outcome is counted in contact_inquiries_total (a replay counts as the stored message it is). */
+const METRIC: Record<Outcome["kind"], InquiryOutcome> = {
+  stored: "stored",
+  replayed: "stored",
+  invalid: "invalid",
+  "rate-limited": "rate_limited",
+  "key-reused": "refused",
+};
+const metricOf = (o: Outcome): InquiryOutcome => (o.kind === "stored" && o.held ? "held" : METRIC[o.kind]);

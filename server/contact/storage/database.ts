@@ -5,9 +5,8 @@ import { openSqlite } from "./sqlite.ts";
 export { openPostgres, openSqlite };
 
 /**
- * What the contact pipeline needs of a database, whichever engine: one small SQL interface over
- * SQLite (node:sqlite, the default: a file under DATA_DIR) and PostgreSQL (pg, when DATABASE_URL is
- * set). Queries are written once with `?` placeholders; the PostgreSQL side numbers them.
+ * One small SQL interface over SQLite (node:sqlite, the default) and PostgreSQL (pg, with
+ * DATABASE_URL). Queries are written once with `?` placeholders; the PostgreSQL side numbers them.
  */
 
 export type Engine = "sqlite" | "postgres";

@@ -66,38 +66,34 @@ export function openSqlite(file: string, { watcher = quietWatcher }: { watcher?:
   let idle: Promise<void> = Promise.resolve();
   let draining = false;
 
+  /** Never throws: every caller of the batch is answered. */
   async function commitTogether(batch: Pending[]) {
+    const answers: Array<() => void> = [];
     try {
       await begin();
-    } catch (e) {
-      watcher.failed((e as Error).message);
-      for (const item of batch) item.reject(e);
-      return;
-    }
-    const settled: Array<() => void> = [];
-    for (const item of batch) {
-      db.exec("SAVEPOINT one");
-      try {
-        const value = await item.fn(inTx);
-        db.exec("RELEASE one");
-        settled.push(() => item.resolve(value));
-      } catch (e) {
-        db.exec("ROLLBACK TO one");
-        db.exec("RELEASE one");
-        settled.push(() => item.reject(e));
+      for (const item of batch) {
+        db.exec("SAVEPOINT one");
+        try {
+          const value = await item.fn(inTx);
+          db.exec("RELEASE one");
+          answers.push(() => item.resolve(value));
+        } catch (e) {
+          db.exec("ROLLBACK TO one; RELEASE one");
+          answers.push(() => item.reject(e));
+        }
       }
-    }
-    try {
       db.exec("COMMIT");
     } catch (e) {
-      if (db.isTransaction) db.exec("ROLLBACK");
-      const err = new StorageUnavailableError(`SQLite: ${(e as Error).message}`);
+      // No lock, or the database itself failed (the disk is full, the file is gone): storage, not the request.
+      if (db.isOpen && db.isTransaction) db.exec("ROLLBACK");
+      const err =
+        e instanceof StorageUnavailableError ? e : new StorageUnavailableError(`SQLite: ${(e as Error).message}`);
       watcher.failed(err.message);
       for (const item of batch) item.reject(err);
       return;
     }
     watcher.recovered();
-    for (const settle of settled) settle();
+    for (const answer of answers) answer();
   }
 
   function transaction<T>(fn: (tx: Sql) => Promise<T>): Promise<T> {
@@ -111,11 +107,7 @@ export function openSqlite(file: string, { watcher = quietWatcher }: { watcher?:
           await new Promise((r) => setImmediate(r));
           const batch = pending;
           pending = [];
-          await commitTogether(batch).catch((e) => {
-            // Anything unexpected (the connection closed under it): no caller waits for ever.
-            if (db.isOpen && db.isTransaction) db.exec("ROLLBACK");
-            for (const item of batch) item.reject(new StorageUnavailableError(`SQLite: ${(e as Error).message}`));
-          });
+          await commitTogether(batch);
         }
         draining = false;
       })();
