@@ -16,16 +16,18 @@ export type Page = {
   readonly public: boolean;
   /** Ships a script (the contact form's, added at build: ADR 0005): measured against the interactive budgets. */
   readonly interactive?: boolean;
+  /** Has a Markdown version at its path + ".md", listed in /llms.txt (scripts/machine-readable.ts). */
+  readonly markdown?: boolean;
 };
 
 export const pages = [
   { path: "/", module: "routes/home.tsx", nav: "Home", public: true },
-  { path: "/services", module: "routes/services.tsx", nav: "Services", public: true },
+  { path: "/services", module: "routes/services.tsx", nav: "Services", public: true, markdown: true },
   { path: "/blog", module: "routes/blog.tsx", nav: "Blog", public: true },
-  { path: "/blog/:slug", module: "routes/blog-post.tsx", public: true },
-  { path: "/contact", module: "routes/contact.tsx", nav: "Contact", public: true, interactive: true },
+  { path: "/blog/:slug", module: "routes/blog-post.tsx", public: true, markdown: true },
+  { path: "/contact", module: "routes/contact.tsx", nav: "Contact", public: true, interactive: true, markdown: true },
   { path: "/contact/sent", module: "routes/contact-sent.tsx", public: false },
-  { path: "/imprint", module: "routes/imprint.tsx", public: true },
+  { path: "/imprint", module: "routes/imprint.tsx", public: true, markdown: true },
 ] as const satisfies readonly Page[];
 
 /** Files for crawlers and readers, prerendered from resource routes. */

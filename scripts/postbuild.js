@@ -7,11 +7,13 @@ import { brotliCompressSync, constants, gzipSync } from "node:zlib";
 import { createRequestHandler } from "react-router";
 import { build as viteBuild } from "vite";
 import { site } from "../app/config/site.ts";
+import { readPublishedPosts } from "../app/content/post-files.ts";
 import { HTML_CACHE, IMMUTABLE } from "../server/cache.ts";
 import { loadEnv } from "../server/env.ts";
-import { BASE_HEADERS, HSTS, NON_HTML_POLICY, policyForHtml } from "../server/security.ts";
-import { walk } from "../server/static.ts";
+import { BASE_HEADERS, HSTS, NON_HTML_POLICY, PAGE_HEADERS, policyForHtml } from "../server/security.ts";
+import { typesByPath, walk } from "../server/static.ts";
 import { buildImages } from "./images.ts";
+import { writeMachineReadable } from "./machine-readable.ts";
 
 /**
  * After `react-router build`: write the not-found pages as build/client/404.html and
@@ -86,6 +88,10 @@ for (const path of walk(root)) {
 const images = await buildImages(root, pages, { name: site.name, url: site.url });
 console.log(`postbuild: favicons, and ${images.pages} social images (${images.drawn} drawn, the rest from cache)`);
 
+// Markdown versions of the pages marked `markdown` in app/pages.ts, and /llms.txt listing them.
+const machineReadable = writeMachineReadable(root, readPublishedPosts());
+console.log(`postbuild: /llms.txt and ${machineReadable - 1} Markdown versions of pages`);
+
 // _headers: one rule per page with its own CSP (hosts merge the headers of overlapping rules, and two
 // CSPs would both be enforced, so the catch-all rule carries none); hashed assets cached forever.
 const rules = [];
@@ -106,6 +112,7 @@ for (const path of walk(root)) {
   const rel = path.slice(root.length - 1);
   const csp = {
     "Content-Security-Policy": policyForHtml(readFileSync(path, "utf8")),
+    ...PAGE_HEADERS,
     "Cache-Control": HTML_CACHE,
   };
   if (rel.endsWith("/index.html")) {
@@ -116,9 +123,10 @@ for (const path of walk(root)) {
     rules.push(block(rel, csp));
   }
 }
+for (const [path, type] of Object.entries(typesByPath)) rules.push(block(path, { "Content-Type": type }));
 writeFileSync(join(root, "_headers"), `${rules.join("\n\n")}\n`);
 
-const compressible = new Set([".html", ".css", ".js", ".svg", ".json", ".xml", ".txt", ".data", ".webmanifest"]);
+const compressible = new Set([".html", ".css", ".js", ".svg", ".json", ".xml", ".txt", ".md", ".data", ".webmanifest"]);
 
 let count = 0;
 let raw = 0;

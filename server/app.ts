@@ -107,6 +107,8 @@ function requestLog(log: Logger): RequestHandler {
         status: res.statusCode,
         ms: Number((process.hrtime.bigint() - start) / 10_000n) / 100,
         bytes: Number(res.getHeader("content-length") ?? 0) || undefined,
+        // A page the browser loads ahead of a click (speculation rules): "prefetch;prerender".
+        purpose: req.get("sec-purpose"),
       });
     });
     next();

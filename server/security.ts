@@ -75,6 +75,15 @@ export const BASE_HEADERS: Readonly<Record<string, string>> = {
   "X-Frame-Options": "DENY",
 };
 
+/**
+ * Headers every HTML page carries besides its policy. Speculation rules (docs/decisions/0010): the
+ * browser prerenders a page of this site when its link is hovered or pressed, with no script on
+ * the page. Delete the line to turn prerendering off.
+ */
+export const PAGE_HEADERS: Readonly<Record<string, string>> = {
+  "Speculation-Rules": '"/speculation-rules.json"',
+};
+
 /** Sent only over HTTPS (directly, or as a trusted proxy reports): two years, subdomains too. */
 export const HSTS = "max-age=63072000; includeSubDomains";
 

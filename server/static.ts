@@ -5,7 +5,7 @@ import { brotliCompressSync, constants, gzipSync } from "node:zlib";
 import type { Request, RequestHandler, Response } from "express";
 import { FORM_TOKEN_PLACEHOLDER } from "../app/contact/fields.ts";
 import { HTML_CACHE, IMMUTABLE, OTHER_CACHE } from "./cache.ts";
-import { policyForHtml } from "./security.ts";
+import { PAGE_HEADERS, policyForHtml } from "./security.ts";
 
 /**
  * The prerendered site, read into memory once at start: every page and asset with its brotli and
@@ -26,8 +26,15 @@ export const contentTypes: Record<string, string> = {
   ".ico": "image/x-icon",
   ".xml": "application/xml; charset=utf-8",
   ".txt": "text/plain; charset=utf-8",
+  ".md": "text/markdown; charset=utf-8",
   ".data": "text/x-script; charset=utf-8",
   ".woff2": "font/woff2",
+};
+
+/** Files whose type their extension does not tell. */
+export const typesByPath: Record<string, string> = {
+  "/blog/rss.xml": "application/rss+xml; charset=utf-8",
+  "/speculation-rules.json": "application/speculationrules+json",
 };
 
 /** Every file below `dir`. */
@@ -68,9 +75,7 @@ function loadFile(path: string, rel: string): StaticFile {
     body,
     br: variant(".br"),
     gzip: variant(".gz"),
-    type: rel.endsWith("/rss.xml")
-      ? "application/rss+xml; charset=utf-8"
-      : (contentTypes[ext] ?? "application/octet-stream"),
+    type: typesByPath[rel] ?? contentTypes[ext] ?? "application/octet-stream",
     // Each encoding is a different representation, so each has its own ETag (RFC 9110 §8.8.3).
     etags: { identity: `"${tag}"`, br: `"${tag}-br"`, gzip: `"${tag}-gz"` },
     cacheControl: rel.startsWith("/assets/") ? IMMUTABLE : ext === ".html" ? HTML_CACHE : OTHER_CACHE,
@@ -137,10 +142,16 @@ function sendWithToken(req: Request, res: Response, file: StaticFile, status: nu
   res.setHeader("Content-Type", file.type);
   res.setHeader("Cache-Control", "no-store");
   res.setHeader("Vary", "Accept-Encoding");
-  if (file.csp) res.setHeader("Content-Security-Policy", file.csp);
+  if (file.csp) setPageHeaders(res, file.csp);
   if (encoding !== "identity") res.setHeader("Content-Encoding", encoding);
   res.setHeader("Content-Length", body.length);
   res.end(req.method === "HEAD" ? undefined : body);
+}
+
+/** A page's own policy, and the headers every page carries (security.ts). */
+function setPageHeaders(res: Response, csp: string) {
+  res.setHeader("Content-Security-Policy", csp);
+  for (const [name, value] of Object.entries(PAGE_HEADERS)) res.setHeader(name, value);
 }
 
 /** Send one file with the encoding the client accepts best (q=0 honoured), or 304 if its copy is fresh. */
@@ -154,7 +165,7 @@ function send(req: Request, res: Response, file: StaticFile, status: number) {
   res.setHeader("Content-Type", file.type);
   res.setHeader("Cache-Control", file.cacheControl);
   res.setHeader("Vary", "Accept-Encoding");
-  if (file.csp) res.setHeader("Content-Security-Policy", file.csp);
+  if (file.csp) setPageHeaders(res, file.csp);
   if (status === 200) {
     res.setHeader("ETag", file.etags[encoding]);
     // If-None-Match with weak comparison, lists and "*" (Express's req.fresh, the `fresh` package).

@@ -25,7 +25,8 @@ export const frontmatterSchema = z.strictObject({
 });
 
 export type Frontmatter = z.infer<typeof frontmatterSchema>;
-export type Post = Frontmatter & { html: string; file: string };
+/** A post: its frontmatter, its Markdown body as the company wrote it, and that body as HTML. */
+export type Post = Frontmatter & { body: string; html: string; file: string };
 
 export class PostError extends Error {
   readonly file: string;
@@ -94,7 +95,7 @@ export function parsePost(file: string, raw: string): Post {
   }
   const body = (match[2] ?? "").trim();
   if (body.length < 200) throw new PostError(file, "content", "the article body is missing or too short");
-  return { ...result.data, html: renderMarkdown(body), file };
+  return { ...result.data, body, html: renderMarkdown(body), file };
 }
 
 /** Published posts, newest first: drafts and posts dated in the future are left out. */

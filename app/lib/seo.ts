@@ -1,5 +1,6 @@
 import type { MetaDescriptor } from "react-router";
 import { site } from "~/config/site";
+import { pageOf } from "~/pages";
 import { socialImagePath } from "./social-image";
 
 /**
@@ -24,6 +25,9 @@ export function pageMeta({
     { title: fullTitle },
     { name: "description", content: description },
     { tagName: "link", rel: "canonical", href: url },
+    ...(pageOf(path)?.markdown
+      ? [{ tagName: "link", rel: "alternate", type: "text/markdown", href: `${path}.md` }]
+      : []),
     { property: "og:type", content: type },
     { property: "og:site_name", content: site.name },
     { property: "og:title", content: title },
