@@ -1,6 +1,7 @@
 // First, before anything imports app/config/site.ts: the environment gives it the site's URL.
 import "../server/env.ts";
-import { writeFileSync } from "node:fs";
+import { existsSync, writeFileSync } from "node:fs";
+import { join } from "node:path";
 import { parseArgs } from "node:util";
 import { stringify } from "csv-stringify/sync";
 import { type ContactConfig, loadConfig } from "../server/contact/config.ts";
@@ -41,8 +42,11 @@ function parseAge(text: string | undefined): number {
 
 class UsageError extends Error {}
 
-/** A cell that starts with = + - @, a tab or a carriage return is defused, so a spreadsheet never runs it as a formula. */
-const defuse = (s: string) => (/^[=+\-@\t\r]/.test(s) ? `'${s}` : s);
+/**
+ * A cell that starts with = + - @ (or their full-width forms), a tab, a carriage return, or a
+ * separator (, ;) is defused, so a spreadsheet never runs it as a formula, whatever its separator.
+ */
+const defuse = (s: string) => (/^[=+\-@\t\r,;\uFF1D\uFF0B\uFF0D\uFF20]/.test(s) ? `'${s}` : s);
 
 const COLUMNS: Array<[string, (r: InquiryRecord) => unknown]> = [
   ["id", (r) => r.id],
@@ -62,7 +66,14 @@ const COLUMNS: Array<[string, (r: InquiryRecord) => unknown]> = [
 function toCsv(rows: InquiryRecord[]): string {
   return stringify(
     rows.map((r) => COLUMNS.map(([, get]) => get(r) ?? "")),
-    { header: true, columns: COLUMNS.map(([h]) => h), record_delimiter: "\r\n", cast: { string: defuse } },
+    // Every cell quoted: a spreadsheet that splits on ";" keeps "a;=b" one cell.
+    {
+      header: true,
+      columns: COLUMNS.map(([h]) => h),
+      record_delimiter: "\r\n",
+      quoted: true,
+      cast: { string: defuse },
+    },
   );
 }
 
@@ -196,12 +207,15 @@ const COMMANDS: Record<string, (c: Context) => Promise<number>> = {
     }
     return 0;
   },
-  async release({ store, rest, config }) {
+  async release({ store, rest }) {
     const id = rest[0];
     if (!id) throw new UsageError("release needs an inquiry ID");
-    const channels: ChannelName[] = ["email"];
-    if (config.webhook) channels.push("webhook");
-    if (config.slack) channels.push("slack");
+    // The channels the server delivers to, not this shell's environment (which may name none).
+    const channels = await store.operator.serverChannels();
+    if (!channels) {
+      console.error("The server has not started on this database yet, so its channels are not known: start it once.");
+      return 1;
+    }
     if (!(await store.operator.releaseHeld(id, newDeliveries(channels, id), Date.now()))) {
       console.error(`No held message with ID ${id}.`);
       return 1;
@@ -256,6 +270,12 @@ async function main(argv: string[]): Promise<number> {
   }
 
   const config = loadConfig();
+  // A missing SQLite file is a wrong DATA_DIR, not an empty database: say so, and create nothing.
+  const file = join(config.dataDir, "inquiries.sqlite");
+  if (!config.databaseUrl && !existsSync(file)) {
+    console.error(`No database at ${file}: set DATA_DIR (or DATABASE_URL) to the server's.`);
+    return 1;
+  }
   const db = openDatabase(config);
   try {
     await db.migrate();

@@ -133,10 +133,11 @@ function probes({ runtime, config, metrics }: AppOptions): express.Router {
     res.status(503).json({ status: "not ready", reason: state.reason });
   });
   if (config.metrics.token) {
-    const expected = Buffer.from(`Bearer ${config.metrics.token}`);
+    const expected = Buffer.from(config.metrics.token);
     router.get("/metrics", async (req, res) => {
       res.setHeader("Cache-Control", "no-store");
-      const given = Buffer.from(req.get("authorization") ?? "");
+      // The scheme is case-insensitive (RFC 9110 §11.1): "bearer" and "BEARER" are "Bearer".
+      const given = Buffer.from(/^bearer +(.*)$/i.exec(req.get("authorization") ?? "")?.[1] ?? "");
       if (given.length !== expected.length || !timingSafeEqual(given, expected)) {
         res.setHeader("WWW-Authenticate", 'Bearer realm="metrics"');
         res.status(401).type("text/plain").send("Unauthorized");

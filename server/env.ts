@@ -13,6 +13,13 @@ import { parseTrustProxy } from "./guards.ts";
  */
 
 const positiveInt = z.coerce.number().int().positive();
+/** A receiver's URL: http(s), with no user or password in it (they would end in logs and alerts). */
+const receiverUrl = z
+  .url({ protocol: /^https?$/, error: "an http:// or https:// URL" })
+  .refine(
+    (u) => !new URL(u).username && !new URL(u).password,
+    "no user:password@ in the URL (use a secret path or token)",
+  );
 
 const schema = z.object({
   // ---------------------------------------------------------------- build time
@@ -78,12 +85,12 @@ const schema = z.object({
   OUTBOX_RETRY_MAX_MS: positiveInt.default(60 * 60_000),
   OUTBOX_GIVE_UP_AFTER_MS: positiveInt.default(24 * 60 * 60_000),
   OUTBOX_LEASE_MS: positiveInt.default(2 * 60_000),
-  WEBHOOK_URL: z.url({ protocol: /^https?$/, error: "an http:// or https:// URL" }).optional(),
+  WEBHOOK_URL: receiverUrl.optional(),
   WEBHOOK_SECRET: z
     .string()
     .regex(/^whsec_[A-Za-z0-9+/]{32,}={0,2}$/, "a Standard Webhooks secret: whsec_ and at least 24 bytes in base64")
     .optional(),
-  SLACK_WEBHOOK_URL: z.url({ protocol: /^https?$/, error: "an http:// or https:// URL" }).optional(),
+  SLACK_WEBHOOK_URL: receiverUrl.optional(),
   DELIVERY_TIMEOUT_MS: positiveInt.default(10_000),
   METRICS_TOKEN: z.string().min(16, "at least 16 characters").optional(),
   METRICS_PORT: z.coerce.number().int().min(1).max(65_535).optional(),

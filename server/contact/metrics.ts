@@ -1,5 +1,5 @@
 import client from "prom-client";
-import type { ChannelName } from "./storage/records.ts";
+import { CHANNELS, type ChannelName } from "./storage/records.ts";
 import type { Store } from "./storage/store.ts";
 
 /**
@@ -7,7 +7,8 @@ import type { Store } from "./storage/store.ts";
  * and for how long, delivery latency per channel. Only behind METRICS_TOKEN or on METRICS_PORT.
  */
 
-export type InquiryOutcome = "stored" | "held" | "invalid" | "rate_limited" | "refused" | "unavailable";
+const INQUIRY_OUTCOMES = ["stored", "held", "invalid", "rate_limited", "refused", "unavailable"] as const;
+export type InquiryOutcome = (typeof INQUIRY_OUTCOMES)[number];
 
 export type ContactMetrics = {
   registry: client.Registry;
@@ -52,6 +53,7 @@ export function createMetrics(): ContactMetrics {
       registers: [registry],
       async collect() {
         this.reset();
+        for (const channel of CHANNELS) this.set({ channel }, 0);
         for (const p of (await readPending()) ?? []) this.set({ channel: p.channel }, value(p));
       },
     });
@@ -65,6 +67,13 @@ export function createMetrics(): ContactMetrics {
     "Age of the oldest delivery not yet done, by channel (0: none waiting).",
     (p) => p.oldestAgeMs / 1000,
   );
+  // Every series exists from the start at 0, so an alert on increase(…[15m]) sees the first failure
+  // after a restart, and "nothing waiting" reads 0, not "no data".
+  for (const source of ["api", "form"]) for (const outcome of INQUIRY_OUTCOMES) inquiries.inc({ source, outcome }, 0);
+  for (const channel of CHANNELS) {
+    for (const outcome of ["delivered", "retry", "failed"]) deliveries.inc({ channel, outcome }, 0);
+    latency.zero({ channel });
+  }
   return {
     registry,
     inquiry: (source, outcome) => inquiries.inc({ source, outcome }),

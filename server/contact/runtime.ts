@@ -33,6 +33,7 @@ export async function createContactPipeline(
     const channels: Channel[] = [emailChannel(mailer, { from: config.mailFrom, to: config.mailTo })];
     if (config.webhook) channels.push(webhookChannel({ ...config.webhook, timeoutMs: config.deliveryTimeoutMs }));
     if (config.slack) channels.push(slackChannel({ ...config.slack, timeoutMs: config.deliveryTimeoutMs }));
+    await store.operator.recordChannels(channels.map((c) => c.name));
     const { metrics } = opts;
     const worker = new OutboxWorker({
       store,

@@ -9,7 +9,7 @@ import { Webhook } from "standardwebhooks";
 import { afterEach, beforeEach, describe, expect, inject, it } from "vitest";
 import { loadConfig } from "../../server/contact/config.ts";
 import { classifyHttp, parseRetryAfter } from "../../server/contact/delivery/channel.ts";
-import { escapeSlack } from "../../server/contact/delivery/slack.ts";
+import { escapeSlack, slackMessage } from "../../server/contact/delivery/slack.ts";
 import { jsonAnswer } from "../../server/contact/http/endpoint.ts";
 import type { ContactPipeline } from "../../server/contact/intake/pipeline.ts";
 import { createContactPipeline } from "../../server/contact/runtime.ts";
@@ -144,6 +144,8 @@ describe.each([
     await expect.poll(async () => (await deliveries(p, id)).webhook?.status, { timeout: 10_000 }).toBe("sent");
     expect(hook.received).toHaveLength(2);
     expect(hook.received[0]?.headers["webhook-id"]).toBe(hook.received[1]?.headers["webhook-id"]);
+    // Each channel finishes on its own: the email is not held back by the webhook, nor waited for.
+    await expect.poll(async () => (await deliveries(p, id)).email?.status, { timeout: 10_000 }).toBe("sent");
     const d = await deliveries(p, id);
     expect(d.webhook).toMatchObject({ attempts: 2, status: "sent" });
     expect(d.email).toMatchObject({ attempts: 1, status: "sent" });
@@ -192,6 +194,23 @@ describe.each([
     await expect.poll(async () => (await deliveries(p, id)).webhook?.status, { timeout: 10_000 }).toBe("sent");
     expect((hook.received.at(-1)?.at ?? 0) - at).toBeGreaterThanOrEqual(2_900);
   }, 20_000);
+
+  it("delivers each lead on its own: a receiver taking its time holds no other delivery", async () => {
+    // The first webhook call takes 4 s (within DELIVERY_TIMEOUT_MS); every other answers at once.
+    hook.respond = (_r, n) => ({ status: 200, delayMs: n === 1 ? 4_000 : 0 });
+    const p = await pipeline({ DELIVERY_TIMEOUT_MS: "10000" });
+    p.worker.start();
+    const first = String((await submit(p)).body.id);
+    await expect.poll(() => hook.received.length).toBe(1);
+    const started = Date.now();
+    const second = String(
+      (await submit(p, { ...valid, message: "Another lead, sent while the first waits." })).body.id,
+    );
+    await expect.poll(async () => (await p.store.operator.get(second))?.status, { timeout: 10_000 }).toBe("sent");
+    expect(Date.now() - started).toBeLessThan(3_000);
+    expect((await deliveries(p, first)).webhook?.status).toBe("sending");
+    await expect.poll(async () => (await p.store.operator.get(first))?.status, { timeout: 10_000 }).toBe("sent");
+  });
 
   it("delivers nothing of an inquiry held as spam", async () => {
     const p = await pipeline();
@@ -335,6 +354,29 @@ describe("what an HTTP answer means", () => {
     expect(parseRetryAfter("soon", now)).toBeUndefined();
     expect(parseRetryAfter(null, now)).toBeUndefined();
   });
+  it("cuts a long message for Slack at its limit without splitting a character, and says it was cut", () => {
+    const inquiry = {
+      ...valid,
+      id: "i1",
+      receivedAt: Date.now(),
+      page: null,
+      userAgent: null,
+      ipHash: null,
+      source: "api" as const,
+      spam: false,
+      company: "",
+      service: "",
+      message: "😀".repeat(3500),
+    };
+    const section = slackMessage(inquiry).blocks[2] as { text: { text: string } };
+    const text = section.text.text;
+    expect(Array.from(text).length).toBeLessThanOrEqual(3000);
+    expect(text).not.toMatch(/[\uD800-\uDBFF](?![\uDC00-\uDFFF])|(?<![\uD800-\uDBFF])[\uDC00-\uDFFF]/);
+    expect(text).toMatch(/cut: the whole message is in the email\)$/);
+    const short = slackMessage({ ...inquiry, message: "Short." }).blocks[2] as { text: { text: string } };
+    expect(short.text.text).toBe("Short.");
+  });
+
   it("escapes Slack's three control characters", () => {
     expect(escapeSlack("<!here> & <@U1>")).toBe("&lt;!here&gt; &amp; &lt;@U1&gt;");
   });

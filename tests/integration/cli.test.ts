@@ -1,9 +1,12 @@
 import { spawnSync } from "node:child_process";
 import { randomUUID } from "node:crypto";
-import { mkdtempSync, readFileSync, rmSync } from "node:fs";
+import { existsSync, mkdtempSync, readFileSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
+import pino from "pino";
 import { afterEach, beforeEach, describe, expect, inject, it } from "vitest";
+import { loadConfig } from "../../server/contact/config.ts";
+import { createContactPipeline } from "../../server/contact/runtime.ts";
 import { openDatabase } from "../../server/contact/storage/database.ts";
 import { Store } from "../../server/contact/storage/store.ts";
 import { createTestDatabase } from "../support/postgres";
@@ -48,6 +51,20 @@ async function seed(store: Store) {
   );
   return { fresh: fresh as { id: string }, evil: evil as { id: string }, old: old as { id: string } };
 }
+
+const heldInquiry = {
+  name: "Held Person",
+  email: "held@example.org",
+  company: "",
+  service: "",
+  message: "A real person, held by mistake.",
+  page: null,
+  userAgent: null,
+  ipHash: null,
+  source: "api" as const,
+  spam: true,
+  heldReason: "no form token",
+};
 
 describe.each(["sqlite", "postgres"] as const)("inquiries CLI on %s", (engine) => {
   let env: Record<string, string>;
@@ -107,15 +124,42 @@ describe.each(["sqlite", "postgres"] as const)("inquiries CLI on %s", (engine) =
     );
   });
 
-  it("exports CSV, quoted and safe to open in a spreadsheet", () => {
+  it("exports CSV, quoted and safe to open in a spreadsheet", async () => {
+    // Formula tricks for spreadsheets that split on ";" and that read full-width signs.
+    const db = openDatabase({ dataDir: env.DATA_DIR ?? "", databaseUrl: env.DATABASE_URL || undefined });
+    const tricky = { name: ";=cmd|' /C calc'!A0", company: "\uFF1D1+1", message: "a;=SUM(1)" };
+    await new Store(db).intake.save({
+      inquiry: {
+        ...tricky,
+        id: randomUUID(),
+        email: "t@example.org",
+        service: "",
+        page: null,
+        userAgent: null,
+        ipHash: null,
+        source: "api",
+        spam: false,
+        receivedAt: Date.now() - 5000,
+      },
+      limits: [],
+      deliveries: [],
+    });
+    await db.close();
     const out = join(env.DATA_DIR ?? "", "export.csv");
     expect(cli("export", "--format", "csv", "--out", out).code).toBe(0);
     const csv = readFileSync(out, "utf8");
     const [header] = csv.split("\r\n");
-    expect(header).toBe("id,received_at,name,email,company,service,message,status,delivery_attempts,sent_at,source");
+    expect(header).toBe(
+      '"id","received_at","name","email","company","service","message","status","delivery_attempts","sent_at","source"',
+    );
     expect(csv).toContain('"Quote ""this"", please\nThanks"');
     expect(csv).toContain(`"'=HYPERLINK(""http://x"")"`);
-    expect(csv.trim().split("\r\n")).toHaveLength(4);
+    expect(csv).toContain(`"';=cmd|' /C calc'!A0"`);
+    expect(csv).toContain(`"'\uFF1D1+1"`);
+    // Every cell quoted: "a;=SUM(1)" stays one cell where ";" is the separator.
+    expect(csv).toContain(`"a;=SUM(1)"`);
+    expect(csv.split("\r\n")[1]).toMatch(/^"[^"]+","/);
+    expect(csv.trim().split("\r\n")).toHaveLength(5);
     expect(cli("export").code).toBe(2);
   });
 
@@ -193,6 +237,38 @@ describe.each(["sqlite", "postgres"] as const)("inquiries CLI on %s", (engine) =
     expect(cli("stats").out).toMatch(/last day: 2 inquiries \(0 held as spam\)/);
   });
 
+  it("releases a held message to the channels the server uses, whatever this shell's environment says", async () => {
+    const db = openDatabase({ dataDir: env.DATA_DIR ?? "", databaseUrl: env.DATABASE_URL || undefined });
+    const id = randomUUID();
+    await new Store(db).intake.save({
+      inquiry: { ...heldInquiry, id, receivedAt: Date.now() },
+      limits: [],
+      deliveries: [],
+    });
+    // Not known before the server has run on this database: refused, nothing queued.
+    const early = cli("release", id);
+    expect(early.code).toBe(1);
+    expect(early.err).toContain("its channels are not known");
+    // The server, with a webhook and Slack, starts on it and records its channels.
+    const server = await createContactPipeline(
+      loadConfig({
+        ...env,
+        WEBHOOK_URL: "http://127.0.0.1:9/hook",
+        WEBHOOK_SECRET: `whsec_${"A".repeat(32)}`,
+        SLACK_WEBHOOK_URL: "http://127.0.0.1:9/slack",
+      }),
+      pino({ level: "silent" }),
+      { db },
+    );
+    await server.close();
+    // An operator's shell with only the data folder (or database) set.
+    const released = cli("release", id);
+    expect(released.code).toBe(0);
+    expect(released.out).toContain("queued for email, webhook, slack");
+    const shown = JSON.parse(cli("list", "--json").out).find((r: { id: string }) => r.id === id);
+    expect(shown.deliveries.map((d: { channel: string }) => d.channel).sort()).toEqual(["email", "slack", "webhook"]);
+  });
+
   it("purges inquiries older than the given age", () => {
     expect(cli("purge", "--older-than", "365d").out).toContain("Deleted 1 inquiry older than 365d.");
     const rows = JSON.parse(cli("list", "--json").out);
@@ -201,5 +277,22 @@ describe.each(["sqlite", "postgres"] as const)("inquiries CLI on %s", (engine) =
     const bad = cli("purge", "--older-than", "a year");
     expect(bad.code).toBe(2);
     expect(bad.err).toContain("--older-than takes");
+  });
+});
+
+describe("inquiries CLI without a database", () => {
+  it("says the database does not exist, exits non-zero and creates nothing, rather than reporting an empty one", () => {
+    const missing = join(tmpdir(), `no-such-data-${process.pid}-${Date.now()}`);
+    for (const command of ["list", "held", "stats", "retry", "purge"]) {
+      const args = command === "purge" ? [command, "--older-than", "365d"] : [command];
+      const r = spawnSync(process.execPath, ["scripts/inquiries.ts", ...args], {
+        cwd: root,
+        env: { ...process.env, DATA_DIR: missing, DATABASE_URL: "" },
+        encoding: "utf8",
+      });
+      expect(r.status, command).toBe(1);
+      expect(r.stderr, command).toContain(`No database at ${join(missing, "inquiries.sqlite")}`);
+      expect(existsSync(missing), command).toBe(false);
+    }
   });
 });

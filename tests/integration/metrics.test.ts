@@ -83,6 +83,14 @@ describe("metrics on the site's port, behind METRICS_TOKEN", () => {
     expect(text).toMatch(/^nodejs_eventloop_lag_seconds \d/m);
   });
 
+  it("takes the token with the Bearer scheme spelled in any case", async () => {
+    for (const scheme of ["bearer", "BEARER", "Bearer"]) {
+      const res = await fetch(`${server.url}/metrics`, { headers: { authorization: `${scheme} ${TOKEN}` } });
+      expect(res.status, scheme).toBe(200);
+    }
+    expect((await fetch(`${server.url}/metrics`, { headers: { authorization: `Basic ${TOKEN}` } })).status).toBe(401);
+  });
+
   it("reports readiness separately from liveness", async () => {
     expect(await (await fetch(`${server.url}/healthz`)).json()).toEqual({ status: "ok" });
     const ready = await fetch(`${server.url}/readyz`);
@@ -96,7 +104,13 @@ describe("metrics never on the public site by accident", () => {
   let metricsPort: number;
   beforeAll(async () => {
     metricsPort = await freePort();
-    server = await startServer({ METRICS_PORT: String(metricsPort) });
+    // A relay nobody listens on: an email delivery stays pending, retried later.
+    server = await startServer({
+      METRICS_PORT: String(metricsPort),
+      SMTP_URL: `smtp://127.0.0.1:${await freePort()}`,
+      SPAM_FILTER: "off",
+      OUTBOX_POLL_MS: "50",
+    });
   });
   afterAll(async () => {
     await server?.stop();
@@ -106,6 +120,28 @@ describe("metrics never on the public site by accident", () => {
     const res = await fetch(`${server.url}/metrics`);
     expect(res.status).toBe(404);
     expect(await res.text()).not.toContain("process_cpu");
+  });
+
+  it("has every series of the README's alerts from the start, at 0, and counts a delivery that waits", async () => {
+    const scrape = async () => (await fetch(`http://127.0.0.1:${metricsPort}/metrics`)).text();
+    const fresh = await scrape();
+    // Without these at 0, increase(…{outcome="failed"}[15m]) > 0 misses the first failure after a restart.
+    for (const channel of ["email", "webhook", "slack"]) {
+      for (const outcome of ["delivered", "retry", "failed"]) {
+        expect(sample(fresh, `contact_deliveries_total{channel="${channel}",outcome="${outcome}"}`)).toBe(0);
+      }
+      expect(sample(fresh, `contact_deliveries_pending{channel="${channel}"}`)).toBe(0);
+      expect(sample(fresh, `contact_delivery_oldest_pending_seconds{channel="${channel}"}`)).toBe(0);
+    }
+    expect(sample(fresh, 'contact_inquiries_total{source="form",outcome="stored"}')).toBe(0);
+    expect((await post(server.url, valid, "198.51.100.9")).status).toBe(201);
+    await expect.poll(async () => sample(await scrape(), 'contact_deliveries_pending{channel="email"}')).toBe(1);
+    await expect
+      .poll(async () => sample(await scrape(), 'contact_delivery_oldest_pending_seconds{channel="email"}'))
+      .toBeGreaterThan(0);
+    await expect
+      .poll(async () => sample(await scrape(), 'contact_deliveries_total{channel="email",outcome="retry"}'))
+      .toBeGreaterThanOrEqual(1);
   });
 
   it("METRICS_PORT serves them on localhost without a token", async () => {

@@ -256,6 +256,7 @@ describe.each([
     const stored = await p.store.operator.get(String(answer.body.id));
     expect(stored).toMatchObject({ spam: true, status: "spam" });
     await p.worker.pass();
+    await p.worker.settled();
     expect(smtp.received).toHaveLength(0);
   });
 

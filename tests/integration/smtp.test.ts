@@ -33,7 +33,7 @@ describe("the SMTP relay's connections", () => {
     for (const c of cleanups.splice(0).reverse()) await c();
   });
 
-  async function pipeline(smtpUrl: string): Promise<ContactPipeline> {
+  async function pipeline(smtpUrl: string, env: Record<string, string> = {}): Promise<ContactPipeline> {
     const dir = mkdtempSync(join(tmpdir(), "smtp-pool-"));
     const config = loadConfig({
       DATA_DIR: dir,
@@ -42,6 +42,7 @@ describe("the SMTP relay's connections", () => {
       OUTBOX_RETRY_BASE_MS: "50",
       OUTBOX_RETRY_MAX_MS: "100",
       SPAM_FILTER: "off",
+      ...env,
     });
     const made = await createContactPipeline(config, pino({ level: "silent" }), {
       db: openSqlite(join(dir, "inquiries.sqlite")),
@@ -77,6 +78,19 @@ describe("the SMTP relay's connections", () => {
     expect(d?.status).toMatch(/pending|sending/);
     expect(d?.lastError).toMatch(/Invalid username or password/);
     expect(smtp.received).toHaveLength(0);
+  });
+
+  it("fails a lead at once, with the relay's answer, when the relay refuses it for good (550)", async () => {
+    smtp = await new TestSmtp().start();
+    smtp.unknownRecipients.add("nobody@example.com");
+    cleanups.push(() => smtp.stop());
+    const p = await pipeline(smtp.url, { CONTACT_TO: "nobody@example.com" });
+    const id = await submit(p);
+    // A wrong CONTACT_TO is noticed now, not after a day of retries.
+    await expect.poll(async () => (await delivery(p, id))?.status, { timeout: 10_000 }).toBe("failed");
+    const d = await delivery(p, id);
+    expect(d?.attempts).toBe(1);
+    expect(d?.lastError).toMatch(/550.*User unknown/);
   });
 
   it("opens a new connection when the relay has closed an idle one, without a failed attempt", async () => {

@@ -17,6 +17,8 @@ export class TestSmtp {
   readonly rejected: string[] = [];
   /** Answer 451 to this many deliveries before accepting again. */
   rejectNext = 0;
+  /** Recipients this relay does not know: RCPT TO is answered 550 (a permanent "no"). */
+  readonly unknownRecipients = new Set<string>();
   port = 0;
   private server: SMTPServer | null = null;
   /** Also write each accepted message to this folder (for test processes other than this one). */
@@ -45,6 +47,11 @@ export class TestSmtp {
           }
         : { authOptional: true, disabledCommands: ["STARTTLS", "AUTH"] }),
       logger: false,
+      onRcptTo: (address, _session, callback) => {
+        if (!this.unknownRecipients.has(address.address)) return callback();
+        const err = new Error(`5.1.1 <${address.address}>: Recipient address rejected: User unknown`);
+        callback(Object.assign(err, { responseCode: 550 }));
+      },
       onData: (stream, _session, callback) => {
         const chunks: Buffer[] = [];
         stream.on("data", (c: Buffer) => chunks.push(c));

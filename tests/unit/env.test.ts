@@ -36,6 +36,15 @@ describe("the environment", () => {
     [{ RATE_LIMIT_PER_DAY: "-3" }, /^Invalid environment: RATE_LIMIT_PER_DAY: /],
     [{ WEBHOOK_URL: "https://hooks.example/x" }, /WEBHOOK_SECRET: required with WEBHOOK_URL/],
     [{ SMTP_FROM: "Teton Digital Website" }, /^Invalid environment: SMTP_FROM: a sender with an address/],
+    // A password in a receiver's URL would be written into logs, stored errors and alerts: refused at start.
+    [
+      { WEBHOOK_URL: "https://crm:s3cret@hooks.example/x", WEBHOOK_SECRET: `whsec_${"A".repeat(32)}` },
+      /^Invalid environment: WEBHOOK_URL: no user:password@ in the URL/,
+    ],
+    [
+      { SLACK_WEBHOOK_URL: "https://u:p@hooks.slack.example/T/B/x" },
+      /^Invalid environment: SLACK_WEBHOOK_URL: no user/,
+    ],
   ])("refuses %j in one line naming the variable", (source, message) => {
     expect(() => loadEnv(source)).toThrow(message);
     try {

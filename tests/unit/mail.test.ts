@@ -62,6 +62,13 @@ describe("the email an inquiry becomes, as nodemailer composes it", () => {
     expect(parsed.replyTo?.value[0]?.address).toBe("eve@example.org");
   });
 
+  it("shows a name typed as an RFC 2047 encoded word as typed, never decoded into a line break", async () => {
+    const name = "=?utf-8?Q?Eve=0D=0ABcc=3A_victim@example.net?=";
+    const parsed = await simpleParser(await composeMail(buildMail(inquiry({ name }), addresses)));
+    expect(parsed.replyTo?.value[0]?.name).toBe(name);
+    expect(parsed.bcc).toBeUndefined();
+  });
+
   it("escapes any script in any field of the HTML part", async () => {
     const script = "<script>alert(1)</script>";
     const raw = await composeMail(

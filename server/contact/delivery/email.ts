@@ -1,6 +1,7 @@
 import { mkdirSync, renameSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import nodemailer from "nodemailer";
+import { encodeWord } from "nodemailer/lib/mime-funcs";
 import { site } from "../../../app/config/site.ts";
 import { escapeHtml } from "../../../app/lib/escape.ts";
 import type { Inquiry } from "../storage/records.ts";
@@ -33,6 +34,13 @@ export function messageIdFor(inquiryId: string): string {
   const host = new URL(site.url).hostname;
   return `<inquiry-${inquiryId}@${host}>`;
 }
+
+/**
+ * A visitor's name as a display name. One that looks like an RFC 2047 encoded word ("=?utf-8?Q?…?=")
+ * would be passed on as it is and decoded by the mail client, into characters the form refuses
+ * (a line break, say): it is encoded again, so the client shows exactly what was typed.
+ */
+const displayName = (name: string) => (name.includes("=?") ? encodeWord(name, "B") : name);
 
 export function buildMail(inquiry: Inquiry, opts: { from: string; to: string }): Mail {
   // The subject holds validated single-line text only (the schema rejects CR/LF), cut to a sane length.
@@ -70,7 +78,7 @@ export function buildMail(inquiry: Inquiry, opts: { from: string; to: string }):
   return {
     from: opts.from,
     to: opts.to,
-    replyTo: { name: inquiry.name, address: inquiry.email },
+    replyTo: { name: displayName(inquiry.name), address: inquiry.email },
     subject,
     text,
     html,
@@ -137,7 +145,12 @@ export function emailChannel(mailer: Mailer, addresses: { from: string; to: stri
         if (!result.accepted) return { kind: "retry", reason: `relay did not accept the message: ${result.detail}` };
         return { kind: "delivered", detail: result.detail };
       } catch (err) {
-        return { kind: "retry", reason: (err as Error).message || String(err) };
+        const e = err as Error & { responseCode?: number; code?: string };
+        const reason = e.message || String(err);
+        // A relay's 5xx to the envelope or the message (550 unknown recipient) is its final word; a
+        // refused login (a password being fixed), 4xx and connection errors are tried again.
+        const final = (e.responseCode ?? 0) >= 500 && (e.code === "EENVELOPE" || e.code === "EMESSAGE");
+        return final ? { kind: "permanent", reason } : { kind: "retry", reason };
       }
     },
     async notify(subject, text) {

@@ -6,16 +6,25 @@ import { type Channel, post } from "./channel.ts";
 /** Slack's markup has three control characters; escaped, a visitor's text cannot mention or link. */
 export const escapeSlack = (s: string) => s.replace(/&/g, "&amp;").replace(/</g, "&lt;").replace(/>/g, "&gt;");
 
+/** At most `max` characters, never half of one (a surrogate pair, an emoji); a cut says so. */
+export function cut(text: string, max: number): string {
+  const chars = Array.from(text);
+  if (chars.length <= max) return text;
+  const mark = " … (cut: the whole message is in the email)";
+  return chars.slice(0, max - mark.length).join("") + mark;
+}
+
 export function slackMessage(inquiry: Inquiry) {
   const who = inquiry.company ? `${inquiry.name} (${inquiry.company})` : inquiry.name;
   const service = inquiry.service || "General";
-  const plain = (text: string) => ({ type: "plain_text", text: text.slice(0, 2000) || "—", emoji: false });
+  // Slack's limits: 2,000 characters a field, 3,000 a section, 150 a header.
+  const plain = (text: string, max = 2000) => ({ type: "plain_text", text: cut(text, max) || "—", emoji: false });
   return {
     // The notification text, and the fallback where blocks are not shown: markup switched off, escaped.
     text: escapeSlack(`New inquiry: ${service} — ${who} <${inquiry.email}>`),
     mrkdwn: false,
     blocks: [
-      { type: "header", text: plain(`New inquiry: ${service}`.slice(0, 150)) },
+      { type: "header", text: plain(`New inquiry: ${service}`, 150) },
       {
         type: "section",
         fields: [
@@ -25,7 +34,7 @@ export function slackMessage(inquiry: Inquiry) {
           plain(`Received: ${new Date(inquiry.receivedAt).toISOString()}`),
         ],
       },
-      { type: "section", text: plain(inquiry.message.slice(0, 2900)) },
+      { type: "section", text: plain(inquiry.message, 3000) },
       { type: "context", elements: [plain(`Inquiry ${inquiry.id} · reply by email to ${inquiry.email}`)] },
     ],
   };

@@ -29,12 +29,17 @@ type WorkerParts = {
   heldSummaryIntervalMs: number;
 };
 
+/** How many deliveries one worker makes at once. */
+const MAX_IN_HAND = 16;
+
 export class OutboxWorker {
   readonly id = `worker-${randomUUID()}`;
   private running = false;
   private wake: (() => void) | null = null;
   private loop: Promise<void> | null = null;
   private nextSummaryCheck = 0;
+  /** Deliveries being made: each finishes on its own, bounded by its channel's timeout. */
+  private readonly inFlight = new Set<Promise<void>>();
   private readonly parts: WorkerParts;
   private readonly channels: Map<ChannelName, Channel>;
   private readonly log: Logger;
@@ -55,12 +60,18 @@ export class OutboxWorker {
     this.wake?.();
   }
 
-  /** Finish the jobs in hand (up to `graceMs`), then give back any still claimed. */
+  /** Resolves when the deliveries in hand have been made and recorded. */
+  async settled(): Promise<void> {
+    while (this.inFlight.size > 0) await Promise.all(this.inFlight);
+  }
+
+  /** Finish the deliveries in hand (up to `graceMs`), then give back any still claimed. */
   async stop(graceMs = 10_000): Promise<void> {
     if (!this.running) return;
     this.running = false;
     this.wake?.();
-    await Promise.race([this.loop, new Promise((r) => setTimeout(r, graceMs).unref())]);
+    const done = this.loop?.then(() => this.settled());
+    await Promise.race([done, new Promise((r) => setTimeout(r, graceMs).unref())]);
     const released = await this.parts.store.outbox.release(this.id).catch(() => 0);
     if (released > 0) this.log.info({ released }, "released claimed deliveries");
   }
@@ -93,10 +104,24 @@ export class OutboxWorker {
     }
   }
 
-  /** One pass: claim due deliveries, make them concurrently, record each attempt. Returns how many. */
+  /**
+   * One pass: claim what is due, up to 16 in hand at once, and start each delivery; it finishes on
+   * its own, so one slow receiver never holds the others (the loop claims again as each ends).
+   * Returns how many it started.
+   */
   async pass(now = Date.now()): Promise<number> {
-    const due = await this.parts.store.outbox.claimDue(this.id, now, this.parts.options.leaseMs, 16);
-    await Promise.all(due.map((delivery) => this.deliver(delivery)));
+    const room = MAX_IN_HAND - this.inFlight.size;
+    if (room <= 0) return 0;
+    const due = await this.parts.store.outbox.claimDue(this.id, now, this.parts.options.leaseMs, room);
+    for (const delivery of due) {
+      const made: Promise<void> = this.deliver(delivery)
+        .catch((err: Error) => this.log.error({ err: { message: err.message } }, "delivery not recorded"))
+        .finally(() => {
+          this.inFlight.delete(made);
+          this.wake?.();
+        });
+      this.inFlight.add(made);
+    }
     return due.length;
   }
 

@@ -122,6 +122,21 @@ export class OperatorQueries extends Queries {
     });
   }
 
+  /** Record the channels the server delivers to, so that `release` from any shell queues the same. */
+  async recordChannels(channels: ChannelName[]): Promise<void> {
+    await writeAlone(
+      this.db,
+      "INSERT INTO settings (name, value) VALUES ('channels', ?) ON CONFLICT (name) DO UPDATE SET value = excluded.value",
+      [channels.join(",")],
+    );
+  }
+
+  /** The channels the server recorded at its last start; null if it never ran on this database. */
+  async serverChannels(): Promise<ChannelName[] | null> {
+    const [row] = await this.db.query<{ value: string }>("SELECT value FROM settings WHERE name = 'channels'");
+    return row ? (row.value.split(",").filter(Boolean) as ChannelName[]) : null;
+  }
+
   /**
    * Take the turn to send the daily summary of held inquiries: true for exactly one caller (one
    * worker among several instances) once `intervalMs` has passed since the last one.
