@@ -1,6 +1,6 @@
 // First, before anything imports app/config/site.ts: the environment gives it the site's URL.
 import "../server/env.ts";
-import { existsSync, writeFileSync } from "node:fs";
+import { existsSync, rmSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { parseArgs } from "node:util";
 import { stringify } from "csv-stringify/sync";
@@ -23,11 +23,13 @@ const USAGE = `Usage: npm run inquiries -- <command>
 
   list [--json]                    every inquiry, newest first, with each channel's delivery status
   export --format csv [--out FILE] all inquiries as CSV (to standard output, or FILE)
+  export --email ADDRESS           everything held about one person, as JSON (a "see my data" request)
+  forget --email ADDRESS           delete everything held about one person, and say what was deleted
   show ID                          one inquiry in full, with every channel's attempts and last error
   retry [--channel NAME]           put failed deliveries (of one channel: email, webhook, slack) back in the queue
   stats [--json]                   inquiries and deliveries by channel and status: last day, week, month
   held [--json]                    messages held as suspected spam, newest first, with the reason
-  release ID                       deliver a held message as a normal lead (to every configured channel)
+  release ID                       deliver a held message as a normal lead (to the channels the server uses)
   purge --older-than <N>d          delete inquiries older than N days (h for hours)
 
 Reads DATA_DIR (default ./data) or DATABASE_URL, like the server.`;
@@ -116,7 +118,7 @@ const summaryRow = (r: Inquiry) => ({
 
 type Context = {
   store: Store;
-  values: { json: boolean; format?: string; out?: string; "older-than"?: string; channel?: string };
+  values: { json: boolean; format?: string; out?: string; "older-than"?: string; channel?: string; email?: string };
   rest: string[];
   config: ContactConfig;
   db: Database;
@@ -144,7 +146,11 @@ const COMMANDS: Record<string, (c: Context) => Promise<number>> = {
     return 0;
   },
   async export({ store, values }) {
-    if (values.format !== "csv") throw new UsageError("export needs --format csv");
+    if (values.email) {
+      console.log(printableJson({ email: values.email, inquiries: await store.operator.byEmail(values.email) }));
+      return 0;
+    }
+    if (values.format !== "csv") throw new UsageError("export needs --format csv (or --email ADDRESS)");
     const csv = toCsv(await store.operator.list());
     if (values.out) {
       writeFileSync(values.out, csv);
@@ -244,8 +250,28 @@ const COMMANDS: Record<string, (c: Context) => Promise<number>> = {
   },
   async purge({ store, values }) {
     const age = parseAge(values["older-than"]);
-    const n = await store.operator.purge(Date.now() - age);
-    console.log(`Deleted ${n} inquir${n === 1 ? "y" : "ies"} older than ${values["older-than"]}.`);
+    const { deleted, pendingCut } = await store.operator.purge(Date.now() - age);
+    const waiting = pendingCut > 0 ? ` ${pendingCut} of them still had a delivery waiting.` : "";
+    console.log(
+      `Deleted ${deleted} inquir${deleted === 1 ? "y" : "ies"} older than ${values["older-than"]}.${waiting}`,
+    );
+    return 0;
+  },
+  async forget({ store, values, config }) {
+    if (!values.email) throw new UsageError("forget needs --email ADDRESS");
+    const { ids, deliveries, keys } = await store.operator.forget(values.email);
+    // Without a relay, each email was also written as a file: those hold the person's words too.
+    let files = 0;
+    for (const id of ids) {
+      const file = join(config.dataDir, "mail", `${id}.eml`);
+      if (existsSync(file)) {
+        rmSync(file);
+        files += 1;
+      }
+    }
+    console.log(
+      `Deleted everything held about ${printable(values.email)}: ${ids.length} inquir${ids.length === 1 ? "y" : "ies"}, ${deliveries} deliveries, ${keys} idempotency records, ${files} email files.`,
+    );
     return 0;
   },
 };
@@ -260,6 +286,7 @@ async function main(argv: string[]): Promise<number> {
       out: { type: "string" },
       "older-than": { type: "string" },
       channel: { type: "string" },
+      email: { type: "string" },
       help: { type: "boolean", short: "h", default: false },
     },
   });

@@ -61,6 +61,7 @@ export const siteSchema = z.object({
     managementRoles: z.array(z.string()).length(3),
     californiaLicensing: z.string(),
     liabilityCoverageUsd: z.number().int().positive(),
+    retentionDays: z.number().int().min(1),
   }),
   copyrightYear: z.number().int().min(2000),
   themeColor: z.object({ light: z.string().regex(/^#[0-9a-f]{6}$/), dark: z.string().regex(/^#[0-9a-f]{6}$/) }),

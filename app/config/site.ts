@@ -65,6 +65,8 @@ export const site: Site = {
     californiaLicensing:
       "For clients in California, services are provided in accordance with the California Business and Professions Code. Teton Digital Systems LLC is registered with the California Secretary of State as a foreign limited liability company; no service we offer requires a California state contractor license.",
     liabilityCoverageUsd: 5_000_000,
+    /** How long inquiries are kept: the imprint promises it, and the server deletes older ones daily. */
+    retentionDays: 365,
   },
   copyrightYear: 2025,
   themeColor: { light: "#1d4ed8", dark: "#020617" },

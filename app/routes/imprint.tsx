@@ -6,6 +6,9 @@ import { site, usd } from "~/config/site";
 import { pageMeta } from "~/lib/seo";
 import type { Route } from "./+types/imprint";
 
+/** The retention period as the privacy note says it: "one year", or a number of days. */
+const retention = (days: number) => (days === 365 ? "one year" : `${days} days`);
+
 export const meta: Route.MetaFunction = () =>
   pageMeta({
     title: "Imprint",
@@ -92,8 +95,9 @@ export default function Imprint() {
             message through the contact form, we store your name, email address, company, chosen service and message in
             order to answer you, together with the page you sent it from and your browser&rsquo;s user agent. To limit
             abuse of the form we also keep a keyed hash of your network address (never the address itself), made with a
-            secret that is not stored with your message and changes every month. We keep all of it no longer than one
-            year. We never sell or share your information. To see or delete what we hold about you, write to{" "}
+            secret that is not stored with your message and changes every month. We keep all of it no longer than{" "}
+            {retention(site.imprint.retentionDays)}. We never sell or share your information. To see or delete what we
+            hold about you, write to{" "}
             <a href={`mailto:${site.email}`} className={link}>
               {site.email}
             </a>

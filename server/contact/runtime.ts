@@ -1,5 +1,6 @@
 import { join } from "node:path";
 import type { Logger } from "pino";
+import { site } from "../../app/config/site.ts";
 import type { ContactConfig } from "./config.ts";
 import type { Channel } from "./delivery/channel.ts";
 import { emailChannel, fileMailer, smtpMailer } from "./delivery/email.ts";
@@ -42,6 +43,7 @@ export async function createContactPipeline(
       options: config.outbox,
       metrics,
       heldSummaryIntervalMs: config.spam.summaryIntervalMs,
+      retentionDays: site.imprint.retentionDays,
     });
     metrics?.watchOutbox(store);
     const secret = loadAddressSecret(config);

@@ -272,6 +272,7 @@ describe("the deliveries migration keeps what was there", () => {
       "006_rate_limits.sql",
       "008_deliveries_claimed.sql",
       "009_one_save_routine.sql",
+      "010_retention_turn.sql",
     ]);
     expect(await db.query("SELECT id, channel, status, attempts, last_error FROM deliveries")).toEqual([
       { id: job.id, channel: "email", status: "failed", attempts: 7, last_error: "relay down" },
@@ -310,6 +311,7 @@ describe("the deliveries migration keeps what was there", () => {
       "007_save_submissions_inserts_together.sql",
       "008_deliveries_claimed.sql",
       "009_one_save_routine.sql",
+      "010_retention_turn.sql",
     ]);
     expect(await db.query("SELECT id, channel, status, attempts, last_error FROM deliveries")).toEqual([
       { id: job.id, channel: "email", status: "failed", attempts: 7, last_error: "relay down" },

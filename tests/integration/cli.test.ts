@@ -269,6 +269,43 @@ describe.each(["sqlite", "postgres"] as const)("inquiries CLI on %s", (engine) =
     expect(shown.deliveries.map((d: { channel: string }) => d.channel).sort()).toEqual(["email", "slack", "webhook"]);
   });
 
+  it("exports everything held about one person as JSON, and forgets it all, saying what went", async () => {
+    // Eve has one failed inquiry (seed); a second one, held, under another spelling of the address.
+    const db = openDatabase({ dataDir: env.DATA_DIR ?? "", databaseUrl: env.DATABASE_URL || undefined });
+    const heldId = randomUUID();
+    await new Store(db).intake.save({
+      inquiry: { ...heldInquiry, email: "EVE@example.org", id: heldId, receivedAt: Date.now() },
+      limits: [],
+      deliveries: [],
+      idempotency: { key: "eve-key", fingerprint: "f" },
+    });
+    await db.close();
+    const exported = cli("export", "--email", "eve@example.org");
+    expect(exported.code).toBe(0);
+    const data = JSON.parse(exported.out);
+    expect(data.email).toBe("eve@example.org");
+    expect(data.inquiries.map((r: { id: string }) => r.id).sort()).toEqual([ids.evil.id, heldId].sort());
+    const held = data.inquiries.find((r: { id: string }) => r.id === heldId);
+    expect(held).toMatchObject({ spam: true, heldReason: "no form token", status: "spam" });
+    const evil = data.inquiries.find((r: { id: string }) => r.id === ids.evil.id);
+    expect(evil.deliveries).toEqual([expect.objectContaining({ channel: "email", status: "failed" })]);
+
+    const forgotten = cli("forget", "--email", "Eve@Example.org");
+    expect(forgotten.code).toBe(0);
+    expect(forgotten.out).toContain("2 inquiries, 1 deliveries, 1 idempotency records");
+    expect(JSON.parse(cli("export", "--email", "eve@example.org").out).inquiries).toEqual([]);
+    // Everyone else is untouched.
+    expect(
+      JSON.parse(cli("list", "--json").out)
+        .map((r: { id: string }) => r.id)
+        .sort(),
+    ).toEqual([ids.fresh.id, ids.old.id].sort());
+    const check = openDatabase({ dataDir: env.DATA_DIR ?? "", databaseUrl: env.DATABASE_URL || undefined });
+    expect(await new Store(check).intake.keyRecord("eve-key")).toBeNull();
+    await check.close();
+    expect(cli("forget").code).toBe(2);
+  });
+
   it("purges inquiries older than the given age", () => {
     expect(cli("purge", "--older-than", "365d").out).toContain("Deleted 1 inquiry older than 365d.");
     const rows = JSON.parse(cli("list", "--json").out);

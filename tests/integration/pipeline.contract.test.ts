@@ -452,10 +452,51 @@ describe.each([
       deliveries: [{ id: randomUUID(), channel: "email", messageId: "<m>" }],
     });
     const recent = String((await submit(p)).body.id);
-    expect(await store.operator.purge(now - 365 * day)).toBe(1);
+    // The old one still had its email waiting: deleted, and said so.
+    expect(await store.operator.purge(now - 365 * day)).toEqual({ deleted: 1, pendingCut: 1 });
     expect(await store.operator.get(old.id)).toBeNull();
     expect(await store.operator.get(recent)).not.toBeNull();
     expect(await store.intake.keyRecord("old-key")).toBeNull();
     expect((await counts(store)).pending).toBe(1);
+  });
+
+  it("keeps the imprint's promise by itself: once a day across instances, inquiries past the period go", async () => {
+    smtp = await new TestSmtp().start();
+    const a = await pipeline();
+    const b = await pipeline();
+    const day = 86_400_000;
+    const now = Date.now();
+    const save = (receivedAt: number) =>
+      a.store.intake.save({
+        inquiry: {
+          ...valid,
+          id: randomUUID(),
+          receivedAt,
+          page: null,
+          userAgent: null,
+          ipHash: null,
+          source: "api",
+          spam: false,
+        },
+        limits: [],
+        deliveries: [],
+      });
+    const kept = 364 * day;
+    await save(now - 366 * day);
+    await save(now - 400 * day);
+    await save(now - kept);
+    const recent = String((await submit(a)).body.id);
+    // Two instances' workers at once: exactly one runs the pass.
+    const passes = await Promise.all([a.worker.applyRetention(now), b.worker.applyRetention(now)]);
+    expect(passes.filter(Boolean)).toEqual([{ deleted: 2, pendingCut: 0 }]);
+    expect(
+      logs.some((l) => l.msg === "retention: deleted old inquiries" && l.deleted === 2 && l.retentionDays === 365),
+    ).toBe(true);
+    const left = await a.store.operator.list();
+    expect(left.map((r) => r.id)).toContain(recent);
+    expect(left.map((r) => r.receivedAt)).toContain(now - kept);
+    expect(left).toHaveLength(2);
+    // Not again before a day has passed.
+    expect(await a.worker.applyRetention(now + 3_600_000)).toBeNull();
   });
 });

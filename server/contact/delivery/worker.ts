@@ -27,6 +27,8 @@ type WorkerParts = {
   metrics?: ContactMetrics;
   /** How often, at most, the company hears what was held as spam. */
   heldSummaryIntervalMs: number;
+  /** Inquiries older than this many days are deleted (the imprint's promise, site.ts). */
+  retentionDays: number;
 };
 
 /** How many deliveries one worker makes at once. */
@@ -84,6 +86,7 @@ export class OutboxWorker {
         if (Date.now() >= this.nextSummaryCheck) {
           this.nextSummaryCheck = Date.now() + Math.min(60_000, this.parts.heldSummaryIntervalMs);
           await this.summarizeHeld();
+          await this.applyRetention();
         }
       } catch (err) {
         // An outage was logged once by the database's watcher; the next poll tries again.
@@ -166,7 +169,7 @@ export class OutboxWorker {
   async summarizeHeld(now = Date.now()): Promise<boolean> {
     const email = this.channels.get("email");
     if (!email) return false;
-    const turn = await this.parts.store.operator.claimHeldSummary(now, this.parts.heldSummaryIntervalMs);
+    const turn = await this.parts.store.operator.claimTurn("held_summary_at", now, this.parts.heldSummaryIntervalMs);
     if (!turn) return false;
     const held = await this.parts.store.operator.listHeld(turn.since);
     if (held.length === 0) return false;
@@ -186,6 +189,21 @@ export class OutboxWorker {
       this.log.error({ err: { message: (err as Error).message } }, "could not send the held-messages summary");
       return false;
     }
+  }
+
+  /**
+   * Once a day across every instance: delete the inquiries older than the retention period the
+   * imprint promises (site.ts), logging how many, and how many of them still had a delivery waiting.
+   */
+  async applyRetention(now = Date.now()): Promise<{ deleted: number; pendingCut: number } | null> {
+    const { store, retentionDays } = this.parts;
+    if (!(await store.operator.claimTurn("retention_at", now, 86_400_000))) return null;
+    const result = await store.operator.purge(now - retentionDays * 86_400_000);
+    const log = { ...result, retentionDays };
+    if (result.pendingCut > 0)
+      this.log.warn(log, "retention: deleted old inquiries, some with a delivery still waiting");
+    else this.log.info(log, "retention: deleted old inquiries");
+    return result;
   }
 
   /** Tell the people through every other channel that one delivery of an inquiry failed for good. */

@@ -58,12 +58,40 @@ export class OperatorQueries extends Queries {
     return rows.length;
   }
 
-  /** Delete inquiries received before `before` (their jobs and idempotency answers go with them). */
-  async purge(before: number): Promise<number> {
+  /**
+   * Delete inquiries received before `before`, with their deliveries and idempotency records. Says
+   * how many of them still had a delivery waiting, so that none is cut off silently.
+   */
+  async purge(before: number): Promise<{ deleted: number; pendingCut: number }> {
     return this.db.transaction(async (tx) => {
+      const [waiting] = await tx.query<{ n: number }>(
+        `SELECT COUNT(DISTINCT d.inquiry_id) AS n FROM deliveries d JOIN inquiries i ON i.id = d.inquiry_id
+         WHERE i.received_at < ? AND d.status IN ('pending', 'sending')`,
+        [before],
+      );
       await tx.query("DELETE FROM idempotency_keys WHERE created_at < ?", [before]);
       const rows = await tx.query("DELETE FROM inquiries WHERE received_at < ? RETURNING id", [before]);
-      return rows.length;
+      return { deleted: rows.length, pendingCut: Number(waiting?.n ?? 0) };
+    });
+  }
+
+  /** Everything held about one person, by email address (any case): their inquiries and deliveries. */
+  byEmail(email: string): Promise<InquiryRecord[]> {
+    return this.records("LOWER(i.email) = LOWER(?)", [email]);
+  }
+
+  /** Delete everything held about one person: inquiries, deliveries, idempotency records. */
+  async forget(email: string): Promise<{ ids: string[]; deliveries: number; keys: number }> {
+    return this.db.transaction(async (tx) => {
+      const ids = (
+        await tx.query<{ id: string }>("SELECT id FROM inquiries WHERE LOWER(email) = LOWER(?)", [email])
+      ).map((r) => String(r.id));
+      if (ids.length === 0) return { ids, deliveries: 0, keys: 0 };
+      const marks = ids.map(() => "?").join(", ");
+      const deliveries = await tx.query(`DELETE FROM deliveries WHERE inquiry_id IN (${marks}) RETURNING id`, ids);
+      const keys = await tx.query(`DELETE FROM idempotency_keys WHERE inquiry_id IN (${marks}) RETURNING key`, ids);
+      await tx.query(`DELETE FROM inquiries WHERE id IN (${marks})`, ids);
+      return { ids, deliveries: deliveries.length, keys: keys.length };
     });
   }
 
@@ -138,18 +166,24 @@ export class OperatorQueries extends Queries {
   }
 
   /**
-   * Take the turn to send the daily summary of held inquiries: true for exactly one caller (one
-   * worker among several instances) once `intervalMs` has passed since the last one.
+   * Take the turn for a periodic task (`held_summary_at`: the summary of held inquiries;
+   * `retention_at`: the retention pass): granted to exactly one caller among several instances once
+   * `intervalMs` has passed since the last turn, with the time of that last turn.
    */
-  async claimHeldSummary(now: number, intervalMs: number): Promise<{ since: number } | null> {
+  async claimTurn(
+    name: "held_summary_at" | "retention_at",
+    now: number,
+    intervalMs: number,
+  ): Promise<{ since: number } | null> {
     return this.db.transaction(async (tx) => {
-      const [row] = await tx.query<{ value: string }>("SELECT value FROM settings WHERE name = 'held_summary_at'");
+      const [row] = await tx.query<{ value: string }>("SELECT value FROM settings WHERE name = ?", [name]);
       const last = Number(row?.value ?? 0);
       if (now - last < intervalMs) return null;
-      const updated = await tx.query(
-        "UPDATE settings SET value = ? WHERE name = 'held_summary_at' AND value = ? RETURNING name",
-        [String(now), String(last)],
-      );
+      const updated = await tx.query("UPDATE settings SET value = ? WHERE name = ? AND value = ? RETURNING name", [
+        String(now),
+        name,
+        String(last),
+      ]);
       return updated.length === 1 ? { since: last || now - intervalMs } : null;
     });
   }
