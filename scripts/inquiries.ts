@@ -6,6 +6,7 @@ import { parseArgs } from "node:util";
 import { stringify } from "csv-stringify/sync";
 import { type ContactConfig, loadConfig } from "../server/contact/config.ts";
 import { newDeliveries } from "../server/contact/delivery/channel.ts";
+import { targetsFor } from "../server/contact/delivery/routing.ts";
 import { type Database, openDatabase } from "../server/contact/storage/database.ts";
 import { CHANNELS, type ChannelName, type Inquiry, type InquiryRecord } from "../server/contact/storage/records.ts";
 import { Store } from "../server/contact/storage/store.ts";
@@ -183,7 +184,8 @@ const COMMANDS: Record<string, (c: Context) => Promise<number>> = {
     for (const d of r.deliveries) {
       const sent = d.sentAt ? `, sent ${iso(d.sentAt)}` : "";
       const error = d.lastError ? `, last error: ${d.lastError}` : "";
-      console.log(printable(`  ${d.channel.padEnd(8)} ${d.status}, ${d.attempts} attempt(s)${sent}${error}`));
+      const to = d.target ? ` to ${d.target === "default" ? "the general receiver" : d.target}` : "";
+      console.log(printable(`  ${d.channel.padEnd(8)} ${d.status}${to}, ${d.attempts} attempt(s)${sent}${error}`));
     }
     console.log(`\nMessage:\n${printable(r.message, "\n\t")}`);
     return 0;
@@ -216,17 +218,20 @@ const COMMANDS: Record<string, (c: Context) => Promise<number>> = {
   async release({ store, rest }) {
     const id = rest[0];
     if (!id) throw new UsageError("release needs an inquiry ID");
-    // The channels the server delivers to, not this shell's environment (which may name none).
-    const channels = await store.operator.serverChannels();
-    if (!channels) {
+    // Where the server sends this service's leads, not this shell's environment (which may name none).
+    const routing = await store.operator.serverRouting();
+    if (!routing) {
       console.error("The server has not started on this database yet, so its channels are not known: start it once.");
       return 1;
     }
-    if (!(await store.operator.releaseHeld(id, newDeliveries(channels, id), Date.now()))) {
+    const inquiry = await store.operator.get(id);
+    const targets = targetsFor(routing, inquiry?.service ?? "");
+    if (!inquiry || !(await store.operator.releaseHeld(id, newDeliveries(targets, id), Date.now()))) {
       console.error(`No held message with ID ${id}.`);
       return 1;
     }
-    console.log(`Released ${id}: queued for ${channels.join(", ")}; the server will deliver it.`);
+    const where = targets.map((t) => (t.channel === "email" ? `email (${t.target})` : t.channel)).join(", ");
+    console.log(`Released ${id}: queued for ${where}; the server will deliver it.`);
     return 0;
   },
   async stats({ store, values }) {
@@ -244,7 +249,11 @@ const COMMANDS: Record<string, (c: Context) => Promise<number>> = {
     }
     for (const s of stats) {
       console.log(`${s.period}: ${s.inquiries.total} inquiries (${s.inquiries.spam} held as spam)`);
-      for (const d of s.deliveries) console.log(`  ${d.channel.padEnd(8)} ${d.status.padEnd(8)} ${d.count}`);
+      for (const d of s.deliveries) {
+        console.log(
+          printable(`  ${d.channel.padEnd(8)} ${d.status.padEnd(8)} ${String(d.count).padEnd(5)} ${d.target ?? ""}`),
+        );
+      }
     }
     return 0;
   },

@@ -1,5 +1,6 @@
 import addressparser from "nodemailer/lib/addressparser";
 import { z } from "zod";
+import { serviceOptions } from "../app/config/service-options.ts";
 import { CONTACT_API_PATH } from "../app/contact/api.ts";
 import { parseTrustProxy } from "./guards.ts";
 
@@ -20,6 +21,52 @@ const receiverUrl = z
     (u) => !new URL(u).username && !new URL(u).password,
     "no user:password@ in the URL (use a secret path or token)",
   );
+
+/** Where one service line's leads go, besides (or instead of) the general inbox and receivers. */
+const route = z.strictObject({
+  /** Email recipients, comma-separated; the general inbox (CONTACT_TO) when absent. */
+  to: z
+    .string()
+    .refine((v) => v.split(",").every((a) => z.email().safeParse(a.trim()).success), "email addresses, comma-separated")
+    .optional(),
+  slack: receiverUrl.optional(),
+  webhook: receiverUrl.optional(),
+});
+export type Route = z.infer<typeof route>;
+/** Route keys: a service option of the form, or "none" (no service chosen). */
+const ROUTE_KEYS = [...serviceOptions, "none"] as readonly string[];
+
+/** CONTACT_ROUTES: JSON mapping each service (or "none") to its recipients; one issue per mistake. */
+const routes = z
+  .string()
+  .optional()
+  .transform((v, ctx): Record<string, Route> | undefined => {
+    if (!v) return undefined;
+    let json: unknown;
+    try {
+      json = JSON.parse(v);
+    } catch {
+      ctx.addIssue({ code: "custom", message: 'not JSON, like {"AI Consulting": {"to": "ai@example.com"}}' });
+      return z.NEVER;
+    }
+    if (typeof json !== "object" || json === null || Array.isArray(json)) {
+      ctx.addIssue({ code: "custom", message: "a JSON object of service names" });
+      return z.NEVER;
+    }
+    const out: Record<string, Route> = {};
+    for (const [key, value] of Object.entries(json)) {
+      if (!ROUTE_KEYS.includes(key)) {
+        ctx.addIssue({ code: "custom", message: `unknown service "${key}" (one of ${ROUTE_KEYS.join(", ")})` });
+        continue;
+      }
+      const parsed = route.safeParse(value);
+      if (parsed.success) out[key] = parsed.data;
+      else
+        for (const i of parsed.error.issues)
+          ctx.addIssue({ code: "custom", message: `"${key}".${i.path.join(".")}: ${i.message}` });
+    }
+    return out;
+  });
 
 const schema = z.object({
   // ---------------------------------------------------------------- build time
@@ -75,6 +122,7 @@ const schema = z.object({
     )
     .optional(),
   CONTACT_TO: z.email().optional(),
+  CONTACT_ROUTES: routes,
   ALLOWED_ORIGINS: z.string().optional(),
   IP_HASH_KEY: z.string().min(32, "at least 32 characters").optional(),
   RATE_LIMIT_PER_MINUTE: positiveInt.default(5),
@@ -115,8 +163,11 @@ export function loadEnv(source: NodeJS.ProcessEnv = process.env): Env {
     const problems = parsed.error.issues.map((i) => `${i.path.join(".")}: ${i.message}`);
     throw new Error(`Invalid environment: ${problems.join("; ")}`);
   }
-  if (parsed.data.WEBHOOK_URL && !parsed.data.WEBHOOK_SECRET) {
-    throw new Error("Invalid environment: WEBHOOK_SECRET: required with WEBHOOK_URL (whsec_…, see the README)");
+  const routedWebhook = Object.values(parsed.data.CONTACT_ROUTES ?? {}).some((r) => r.webhook);
+  if ((parsed.data.WEBHOOK_URL || routedWebhook) && !parsed.data.WEBHOOK_SECRET) {
+    throw new Error(
+      "Invalid environment: WEBHOOK_SECRET: required with WEBHOOK_URL or a route's webhook (whsec_…, see the README)",
+    );
   }
   return parsed.data;
 }

@@ -41,6 +41,9 @@ export function loadConfig(source?: NodeJS.ProcessEnv) {
       leaseMs: e.OUTBOX_LEASE_MS,
     },
     webhook: e.WEBHOOK_URL && e.WEBHOOK_SECRET ? { url: e.WEBHOOK_URL, secret: e.WEBHOOK_SECRET } : undefined,
+    webhookSecret: e.WEBHOOK_SECRET,
+    /** Leads routed by service line (delivery/routing.ts). */
+    routes: e.CONTACT_ROUTES ?? {},
     slack: e.SLACK_WEBHOOK_URL ? { url: e.SLACK_WEBHOOK_URL } : undefined,
     deliveryTimeoutMs: e.DELIVERY_TIMEOUT_MS,
     /** /metrics: with a bearer token on the site's port, or without one on a port of its own (localhost). */

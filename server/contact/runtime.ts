@@ -4,6 +4,7 @@ import { site } from "../../app/config/site.ts";
 import type { ContactConfig } from "./config.ts";
 import type { Channel } from "./delivery/channel.ts";
 import { emailChannel, fileMailer, smtpMailer } from "./delivery/email.ts";
+import { receiverUrl, routingOf } from "./delivery/routing.ts";
 import { slackChannel } from "./delivery/slack.ts";
 import { webhookChannel } from "./delivery/webhook.ts";
 import { OutboxWorker } from "./delivery/worker.ts";
@@ -31,10 +32,16 @@ export async function createContactPipeline(
     }
     const store = new Store(db);
     const mailer = config.smtpUrl ? smtpMailer(config.smtpUrl) : fileMailer(join(config.dataDir, "mail"));
+    const routing = routingOf(config);
+    const used = new Set(Object.values(routing).flatMap((targets) => targets.map((t) => t.channel)));
+    const timeoutMs = config.deliveryTimeoutMs;
     const channels: Channel[] = [emailChannel(mailer, { from: config.mailFrom, to: config.mailTo })];
-    if (config.webhook) channels.push(webhookChannel({ ...config.webhook, timeoutMs: config.deliveryTimeoutMs }));
-    if (config.slack) channels.push(slackChannel({ ...config.slack, timeoutMs: config.deliveryTimeoutMs }));
-    await store.operator.recordChannels(channels.map((c) => c.name));
+    if (used.has("webhook") && config.webhookSecret) {
+      const urlFor = (target: string | null) => receiverUrl(config, "webhook", target);
+      channels.push(webhookChannel({ urlFor, secret: config.webhookSecret, timeoutMs }));
+    }
+    if (used.has("slack")) channels.push(slackChannel({ urlFor: (t) => receiverUrl(config, "slack", t), timeoutMs }));
+    await store.operator.recordRouting(routing);
     const { metrics } = opts;
     const worker = new OutboxWorker({
       store,
@@ -54,7 +61,7 @@ export async function createContactPipeline(
       hasher: addressHasher(secret),
       tokens: opts.tokens ?? formTokens(secret),
       spam: config.spam,
-      channels: channels.map((c) => c.name),
+      routing,
       metrics,
       limits: limitsOf(config),
     });

@@ -212,6 +212,51 @@ describe.each([
     await expect.poll(async () => (await p.store.operator.get(first))?.status, { timeout: 10_000 }).toBe("sent");
   });
 
+  it("routes each lead by service line: its own inbox and Slack, the general ones for the rest", async () => {
+    const aiSlack = await new Receiver().start("/services/T000/B000/AI");
+    try {
+      const p = await pipeline({
+        CONTACT_TO: "sales@example.com",
+        CONTACT_ROUTES: JSON.stringify({ "AI Consulting": { to: "ai-partner@example.com", slack: aiSlack.url } }),
+      });
+      p.worker.start();
+      const ai = String((await submit(p, { ...valid, service: "AI Consulting" })).body.id);
+      const general = String((await submit(p, { ...valid, service: "", message: "No service chosen." })).body.id);
+      await expect.poll(async () => (await p.store.operator.get(ai))?.status, { timeout: 10_000 }).toBe("sent");
+      await expect.poll(async () => (await p.store.operator.get(general))?.status, { timeout: 10_000 }).toBe("sent");
+      const to = (id: string) =>
+        smtp.received
+          .filter((m) => m.mail.headers.get("x-inquiry-id") === id)
+          .map((m) => (m.mail.to && "text" in m.mail.to ? m.mail.to.text : ""));
+      // The AI lead reaches only the AI recipients; the other, only the general ones.
+      expect(to(ai)).toEqual(["ai-partner@example.com"]);
+      expect(to(general)).toEqual(["sales@example.com"]);
+      expect(aiSlack.received.map((r) => r.body)).toEqual([expect.stringContaining(ai)]);
+      expect(slack.received.map((r) => r.body)).toEqual([expect.stringContaining(general)]);
+      // Both reach the general webhook (the route names none of its own).
+      expect(hook.received).toHaveLength(2);
+      // Where each lead went, as `inquiries show` and `stats` read it.
+      expect(
+        Object.fromEntries(
+          (await deliveries(p, ai)) && Object.entries(await deliveries(p, ai)).map(([c, d]) => [c, d.target]),
+        ),
+      ).toEqual({
+        email: "ai-partner@example.com",
+        slack: "AI Consulting",
+        webhook: "default",
+      });
+      const stats = await p.store.operator.stats(0);
+      expect(stats.deliveries).toEqual(
+        expect.arrayContaining([
+          { channel: "email", target: "ai-partner@example.com", status: "sent", count: 1 },
+          { channel: "email", target: "sales@example.com", status: "sent", count: 1 },
+        ]),
+      );
+    } finally {
+      await aiSlack.stop();
+    }
+  });
+
   it("delivers nothing of an inquiry held as spam", async () => {
     const p = await pipeline();
     const id = String((await submit(p, { ...valid, website: "http://spam.example" })).body.id);
@@ -273,6 +318,7 @@ describe("the deliveries migration keeps what was there", () => {
       "008_deliveries_claimed.sql",
       "009_one_save_routine.sql",
       "010_retention_turn.sql",
+      "011_delivery_targets.sql",
     ]);
     expect(await db.query("SELECT id, channel, status, attempts, last_error FROM deliveries")).toEqual([
       { id: job.id, channel: "email", status: "failed", attempts: 7, last_error: "relay down" },
@@ -312,6 +358,7 @@ describe("the deliveries migration keeps what was there", () => {
       "008_deliveries_claimed.sql",
       "009_one_save_routine.sql",
       "010_retention_turn.sql",
+      "011_delivery_targets.sql",
     ]);
     expect(await db.query("SELECT id, channel, status, attempts, last_error FROM deliveries")).toEqual([
       { id: job.id, channel: "email", status: "failed", attempts: 7, last_error: "relay down" },

@@ -449,7 +449,7 @@ describe.each([
       inquiry: { ...old, source: "api", spam: false },
       limits: [],
       idempotency: { key: "old-key", fingerprint: "f" },
-      deliveries: [{ id: randomUUID(), channel: "email", messageId: "<m>" }],
+      deliveries: [{ id: randomUUID(), channel: "email", messageId: "<m>", target: "sales@example.com" }],
     });
     const recent = String((await submit(p)).body.id);
     // The old one still had its email waiting: deleted, and said so.

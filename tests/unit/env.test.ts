@@ -27,6 +27,13 @@ describe("the environment", () => {
     expect(env.DATABASE_URL).toBeUndefined();
   });
 
+  it("reads leads routed by service line", () => {
+    const routes = {
+      "AI Consulting": { to: "ai@example.com, cto@example.com", slack: "https://hooks.slack.example/T/B/ai" },
+    };
+    expect(loadEnv({ CONTACT_ROUTES: JSON.stringify(routes) }).CONTACT_ROUTES).toEqual(routes);
+  });
+
   it.each([
     [{ PORT: "eighty" }, /^Invalid environment: PORT: /],
     [{ PORT: "70000" }, /^Invalid environment: PORT: a port number 1-65535$/],
@@ -44,6 +51,20 @@ describe("the environment", () => {
     [
       { SLACK_WEBHOOK_URL: "https://u:p@hooks.slack.example/T/B/x" },
       /^Invalid environment: SLACK_WEBHOOK_URL: no user/,
+    ],
+    // Leads routed by service line: one clear reason per mistake.
+    [{ CONTACT_ROUTES: "{ai: 1}" }, /^Invalid environment: CONTACT_ROUTES: not JSON/],
+    [
+      { CONTACT_ROUTES: JSON.stringify({ "AI Consultancy": { to: "ai@example.com" } }) },
+      /^Invalid environment: CONTACT_ROUTES: unknown service "AI Consultancy" \(one of IT Infrastructure Solutions, .*, none\)$/,
+    ],
+    [
+      { CONTACT_ROUTES: JSON.stringify({ "AI Consulting": { to: "ai@example.com, not-an-address" } }) },
+      /^Invalid environment: CONTACT_ROUTES: "AI Consulting".to: email addresses, comma-separated$/,
+    ],
+    [
+      { CONTACT_ROUTES: JSON.stringify({ none: { webhook: "https://hooks.example/general" } }) },
+      /WEBHOOK_SECRET: required with WEBHOOK_URL or a route's webhook/,
     ],
   ])("refuses %j in one line naming the variable", (source, message) => {
     expect(() => loadEnv(source)).toThrow(message);

@@ -2,6 +2,7 @@ import { site } from "../../../app/config/site.ts";
 import { timeOrderedId } from "../intake/ids.ts";
 import type { ChannelName, Delivery, Inquiry, NewDelivery } from "../storage/records.ts";
 import { messageIdFor } from "./email.ts";
+import type { Target } from "./routing.ts";
 
 /**
  * Where a lead goes: each configured channel (email, always on; webhook; Slack) gets every inquiry
@@ -85,11 +86,12 @@ export function inquiryPayload(inquiry: Inquiry) {
   };
 }
 
-/** An inquiry's deliveries, one per channel, each with the id it carries on every attempt (email Message-ID, webhook-id). */
-export function newDeliveries(channels: ChannelName[], inquiryId: string, now = Date.now()): NewDelivery[] {
-  return channels.map((channel) => ({
+/** An inquiry's deliveries, one per target, each with the id it carries on every attempt (email Message-ID, webhook-id). */
+export function newDeliveries(targets: Target[], inquiryId: string, now = Date.now()): NewDelivery[] {
+  return targets.map(({ channel, target }) => ({
     id: timeOrderedId(now),
     channel,
+    target,
     messageId: channel === "email" ? messageIdFor(inquiryId) : `msg_${inquiryId}`,
   }));
 }

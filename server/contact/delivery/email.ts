@@ -139,9 +139,10 @@ export function fileMailer(dir: string): Mailer {
 export function emailChannel(mailer: Mailer, addresses: { from: string; to: string }): Channel {
   return {
     name: "email",
-    async deliver({ inquiry, inquiryId }) {
+    async deliver({ inquiry, inquiryId, target }) {
       try {
-        const result = await mailer.send(buildMail(inquiry, addresses), inquiryId);
+        // The route's recipients (delivery/routing.ts); the general inbox for rows from before routing.
+        const result = await mailer.send(buildMail(inquiry, { ...addresses, to: target ?? addresses.to }), inquiryId);
         if (!result.accepted) return { kind: "retry", reason: `relay did not accept the message: ${result.detail}` };
         return { kind: "delivered", detail: result.detail };
       } catch (err) {

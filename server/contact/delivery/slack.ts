@@ -40,15 +40,22 @@ export function slackMessage(inquiry: Inquiry) {
   };
 }
 
-export function slackChannel(opts: { url: string; timeoutMs: number }): Channel {
+export function slackChannel(opts: {
+  urlFor: (target: string | null) => string | undefined;
+  timeoutMs: number;
+}): Channel {
   return {
     name: "slack",
-    deliver({ inquiry }) {
-      return post(opts.url, JSON.stringify(slackMessage(inquiry)), {}, opts.timeoutMs);
+    async deliver({ inquiry, target }) {
+      const url = opts.urlFor(target);
+      if (!url) return { kind: "permanent", reason: "no Slack webhook URL for this route on this server" };
+      return post(url, JSON.stringify(slackMessage(inquiry)), {}, opts.timeoutMs);
     },
     async notify(subject, text) {
+      const url = opts.urlFor("default");
+      if (!url) throw new Error("no general Slack webhook URL");
       const outcome = await post(
-        opts.url,
+        url,
         JSON.stringify({ text: escapeSlack(`${subject}\n${text}`), mrkdwn: false }),
         {},
         opts.timeoutMs,

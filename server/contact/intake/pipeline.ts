@@ -3,10 +3,11 @@ import type { Logger } from "pino";
 import { type ContactInput, type FieldErrors, HONEYPOT_FIELD, validateContact } from "../../../app/contact/schema.ts";
 import type { ContactConfig } from "../config.ts";
 import { newDeliveries } from "../delivery/channel.ts";
+import { type Routing, targetsFor } from "../delivery/routing.ts";
 import type { OutboxWorker } from "../delivery/worker.ts";
 import type { ContactMetrics, InquiryOutcome } from "../metrics.ts";
 import type { KeyRecord, Limit } from "../storage/intake.ts";
-import type { ChannelName, Source } from "../storage/records.ts";
+import type { Source } from "../storage/records.ts";
 import type { Store } from "../storage/store.ts";
 import type { AddressHasher } from "./address-hash.ts";
 import type { FormTokens } from "./form-token.ts";
@@ -60,7 +61,8 @@ export type PipelineParts = {
   log: Logger;
   hasher: AddressHasher;
   limits: LimitSpec[];
-  channels: ChannelName[];
+  /** Where each service line's leads go (delivery/routing.ts). */
+  routing: Routing;
   metrics?: ContactMetrics;
   tokens: FormTokens;
   spam: ContactConfig["spam"];
@@ -110,7 +112,7 @@ export class ContactPipeline implements Submitter {
         messageHash,
       },
       // Held as spam: stored, answered like any other, delivered nowhere.
-      deliveries: held ? [] : newDeliveries(this.parts.channels, id, now),
+      deliveries: held ? [] : newDeliveries(targetsFor(this.parts.routing, valid.data.service), id, now),
       limits: this.limitsFor(hashes),
       idempotency: s.idempotencyKey ? { key: s.idempotencyKey, fingerprint } : undefined,
     });

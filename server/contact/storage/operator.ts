@@ -1,3 +1,4 @@
+import type { Routing } from "../delivery/routing.ts";
 import { Queries, writeAlone } from "./database.ts";
 import {
   type ChannelName,
@@ -107,21 +108,32 @@ export class OperatorQueries extends Queries {
   /** Inquiries by outcome and deliveries by channel and status, received since `since`. */
   async stats(since: number): Promise<{
     inquiries: { total: number; spam: number };
-    deliveries: Array<{ channel: ChannelName; status: DeliveryStatus; count: number }>;
+    deliveries: Array<{ channel: ChannelName; target: string | null; status: DeliveryStatus; count: number }>;
   }> {
     const [i] = await this.db.query<{ n: number; spam: number }>(
       `SELECT COUNT(*) AS n, COALESCE(SUM(CASE WHEN spam THEN 1 ELSE 0 END), 0) AS spam
        FROM inquiries WHERE received_at >= ?`,
       [since],
     );
-    const rows = await this.db.query<{ channel: ChannelName; status: DeliveryStatus; n: number }>(
-      `SELECT d.channel, d.status, COUNT(*) AS n FROM deliveries d JOIN inquiries i ON i.id = d.inquiry_id
-       WHERE i.received_at >= ? GROUP BY d.channel, d.status ORDER BY d.channel, d.status`,
+    // Where the leads went: per channel, target (delivery/routing.ts) and status.
+    const rows = await this.db.query<{
+      channel: ChannelName;
+      target: string | null;
+      status: DeliveryStatus;
+      n: number;
+    }>(
+      `SELECT d.channel, d.target, d.status, COUNT(*) AS n FROM deliveries d JOIN inquiries i ON i.id = d.inquiry_id
+       WHERE i.received_at >= ? GROUP BY d.channel, d.target, d.status ORDER BY d.channel, d.target, d.status`,
       [since],
     );
     return {
       inquiries: { total: Number(i?.n ?? 0), spam: Number(i?.spam ?? 0) },
-      deliveries: rows.map((r) => ({ channel: r.channel, status: r.status, count: Number(r.n) })),
+      deliveries: rows.map((r) => ({
+        channel: r.channel,
+        target: r.target ?? null,
+        status: r.status,
+        count: Number(r.n),
+      })),
     };
   }
 
@@ -150,19 +162,19 @@ export class OperatorQueries extends Queries {
     });
   }
 
-  /** Record the channels the server delivers to, so that `release` from any shell queues the same. */
-  async recordChannels(channels: ChannelName[]): Promise<void> {
+  /** Record where the server sends each service's leads, so that `release` from any shell queues the same. */
+  async recordRouting(routing: Routing): Promise<void> {
     await writeAlone(
       this.db,
-      "INSERT INTO settings (name, value) VALUES ('channels', ?) ON CONFLICT (name) DO UPDATE SET value = excluded.value",
-      [channels.join(",")],
+      "INSERT INTO settings (name, value) VALUES ('routing', ?) ON CONFLICT (name) DO UPDATE SET value = excluded.value",
+      [JSON.stringify(routing)],
     );
   }
 
-  /** The channels the server recorded at its last start; null if it never ran on this database. */
-  async serverChannels(): Promise<ChannelName[] | null> {
-    const [row] = await this.db.query<{ value: string }>("SELECT value FROM settings WHERE name = 'channels'");
-    return row ? (row.value.split(",").filter(Boolean) as ChannelName[]) : null;
+  /** The routing the server recorded at its last start (no URL or secret in it); null if it never ran here. */
+  async serverRouting(): Promise<Routing | null> {
+    const [row] = await this.db.query<{ value: string }>("SELECT value FROM settings WHERE name = 'routing'");
+    return row ? (JSON.parse(row.value) as Routing) : null;
   }
 
   /**

@@ -27,7 +27,7 @@ export class DeliveryQueue extends Queries {
         [workerId, now + leaseMs, ...ids],
       );
       const claimed = await tx.query(
-        `SELECT d.id AS delivery_id, d.channel, d.message_id, d.attempts, d.created_at, ${INQUIRY_COLUMNS}
+        `SELECT d.id AS delivery_id, d.channel, d.message_id, d.target, d.attempts, d.created_at, ${INQUIRY_COLUMNS}
          FROM deliveries d JOIN inquiries i ON i.id = d.inquiry_id WHERE d.id IN (${marks}) ORDER BY d.next_attempt_at`,
         ids,
       );
@@ -36,6 +36,7 @@ export class DeliveryQueue extends Queries {
         inquiryId: String(r.id),
         channel: r.channel as ChannelName,
         messageId: String(r.message_id),
+        target: (r.target as string | null) ?? null,
         attempts: Number(r.attempts),
         createdAt: Number(r.created_at),
         inquiry: toInquiry(r),

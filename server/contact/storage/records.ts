@@ -29,6 +29,8 @@ export type Delivery = {
   inquiryId: string;
   channel: ChannelName;
   messageId: string;
+  /** Where it goes (delivery/routing.ts); null on rows from before routing: the general inbox and receivers. */
+  target: string | null;
   attempts: number;
   createdAt: number;
   inquiry: Inquiry;
@@ -36,6 +38,7 @@ export type Delivery = {
 
 export type DeliveryRecord = {
   channel: ChannelName;
+  target: string | null;
   status: DeliveryStatus;
   attempts: number;
   lastError: string | null;
@@ -53,24 +56,25 @@ export type InquiryRecord = Inquiry & {
   deliveries: DeliveryRecord[];
 };
 
-export type NewDelivery = { id: string; channel: ChannelName; messageId: string };
+export type NewDelivery = { id: string; channel: ChannelName; messageId: string; target: string };
 
 /** Queue deliveries of an inquiry, due now: the one place a delivery is made (a new lead, a released one). */
 export async function insertDeliveries(tx: Sql, inquiryId: string, deliveries: NewDelivery[], now: number) {
   for (const d of deliveries) {
     await tx.query(
-      `INSERT INTO deliveries (id, inquiry_id, channel, message_id, status, attempts, created_at, next_attempt_at)
-       VALUES (?, ?, ?, ?, 'pending', 0, ?, ?)`,
-      [d.id, inquiryId, d.channel, d.messageId, now, now],
+      `INSERT INTO deliveries (id, inquiry_id, channel, message_id, target, status, attempts, created_at, next_attempt_at)
+       VALUES (?, ?, ?, ?, ?, 'pending', 0, ?, ?)`,
+      [d.id, inquiryId, d.channel, d.messageId, d.target, now, now],
     );
   }
 }
 
-export const DELIVERY_COLUMNS = "d.channel, d.status, d.attempts, d.last_error, d.sent_at";
+export const DELIVERY_COLUMNS = "d.channel, d.target, d.status, d.attempts, d.last_error, d.sent_at";
 
 export function toDelivery(r: Record<string, unknown>): DeliveryRecord {
   return {
     channel: r.channel as ChannelName,
+    target: (r.target as string | null) ?? null,
     status: r.status as DeliveryStatus,
     attempts: Number(r.attempts ?? 0),
     lastError: (r.last_error as string | null) ?? null,
