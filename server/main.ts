@@ -29,8 +29,15 @@ if (!existsSync(serverBuild)) {
   process.exit(1);
 }
 
-// Lines logged while a write is in flight go out together, off the main thread (flushed at exit).
-const log = pino({ base: undefined, timestamp: pino.stdTimeFunctions.isoTime }, pino.destination({ sync: false }));
+/** Once shutting down, when the last log lines stop being worth waiting for (see shutdown below). */
+let logDeadline = Number.POSITIVE_INFINITY;
+// Lines logged while a write is in flight go out together, off the main thread, flushed at exit; a
+// full pipe (a log reader that stopped reading) is waited for, but at shutdown only until the grace
+// period ends: a server whose stdout is stuck must still stop.
+const log = pino(
+  { base: undefined, timestamp: pino.stdTimeFunctions.isoTime },
+  pino.destination({ sync: false, retryEAGAIN: () => Date.now() < logDeadline }),
+);
 // Nothing may end the process by accident: a rejection nobody handled is a bug, logged in one line.
 process.on("unhandledRejection", (reason) => {
   log.error({ err: { message: reason instanceof Error ? reason.message : String(reason) } }, "unhandled rejection");
@@ -110,9 +117,11 @@ function serveMetricsPrivately(metrics: ContactMetrics, metricsPort: number, met
 }
 
 let stopping = false;
+const GRACE_MS = 10_000;
 function shutdown(signal: NodeJS.Signals) {
   if (stopping) return;
   stopping = true;
+  logDeadline = Date.now() + GRACE_MS;
   log.info({ signal }, "shutting down");
   server.close(async () => {
     await runtime
@@ -125,7 +134,7 @@ function shutdown(signal: NodeJS.Signals) {
   setTimeout(() => {
     server.closeAllConnections();
     process.exit(0);
-  }, 10_000).unref();
+  }, GRACE_MS).unref();
 }
 process.on("SIGTERM", () => shutdown("SIGTERM"));
 process.on("SIGINT", () => shutdown("SIGINT"));
