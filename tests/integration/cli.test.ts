@@ -334,4 +334,17 @@ describe("inquiries CLI without a database", () => {
       expect(existsSync(missing), command).toBe(false);
     }
   });
+
+  it("says so in one line when DATA_DIR cannot even be created", () => {
+    const r = spawnSync(process.execPath, ["scripts/inquiries.ts", "list"], {
+      cwd: root,
+      env: { ...process.env, DATA_DIR: "/dev/null/data", DATABASE_URL: "" },
+      encoding: "utf8",
+      timeout: 10_000,
+    });
+    expect(r.status).toBe(1);
+    expect(r.stderr.trim().split("\n")).toEqual([
+      "No database at /dev/null/data/inquiries.sqlite: set DATA_DIR (or DATABASE_URL) to the server's.",
+    ]);
+  });
 });
