@@ -319,6 +319,7 @@ describe("the deliveries migration keeps what was there", () => {
       "009_one_save_routine.sql",
       "010_retention_turn.sql",
       "011_delivery_targets.sql",
+      "012_held_summary_claim.sql",
     ]);
     expect(await db.query("SELECT id, channel, status, attempts, last_error FROM deliveries")).toEqual([
       { id: job.id, channel: "email", status: "failed", attempts: 7, last_error: "relay down" },
@@ -359,6 +360,7 @@ describe("the deliveries migration keeps what was there", () => {
       "009_one_save_routine.sql",
       "010_retention_turn.sql",
       "011_delivery_targets.sql",
+      "012_held_summary_claim.sql",
     ]);
     expect(await db.query("SELECT id, channel, status, attempts, last_error FROM deliveries")).toEqual([
       { id: job.id, channel: "email", status: "failed", attempts: 7, last_error: "relay down" },

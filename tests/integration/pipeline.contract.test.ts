@@ -460,6 +460,24 @@ describe.each([
     expect((await counts(store)).pending).toBe(1);
   });
 
+  it("marks the summary of held messages sent only once it is: a failed one is tried again, nobody left out", async () => {
+    smtp = await new TestSmtp().start();
+    const p = await pipeline();
+    await submit(p, { ...valid, name: "Held By Mistake", website: "filled" });
+    const now = Date.now();
+    smtp.rejectNext = 1; // the relay answers 451 to the first email: the summary
+    expect(await p.worker.summarizeHeld(now)).toBe(false);
+    // Another instance at the same moment does not try too.
+    expect(await p.worker.summarizeHeld(now + 1000)).toBe(false);
+    // At the next try (a claim lasts at most 5 minutes), the same held message is summarized.
+    expect(await p.worker.summarizeHeld(now + 6 * 60_000)).toBe(true);
+    const summaries = smtp.received.filter((m) => m.mail.subject?.startsWith("Held as spam"));
+    expect(summaries).toHaveLength(1);
+    expect(summaries[0]?.mail.text).toContain("Held By Mistake");
+    // And not again within the interval.
+    expect(await p.worker.summarizeHeld(now + 12 * 60_000)).toBe(false);
+  });
+
   it("keeps the imprint's promise by itself: once a day across instances, inquiries past the period go", async () => {
     smtp = await new TestSmtp().start();
     const a = await pipeline();

@@ -169,9 +169,14 @@ export class OutboxWorker {
   async summarizeHeld(now = Date.now()): Promise<boolean> {
     const email = this.channels.get("email");
     if (!email) return false;
-    const turn = await this.parts.store.operator.claimTurn("held_summary_at", now, this.parts.heldSummaryIntervalMs);
-    if (!turn) return false;
-    const held = await this.parts.store.operator.listHeld(turn.since);
+    const { store, heldSummaryIntervalMs: interval } = this.parts;
+    // One instance tries at a time (a short claim); the summary is marked sent only once it is, so a
+    // failed one is tried again at the next claim and no held message goes unsummarized.
+    if (!(await store.operator.claimTurn("held_summary_claim", now, Math.min(interval, 300_000)))) return false;
+    const sentAt = await store.operator.heldSummarySentAt();
+    if (now - sentAt < interval) return false;
+    const turn = { since: sentAt || now - interval };
+    const held = await store.operator.listHeld(turn.since);
     if (held.length === 0) return false;
     const lines = held.slice(0, 20).map((i) => `- ${i.name} <${i.email}>: ${i.heldReason ?? "held"} (${i.id})`);
     if (held.length > 20) lines.push(`- and ${held.length - 20} more`);
@@ -183,6 +188,7 @@ export class OutboxWorker {
     ].join("\n");
     try {
       await email.notify(`Held as spam: ${held.length} message(s) in the last day`, text);
+      await store.operator.markHeldSummarySent(now);
       this.log.info({ held: held.length }, "held-messages summary sent");
       return true;
     } catch (err) {

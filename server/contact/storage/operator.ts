@@ -137,6 +137,17 @@ export class OperatorQueries extends Queries {
     };
   }
 
+  /** When the last summary of held inquiries was sent (0: never). */
+  async heldSummarySentAt(): Promise<number> {
+    const [row] = await this.db.query<{ value: string }>("SELECT value FROM settings WHERE name = 'held_summary_at'");
+    return Number(row?.value ?? 0);
+  }
+
+  /** Mark the summary of held inquiries sent, once it is. */
+  async markHeldSummarySent(at: number): Promise<void> {
+    await writeAlone(this.db, "UPDATE settings SET value = ? WHERE name = 'held_summary_at'", [String(at)]);
+  }
+
   /** Inquiries held out of the inbox, newest first. */
   async listHeld(since = 0): Promise<Inquiry[]> {
     const rows = await this.db.query(
@@ -178,12 +189,12 @@ export class OperatorQueries extends Queries {
   }
 
   /**
-   * Take the turn for a periodic task (`held_summary_at`: the summary of held inquiries;
+   * Take the turn for a periodic task (`held_summary_claim`: a try at the summary of held inquiries;
    * `retention_at`: the retention pass): granted to exactly one caller among several instances once
    * `intervalMs` has passed since the last turn, with the time of that last turn.
    */
   async claimTurn(
-    name: "held_summary_at" | "retention_at",
+    name: "held_summary_claim" | "retention_at",
     now: number,
     intervalMs: number,
   ): Promise<{ since: number } | null> {
