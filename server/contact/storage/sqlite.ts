@@ -10,7 +10,7 @@ import { applyMigration, readMigrations } from "./migrations.ts";
  */
 
 /** How long a transaction waits for a write lock another process holds before it gives up (503). */
-const LOCK_WAIT_MS = 3_000;
+export const LOCK_WAIT_MS = 3_000;
 
 const toSqlite = (v: unknown) => (typeof v === "boolean" ? (v ? 1 : 0) : v === undefined ? null : v);
 
