@@ -8,7 +8,7 @@ import { parseTrustProxy } from "./guards.ts";
  * Every environment variable the build, the server and the operator CLI read, declared once with
  * its type, its default and when it is read: **build** (baked into the prerendered pages: change
  * it, rebuild), or **run** (read when the server or the CLI starts). Nothing else in the product
- * reads `process.env` (test and benchmark tooling has its own variables, listed in the README).
+ * reads `process.env` (test and benchmark tooling has its own variables, listed in docs/configuration.md).
  * A bad value stops the process at start with one line naming the variable and what is wrong.
  * `.env` is read by every npm script (node --env-file-if-exists=.env); the environment wins.
  */
@@ -68,31 +68,44 @@ const routes = z
     return out;
   });
 
-const schema = z.object({
+export const schema = z.object({
   // ---------------------------------------------------------------- build time
   /** build — the public URL: canonical links, sitemap, feeds, social images. */
   SITE_URL: z
     .url({ protocol: /^https?$/, error: "an http:// or https:// URL" })
     .default("https://www.example.com")
-    .transform((u) => u.replace(/\/+$/, "")),
+    .transform((u) => u.replace(/\/+$/, ""))
+    .meta({
+      description: "public URL of the site, **at build time**: canonical links are baked into the prerendered pages",
+    }),
   /** build — where the contact page sends the form with JavaScript (a path here, or another site's URL). */
   CONTACT_ENDPOINT: z
     .string()
     .regex(/^(\/|https?:\/\/)\S*$/, "a path starting with / or an http(s):// URL")
-    .default(CONTACT_API_PATH),
+    .default(CONTACT_API_PATH)
+    .meta({
+      description:
+        "**at build time**: where the contact page sends the form with JavaScript (another origin's hosted function works too)",
+    }),
   /** build and run — the anonymous public key (app/contact/api.ts has the default). */
   CONTACT_PUBLIC_KEY: z
     .string()
     .regex(/^[\x21-\x7e]{8,200}$/, "8 to 200 visible ASCII characters")
-    .optional(),
+    .optional()
+    .meta({
+      description:
+        "the anonymous **public** key of spec §7 — not a secret: at build time the page embeds it and sends it as `Authorization: Bearer …`; at run time the server requires it (401 without). Set it in `.env` so build and server agree",
+      shownDefault: "`pk_public_teton_contact_2025` (`app/contact/api.ts`)",
+    }),
   // ---------------------------------------------------------------- run time
   PORT: z.coerce
     .number({ error: "a port number" })
     .int()
     .min(1, "a port number 1-65535")
     .max(65_535, "a port number 1-65535")
-    .default(3000),
-  HOST: z.string().min(1).default("0.0.0.0"),
+    .default(3000)
+    .meta({ description: "port of the production server (1–65535)" }),
+  HOST: z.string().min(1).default("0.0.0.0").meta({ description: "address the production server binds to" }),
   /** run — Express `trust proxy`, parsed as Express documents it. */
   TRUST_PROXY: z
     .string()
@@ -104,50 +117,131 @@ const schema = z.object({
         ctx.addIssue({ code: "custom", message: (e as Error).message.replace(/^TRUST_PROXY: /, "") });
         return z.NEVER;
       }
+    })
+    .meta({
+      description:
+        "Express `trust proxy`: which proxies may set `X-Forwarded-For` (the client address used for rate limits): `true`, `false`, a hop count (`1`), or a comma-separated list of addresses, CIDR subnets and `loopback`, `linklocal`, `uniquelocal`. Anything else stops the start with one line. **Read [Behind a proxy](operations.md#behind-a-proxy)**",
     }),
-  DATA_DIR: z.string().default("./data"),
+  DATA_DIR: z
+    .string()
+    .default("./data")
+    .meta({ description: "where SQLite keeps `inquiries.sqlite`, and where emails are written without `SMTP_URL`" }),
   DATABASE_URL: z
     .string()
     .regex(/^postgres(ql)?:\/\//, "a postgres:// URL")
-    .optional(),
+    .optional()
+    .meta({
+      description:
+        "`postgres://…`: store inquiries in PostgreSQL instead of SQLite (needed for several server instances)",
+    }),
   SMTP_URL: z
     .string()
     .regex(/^smtps?:\/\//, "an smtp:// or smtps:// URL")
-    .optional(),
+    .optional()
+    .meta({
+      description:
+        "`smtp://user:pass@host:587` or `smtps://…`: the relay that delivers inquiry emails. Unset: each email is written as an `.eml` file under `DATA_DIR/mail/` and logged",
+    }),
   SMTP_FROM: z
     .string()
     .refine(
       (v) => addressparser(v, { flatten: true }).some((a) => Boolean(a.address)),
       "a sender with an address, such as Teton Digital Website <no-reply@example.com>",
     )
-    .optional(),
-  CONTACT_TO: z.email().optional(),
-  CONTACT_ROUTES: routes,
-  ALLOWED_ORIGINS: z.string().optional(),
-  IP_HASH_KEY: z.string().min(32, "at least 32 characters").optional(),
-  RATE_LIMIT_PER_MINUTE: positiveInt.default(5),
-  RATE_LIMIT_PER_DAY: positiveInt.default(50),
-  RATE_LIMIT_NETWORK_PER_MINUTE: positiveInt.default(20),
-  OUTBOX_POLL_MS: positiveInt.default(1_000),
-  OUTBOX_RETRY_BASE_MS: positiveInt.default(30_000),
-  OUTBOX_RETRY_MAX_MS: positiveInt.default(60 * 60_000),
-  OUTBOX_GIVE_UP_AFTER_MS: positiveInt.default(24 * 60 * 60_000),
-  OUTBOX_LEASE_MS: positiveInt.default(2 * 60_000),
-  WEBHOOK_URL: receiverUrl.optional(),
+    .optional()
+    .meta({
+      description:
+        "the From address of inquiry emails; one without an address stops the server at start with a one-line error",
+      shownDefault: "`Teton Digital Website <no-reply@…>`",
+    }),
+  CONTACT_TO: z
+    .email()
+    .optional()
+    .meta({ description: "the company inbox inquiries go to", shownDefault: "the site email (`app/config/site.ts`)" }),
+  CONTACT_ROUTES: routes.meta({
+    description:
+      'leads routed by service line, as JSON: `{"AI Consulting": {"to": "ai@…", "slack": "https://hooks.slack.com/…", "webhook": "https://…"}, "none": {…}}` — a form\'s service option (or `none`: no service chosen) to its own email recipients (comma-separated) and, optionally, its own Slack and webhook receivers; what a route does not name goes to the general ones. Checked at start, one reason per mistake',
+  }),
+  ALLOWED_ORIGINS: z.string().optional().meta({
+    description:
+      "comma-separated origins (`https://www.example.com,https://example.com`) that may call the endpoint from a browser (CORS) and post the form; the request's own origin is always allowed. Set it behind a proxy that changes the Host",
+  }),
+  IP_HASH_KEY: z.string().min(32, "at least 32 characters").optional().meta({
+    description:
+      "secret (≥ 32 characters) for the stored HMAC of client addresses; never in the database. Raw addresses are never stored; the hash key changes every month. **Set it when several instances share one `DATABASE_URL`**, or each keeps its own rate limits",
+    shownDefault: "a random key in `DATA_DIR/secrets/ip-hash.key` (made at first start, mode 0600)",
+  }),
+  RATE_LIMIT_PER_MINUTE: positiveInt.default(5).meta({ description: "submissions per client address per minute" }),
+  RATE_LIMIT_PER_DAY: positiveInt.default(50).meta({ description: "submissions per client address per day" }),
+  RATE_LIMIT_NETWORK_PER_MINUTE: positiveInt.default(20).meta({
+    description:
+      "submissions per minute from one network (IPv4 /24, IPv6 /48), for a sender who rotates addresses. An IPv6 client counts as its /64 for the per-address limits",
+  }),
+  OUTBOX_POLL_MS: positiveInt
+    .default(1_000)
+    .meta({ description: "how often the delivery worker looks for work when idle" }),
+  OUTBOX_RETRY_BASE_MS: positiveInt
+    .default(30_000)
+    .meta({ description: "the first retry delay of a failed delivery (doubling, with jitter)" }),
+  OUTBOX_RETRY_MAX_MS: positiveInt.default(60 * 60_000).meta({ description: "the longest retry delay" }),
+  OUTBOX_GIVE_UP_AFTER_MS: positiveInt
+    .default(24 * 60 * 60_000)
+    .meta({ description: "how long a delivery is retried before it fails for good (and alerts)" }),
+  OUTBOX_LEASE_MS: positiveInt.default(2 * 60_000).meta({
+    description: "how long a worker holds a delivery it claimed; a dead worker's claims are taken over after it",
+  }),
+  WEBHOOK_URL: receiverUrl.optional().meta({
+    description:
+      "also deliver every lead as a signed JSON `POST` here ([Standard Webhooks](https://www.standardwebhooks.com/)); needs `WEBHOOK_SECRET`; a URL with `user:password@` is refused at start (it would reach logs and alerts)",
+  }),
   WEBHOOK_SECRET: z
     .string()
     .regex(/^whsec_[A-Za-z0-9+/]{32,}={0,2}$/, "a Standard Webhooks secret: whsec_ and at least 24 bytes in base64")
-    .optional(),
-  SLACK_WEBHOOK_URL: receiverUrl.optional(),
-  DELIVERY_TIMEOUT_MS: positiveInt.default(10_000),
-  METRICS_TOKEN: z.string().min(16, "at least 16 characters").optional(),
-  METRICS_PORT: z.coerce.number().int().min(1).max(65_535).optional(),
-  METRICS_HOST: z.string().default("127.0.0.1"),
-  SPAM_FILTER: z.enum(["on", "off"], { error: "on or off" }).default("on"),
-  SPAM_MIN_FILL_MS: z.coerce.number().int().min(0).default(3_000),
-  SPAM_MAX_LINKS: z.coerce.number().int().min(0).default(2),
-  FORM_TOKEN_MAX_AGE_MS: positiveInt.default(24 * 60 * 60_000),
-  HELD_SUMMARY_INTERVAL_MS: positiveInt.default(24 * 60 * 60_000),
+    .optional()
+    .meta({
+      description:
+        "the shared signing secret, `whsec_` + base64 of at least 24 random bytes (`echo whsec_$(openssl rand -base64 32)`); the receiver verifies `webhook-signature` with it",
+    }),
+  SLACK_WEBHOOK_URL: receiverUrl
+    .optional()
+    .meta({ description: "also post every lead to Slack (an incoming-webhook URL; no `user:password@`)" }),
+  DELIVERY_TIMEOUT_MS: positiveInt.default(10_000).meta({
+    description: "how long a webhook or Slack receiver may take to answer before the attempt counts as failed",
+  }),
+  METRICS_TOKEN: z.string().min(16, "at least 16 characters").optional().meta({
+    description:
+      "serve Prometheus metrics at `/metrics` on the site's port to requests with `Authorization: Bearer <token>` (≥ 16 characters). Unset: `/metrics` does not exist there",
+  }),
+  METRICS_PORT: z.coerce
+    .number()
+    .int()
+    .min(1)
+    .max(65_535)
+    .optional()
+    .meta({ description: "serve `/metrics` without a token on a port of its own" }),
+  METRICS_HOST: z.string().default("127.0.0.1").meta({ description: "the address that metrics port binds to" }),
+  SPAM_FILTER: z.enum(["on", "off"], { error: "on or off" }).default("on").meta({
+    description:
+      "the spam layers (form token, fill time, links, duplicates); `off` leaves only the honeypot. See [Spam](operations.md#spam)",
+  }),
+  SPAM_MIN_FILL_MS: z.coerce
+    .number()
+    .int()
+    .min(0)
+    .default(3_000)
+    .meta({ description: "a message sent sooner than this after its page was served is held" }),
+  SPAM_MAX_LINKS: z.coerce
+    .number()
+    .int()
+    .min(0)
+    .default(2)
+    .meta({ description: "a message with more links than this is held" }),
+  FORM_TOKEN_MAX_AGE_MS: positiveInt
+    .default(24 * 60 * 60_000)
+    .meta({ description: "a message from a page served longer ago than this is held" }),
+  HELD_SUMMARY_INTERVAL_MS: positiveInt
+    .default(24 * 60 * 60_000)
+    .meta({ description: "how often, at most, the company gets the summary of held messages (count and senders)" }),
 });
 
 export type Env = z.infer<typeof schema>;
@@ -166,7 +260,7 @@ export function loadEnv(source: NodeJS.ProcessEnv = process.env): Env {
   const routedWebhook = Object.values(parsed.data.CONTACT_ROUTES ?? {}).some((r) => r.webhook);
   if ((parsed.data.WEBHOOK_URL || routedWebhook) && !parsed.data.WEBHOOK_SECRET) {
     throw new Error(
-      "Invalid environment: WEBHOOK_SECRET: required with WEBHOOK_URL or a route's webhook (whsec_…, see the README)",
+      "Invalid environment: WEBHOOK_SECRET: required with WEBHOOK_URL or a route's webhook (whsec_…, see docs/configuration.md)",
     );
   }
   return parsed.data;

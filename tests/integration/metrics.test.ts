@@ -122,7 +122,7 @@ describe("metrics never on the public site by accident", () => {
     expect(await res.text()).not.toContain("process_cpu");
   });
 
-  it("has every series of the README's alerts from the start, at 0, and counts a delivery that waits", async () => {
+  it("has every series of the documented alerts (docs/operations.md) from the start, at 0, and counts a delivery that waits", async () => {
     const scrape = async () => (await fetch(`http://127.0.0.1:${metricsPort}/metrics`)).text();
     const fresh = await scrape();
     // Without these at 0, increase(…{outcome="failed"}[15m]) > 0 misses the first failure after a restart.

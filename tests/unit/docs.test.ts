@@ -3,13 +3,13 @@ import { describe, expect, it } from "vitest";
 import { inquiryPayload } from "../../server/contact/delivery/channel.ts";
 import { LOCK_WAIT_MS } from "../../server/contact/storage/sqlite.ts";
 
-/** What the README promises an operator, read against the code that does it. */
+/** What the documents promise an operator, read against the code that does it. */
 
-const readme = readFileSync(new URL("../../README.md", import.meta.url), "utf8");
+const api = readFileSync(new URL("../../docs/contact-api.md", import.meta.url), "utf8");
 
-describe("the README", () => {
+describe("docs/contact-api.md", () => {
   it("shows the webhook payload the code sends, field for field", () => {
-    const block = /```json\n(\{ "type": "inquiry\.received"[\s\S]*?)\n```/.exec(readme)?.[1];
+    const block = /```json\n(\{ "type": "inquiry\.received"[\s\S]*?)\n```/.exec(api)?.[1];
     expect(block).toBeTruthy();
     const example = JSON.parse(block ?? "{}");
     const sent = inquiryPayload({
@@ -31,6 +31,6 @@ describe("the README", () => {
   });
 
   it("gives the lock wait the SQLite engine uses", () => {
-    expect(readme).toContain(`locked by another process for more than ${LOCK_WAIT_MS / 1000} s`);
+    expect(api).toContain(`locked by another process for more than ${LOCK_WAIT_MS / 1000} s`);
   });
 });

@@ -1,0 +1,76 @@
+// First, as every entry point: the environment module gives app/config/site.ts the site's URL.
+import { readFileSync, writeFileSync } from "node:fs";
+import { z } from "zod";
+import { BUILD_TIME, schema } from "../server/env.ts";
+
+/**
+ * docs/configuration.md, generated from server/env.ts (each variable's type, default and
+ * description are declared there once):
+ *   npm run docs:config            write it
+ *   npm run docs:config -- --check fail (exit 1) if it, or .env.example, disagrees with the code
+ * `npm run lint` runs the check, so CI fails on a stale document.
+ */
+
+const DOC = new URL("../docs/configuration.md", import.meta.url);
+const EXAMPLE = new URL("../.env.example", import.meta.url);
+
+function render(): string {
+  const rows = Object.entries(schema.shape).map(([name, field]) => {
+    const meta = (z.globalRegistry.get(field) ?? {}) as { description?: string; shownDefault?: string };
+    const parsed = field.safeParse(undefined);
+    const value = parsed.success ? (parsed.data as unknown) : undefined;
+    const shown =
+      meta.shownDefault ??
+      (value === undefined ? "—" : `\`${Array.isArray(value) ? value.join(", ") : String(value)}\``);
+    const when = (BUILD_TIME as readonly string[]).includes(name)
+      ? name === "CONTACT_PUBLIC_KEY"
+        ? "build and run"
+        : "build"
+      : "run";
+    return `| \`${name}\` | ${when} | ${shown} | ${meta.description ?? ""} |`;
+  });
+  return `# Configuration
+
+<!-- Generated from server/env.ts by \`npm run docs:config\`; \`npm run lint\` fails when it is stale. -->
+
+Every variable is optional. \`npm run build\`, \`npm start\`, \`npm run dev\` and \`npm run inquiries\`
+read a \`.env\` file if there is one (copy \`.env.example\`); a variable set in the environment wins.
+**build** variables are baked into the prerendered pages (\`npm start\` rebuilds when \`.env\` changed);
+**run** variables are read when the server or the CLI starts. A bad value stops it at start with one
+line naming the variable (\`Invalid environment: PORT: a port number 1-65535\`). Durations are in
+milliseconds. The test and benchmark tools have their own (\`CHROMIUM_PATH\`, \`PG_BIN\`,
+\`TEST_DATABASE_URL\`, \`BENCH_DATABASE_URL\`, \`NGINX_PATH\`, \`E2E_PORT\`).
+
+| variable | read at | default | what it does |
+|---|---|---|---|
+${rows.join("\n")}
+`;
+}
+
+/** Every variable of the code is in .env.example (set or commented), and nothing else is. */
+function exampleProblems(): string[] {
+  const declared = new Set(Object.keys(schema.shape));
+  const listed = new Set([...readFileSync(EXAMPLE, "utf8").matchAll(/^#? ?([A-Z_]+)=/gm)].map((m) => m[1] ?? ""));
+  return [
+    ...[...declared].filter((v) => !listed.has(v)).map((v) => `.env.example does not mention ${v}`),
+    ...[...listed]
+      .filter((v) => !declared.has(v))
+      .map((v) => `.env.example names ${v}, which server/env.ts does not declare`),
+  ];
+}
+
+const text = render();
+if (process.argv.includes("--check")) {
+  const problems = exampleProblems();
+  let current = "";
+  try {
+    current = readFileSync(DOC, "utf8");
+  } catch {
+    // missing: stale
+  }
+  if (current !== text) problems.push("docs/configuration.md disagrees with server/env.ts: run `npm run docs:config`");
+  for (const p of problems) console.error(p);
+  process.exit(problems.length > 0 ? 1 : 0);
+}
+writeFileSync(DOC, text);
+console.log(`Wrote docs/configuration.md (${Object.keys(schema.shape).length} variables).`);
