@@ -8,6 +8,7 @@ import { type ContactConfig, loadConfig } from "../server/contact/config.ts";
 import { newDeliveries } from "../server/contact/delivery/channel.ts";
 import { targetsFor } from "../server/contact/delivery/routing.ts";
 import { type Database, openDatabase } from "../server/contact/storage/database.ts";
+import { pendingMigrations } from "../server/contact/storage/migrations.ts";
 import { CHANNELS, type ChannelName, type Inquiry, type InquiryRecord } from "../server/contact/storage/records.ts";
 import { Store } from "../server/contact/storage/store.ts";
 
@@ -314,7 +315,14 @@ async function main(argv: string[]): Promise<number> {
   }
   const db = openDatabase(config);
   try {
-    await db.migrate();
+    // The server migrates at its start; the CLI changes no schema, and says when the code is ahead.
+    const pending = await pendingMigrations(db);
+    if (pending.length > 0) {
+      console.error(
+        `The database is behind this code (${pending.join(", ")} not applied): start the server once, it migrates.`,
+      );
+      return 1;
+    }
     const handler = Object.hasOwn(COMMANDS, command) ? COMMANDS[command] : undefined;
     if (!handler) throw new UsageError(`Unknown command: ${command}`);
     return await handler({ store: new Store(db), values, rest, config, db });

@@ -3,6 +3,7 @@ import { randomUUID } from "node:crypto";
 import { existsSync, mkdtempSync, readFileSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
+import { DatabaseSync } from "node:sqlite";
 import pino from "pino";
 import { afterEach, beforeEach, describe, expect, inject, it } from "vitest";
 import { loadConfig } from "../../server/contact/config.ts";
@@ -333,6 +334,29 @@ describe("inquiries CLI without a database", () => {
       expect(r.stderr, command).toContain(`No database at ${join(missing, "inquiries.sqlite")}`);
       expect(existsSync(missing), command).toBe(false);
     }
+  });
+
+  it("changes no schema: on a database behind the code it says so, and leaves it as it was", async () => {
+    const dir = mkdtempSync(join(tmpdir(), "cli-old-"));
+    const raw = new DatabaseSync(join(dir, "inquiries.sqlite"));
+    raw.exec(
+      "CREATE TABLE schema_migrations (version INTEGER PRIMARY KEY, name TEXT NOT NULL, applied_at INTEGER NOT NULL)",
+    );
+    raw.close();
+    const r = spawnSync(process.execPath, ["scripts/inquiries.ts", "list"], {
+      cwd: root,
+      env: { ...process.env, DATA_DIR: dir, DATABASE_URL: "" },
+      encoding: "utf8",
+    });
+    expect(r.status).toBe(1);
+    expect(r.stderr).toMatch(
+      /^The database is behind this code \(001_inquiries\.sql, .*\): start the server once, it migrates\.$/m,
+    );
+    const after = new DatabaseSync(join(dir, "inquiries.sqlite"));
+    expect(after.prepare("SELECT COUNT(*) AS n FROM schema_migrations").get()).toEqual({ n: 0 });
+    expect(after.prepare("SELECT name FROM sqlite_master WHERE name = 'inquiries'").get()).toBeUndefined();
+    after.close();
+    rmSync(dir, { recursive: true, force: true });
   });
 
   it("says so in one line when DATA_DIR cannot even be created", () => {

@@ -17,6 +17,17 @@ export function readMigrations(engine: Engine) {
     .map((f) => ({ version: Number(f.slice(0, 3)), name: f, sql: readFileSync(join(dir, f), "utf8") }));
 }
 
+/** The migrations this code has that the database has not applied yet (all of them on a new database). */
+export async function pendingMigrations(db: Sql): Promise<string[]> {
+  const applied = await db
+    .query<{ version: number }>("SELECT version FROM schema_migrations")
+    .then((rows) => new Set(rows.map((r) => Number(r.version))))
+    .catch(() => new Set<number>());
+  return readMigrations(db.engine)
+    .filter((m) => !applied.has(m.version))
+    .map((m) => m.name);
+}
+
 /** Apply one migration inside `tx`, unless it was applied before. True if it ran. */
 export async function applyMigration(
   tx: Sql,
