@@ -1,4 +1,3 @@
-// First, as every entry point: the environment module gives app/config/site.ts the site's URL.
 import { readFileSync, writeFileSync } from "node:fs";
 import { z } from "zod";
 import { BUILD_TIME, schema } from "../server/env.ts";

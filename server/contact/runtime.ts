@@ -4,7 +4,7 @@ import { site } from "../../app/config/site.ts";
 import type { ContactConfig } from "./config.ts";
 import type { Channel } from "./delivery/channel.ts";
 import { emailChannel, fileMailer, smtpMailer } from "./delivery/email.ts";
-import { receiverUrl, routingOf } from "./delivery/routing.ts";
+import { receiverFor, routingOf } from "./delivery/routing.ts";
 import { slackChannel } from "./delivery/slack.ts";
 import { webhookChannel } from "./delivery/webhook.ts";
 import { OutboxWorker } from "./delivery/worker.ts";
@@ -37,10 +37,10 @@ export async function createContactPipeline(
     const timeoutMs = config.deliveryTimeoutMs;
     const channels: Channel[] = [emailChannel(mailer, { from: config.mailFrom, to: config.mailTo })];
     if (used.has("webhook") && config.webhookSecret) {
-      const urlFor = (target: string | null) => receiverUrl(config, "webhook", target);
+      const urlFor = (target: string | null) => receiverFor(config, "webhook", target);
       channels.push(webhookChannel({ urlFor, secret: config.webhookSecret, timeoutMs }));
     }
-    if (used.has("slack")) channels.push(slackChannel({ urlFor: (t) => receiverUrl(config, "slack", t), timeoutMs }));
+    if (used.has("slack")) channels.push(slackChannel({ urlFor: (t) => receiverFor(config, "slack", t), timeoutMs }));
     await store.operator.recordRouting(routing);
     const { metrics } = opts;
     const worker = new OutboxWorker({

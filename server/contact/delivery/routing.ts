@@ -27,7 +27,7 @@ export const targetsFor = (routing: Routing, service: string): Target[] =>
   routing[service || "none"] ?? routing.default ?? [];
 
 /** The URL of a route's own Slack or webhook receiver, else the general one (`default`, or an old row's null). */
-export function receiverUrl(
+export function receiverFor(
   config: Pick<ContactConfig, "routes" | "slack" | "webhook">,
   channel: "slack" | "webhook",
   target: string | null,

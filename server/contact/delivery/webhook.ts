@@ -38,6 +38,9 @@ export function webhookChannel(opts: {
       });
       if (outcome.kind !== "delivered") throw new Error(outcome.reason);
     },
-    describe: () => `webhook ${new URL(opts.urlFor("default") ?? "http://routes-only").origin}`,
+    describe: () => {
+      const general = opts.urlFor("default");
+      return general ? `webhook ${new URL(general).origin}` : "webhook (routed leads only)";
+    },
   };
 }
