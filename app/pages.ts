@@ -6,6 +6,8 @@
  */
 
 export type Page = {
+  /** How code names the page when it links to it: `link.imprint`, never "/imprint" typed again. */
+  readonly name: string;
   /** The URL path; ":slug" stands for each published post. */
   readonly path: string;
   /** The route module, relative to app/. */
@@ -21,23 +23,43 @@ export type Page = {
 };
 
 export const pages = [
-  { path: "/", module: "routes/home.tsx", nav: "Home", public: true },
-  { path: "/services", module: "routes/services.tsx", nav: "Services", public: true, markdown: true },
-  { path: "/blog", module: "routes/blog.tsx", nav: "Blog", public: true },
-  { path: "/blog/:slug", module: "routes/blog-post.tsx", public: true, markdown: true },
-  { path: "/contact", module: "routes/contact.tsx", nav: "Contact", public: true, interactive: true, markdown: true },
-  { path: "/contact/sent", module: "routes/contact-sent.tsx", public: false },
-  { path: "/imprint", module: "routes/imprint.tsx", public: true, markdown: true },
+  { name: "home", path: "/", module: "routes/home.tsx", nav: "Home", public: true },
+  { name: "services", path: "/services", module: "routes/services.tsx", nav: "Services", public: true, markdown: true },
+  { name: "blog", path: "/blog", module: "routes/blog.tsx", nav: "Blog", public: true },
+  { name: "post", path: "/blog/:slug", module: "routes/blog-post.tsx", public: true, markdown: true },
+  {
+    name: "contact",
+    path: "/contact",
+    module: "routes/contact.tsx",
+    nav: "Contact",
+    public: true,
+    interactive: true,
+    markdown: true,
+  },
+  { name: "contactSent", path: "/contact/sent", module: "routes/contact-sent.tsx", public: false },
+  { name: "imprint", path: "/imprint", module: "routes/imprint.tsx", public: true, markdown: true },
 ] as const satisfies readonly Page[];
 
 /** Files for crawlers and readers, prerendered from resource routes. */
 export const files = [
-  { path: "/blog/rss.xml", module: "routes/rss.ts" },
-  { path: "/sitemap.xml", module: "routes/sitemap.ts" },
-  { path: "/robots.txt", module: "routes/robots.ts" },
-  { path: "/.well-known/security.txt", module: "routes/security-txt.ts" },
-  { path: "/site.webmanifest", module: "routes/manifest.ts" },
+  { name: "rss", path: "/blog/rss.xml", module: "routes/rss.ts" },
+  { name: "sitemap", path: "/sitemap.xml", module: "routes/sitemap.ts" },
+  { name: "robots", path: "/robots.txt", module: "routes/robots.ts" },
+  { name: "securityTxt", path: "/.well-known/security.txt", module: "routes/security-txt.ts" },
+  { name: "manifest", path: "/site.webmanifest", module: "routes/manifest.ts" },
 ] as const;
+
+type Linkable = Exclude<(typeof pages)[number], { name: "post" }> | (typeof files)[number];
+
+/** Every page's and file's path by name, for links and metadata: `link.imprint` is "/imprint". */
+export const link = Object.fromEntries([...pages, ...files].map((p) => [p.name, p.path])) as {
+  readonly [P in Linkable as P["name"]]: P["path"];
+};
+
+/** A post's path: the "post" row's ":slug" filled in (tests/unit/nav.test.ts holds them together). */
+export function postLink(slug: string): string {
+  return `${link.blog}/${slug}`;
+}
 
 /** The main navigation, in the order of the table. */
 export const navItems = pages.flatMap((p) => ("nav" in p ? [{ href: p.path, label: p.nav }] : []));

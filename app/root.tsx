@@ -1,5 +1,6 @@
 import type { ReactNode } from "react";
 import { isRouteErrorResponse, Links, Meta, Outlet, useLocation, useRouteError } from "react-router";
+import { link } from "~/pages";
 import type { Route } from "./+types/root";
 import appCss from "./app.css?url";
 import { NotFound } from "./components/sections/NotFound";
@@ -14,7 +15,7 @@ export const links: Route.LinksFunction = () => [
   { rel: "icon", href: "/favicon-32.png", type: "image/png", sizes: "32x32" },
   { rel: "apple-touch-icon", href: "/apple-touch-icon.png" },
   { rel: "manifest", href: "/site.webmanifest" },
-  { rel: "alternate", type: "application/rss+xml", title: `${site.name} Blog`, href: "/blog/rss.xml" },
+  { rel: "alternate", type: "application/rss+xml", title: `${site.name} Blog`, href: link.rss },
 ];
 
 export function Layout({ children }: { children: ReactNode }) {
@@ -28,8 +29,8 @@ export function Layout({ children }: { children: ReactNode }) {
         <meta name="theme-color" media="(prefers-color-scheme: light)" content={site.themeColor.light} />
         <meta name="theme-color" media="(prefers-color-scheme: dark)" content={site.themeColor.dark} />
         <Meta />
-        {/* precedence: React puts the stylesheet ahead of the contact page's module preloads, so the
-            first paint never waits behind JavaScript. */}
+        {/* precedence: React puts the stylesheet first in <head>, so the first paint never waits behind
+            anything else React adds there. */}
         <link rel="stylesheet" href={appCss} precedence="high" />
         <Links />
       </head>

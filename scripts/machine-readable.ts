@@ -5,6 +5,7 @@ import { site } from "../app/config/site.ts";
 import type { Post } from "../app/content/post-parser.ts";
 import { serviceLines } from "../app/content/services.ts";
 import { pagePaths } from "../app/pages.ts";
+import { siteUrl } from "../server/env.ts";
 
 /**
  * The site for machines as well as people (llmstxt.org): a Markdown version of each page marked
@@ -22,7 +23,7 @@ turndown.remove((node) =>
 /** The <main> of a prerendered page, as Markdown, with links made absolute. */
 function pageMarkdown(html: string): string {
   const main = /<main\b[^>]*>([\s\S]*)<\/main>/.exec(html)?.[1] ?? "";
-  return `${turndown.turndown(main).replace(/\]\(\//g, `](${site.url}/`)}\n`;
+  return `${turndown.turndown(main).replace(/\]\(\//g, `](${siteUrl()}/`)}\n`;
 }
 
 function articleMarkdown(post: Post): string {
@@ -30,7 +31,7 @@ function articleMarkdown(post: Post): string {
 }
 
 function llmsTxt(posts: Post[]): string {
-  const md = (path: string) => `${site.url}${path}.md`;
+  const md = (path: string) => `${siteUrl()}${path}.md`;
   return `# ${site.name}
 
 > ${site.description}
@@ -47,7 +48,7 @@ ${posts.map((p) => `- [${p.title}](${md(`/blog/${p.slug}`)}): ${p.excerpt}`).joi
 
 ## Contact
 
-- [Contact ${site.name}](${md("/contact")}): phone, email, address and office hours; the form at ${site.url}/contact
+- [Contact ${site.name}](${md("/contact")}): phone, email, address and office hours; the form at ${siteUrl()}/contact
 
 ## Optional
 

@@ -1,5 +1,3 @@
-// First, before anything imports app/config/site.ts: the environment gives it the site's URL.
-import "../server/env.ts";
 import { createHash } from "node:crypto";
 import { readFileSync, writeFileSync } from "node:fs";
 import { extname, join } from "node:path";
@@ -85,7 +83,7 @@ for (const path of walk(root)) {
     description: decodeEntities(description),
   });
 }
-const images = await buildImages(root, pages, { name: site.name, url: site.url });
+const images = await buildImages(root, pages, { name: site.name, url: loadEnv().SITE_URL });
 console.log(`postbuild: favicons, and ${images.pages} social images (${images.drawn} drawn, the rest from cache)`);
 
 // Markdown versions of the pages marked `markdown` in app/pages.ts, and /llms.txt listing them.

@@ -5,7 +5,6 @@ import express, { type ErrorRequestHandler, type RequestHandler } from "express"
 import onHeaders from "on-headers";
 import type { Logger } from "pino";
 import { RouterContextProvider, type ServerBuild } from "react-router";
-import { site } from "../app/config/site.ts";
 import type { ContactContextKey } from "../app/contact/context.ts";
 import type { ContactConfig } from "./contact/config.ts";
 import { contactEndpoint, ENDPOINT, MAX_BODY_BYTES } from "./contact/http/endpoint.ts";
@@ -34,7 +33,7 @@ import { serveNotFound, serveStatic } from "./static.ts";
  * server/main.ts makes it and serves it.
  */
 export type AppOptions = {
-  env: Pick<Env, "TRUST_PROXY">;
+  env: Pick<Env, "TRUST_PROXY" | "SITE_URL">;
   config: ContactConfig;
   log: Logger;
   build: ServerBuild;
@@ -68,7 +67,7 @@ export function createApp(o: AppOptions): express.Express {
     setBaseHeaders(res, req.secure);
     next();
   });
-  app.use(httpsRedirect(hostsOf([site.url, ...config.allowedOrigins])));
+  app.use(httpsRedirect(hostsOf([o.env.SITE_URL, ...config.allowedOrigins])));
   // Every body is capped before anything reads it; the JSON endpoint caps its own (chunked too) with JSON answers.
   app.use(bodyLimit(MAX_BODY_BYTES, (req) => req.path === ENDPOINT));
 

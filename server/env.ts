@@ -267,9 +267,9 @@ export function loadEnv(source: NodeJS.ProcessEnv = process.env): Env {
 }
 
 /**
- * For the modules that run in Node without Vite (the server, the CLI, the build scripts): the
- * site's URL where app/config/site.ts looks for it. Imported first by those entry points.
+ * SITE_URL for code that runs in Node without Vite (the server, the CLI, the build scripts).
+ * Pages read `site.url`, which Vite fills in at build (vite.config.ts).
  */
-const early = schema.shape.SITE_URL.safeParse(process.env.SITE_URL || undefined);
-const g = globalThis as { __SITE_URL__?: string };
-if (early.success && typeof g.__SITE_URL__ !== "string") g.__SITE_URL__ = early.data;
+export function siteUrl(source: NodeJS.ProcessEnv = process.env): string {
+  return schema.shape.SITE_URL.parse(source.SITE_URL || undefined);
+}

@@ -1,5 +1,3 @@
-// First, before anything imports app/config/site.ts: the environment gives it the site's URL.
-import "./env.ts";
 import { randomBytes } from "node:crypto";
 import { existsSync } from "node:fs";
 import { createServer } from "node:http";

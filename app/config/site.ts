@@ -18,8 +18,7 @@ export const site: Site = {
   blurb:
     "Teton Digital builds and runs the infrastructure, software and AI systems that growing US businesses depend on — planned with care, delivered on time and supported around the clock.",
   // SITE_URL at build time (vite.config.ts defines it): prerendered pages carry it in canonical
-  // links. Outside Vite (the server, the CLI, the build scripts) server/env.ts, imported first,
-  // puts the validated value on globalThis under the same name.
+  // links. Code that runs outside Vite reads siteUrl() from server/env.ts instead.
   url: typeof __SITE_URL__ === "string" ? __SITE_URL__ : "https://www.example.com",
   email: "hello@example.com",
   phone: {

@@ -1,6 +1,6 @@
 import { site } from "~/config/site";
 import type { PostView } from "~/content/blog.server";
-import { pagePaths } from "~/pages";
+import { link, pagePaths } from "~/pages";
 import { escapeHtml } from "./escape";
 
 /** Text files for crawlers and readers, built from the site config and the published posts. */
@@ -16,7 +16,7 @@ export function sitemap(posts: PostView[]): string {
   const entries = [
     ...LANDING_PATHS.map((path) => ({
       loc: `${site.url}${path}`,
-      lastmod: path === "/" || path === "/blog" ? newest : undefined,
+      lastmod: path === link.home || path === link.blog ? newest : undefined,
     })),
     ...posts.map((p) => ({ loc: `${site.url}/blog/${p.slug}`, lastmod: p.date })),
   ];

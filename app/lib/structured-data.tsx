@@ -1,5 +1,6 @@
 import { site } from "~/config/site";
 import type { ServiceLine } from "~/content/services";
+import { link, postLink } from "~/pages";
 import { socialImagePath } from "./social-image";
 
 /**
@@ -25,7 +26,7 @@ export function organization(): Thing {
     description: site.description,
     url: site.url,
     logo: abs("/icon-512.png"),
-    image: abs(socialImagePath("/")),
+    image: abs(socialImagePath(link.home)),
     email: site.email,
     telephone: site.phone.e164,
     foundingDate: site.foundingDate,
@@ -104,7 +105,7 @@ export function blogPosting(post: {
     "@id": `${url}#article`,
     headline: post.title,
     description: post.excerpt,
-    image: [abs(post.image), abs(socialImagePath(`/blog/${post.slug}`))],
+    image: [abs(post.image), abs(socialImagePath(postLink(post.slug)))],
     author: { "@type": "Person", name: post.author, jobTitle: site.blog.authorTitle },
     // With a time zone, as Google's rules ask: the office's (Mountain Standard Time), at the start of the day.
     datePublished: `${post.date}T00:00:00-07:00`,

@@ -6,6 +6,7 @@ import { site } from "~/config/site";
 import { findPost } from "~/content/blog.server";
 import { pageMeta } from "~/lib/seo";
 import { blogPosting, breadcrumbs, JsonLd } from "~/lib/structured-data";
+import { link, postLink } from "~/pages";
 import type { Route } from "./+types/blog-post";
 
 export function loader({ params }: Route.LoaderArgs) {
@@ -20,7 +21,7 @@ export const meta: Route.MetaFunction = ({ loaderData, params }) =>
         ...pageMeta({
           title: loaderData.post.title,
           description: loaderData.post.excerpt,
-          path: `/blog/${params.slug}`,
+          path: postLink(params.slug),
           type: "article",
         }),
         { property: "article:published_time", content: loaderData.post.date },
@@ -38,15 +39,15 @@ export default function BlogPost({ loaderData: { post } }: Route.ComponentProps)
         graph={[
           blogPosting(post),
           breadcrumbs([
-            { name: "Home", path: "/" },
-            { name: "Blog", path: "/blog" },
-            { name: post.title, path: `/blog/${post.slug}` },
+            { name: "Home", path: link.home },
+            { name: "Blog", path: link.blog },
+            { name: post.title, path: postLink(post.slug) },
           ]),
         ]}
       />
       <header className="bg-slate-50 dark:bg-slate-900">
         <div className={`${readingColumn} py-10`}>
-          <a href="/blog" className={`${backLink} print:hidden`}>
+          <a href={link.blog} className={`${backLink} print:hidden`}>
             <ArrowLeft aria-hidden="true" className="size-4" /> Back to Blog
           </a>
           <p className="mt-6">
@@ -112,12 +113,12 @@ export default function BlogPost({ loaderData: { post } }: Route.ComponentProps)
           <p className="mt-3 text-blue-100">
             Talk to our team — the first {site.consultationMinutes}-minute consultation is free.
           </p>
-          <a href="/contact" className={`${buttonOnDark} mt-6`}>
+          <a href={link.contact} className={`${buttonOnDark} mt-6`}>
             Contact Us <ArrowRight aria-hidden="true" className="size-5" />
           </a>
         </section>
         <p className="mt-10 print:hidden">
-          <a href="/blog" className={backLink}>
+          <a href={link.blog} className={backLink}>
             <ArrowLeft aria-hidden="true" className="size-4" /> Back to Blog
           </a>
         </p>
@@ -141,7 +142,7 @@ export function ErrorBoundary() {
           ? "The article you are looking for does not exist or has been moved."
           : "Please try again in a moment."}
       </p>
-      <a href="/blog" className={`${buttonPrimary} mt-8`}>
+      <a href={link.blog} className={`${buttonPrimary} mt-8`}>
         <ArrowLeft aria-hidden="true" className="size-5" /> Return to Blog
       </a>
     </section>

@@ -5,6 +5,7 @@ import { cardFrame, container } from "~/components/ui/styles";
 import { site } from "~/config/site";
 import { allPosts } from "~/content/blog.server";
 import { pageMeta } from "~/lib/seo";
+import { link, postLink } from "~/pages";
 import type { Route } from "./+types/blog";
 
 export function loader() {
@@ -28,7 +29,7 @@ export const meta: Route.MetaFunction = () =>
   pageMeta({
     title: "Blog",
     description: `${site.blog.about}, from the ${site.name} team.`,
-    path: "/blog",
+    path: link.blog,
   });
 
 /**
@@ -106,7 +107,7 @@ export default function Blog({ loaderData }: Route.ComponentProps) {
                 <Category post={featured} />
               </p>
               <h2 id="featured-title" className="mt-4 text-3xl font-bold text-slate-900 dark:text-white">
-                <a href={`/blog/${featured.slug}`} className={cardLink}>
+                <a href={postLink(featured.slug)} className={cardLink}>
                   {featured.title}
                 </a>
               </h2>
@@ -132,7 +133,7 @@ export default function Blog({ loaderData }: Route.ComponentProps) {
                         <Category post={p} />
                       </p>
                       <h3 className="mt-3 text-xl font-semibold text-slate-900 dark:text-white">
-                        <a href={`/blog/${p.slug}`} className={cardLink}>
+                        <a href={postLink(p.slug)} className={cardLink}>
                           {p.title}
                         </a>
                       </h3>

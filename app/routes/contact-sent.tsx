@@ -1,6 +1,7 @@
 import { ArrowLeft, CircleCheck } from "lucide-react";
 import { buttonPrimary, container } from "~/components/ui/styles";
 import { site } from "~/config/site";
+import { link } from "~/pages";
 import type { Route } from "./+types/contact-sent";
 
 /**
@@ -23,7 +24,7 @@ export default function ContactSent() {
         {site.response.dialogTitle}
       </h1>
       <p className="mx-auto mt-4 max-w-xl text-lg">{site.response.dialogMessage}</p>
-      <a href="/" className={`${buttonPrimary} mt-8`}>
+      <a href={link.home} className={`${buttonPrimary} mt-8`}>
         <ArrowLeft aria-hidden="true" className="size-5" /> Back to the home page
       </a>
     </section>

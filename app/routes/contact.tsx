@@ -11,6 +11,7 @@ import { contactContext } from "~/contact/context";
 import { type ContactField, FIELDS, type FieldErrors, FORM_TOKEN_FIELD, HONEYPOT_FIELD } from "~/contact/fields";
 import { TOO_MANY } from "~/contact/messages";
 import { pageMeta } from "~/lib/seo";
+import { link } from "~/pages";
 import type { Route } from "./+types/contact";
 
 // The one interactive page does not hydrate either: a small module (app/contact/enhance.ts, added to
@@ -63,13 +64,13 @@ export async function action({ request, context }: Route.ActionArgs) {
       formToken: typeof token === "string" ? token : undefined,
       ip: contact.clientIp,
       userAgent: request.headers.get("user-agent") ?? undefined,
-      page: "/contact",
+      page: link.contact,
     });
     switch (outcome.kind) {
       case "stored":
       case "replayed":
         // Post/Redirect/Get: a reload or Back on the answer never posts (and stores) the message again.
-        return redirect("/contact/sent", { status: 303 });
+        return redirect(link.contactSent, { status: 303 });
       case "invalid":
         return failure(400, "Please correct the fields marked above.", outcome.fields);
       case "rate-limited":
@@ -87,7 +88,7 @@ export const meta: Route.MetaFunction = () =>
   pageMeta({
     title: "Contact Us",
     description: `Call, write or send us a message. ${site.response.infoLine} Free ${site.consultationMinutes}-minute consultation.`,
-    path: "/contact",
+    path: link.contact,
   });
 
 const tiles = [
@@ -104,7 +105,7 @@ const tiles = [
   },
 ];
 
-const link = `rounded font-medium text-blue-800 hover:underline dark:text-blue-300 ${focusRing}`;
+const textLink = `rounded font-medium text-blue-800 hover:underline dark:text-blue-300 ${focusRing}`;
 
 /** One way to reach us: an icon, a heading, and the details. */
 function InfoItem({ icon: Icon, title, children }: { icon: LucideIcon; title: string; children: ReactNode }) {
@@ -132,13 +133,13 @@ export default function Contact({ loaderData, actionData }: Route.ComponentProps
           </h2>
           <ul className="mt-6 space-y-6">
             <InfoItem icon={Phone} title="Phone">
-              <a href={`tel:${site.phone.e164}`} className={link}>
+              <a href={`tel:${site.phone.e164}`} className={textLink}>
                 {site.phone.display}
               </a>
               <p className="text-sm">{site.phone.hours}</p>
             </InfoItem>
             <InfoItem icon={Mail} title="Email">
-              <a href={`mailto:${site.email}`} className={link}>
+              <a href={`mailto:${site.email}`} className={textLink}>
                 {site.email}
               </a>
             </InfoItem>

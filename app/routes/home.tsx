@@ -7,10 +7,15 @@ import { buttonOnDark, buttonPrimary, buttonSecondary, card, container, focusRin
 import { site } from "~/config/site";
 import { serviceLines } from "~/content/services";
 import { pageMeta } from "~/lib/seo";
+import { link } from "~/pages";
 import type { Route } from "./+types/home";
 
 export const meta: Route.MetaFunction = () =>
-  pageMeta({ title: `${site.name} — IT & AI Services for US Businesses`, description: site.description, path: "/" });
+  pageMeta({
+    title: `${site.name} — IT & AI Services for US Businesses`,
+    description: site.description,
+    path: link.home,
+  });
 
 export default function Home() {
   return (
@@ -30,10 +35,10 @@ export default function Home() {
               technology that growing US companies run on.
             </p>
             <div className="mt-10 flex flex-col gap-4 sm:flex-row">
-              <a href="/services" className={buttonPrimary}>
+              <a href={link.services} className={buttonPrimary}>
                 Explore Services <ArrowRight aria-hidden="true" className="size-5" />
               </a>
-              <a href="/contact" className={buttonSecondary}>
+              <a href={link.contact} className={buttonSecondary}>
                 Get Consultation
               </a>
             </div>
@@ -75,7 +80,7 @@ export default function Home() {
         </ul>
         <div className="mt-10 text-center">
           <a
-            href="/services"
+            href={link.services}
             className={`inline-flex items-center gap-2 rounded font-semibold text-blue-800 hover:underline dark:text-blue-300 ${focusRing}`}
           >
             View All Services <ArrowRight aria-hidden="true" className="size-5" />
@@ -88,7 +93,7 @@ export default function Home() {
         title="Ready to transform your business?"
         text={`Book a free ${site.consultationMinutes}-minute consultation. We will listen, ask the right questions and tell you honestly where we can help.`}
       >
-        <a href="/contact" className={`${buttonOnDark} mt-8`}>
+        <a href={link.contact} className={`${buttonOnDark} mt-8`}>
           Start Your Project <ArrowRight aria-hidden="true" className="size-5" />
         </a>
       </CallToAction>

@@ -4,6 +4,7 @@ import { PostalAddress } from "~/components/ui/PostalAddress";
 import { focusRing, readingColumn } from "~/components/ui/styles";
 import { site, usd } from "~/config/site";
 import { pageMeta } from "~/lib/seo";
+import { link } from "~/pages";
 import type { Route } from "./+types/imprint";
 
 /** The retention period as the privacy note says it: "one year", or a number of days. */
@@ -13,7 +14,7 @@ export const meta: Route.MetaFunction = () =>
   pageMeta({
     title: "Imprint",
     description: `Legal information about ${site.legalName}: registration, management, liability, licensing and contact details.`,
-    path: "/imprint",
+    path: link.imprint,
   });
 
 function Section({ id, title, children }: { id: string; title: string; children: ReactNode }) {
@@ -27,7 +28,7 @@ function Section({ id, title, children }: { id: string; title: string; children:
   );
 }
 
-const link = `rounded font-medium text-blue-800 underline underline-offset-2 dark:text-blue-300 ${focusRing}`;
+const textLink = `rounded font-medium text-blue-800 underline underline-offset-2 dark:text-blue-300 ${focusRing}`;
 
 export default function Imprint() {
   const { imprint } = site;
@@ -49,13 +50,13 @@ export default function Imprint() {
           <ul className="space-y-1">
             <li>
               Phone:{" "}
-              <a href={`tel:${site.phone.e164}`} className={link}>
+              <a href={`tel:${site.phone.e164}`} className={textLink}>
                 {site.phone.display}
               </a>
             </li>
             <li>
               Email:{" "}
-              <a href={`mailto:${site.email}`} className={link}>
+              <a href={`mailto:${site.email}`} className={textLink}>
                 {site.email}
               </a>
             </li>
@@ -98,7 +99,7 @@ export default function Imprint() {
             secret that is not stored with your message and changes every month. We keep all of it no longer than{" "}
             {retention(site.imprint.retentionDays)}. We never sell or share your information. To see or delete what we
             hold about you, write to{" "}
-            <a href={`mailto:${site.email}`} className={link}>
+            <a href={`mailto:${site.email}`} className={textLink}>
               {site.email}
             </a>
             .

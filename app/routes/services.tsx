@@ -8,6 +8,7 @@ import { contactHrefFor } from "~/config/service-options";
 import { serviceLines } from "~/content/services";
 import { pageMeta } from "~/lib/seo";
 import { breadcrumbs, JsonLd, services } from "~/lib/structured-data";
+import { link } from "~/pages";
 import type { Route } from "./+types/services";
 
 export const meta: Route.MetaFunction = () =>
@@ -15,7 +16,7 @@ export const meta: Route.MetaFunction = () =>
     title: "Services",
     description:
       "IT infrastructure to buy, rent or run as a service; IT and AI consulting; and custom AI software for marketing, finance and risk.",
-    path: "/services",
+    path: link.services,
   });
 
 export default function Services() {
@@ -25,8 +26,8 @@ export default function Services() {
         graph={[
           ...services(serviceLines),
           breadcrumbs([
-            { name: "Home", path: "/" },
-            { name: "Services", path: "/services" },
+            { name: "Home", path: link.home },
+            { name: "Services", path: link.services },
           ]),
         ]}
       />

@@ -12,7 +12,7 @@ export type ContactConfig = ReturnType<typeof loadConfig>;
 
 export function loadConfig(source?: NodeJS.ProcessEnv) {
   const e = loadEnv(source);
-  const siteHost = new URL(site.url).hostname.replace(/^www\./, "");
+  const siteHost = new URL(e.SITE_URL).hostname.replace(/^www\./, "");
   return {
     dataDir: resolve(e.DATA_DIR),
     databaseUrl: e.DATABASE_URL,

@@ -53,7 +53,7 @@ test.describe("mobile menu with JavaScript on", () => {
   test("on a static page", async ({ page }) => {
     await openAndFollow(page, "/", "Blog", /\/blog$/);
   });
-  test("on the hydrated contact page", async ({ page }) => {
+  test("on the contact page, which runs its form script", async ({ page }) => {
     await openAndFollow(page, "/contact", "Services", /\/services$/);
   });
 });

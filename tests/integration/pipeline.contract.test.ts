@@ -150,7 +150,7 @@ describe.each([
     // A separate connection sees the inquiry the moment the answer exists.
     const other = engine.open();
     const stored = await new Store(other).operator.get(id);
-    // Time-ordered ids (UUID version 7, server/contact/ids.ts) for the inquiry and its delivery.
+    // Time-ordered ids (UUID version 7, server/contact/intake/ids.ts) for the inquiry and its delivery.
     const deliveryIds = await other.query<{ id: string }>("SELECT id FROM deliveries WHERE inquiry_id = ?", [id]);
     await other.close();
     const v7 = /^[0-9a-f]{8}-[0-9a-f]{4}-7[0-9a-f]{3}-[89ab][0-9a-f]{3}-[0-9a-f]{12}$/;

@@ -34,7 +34,7 @@ describe("the SMTP relay's connections", () => {
   });
 
   async function pipeline(smtpUrl: string, env: Record<string, string> = {}): Promise<ContactPipeline> {
-    const dir = mkdtempSync(join(tmpdir(), "smtp-pool-"));
+    const dir = mkdtempSync(join(tmpdir(), "smtp-"));
     const config = loadConfig({
       DATA_DIR: dir,
       SMTP_URL: smtpUrl,

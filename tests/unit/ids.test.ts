@@ -1,7 +1,7 @@
 import { describe, expect, it } from "vitest";
 import { timeOrderedId } from "../../server/contact/intake/ids.ts";
 
-/** Inquiry and delivery ids (server/contact/ids.ts): UUID version 7, in the order they were made. */
+/** Inquiry and delivery ids (server/contact/intake/ids.ts): UUID version 7, in the order they were made. */
 
 const V7 = /^[0-9a-f]{8}-[0-9a-f]{4}-7[0-9a-f]{3}-[89ab][0-9a-f]{3}-[0-9a-f]{12}$/;
 

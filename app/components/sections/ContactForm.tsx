@@ -10,6 +10,7 @@ import {
   LIMITS,
   serviceOptions,
 } from "~/contact/fields";
+import { link } from "~/pages";
 import { buttonPrimary, focusRing } from "../ui/styles";
 
 /** What the no-JavaScript form post (the /contact action) answered when it did not store the message. */
@@ -97,7 +98,7 @@ export function ContactForm({
     <>
       <form
         method="post"
-        action="/contact"
+        action={link.contact}
         data-contact-form=""
         data-endpoint={endpoint}
         data-public-key={publicKey}

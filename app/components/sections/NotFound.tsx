@@ -1,11 +1,12 @@
 import { ArrowRight, Compass } from "lucide-react";
 import { site } from "~/config/site";
+import { link } from "~/pages";
 import { buttonPrimary, container, focusRing } from "../ui/styles";
 
 const destinations = [
-  { href: "/services", label: "Services", text: "IT infrastructure, consulting and AI development" },
-  { href: "/blog", label: "Blog", text: "Articles on infrastructure, AI and compliance" },
-  { href: "/contact", label: "Contact", text: "Tell us about your project" },
+  { href: link.services, label: "Services", text: "IT infrastructure, consulting and AI development" },
+  { href: link.blog, label: "Blog", text: "Articles on infrastructure, AI and compliance" },
+  { href: link.contact, label: "Contact", text: "Tell us about your project" },
 ];
 
 /** The designed page for an unknown address (HTTP 404). */
@@ -24,7 +25,7 @@ export function NotFound({
       <Compass aria-hidden="true" className="mx-auto size-14 text-blue-700 dark:text-blue-300" />
       <h1 className="mt-6 text-4xl font-bold text-slate-900 dark:text-white">{title}</h1>
       <p className="mx-auto mt-4 max-w-xl text-lg">{message}</p>
-      <a href="/" className={`${buttonPrimary} mt-8`}>
+      <a href={link.home} className={`${buttonPrimary} mt-8`}>
         Go to the home page
       </a>
       <ul className="mx-auto mt-12 grid max-w-3xl gap-4 text-left sm:grid-cols-3">

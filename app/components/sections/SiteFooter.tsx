@@ -1,6 +1,7 @@
 import { Mail } from "lucide-react";
 import { site } from "~/config/site";
 import { serviceLines } from "~/content/services";
+import { link } from "~/pages";
 import { container, focusRing } from "../ui/styles";
 
 const footerLink = `rounded text-slate-300 hover:text-white ${focusRing}`;
@@ -33,17 +34,17 @@ export function SiteFooter() {
           <h2 className="text-sm font-semibold tracking-wide text-white uppercase">Company</h2>
           <ul className="mt-3 space-y-2 text-sm">
             <li>
-              <a href="/blog" className={footerLink}>
+              <a href={link.blog} className={footerLink}>
                 Blog
               </a>
             </li>
             <li>
-              <a href="/contact" className={footerLink}>
+              <a href={link.contact} className={footerLink}>
                 Contact
               </a>
             </li>
             <li>
-              <a href="/imprint" className={footerLink}>
+              <a href={link.imprint} className={footerLink}>
                 Imprint
               </a>
             </li>

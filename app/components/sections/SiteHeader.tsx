@@ -1,7 +1,7 @@
 import { Menu, X } from "lucide-react";
 import type { ReactNode } from "react";
 import { site } from "~/config/site";
-import { isCurrent, navItems } from "~/pages";
+import { isCurrent, link, navItems } from "~/pages";
 import { buttonPrimary, container, focusRing } from "../ui/styles";
 
 const linkBase = `rounded-md px-3 py-2 text-sm font-medium transition-colors ${focusRing}`;
@@ -24,7 +24,7 @@ export function SiteHeader({ pathname }: { pathname: string }) {
           linkClass=""
           cta={
             <li className="ml-2">
-              <a href="/contact" className={`${buttonPrimary} px-4 py-2 text-sm`}>
+              <a href={link.contact} className={`${buttonPrimary} px-4 py-2 text-sm`}>
                 Get Started
               </a>
             </li>
@@ -61,7 +61,7 @@ export function SiteHeader({ pathname }: { pathname: string }) {
             linkClass="block text-base"
             cta={
               <li className="mt-2">
-                <a href="/contact" className={`${buttonPrimary} w-full`}>
+                <a href={link.contact} className={`${buttonPrimary} w-full`}>
                   Get Started
                 </a>
               </li>
@@ -77,7 +77,7 @@ export function SiteHeader({ pathname }: { pathname: string }) {
 function HomeLink() {
   return (
     <a
-      href="/"
+      href={link.home}
       className={`flex items-center gap-2 rounded-md text-lg font-bold text-slate-900 dark:text-white ${focusRing}`}
     >
       <Logo />

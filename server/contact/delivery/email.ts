@@ -4,6 +4,7 @@ import nodemailer from "nodemailer";
 import { encodeWord } from "nodemailer/lib/mime-funcs";
 import { site } from "../../../app/config/site.ts";
 import { escapeHtml } from "../../../app/lib/escape.ts";
+import { siteUrl } from "../../env.ts";
 import type { Inquiry } from "../storage/records.ts";
 import type { Channel } from "./channel.ts";
 
@@ -31,7 +32,7 @@ export interface Mailer {
 }
 
 export function messageIdFor(inquiryId: string): string {
-  const host = new URL(site.url).hostname;
+  const host = new URL(siteUrl()).hostname;
   return `<inquiry-${inquiryId}@${host}>`;
 }
 
@@ -164,7 +165,7 @@ export function emailChannel(mailer: Mailer, addresses: { from: string; to: stri
           subject: subject.slice(0, 200),
           text,
           html: `<pre style="white-space:pre-wrap">${escapeHtml(text)}</pre>`,
-          messageId: `<${id}@${new URL(site.url).hostname}>`,
+          messageId: `<${id}@${new URL(siteUrl()).hostname}>`,
           headers: { "X-Alert": "delivery-failed" },
         },
         id,
