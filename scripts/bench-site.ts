@@ -34,7 +34,7 @@ const CHROMIUM = process.env.CHROMIUM_PATH ?? "/usr/bin/chromium";
 /** The public pages of app/pages.ts (each published post), the interactive ones last. */
 const publicPaths = pagePaths(publishedSlugs(), (p) => p.public);
 const kindOf = (path: string) => (pageOf(path)?.interactive ? ("interactive" as const) : ("content" as const));
-export const ROUTES = [
+const ROUTES = [
   ...publicPaths.filter((p) => kindOf(p) === "content"),
   ...publicPaths.filter((p) => kindOf(p) === "interactive"),
 ].map((path) => ({ path, kind: kindOf(path) }));
@@ -129,7 +129,7 @@ async function transfers(url: string) {
   }
 }
 
-export async function benchSite(baseUrl: string): Promise<RouteFigures[]> {
+async function benchSite(baseUrl: string): Promise<RouteFigures[]> {
   const chrome = await chromeLauncher.launch({
     chromePath: CHROMIUM,
     chromeFlags: ["--headless=new", ...chromiumArgs],
@@ -151,7 +151,7 @@ export async function benchSite(baseUrl: string): Promise<RouteFigures[]> {
   return rows;
 }
 
-export function printTable(title: string, rows: RouteFigures[]) {
+function printTable(title: string, rows: RouteFigures[]) {
   console.log(`\n${title}`);
   console.table(
     rows.map((r) => ({

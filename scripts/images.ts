@@ -110,7 +110,7 @@ function cached(key: string, out: string, make: () => Promise<Buffer>): Promise<
 }
 
 /** An ICO file holding one PNG image of `size`×`size` pixels. */
-export function icoFromPng(png: Buffer, size: number): Buffer {
+function icoFromPng(png: Buffer, size: number): Buffer {
   const header = Buffer.alloc(6 + 16);
   header.writeUInt16LE(0, 0); // reserved
   header.writeUInt16LE(1, 2); // type: icon

@@ -24,7 +24,7 @@ export function inlineScriptHashes(html: string): string[] {
 }
 
 /** The origin of CONTACT_ENDPOINT when it is another site's (a hosted function), else nothing. */
-export function externalContactOrigin(endpoint = configuredEndpoint()): string | null {
+function externalContactOrigin(endpoint = configuredEndpoint()): string | null {
   if (!endpoint || endpoint.startsWith("/")) return null;
   try {
     return new URL(endpoint).origin;

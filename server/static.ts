@@ -15,7 +15,7 @@ import { PAGE_HEADERS, policyForHtml } from "./security.ts";
  * `/contact`, `/contact/` and `/contact/index.html` are the same page: no redirects.
  */
 
-export const contentTypes: Record<string, string> = {
+const contentTypes: Record<string, string> = {
   ".html": "text/html; charset=utf-8",
   ".css": "text/css; charset=utf-8",
   ".js": "text/javascript; charset=utf-8",

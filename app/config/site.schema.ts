@@ -8,7 +8,7 @@ import { z } from "zod";
 const dayOfWeek = z.enum(["Monday", "Tuesday", "Wednesday", "Thursday", "Friday", "Saturday", "Sunday"]);
 const clock = z.string().regex(/^([01]\d|2[0-3]):[0-5]\d$/, "use 24-hour HH:MM");
 
-export const siteSchema = z.object({
+const siteSchema = z.object({
   name: z.string().min(2),
   legalName: z.string().regex(/ LLC$/, "a Wyoming limited liability company's name ends in LLC"),
   description: z.string().min(50).max(160),

@@ -38,7 +38,7 @@ const singleLine = (label: string, max: number) =>
     .refine(noLineBreaks, `${label} must be on one line, without invisible characters.`)
     .refine(isCleanText, `${label} ${CONTROL_MESSAGE}.`);
 
-export const contactSchema = z.strictObject({
+const contactSchema = z.strictObject({
   name: singleLine("Full name", LIMITS.name).pipe(z.string().min(1, "Please enter your full name.")),
   email: singleLine("Email", LIMITS.email).pipe(
     z.string().min(1, "Please enter your email address.").pipe(z.email("Please enter a valid email address.")),

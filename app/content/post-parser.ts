@@ -10,7 +10,7 @@ import { postIcons } from "./icons.ts";
  * Pure functions (no file system, no Vite), shared by the route loaders, the prerender list and the tests.
  */
 
-export const frontmatterSchema = z.strictObject({
+const frontmatterSchema = z.strictObject({
   slug: z.string().regex(/^[a-z0-9]+(-[a-z0-9]+)*$/, "lowercase words joined by hyphens"),
   title: z.string().min(10).max(120),
   author: z.string().min(3),

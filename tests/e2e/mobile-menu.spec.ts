@@ -67,3 +67,20 @@ test.describe("mobile menu with JavaScript off", () => {
     await openAndFollow(page, "/contact", "Home", /\/$/);
   });
 });
+
+test.describe("the mobile menu", () => {
+  test.use({ viewport: { width: 375, height: 740 }, javaScriptEnabled: false });
+  test("shows the logo mark, links the name home, and dims the page behind it", async ({ page }) => {
+    await page.goto("/services");
+    await page.getByRole("button", { name: "Menu", exact: true }).click();
+    const menu = page.locator("#mobile-menu");
+    await expect(menu).toBeVisible();
+    const home = menu.getByRole("link", { name: "Teton Digital" });
+    await expect(home).toHaveAttribute("href", "/");
+    await expect(home.locator("svg")).toBeVisible();
+    const backdrop = await menu.evaluate((m) => getComputedStyle(m, "::backdrop").backgroundColor);
+    expect(backdrop).not.toBe("rgba(0, 0, 0, 0)");
+    await home.click();
+    await expect(page).toHaveURL(/\/$/);
+  });
+});

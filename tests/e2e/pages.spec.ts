@@ -1,4 +1,5 @@
 import { expect, test } from "@playwright/test";
+import { site, usd } from "../../app/config/site.ts";
 import { allRoutes } from "./routes";
 
 test.describe("shared layout", () => {
@@ -26,10 +27,7 @@ test.describe("shared layout", () => {
       await expect(page.locator("h1")).toHaveText(route.h1);
 
       const footer = page.getByRole("contentinfo");
-      await expect(footer.getByRole("link", { name: "hello@example.com" })).toHaveAttribute(
-        "href",
-        "mailto:hello@example.com",
-      );
+      await expect(footer.getByRole("link", { name: site.email })).toHaveAttribute("href", `mailto:${site.email}`);
       for (const name of ["IT Infrastructure", "IT Consulting", "AI Consulting", "AI Software Development"]) {
         await expect(footer.getByRole("link", { name, exact: true })).toHaveAttribute("href", /^\/services#/);
       }
@@ -40,7 +38,7 @@ test.describe("shared layout", () => {
       ] as const) {
         await expect(footer.getByRole("link", { name, exact: true })).toHaveAttribute("href", href);
       }
-      await expect(footer).toContainText("© 2025 Teton Digital Systems LLC");
+      await expect(footer).toContainText(`© ${site.copyrightYear} ${site.legalName}`);
       await expect(page.getByRole("link", { name: "Skip to content" })).toHaveAttribute("href", "#main");
     });
   }
@@ -155,10 +153,8 @@ test("blog article: hero, metadata, every Markdown element, author box and calls
   for (const selector of ["h2", "h3", "h4", "ul > li", "ol > li", "blockquote", "strong", "code"]) {
     await expect(body.locator(selector).first()).toBeVisible();
   }
-  await expect(body).toContainText("19.2%");
-  await expect(body).toContainText("$41,666 a month");
   const author = page.getByRole("complementary", { name: "About the author" });
-  await expect(author).toContainText("Senior Technology Consultant");
+  await expect(author).toContainText(site.blog.authorTitle);
   await expect(page.getByRole("link", { name: "Contact Us" })).toHaveAttribute("href", "/contact");
   await expect(page.getByRole("link", { name: "Back to Blog" }).first()).toHaveAttribute("href", "/blog");
 });
@@ -166,18 +162,19 @@ test("blog article: hero, metadata, every Markdown element, author box and calls
 test("contact: information panel, tiles and the form's fields", async ({ page }) => {
   await page.goto("/contact");
   const main = page.getByRole("main");
-  await expect(main.getByRole("link", { name: "(307) 555-0142" })).toHaveAttribute("href", "tel:+13075550142");
-  await expect(main).toContainText("Monday to Friday 9:00 AM to 5:00 PM MDT");
-  await expect(main.locator("address")).toContainText("Cheyenne, WY 82001");
-  for (const line of ["Monday – Friday", "9:00 AM – 6:00 PM", "Saturday", "10:00 AM – 2:00 PM", "Sunday", "Closed"]) {
+  await expect(main.getByRole("link", { name: site.phone.display })).toHaveAttribute("href", `tel:${site.phone.e164}`);
+  await expect(main).toContainText(site.phone.hours);
+  const { city, region, postalCode } = site.address;
+  await expect(main.locator("address")).toContainText(`${city}, ${region} ${postalCode}`);
+  for (const line of site.officeHours.flatMap((h) => [h.label, h.text])) {
     await expect(main.locator("dl")).toContainText(line);
   }
-  await expect(main).toContainText("We respond to all inquiries within 4 hours during business days.");
+  await expect(main).toContainText(site.response.infoLine);
   for (const tile of ["Quick Response", "Expert Team", "Free Consultation"]) {
     await expect(main.getByRole("heading", { name: tile })).toBeVisible();
   }
-  await expect(main).toContainText("within 4 hours on business days");
-  await expect(main).toContainText("30-minute consultation");
+  await expect(main).toContainText(site.response.tile);
+  await expect(main).toContainText(`${site.consultationMinutes}-minute consultation`);
 
   await expect(page.getByLabel("Full Name")).toHaveAttribute("required", "");
   await expect(page.getByLabel("Email Address")).toHaveAttribute("type", "email");
@@ -210,17 +207,31 @@ test("imprint: the eight sections and the legal constants", async ({ page }) => 
   ]);
   const main = page.getByRole("main");
   for (const text of [
-    "Teton Digital Systems LLC",
-    "Registration number: 2021-001048573",
-    "9:00 AM to 5:00 PM EST",
-    "Emergency support is available 24/7 for enterprise clients.",
-    "Chief Executive Officer",
-    "Chief Technology Officer",
-    "Chief Operating Officer",
-    "$5,000,000",
+    site.legalName,
+    `Registration number: ${site.imprint.registrationNumber}`,
+    site.imprint.supportHours,
+    site.emergencySupport,
+    ...site.imprint.managementRoles,
+    usd(site.imprint.liabilityCoverageUsd),
     "California",
-    "Last updated: January 1, 2025",
+    `Last updated: ${site.imprint.lastUpdated}`,
   ]) {
     await expect(main).toContainText(text);
+  }
+});
+
+test("the privacy note says what is kept and for how long", async ({ page }) => {
+  await page.goto("/imprint");
+  const note = page.locator("#privacy").locator("..");
+  for (const words of [
+    /name, email address, company, chosen service and message/,
+    /page you sent it from/,
+    /user agent/,
+    /hash of your network address \(never the address itself\)/,
+    /no longer than one\s+year/,
+    /no cookies/,
+    /analytics/,
+  ]) {
+    await expect(note).toContainText(words);
   }
 });

@@ -1,4 +1,5 @@
 import { expect, type Page, test } from "@playwright/test";
+import { site } from "../../app/config/site.ts";
 import { allRoutes } from "./routes";
 
 /** Found and shared: head tags, social images, structured data, and the files crawlers read. */
@@ -46,17 +47,17 @@ for (const route of allRoutes) {
     const org = graph.find((t) => t["@type"] === "LocalBusiness");
     expect(graph.some((t) => t["@type"] === "ProfessionalService")).toBe(false);
     expect(org).toMatchObject({
-      name: "Teton Digital",
-      legalName: "Teton Digital Systems LLC",
+      name: site.name,
+      legalName: site.legalName,
       url: SITE,
-      email: "hello@example.com",
-      telephone: "+13075550142",
+      email: site.email,
+      telephone: site.phone.e164,
       address: {
         "@type": "PostalAddress",
-        addressRegion: "WY",
-        addressLocality: "Cheyenne",
-        postalCode: "82001",
-        addressCountry: "US",
+        addressRegion: site.address.region,
+        addressLocality: site.address.city,
+        postalCode: site.address.postalCode,
+        addressCountry: site.address.country,
       },
       geo: { "@type": "GeoCoordinates", latitude: expect.any(Number), longitude: expect.any(Number) },
     });
@@ -170,4 +171,20 @@ test("security.txt follows RFC 9116", async ({ request }) => {
   const days = (expires.getTime() - Date.now()) / 86_400_000;
   expect(days).toBeGreaterThan(30);
   expect(days).toBeLessThan(366);
+});
+
+test("/favicon.ico is an icon", async ({ request }) => {
+  const res = await request.get("/favicon.ico");
+  expect(res.status()).toBe(200);
+  expect(res.headers()["content-type"]).toBe("image/x-icon");
+  const bytes = await res.body();
+  expect(bytes.readUInt16LE(2)).toBe(1); // an icon
+  expect(bytes.subarray(22, 26).toString("latin1")).toBe("\x89PNG");
+});
+
+test("twitter:image:alt on every page", async ({ page }) => {
+  for (const route of allRoutes) {
+    await page.goto(route.path);
+    await expect(page.locator('meta[name="twitter:image:alt"]')).toHaveAttribute("content", /\S/);
+  }
 });

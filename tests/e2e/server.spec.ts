@@ -74,3 +74,16 @@ test("stops cleanly on SIGTERM, logging one JSON line per request", async () => 
     if (child.exitCode === null) child.kill("SIGKILL");
   }
 });
+
+test("other methods on pages: 405 with Allow, before the page router", async ({ request }) => {
+  for (const [method, path, allow] of [
+    ["OPTIONS", "/", "GET, HEAD"],
+    ["PUT", "/", "GET, HEAD"],
+    ["DELETE", "/blog", "GET, HEAD"],
+    ["PATCH", "/contact", "GET, HEAD, POST"],
+  ] as const) {
+    const res = await request.fetch(path, { method });
+    expect(res.status(), `${method} ${path}`).toBe(405);
+    expect(res.headers().allow).toBe(allow);
+  }
+});

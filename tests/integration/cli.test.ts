@@ -174,7 +174,7 @@ describe.each(["sqlite", "postgres"] as const)("inquiries CLI on %s", (engine) =
     expect(missing.err).toContain("No inquiry with ID no-such-id");
   });
 
-  it("never prints a raw control or bidi character (issue 8, item 11)", async () => {
+  it("never prints a raw control or bidi character", async () => {
     // Stored before the schema refused them, or written by hand: the CLI must still be safe to run.
     const hostile = {
       name: "Mallory\u202eevil\u001b[2J",

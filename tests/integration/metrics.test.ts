@@ -5,7 +5,7 @@ import { freePort } from "../support/ports";
 import { Receiver } from "../support/receiver";
 import { type RunningServer, startServer } from "../support/server";
 
-/** Issue 10: readiness, Prometheus metrics behind a token or a private port, and channels in the real server. */
+/** Readiness, Prometheus metrics behind a token or a private port, and channels in the real server. */
 
 const TOKEN = "metrics-token-0123456789";
 const valid = { name: "Ada Lovelace", email: "ada@example.org", message: "Hello" };

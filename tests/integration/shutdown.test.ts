@@ -6,7 +6,7 @@ import { expect, it } from "vitest";
 import { freePort } from "../support/ports.ts";
 
 /**
- * The server stops within its grace period whatever its stdout does (issue 22): here whatever reads
+ * The server stops within its grace period whatever its stdout does: here whatever reads
  * it stops reading (a log shipper that hangs), the pipe fills, and the logger's last flush must not
  * wait for it for ever.
  */

@@ -9,7 +9,7 @@ import { launchChromium } from "../support/chromium";
 import { type RunningServer, startServer } from "../support/server";
 
 /**
- * Issue 9 §2: a site that calls the hosted function with the platform's own client library
+ * A site that calls the hosted function with the platform's own client library
  * (`supabase.functions.invoke("send-email", { body })`) works unchanged against this server: in
  * Node, and in Chromium from another origin (listed in ALLOWED_ORIGINS), preflight and all.
  */

@@ -9,7 +9,8 @@ import { freePort } from "./ports.ts";
  * it accepts, can answer "try again later" (451) for a while, or be stopped to look like a dead relay.
  */
 
-export type Received = { raw: string; mail: ParsedMail; messageId: string };
+/** A message the relay took, and when (Date.now() at its end of data). */
+export type Received = { raw: string; mail: ParsedMail; messageId: string; at: number };
 
 export class TestSmtp {
   readonly received: Received[] = [];
@@ -64,7 +65,7 @@ export class TestSmtp {
           }
           const raw = Buffer.concat(chunks).toString("utf8");
           const mail = await simpleParser(raw);
-          this.received.push({ raw, mail, messageId: mail.messageId ?? "" });
+          this.received.push({ raw, mail, messageId: mail.messageId ?? "", at: Date.now() });
           if (this.saveTo) writeFileSync(join(this.saveTo, `${this.received.length}.eml`), raw);
           callback();
         });

@@ -7,7 +7,7 @@ import { describe, expect, it } from "vitest";
 import { addressHasher, KEY_FILE, loadAddressSecret } from "../../server/contact/intake/address-hash.ts";
 import { clientKeys, isUtf8, parseTrustProxy } from "../../server/guards.ts";
 
-describe("TRUST_PROXY (issue 8, item 6)", () => {
+describe("TRUST_PROXY", () => {
   it.each([
     [undefined, ["loopback"]],
     ["", ["loopback"]],
@@ -51,7 +51,7 @@ describe("TRUST_PROXY (issue 8, item 6)", () => {
   });
 });
 
-describe("client address keys (issue 8, item 8)", () => {
+describe("client address keys", () => {
   it("keys IPv4 by the address and its /24", () => {
     expect(clientKeys("198.51.100.9")).toEqual({ address: "198.51.100.9", network: "198.51.100.0/24" });
     expect(clientKeys("::ffff:198.51.100.9")).toEqual(clientKeys("198.51.100.9"));
@@ -68,7 +68,7 @@ describe("client address keys (issue 8, item 8)", () => {
   });
 });
 
-describe("address hashes (issue 8, item 10)", () => {
+describe("address hashes", () => {
   it("uses a key outside the database, made once with mode 0600", () => {
     const dataDir = mkdtempSync(join(tmpdir(), "hash-"));
     const secret = loadAddressSecret({ dataDir });

@@ -119,7 +119,7 @@ describe("unicode and control characters", () => {
   });
 });
 
-describe("characters that disguise text (issue 8, item 11)", () => {
+describe("characters that disguise text", () => {
   const disguising: Array<[string, string]> = [
     ["right-to-left override", "\u202e"],
     ["left-to-right embedding", "\u202a"],

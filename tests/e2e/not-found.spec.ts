@@ -1,5 +1,7 @@
 import { expect, test } from "@playwright/test";
 
+/** Addresses that are not pages: the designed 404s, for people and for assistive technology. */
+
 test("an unknown article answers 404 with Post Not Found", async ({ page }) => {
   const response = await page.goto("/blog/no-such-post");
   expect(response?.status()).toBe(404);
@@ -21,3 +23,16 @@ for (const path of ["/no-such-page", "/services/extra", "/assets/missing.js", "/
     await expect(page.locator('script:not([type="application/ld+json"])')).toHaveCount(0);
   });
 }
+
+const notFoundPages = [
+  { path: "/no-such-page", title: "Page not found | Teton Digital" },
+  { path: "/blog/no-such-post", title: "Post Not Found | Teton Digital" },
+];
+
+test("the not-found pages have their own titles", async ({ page }) => {
+  for (const nf of notFoundPages) {
+    const res = await page.goto(nf.path);
+    expect(res?.status()).toBe(404);
+    await expect(page).toHaveTitle(nf.title);
+  }
+});

@@ -1,10 +1,6 @@
-import AxeBuilder from "@axe-core/playwright";
 import { expect, type Page, test } from "@playwright/test";
-import { allRoutes } from "./routes";
 
-/** Issue 12: what a visitor sees and what machines read, measured in the browser. */
-
-const WCAG_22_AA = ["wcag2a", "wcag2aa", "wcag21a", "wcag21aa", "wcag22aa"];
+/** What a visitor sees of the layout: line length, the hero, the blog cards, forms and print. */
 
 /** Characters on each rendered line of the first few paragraphs (Range.getClientRects per line). */
 async function charactersPerLine(page: Page, selector: string): Promise<number[]> {
@@ -124,23 +120,6 @@ test("the featured image keeps its whole picture (not cropped)", async ({ page }
   expect(Math.abs(ratio - 1200 / 630)).toBeLessThan(0.02);
 });
 
-test.describe("the mobile menu", () => {
-  test.use({ viewport: { width: 375, height: 740 }, javaScriptEnabled: false });
-  test("shows the logo mark, links the name home, and dims the page behind it", async ({ page }) => {
-    await page.goto("/services");
-    await page.getByRole("button", { name: "Menu", exact: true }).click();
-    const menu = page.locator("#mobile-menu");
-    await expect(menu).toBeVisible();
-    const home = menu.getByRole("link", { name: "Teton Digital" });
-    await expect(home).toHaveAttribute("href", "/");
-    await expect(home.locator("svg")).toBeVisible();
-    const backdrop = await menu.evaluate((m) => getComputedStyle(m, "::backdrop").backgroundColor);
-    expect(backdrop).not.toBe("rgba(0, 0, 0, 0)");
-    await home.click();
-    await expect(page).toHaveURL(/\/$/);
-  });
-});
-
 test("the service select is as tall as the inputs", async ({ page }) => {
   await page.goto("/contact");
   const height = async (label: string) => (await page.getByLabel(label).boundingBox())?.height ?? 0;
@@ -174,78 +153,4 @@ test("print: articles and the imprint print as documents", async ({ page }) => {
   const back = page.locator('a:has-text("Back to Blog")');
   await expect(back).toHaveCount(2);
   for (const link of await back.all()) await expect(link).toBeHidden();
-});
-
-const notFoundPages = [
-  { path: "/no-such-page", title: "Page not found | Teton Digital" },
-  { path: "/blog/no-such-post", title: "Post Not Found | Teton Digital" },
-];
-
-test("every page has its own title, the not-found pages too", async ({ page }) => {
-  const titles = new Set<string>();
-  for (const route of allRoutes) {
-    await page.goto(route.path);
-    const title = await page.title();
-    expect(title, route.path).not.toBe("");
-    titles.add(title);
-  }
-  expect(titles.size).toBe(allRoutes.length);
-  for (const nf of notFoundPages) {
-    const res = await page.goto(nf.path);
-    expect(res?.status()).toBe(404);
-    await expect(page).toHaveTitle(nf.title);
-  }
-});
-
-for (const nf of notFoundPages) {
-  for (const colorScheme of ["light", "dark"] as const) {
-    test(`${nf.path} has no WCAG 2.2 AA violation (${colorScheme})`, async ({ page }) => {
-      await page.emulateMedia({ colorScheme });
-      await page.goto(nf.path);
-      const results = await new AxeBuilder({ page }).withTags(WCAG_22_AA).analyze();
-      expect(results.violations.map((v) => v.id)).toEqual([]);
-    });
-  }
-}
-
-test("/favicon.ico is an icon", async ({ request }) => {
-  const res = await request.get("/favicon.ico");
-  expect(res.status()).toBe(200);
-  expect(res.headers()["content-type"]).toBe("image/x-icon");
-  const bytes = await res.body();
-  expect(bytes.readUInt16LE(2)).toBe(1); // an icon
-  expect(bytes.subarray(22, 26).toString("latin1")).toBe("\x89PNG");
-});
-
-test("other methods on pages: 405 with Allow, before the page router", async ({ request }) => {
-  for (const [method, path, allow] of [
-    ["OPTIONS", "/", "GET, HEAD"],
-    ["PUT", "/", "GET, HEAD"],
-    ["DELETE", "/blog", "GET, HEAD"],
-    ["PATCH", "/contact", "GET, HEAD, POST"],
-  ] as const) {
-    const res = await request.fetch(path, { method });
-    expect(res.status(), `${method} ${path}`).toBe(405);
-    expect(res.headers().allow).toBe(allow);
-  }
-});
-
-test("twitter:image:alt on every page, and the privacy note says what is kept and for how long", async ({ page }) => {
-  for (const route of allRoutes) {
-    await page.goto(route.path);
-    await expect(page.locator('meta[name="twitter:image:alt"]')).toHaveAttribute("content", /\S/);
-  }
-  await page.goto("/imprint");
-  const note = page.locator("#privacy").locator("..");
-  for (const words of [
-    /name, email address, company, chosen service and message/,
-    /page you sent it from/,
-    /user agent/,
-    /hash of your network address \(never the address itself\)/,
-    /no longer than one\s+year/,
-    /no cookies/,
-    /analytics/,
-  ]) {
-    await expect(note).toContainText(words);
-  }
 });

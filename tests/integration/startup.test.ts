@@ -1,0 +1,80 @@
+import { spawn, spawnSync } from "node:child_process";
+import { mkdtempSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import { describe, expect, it } from "vitest";
+import { lines } from "../support/requests";
+import { startServer } from "../support/server";
+
+const root = new URL("../../", import.meta.url).pathname;
+
+/** Start-up: what stops it (a busy port, a bad variable) is one log line and a non-zero exit. */
+
+describe("a start that cannot succeed says so in one line", () => {
+  it("a second instance on a busy port exits non-zero with one line", async () => {
+    const first = await startServer();
+    try {
+      const second = spawn(process.execPath, ["server.js"], {
+        cwd: root,
+        env: {
+          ...process.env,
+          NODE_ENV: "production",
+          PORT: String(first.port),
+          HOST: "127.0.0.1",
+          DATA_DIR: first.dataDir,
+        },
+        stdio: ["ignore", "pipe", "pipe"],
+      });
+      let out = "";
+      second.stdout.on("data", (d) => {
+        out += d;
+      });
+      second.stderr.on("data", (d) => {
+        out += d;
+      });
+      const code = await new Promise<number | null>((r) => second.on("exit", r));
+      expect(code).toBe(1);
+      const fatal = lines(out).filter((l) => l.level === 60);
+      expect(fatal).toHaveLength(1);
+      expect(fatal[0]?.msg).toMatch(/already in use/);
+      expect(out).not.toMatch(/server started/);
+      expect(out).not.toMatch(/^\s+at /m);
+    } finally {
+      await first.stop();
+    }
+  });
+
+  it.each([
+    ["PORT", "eighty", "PORT: "],
+    ["SITE_URL", "www.example.com", "SITE_URL: an http:// or https:// URL"],
+  ])("%s=%s stops the start with one line naming the variable", async (name, value, message) => {
+    const err = await startServer({ [name]: value }).then(
+      () => null,
+      (e: Error) => e.message,
+    );
+    expect(err).toMatch(/server exited \(1\)/);
+    const fatal = lines(String(err).replace(/^server exited \(1\):\n/, "")).filter((l) => l.level === 60);
+    expect(fatal).toHaveLength(1);
+    expect(fatal[0]?.msg).toMatch(/^Invalid environment: /);
+    expect(fatal[0]?.msg).toContain(message);
+    expect(err).not.toMatch(/^\s+at /m);
+  });
+
+  it("`node server.js` on an old Node says in one line what it needs", () => {
+    // This Node 24, told it is Node 20 before server.js runs: the check reads process.versions.
+    const claim20 = 'data:text/javascript,Object.defineProperty(process.versions,"node",{value:"20.19.0"})';
+    const run = spawnSync(process.execPath, ["--import", claim20, "server.js"], {
+      cwd: root,
+      // Were the check to let it through, the server would start: somewhere harmless, and not for long.
+      env: { ...process.env, HOST: "127.0.0.1", PORT: "39517", DATA_DIR: mkdtempSync(join(tmpdir(), "old-node-")) },
+      encoding: "utf8",
+      timeout: 5_000,
+      killSignal: "SIGKILL",
+    });
+    expect(run.status).toBe(1);
+    const said = run.stderr.trim().split("\n");
+    expect(said).toHaveLength(1);
+    expect(said[0]).toMatch(/needs Node 24 or newer; this is Node 20\.19\.0\. Run it with `npm start`/);
+    expect(run.stdout).toBe("");
+  });
+});
