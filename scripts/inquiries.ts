@@ -31,7 +31,11 @@ const USAGE = `Usage: npm run inquiries -- <command>
   retry [--channel NAME]           put failed deliveries (of one channel: email, webhook, slack) back in the queue
   stats [--json]                   inquiries and deliveries by channel and status: last day, week, month
   held [--json]                    messages held as suspected spam, newest first, with the reason
-  release ID                       deliver a held message as a normal lead (to the channels the server uses)
+  release ID                       deliver a held message as a normal lead (to the channels the server uses);
+                                   the content filter learns it as genuine
+  spam ID                          teach the content filter that a message is spam (it stays as it is)
+  training [--json]                what the content filter learned from: each mark, newest last
+  training undo ID                 take a mark back; the filter forgets it
   purge --older-than <N>d          delete inquiries older than N days (h for hours)
 
 Reads DATA_DIR (default ./data) or DATABASE_URL, like the server.`;
@@ -212,7 +216,13 @@ const COMMANDS: Record<string, (c: Context) => Promise<number>> = {
     } else if (rows.length === 0) {
       console.log("No messages are held.");
     } else {
-      console.table(rows.map((r) => ({ ...summaryRow(r), reason: printable(r.heldReason ?? "held") })));
+      console.table(
+        rows.map((r) => ({
+          ...summaryRow(r),
+          score: r.spamScore == null ? "" : r.spamScore.toFixed(3),
+          reason: printable(r.heldReason ?? "held"),
+        })),
+      );
     }
     return 0;
   },
@@ -232,7 +242,44 @@ const COMMANDS: Record<string, (c: Context) => Promise<number>> = {
       return 1;
     }
     const where = targets.map((t) => (t.channel === "email" ? `email (${t.target})` : t.channel)).join(", ");
-    console.log(`Released ${id}: queued for ${where}; the server will deliver it.`);
+    console.log(`Released ${id}: queued for ${where}; the server will deliver it. The filter learns it as genuine.`);
+    return 0;
+  },
+  async spam({ store, rest }) {
+    const id = rest[0];
+    if (!id) throw new UsageError("spam needs an inquiry ID");
+    if (!(await store.training.mark(id, "spam", Date.now()))) {
+      console.error(`No inquiry with ID ${id}.`);
+      return 1;
+    }
+    console.log(`Marked ${id} as spam: the content filter learns from it (every instance within seconds).`);
+    return 0;
+  },
+  async training({ store, rest, values }) {
+    if (rest[0] === "undo") {
+      const id = rest[1];
+      if (!id) throw new UsageError("training undo needs an inquiry ID");
+      if (!(await store.training.undo(id))) {
+        console.error(`The filter learned nothing from ${id}.`);
+        return 1;
+      }
+      console.log(`Took back the mark on ${id}: the content filter forgets it.`);
+      return 0;
+    }
+    if (rest[0] !== undefined) throw new UsageError(`training takes "undo ID", not "${rest[0]}"`);
+    const marks = await store.training.list();
+    if (values.json) console.log(printableJson(marks));
+    else if (marks.length === 0) console.log("The content filter has learned from the seed corpus only: no marks yet.");
+    else
+      console.table(
+        marks.map((m) => ({
+          id: m.inquiryId,
+          marked: iso(m.markedAt).replace("T", " ").slice(0, 19),
+          as: m.label,
+          name: shorten(m.name, 24),
+          message: shorten(m.message, 50),
+        })),
+      );
     return 0;
   },
   async stats({ store, values }) {

@@ -222,7 +222,12 @@ export const schema = z.object({
   METRICS_HOST: z.string().default("127.0.0.1").meta({ description: "the address that metrics port binds to" }),
   SPAM_FILTER: z.enum(["on", "off"], { error: "on or off" }).default("on").meta({
     description:
-      "the spam layers (form token, fill time, links, duplicates); `off` leaves only the honeypot. See [Spam](operations.md#spam)",
+      "the spam layers (form token, fill time, links, duplicates, content); `off` leaves only the honeypot. See [Spam](operations.md#spam)",
+  }),
+  SPAM_CORPUS_DIR: z.string().optional().meta({
+    description:
+      "a folder of `spam*.tsv` and `genuine*.tsv` files the content filter starts from instead of the corpus shipped in `server/contact/intake/corpus/`",
+    shownDefault: "the shipped corpus",
   }),
   SPAM_MIN_FILL_MS: z.coerce
     .number()

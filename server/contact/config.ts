@@ -51,6 +51,8 @@ export function loadConfig(source?: NodeJS.ProcessEnv) {
     /** Spam layers (intake/spam.ts); off: only the honeypot holds (tests of delivery use it). */
     spam: {
       filter: e.SPAM_FILTER === "on",
+      /** The seed corpus of the content filter (intake/content-filter.ts); undefined: the shipped one. */
+      corpusDir: e.SPAM_CORPUS_DIR ? resolve(e.SPAM_CORPUS_DIR) : undefined,
       minFillMs: e.SPAM_MIN_FILL_MS,
       maxLinks: e.SPAM_MAX_LINKS,
       maxTokenAgeMs: e.FORM_TOKEN_MAX_AGE_MS,

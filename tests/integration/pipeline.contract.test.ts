@@ -1,5 +1,5 @@
 import { randomUUID } from "node:crypto";
-import { mkdtempSync, rmSync } from "node:fs";
+import { mkdtempSync, readFileSync, rmSync } from "node:fs";
 import type { AddressInfo } from "node:net";
 import { createServer as createNetServer } from "node:net";
 import { tmpdir } from "node:os";
@@ -10,6 +10,7 @@ import pino from "pino";
 import { afterEach, beforeEach, describe, expect, inject, it } from "vitest";
 import { loadConfig } from "../../server/contact/config.ts";
 import { jsonAnswer } from "../../server/contact/http/endpoint.ts";
+import { parseTsv, RELEARN_CHECK_MS, THRESHOLD } from "../../server/contact/intake/content-filter.ts";
 import type { ContactPipeline } from "../../server/contact/intake/pipeline.ts";
 import { createContactPipeline } from "../../server/contact/runtime.ts";
 import {
@@ -458,6 +459,46 @@ describe.each([
     expect(await store.operator.get(recent)).not.toBeNull();
     expect(await store.intake.keyRecord("old-key")).toBeNull();
     expect((await counts(store)).pending).toBe(1);
+  });
+
+  it("learns from the company's marks, kept in the database for every instance, and forgets what is taken back", async () => {
+    smtp = await new TestSmtp().start();
+    const [a, b] = [await pipeline({ SPAM_FILTER: "on" }), await pipeline({ SPAM_FILTER: "on" })] as [
+      ContactPipeline,
+      ContactPipeline,
+    ];
+    // A kind of pitch the seed corpus lacks: scored, not held by its words (the missing form token holds it).
+    const pitch =
+      "Hi, would your founder like to be a guest on podcasts about technology? We arrange the interviews with hosts.";
+    const scoreOf = async (p: ContactPipeline, signature: string) => {
+      const { body } = await submit(p, { ...valid, company: "", message: `${pitch} Best, ${signature}` });
+      const stored = await p.store.operator.get(String(body.id));
+      return { score: stored?.spamScore ?? -1, reason: stored?.heldReason ?? "" };
+    };
+    const before = await scoreOf(b, "Sam");
+    expect(before.score).toBeLessThan(THRESHOLD);
+    expect(before.reason).not.toMatch(/reads like marketing/);
+    // An operator marks twenty such pitches, through the other instance.
+    const newKind = parseTsv(readFileSync(new URL("../../bench/spam-new-kind.tsv", import.meta.url), "utf8"));
+    for (const e of newKind.slice(0, 20)) {
+      const { body } = await submit(a, { ...valid, company: e.company, message: e.message });
+      expect(await a.store.training.mark(String(body.id), "spam", Date.now())).toBe(true);
+    }
+    await new Promise((r) => setTimeout(r, RELEARN_CHECK_MS + 100));
+    const after = await scoreOf(b, "Alex");
+    expect(after.score).toBeGreaterThanOrEqual(THRESHOLD);
+    expect(after.reason).toMatch(/reads like marketing \(\d\.\d{3}\): /);
+    // Taken back, the marks are forgotten by every instance.
+    for (const m of await a.store.training.list()) expect(await a.store.training.undo(m.inquiryId)).toBe(true);
+    expect(await a.store.training.list()).toEqual([]);
+    await new Promise((r) => setTimeout(r, RELEARN_CHECK_MS + 100));
+    expect((await scoreOf(b, "Kim")).score).toBeLessThan(THRESHOLD);
+    // A release is a genuine mark.
+    const held = await scoreOf(b, "Lee");
+    const id = (await b.store.operator.listHeld()).find((i) => i.message.endsWith("Best, Lee"))?.id ?? "";
+    expect(await b.store.operator.releaseHeld(id, [], Date.now())).toBe(true);
+    expect((await b.store.training.list()).map((m) => [m.inquiryId, m.label])).toEqual([[id, "genuine"]]);
+    expect(held.score).toBeGreaterThanOrEqual(0);
   });
 
   it("marks the summary of held messages sent only once it is: a failed one is tried again, nobody left out", async () => {

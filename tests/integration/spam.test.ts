@@ -144,7 +144,7 @@ describe("scripted senders are held, people reach the inbox", () => {
     await sleep(MIN_FILL_MS + 200);
     const links = "Buy now https://a.example https://b.example www.c.example cheap";
     await postJson(lead("Bot Links", links), { "x-form-token": token });
-    expect(held("Bot Links")?.heldReason).toBe("3 links in the message");
+    expect(held("Bot Links")?.heldReason).toMatch(/^3 links in the message/);
     await postJson({ ...lead("https://casino.example"), message: "Hello friend" }, { "x-form-token": token });
     expect(held("https://casino.example")?.heldReason).toBe("a link as name or company");
     await postJson(lead("Bot Repeat", "A real question from Api Person."), { "x-form-token": token });
@@ -176,11 +176,11 @@ describe("scripted senders are held, people reach the inbox", () => {
 });
 
 describe("in Chromium", () => {
-  async function person(page: Page, name: string) {
+  async function person(page: Page, name: string, message = `Hello, this is ${name}.`) {
     await page.goto(`${server.url}/contact`);
     await page.getByLabel("Full Name").pressSequentially(name, { delay: 40 });
     await page.getByLabel("Email Address").pressSequentially("person@example.org", { delay: 30 });
-    await page.getByRole("textbox", { name: "Message" }).pressSequentially(`Hello, this is ${name}.`, { delay: 20 });
+    await page.getByRole("textbox", { name: "Message" }).pressSequentially(message, { delay: 5 });
     await page.getByRole("button", { name: "Send Message" }).click();
   }
 
@@ -199,6 +199,19 @@ describe("in Chromium", () => {
     await off.close();
   });
 
+  it("marketing typed at a person's pace is held by its words, and answered like any message", async () => {
+    const page = await browser.newPage();
+    await person(
+      page,
+      "Paced Marketer",
+      "Hi, I noticed your website is not on the first page of Google. We can get you ranked in 30 days. Can I send you our pricing?",
+    );
+    await page.getByRole("dialog", { name: "Message Sent Successfully!" }).waitFor();
+    expect(String(held("Paced Marketer")?.heldReason)).toMatch(/^reads like marketing \((0\.999|1\.000)\): "/);
+    expect(inboxHas("Paced Marketer")).toBe(false);
+    await page.close();
+  });
+
   it("a headless browser filling the form at machine speed is held", async () => {
     const page = await browser.newPage();
     await page.goto(`${server.url}/contact`);
@@ -209,6 +222,26 @@ describe("in Chromium", () => {
     await page.getByRole("dialog", { name: "Message Sent Successfully!" }).waitFor();
     expect(String(held("Headless Bot")?.heldReason)).toMatch(/ms after the page/);
     await page.close();
+  });
+});
+
+describe("the content filter learns from the company", () => {
+  it("`spam ID` marks a delivered message, `release ID` a held one as genuine; `training` lists and takes back", async () => {
+    const delivered = String(held("Api Person")?.id);
+    const released = String(held("Paced Marketer")?.id);
+    expect(cli("spam", delivered).stdout).toContain(`Marked ${delivered} as spam`);
+    expect(held("Api Person")).toMatchObject({ spam: false }); // the lead itself is left as it was
+    expect(cli("release", released).status).toBe(0);
+    const marks = JSON.parse(cli("training", "--json").stdout) as Array<{ inquiryId: string; label: string }>;
+    expect(marks.map((m) => [m.inquiryId, m.label])).toEqual([
+      [delivered, "spam"],
+      [released, "genuine"],
+    ]);
+    expect(cli("training").stdout).toContain("Paced Marketer");
+    expect(cli("training", "undo", delivered).stdout).toContain(`Took back the mark on ${delivered}`);
+    expect(JSON.parse(cli("training", "--json").stdout)).toHaveLength(1);
+    expect(cli("training", "undo", delivered).status).toBe(1);
+    expect(cli("spam", "no-such-id").status).toBe(1);
   });
 });
 
@@ -233,9 +266,11 @@ describe("held messages are reviewable", () => {
     const first = summaries().length;
     expect((await postJson(lead("Bot After Summary"))).status).toBe(201);
     await expect.poll(() => summaries().length, { timeout: 15_000 }).toBe(first + 1);
-    const [previous, next] = summaries().slice(first - 1, first + 1);
+    const next = summaries()[first];
     expect(next?.mail.text).toContain("Bot After Summary");
     expect(next?.mail.text).not.toContain("Bot Direct");
-    expect((next?.at ?? 0) - (previous?.at ?? 0)).toBeGreaterThanOrEqual(3_500);
+    // It says since when it counts: the moment the previous summary went. That is an interval ago at least.
+    const since = Date.parse(/since (\S+):/.exec(next?.mail.text ?? "")?.[1] ?? "");
+    expect((next?.at ?? 0) - since).toBeGreaterThanOrEqual(4_000);
   }, 30_000);
 });

@@ -10,6 +10,7 @@ import type { KeyRecord, Limit } from "../storage/intake.ts";
 import type { Source } from "../storage/records.ts";
 import type { Store } from "../storage/store.ts";
 import type { AddressHasher } from "./address-hash.ts";
+import { type ContentFilter, reasonOf } from "./content-filter.ts";
 import type { FormTokens } from "./form-token.ts";
 import { timeOrderedId } from "./ids.ts";
 import { spamReasons } from "./spam.ts";
@@ -66,6 +67,8 @@ export type PipelineParts = {
   metrics?: ContactMetrics;
   tokens: FormTokens;
   spam: ContactConfig["spam"];
+  /** The content layer (intake/content-filter.ts). */
+  content: ContentFilter;
 };
 
 export class ContactPipeline implements Submitter {
@@ -93,7 +96,7 @@ export class ContactPipeline implements Submitter {
     const messageHash = createHash("sha256")
       .update(valid.data.message.toLowerCase().replace(/\s+/g, " ").trim())
       .digest("hex");
-    const reasons = await this.spamReasonsFor(valid.data, trap, s.formToken, messageHash, now);
+    const { reasons, score } = await this.spamReasonsFor(valid.data, trap, s.formToken, messageHash, now);
     const held = reasons.length > 0;
     const id = timeOrderedId(now);
     const fingerprint = fingerprintOf(valid.data);
@@ -110,6 +113,7 @@ export class ContactPipeline implements Submitter {
         spam: held,
         heldReason: held ? reasons.join("; ") : null,
         messageHash,
+        spamScore: score,
       },
       // Held as spam: stored, answered like any other, delivered nowhere.
       deliveries: held ? [] : newDeliveries(targetsFor(this.parts.routing, valid.data.service), id, now),
@@ -128,17 +132,24 @@ export class ContactPipeline implements Submitter {
     return { kind: "stored", id, held };
   }
 
-  /** The spam layers (intake/spam.ts): any reason holds the inquiry. Off: only the honeypot holds. */
+  /**
+   * The spam layers (intake/spam.ts) and the content layer (intake/content-filter.ts): any reason
+   * holds the inquiry. Off: only the honeypot holds, and nothing is scored.
+   */
   private async spamReasonsFor(data: ContactInput, trap: string, token: string | undefined, hash: string, now: number) {
-    const { spam, tokens } = this.parts;
-    if (!spam.filter) return trap ? ["honeypot filled"] : [];
-    return spamReasons({
+    const { spam, tokens, content } = this.parts;
+    if (!spam.filter) return { reasons: trap ? ["honeypot filled"] : [], score: null };
+    const reasons = spamReasons({
       data,
       trap,
       token: tokens.verify(token, now),
       duplicate: await this.store.intake.seenMessage(hash, now - 86_400_000),
       policy: spam,
     });
+    await content.refresh(now);
+    const verdict = content.score(data);
+    if (verdict.held) reasons.push(reasonOf(verdict));
+    return { reasons, score: verdict.score };
   }
 
   /** The counters this submission is counted against: its address's and its network's. */

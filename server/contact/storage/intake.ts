@@ -47,8 +47,8 @@ export class InquiryIntake extends Queries {
           return { kind: "over-limit", retryAfterMs: Math.max(0, blockedUntil - i.receivedAt) };
         await tx.query(
           `INSERT INTO inquiries (id, received_at, name, email, company, service, message, page, user_agent, ip_hash, source,
-                                  spam, held_reason, message_hash)
-           VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`,
+                                  spam, held_reason, message_hash, spam_score)
+           VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`,
           [
             i.id,
             i.receivedAt,
@@ -64,6 +64,7 @@ export class InquiryIntake extends Queries {
             i.spam,
             i.heldReason ?? null,
             i.messageHash ?? null,
+            i.spamScore ?? null,
           ],
         );
         await insertDeliveries(tx, i.id, deliveries, i.receivedAt);

@@ -14,6 +14,7 @@ import {
   toDelivery,
   toInquiry,
 } from "./records.ts";
+import { insertMark } from "./training.ts";
 
 /**
  * What operators and reports read and change (the CLI, /metrics, the daily summary): inquiries with
@@ -158,8 +159,8 @@ export class OperatorQueries extends Queries {
   }
 
   /**
-   * Release a held inquiry: a normal lead from now on, delivered to every configured channel.
-   * False if there is no held inquiry with that id.
+   * Release a held inquiry: a normal lead from now on, delivered to every configured channel, and a
+   * genuine example the content filter learns from. False if there is no held inquiry with that id.
    */
   async releaseHeld(id: string, deliveries: NewDelivery[], now: number): Promise<boolean> {
     return this.db.transaction(async (tx) => {
@@ -169,6 +170,7 @@ export class OperatorQueries extends Queries {
       );
       if (released.length === 0) return false;
       await insertDeliveries(tx, id, deliveries, now);
+      await insertMark(tx, id, "genuine", now);
       return true;
     });
   }

@@ -21,6 +21,8 @@ export type Inquiry = ContactInput & {
   heldReason?: string | null;
   /** Hash of the normalized message, to notice the same text sent again. */
   messageHash?: string | null;
+  /** The content filter's probability that it is marketing spam (intake/content-filter.ts); null if not scored. */
+  spamScore?: number | null;
 };
 
 /** One delivery of one inquiry to one channel, claimed by a worker. */
@@ -83,7 +85,7 @@ export function toDelivery(r: Record<string, unknown>): DeliveryRecord {
 }
 
 export const INQUIRY_COLUMNS =
-  "i.id, i.received_at, i.name, i.email, i.company, i.service, i.message, i.page, i.user_agent, i.ip_hash, i.source, i.spam, i.held_reason";
+  "i.id, i.received_at, i.name, i.email, i.company, i.service, i.message, i.page, i.user_agent, i.ip_hash, i.source, i.spam, i.held_reason, i.spam_score";
 
 export function toInquiry(r: Record<string, unknown>): Inquiry {
   return {
@@ -100,6 +102,7 @@ export function toInquiry(r: Record<string, unknown>): Inquiry {
     source: r.source as Source,
     spam: r.spam === true || r.spam === 1,
     heldReason: (r.held_reason as string | null) ?? null,
+    spamScore: r.spam_score == null ? null : Number(r.spam_score),
   };
 }
 

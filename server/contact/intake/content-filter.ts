@@ -1,0 +1,214 @@
+import { readdirSync, readFileSync } from "node:fs";
+import { createRequire } from "node:module";
+import { join } from "node:path";
+
+/**
+ * The content layer of the spam defence (docs/decisions/0012-content-filter.md): a naive Bayes
+ * classifier (wink-naive-bayes-text-classifier) over a message's words, two-word phrases and shape
+ * (prices, rates, links, opt-out lines, capitals), trained on the seed corpus in ./corpus/ and on
+ * the operator's marks (`npm run inquiries -- spam <id>` / `release <id>`), which the database keeps
+ * for every instance. A message it scores at or above THRESHOLD is held, never dropped.
+ */
+
+/** Held at or above this probability of being marketing spam (ADR 0012: chosen on held-out genuine messages). */
+export const THRESHOLD = 0.999;
+
+export type Label = "spam" | "genuine";
+export type Example = { label: Label; company: string; message: string };
+
+type WinkClassifier = {
+  definePrepTasks(tasks: Array<(input: string) => string[]>): void;
+  defineConfig(cfg: { considerOnlyPresence: boolean; smoothingFactor: number }): void;
+  learn(input: string, label: string): boolean;
+  consolidate(): boolean;
+  computeOdds(input: string): Array<[string, number]>;
+  exportJSON(): string;
+};
+const require = createRequire(import.meta.url);
+const winkClassifier = require("wink-naive-bayes-text-classifier") as () => WinkClassifier;
+
+const SMOOTHING = 0.5;
+const STOPWORDS = new Set(
+  "a an and are as at be but by for from has have i if in into is it its me my of on or our so that the their them then there these this to was we were will with you your".split(
+    " ",
+  ),
+);
+/** How a shape token reads in a held message's reason. */
+const SHAPES: Record<string, string> = {
+  _price: "a price",
+  _rate: "a rate per hour or month",
+  _percent: "a percentage",
+  _link: "a link",
+  _optout: "an opt-out line",
+  _caps: "capitals",
+  _exclaim: "exclamation marks",
+};
+
+/** The tokens a message is scored by: its shape, its words, its two-word phrases, and the company's words. */
+export function tokens(input: { company: string; message: string }): string[] {
+  const text = input.message;
+  const out: string[] = [];
+  if (/(?:[$€£]\s?\d|\d[\d,.]*\s?(?:usd|dollars)\b)/i.test(text)) out.push("_price");
+  if (
+    /(?:\/\s?(?:hr|hour|month|mo)\b|per (?:hour|month|lead|post|link|word|appointment|meeting)\b|an hour\b)/i.test(text)
+  )
+    out.push("_rate");
+  if (/\d\s?%/.test(text)) out.push("_percent");
+  if (/\b(?:https?:\/\/|www\.)\S+/i.test(text)) out.push("_link");
+  if (/\b(?:unsubscribe|opt[- ]?out|reply (?:stop|no|remove)|"remove"|stop to)\b/i.test(text)) out.push("_optout");
+  if (
+    (text.match(/\b[A-Z]{3,}\b/g) ?? []).filter((w) => !/^(?:AI|IT|CRM|ERP|AWS|SEO|PPC|CEO|CTO|VPN|LLC)$/.test(w))
+      .length >= 2
+  )
+    out.push("_caps");
+  if (/!{2,}/.test(text)) out.push("_exclaim");
+  const words =
+    text
+      .toLowerCase()
+      .replace(/\b(?:https?:\/\/|www\.)\S+/g, " ")
+      .match(/[a-z][a-z0-9'’-]*/g) ?? [];
+  for (let i = 0; i < words.length; i++) {
+    const w = words[i] as string;
+    if (!STOPWORDS.has(w) && w.length > 1) out.push(w);
+    const next = words[i + 1];
+    if (next) out.push(`${w} ${next}`);
+  }
+  for (const w of input.company.toLowerCase().match(/[a-z][a-z0-9-]*/g) ?? []) out.push(`company:${w}`);
+  return out;
+}
+
+/** One input string per example: the classifier's prep task splits it again (company, then message). */
+const SEP = "\u0000";
+const joined = (e: { company: string; message: string }) => `${e.company}${SEP}${e.message}`;
+const prep = (input: string) => {
+  const [company = "", message = ""] = input.split(SEP);
+  return tokens({ company, message });
+};
+
+export type Verdict = {
+  /** The probability that the message is marketing spam, 0–1. */
+  score: number;
+  held: boolean;
+  /** The phrases that weighed most toward spam, as an operator reads them. */
+  evidence: string[];
+};
+
+/** A trained model: built once from examples, then scores messages (well under 1 ms each). */
+export class ContentModel {
+  private readonly nb: WinkClassifier;
+  private readonly counts: { spam: Record<string, number>; genuine: Record<string, number> };
+  private readonly totals: { spam: number; genuine: number };
+  private readonly vocabulary: number;
+  readonly size: { spam: number; genuine: number };
+
+  constructor(examples: readonly Example[]) {
+    this.nb = winkClassifier();
+    this.nb.definePrepTasks([prep]);
+    this.nb.defineConfig({ considerOnlyPresence: true, smoothingFactor: SMOOTHING });
+    for (const e of examples) this.nb.learn(joined(e), e.label);
+    this.nb.consolidate();
+    // The model's own counts, to say which of a message's tokens weighed most (the reason shown).
+    const [, , count, words, voc] = JSON.parse(this.nb.exportJSON()) as [
+      unknown,
+      unknown,
+      { spam: Record<string, number>; genuine: Record<string, number> },
+      { spam: number; genuine: number },
+      string[],
+    ];
+    this.counts = count;
+    this.totals = words;
+    this.vocabulary = voc.length;
+    this.size = {
+      spam: examples.filter((e) => e.label === "spam").length,
+      genuine: examples.filter((e) => e.label === "genuine").length,
+    };
+  }
+
+  score(input: { company: string; message: string }): Verdict {
+    const odds = this.nb.computeOdds(joined(input));
+    const spamLog2Odds = odds.find(([label]) => label === "spam")?.[1] ?? 0;
+    const score = 1 / (1 + 2 ** -spamLog2Odds);
+    return { score, held: score >= THRESHOLD, evidence: score >= 0.5 ? this.evidence(input) : [] };
+  }
+
+  /** The message's three tokens with the highest spam-to-genuine likelihood ratio in this model. */
+  private evidence(input: { company: string; message: string }): string[] {
+    const v = this.vocabulary * SMOOTHING;
+    const weight = (t: string) =>
+      Math.log2(((this.counts.spam[t] ?? 0) + SMOOTHING) / (this.totals.spam + v)) -
+      Math.log2(((this.counts.genuine[t] ?? 0) + SMOOTHING) / (this.totals.genuine + v));
+    return [...new Set(tokens(input))]
+      .filter((t) => (this.counts.spam[t] ?? 0) > 0)
+      .map((t) => [t, weight(t)] as const)
+      .filter(([, w]) => w > 0)
+      .sort((a, b) => b[1] - a[1])
+      .slice(0, 3)
+      .map(([t]) => SHAPES[t] ?? `"${t.replace(/^company:/, "company ")}"`);
+  }
+}
+
+/** The reason a held message carries: `reads like marketing (0.97): "first page", "pricing"`. */
+export function reasonOf(v: Verdict): string {
+  return `reads like marketing (${v.score.toFixed(3)})${v.evidence.length ? `: ${v.evidence.join(", ")}` : ""}`;
+}
+
+const corpusDir = new URL("./corpus/", import.meta.url).pathname;
+
+/** The seed corpus shipped in the repository (./corpus/*.tsv: `company<TAB>message`, `#` comments). */
+export function seedCorpus(dir = corpusDir): Example[] {
+  return readdirSync(dir)
+    .filter((f) => f.endsWith(".tsv"))
+    .sort()
+    .flatMap((f) => {
+      const label: Label = f.startsWith("spam") ? "spam" : "genuine";
+      return parseTsv(readFileSync(join(dir, f), "utf8")).map((e) => ({ label, ...e }));
+    });
+}
+
+/** Lines of `company<TAB>message`; `#` lines are comments. */
+export function parseTsv(text: string): Array<{ company: string; message: string }> {
+  return text
+    .split("\n")
+    .filter((l) => l.trim() && !l.startsWith("#"))
+    .map((l) => {
+      const tab = l.indexOf("\t");
+      return tab < 0
+        ? { company: "", message: l.trim() }
+        : { company: l.slice(0, tab).trim(), message: l.slice(tab + 1).trim() };
+    });
+}
+
+/** How often an instance asks the database whether the marks changed: a mark reaches every instance within this. */
+export const RELEARN_CHECK_MS = 2_000;
+
+/**
+ * The filter as the pipeline uses it: the seed corpus plus the marks in the database, learned again
+ * when the marks change. Marks are few, so learning everything again takes milliseconds.
+ */
+export class ContentFilter {
+  private model: ContentModel;
+  private revision = "";
+  private checkedAt = 0;
+  private readonly seed: readonly Example[];
+  private readonly marks: { revision(): Promise<string>; examples(): Promise<Example[]> };
+
+  constructor(seed: readonly Example[], marks: { revision(): Promise<string>; examples(): Promise<Example[]> }) {
+    this.seed = seed;
+    this.marks = marks;
+    this.model = new ContentModel(seed);
+  }
+
+  /** Learn again if the marks changed since the last look (at most every RELEARN_CHECK_MS). */
+  async refresh(now = Date.now()): Promise<void> {
+    if (now - this.checkedAt < RELEARN_CHECK_MS) return;
+    this.checkedAt = now;
+    const revision = await this.marks.revision();
+    if (revision === this.revision) return;
+    this.model = new ContentModel([...this.seed, ...(await this.marks.examples())]);
+    this.revision = revision;
+  }
+
+  score(input: { company: string; message: string }): Verdict {
+    return this.model.score(input);
+  }
+}

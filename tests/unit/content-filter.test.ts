@@ -1,0 +1,97 @@
+import { readFileSync } from "node:fs";
+import { describe, expect, it } from "vitest";
+import {
+  ContentModel,
+  type Example,
+  parseTsv,
+  reasonOf,
+  seedCorpus,
+  THRESHOLD,
+  tokens,
+} from "../../server/contact/intake/content-filter.ts";
+
+/** The content layer's model: what it reads in a message, what it holds, and what it learns. */
+
+const seed = seedCorpus();
+const model = new ContentModel(seed);
+const newKind = parseTsv(readFileSync(new URL("../../bench/spam-new-kind.tsv", import.meta.url), "utf8"));
+
+describe("the seed corpus", () => {
+  it("has at least 300 messages of each kind, each once", () => {
+    expect(model.size.spam).toBeGreaterThanOrEqual(300);
+    expect(model.size.genuine).toBeGreaterThanOrEqual(300);
+    const texts = seed.map((e) => e.message);
+    expect(new Set(texts).size).toBe(texts.length);
+  });
+  it("lacks the kind of spam the learning curve teaches (podcast guest booking)", () => {
+    expect(seed.filter((e) => /podcast/i.test(e.message))).toEqual([]);
+  });
+});
+
+describe("what it reads", () => {
+  it("a message's shape: prices, rates, percentages, links, opt-out lines, capitals", () => {
+    const t = tokens({
+      company: "Rank Agency",
+      message: "GET RANKED NOW: $99, 30% off, $15/hour, see https://x.example. Reply STOP to opt out!!",
+    });
+    for (const shape of ["_price", "_rate", "_percent", "_link", "_optout", "_caps", "_exclaim"])
+      expect(t).toContain(shape);
+    expect(t).toContain("company:agency");
+    expect(t).toContain("ranked now");
+  });
+  it("no shape in a plain question, and the usual acronyms are not shouting", () => {
+    const t = tokens({ company: "", message: "Can you help us move our ERP and CRM to AWS? Our IT person left." });
+    expect(t.filter((x) => x.startsWith("_"))).toEqual([]);
+  });
+});
+
+describe("what it holds", () => {
+  it("holds a pitch that reads like marketing, and says why, with its score", () => {
+    const v = model.score({
+      company: "",
+      message:
+        "Hi, I noticed your website is not on the first page of Google. We can fix that in 30 days. Can I send our pricing?",
+    });
+    expect(v.held).toBe(true);
+    expect(v.score).toBeGreaterThanOrEqual(THRESHOLD);
+    expect(v.evidence.length).toBeGreaterThan(0);
+    expect(reasonOf(v)).toMatch(/^reads like marketing \((0\.999|1\.000)\): ".+"/);
+  });
+  it("delivers a genuine inquiry, with money and a link in it", () => {
+    const v = model.score({
+      company: "Casper Title Co",
+      message:
+        "We have $40,000 budgeted for a new server and backups this year. Our current setup is described at https://intranet.example/it. Could you quote?",
+    });
+    expect(v.held).toBe(false);
+  });
+});
+
+describe("what it learns", () => {
+  it("holds a new kind of spam once an operator has marked some", () => {
+    const probe = {
+      company: "",
+      message:
+        "Hi, would your founder like to be a guest on podcasts about technology? We arrange the interviews with hosts.",
+    };
+    const marks: Example[] = newKind.slice(0, 20).map((e) => ({ ...e, label: "spam" }));
+    const before = new ContentModel(seed).score(probe).score;
+    const after = new ContentModel([...seed, ...marks]).score(probe).score;
+    expect(before).toBeLessThan(THRESHOLD);
+    expect(after).toBeGreaterThanOrEqual(THRESHOLD);
+  });
+  it("learns a genuine mark: a message like it is no longer held", () => {
+    const job = {
+      company: "",
+      message:
+        "Hello, I'm a senior cloud architect (AWS, Azure) looking for new opportunities. I'd love to learn more about your team and open roles.",
+    };
+    const similar = {
+      company: "",
+      message:
+        "Hello, I'm a senior DevOps engineer looking for new opportunities and would love to learn about your team.",
+    };
+    const marked = new ContentModel([...seed, { ...job, label: "genuine" }, { ...similar, label: "genuine" }]);
+    expect(marked.score(similar).score).toBeLessThan(new ContentModel(seed).score(similar).score);
+  });
+});
