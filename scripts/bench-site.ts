@@ -11,6 +11,7 @@ import { publishedSlugs } from "../app/content/post-files.ts";
 import { pageOf, pagePaths } from "../app/pages.ts";
 import { chromiumArgs } from "../playwright.config.ts";
 import { startServer } from "../tests/support/server.ts";
+import { spamSection } from "./spam-section.ts";
 
 /**
  * What every page costs and scores, on the production build:
@@ -271,7 +272,7 @@ ${serve.rows.map((r: Record<string, number | string>) => `| ${r.path} | ${r["nod
 `
     : ""
 }`;
-  writeFileSync("BENCHMARKS.md", text + contactSection);
+  writeFileSync("BENCHMARKS.md", text + contactSection + spamSection());
 }
 
 async function main() {
