@@ -499,6 +499,9 @@ describe.each([
     expect(await b.store.operator.releaseHeld(id, [], Date.now())).toBe(true);
     expect((await b.store.training.list()).map((m) => [m.inquiryId, m.label])).toEqual([[id, "genuine"]]);
     expect(held.score).toBeGreaterThanOrEqual(0);
+    // A mark goes with its inquiry: the retention purge (or `forget`) leaves the filter nothing of it.
+    await b.store.operator.purge(Date.now() + 1);
+    expect(await b.store.training.list()).toEqual([]);
   });
 
   it("marks the summary of held messages sent only once it is: a failed one is tried again, nobody left out", async () => {
