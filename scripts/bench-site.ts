@@ -207,6 +207,23 @@ function markdownTable(rows: RouteFigures[]): string {
   return [head, line, ...body].join("\n");
 }
 
+/** The measured alternatives ADR 0009 did not take (bench/contact-alternatives.json, written by hand from bench:contact runs). */
+function alternativesTable(): string {
+  const file = "bench/contact-alternatives.json";
+  if (!existsSync(file)) return "";
+  const { note, rows } = JSON.parse(readFileSync(file, "utf8")) as {
+    note: string;
+    rows: { engine: string; variant: string; perSecond: string; target: number; taken: string }[];
+  };
+  return `
+${note}
+
+| engine | variant | steady req/s (target) | taken |
+|---|---|---|---|
+${rows.map((r) => `| ${r.engine} | ${r.variant} | ${r.perSecond} (≥ ${r.target}) | ${r.taken} |`).join("\n")}
+`;
+}
+
 function writeBenchmarks(site: RouteFigures[], spa: RouteFigures[]) {
   const serve = existsSync("bench/serve.json") ? JSON.parse(readFileSync("bench/serve.json", "utf8")) : null;
   const contact = ["sqlite", "postgres"]
@@ -233,7 +250,7 @@ ${contact
       `| ${c.engine} | ${c.date} | ${c.n} × ${c.concurrency} | ${c.figures.perSecond} (≥ ${c.target.perSecond}) | ${c.figures.p99Ms} (≤ ${c.target.p99Ms}) | ${c.figures.lost} | ${c.figures.pageP99Ms} (≤ ${c.target.pageP99Ms}) |`,
   )
   .join("\n")}
-`;
+${alternativesTable()}`;
   const text = `# Benchmarks
 
 Written by \`npm run bench:site\` on ${new Date().toISOString().slice(0, 10)}: Lighthouse ${RUNS}× per route (median),
