@@ -56,6 +56,7 @@ test.describe("with JavaScript disabled", () => {
       expect(response?.status()).toBe(200);
       await expect(page.locator("h1")).toHaveText(route.h1);
       await expect(page.getByRole("contentinfo")).toContainText(`© ${site.copyrightYear}`);
+      // biome-ignore lint/performance/useDomNodeTextContent: the text a reader sees, not hidden nodes
       const text = await page.getByRole("main").innerText();
       expect(text.length).toBeGreaterThan(300);
     });
