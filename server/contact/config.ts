@@ -2,6 +2,7 @@ import { resolve } from "node:path";
 import { site } from "../../app/config/site.ts";
 import { contactPublicKey } from "../../app/contact/api.ts";
 import { loadEnv } from "../env.ts";
+import { seedCorpus } from "./intake/content-filter.ts";
 
 /**
  * The contact pipeline's settings, from the one validated environment (server/env.ts): a bad
@@ -51,8 +52,8 @@ export function loadConfig(source?: NodeJS.ProcessEnv) {
     /** Spam layers (intake/spam.ts); off: only the honeypot holds (tests of delivery use it). */
     spam: {
       filter: e.SPAM_FILTER === "on",
-      /** The seed corpus of the content filter (intake/content-filter.ts); undefined: the shipped one. */
-      corpusDir: e.SPAM_CORPUS_DIR ? resolve(e.SPAM_CORPUS_DIR) : undefined,
+      /** The content filter's seed corpus (intake/content-filter.ts): read here, so a bad folder stops the start. */
+      seed: seedCorpus(e.SPAM_CORPUS_DIR ? resolve(e.SPAM_CORPUS_DIR) : undefined),
       minFillMs: e.SPAM_MIN_FILL_MS,
       maxLinks: e.SPAM_MAX_LINKS,
       maxTokenAgeMs: e.FORM_TOKEN_MAX_AGE_MS,

@@ -9,7 +9,7 @@ import { slackChannel } from "./delivery/slack.ts";
 import { webhookChannel } from "./delivery/webhook.ts";
 import { OutboxWorker } from "./delivery/worker.ts";
 import { addressHasher, loadAddressSecret } from "./intake/address-hash.ts";
-import { ContentFilter, seedCorpus } from "./intake/content-filter.ts";
+import { ContentFilter } from "./intake/content-filter.ts";
 import { type FormTokens, formTokens } from "./intake/form-token.ts";
 import { ContactPipeline, type LimitSpec, type Outcome, type Submission } from "./intake/pipeline.ts";
 import type { ContactMetrics } from "./metrics.ts";
@@ -62,7 +62,7 @@ export async function createContactPipeline(
       hasher: addressHasher(secret),
       tokens: opts.tokens ?? formTokens(secret),
       spam: config.spam,
-      content: new ContentFilter(seedCorpus(config.spam.corpusDir), store.training),
+      content: new ContentFilter(config.spam.seed, store.training),
       routing,
       metrics,
       limits: limitsOf(config),

@@ -1,5 +1,5 @@
 import { spawn, spawnSync } from "node:child_process";
-import { mkdtempSync } from "node:fs";
+import { mkdtempSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { describe, expect, it } from "vitest";
@@ -58,6 +58,25 @@ describe("a start that cannot succeed says so in one line", () => {
     expect(fatal[0]?.msg).toMatch(/^Invalid environment: /);
     expect(fatal[0]?.msg).toContain(message);
     expect(err).not.toMatch(/^\s+at /m);
+  });
+
+  it("a SPAM_CORPUS_DIR that is missing, or lacks spam, stops the start with one line naming it", async () => {
+    const onlyGenuine = mkdtempSync(join(tmpdir(), "corpus-"));
+    writeFileSync(join(onlyGenuine, "genuine.tsv"), "\tCould you quote a network upgrade for our office?\n");
+    for (const [dir, said] of [
+      [join(onlyGenuine, "missing"), /^SPAM_CORPUS_DIR: cannot read .*missing \(ENOENT\)$/],
+      [onlyGenuine, /^SPAM_CORPUS_DIR: .* has no spam messages/],
+    ] as const) {
+      const err = await startServer({ SPAM_CORPUS_DIR: dir }).then(
+        () => null,
+        (e: Error) => e.message,
+      );
+      expect(err).toMatch(/server exited \(1\)/);
+      const fatal = lines(String(err).replace(/^server exited \(1\):\n/, "")).filter((l) => l.level === 60);
+      expect(fatal).toHaveLength(1);
+      expect(fatal[0]?.msg).toMatch(said);
+      expect(err).not.toMatch(/^\s+at /m);
+    }
   });
 
   it("`node server.js` on an old Node says in one line what it needs", () => {

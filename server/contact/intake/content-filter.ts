@@ -99,7 +99,6 @@ export class ContentModel {
   private readonly counts: { spam: Record<string, number>; genuine: Record<string, number> };
   private readonly totals: { spam: number; genuine: number };
   private readonly vocabulary: number;
-  readonly size: { spam: number; genuine: number };
 
   constructor(examples: readonly Example[]) {
     this.nb = winkClassifier();
@@ -118,10 +117,6 @@ export class ContentModel {
     this.counts = count;
     this.totals = words;
     this.vocabulary = voc.length;
-    this.size = {
-      spam: examples.filter((e) => e.label === "spam").length,
-      genuine: examples.filter((e) => e.label === "genuine").length,
-    };
   }
 
   score(input: { company: string; message: string }): Verdict {
@@ -154,15 +149,28 @@ export function reasonOf(v: Verdict): string {
 
 const corpusDir = new URL("./corpus/", import.meta.url).pathname;
 
-/** The seed corpus shipped in the repository (./corpus/*.tsv: `company<TAB>message`, `#` comments). */
+/**
+ * The seed corpus: `spam*.tsv` and `genuine*.tsv` in `dir` (`company<TAB>message`, `#` comments);
+ * by default the one shipped in ./corpus/. A folder that cannot be read, or that lacks either kind,
+ * is an error naming SPAM_CORPUS_DIR (the only way to point elsewhere).
+ */
 export function seedCorpus(dir = corpusDir): Example[] {
-  return readdirSync(dir)
-    .filter((f) => f.endsWith(".tsv"))
-    .sort()
-    .flatMap((f) => {
-      const label: Label = f.startsWith("spam") ? "spam" : "genuine";
-      return parseTsv(readFileSync(join(dir, f), "utf8")).map((e) => ({ label, ...e }));
-    });
+  let files: string[];
+  try {
+    files = readdirSync(dir).filter((f) => /^(?:spam|genuine).*\.tsv$/.test(f));
+  } catch (err) {
+    throw new Error(`SPAM_CORPUS_DIR: cannot read ${dir} (${(err as NodeJS.ErrnoException).code ?? "error"})`);
+  }
+  const examples = files.sort().flatMap((f) => {
+    const label: Label = f.startsWith("spam") ? "spam" : "genuine";
+    return parseTsv(readFileSync(join(dir, f), "utf8")).map((e) => ({ label, ...e }));
+  });
+  for (const label of ["spam", "genuine"] as const) {
+    if (!examples.some((e) => e.label === label)) {
+      throw new Error(`SPAM_CORPUS_DIR: ${dir} has no ${label} messages (${label}*.tsv, one per line)`);
+    }
+  }
+  return examples;
 }
 
 /** Lines of `company<TAB>message`; `#` lines are comments. */
