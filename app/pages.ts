@@ -56,7 +56,7 @@ export const link = Object.fromEntries([...pages, ...files].map((p) => [p.name, 
   readonly [P in Linkable as P["name"]]: P["path"];
 };
 
-/** A post's path: the "post" row's ":slug" filled in (tests/unit/nav.test.ts holds them together). */
+/** A post's path: the "post" row's ":slug" filled in (tests/unit/pages.test.ts holds them together). */
 export function postLink(slug: string): string {
   return `${link.blog}/${slug}`;
 }

@@ -181,7 +181,7 @@ function send(req: Request, res: Response, file: StaticFile, status: number) {
 
 /**
  * Express middleware: answer GET and HEAD for a known file, pass everything else on. `formToken`
- * makes the token a page with a form gets (server/contact/form-token.ts).
+ * makes the token a page with a form gets (server/contact/intake/form-token.ts).
  */
 export function serveStatic(
   files: Map<string, StaticFile>,

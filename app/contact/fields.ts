@@ -8,7 +8,7 @@ import { serviceOptions as options } from "../config/service-options.ts";
 export const LIMITS = { name: 200, email: 254, company: 200, message: 5_000 } as const;
 
 /**
- * The hidden field that carries the page's form token (server/contact/form-token.ts): the
+ * The hidden field that carries the page's form token (server/contact/intake/form-token.ts): the
  * prerendered page holds the placeholder, the server puts a fresh token in its place per request.
  */
 export const FORM_TOKEN_FIELD = "form_token";

@@ -126,7 +126,7 @@ describe.each([
 
   const outcomeOf = (p: ContactPipeline, body: unknown = valid, extra: Record<string, string> = {}) =>
     p.submit({ body, source: "api", ip: "203.0.113.7", userAgent: "vitest", page: "/contact", ...extra });
-  // As the JSON endpoint answers it (server/contact/answers.ts).
+  // As the JSON endpoint answers it (jsonAnswer, server/contact/http/endpoint.ts).
   const submit = async (p: ContactPipeline, body: unknown = valid, extra: Record<string, string> = {}) =>
     jsonAnswer(await outcomeOf(p, body, extra));
 
