@@ -89,7 +89,7 @@ export type Verdict = {
   /** The probability that the message is marketing spam, 0–1. */
   score: number;
   held: boolean;
-  /** The phrases that weighed most toward spam, as an operator reads them. */
+  /** When held: the phrases that weighed most toward spam, as an operator reads them. */
   evidence: string[];
 };
 
@@ -123,7 +123,8 @@ export class ContentModel {
     const odds = this.nb.computeOdds(joined(input));
     const spamLog2Odds = odds.find(([label]) => label === "spam")?.[1] ?? 0;
     const score = 1 / (1 + 2 ** -spamLog2Odds);
-    return { score, held: score >= THRESHOLD, evidence: score >= 0.5 ? this.evidence(input) : [] };
+    const held = score >= THRESHOLD;
+    return { score, held, evidence: held ? this.evidence(input) : [] };
   }
 
   /** The message's three tokens with the highest spam-to-genuine likelihood ratio in this model. */
