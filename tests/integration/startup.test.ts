@@ -49,7 +49,7 @@ describe("a start that cannot succeed says so in one line", () => {
     ["SITE_URL", "www.example.com", "SITE_URL: an http:// or https:// URL"],
   ])("%s=%s stops the start with one line naming the variable", async (name, value, message) => {
     const err = await startServer({ [name]: value }).then(
-      () => null,
+      (started) => started.stop().then(() => null),
       (e: Error) => e.message,
     );
     expect(err).toMatch(/server exited \(1\)/);
@@ -68,7 +68,7 @@ describe("a start that cannot succeed says so in one line", () => {
       [onlyGenuine, /^SPAM_CORPUS_DIR: .* has no spam messages/],
     ] as const) {
       const err = await startServer({ SPAM_CORPUS_DIR: dir }).then(
-        () => null,
+        (started) => started.stop().then(() => null),
         (e: Error) => e.message,
       );
       expect(err).toMatch(/server exited \(1\)/);
