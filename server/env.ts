@@ -226,7 +226,7 @@ export const schema = z.object({
   }),
   SPAM_CORPUS_DIR: z.string().optional().meta({
     description:
-      "a folder of `spam*.tsv` and `genuine*.tsv` files the content filter starts from instead of the corpus shipped in `server/contact/intake/corpus/`",
+      "a folder of `spam*.tsv` and `genuine*.tsv` files (`company<TAB>message` a line) the content filter starts from instead of the corpus shipped in `server/contact/intake/corpus/`; a folder that cannot be read or lacks either kind stops the start",
     shownDefault: "the shipped corpus",
   }),
   SPAM_MIN_FILL_MS: z.coerce
