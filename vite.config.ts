@@ -1,4 +1,3 @@
-import { fileURLToPath } from "node:url";
 import { reactRouter } from "@react-router/dev/vite";
 import tailwindcss from "@tailwindcss/vite";
 import { defineConfig } from "vite";
@@ -7,9 +6,6 @@ import { loadEnv } from "./server/env.ts";
 const env = loadEnv();
 
 export default defineConfig({
-  resolve: {
-    alias: [{ find: "~", replacement: fileURLToPath(new URL("./app", import.meta.url)) }],
-  },
   define: {
     // The build-time variables, from the one validated environment (server/env.ts).
     __SITE_URL__: JSON.stringify(env.SITE_URL),

@@ -1,4 +1,3 @@
-import { fileURLToPath } from "node:url";
 import { defineConfig } from "vitest/config";
 import { CONTACT_API_PATH } from "./app/contact/api.ts";
 
@@ -8,7 +7,6 @@ import { CONTACT_API_PATH } from "./app/contact/api.ts";
  * TEST_DATABASE_URL — a real SMTP server, Chromium: `npm run test:integration`). `npm test` runs both.
  */
 export default defineConfig({
-  resolve: { alias: { "~": fileURLToPath(new URL("./app", import.meta.url)) } },
   define: {
     __SITE_URL__: JSON.stringify("https://www.example.com"),
     __CONTACT_ENDPOINT__: JSON.stringify(CONTACT_API_PATH),

@@ -2,11 +2,11 @@ import { Writable } from "node:stream";
 import { renderToPipeableStream } from "react-dom/server";
 import type { EntryContext, RouterContextProvider } from "react-router";
 import { ServerRouter } from "react-router";
-import { policyForHtml } from "../server/security.ts";
-import { site } from "./config/site";
-import { parseSite } from "./config/site.schema";
-import { contactContext } from "./contact/context";
-import { FORM_TOKEN_PLACEHOLDER } from "./contact/fields";
+import { parseSite } from "#app/config/site.schema.ts";
+import { site } from "#app/config/site.ts";
+import { contactContext } from "#app/contact/context.ts";
+import { FORM_TOKEN_PLACEHOLDER } from "#app/contact/fields.ts";
+import { externalOrigin, policyForHtml } from "../server/security.ts";
 
 // Fail the build (prerender loads this module) and the server start on a bad edit of site.ts.
 parseSite(site);
@@ -51,7 +51,7 @@ export default function handleRequest(
           let html = Buffer.concat(chunks).toString("utf8");
           if (contact) html = html.replace(FORM_TOKEN_PLACEHOLDER, () => contact.formToken());
           responseHeaders.set("Content-Type", "text/html; charset=utf-8");
-          responseHeaders.set("Content-Security-Policy", policyForHtml(html));
+          responseHeaders.set("Content-Security-Policy", policyForHtml(html, externalOrigin(__CONTACT_ENDPOINT__)));
           resolve(new Response(html, { headers: responseHeaders, status: responseStatusCode }));
         });
         pipe(sink);
@@ -76,4 +76,4 @@ export default function handleRequest(
 }
 
 // The key server/app.ts uses to hand the contact pipeline to the /contact action (app/contact/context.ts).
-export { contactContext } from "./contact/context";
+export { contactContext } from "#app/contact/context.ts";

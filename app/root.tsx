@@ -1,14 +1,14 @@
 import type { ReactNode } from "react";
 import { isRouteErrorResponse, Links, Meta, Outlet, useLocation, useRouteError } from "react-router";
-import { link } from "~/pages";
+import { NotFound } from "#app/components/sections/NotFound.tsx";
+import { SiteFooter } from "#app/components/sections/SiteFooter.tsx";
+import { SiteHeader } from "#app/components/sections/SiteHeader.tsx";
+import { focusRing } from "#app/components/ui/styles.ts";
+import { site } from "#app/config/site.ts";
+import { JsonLd, organization, website } from "#app/lib/structured-data.tsx";
+import { link } from "#app/pages.ts";
 import type { Route } from "./+types/root";
 import appCss from "./app.css?url";
-import { NotFound } from "./components/sections/NotFound";
-import { SiteFooter } from "./components/sections/SiteFooter";
-import { SiteHeader } from "./components/sections/SiteHeader";
-import { focusRing } from "./components/ui/styles";
-import { site } from "./config/site";
-import { JsonLd, organization, website } from "./lib/structured-data";
 
 export const links: Route.LinksFunction = () => [
   { rel: "icon", href: "/favicon.svg", type: "image/svg+xml" },

@@ -1,5 +1,5 @@
 import { index, type RouteConfig, route } from "@react-router/dev/routes";
-import { files, pages } from "./pages";
+import { files, pages } from "#app/pages.ts";
 
 /** The whole URL space of the site: the pages and files of pages.ts, then "not found" for the rest. */
 export default [

@@ -7,7 +7,7 @@ import autocannon from "autocannon";
 import pg from "pg";
 import { SMTPServer } from "smtp-server";
 import { CONTACT_API_PATH, DEFAULT_PUBLIC_KEY } from "../app/contact/api.ts";
-import { openDatabase } from "../server/contact/storage/database.ts";
+import { openDatabase } from "../server/contact/storage/open.ts";
 import { freePort } from "../tests/support/ports.ts";
 import { startPostgres } from "../tests/support/postgres.ts";
 import { type RunningServer, startServer } from "../tests/support/server.ts";
@@ -151,7 +151,7 @@ async function postgresTarget(dir: string): Promise<Target> {
   url.pathname = `/${name}`;
   return {
     env: { DATABASE_URL: url.toString(), DATA_DIR: join(dir, "server") },
-    storedIds: () => storedIds({ databaseUrl: url.toString(), dataDir: dir }),
+    storedIds: () => storedIds({ DATABASE_URL: url.toString(), dataDir: dir }),
     async cleanup() {
       await admin.query(`DROP DATABASE IF EXISTS ${name} WITH (FORCE)`);
       await admin.end();
@@ -160,7 +160,7 @@ async function postgresTarget(dir: string): Promise<Target> {
   };
 }
 
-async function storedIds(where: { databaseUrl?: string; dataDir: string }): Promise<Set<string>> {
+async function storedIds(where: { DATABASE_URL?: string; dataDir: string }): Promise<Set<string>> {
   const db = openDatabase(where);
   const rows = await db.query<{ id: string }>("SELECT id FROM inquiries");
   await db.close();

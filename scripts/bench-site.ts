@@ -175,7 +175,7 @@ function printTable(title: string, rows: RouteFigures[]) {
 /** The SPA baseline's files, compressed like ours, every unknown path answered with index.html. */
 async function serveSpa(dir: string) {
   const { loadStaticFiles, serveStatic } = await import("../server/static.ts");
-  const files = loadStaticFiles(dir);
+  const files = loadStaticFiles(dir, null);
   for (const f of files.values()) {
     if (f.body.length > 512 && /text|javascript|json|svg|xml/.test(f.type)) {
       f.br = brotliCompressSync(f.body);

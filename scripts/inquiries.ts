@@ -1,24 +1,23 @@
-// First, before anything imports app/config/site.ts: the environment gives it the site's URL.
-import "../server/env.ts";
 import { existsSync, rmSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { parseArgs } from "node:util";
 import { stringify } from "csv-stringify/sync";
-import { type ContactConfig, loadConfig } from "../server/contact/config.ts";
-import { newDeliveries } from "../server/contact/delivery/channel.ts";
-import { targetsFor } from "../server/contact/delivery/routing.ts";
-import { type Database, openDatabase } from "../server/contact/storage/database.ts";
+import { type Config, loadConfig } from "../server/config.ts";
+import { CHANNEL_NAMES } from "../server/contact/delivery/channels.ts";
+import { destinationsFor, newDeliveries, type Routing } from "../server/contact/delivery/routing.ts";
+import type { Database } from "../server/contact/storage/database.ts";
+import * as inquiries from "../server/contact/storage/inquiries.ts";
 import { pendingMigrations } from "../server/contact/storage/migrations.ts";
-import { CHANNELS, type ChannelName, type Inquiry, type InquiryRecord } from "../server/contact/storage/records.ts";
-import { Store } from "../server/contact/storage/store.ts";
+import { openDatabase } from "../server/contact/storage/open.ts";
+import * as outbox from "../server/contact/storage/outbox.ts";
+import type { Inquiry, InquiryRecord } from "../server/contact/storage/records.ts";
+import * as settings from "../server/contact/storage/settings.ts";
+import * as training from "../server/contact/storage/training.ts";
 
 /**
- * Operator tools for the inquiries, on the database the server uses (DATA_DIR or DATABASE_URL):
- *   npm run inquiries -- list [--json]
- *   npm run inquiries -- export --format csv [--out FILE]
- *   npm run inquiries -- show ID
- *   npm run inquiries -- retry
- *   npm run inquiries -- purge --older-than 365d
+ * The operator CLI, on the database the server uses (DATA_DIR or DATABASE_URL): `npm run inquiries
+ * -- <command>`; USAGE below lists every command. It reads the configuration once, as the server
+ * does (server/config.ts), and changes no schema.
  */
 
 const USAGE = `Usage: npm run inquiries -- <command>
@@ -28,7 +27,7 @@ const USAGE = `Usage: npm run inquiries -- <command>
   export --email ADDRESS           everything held about one person, as JSON (a "see my data" request)
   forget --email ADDRESS           delete everything held about one person, and say what was deleted
   show ID                          one inquiry in full, with every channel's attempts and last error
-  retry [--channel NAME]           put failed deliveries (of one channel: email, webhook, slack) back in the queue
+  retry [--channel NAME]           put failed deliveries (of one channel: ${CHANNEL_NAMES.join(", ")}) back in the queue
   stats [--json]                   inquiries and deliveries by channel and status: last day, week, month
   held [--json]                    messages held as suspected spam, newest first, with the reason
   release ID                       deliver a held message as a normal lead (to the channels the server uses);
@@ -123,17 +122,16 @@ const summaryRow = (r: Inquiry) => ({
 });
 
 type Context = {
-  store: Store;
+  db: Database;
   values: { json: boolean; format?: string; out?: string; "older-than"?: string; channel?: string; email?: string };
   rest: string[];
-  config: ContactConfig;
-  db: Database;
+  config: Config;
 };
 
 /** One handler per command; each answers with the process's exit code. */
 const COMMANDS: Record<string, (c: Context) => Promise<number>> = {
-  async list({ store, values, db }) {
-    const rows = await store.operator.list();
+  async list({ db, values }) {
+    const rows = await inquiries.list(db);
     if (values.json) {
       console.log(printableJson(rows));
     } else if (rows.length === 0) {
@@ -151,23 +149,23 @@ const COMMANDS: Record<string, (c: Context) => Promise<number>> = {
     }
     return 0;
   },
-  async export({ store, values }) {
+  async export({ db, values }) {
     if (values.email) {
-      console.log(printableJson({ email: values.email, inquiries: await store.operator.byEmail(values.email) }));
+      console.log(printableJson({ email: values.email, inquiries: await inquiries.byEmail(db, values.email) }));
       return 0;
     }
     if (values.format !== "csv") throw new UsageError("export needs --format csv (or --email ADDRESS)");
-    const csv = toCsv(await store.operator.list());
+    const csv = toCsv(await inquiries.list(db));
     if (values.out) {
       writeFileSync(values.out, csv);
       console.error(`Wrote ${values.out}`);
     } else process.stdout.write(printable(csv, "\r\n"));
     return 0;
   },
-  async show({ store, rest }) {
+  async show({ db, rest }) {
     const id = rest[0];
     if (!id) throw new UsageError("show needs an inquiry ID");
-    const r = await store.operator.get(id);
+    const r = await inquiries.get(db, id);
     if (!r) {
       console.error(`No inquiry with ID ${id}.`);
       return 1;
@@ -195,12 +193,12 @@ const COMMANDS: Record<string, (c: Context) => Promise<number>> = {
     console.log(`\nMessage:\n${printable(r.message, "\n\t")}`);
     return 0;
   },
-  async retry({ store, values }) {
+  async retry({ db, values }) {
     const channel = values.channel;
-    if (channel !== undefined && !(CHANNELS as readonly string[]).includes(channel)) {
-      throw new UsageError(`--channel takes one of ${CHANNELS.join(", ")}`);
+    if (channel !== undefined && !CHANNEL_NAMES.includes(channel)) {
+      throw new UsageError(`--channel takes one of ${CHANNEL_NAMES.join(", ")}`);
     }
-    const n = await store.operator.retryFailed(Date.now(), channel as ChannelName | undefined);
+    const n = await outbox.retryFailed(db, Date.now(), channel);
     const which = channel ? `${channel} ` : "";
     console.log(
       n === 0
@@ -209,8 +207,8 @@ const COMMANDS: Record<string, (c: Context) => Promise<number>> = {
     );
     return 0;
   },
-  async held({ store, values }) {
-    const rows = await store.operator.listHeld();
+  async held({ db, values }) {
+    const rows = await inquiries.listHeld(db);
     if (values.json) {
       console.log(printableJson(rows));
     } else if (rows.length === 0) {
@@ -226,18 +224,19 @@ const COMMANDS: Record<string, (c: Context) => Promise<number>> = {
     }
     return 0;
   },
-  async release({ store, rest }) {
+  async release({ db, rest, config }) {
     const id = rest[0];
     if (!id) throw new UsageError("release needs an inquiry ID");
     // Where the server sends this service's leads, not this shell's environment (which may name none).
-    const routing = await store.operator.serverRouting();
+    const recorded = await settings.readSetting(db, "routing");
+    const routing = recorded ? (JSON.parse(recorded) as Routing) : null;
     if (!routing) {
       console.error("The server has not started on this database yet, so its channels are not known: start it once.");
       return 1;
     }
-    const inquiry = await store.operator.get(id);
-    const targets = targetsFor(routing, inquiry?.service ?? "");
-    if (!inquiry || !(await store.operator.releaseHeld(id, newDeliveries(targets, id), Date.now()))) {
+    const inquiry = await inquiries.get(db, id);
+    const targets = destinationsFor(routing, inquiry?.service ?? "");
+    if (!inquiry || !(await inquiries.releaseHeld(db, id, newDeliveries(targets, id, config), Date.now()))) {
       console.error(`No held message with ID ${id}.`);
       return 1;
     }
@@ -245,21 +244,21 @@ const COMMANDS: Record<string, (c: Context) => Promise<number>> = {
     console.log(`Released ${id}: queued for ${where}; the server will deliver it. The filter learns it as genuine.`);
     return 0;
   },
-  async spam({ store, rest }) {
+  async spam({ db, rest }) {
     const id = rest[0];
     if (!id) throw new UsageError("spam needs an inquiry ID");
-    if (!(await store.training.mark(id, "spam", Date.now()))) {
+    if (!(await training.mark(db, id, "spam", Date.now()))) {
       console.error(`No inquiry with ID ${id}.`);
       return 1;
     }
     console.log(`Marked ${id} as spam: the content filter learns from it (every instance within seconds).`);
     return 0;
   },
-  async training({ store, rest, values }) {
+  async training({ db, rest, values }) {
     if (rest[0] === "undo") {
       const id = rest[1];
       if (!id) throw new UsageError("training undo needs an inquiry ID");
-      if (!(await store.training.undo(id))) {
+      if (!(await training.undo(db, id))) {
         console.error(`The filter learned nothing from ${id}.`);
         return 1;
       }
@@ -267,7 +266,7 @@ const COMMANDS: Record<string, (c: Context) => Promise<number>> = {
       return 0;
     }
     if (rest[0] !== undefined) throw new UsageError(`training takes "undo ID", not "${rest[0]}"`);
-    const marks = await store.training.list();
+    const marks = await training.list(db);
     if (values.json) console.log(printableJson(marks));
     else if (marks.length === 0) console.log("The content filter has learned from the seed corpus only: no marks yet.");
     else
@@ -282,7 +281,7 @@ const COMMANDS: Record<string, (c: Context) => Promise<number>> = {
       );
     return 0;
   },
-  async stats({ store, values }) {
+  async stats({ db, values }) {
     const now = Date.now();
     const periods = [
       ["last day", 86_400_000],
@@ -290,7 +289,7 @@ const COMMANDS: Record<string, (c: Context) => Promise<number>> = {
       ["last month", 30 * 86_400_000],
     ] as const;
     const stats = [];
-    for (const [label, ms] of periods) stats.push({ period: label, ...(await store.operator.stats(now - ms)) });
+    for (const [label, ms] of periods) stats.push({ period: label, ...(await inquiries.stats(db, now - ms)) });
     if (values.json) {
       console.log(JSON.stringify(stats, null, 2));
       return 0;
@@ -305,18 +304,18 @@ const COMMANDS: Record<string, (c: Context) => Promise<number>> = {
     }
     return 0;
   },
-  async purge({ store, values }) {
+  async purge({ db, values }) {
     const age = parseAge(values["older-than"]);
-    const { deleted, pendingCut } = await store.operator.purge(Date.now() - age);
+    const { deleted, pendingCut } = await inquiries.purge(db, Date.now() - age);
     const waiting = pendingCut > 0 ? ` ${pendingCut} of them still had a delivery waiting.` : "";
     console.log(
       `Deleted ${deleted} inquir${deleted === 1 ? "y" : "ies"} older than ${values["older-than"]}.${waiting}`,
     );
     return 0;
   },
-  async forget({ store, values, config }) {
+  async forget({ db, values, config }) {
     if (!values.email) throw new UsageError("forget needs --email ADDRESS");
-    const { ids, deliveries, keys } = await store.operator.forget(values.email);
+    const { ids, deliveries, keys } = await inquiries.forget(db, values.email);
     // Without a relay, each email was also written as a file: those hold the person's words too.
     let files = 0;
     for (const id of ids) {
@@ -356,7 +355,7 @@ async function main(argv: string[]): Promise<number> {
   const config = loadConfig();
   // A missing SQLite file is a wrong DATA_DIR, not an empty database: say so, and create nothing.
   const file = join(config.dataDir, "inquiries.sqlite");
-  if (!config.databaseUrl && !existsSync(file)) {
+  if (!config.DATABASE_URL && !existsSync(file)) {
     console.error(`No database at ${file}: set DATA_DIR (or DATABASE_URL) to the server's.`);
     return 1;
   }
@@ -372,7 +371,7 @@ async function main(argv: string[]): Promise<number> {
     }
     const handler = Object.hasOwn(COMMANDS, command) ? COMMANDS[command] : undefined;
     if (!handler) throw new UsageError(`Unknown command: ${command}`);
-    return await handler({ store: new Store(db), values, rest, config, db });
+    return await handler({ db, values, rest, config });
   } finally {
     await db.close();
   }

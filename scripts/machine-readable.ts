@@ -5,7 +5,6 @@ import { site } from "../app/config/site.ts";
 import type { Post } from "../app/content/post-parser.ts";
 import { serviceLines } from "../app/content/services.ts";
 import { pagePaths } from "../app/pages.ts";
-import { siteUrl } from "../server/env.ts";
 
 /**
  * The site for machines as well as people (llmstxt.org): a Markdown version of each page marked
@@ -21,17 +20,17 @@ turndown.remove((node) =>
 );
 
 /** The <main> of a prerendered page, as Markdown, with links made absolute. */
-function pageMarkdown(html: string): string {
+function pageMarkdown(html: string, siteUrl: string): string {
   const main = /<main\b[^>]*>([\s\S]*)<\/main>/.exec(html)?.[1] ?? "";
-  return `${turndown.turndown(main).replace(/\]\(\//g, `](${siteUrl()}/`)}\n`;
+  return `${turndown.turndown(main).replace(/\]\(\//g, `](${siteUrl}/`)}\n`;
 }
 
 function articleMarkdown(post: Post): string {
   return `# ${post.title}\n\n*By ${post.author}, ${post.date} · ${post.category} · ${post.readTime}*\n\n${post.body}\n`;
 }
 
-function llmsTxt(posts: Post[]): string {
-  const md = (path: string) => `${siteUrl()}${path}.md`;
+function llmsTxt(posts: Post[], siteUrl: string): string {
+  const md = (path: string) => `${siteUrl}${path}.md`;
   return `# ${site.name}
 
 > ${site.description}
@@ -48,7 +47,7 @@ ${posts.map((p) => `- [${p.title}](${md(`/blog/${p.slug}`)}): ${p.excerpt}`).joi
 
 ## Contact
 
-- [Contact ${site.name}](${md("/contact")}): phone, email, address and office hours; the form at ${siteUrl()}/contact
+- [Contact ${site.name}](${md("/contact")}): phone, email, address and office hours; the form at ${siteUrl}/contact
 
 ## Optional
 
@@ -57,7 +56,7 @@ ${posts.map((p) => `- [${p.title}](${md(`/blog/${p.slug}`)}): ${p.excerpt}`).joi
 }
 
 /** Write every Markdown version and /llms.txt into `root` (build/client); returns how many files. */
-export function writeMachineReadable(root: string, posts: Post[]): number {
+export function writeMachineReadable(root: string, posts: Post[], siteUrl: string): number {
   const bySlug = new Map(posts.map((p) => [`/blog/${p.slug}`, p]));
   const paths = pagePaths(
     posts.map((p) => p.slug),
@@ -65,9 +64,11 @@ export function writeMachineReadable(root: string, posts: Post[]): number {
   );
   for (const path of paths) {
     const post = bySlug.get(path);
-    const text = post ? articleMarkdown(post) : pageMarkdown(readFileSync(join(root, path, "index.html"), "utf8"));
+    const text = post
+      ? articleMarkdown(post)
+      : pageMarkdown(readFileSync(join(root, path, "index.html"), "utf8"), siteUrl);
     writeFileSync(join(root, `${path}.md`), text);
   }
-  writeFileSync(join(root, "llms.txt"), llmsTxt(posts));
+  writeFileSync(join(root, "llms.txt"), llmsTxt(posts, siteUrl));
   return paths.length + 1;
 }

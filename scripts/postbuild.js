@@ -8,7 +8,14 @@ import { site } from "../app/config/site.ts";
 import { readPublishedPosts } from "../app/content/post-files.ts";
 import { HTML_CACHE, IMMUTABLE } from "../server/cache.ts";
 import { loadEnv } from "../server/env.ts";
-import { BASE_HEADERS, HSTS, NON_HTML_POLICY, PAGE_HEADERS, policyForHtml } from "../server/security.ts";
+import {
+  BASE_HEADERS,
+  externalOrigin,
+  HSTS,
+  NON_HTML_POLICY,
+  PAGE_HEADERS,
+  policyForHtml,
+} from "../server/security.ts";
 import { typesByPath, walk } from "../server/static.ts";
 import { buildImages } from "./images.ts";
 import { writeMachineReadable } from "./machine-readable.ts";
@@ -34,12 +41,15 @@ for (const [url, file] of [
   writeFileSync(join(root, file), await notFound.text());
 }
 
+// The build-time variables, parsed once here as vite.config.ts parses them (server/env.ts).
+const env = loadEnv();
+
 // The contact form's progressive enhancement (app/contact/enhance.ts): bundled on its own, named by
 // its content's hash, and added to every prerendered page that has the form.
 const bundle = await viteBuild({
   configFile: false,
   logLevel: "warn",
-  define: { __SITE_URL__: JSON.stringify(loadEnv().SITE_URL) },
+  define: { __SITE_URL__: JSON.stringify(env.SITE_URL) },
   build: {
     write: false,
     minify: true,
@@ -83,11 +93,11 @@ for (const path of walk(root)) {
     description: decodeEntities(description),
   });
 }
-const images = await buildImages(root, pages, { name: site.name, url: loadEnv().SITE_URL });
+const images = await buildImages(root, pages, { name: site.name, url: env.SITE_URL });
 console.log(`postbuild: favicons, and ${images.pages} social images (${images.drawn} drawn, the rest from cache)`);
 
 // Markdown versions of the pages marked `markdown` in app/pages.ts, and /llms.txt listing them.
-const machineReadable = writeMachineReadable(root, readPublishedPosts());
+const machineReadable = writeMachineReadable(root, readPublishedPosts(), env.SITE_URL);
 console.log(`postbuild: /llms.txt and ${machineReadable - 1} Markdown versions of pages`);
 
 // _headers: one rule per page with its own CSP (hosts merge the headers of overlapping rules, and two
@@ -109,7 +119,7 @@ for (const path of walk(root)) {
   if (!path.endsWith(".html")) continue;
   const rel = path.slice(root.length - 1);
   const csp = {
-    "Content-Security-Policy": policyForHtml(readFileSync(path, "utf8")),
+    "Content-Security-Policy": policyForHtml(readFileSync(path, "utf8"), externalOrigin(env.CONTACT_ENDPOINT)),
     ...PAGE_HEADERS,
     "Cache-Control": HTML_CACHE,
   };

@@ -6,12 +6,11 @@ import onHeaders from "on-headers";
 import type { Logger } from "pino";
 import { RouterContextProvider, type ServerBuild } from "react-router";
 import type { ContactContextKey } from "../app/contact/context.ts";
-import type { ContactConfig } from "./contact/config.ts";
+import type { Config } from "./config.ts";
 import { contactEndpoint, ENDPOINT, MAX_BODY_BYTES } from "./contact/http/endpoint.ts";
 import type { FormTokens } from "./contact/intake/form-token.ts";
 import type { ContactMetrics } from "./contact/metrics.ts";
 import type { ContactRuntime } from "./contact/runtime.ts";
-import type { Env } from "./env.ts";
 import {
   bodyLimit,
   canonicalRedirect,
@@ -33,8 +32,7 @@ import { serveNotFound, serveStatic } from "./static.ts";
  * server/main.ts makes it and serves it.
  */
 export type AppOptions = {
-  env: Pick<Env, "TRUST_PROXY" | "SITE_URL">;
-  config: ContactConfig;
+  config: Config;
   log: Logger;
   build: ServerBuild;
   files: Map<string, StaticFile>;
@@ -50,14 +48,14 @@ const FORM_PATHS = new Set(["/contact", "/contact/"]);
 export function createApp(o: AppOptions): express.Express {
   const { config, log, files, tokens, metrics } = o;
   // /metrics exists on the site's port only with METRICS_TOKEN; otherwise it is an unknown path (404).
-  const probePaths = new Set(config.metrics.token ? ["/healthz", "/readyz", "/metrics"] : ["/healthz", "/readyz"]);
+  const probePaths = new Set(config.METRICS_TOKEN ? ["/healthz", "/readyz", "/metrics"] : ["/healthz", "/readyz"]);
   const isPage = (path: string) => files.has(path);
 
   const app = express();
   app.disable("x-powered-by");
   // Pages and assets carry their own validators (static.ts); JSON answers are no-store and need none.
   app.set("etag", false);
-  app.set("trust proxy", o.env.TRUST_PROXY);
+  app.set("trust proxy", config.TRUST_PROXY);
 
   app.use(requestLog(log));
   app.use(warnUntrustedProxy(app.get("trust proxy fn"), log));
@@ -67,16 +65,21 @@ export function createApp(o: AppOptions): express.Express {
     setBaseHeaders(res, req.secure);
     next();
   });
-  app.use(httpsRedirect(hostsOf([o.env.SITE_URL, ...config.allowedOrigins])));
+  app.use(httpsRedirect(hostsOf([config.SITE_URL, ...config.allowedOrigins])));
   // Every body is capped before anything reads it; the JSON endpoint caps its own (chunked too) with JSON answers.
   app.use(bodyLimit(MAX_BODY_BYTES, (req) => req.path === ENDPOINT));
 
   app.use(probes(o));
 
   // Both doors (the JSON endpoint and the form's action, through React Router) submit to the one pipeline.
-  const { pipeline } = o.runtime;
   app.use(
-    contactEndpoint({ pipeline, log, publicKey: config.publicKey, allowedOrigins: config.allowedOrigins, metrics }),
+    contactEndpoint({
+      submitter: o.runtime,
+      log,
+      publicKey: config.publicKey,
+      allowedOrigins: config.allowedOrigins,
+      metrics,
+    }),
   );
 
   app.use(methodGuard({ isKnown: (path) => isPage(path) || probePaths.has(path), formPaths: FORM_PATHS }));
@@ -131,8 +134,8 @@ function probes({ runtime, config, metrics }: AppOptions): express.Router {
     res.setHeader("Retry-After", "10");
     res.status(503).json({ status: "not ready", reason: state.reason });
   });
-  if (config.metrics.token) {
-    const expected = Buffer.from(config.metrics.token);
+  if (config.METRICS_TOKEN) {
+    const expected = Buffer.from(config.METRICS_TOKEN);
     router.get("/metrics", async (req, res) => {
       res.setHeader("Cache-Control", "no-store");
       // The scheme is case-insensitive (RFC 9110 §11.1): "bearer" and "BEARER" are "Bearer".
@@ -148,20 +151,25 @@ function probes({ runtime, config, metrics }: AppOptions): express.Router {
   return router;
 }
 
-/** React Router's handler, for the no-JavaScript form post: it runs the route's action with the pipeline. */
+/**
+ * React Router's handler, for the no-JavaScript form post: the route's action reads the pipeline
+ * under the bundle's own context key (app/entry.server.tsx exports it; a build without it stops the start).
+ */
 function reactRouter({ build, config, runtime, tokens }: AppOptions): RequestHandler {
   // React Router checks a form post's Origin against the Host; behind a proxy, name the public hosts.
   const actionHosts = config.allowedOrigins.map((origin) => new URL(origin).host);
-  // The context key from the bundle itself (entry.server re-exports it): the route reads that instance.
   const contactContext = (build.entry.module as { contactContext?: ContactContextKey }).contactContext;
+  if (!contactContext) {
+    throw new Error(
+      "The server build does not export contactContext from app/entry.server.tsx: the form without JavaScript could not reach the pipeline. Rebuild after restoring that export.",
+    );
+  }
   return createRequestHandler({
     build: actionHosts.length > 0 ? { ...build, allowedActionOrigins: actionHosts } : build,
     mode: "production",
     getLoadContext(req) {
       const context = new RouterContextProvider();
-      if (contactContext) {
-        context.set(contactContext, { pipeline: runtime.pipeline, clientIp: req.ip, formToken: () => tokens.issue() });
-      }
+      context.set(contactContext, { submitter: runtime, clientIp: req.ip, formToken: () => tokens.issue() });
       return context;
     },
   });

@@ -1,7 +1,7 @@
-import addressparser from "nodemailer/lib/addressparser";
 import { z } from "zod";
 import { serviceOptions } from "../app/config/service-options.ts";
 import { CONTACT_API_PATH } from "../app/contact/api.ts";
+import { CHANNELS, channelVariables } from "./contact/delivery/channels.ts";
 import { parseTrustProxy } from "./guards.ts";
 
 /**
@@ -14,25 +14,12 @@ import { parseTrustProxy } from "./guards.ts";
  */
 
 const positiveInt = z.coerce.number().int().positive();
-/** A receiver's URL: http(s), with no user or password in it (they would end in logs and alerts). */
-const receiverUrl = z
-  .url({ protocol: /^https?$/, error: "an http:// or https:// URL" })
-  .refine(
-    (u) => !new URL(u).username && !new URL(u).password,
-    "no user:password@ in the URL (use a secret path or token)",
-  );
 
-/** Where one service line's leads go, besides (or instead of) the general inbox and receivers. */
-const route = z.strictObject({
-  /** Email recipients, comma-separated; the general inbox (CONTACT_TO) when absent. */
-  to: z
-    .string()
-    .refine((v) => v.split(",").every((a) => z.email().safeParse(a.trim()).success), "email addresses, comma-separated")
-    .optional(),
-  slack: receiverUrl.optional(),
-  webhook: receiverUrl.optional(),
-});
-export type Route = z.infer<typeof route>;
+/** Where one service line's leads go: each channel's field (`to`, `slack`, `webhook`), all optional. */
+const route = z.strictObject(
+  Object.fromEntries(CHANNELS.map((c) => [c.routeField.key, c.routeField.schema.optional()])),
+) as unknown as z.ZodType<Route>;
+export type Route = Partial<Record<string, string>>;
 /** Route keys: a service option of the form, or "none" (no service chosen). */
 const ROUTE_KEYS = [...serviceOptions, "none"] as readonly string[];
 
@@ -126,6 +113,8 @@ export const schema = z.object({
     .string()
     .default("./data")
     .meta({ description: "where SQLite keeps `inquiries.sqlite`, and where emails are written without `SMTP_URL`" }),
+  // ---------------------------------------------------------------- the delivery channels' own
+  ...channelVariables,
   DATABASE_URL: z
     .string()
     .regex(/^postgres(ql)?:\/\//, "a postgres:// URL")
@@ -134,30 +123,6 @@ export const schema = z.object({
       description:
         "`postgres://…`: store inquiries in PostgreSQL instead of SQLite (needed for several server instances)",
     }),
-  SMTP_URL: z
-    .string()
-    .regex(/^smtps?:\/\//, "an smtp:// or smtps:// URL")
-    .optional()
-    .meta({
-      description:
-        "`smtp://user:pass@host:587` or `smtps://…`: the relay that delivers inquiry emails. Unset: each email is written as an `.eml` file under `DATA_DIR/mail/` and logged",
-    }),
-  SMTP_FROM: z
-    .string()
-    .refine(
-      (v) => addressparser(v, { flatten: true }).some((a) => Boolean(a.address)),
-      "a sender with an address, such as Teton Digital Website <no-reply@example.com>",
-    )
-    .optional()
-    .meta({
-      description:
-        "the From address of inquiry emails; one without an address stops the server at start with a one-line error",
-      shownDefault: "`Teton Digital Website <no-reply@…>`",
-    }),
-  CONTACT_TO: z
-    .email()
-    .optional()
-    .meta({ description: "the company inbox inquiries go to", shownDefault: "the site email (`app/config/site.ts`)" }),
   CONTACT_ROUTES: routes.meta({
     description:
       'leads routed by service line, as JSON: `{"AI Consulting": {"to": "ai@…", "slack": "https://hooks.slack.com/…", "webhook": "https://…"}, "none": {…}}` — a form\'s service option (or `none`: no service chosen) to its own email recipients (comma-separated) and, optionally, its own Slack and webhook receivers; what a route does not name goes to the general ones. Checked at start, one reason per mistake',
@@ -190,21 +155,6 @@ export const schema = z.object({
   OUTBOX_LEASE_MS: positiveInt.default(2 * 60_000).meta({
     description: "how long a worker holds a delivery it claimed; a dead worker's claims are taken over after it",
   }),
-  WEBHOOK_URL: receiverUrl.optional().meta({
-    description:
-      "also deliver every lead as a signed JSON `POST` here ([Standard Webhooks](https://www.standardwebhooks.com/)); needs `WEBHOOK_SECRET`; a URL with `user:password@` is refused at start (it would reach logs and alerts)",
-  }),
-  WEBHOOK_SECRET: z
-    .string()
-    .regex(/^whsec_[A-Za-z0-9+/]{32,}={0,2}$/, "a Standard Webhooks secret: whsec_ and at least 24 bytes in base64")
-    .optional()
-    .meta({
-      description:
-        "the shared signing secret, `whsec_` + base64 of at least 24 random bytes (`echo whsec_$(openssl rand -base64 32)`); the receiver verifies `webhook-signature` with it",
-    }),
-  SLACK_WEBHOOK_URL: receiverUrl
-    .optional()
-    .meta({ description: "also post every lead to Slack (an incoming-webhook URL; no `user:password@`)" }),
   DELIVERY_TIMEOUT_MS: positiveInt.default(10_000).meta({
     description: "how long a webhook or Slack receiver may take to answer before the attempt counts as failed",
   }),
@@ -262,19 +212,7 @@ export function loadEnv(source: NodeJS.ProcessEnv = process.env): Env {
     const problems = parsed.error.issues.map((i) => `${i.path.join(".")}: ${i.message}`);
     throw new Error(`Invalid environment: ${problems.join("; ")}`);
   }
-  const routedWebhook = Object.values(parsed.data.CONTACT_ROUTES ?? {}).some((r) => r.webhook);
-  if ((parsed.data.WEBHOOK_URL || routedWebhook) && !parsed.data.WEBHOOK_SECRET) {
-    throw new Error(
-      "Invalid environment: WEBHOOK_SECRET: required with WEBHOOK_URL or a route's webhook (whsec_…, see docs/configuration.md)",
-    );
-  }
+  const problems = CHANNELS.map((c) => c.check?.(parsed.data)).filter(Boolean);
+  if (problems.length > 0) throw new Error(`Invalid environment: ${problems.join("; ")}`);
   return parsed.data;
-}
-
-/**
- * SITE_URL for code that runs in Node without Vite (the server, the CLI, the build scripts).
- * Pages read `site.url`, which Vite fills in at build (vite.config.ts).
- */
-export function siteUrl(source: NodeJS.ProcessEnv = process.env): string {
-  return schema.shape.SITE_URL.parse(source.SITE_URL || undefined);
 }

@@ -5,18 +5,18 @@ import { fileURLToPath } from "node:url";
 import pino from "pino";
 import type { ServerBuild } from "react-router";
 import { createApp } from "./app.ts";
-import { type ContactConfig, loadConfig } from "./contact/config.ts";
-import { loadAddressSecret } from "./contact/intake/address-hash.ts";
-import { formTokens } from "./contact/intake/form-token.ts";
+import { type Config, loadConfig } from "./config.ts";
+import { loadAddressSecret, secretKeys } from "./contact/intake/address-hash.ts";
 import { type ContactMetrics, createMetrics } from "./contact/metrics.ts";
 import { startContactRuntime } from "./contact/runtime.ts";
-import { type Env, loadEnv } from "./env.ts";
 import { loadNotFoundPages, loadStaticFiles } from "./static.ts";
 
 /**
- * The production server (started by server.js, which checks the Node version first): reads the
- * environment and the build, makes the app (server/app.ts), listens, starts the contact pipeline in
- * the background, and stops cleanly on SIGTERM. `npm start` builds first if needed (scripts/ensure-build.js).
+ * The production server and its composition root (started by server.js, which checks the Node
+ * version first): reads the configuration once (server/config.ts) and the build, makes the secret
+ * keys, the metrics, the contact pipeline (in the background) and the app (server/app.ts), hands
+ * each what it needs, listens, and stops cleanly on SIGTERM. `npm start` builds first if needed
+ * (scripts/ensure-build.js).
  */
 
 const root = fileURLToPath(new URL("../", import.meta.url));
@@ -41,48 +41,58 @@ process.on("unhandledRejection", (reason) => {
   log.error({ err: { message: reason instanceof Error ? reason.message : String(reason) } }, "unhandled rejection");
 });
 
-let env: Env;
-let config: ContactConfig;
-try {
-  env = loadEnv();
-  config = loadConfig();
-} catch (err) {
+/** A mistake that must stop the start: one line, then exit 1 once it is written. */
+function refuseToStart(err: unknown): never {
   log.fatal((err as Error).message);
+  log.flush();
   process.exit(1);
 }
-const { PORT: port, HOST: host } = env;
+
+let config: Config;
+try {
+  config = loadConfig();
+} catch (err) {
+  refuseToStart(err);
+}
+const { PORT: port, HOST: host } = config;
 
 // The contact page's form tokens are signed with the address-hash secret (outside the database).
 // If DATA_DIR cannot hold it yet, a key for this process only: the form works, tokens from before
 // a restart are held for review.
-let tokenSecret: string;
+let secret: string;
 try {
-  tokenSecret = loadAddressSecret(config);
+  secret = loadAddressSecret(config);
 } catch (err) {
-  tokenSecret = randomBytes(32).toString("hex");
+  secret = randomBytes(32).toString("hex");
   log.warn(
     { reason: (err as Error).message },
     "no address-hash secret yet: form tokens are signed with a key of this process",
   );
 }
-const tokens = formTokens(tokenSecret);
+const keys = secretKeys(secret);
 const metrics = createMetrics();
-const files = loadStaticFiles(clientDir);
+const files = loadStaticFiles(clientDir, config.contactOrigin);
+const build = (await import(serverBuild)) as ServerBuild;
 
 // Started in the background: pages are served even while storage does not work (server/contact/runtime.ts).
-const runtime = startContactRuntime(config, log, { metrics, tokens });
+const runtime = startContactRuntime(config, log, { keys, metrics });
 
-const app = createApp({
-  env,
-  config,
-  log,
-  build: (await import(serverBuild)) as ServerBuild,
-  files,
-  notFound: loadNotFoundPages(clientDir),
-  tokens,
-  metrics,
-  runtime,
-});
+let app: ReturnType<typeof createApp>;
+try {
+  app = createApp({
+    config,
+    log,
+    build,
+    files,
+    notFound: loadNotFoundPages(clientDir, config.contactOrigin),
+    tokens: keys.tokens,
+    metrics,
+    runtime,
+  });
+} catch (err) {
+  await runtime.close().catch(() => undefined);
+  refuseToStart(err);
+}
 
 const server = createServer(app);
 server.on("error", (err: NodeJS.ErrnoException) => {
@@ -91,7 +101,7 @@ server.on("error", (err: NodeJS.ErrnoException) => {
   process.exit(1);
 });
 server.listen(port, host, () => {
-  if (config.metrics.port) serveMetricsPrivately(metrics, config.metrics.port, config.metrics.host);
+  if (config.METRICS_PORT) serveMetricsPrivately(metrics, config.METRICS_PORT, config.METRICS_HOST);
   log.info({ url: `http://${host === "0.0.0.0" ? "localhost" : host}:${port}`, files: files.size }, "server started");
 });
 

@@ -1,5 +1,4 @@
 import { createHash } from "node:crypto";
-import { loadEnv } from "./env.ts";
 
 /**
  * The site's security headers, in one place: the Node server sends them on every response, and
@@ -23,22 +22,10 @@ export function inlineScriptHashes(html: string): string[] {
   return [...hashes];
 }
 
-/** The origin of CONTACT_ENDPOINT when it is another site's (a hosted function), else nothing. */
-function externalContactOrigin(endpoint = configuredEndpoint()): string | null {
-  if (!endpoint || endpoint.startsWith("/")) return null;
-  try {
-    return new URL(endpoint).origin;
-  } catch {
-    return null;
-  }
+/** The origin of the contact endpoint when it is on another site (a hosted function); null for a path here. */
+export function externalOrigin(endpoint: string): string | null {
+  return endpoint.startsWith("/") ? null : new URL(endpoint).origin;
 }
-
-// The environment does not change while the process runs: read it once, not per page.
-let endpoint: string | undefined;
-const configuredEndpoint = () => {
-  endpoint ??= loadEnv().CONTACT_ENDPOINT;
-  return endpoint;
-};
 
 export function contentSecurityPolicy(opts: { scripts: string[] | null; contactOrigin?: string | null }): string {
   const extra = opts.contactOrigin ? ` ${opts.contactOrigin}` : "";
@@ -57,8 +44,11 @@ export function contentSecurityPolicy(opts: { scripts: string[] | null; contactO
   ].join("; ");
 }
 
-/** The CSP for one HTML document: its own inline scripts allowed by hash; 'self' scripts only if it has any. */
-export function policyForHtml(html: string, contactOrigin = externalContactOrigin()): string {
+/**
+ * The CSP for one HTML document: its own inline scripts allowed by hash; 'self' scripts only if it
+ * has any; the contact endpoint's origin when it is another site's (externalOrigin).
+ */
+export function policyForHtml(html: string, contactOrigin: string | null): string {
   const hashes = inlineScriptHashes(html);
   const hasScripts = hashes.length > 0 || /<script[^>]*\bsrc=/i.test(html);
   return contentSecurityPolicy({ scripts: hasScripts ? hashes : null, contactOrigin });

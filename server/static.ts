@@ -60,7 +60,7 @@ export type StaticFile = {
   template?: [Buffer, Buffer];
 };
 
-function loadFile(path: string, rel: string): StaticFile {
+function loadFile(path: string, rel: string, contactOrigin: string | null): StaticFile {
   const body = readFileSync(path);
   const variant = (ext: string) => {
     try {
@@ -80,7 +80,7 @@ function loadFile(path: string, rel: string): StaticFile {
     etags: { identity: `"${tag}"`, br: `"${tag}-br"`, gzip: `"${tag}-gz"` },
     cacheControl: rel.startsWith("/assets/") ? IMMUTABLE : ext === ".html" ? HTML_CACHE : OTHER_CACHE,
     // A page's own policy: its inline scripts allowed by hash (other files keep the server's default).
-    csp: ext === ".html" ? policyForHtml(body.toString("utf8")) : undefined,
+    csp: ext === ".html" ? policyForHtml(body.toString("utf8"), contactOrigin) : undefined,
     // The contact page: a fresh form token goes where the placeholder is, per request.
     template: ext === ".html" ? splitAtPlaceholder(body) : undefined,
   };
@@ -94,13 +94,13 @@ function splitAtPlaceholder(body: Buffer): [Buffer, Buffer] | undefined {
 
 const isNotFoundPage = (rel: string) => rel === "/404.html" || rel.endsWith("/404.html");
 
-export function loadStaticFiles(root: string): Map<string, StaticFile> {
+export function loadStaticFiles(root: string, contactOrigin: string | null): Map<string, StaticFile> {
   const files = new Map<string, StaticFile>();
   for (const path of walk(root)) {
     if (path.endsWith(".br") || path.endsWith(".gz")) continue;
     const rel = `/${relative(root, path).split(sep).join("/")}`;
     if (isNotFoundPage(rel)) continue; // served with status 404 by serveNotFound, never as a page
-    const entry = loadFile(path, rel);
+    const entry = loadFile(path, rel, contactOrigin);
     files.set(rel, entry);
     if (rel.endsWith("/index.html")) {
       const dir = rel.slice(0, -"index.html".length); // "/contact/" or "/"
@@ -115,11 +115,11 @@ export function loadStaticFiles(root: string): Map<string, StaticFile> {
  * The not-found pages made at build (scripts/postbuild.js): `/404.html`, and `/blog/404.html` for
  * an article that does not exist. Keyed by the folder they answer for, longest first.
  */
-export function loadNotFoundPages(root: string): Array<[string, StaticFile]> {
+export function loadNotFoundPages(root: string, contactOrigin: string | null): Array<[string, StaticFile]> {
   const pages: Array<[string, StaticFile]> = [];
   for (const path of walk(root)) {
     const rel = `/${relative(root, path).split(sep).join("/")}`;
-    if (isNotFoundPage(rel)) pages.push([rel.slice(0, -"404.html".length), loadFile(path, rel)]);
+    if (isNotFoundPage(rel)) pages.push([rel.slice(0, -"404.html".length), loadFile(path, rel, contactOrigin)]);
   }
   return pages.sort((a, b) => b[0].length - a[0].length);
 }

@@ -1,6 +1,6 @@
 // With its extension: Node loads this file directly (the server, the scripts).
-import { serviceOptions } from "./service-options.ts";
-import type { Site } from "./site.schema";
+import { serviceOptions } from "#app/config/service-options.ts";
+import type { Site } from "#app/config/site.schema.ts";
 
 /**
  * Company facts: the only place a name, a number, an address or an hour is typed.
@@ -18,7 +18,7 @@ export const site: Site = {
   blurb:
     "Teton Digital builds and runs the infrastructure, software and AI systems that growing US businesses depend on — planned with care, delivered on time and supported around the clock.",
   // SITE_URL at build time (vite.config.ts defines it): prerendered pages carry it in canonical
-  // links. Code that runs outside Vite reads siteUrl() from server/env.ts instead.
+  // links. Code that runs outside Vite reads SITE_URL from its configuration (server/config.ts).
   url: typeof __SITE_URL__ === "string" ? __SITE_URL__ : "https://www.example.com",
   email: "hello@example.com",
   phone: {

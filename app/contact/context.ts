@@ -7,7 +7,7 @@ import type { Submitter } from "../../server/contact/intake/pipeline.ts";
  * instance in the bundle that the route reads (an import of this file would be another instance).
  */
 export type ContactContext = {
-  pipeline: Submitter;
+  submitter: Submitter;
   clientIp?: string;
   /** A fresh form token for a page the server renders (the answer to a form post). */
   formToken: () => string;

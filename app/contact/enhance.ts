@@ -1,5 +1,5 @@
-import { CONTACT_API_PATH } from "./api.ts";
-import { FIELDS, type FieldErrors, FORM_TOKEN_FIELD, HONEYPOT_FIELD, serviceOptions } from "./fields.ts";
+import { CONTACT_API_PATH } from "#app/contact/api.ts";
+import { FIELDS, type FieldErrors, FORM_TOKEN_FIELD, HONEYPOT_FIELD, serviceOptions } from "#app/contact/fields.ts";
 
 /**
  * The contact form, enhanced: with JavaScript it sends JSON to the configured endpoint (spec §7)

@@ -1,4 +1,4 @@
-import { serviceOptions as options } from "../config/service-options.ts";
+import { serviceOptions as options } from "#app/config/service-options.ts";
 
 /**
  * The contact form's fields and limits, without zod: the form reads these for its inputs'

@@ -1,7 +1,7 @@
 import { z } from "zod";
-import { type ContactField, type FieldErrors, LIMITS, serviceOptions } from "./fields.ts";
+import { type ContactField, type FieldErrors, LIMITS, serviceOptions } from "#app/contact/fields.ts";
 
-export { HONEYPOT_FIELD, LIMITS } from "./fields.ts";
+export { HONEYPOT_FIELD, LIMITS } from "#app/contact/fields.ts";
 
 /**
  * The contact message's one schema, used by both doors of the server (the JSON endpoint and the

@@ -1,4 +1,4 @@
-import { type Post, PostError, parsePost, publishedPosts } from "./post-parser";
+import { type Post, PostError, parsePost, publishedPosts } from "#app/content/post-parser.ts";
 
 /**
  * The blog, bundled at build time: Vite inlines every Markdown file and hashes every image, so the

@@ -1,7 +1,7 @@
 import { readdirSync, readFileSync } from "node:fs";
 import { join } from "node:path";
 // With its extension: Node loads this file directly (the scripts and the end-to-end tests).
-import { type Post, parsePost, publishedPosts } from "./post-parser.ts";
+import { type Post, parsePost, publishedPosts } from "#app/content/post-parser.ts";
 
 /**
  * The published posts, read from content/blog on disk: for the prerender list (react-router.config.ts),

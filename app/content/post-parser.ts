@@ -1,9 +1,9 @@
 import { Marked, type Tokens } from "marked";
 import { parse as parseYaml } from "yaml";
 import { z } from "zod";
+import { postIcons } from "#app/content/icons.ts";
 // With their extensions: Node loads this file directly (post-files.ts).
-import { escapeHtml } from "../lib/escape.ts";
-import { postIcons } from "./icons.ts";
+import { escapeHtml } from "#app/lib/escape.ts";
 
 /**
  * One blog post: frontmatter validated with zod, body rendered from Markdown to HTML at build time.

@@ -1,4 +1,4 @@
-import type { serviceIcons } from "./icons";
+import type { serviceIcons } from "#app/content/icons.ts";
 /** The four service lines: read by the home page cards, the services page and (later) structured data. */
 
 export type Offering = { title: string; description: string; features: [string, string, string, string] };

@@ -1,7 +1,7 @@
-import { site } from "~/config/site";
-import type { PostView } from "~/content/blog.server";
-import { link, pagePaths } from "~/pages";
-import { escapeHtml } from "./escape";
+import { site } from "#app/config/site.ts";
+import type { PostView } from "#app/content/blog.server.ts";
+import { escapeHtml } from "#app/lib/escape.ts";
+import { link, pagePaths } from "#app/pages.ts";
 
 /** Text files for crawlers and readers, built from the site config and the published posts. */
 

@@ -1,7 +1,7 @@
 import type { MetaDescriptor } from "react-router";
-import { site } from "~/config/site";
-import { pageOf } from "~/pages";
-import { socialImagePath } from "./social-image";
+import { site } from "#app/config/site.ts";
+import { socialImagePath } from "#app/lib/social-image.ts";
+import { pageOf } from "#app/pages.ts";
 
 /**
  * The head of one page: its <title>, description and canonical link; Open Graph and Twitter card

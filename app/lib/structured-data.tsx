@@ -1,7 +1,7 @@
-import { site } from "~/config/site";
-import type { ServiceLine } from "~/content/services";
-import { link, postLink } from "~/pages";
-import { socialImagePath } from "./social-image";
+import { site } from "#app/config/site.ts";
+import type { ServiceLine } from "#app/content/services.ts";
+import { socialImagePath } from "#app/lib/social-image.ts";
+import { link, postLink } from "#app/pages.ts";
 
 /**
  * schema.org JSON-LD, built from the company facts (app/config/site.ts) so search engines read the

@@ -1,12 +1,12 @@
 import { ArrowLeft, ArrowRight, Clock, FileQuestion, User } from "lucide-react";
 import { data, isRouteErrorResponse, useRouteError } from "react-router";
-import { NamedIcon } from "~/components/ui/NamedIcon";
-import { buttonOnDark, buttonPrimary, container, focusRing, readingColumn } from "~/components/ui/styles";
-import { site } from "~/config/site";
-import { findPost } from "~/content/blog.server";
-import { pageMeta } from "~/lib/seo";
-import { blogPosting, breadcrumbs, JsonLd } from "~/lib/structured-data";
-import { link, postLink } from "~/pages";
+import { NamedIcon } from "#app/components/ui/NamedIcon.tsx";
+import { buttonOnDark, buttonPrimary, container, focusRing, readingColumn } from "#app/components/ui/styles.ts";
+import { site } from "#app/config/site.ts";
+import { findPost } from "#app/content/blog.server.ts";
+import { pageMeta } from "#app/lib/seo.ts";
+import { blogPosting, breadcrumbs, JsonLd } from "#app/lib/structured-data.tsx";
+import { link, postLink } from "#app/pages.ts";
 import type { Route } from "./+types/blog-post";
 
 export function loader({ params }: Route.LoaderArgs) {

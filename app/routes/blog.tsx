@@ -1,11 +1,11 @@
 import { ArrowRight, Clock } from "lucide-react";
-import { NamedIcon } from "~/components/ui/NamedIcon";
-import { PageHeader } from "~/components/ui/PageHeader";
-import { cardFrame, container } from "~/components/ui/styles";
-import { site } from "~/config/site";
-import { allPosts } from "~/content/blog.server";
-import { pageMeta } from "~/lib/seo";
-import { link, postLink } from "~/pages";
+import { NamedIcon } from "#app/components/ui/NamedIcon.tsx";
+import { PageHeader } from "#app/components/ui/PageHeader.tsx";
+import { cardFrame, container } from "#app/components/ui/styles.ts";
+import { site } from "#app/config/site.ts";
+import { allPosts } from "#app/content/blog.server.ts";
+import { pageMeta } from "#app/lib/seo.ts";
+import { link, postLink } from "#app/pages.ts";
 import type { Route } from "./+types/blog";
 
 export function loader() {

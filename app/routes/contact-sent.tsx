@@ -1,7 +1,7 @@
 import { ArrowLeft, CircleCheck } from "lucide-react";
-import { buttonPrimary, container } from "~/components/ui/styles";
-import { site } from "~/config/site";
-import { link } from "~/pages";
+import { buttonPrimary, container } from "#app/components/ui/styles.ts";
+import { site } from "#app/config/site.ts";
+import { link } from "#app/pages.ts";
 import type { Route } from "./+types/contact-sent";
 
 /**

@@ -1,17 +1,17 @@
 import { Clock, Gift, type LucideIcon, Mail, MapPin, Phone, Users, Zap } from "lucide-react";
 import type { ReactNode } from "react";
 import { data, redirect } from "react-router";
-import { ContactForm, type FormResult } from "~/components/sections/ContactForm";
-import { PageHeader } from "~/components/ui/PageHeader";
-import { PostalAddress } from "~/components/ui/PostalAddress";
-import { card, container, focusRing } from "~/components/ui/styles";
-import { site } from "~/config/site";
-import { contactPublicKey } from "~/contact/api";
-import { contactContext } from "~/contact/context";
-import { type ContactField, FIELDS, type FieldErrors, FORM_TOKEN_FIELD, HONEYPOT_FIELD } from "~/contact/fields";
-import { TOO_MANY } from "~/contact/messages";
-import { pageMeta } from "~/lib/seo";
-import { link } from "~/pages";
+import { ContactForm, type FormResult } from "#app/components/sections/ContactForm.tsx";
+import { PageHeader } from "#app/components/ui/PageHeader.tsx";
+import { PostalAddress } from "#app/components/ui/PostalAddress.tsx";
+import { card, container, focusRing } from "#app/components/ui/styles.ts";
+import { site } from "#app/config/site.ts";
+import { contactPublicKey } from "#app/contact/api.ts";
+import { contactContext } from "#app/contact/context.ts";
+import { type ContactField, FIELDS, type FieldErrors, FORM_TOKEN_FIELD, HONEYPOT_FIELD } from "#app/contact/fields.ts";
+import { TOO_MANY } from "#app/contact/messages.ts";
+import { pageMeta } from "#app/lib/seo.ts";
+import { link } from "#app/pages.ts";
 import type { Route } from "./+types/contact";
 
 // The one interactive page does not hydrate either: a small module (app/contact/enhance.ts, added to
@@ -58,7 +58,7 @@ export async function action({ request, context }: Route.ActionArgs) {
   if (!contact) return unavailable();
   try {
     const token = form.get(FORM_TOKEN_FIELD);
-    const outcome = await contact.pipeline.submit({
+    const outcome = await contact.submitter.submit({
       body,
       source: "form",
       formToken: typeof token === "string" ? token : undefined,

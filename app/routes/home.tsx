@@ -1,13 +1,13 @@
 import { ArrowRight, ShieldCheck } from "lucide-react";
-import { HeroIllustration } from "~/components/sections/HeroIllustration";
-import { CallToAction } from "~/components/ui/CallToAction";
-import { CheckList } from "~/components/ui/CheckList";
-import { NamedIcon } from "~/components/ui/NamedIcon";
-import { buttonOnDark, buttonPrimary, buttonSecondary, card, container, focusRing } from "~/components/ui/styles";
-import { site } from "~/config/site";
-import { serviceLines } from "~/content/services";
-import { pageMeta } from "~/lib/seo";
-import { link } from "~/pages";
+import { HeroIllustration } from "#app/components/sections/HeroIllustration.tsx";
+import { CallToAction } from "#app/components/ui/CallToAction.tsx";
+import { CheckList } from "#app/components/ui/CheckList.tsx";
+import { NamedIcon } from "#app/components/ui/NamedIcon.tsx";
+import { buttonOnDark, buttonPrimary, buttonSecondary, card, container, focusRing } from "#app/components/ui/styles.ts";
+import { site } from "#app/config/site.ts";
+import { serviceLines } from "#app/content/services.ts";
+import { pageMeta } from "#app/lib/seo.ts";
+import { link } from "#app/pages.ts";
 import type { Route } from "./+types/home";
 
 export const meta: Route.MetaFunction = () =>

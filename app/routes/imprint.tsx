@@ -1,10 +1,10 @@
 import type { ReactNode } from "react";
-import { PageHeader } from "~/components/ui/PageHeader";
-import { PostalAddress } from "~/components/ui/PostalAddress";
-import { focusRing, readingColumn } from "~/components/ui/styles";
-import { site, usd } from "~/config/site";
-import { pageMeta } from "~/lib/seo";
-import { link } from "~/pages";
+import { PageHeader } from "#app/components/ui/PageHeader.tsx";
+import { PostalAddress } from "#app/components/ui/PostalAddress.tsx";
+import { focusRing, readingColumn } from "#app/components/ui/styles.ts";
+import { site, usd } from "#app/config/site.ts";
+import { pageMeta } from "#app/lib/seo.ts";
+import { link } from "#app/pages.ts";
 import type { Route } from "./+types/imprint";
 
 /** The retention period as the privacy note says it: "one year", or a number of days. */

@@ -1,4 +1,4 @@
-import { webManifest } from "~/lib/feeds.server";
+import { webManifest } from "#app/lib/feeds.server.ts";
 
 /** Prerendered to build/client/site.webmanifest (react-router.config.ts). */
 export function loader() {

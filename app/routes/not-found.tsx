@@ -1,5 +1,5 @@
 import { data } from "react-router";
-import { site } from "~/config/site";
+import { site } from "#app/config/site.ts";
 import type { Route } from "./+types/not-found";
 
 /** Every unknown path: a designed page with HTTP status 404. */

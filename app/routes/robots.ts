@@ -1,4 +1,4 @@
-import { robots } from "~/lib/feeds.server";
+import { robots } from "#app/lib/feeds.server.ts";
 
 /** Prerendered to build/client/robots.txt (react-router.config.ts). */
 export function loader() {

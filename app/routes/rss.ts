@@ -1,5 +1,5 @@
-import { allPosts } from "~/content/blog.server";
-import { rss } from "~/lib/feeds.server";
+import { allPosts } from "#app/content/blog.server.ts";
+import { rss } from "#app/lib/feeds.server.ts";
 
 /** Prerendered to build/client/blog/rss.xml (react-router.config.ts). */
 export function loader() {

@@ -1,4 +1,4 @@
-import { securityTxt } from "~/lib/feeds.server";
+import { securityTxt } from "#app/lib/feeds.server.ts";
 
 /** Prerendered to build/client/.well-known/security.txt (react-router.config.ts). */
 export function loader() {

@@ -1,14 +1,14 @@
 import { CalendarCheck, FileText } from "lucide-react";
-import { CallToAction } from "~/components/ui/CallToAction";
-import { CheckList } from "~/components/ui/CheckList";
-import { NamedIcon } from "~/components/ui/NamedIcon";
-import { PageHeader } from "~/components/ui/PageHeader";
-import { buttonOnDark, card, container } from "~/components/ui/styles";
-import { contactHrefFor } from "~/config/service-options";
-import { serviceLines } from "~/content/services";
-import { pageMeta } from "~/lib/seo";
-import { breadcrumbs, JsonLd, services } from "~/lib/structured-data";
-import { link } from "~/pages";
+import { CallToAction } from "#app/components/ui/CallToAction.tsx";
+import { CheckList } from "#app/components/ui/CheckList.tsx";
+import { NamedIcon } from "#app/components/ui/NamedIcon.tsx";
+import { PageHeader } from "#app/components/ui/PageHeader.tsx";
+import { buttonOnDark, card, container } from "#app/components/ui/styles.ts";
+import { contactHrefFor } from "#app/config/service-options.ts";
+import { serviceLines } from "#app/content/services.ts";
+import { pageMeta } from "#app/lib/seo.ts";
+import { breadcrumbs, JsonLd, services } from "#app/lib/structured-data.tsx";
+import { link } from "#app/pages.ts";
 import type { Route } from "./+types/services";
 
 export const meta: Route.MetaFunction = () =>

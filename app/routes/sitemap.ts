@@ -1,5 +1,5 @@
-import { allPosts } from "~/content/blog.server";
-import { sitemap } from "~/lib/feeds.server";
+import { allPosts } from "#app/content/blog.server.ts";
+import { sitemap } from "#app/lib/feeds.server.ts";
 
 /** Prerendered to build/client/sitemap.xml (react-router.config.ts). */
 export function loader() {

@@ -21,7 +21,7 @@ const clientRendered: Plugin = {
       return code
         .replace(/export function loader\(/g, "export function clientLoader(")
         .replace(/export async function action\(/g, "async function _serverAction(")
-        .replace(/(["'])~\/content\/blog\.server\1/g, '"~/content/bundled-posts"');
+        .replace(/(["'])#app\/content\/blog\.server\.ts\1/g, '"#app/content/bundled-posts.ts"');
     }
     if (id.endsWith("/app/root.tsx")) {
       const withScripts = code.replace("</body>", "<ScrollRestoration />\n<Scripts />\n</body>");

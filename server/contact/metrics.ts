@@ -1,6 +1,7 @@
 import client from "prom-client";
-import { CHANNELS, type ChannelName } from "./storage/records.ts";
-import type { Store } from "./storage/store.ts";
+import { CHANNEL_NAMES } from "./delivery/channels.ts";
+import type { Sql } from "./storage/database.ts";
+import { pending } from "./storage/outbox.ts";
 
 /**
  * The pipeline's health for Prometheus (prom-client): what arrives and what becomes of it, what waits
@@ -13,11 +14,11 @@ export type InquiryOutcome = (typeof INQUIRY_OUTCOMES)[number];
 export type ContactMetrics = {
   registry: client.Registry;
   inquiry(source: string, outcome: InquiryOutcome): void;
-  delivered(channel: ChannelName, latencySeconds: number): void;
-  retried(channel: ChannelName): void;
-  failed(channel: ChannelName): void;
+  delivered(channel: string, latencySeconds: number): void;
+  retried(channel: string): void;
+  failed(channel: string): void;
   /** Where the pending gauges read from (set once the database is open). */
-  watchOutbox(store: Store): void;
+  watchOutbox(db: Sql): void;
 };
 
 export function createMetrics(): ContactMetrics {
@@ -42,8 +43,8 @@ export function createMetrics(): ContactMetrics {
     buckets: [0.1, 0.5, 1, 5, 15, 60, 300, 900, 3600, 4 * 3600, 24 * 3600],
     registers: [registry],
   });
-  let store: Store | null = null;
-  const readPending = async () => (store ? await store.operator.pending(Date.now()).catch(() => null) : null);
+  let db: Sql | null = null;
+  const readPending = async () => (db ? await pending(db, Date.now()).catch(() => null) : null);
   type Pending = { count: number; oldestAgeMs: number };
   const pendingGauge = (name: string, help: string, value: (p: Pending) => number) =>
     new client.Gauge({
@@ -53,7 +54,7 @@ export function createMetrics(): ContactMetrics {
       registers: [registry],
       async collect() {
         this.reset();
-        for (const channel of CHANNELS) this.set({ channel }, 0);
+        for (const channel of CHANNEL_NAMES) this.set({ channel }, 0);
         for (const p of (await readPending()) ?? []) this.set({ channel: p.channel }, value(p));
       },
     });
@@ -70,7 +71,7 @@ export function createMetrics(): ContactMetrics {
   // Every series exists from the start at 0, so an alert on increase(…[15m]) sees the first failure
   // after a restart, and "nothing waiting" reads 0, not "no data".
   for (const source of ["api", "form"]) for (const outcome of INQUIRY_OUTCOMES) inquiries.inc({ source, outcome }, 0);
-  for (const channel of CHANNELS) {
+  for (const channel of CHANNEL_NAMES) {
     for (const outcome of ["delivered", "retry", "failed"]) deliveries.inc({ channel, outcome }, 0);
     latency.zero({ channel });
   }
@@ -83,8 +84,8 @@ export function createMetrics(): ContactMetrics {
     },
     retried: (channel) => deliveries.inc({ channel, outcome: "retry" }),
     failed: (channel) => deliveries.inc({ channel, outcome: "failed" }),
-    watchOutbox(s) {
-      store = s;
+    watchOutbox(outbox) {
+      db = outbox;
     },
   };
 }

@@ -1,68 +1,52 @@
-import { join } from "node:path";
 import type { Logger } from "pino";
 import { site } from "../../app/config/site.ts";
-import type { ContactConfig } from "./config.ts";
+import type { Config } from "../config.ts";
 import type { Channel } from "./delivery/channel.ts";
-import { emailChannel, fileMailer, smtpMailer } from "./delivery/email.ts";
-import { receiverFor, routingOf } from "./delivery/routing.ts";
-import { slackChannel } from "./delivery/slack.ts";
-import { webhookChannel } from "./delivery/webhook.ts";
+import { channelNamed } from "./delivery/channels.ts";
+import { routingOf } from "./delivery/routing.ts";
 import { OutboxWorker } from "./delivery/worker.ts";
-import { addressHasher, loadAddressSecret } from "./intake/address-hash.ts";
+import type { SecretKeys } from "./intake/address-hash.ts";
 import { ContentFilter } from "./intake/content-filter.ts";
-import { type FormTokens, formTokens } from "./intake/form-token.ts";
 import { ContactPipeline, type LimitSpec, type Outcome, type Submission } from "./intake/pipeline.ts";
 import type { ContactMetrics } from "./metrics.ts";
-import { type Database, logStorageTransitions, openDatabase, StorageUnavailableError } from "./storage/database.ts";
-import { Store } from "./storage/store.ts";
+import { type Database, logStorageTransitions, StorageUnavailableError } from "./storage/database.ts";
+import { openDatabase } from "./storage/open.ts";
+import { writeSetting } from "./storage/settings.ts";
 
-/** Open the database, apply migrations, and assemble the pipeline with its outbox worker and channels. */
+/**
+ * Open the database, apply migrations, and assemble the pipeline with its outbox worker and the
+ * channels its routing uses. `keys` (intake/address-hash.ts) are made once by the composition root.
+ */
 export async function createContactPipeline(
-  config: ContactConfig,
+  config: Config,
   log: Logger,
-  opts: { db?: Database; metrics?: ContactMetrics; tokens?: FormTokens } = {},
+  opts: { keys: SecretKeys; db?: Database; metrics?: ContactMetrics },
 ) {
   const db = opts.db ?? openDatabase(config, logStorageTransitions(log));
   try {
     const applied = await db.migrate();
     if (applied.length > 0) log.info({ applied }, "database migrations applied");
-    if (config.databaseUrl && !config.ipHashKey) {
+    if (config.DATABASE_URL && !config.IP_HASH_KEY) {
       log.warn(
         "IP_HASH_KEY is not set: this instance hashes addresses with its own key file, so instances sharing this database do not share rate limits",
       );
     }
-    const store = new Store(db);
-    const mailer = config.smtpUrl ? smtpMailer(config.smtpUrl) : fileMailer(join(config.dataDir, "mail"));
     const routing = routingOf(config);
-    const used = new Set(Object.values(routing).flatMap((targets) => targets.map((t) => t.channel)));
-    const timeoutMs = config.deliveryTimeoutMs;
-    const channels: Channel[] = [emailChannel(mailer, { from: config.mailFrom, to: config.mailTo })];
-    if (used.has("webhook") && config.webhookSecret) {
-      const urlFor = (target: string | null) => receiverFor(config, "webhook", target);
-      channels.push(webhookChannel({ urlFor, secret: config.webhookSecret, timeoutMs }));
-    }
-    if (used.has("slack")) channels.push(slackChannel({ urlFor: (t) => receiverFor(config, "slack", t), timeoutMs }));
-    await store.operator.recordRouting(routing);
+    const used = new Set(Object.values(routing).flatMap((destinations) => destinations.map((d) => d.channel)));
+    const channels: Channel[] = [...used].flatMap((name) => channelNamed(name)?.create(config) ?? []);
+    // Where the server sends each service's leads, so that `release` from any shell queues the same.
+    await writeSetting(db, "routing", JSON.stringify(routing));
     const { metrics } = opts;
-    const worker = new OutboxWorker({
-      store,
-      channels,
-      log,
-      options: config.outbox,
-      metrics,
-      heldSummaryIntervalMs: config.spam.summaryIntervalMs,
-      retentionDays: site.imprint.retentionDays,
-    });
-    metrics?.watchOutbox(store);
-    const secret = loadAddressSecret(config);
+    const worker = new OutboxWorker({ db, channels, log, config, metrics, retentionDays: site.imprint.retentionDays });
+    metrics?.watchOutbox(db);
     const pipeline = new ContactPipeline({
-      store,
+      db,
       worker,
       log,
-      hasher: addressHasher(secret),
-      tokens: opts.tokens ?? formTokens(secret),
-      spam: config.spam,
-      content: new ContentFilter(config.spam.seed, store.training),
+      hasher: opts.keys.hasher,
+      tokens: opts.keys.tokens,
+      config,
+      content: new ContentFilter(config.spamSeed, db),
       routing,
       metrics,
       limits: limitsOf(config),
@@ -73,7 +57,7 @@ export async function createContactPipeline(
       db,
       async close() {
         await worker.stop();
-        mailer.close();
+        for (const c of channels) c.close?.();
         await db.close();
       },
     };
@@ -83,11 +67,11 @@ export async function createContactPipeline(
   }
 }
 
-/** The rate limits, counted in table rate_limits (storage/intake.ts). */
-const limitsOf = ({ rateLimit }: ContactConfig): LimitSpec[] => [
-  { prefix: "contact_min", per: "address", points: rateLimit.perMinute, durationMs: 60_000 },
-  { prefix: "contact_day", per: "address", points: rateLimit.perDay, durationMs: 86_400_000 },
-  { prefix: "contact_net_min", per: "network", points: rateLimit.networkPerMinute, durationMs: 60_000 },
+/** The rate limits, counted in table rate_limits (storage/inquiries.ts). */
+const limitsOf = (config: Config): LimitSpec[] => [
+  { prefix: "contact_min", per: "address", points: config.RATE_LIMIT_PER_MINUTE, durationMs: 60_000 },
+  { prefix: "contact_day", per: "address", points: config.RATE_LIMIT_PER_DAY, durationMs: 86_400_000 },
+  { prefix: "contact_net_min", per: "network", points: config.RATE_LIMIT_NETWORK_PER_MINUTE, durationMs: 60_000 },
 ];
 
 /**
@@ -98,11 +82,7 @@ const limitsOf = ({ rateLimit }: ContactConfig): LimitSpec[] => [
 
 export type ContactRuntime = ReturnType<typeof startContactRuntime>;
 
-export function startContactRuntime(
-  config: ContactConfig,
-  log: Logger,
-  opts: { metrics?: ContactMetrics; tokens?: FormTokens } = {},
-) {
+export function startContactRuntime(config: Config, log: Logger, opts: { keys: SecretKeys; metrics?: ContactMetrics }) {
   let made: Awaited<ReturnType<typeof createContactPipeline>> | null = null;
   let reason = "starting";
   let closed = false;
@@ -112,7 +92,7 @@ export function startContactRuntime(
 
   const attempt = async () => {
     try {
-      const pipeline = await createContactPipeline(config, log, { metrics: opts.metrics, tokens: opts.tokens });
+      const pipeline = await createContactPipeline(config, log, opts);
       if (closed) {
         await pipeline.close();
         return;
@@ -139,12 +119,10 @@ export function startContactRuntime(
   starting = attempt();
 
   return {
-    /** The pipeline; its submit throws StorageUnavailableError until storage works. */
-    pipeline: {
-      submit(submission: Submission): Promise<Outcome> {
-        if (!made) return Promise.reject(new StorageUnavailableError(`contact storage not ready: ${reason}`, 10));
-        return made.pipeline.submit(submission);
-      },
+    /** The pipeline's submit; it throws StorageUnavailableError until storage works. */
+    submit(submission: Submission): Promise<Outcome> {
+      if (!made) return Promise.reject(new StorageUnavailableError(`contact storage not ready: ${reason}`, 10));
+      return made.pipeline.submit(submission);
     },
     /** Ready when the pipeline started and the database answers a query within 2 s. */
     async readiness(): Promise<{ ready: true } | { ready: false; reason: string }> {

@@ -7,14 +7,19 @@ import pg from "pg";
 import pino from "pino";
 import { Webhook } from "standardwebhooks";
 import { afterEach, beforeEach, describe, expect, inject, it } from "vitest";
-import { loadConfig } from "../../server/contact/config.ts";
+import { loadConfig } from "../../server/config.ts";
 import { classifyHttp, parseRetryAfter } from "../../server/contact/delivery/channel.ts";
 import { escapeSlack, slackMessage } from "../../server/contact/delivery/slack.ts";
 import { jsonAnswer } from "../../server/contact/http/endpoint.ts";
 import type { ContactPipeline } from "../../server/contact/intake/pipeline.ts";
 import { createContactPipeline } from "../../server/contact/runtime.ts";
-import { type Database, openPostgres, openSqlite } from "../../server/contact/storage/database.ts";
+import type { Database } from "../../server/contact/storage/database.ts";
+import * as inquiries from "../../server/contact/storage/inquiries.ts";
+import * as outbox from "../../server/contact/storage/outbox.ts";
+import { openPostgres } from "../../server/contact/storage/postgres.ts";
+import { openSqlite } from "../../server/contact/storage/sqlite.ts";
 import { counts } from "../support/counts.ts";
+import { testKeys } from "../support/keys.ts";
 import { createTestDatabase } from "../support/postgres";
 import { Receiver } from "../support/receiver";
 import { TestSmtp } from "../support/smtp";
@@ -73,7 +78,7 @@ describe.each([
       SPAM_FILTER: "off",
       ...env,
     });
-    const made = await createContactPipeline(config, log, { db: engine.open() });
+    const made = await createContactPipeline(config, log, { keys: testKeys, db: engine.open() });
     open.push(made);
     return made.pipeline;
   }
@@ -81,7 +86,7 @@ describe.each([
   const submit = async (p: ContactPipeline, body: unknown = valid) =>
     jsonAnswer(await p.submit({ body, source: "api", ip: "203.0.113.9", userAgent: "vitest", page: "/contact" }));
   const deliveries = async (p: ContactPipeline, id: string) =>
-    Object.fromEntries(((await p.store.operator.get(id))?.deliveries ?? []).map((d) => [d.channel, d]));
+    Object.fromEntries(((await inquiries.get(p.db, id))?.deliveries ?? []).map((d) => [d.channel, d]));
 
   beforeEach(async () => {
     engine = await makeEngine();
@@ -102,7 +107,7 @@ describe.each([
     const p = await pipeline();
     const id = String((await submit(p)).body.id);
     p.worker.start();
-    await expect.poll(async () => (await p.store.operator.get(id))?.status, { timeout: 10_000 }).toBe("sent");
+    await expect.poll(async () => (await inquiries.get(p.db, id))?.status, { timeout: 10_000 }).toBe("sent");
     expect(smtp.received).toHaveLength(1);
     expect(hook.received).toHaveLength(1);
     expect(slack.received).toHaveLength(1);
@@ -170,7 +175,7 @@ describe.each([
     expect(JSON.parse(slack.received[1]?.body ?? "{}").text).toContain(`webhook for inquiry ${id}`);
     // And the operator can queue it again once the receiver is fixed.
     hook.respond = () => ({ status: 204 });
-    expect(await p.store.operator.retryFailed(Date.now(), "webhook")).toBe(1);
+    expect(await outbox.retryFailed(p.db, Date.now(), "webhook")).toBe(1);
     await expect.poll(async () => (await deliveries(p, id)).webhook?.status, { timeout: 10_000 }).toBe("sent");
   });
 
@@ -206,24 +211,28 @@ describe.each([
     const second = String(
       (await submit(p, { ...valid, message: "Another lead, sent while the first waits." })).body.id,
     );
-    await expect.poll(async () => (await p.store.operator.get(second))?.status, { timeout: 10_000 }).toBe("sent");
+    await expect.poll(async () => (await inquiries.get(p.db, second))?.status, { timeout: 10_000 }).toBe("sent");
     expect(Date.now() - started).toBeLessThan(3_000);
     expect((await deliveries(p, first)).webhook?.status).toBe("sending");
-    await expect.poll(async () => (await p.store.operator.get(first))?.status, { timeout: 10_000 }).toBe("sent");
+    await expect.poll(async () => (await inquiries.get(p.db, first))?.status, { timeout: 10_000 }).toBe("sent");
   });
 
-  it("routes each lead by service line: its own inbox and Slack, the general ones for the rest", async () => {
+  it("routes each lead by service line: its own inbox, Slack and webhook, the general ones for the rest", async () => {
     const aiSlack = await new Receiver().start("/services/T000/B000/AI");
+    const noServiceHook = await new Receiver().start("/crm/none");
     try {
       const p = await pipeline({
         CONTACT_TO: "sales@example.com",
-        CONTACT_ROUTES: JSON.stringify({ "AI Consulting": { to: "ai-partner@example.com", slack: aiSlack.url } }),
+        CONTACT_ROUTES: JSON.stringify({
+          "AI Consulting": { to: "ai-partner@example.com", slack: aiSlack.url },
+          none: { webhook: noServiceHook.url },
+        }),
       });
       p.worker.start();
       const ai = String((await submit(p, { ...valid, service: "AI Consulting" })).body.id);
       const general = String((await submit(p, { ...valid, service: "", message: "No service chosen." })).body.id);
-      await expect.poll(async () => (await p.store.operator.get(ai))?.status, { timeout: 10_000 }).toBe("sent");
-      await expect.poll(async () => (await p.store.operator.get(general))?.status, { timeout: 10_000 }).toBe("sent");
+      await expect.poll(async () => (await inquiries.get(p.db, ai))?.status, { timeout: 10_000 }).toBe("sent");
+      await expect.poll(async () => (await inquiries.get(p.db, general))?.status, { timeout: 10_000 }).toBe("sent");
       const to = (id: string) =>
         smtp.received
           .filter((m) => m.mail.headers.get("x-inquiry-id") === id)
@@ -233,8 +242,11 @@ describe.each([
       expect(to(general)).toEqual(["sales@example.com"]);
       expect(aiSlack.received.map((r) => r.body)).toEqual([expect.stringContaining(ai)]);
       expect(slack.received.map((r) => r.body)).toEqual([expect.stringContaining(general)]);
-      // Both reach the general webhook (the route names none of its own).
-      expect(hook.received).toHaveLength(2);
+      // The AI route names no webhook: the general one. "none" has its own: only there, signed as any.
+      expect(hook.received.map((r) => r.body)).toEqual([expect.stringContaining(ai)]);
+      expect(noServiceHook.received.map((r) => r.body)).toEqual([expect.stringContaining(general)]);
+      const [own] = noServiceHook.received;
+      expect(() => new Webhook(SECRET).verify(own?.body ?? "", own?.headers as Record<string, string>)).not.toThrow();
       // Where each lead went, as `inquiries show` and `stats` read it.
       expect(
         Object.fromEntries(
@@ -245,15 +257,17 @@ describe.each([
         slack: "AI Consulting",
         webhook: "default",
       });
-      const stats = await p.store.operator.stats(0);
+      const stats = await inquiries.stats(p.db, 0);
       expect(stats.deliveries).toEqual(
         expect.arrayContaining([
           { channel: "email", target: "ai-partner@example.com", status: "sent", count: 1 },
           { channel: "email", target: "sales@example.com", status: "sent", count: 1 },
         ]),
       );
+      expect((await deliveries(p, general)).webhook?.target).toBe("none");
     } finally {
       await aiSlack.stop();
+      await noServiceHook.stop();
     }
   });
 
@@ -285,7 +299,7 @@ describe.each([
       const b = await pipeline({ OUTBOX_POLL_MS: "5" });
       a.worker.start();
       b.worker.start();
-      await expect.poll(async () => (await counts(writer.store)).sent, { timeout: 30_000 }).toBe(120);
+      await expect.poll(async () => (await counts(writer.db)).sent, { timeout: 30_000 }).toBe(120);
       const hookIds = hook.received.map((r) => String(r.headers["webhook-id"]));
       expect(hookIds).toHaveLength(40);
       expect(new Set(hookIds)).toEqual(new Set([...ids].map((id) => `msg_${id}`)));
@@ -409,7 +423,7 @@ describe("what an HTTP answer means", () => {
       userAgent: null,
       ipHash: null,
       source: "api" as const,
-      spam: false,
+      held: false,
       company: "",
       service: "",
       message: "😀".repeat(3500),

@@ -6,10 +6,12 @@ import { join } from "node:path";
 import { DatabaseSync } from "node:sqlite";
 import pino from "pino";
 import { afterEach, beforeEach, describe, expect, inject, it } from "vitest";
-import { loadConfig } from "../../server/contact/config.ts";
+import { loadConfig } from "../../server/config.ts";
 import { createContactPipeline } from "../../server/contact/runtime.ts";
-import { openDatabase } from "../../server/contact/storage/database.ts";
-import { Store } from "../../server/contact/storage/store.ts";
+import type { Database } from "../../server/contact/storage/database.ts";
+import * as inquiries from "../../server/contact/storage/inquiries.ts";
+import { openDatabase } from "../../server/contact/storage/open.ts";
+import { testKeys } from "../support/keys.ts";
 import { createTestDatabase } from "../support/postgres";
 
 /** The operator tools (`npm run inquiries -- …`), run as an operator would, on both engines. */
@@ -17,9 +19,9 @@ import { createTestDatabase } from "../support/postgres";
 const root = new URL("../../", import.meta.url).pathname;
 const day = 86_400_000;
 
-async function seed(store: Store) {
+async function seed(db: Database) {
   const base = { company: "", service: "", page: "/contact", userAgent: "test", ipHash: null, source: "api" as const };
-  const make = (over: Record<string, unknown>) => ({ ...base, id: randomUUID(), spam: false, ...over }) as never;
+  const make = (over: Record<string, unknown>) => ({ ...base, id: randomUUID(), held: false, ...over }) as never;
   const fresh = make({
     name: "Ada Lovelace",
     email: "ada@example.org",
@@ -40,13 +42,13 @@ async function seed(store: Store) {
     receivedAt: Date.now() - 400 * day,
   });
   for (const inquiry of [fresh, evil, old]) {
-    await store.intake.save({
+    await inquiries.save(db, {
       inquiry,
       limits: [],
       deliveries: [{ id: randomUUID(), channel: "email", messageId: "<m>", target: "sales@example.com" }],
     });
   }
-  await store.db.query(
+  await db.query(
     "UPDATE deliveries SET status = 'failed', attempts = 9, last_error = 'relay down' WHERE inquiry_id = ?",
     [(evil as { id: string }).id],
   );
@@ -63,7 +65,7 @@ const heldInquiry = {
   userAgent: null,
   ipHash: null,
   source: "api" as const,
-  spam: true,
+  held: true,
   heldReason: "no form token",
 };
 
@@ -94,9 +96,9 @@ describe.each(["sqlite", "postgres"] as const)("inquiries CLI on %s", (engine) =
         rmSync(dir, { recursive: true, force: true });
       };
     }
-    const db = openDatabase({ dataDir: dir, databaseUrl: env.DATABASE_URL || undefined });
+    const db = openDatabase({ dataDir: dir, DATABASE_URL: env.DATABASE_URL || undefined });
     await db.migrate();
-    ids = await seed(new Store(db));
+    ids = await seed(db);
     await db.close();
   });
   afterEach(async () => cleanup());
@@ -127,9 +129,9 @@ describe.each(["sqlite", "postgres"] as const)("inquiries CLI on %s", (engine) =
 
   it("exports CSV, quoted and safe to open in a spreadsheet", async () => {
     // Formula tricks for spreadsheets that split on ";" and that read full-width signs.
-    const db = openDatabase({ dataDir: env.DATA_DIR ?? "", databaseUrl: env.DATABASE_URL || undefined });
+    const db = openDatabase({ dataDir: env.DATA_DIR ?? "", DATABASE_URL: env.DATABASE_URL || undefined });
     const tricky = { name: ";=cmd|' /C calc'!A0", company: "\uFF1D1+1", message: "a;=SUM(1)" };
-    await new Store(db).intake.save({
+    await inquiries.save(db, {
       inquiry: {
         ...tricky,
         id: randomUUID(),
@@ -139,7 +141,7 @@ describe.each(["sqlite", "postgres"] as const)("inquiries CLI on %s", (engine) =
         userAgent: null,
         ipHash: null,
         source: "api",
-        spam: false,
+        held: false,
         receivedAt: Date.now() - 5000,
       },
       limits: [],
@@ -181,9 +183,9 @@ describe.each(["sqlite", "postgres"] as const)("inquiries CLI on %s", (engine) =
       email: "m\u0085@example.org",
       message: "Line\u009b31m red\nnext\u2028line\ufffe",
     };
-    const db = openDatabase({ dataDir: env.DATA_DIR ?? "", databaseUrl: env.DATABASE_URL || undefined });
+    const db = openDatabase({ dataDir: env.DATA_DIR ?? "", DATABASE_URL: env.DATABASE_URL || undefined });
     const id = randomUUID();
-    await new Store(db).intake.save({
+    await inquiries.save(db, {
       inquiry: {
         ...hostile,
         id,
@@ -193,7 +195,7 @@ describe.each(["sqlite", "postgres"] as const)("inquiries CLI on %s", (engine) =
         userAgent: "x\u0007",
         ipHash: null,
         source: "api",
-        spam: false,
+        held: false,
         receivedAt: Date.now(),
       },
       limits: [],
@@ -241,9 +243,9 @@ describe.each(["sqlite", "postgres"] as const)("inquiries CLI on %s", (engine) =
   });
 
   it("releases a held message to the channels the server uses, whatever this shell's environment says", async () => {
-    const db = openDatabase({ dataDir: env.DATA_DIR ?? "", databaseUrl: env.DATABASE_URL || undefined });
+    const db = openDatabase({ dataDir: env.DATA_DIR ?? "", DATABASE_URL: env.DATABASE_URL || undefined });
     const id = randomUUID();
-    await new Store(db).intake.save({
+    await inquiries.save(db, {
       inquiry: { ...heldInquiry, id, receivedAt: Date.now() },
       limits: [],
       deliveries: [],
@@ -261,7 +263,7 @@ describe.each(["sqlite", "postgres"] as const)("inquiries CLI on %s", (engine) =
         SLACK_WEBHOOK_URL: "http://127.0.0.1:9/slack",
       }),
       pino({ level: "silent" }),
-      { db },
+      { keys: testKeys, db },
     );
     await server.close();
     // An operator's shell with only the data folder (or database) set.
@@ -274,9 +276,9 @@ describe.each(["sqlite", "postgres"] as const)("inquiries CLI on %s", (engine) =
 
   it("exports everything held about one person as JSON, and forgets it all, saying what went", async () => {
     // Eve has one failed inquiry (seed); a second one, held, under another spelling of the address.
-    const db = openDatabase({ dataDir: env.DATA_DIR ?? "", databaseUrl: env.DATABASE_URL || undefined });
+    const db = openDatabase({ dataDir: env.DATA_DIR ?? "", DATABASE_URL: env.DATABASE_URL || undefined });
     const heldId = randomUUID();
-    await new Store(db).intake.save({
+    await inquiries.save(db, {
       inquiry: { ...heldInquiry, email: "EVE@example.org", id: heldId, receivedAt: Date.now() },
       limits: [],
       deliveries: [],
@@ -289,7 +291,7 @@ describe.each(["sqlite", "postgres"] as const)("inquiries CLI on %s", (engine) =
     expect(data.email).toBe("eve@example.org");
     expect(data.inquiries.map((r: { id: string }) => r.id).sort()).toEqual([ids.evil.id, heldId].sort());
     const held = data.inquiries.find((r: { id: string }) => r.id === heldId);
-    expect(held).toMatchObject({ spam: true, heldReason: "no form token", status: "spam" });
+    expect(held).toMatchObject({ held: true, heldReason: "no form token", status: "spam" });
     const evil = data.inquiries.find((r: { id: string }) => r.id === ids.evil.id);
     expect(evil.deliveries).toEqual([expect.objectContaining({ channel: "email", status: "failed" })]);
 
@@ -303,8 +305,8 @@ describe.each(["sqlite", "postgres"] as const)("inquiries CLI on %s", (engine) =
         .map((r: { id: string }) => r.id)
         .sort(),
     ).toEqual([ids.fresh.id, ids.old.id].sort());
-    const check = openDatabase({ dataDir: env.DATA_DIR ?? "", databaseUrl: env.DATABASE_URL || undefined });
-    expect(await new Store(check).intake.keyRecord("eve-key")).toBeNull();
+    const check = openDatabase({ dataDir: env.DATA_DIR ?? "", DATABASE_URL: env.DATABASE_URL || undefined });
+    expect(await inquiries.keyRecord(check, "eve-key")).toBeNull();
     await check.close();
     expect(cli("forget").code).toBe(2);
   });

@@ -8,7 +8,7 @@ import { DatabaseSync } from "node:sqlite";
 import pg from "pg";
 import pino from "pino";
 import { afterEach, beforeEach, describe, expect, inject, it } from "vitest";
-import { loadConfig } from "../../server/contact/config.ts";
+import { loadConfig } from "../../server/config.ts";
 import { jsonAnswer } from "../../server/contact/http/endpoint.ts";
 import { parseTsv, RELEARN_CHECK_MS, THRESHOLD } from "../../server/contact/intake/content-filter.ts";
 import type { ContactPipeline } from "../../server/contact/intake/pipeline.ts";
@@ -16,13 +16,16 @@ import { createContactPipeline } from "../../server/contact/runtime.ts";
 import {
   type Database,
   logStorageTransitions,
-  openPostgres,
-  openSqlite,
   StorageUnavailableError,
   type StorageWatcher,
 } from "../../server/contact/storage/database.ts";
-import { Store } from "../../server/contact/storage/store.ts";
+import * as inquiries from "../../server/contact/storage/inquiries.ts";
+import * as outbox from "../../server/contact/storage/outbox.ts";
+import { openPostgres } from "../../server/contact/storage/postgres.ts";
+import { openSqlite } from "../../server/contact/storage/sqlite.ts";
+import * as training from "../../server/contact/storage/training.ts";
 import { counts } from "../support/counts.ts";
+import { testKeys } from "../support/keys.ts";
 import { createTestDatabase } from "../support/postgres";
 import { TestSmtp } from "../support/smtp";
 
@@ -118,7 +121,10 @@ describe.each([
       SPAM_FILTER: "off",
       ...env,
     });
-    const made = await createContactPipeline(config, log, { db: engine.open(logStorageTransitions(log)) });
+    const made = await createContactPipeline(config, log, {
+      keys: testKeys,
+      db: engine.open(logStorageTransitions(log)),
+    });
     open.push(made);
     if (start) made.pipeline.worker.start();
     return made.pipeline;
@@ -150,7 +156,7 @@ describe.each([
 
     // A separate connection sees the inquiry the moment the answer exists.
     const other = engine.open();
-    const stored = await new Store(other).operator.get(id);
+    const stored = await inquiries.get(other, id);
     // Time-ordered ids (UUID version 7, server/contact/intake/ids.ts) for the inquiry and its delivery.
     const deliveryIds = await other.query<{ id: string }>("SELECT id FROM deliveries WHERE inquiry_id = ?", [id]);
     await other.close();
@@ -166,7 +172,7 @@ describe.each([
       page: "/contact",
       userAgent: "vitest",
       source: "api",
-      spam: false,
+      held: false,
       status: "pending",
     });
     expect(stored?.ipHash).toMatch(/^[0-9a-f]{64}$/);
@@ -193,7 +199,7 @@ describe.each([
     expect(got?.mail.html).toContain("&lt;script&gt;alert(&#39;x&#39;)&lt;/script&gt;");
     expect(got?.mail.html).not.toContain("<script>");
     expect(got?.mail.html).toContain("Analytical Engines &lt;Ltd&gt;");
-    await expect.poll(async () => (await p.store.operator.get(id))?.status).toBe("sent");
+    await expect.poll(async () => (await inquiries.get(p.db, id))?.status).toBe("sent");
     // Logs name the inquiry, never the visitor's address or words.
     const text = JSON.stringify(logs);
     expect(text).toContain(id);
@@ -212,7 +218,7 @@ describe.each([
     );
     expect(again).toEqual(first);
     expect(new Set(racing.map((r) => r.body.id)).size).toBe(1);
-    expect((await counts(p.store)).inquiries).toBe(2);
+    expect((await counts(p.db)).inquiries).toBe(2);
   });
 
   it("refuses a repeated Idempotency-Key with another message (422), also when both race", async () => {
@@ -229,7 +235,7 @@ describe.each([
       Array.from({ length: 4 }, (_, i) => submit(p, { ...valid, message: `m${i % 2}` }, { idempotencyKey: "race" })),
     );
     expect(racing.map((r) => r.status).sort()).toEqual([201, 201, 422, 422]);
-    expect((await counts(p.store)).inquiries).toBe(2);
+    expect((await counts(p.db)).inquiries).toBe(2);
   });
 
   it("refuses with StorageUnavailableError while another session holds the lock, then works again", async () => {
@@ -254,8 +260,8 @@ describe.each([
     const answer = await submit(p, { ...valid, website: "http://spam.example" });
     expect(answer.status).toBe(201);
     expect(Object.keys(answer.body).sort()).toEqual(["id", "message", "ok"]);
-    const stored = await p.store.operator.get(String(answer.body.id));
-    expect(stored).toMatchObject({ spam: true, status: "spam" });
+    const stored = await inquiries.get(p.db, String(answer.body.id));
+    expect(stored).toMatchObject({ held: true, status: "spam" });
     await p.worker.pass();
     await p.worker.settled();
     expect(smtp.received).toHaveLength(0);
@@ -267,7 +273,7 @@ describe.each([
     const answer = await submit(p, { ...valid, email: "not-an-address", name: "Line\r\nBreak" });
     expect(answer.status).toBe(400);
     expect(answer.body.fields).toMatchObject({ email: expect.any(String), name: expect.any(String) });
-    expect((await counts(p.store)).inquiries).toBe(0);
+    expect((await counts(p.db)).inquiries).toBe(0);
   });
 
   it("retries after SMTP failures with the same Message-ID, then delivers once", async () => {
@@ -278,8 +284,8 @@ describe.each([
     await expect.poll(() => smtp.received.length, { timeout: 10_000 }).toBe(1);
     expect(smtp.rejected).toEqual([`<inquiry-${id}@www.example.com>`, `<inquiry-${id}@www.example.com>`]);
     expect(smtp.received[0]?.messageId).toBe(`<inquiry-${id}@www.example.com>`);
-    await expect.poll(async () => (await p.store.operator.get(id))?.status).toBe("sent");
-    expect((await p.store.operator.get(id))?.attempts).toBe(3);
+    await expect.poll(async () => (await inquiries.get(p.db, id))?.status).toBe("sent");
+    expect((await inquiries.get(p.db, id))?.attempts).toBe(3);
   });
 
   it("keeps inquiries while the relay is down and delivers when it is back", async () => {
@@ -289,9 +295,9 @@ describe.each([
     const p = await pipeline({}, true);
     const id = String((await submit(p)).body.id);
     await expect
-      .poll(async () => (await p.store.operator.get(id))?.attempts ?? 0, { timeout: 10_000 })
+      .poll(async () => (await inquiries.get(p.db, id))?.attempts ?? 0, { timeout: 10_000 })
       .toBeGreaterThan(1);
-    expect((await p.store.operator.get(id))?.lastError).toMatch(/ECONNREFUSED|connect/i);
+    expect((await inquiries.get(p.db, id))?.lastError).toMatch(/ECONNREFUSED|connect/i);
     await smtp.start(port);
     await expect.poll(() => smtp.received.length, { timeout: 10_000 }).toBe(1);
   });
@@ -302,12 +308,12 @@ describe.each([
     await smtp.stop();
     const p = await pipeline({ OUTBOX_GIVE_UP_AFTER_MS: "150" }, true);
     const id = String((await submit(p)).body.id);
-    await expect.poll(async () => (await p.store.operator.get(id))?.status, { timeout: 10_000 }).toBe("failed");
+    await expect.poll(async () => (await inquiries.get(p.db, id))?.status, { timeout: 10_000 }).toBe("failed");
     const fatal = logs.find((l) => l.level === 60);
     expect(fatal).toMatchObject({ inquiryId: id });
     expect(String(fatal?.msg)).toMatch(/FAILED PERMANENTLY/);
     await smtp.start(port);
-    expect(await p.store.operator.retryFailed(Date.now())).toBe(1);
+    expect(await outbox.retryFailed(p.db, Date.now())).toBe(1);
     await expect.poll(() => smtp.received.length, { timeout: 10_000 }).toBe(1);
   });
 
@@ -320,7 +326,7 @@ describe.each([
     const b = await pipeline({ OUTBOX_POLL_MS: "5" });
     a.worker.start();
     b.worker.start();
-    await expect.poll(async () => (await counts(writer.store)).sent, { timeout: 20_000 }).toBe(60);
+    await expect.poll(async () => (await counts(writer.db)).sent, { timeout: 20_000 }).toBe(60);
     const received = smtp.received.map((r) => r.messageId);
     expect(received).toHaveLength(60);
     expect(new Set(received).size).toBe(60);
@@ -336,12 +342,12 @@ describe.each([
       const port = (silent.address() as AddressInfo).port;
       const p = await pipeline({ SMTP_URL: `smtp://127.0.0.1:${port}`, OUTBOX_POLL_MS: "20" }, true);
       const id = String((await submit(p)).body.id);
-      await expect.poll(async () => (await p.store.operator.get(id))?.deliveries[0]?.status).toBe("sending");
+      await expect.poll(async () => (await inquiries.get(p.db, id))?.deliveries[0]?.status).toBe("sending");
       // Another worker cannot take it while the claim holds.
-      expect(await p.store.outbox.claimDue("worker-other", Date.now(), 60_000, 10)).toHaveLength(0);
+      expect(await outbox.claimDue(p.db, "worker-other", Date.now(), 60_000, 10)).toHaveLength(0);
       await p.worker.stop(100);
-      expect(logs.some((l) => l.msg === "released claimed deliveries" && l.released === 1)).toBe(true);
-      const [job] = await p.store.outbox.claimDue("worker-other", Date.now(), 60_000, 10);
+      expect(logs.some((l) => l.msg === "gave back claimed deliveries" && l.given === 1)).toBe(true);
+      const [job] = await outbox.claimDue(p.db, "worker-other", Date.now(), 60_000, 10);
       expect(job?.inquiryId).toBe(id);
       expect(job?.attempts).toBe(1); // the interrupted attempt was given back, not counted
     } finally {
@@ -359,19 +365,19 @@ describe.each([
     }
     const now = Date.now();
     // A worker claims the oldest and dies (no release): nobody may take it while its lease holds.
-    const [held] = await p.store.outbox.claimDue("worker-dead", now, 1_000, 1);
+    const [held] = await outbox.claimDue(p.db, "worker-dead", now, 1_000, 1);
     expect(held?.inquiryId).toBe(ids[0]);
-    const during = await p.store.outbox.claimDue("worker-other", now + 500, 1_000, 10);
+    const during = await outbox.claimDue(p.db, "worker-other", now + 500, 1_000, 10);
     expect(during.map((j) => j.inquiryId)).toEqual([ids[1], ids[2]]);
-    for (const j of during) expect(await p.store.outbox.markSent(j.id, "worker-other", now + 500)).toBe(true);
+    for (const j of during) expect(await outbox.markSent(p.db, j.id, "worker-other", now + 500)).toBe(true);
     // After the lease: taken over, the dead worker's attempt counted.
-    const after = await p.store.outbox.claimDue("worker-other", now + 1_500, 1_000, 10);
+    const after = await outbox.claimDue(p.db, "worker-other", now + 1_500, 1_000, 10);
     expect(after.map((j) => [j.inquiryId, j.attempts])).toEqual([[ids[0], 2]]);
     // The dead worker's late mark is refused: the delivery is the other worker's now.
-    expect(await p.store.outbox.markSent(held?.id ?? "", "worker-dead", now + 1_600)).toBe(false);
-    expect(await p.store.outbox.markSent(after[0]?.id ?? "", "worker-other", now + 1_600)).toBe(true);
+    expect(await outbox.markSent(p.db, held?.id ?? "", "worker-dead", now + 1_600)).toBe(false);
+    expect(await outbox.markSent(p.db, after[0]?.id ?? "", "worker-other", now + 1_600)).toBe(true);
     // Nothing is left to claim.
-    expect(await p.store.outbox.claimDue("worker-other", now + 10_000, 1_000, 10)).toHaveLength(0);
+    expect(await outbox.claimDue(p.db, "worker-other", now + 10_000, 1_000, 10)).toHaveLength(0);
   });
 
   it("rate-limits one address and answers 429 with Retry-After", async () => {
@@ -436,7 +442,7 @@ describe.each([
       expect(answers.map((r) => r.status)).toEqual([201, 201, 201, 201]);
       expect(new Set(answers.map((r) => r.body.id)).size).toBe(1);
     }
-    expect((await counts(a.store)).inquiries).toBe(7 + 12);
+    expect((await counts(a.db)).inquiries).toBe(7 + 12);
   });
 
   it("purges inquiries older than the cut-off with their jobs", async () => {
@@ -444,21 +450,21 @@ describe.each([
     const p = await pipeline();
     const day = 86_400_000;
     const now = Date.now();
-    const store = p.store;
+    const db = p.db;
     const old = { ...valid, id: randomUUID(), receivedAt: now - 400 * day, page: null, userAgent: null, ipHash: null };
-    await store.intake.save({
-      inquiry: { ...old, source: "api", spam: false },
+    await inquiries.save(db, {
+      inquiry: { ...old, source: "api", held: false },
       limits: [],
       idempotency: { key: "old-key", fingerprint: "f" },
       deliveries: [{ id: randomUUID(), channel: "email", messageId: "<m>", target: "sales@example.com" }],
     });
     const recent = String((await submit(p)).body.id);
     // The old one still had its email waiting: deleted, and said so.
-    expect(await store.operator.purge(now - 365 * day)).toEqual({ deleted: 1, pendingCut: 1 });
-    expect(await store.operator.get(old.id)).toBeNull();
-    expect(await store.operator.get(recent)).not.toBeNull();
-    expect(await store.intake.keyRecord("old-key")).toBeNull();
-    expect((await counts(store)).pending).toBe(1);
+    expect(await inquiries.purge(db, now - 365 * day)).toEqual({ deleted: 1, pendingCut: 1 });
+    expect(await inquiries.get(db, old.id)).toBeNull();
+    expect(await inquiries.get(db, recent)).not.toBeNull();
+    expect(await inquiries.keyRecord(db, "old-key")).toBeNull();
+    expect((await counts(db)).pending).toBe(1);
   });
 
   it("learns from the company's marks, kept in the database for every instance, and forgets what is taken back", async () => {
@@ -472,7 +478,7 @@ describe.each([
       "Hi, would your founder like to be a guest on podcasts about technology? We arrange the interviews with hosts.";
     const scoreOf = async (p: ContactPipeline, signature: string) => {
       const { body } = await submit(p, { ...valid, company: "", message: `${pitch} Best, ${signature}` });
-      const stored = await p.store.operator.get(String(body.id));
+      const stored = await inquiries.get(p.db, String(body.id));
       return { score: stored?.spamScore ?? -1, reason: stored?.heldReason ?? "" };
     };
     const before = await scoreOf(b, "Sam");
@@ -482,26 +488,26 @@ describe.each([
     const newKind = parseTsv(readFileSync(new URL("../../bench/spam-new-kind.tsv", import.meta.url), "utf8"));
     for (const e of newKind.slice(0, 20)) {
       const { body } = await submit(a, { ...valid, company: e.company, message: e.message });
-      expect(await a.store.training.mark(String(body.id), "spam", Date.now())).toBe(true);
+      expect(await training.mark(a.db, String(body.id), "spam", Date.now())).toBe(true);
     }
     await new Promise((r) => setTimeout(r, RELEARN_CHECK_MS + 100));
     const after = await scoreOf(b, "Alex");
     expect(after.score).toBeGreaterThanOrEqual(THRESHOLD);
     expect(after.reason).toMatch(/reads like marketing \(\d\.\d{3}\): /);
     // Taken back, the marks are forgotten by every instance.
-    for (const m of await a.store.training.list()) expect(await a.store.training.undo(m.inquiryId)).toBe(true);
-    expect(await a.store.training.list()).toEqual([]);
+    for (const m of await training.list(a.db)) expect(await training.undo(a.db, m.inquiryId)).toBe(true);
+    expect(await training.list(a.db)).toEqual([]);
     await new Promise((r) => setTimeout(r, RELEARN_CHECK_MS + 100));
     expect((await scoreOf(b, "Kim")).score).toBeLessThan(THRESHOLD);
     // A release is a genuine mark.
     const held = await scoreOf(b, "Lee");
-    const id = (await b.store.operator.listHeld()).find((i) => i.message.endsWith("Best, Lee"))?.id ?? "";
-    expect(await b.store.operator.releaseHeld(id, [], Date.now())).toBe(true);
-    expect((await b.store.training.list()).map((m) => [m.inquiryId, m.label])).toEqual([[id, "genuine"]]);
+    const id = (await inquiries.listHeld(b.db)).find((i) => i.message.endsWith("Best, Lee"))?.id ?? "";
+    expect(await inquiries.releaseHeld(b.db, id, [], Date.now())).toBe(true);
+    expect((await training.list(b.db)).map((m) => [m.inquiryId, m.label])).toEqual([[id, "genuine"]]);
     expect(held.score).toBeGreaterThanOrEqual(0);
     // A mark goes with its inquiry: the retention purge (or `forget`) leaves the filter nothing of it.
-    await b.store.operator.purge(Date.now() + 1);
-    expect(await b.store.training.list()).toEqual([]);
+    await inquiries.purge(b.db, Date.now() + 1);
+    expect(await training.list(b.db)).toEqual([]);
   });
 
   it("marks the summary of held messages sent only once it is: a failed one is tried again, nobody left out", async () => {
@@ -529,7 +535,7 @@ describe.each([
     const day = 86_400_000;
     const now = Date.now();
     const save = (receivedAt: number) =>
-      a.store.intake.save({
+      inquiries.save(a.db, {
         inquiry: {
           ...valid,
           id: randomUUID(),
@@ -538,7 +544,7 @@ describe.each([
           userAgent: null,
           ipHash: null,
           source: "api",
-          spam: false,
+          held: false,
         },
         limits: [],
         deliveries: [],
@@ -554,7 +560,7 @@ describe.each([
     expect(
       logs.some((l) => l.msg === "retention: deleted old inquiries" && l.deleted === 2 && l.retentionDays === 365),
     ).toBe(true);
-    const left = await a.store.operator.list();
+    const left = await inquiries.list(a.db);
     expect(left.map((r) => r.id)).toContain(recent);
     expect(left.map((r) => r.receivedAt)).toContain(now - kept);
     expect(left).toHaveLength(2);

@@ -4,12 +4,14 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import pino from "pino";
 import { afterEach, describe, expect, it } from "vitest";
-import { loadConfig } from "../../server/contact/config.ts";
+import { loadConfig } from "../../server/config.ts";
 import { buildMail, smtpMailer } from "../../server/contact/delivery/email.ts";
 import { jsonAnswer } from "../../server/contact/http/endpoint.ts";
 import type { ContactPipeline } from "../../server/contact/intake/pipeline.ts";
 import { createContactPipeline } from "../../server/contact/runtime.ts";
+import * as inquiries from "../../server/contact/storage/inquiries.ts";
 import { openSqlite } from "../../server/contact/storage/sqlite.ts";
+import { testKeys } from "../support/keys.ts";
 import { TestSmtp } from "../support/smtp";
 
 /**
@@ -45,6 +47,7 @@ describe("the SMTP relay's connections", () => {
       ...env,
     });
     const made = await createContactPipeline(config, pino({ level: "silent" }), {
+      keys: testKeys,
       db: openSqlite(join(dir, "inquiries.sqlite")),
     });
     cleanups.push(() => rmSync(dir, { recursive: true, force: true }));
@@ -57,7 +60,7 @@ describe("the SMTP relay's connections", () => {
       jsonAnswer(await p.submit({ body: { ...valid, message }, source: "api", ip: "203.0.113.5", userAgent: "vitest" }))
         .body.id,
     );
-  const delivery = async (p: ContactPipeline, id: string) => (await p.store.operator.get(id))?.deliveries[0];
+  const delivery = async (p: ContactPipeline, id: string) => (await inquiries.get(p.db, id))?.deliveries[0];
 
   it("logs in with SMTP_URL's user and password where the relay asks for AUTH", async () => {
     smtp = await new TestSmtp({ auth: { user: "site", pass: "s3cret:/@" } }).start();
@@ -131,8 +134,8 @@ describe("the SMTP relay's connections", () => {
     const mailer = smtpMailer(`smtp://127.0.0.1:${port}`);
     const inquiry = { ...valid, id: "i1", receivedAt: Date.now(), page: null, userAgent: null, ipHash: null };
     const mail = buildMail(
-      { ...inquiry, source: "api", spam: false },
-      { from: "site@example.com", to: "sales@example.com" },
+      { ...inquiry, source: "api", held: false },
+      { from: "site@example.com", to: "sales@example.com", siteHost: "www.example.com" },
     );
     const sent = mailer.send(mail, "i1");
     await expect.poll(() => dataStarted).toBe(true);

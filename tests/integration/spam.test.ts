@@ -105,7 +105,7 @@ describe("the form token", () => {
     // One policy, made for this HTML (a rendered page ships no script, so nothing may run).
     const csp = invalid.headers.get("content-security-policy") ?? "";
     expect(csp.split(",")).toHaveLength(1);
-    expect(csp).toBe(policyForHtml(html));
+    expect(csp).toBe(policyForHtml(html, null));
     // The redirect after a stored message has no HTML of its own: the default policy.
     // A field that is not the form's (a tracking parameter some tool adds) is ignored, not refused.
     const stored = await post({ ...lead("Policy Person"), form_token: await pageToken(), utm_source: "newsletter" });
@@ -120,7 +120,7 @@ describe("scripted senders are held, people reach the inbox", () => {
     const res = await postJson(lead("Bot Direct"), { origin: server.url });
     expect(res.status).toBe(201);
     expect(await res.json()).toMatchObject({ ok: true });
-    expect(held("Bot Direct")).toMatchObject({ spam: true, status: "spam", heldReason: "no form token" });
+    expect(held("Bot Direct")).toMatchObject({ held: true, status: "spam", heldReason: "no form token" });
   });
 
   it("a forged token, and a page's token sent at machine speed: held", async () => {
@@ -135,7 +135,7 @@ describe("scripted senders are held, people reach the inbox", () => {
     const token = await pageToken();
     await sleep(MIN_FILL_MS + 200);
     expect((await postJson(lead("Api Person"), { "x-form-token": token })).status).toBe(201);
-    expect(held("Api Person")).toMatchObject({ spam: false });
+    expect(held("Api Person")).toMatchObject({ held: false });
     await expect.poll(() => inboxHas("Api Person"), { timeout: 10_000 }).toBe(true);
   });
 
@@ -168,7 +168,7 @@ describe("scripted senders are held, people reach the inbox", () => {
     expect(held("Bot Skips Hidden")?.heldReason).toBe("no form token");
     await sleep(MIN_FILL_MS + 200);
     expect((await form({ ...lead("Form Person"), website: "", form_token: token })).status).toBe(303);
-    expect(held("Form Person")).toMatchObject({ spam: false });
+    expect(held("Form Person")).toMatchObject({ held: false });
     for (const bot of ["Bot Direct", "Bot Forged", "Bot Fast", "Bot Links", "Bot Fills All", "Bot Skips Hidden"]) {
       expect(inboxHas(bot), bot).toBe(false);
     }
@@ -230,7 +230,7 @@ describe("the content filter learns from the company", () => {
     const delivered = String(held("Api Person")?.id);
     const released = String(held("Paced Marketer")?.id);
     expect(cli("spam", delivered).stdout).toContain(`Marked ${delivered} as spam`);
-    expect(held("Api Person")).toMatchObject({ spam: false }); // the lead itself is left as it was
+    expect(held("Api Person")).toMatchObject({ held: false }); // the lead itself is left as it was
     expect(cli("release", released).status).toBe(0);
     const marks = JSON.parse(cli("training", "--json").stdout) as Array<{ inquiryId: string; label: string }>;
     expect(marks.map((m) => [m.inquiryId, m.label])).toEqual([
@@ -254,7 +254,7 @@ describe("held messages are reviewable", () => {
     const id = String(held("Bot Skips Hidden")?.id);
     const released = cli("release", id);
     expect(released.stdout).toContain(`Released ${id}`);
-    expect(held("Bot Skips Hidden")).toMatchObject({ spam: false, heldReason: null });
+    expect(held("Bot Skips Hidden")).toMatchObject({ held: false, heldReason: null });
     await expect.poll(() => inboxHas("Bot Skips Hidden"), { timeout: 10_000 }).toBe(true);
     expect(cli("release", id).status).toBe(1);
     // The summary: one short email of what was held (count and senders), at most once per interval.

@@ -2,7 +2,13 @@ import { spawn, spawnSync } from "node:child_process";
 import { mkdtempSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
+import pino from "pino";
+import type { ServerBuild } from "react-router";
 import { describe, expect, it } from "vitest";
+import { createApp } from "../../server/app.ts";
+import { loadConfig } from "../../server/config.ts";
+import { createMetrics } from "../../server/contact/metrics.ts";
+import { testKeys } from "../support/keys.ts";
 import { lines } from "../support/requests";
 import { startServer } from "../support/server";
 
@@ -95,5 +101,32 @@ describe("a start that cannot succeed says so in one line", () => {
     expect(said).toHaveLength(1);
     expect(said[0]).toMatch(/needs Node 24 or newer; this is Node 20\.19\.0\. Run it with `npm start`/);
     expect(run.stdout).toBe("");
+  });
+
+  it("a build whose entry does not hand over the contact context stops the start (the no-JavaScript form would fail)", async () => {
+    const build = (await import(join(root, "build/server/index.js"))) as ServerBuild;
+    const make = (entry: ServerBuild["entry"]) => () =>
+      createApp({
+        config: loadConfig({}),
+        log: pino({ level: "silent" }),
+        build: { ...build, entry },
+        files: new Map(),
+        notFound: [],
+        tokens: testKeys.tokens,
+        metrics: createMetrics(),
+        runtime: {
+          submit: async () => ({ kind: "key-reused" }),
+          readiness: async () => ({ ready: true }),
+          close: async () => {},
+        },
+      });
+    // The real build hands it over (app/entry.server.tsx exports it): the app is made.
+    expect("contactContext" in build.entry.module).toBe(true);
+    expect(make(build.entry)).not.toThrow();
+    // Without that export, the start is refused with one line that says where it belongs.
+    const { contactContext: _, ...withoutKey } = build.entry.module as unknown as Record<string, unknown>;
+    expect(make({ module: withoutKey as unknown as ServerBuild["entry"]["module"] })).toThrow(
+      /contactContext from app\/entry\.server\.tsx/,
+    );
   });
 });

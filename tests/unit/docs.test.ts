@@ -24,7 +24,7 @@ describe("docs/contact-api.md", () => {
       userAgent: null,
       ipHash: null,
       source: "api",
-      spam: false,
+      held: false,
     });
     expect(Object.keys(example)).toEqual(["type", "timestamp", "data"]);
     expect(Object.keys(example.data)).toEqual(Object.keys(sent));

@@ -76,7 +76,7 @@ describe("address hashes", () => {
     expect(loadAddressSecret({ dataDir })).toBe(secret);
     expect(statSync(join(dataDir, KEY_FILE)).mode & 0o777).toBe(0o600);
     expect(readFileSync(join(dataDir, KEY_FILE), "utf8").trim()).toBe(secret);
-    expect(loadAddressSecret({ dataDir, ipHashKey: "k".repeat(32) })).toBe("k".repeat(32));
+    expect(loadAddressSecret({ dataDir, IP_HASH_KEY: "k".repeat(32) })).toBe("k".repeat(32));
   });
 
   it("depends on the key, and changes every month", () => {

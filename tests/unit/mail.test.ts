@@ -17,10 +17,14 @@ const inquiry = (over: Partial<Inquiry> = {}): Inquiry => ({
   userAgent: "test",
   ipHash: "h",
   source: "api",
-  spam: false,
+  held: false,
   ...over,
 });
-const addresses = { from: "Teton Digital Website <no-reply@example.com>", to: "sales@example.com" };
+const addresses = {
+  from: "Teton Digital Website <no-reply@example.com>",
+  to: "sales@example.com",
+  siteHost: "www.example.com",
+};
 
 describe("the email an inquiry becomes, as nodemailer composes it", () => {
   it("is read back exactly: names, subject and both bodies, whatever the script", async () => {

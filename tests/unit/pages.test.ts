@@ -1,5 +1,5 @@
 import { describe, expect, it } from "vitest";
-import { isCurrent, link, pagePaths, pages, postLink } from "~/pages";
+import { isCurrent, link, pagePaths, pages, postLink } from "#app/pages.ts";
 
 describe("navigation highlighting", () => {
   it.each([

@@ -1,8 +1,8 @@
 import { readdirSync, readFileSync } from "node:fs";
 import { join } from "node:path";
 import { describe, expect, it } from "vitest";
-import { publishedSlugs } from "~/content/post-files";
-import { type Post, PostError, parsePost, publishedPosts, renderMarkdown } from "~/content/post-parser";
+import { publishedSlugs } from "#app/content/post-files.ts";
+import { type Post, PostError, parsePost, publishedPosts, renderMarkdown } from "#app/content/post-parser.ts";
 
 const dir = join(process.cwd(), "content/blog");
 const files = readdirSync(dir).filter((f) => f.endsWith(".md"));

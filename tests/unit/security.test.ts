@@ -19,13 +19,13 @@ describe("inline script hashes", () => {
   });
 
   it("puts those hashes, and 'self', in script-src; a page without scripts gets 'none'", () => {
-    const policy = policyForHtml(html);
+    const policy = policyForHtml(html, null);
     const scriptSrc = /script-src ([^;]+)/.exec(policy)?.[1] ?? "";
     expect(scriptSrc.split(" ").sort()).toEqual(
       ["'self'", sha("window.a = 1;"), sha('import("/assets/y.js");')].sort(),
     );
     expect(policy).not.toContain("unsafe");
-    expect(policyForHtml("<html><body><p>No scripts</p></body></html>")).toMatch(/script-src 'none'/);
+    expect(policyForHtml("<html><body><p>No scripts</p></body></html>", null)).toMatch(/script-src 'none'/);
   });
 
   it("starts from default-src 'none' and forbids framing and base changes", () => {

@@ -1,6 +1,6 @@
 import { describe, expect, it } from "vitest";
-import { site } from "~/config/site";
-import { parseSite } from "~/config/site.schema";
+import { parseSite } from "#app/config/site.schema.ts";
+import { site } from "#app/config/site.ts";
 
 /**
  * The schema's rules, not the values: each rule refuses a value that breaks it and names the field.

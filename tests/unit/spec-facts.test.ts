@@ -1,7 +1,7 @@
 import { describe, expect, it } from "vitest";
-import { serviceOptions } from "~/config/service-options";
-import { site } from "~/config/site";
-import { readPublishedPosts } from "~/content/post-files";
+import { serviceOptions } from "#app/config/service-options.ts";
+import { site } from "#app/config/site.ts";
+import { readPublishedPosts } from "#app/content/post-files.ts";
 
 /**
  * The one place the spec's exact constants (§9) are accepted. Every other test reads the facts

@@ -1,6 +1,7 @@
 import { CircleCheck, Send, X } from "lucide-react";
 import type { ReactNode } from "react";
-import { site } from "~/config/site";
+import { buttonPrimary, focusRing } from "#app/components/ui/styles.ts";
+import { site } from "#app/config/site.ts";
 import {
   type ContactField,
   type FieldErrors,
@@ -9,9 +10,8 @@ import {
   HONEYPOT_FIELD,
   LIMITS,
   serviceOptions,
-} from "~/contact/fields";
-import { link } from "~/pages";
-import { buttonPrimary, focusRing } from "../ui/styles";
+} from "#app/contact/fields.ts";
+import { link } from "#app/pages.ts";
 
 /** What the no-JavaScript form post (the /contact action) answered when it did not store the message. */
 export type FormResult = {

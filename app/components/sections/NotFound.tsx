@@ -1,7 +1,7 @@
 import { ArrowRight, Compass } from "lucide-react";
-import { site } from "~/config/site";
-import { link } from "~/pages";
-import { buttonPrimary, container, focusRing } from "../ui/styles";
+import { buttonPrimary, container, focusRing } from "#app/components/ui/styles.ts";
+import { site } from "#app/config/site.ts";
+import { link } from "#app/pages.ts";
 
 const destinations = [
   { href: link.services, label: "Services", text: "IT infrastructure, consulting and AI development" },

@@ -1,8 +1,8 @@
 import { Mail } from "lucide-react";
-import { site } from "~/config/site";
-import { serviceLines } from "~/content/services";
-import { link } from "~/pages";
-import { container, focusRing } from "../ui/styles";
+import { container, focusRing } from "#app/components/ui/styles.ts";
+import { site } from "#app/config/site.ts";
+import { serviceLines } from "#app/content/services.ts";
+import { link } from "#app/pages.ts";
 
 const footerLink = `rounded text-slate-300 hover:text-white ${focusRing}`;
 

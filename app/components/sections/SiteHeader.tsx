@@ -1,8 +1,8 @@
 import { Menu, X } from "lucide-react";
 import type { ReactNode } from "react";
-import { site } from "~/config/site";
-import { isCurrent, link, navItems } from "~/pages";
-import { buttonPrimary, container, focusRing } from "../ui/styles";
+import { buttonPrimary, container, focusRing } from "#app/components/ui/styles.ts";
+import { site } from "#app/config/site.ts";
+import { isCurrent, link, navItems } from "#app/pages.ts";
 
 const linkBase = `rounded-md px-3 py-2 text-sm font-medium transition-colors ${focusRing}`;
 const linkIdle = "text-slate-700 hover:bg-slate-100 hover:text-blue-800 dark:text-slate-200 dark:hover:bg-slate-800";

@@ -1,5 +1,5 @@
 import type { ReactNode } from "react";
-import { container } from "./styles";
+import { container } from "#app/components/ui/styles.ts";
 
 /** The blue band that closes a page: a question, a sentence, and what to do next (`children`). */
 export function CallToAction(props: { title: string; text: ReactNode; children: ReactNode; largeTitle?: boolean }) {

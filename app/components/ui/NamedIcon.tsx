@@ -9,7 +9,7 @@ import {
   Server,
   TrendingUp,
 } from "lucide-react";
-import type { IconName } from "~/content/icons";
+import type { IconName } from "#app/content/icons.ts";
 
 const icons = { Server, Lightbulb, Brain, Code, TrendingUp, Building, Globe } satisfies Record<IconName, LucideIcon>;
 

@@ -1,5 +1,5 @@
 import type { ReactNode } from "react";
-import { container } from "./styles";
+import { container } from "#app/components/ui/styles.ts";
 
 /** The band at the top of every inner page: its one <h1> and a lead paragraph. */
 export function PageHeader({ title, children }: { title: string; children?: ReactNode }) {

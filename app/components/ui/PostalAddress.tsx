@@ -1,4 +1,4 @@
-import { site } from "~/config/site";
+import { site } from "#app/config/site.ts";
 
 /** The office address as a US letter has it: street, then "City, ST 12345"; the country for readers abroad. */
 export function PostalAddress({ withCountry = false }: { withCountry?: boolean }) {

@@ -1,13 +1,12 @@
+import { z } from "zod";
 import { site } from "../../../app/config/site.ts";
-import { timeOrderedId } from "../intake/ids.ts";
-import type { ChannelName, Delivery, Inquiry, NewDelivery } from "../storage/records.ts";
-import { messageIdFor } from "./email.ts";
-import type { Target } from "./routing.ts";
+import type { Config } from "../../config.ts";
+import type { Delivery, Inquiry } from "../storage/records.ts";
 
 /**
- * Where a lead goes: each configured channel (email, always on; webhook; Slack) gets every inquiry
- * not held as spam, as its own outbox delivery (docs/decisions/0006). A channel answers each attempt;
- * the worker turns the answer into sent, a retry, or a permanent failure.
+ * What a delivery channel is (docs/decisions/0006, 0013): a module exporting one `ChannelDefinition`,
+ * listed in delivery/channels.ts. A channel answers each attempt; the worker turns the answer into
+ * sent, a retry, or a permanent failure.
  */
 
 export type Attempt =
@@ -16,11 +15,49 @@ export type Attempt =
   | { kind: "permanent"; reason: string };
 
 export interface Channel {
-  readonly name: ChannelName;
+  readonly name: string;
   deliver(delivery: Delivery): Promise<Attempt>;
   /** A short operator alert (a delivery on another channel failed for good). Best effort. */
   notify(subject: string, text: string): Promise<void>;
   describe(): string;
+  close?(): void;
+}
+
+export type ChannelDefinition<Variables extends Record<string, z.ZodType> = Record<string, z.ZodType>> = {
+  readonly name: string;
+  /** Its environment variables, declared as server/env.ts declares its own (with `.meta({ description })`). */
+  readonly variables: Variables;
+  /** A check across variables, run with the environment's: what is wrong, if anything. */
+  check?(
+    env: { CONTACT_ROUTES?: Record<string, Record<string, unknown>> } & Record<string, unknown>,
+  ): string | undefined;
+  /** Its field in a route of CONTACT_ROUTES (`to`, `slack`, `webhook`). */
+  readonly routeField: { key: string; schema: z.ZodType<string> };
+  /** Where a lead of a route goes on this channel (recipients, or the route whose receiver it uses), if at all. */
+  targetFor(config: Config, routeKey: string): string | undefined;
+  /** The id a delivery carries on every attempt, for the receiver to de-duplicate (default `msg_<inquiry id>`). */
+  deliveryId?(inquiryId: string, config: Config): string;
+  /** The channel, made once at start. */
+  create(config: Config): Channel;
+};
+
+/** A receiver's URL: http(s), with no user or password in it (they would end in logs and alerts). */
+export const receiverUrl = z
+  .url({ protocol: /^https?$/, error: "an http:// or https:// URL" })
+  .refine(
+    (u) => !new URL(u).username && !new URL(u).password,
+    "no user:password@ in the URL (use a secret path or token)",
+  );
+
+/** A receiver per route, else the general one ("default"), else none; the URL of such a target (null: general). */
+export function receiverTarget(config: Config, routeKey: string, field: string, general: string | undefined) {
+  if (routeKey !== "default" && config.routes[routeKey]?.[field]) return routeKey;
+  return general ? "default" : undefined;
+}
+
+export function receiverUrlOf(config: Config, target: string | null, field: string, general: string | undefined) {
+  const own = target && target !== "default" ? config.routes[target]?.[field] : undefined;
+  return own ?? general;
 }
 
 /**
@@ -84,14 +121,4 @@ export function inquiryPayload(inquiry: Inquiry) {
     page: inquiry.page,
     source: inquiry.source,
   };
-}
-
-/** An inquiry's deliveries, one per target, each with the id it carries on every attempt (email Message-ID, webhook-id). */
-export function newDeliveries(targets: Target[], inquiryId: string, now = Date.now()): NewDelivery[] {
-  return targets.map(({ channel, target }) => ({
-    id: timeOrderedId(now),
-    channel,
-    target,
-    messageId: channel === "email" ? messageIdFor(inquiryId) : `msg_${inquiryId}`,
-  }));
 }

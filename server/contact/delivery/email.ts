@@ -1,12 +1,14 @@
 import { mkdirSync, renameSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import nodemailer from "nodemailer";
+import addressparser from "nodemailer/lib/addressparser";
 import { encodeWord } from "nodemailer/lib/mime-funcs";
+import { z } from "zod";
 import { site } from "../../../app/config/site.ts";
 import { escapeHtml } from "../../../app/lib/escape.ts";
-import { siteUrl } from "../../env.ts";
+import type { Config } from "../../config.ts";
 import type { Inquiry } from "../storage/records.ts";
-import type { Channel } from "./channel.ts";
+import type { ChannelDefinition } from "./channel.ts";
 
 /**
  * The email a new inquiry becomes: to the company inbox, Reply-To the visitor, plain text and HTML
@@ -31,10 +33,7 @@ export interface Mailer {
   describe(): string;
 }
 
-export function messageIdFor(inquiryId: string): string {
-  const host = new URL(siteUrl()).hostname;
-  return `<inquiry-${inquiryId}@${host}>`;
-}
+export const messageIdFor = (inquiryId: string, siteHost: string) => `<inquiry-${inquiryId}@${siteHost}>`;
 
 /**
  * A visitor's name as a display name. One that looks like an RFC 2047 encoded word ("=?utf-8?Q?…?=")
@@ -43,7 +42,7 @@ export function messageIdFor(inquiryId: string): string {
  */
 const displayName = (name: string) => (name.includes("=?") ? encodeWord(name, "B") : name);
 
-export function buildMail(inquiry: Inquiry, opts: { from: string; to: string }): Mail {
+export function buildMail(inquiry: Inquiry, opts: { from: string; to: string; siteHost: string }): Mail {
   // The subject holds validated single-line text only (the schema rejects CR/LF), cut to a sane length.
   const who = inquiry.company ? `${inquiry.name} (${inquiry.company})` : inquiry.name;
   const subject = `New inquiry: ${inquiry.service || "General"} — ${who}`.slice(0, 200);
@@ -83,7 +82,7 @@ export function buildMail(inquiry: Inquiry, opts: { from: string; to: string }):
     subject,
     text,
     html,
-    messageId: messageIdFor(inquiry.id),
+    messageId: messageIdFor(inquiry.id, opts.siteHost),
     headers: { "X-Inquiry-Id": inquiry.id },
   };
 }
@@ -137,41 +136,89 @@ export function fileMailer(dir: string): Mailer {
   };
 }
 
-export function emailChannel(mailer: Mailer, addresses: { from: string; to: string }): Channel {
-  return {
-    name: "email",
-    async deliver({ inquiry, inquiryId, target }) {
-      try {
-        // The route's recipients (delivery/routing.ts); the general inbox for rows from before routing.
-        const result = await mailer.send(buildMail(inquiry, { ...addresses, to: target ?? addresses.to }), inquiryId);
-        if (!result.accepted) return { kind: "retry", reason: `relay did not accept the message: ${result.detail}` };
-        return { kind: "delivered", detail: result.detail };
-      } catch (err) {
-        const e = err as Error & { responseCode?: number; code?: string };
-        const reason = e.message || String(err);
-        // A relay's 5xx to the envelope or the message (550 unknown recipient) is its final word; a
-        // refused login (a password being fixed), 4xx and connection errors are tried again.
-        const final = (e.responseCode ?? 0) >= 500 && (e.code === "EENVELOPE" || e.code === "EMESSAGE");
-        return final ? { kind: "permanent", reason } : { kind: "retry", reason };
-      }
-    },
-    async notify(subject, text) {
-      const id = `alert-${Date.now()}-${Math.random().toString(36).slice(2, 8)}`;
-      const result = await mailer.send(
-        {
-          from: addresses.from,
-          to: addresses.to,
-          replyTo: { name: site.name, address: addresses.to },
-          subject: subject.slice(0, 200),
-          text,
-          html: `<pre style="white-space:pre-wrap">${escapeHtml(text)}</pre>`,
-          messageId: `<${id}@${new URL(siteUrl()).hostname}>`,
-          headers: { "X-Alert": "delivery-failed" },
-        },
-        id,
-      );
-      if (!result.accepted) throw new Error(result.detail);
-    },
-    describe: () => mailer.describe(),
-  };
-}
+const emails = z
+  .string()
+  .refine((v) => v.split(",").every((a) => z.email().safeParse(a.trim()).success), "email addresses, comma-separated");
+
+/** The general inbox, and the sender of every email. */
+const inbox = (config: Config) => config.CONTACT_TO ?? site.email;
+const sender = (config: Config) =>
+  config.SMTP_FROM ?? `${site.name} Website <no-reply@${config.siteHost.replace(/^www\./, "")}>`;
+
+const variables = {
+  SMTP_URL: z
+    .string()
+    .regex(/^smtps?:\/\//, "an smtp:// or smtps:// URL")
+    .optional()
+    .meta({
+      description:
+        "`smtp://user:pass@host:587` or `smtps://…`: the relay that delivers inquiry emails. Unset: each email is written as an `.eml` file under `DATA_DIR/mail/` and logged",
+    }),
+  SMTP_FROM: z
+    .string()
+    .refine(
+      (v) => addressparser(v, { flatten: true }).some((a) => Boolean(a.address)),
+      "a sender with an address, such as Teton Digital Website <no-reply@example.com>",
+    )
+    .optional()
+    .meta({
+      description:
+        "the From address of inquiry emails; one without an address stops the server at start with a one-line error",
+      shownDefault: "`Teton Digital Website <no-reply@…>` (the host of `SITE_URL`)",
+    }),
+  CONTACT_TO: z.email().optional().meta({
+    description: "the company inbox inquiries go to",
+    shownDefault: "the site email (`app/config/site.ts`)",
+  }),
+};
+
+export const email: ChannelDefinition<typeof variables> = {
+  name: "email",
+  variables,
+  routeField: { key: "to", schema: emails },
+  // Email is always on: a route's own recipients, else the general inbox.
+  targetFor: (config, key) => (key === "default" ? undefined : config.routes[key]?.to) ?? inbox(config),
+  deliveryId: (inquiryId, config) => messageIdFor(inquiryId, config.siteHost),
+  create(config) {
+    const mailer = config.SMTP_URL ? smtpMailer(config.SMTP_URL) : fileMailer(join(config.dataDir, "mail"));
+    const addresses = { from: sender(config), to: inbox(config), siteHost: config.siteHost };
+    return {
+      name: "email",
+      async deliver({ inquiry, inquiryId, target }) {
+        try {
+          // The route's recipients (delivery/routing.ts); the general inbox for rows from before routing.
+          const mail = buildMail(inquiry, { ...addresses, to: target ?? addresses.to });
+          const result = await mailer.send(mail, inquiryId);
+          if (!result.accepted) return { kind: "retry", reason: `relay did not accept the message: ${result.detail}` };
+          return { kind: "delivered", detail: result.detail };
+        } catch (err) {
+          const e = err as Error & { responseCode?: number; code?: string };
+          const reason = e.message || String(err);
+          // A relay's 5xx to the envelope or the message (550 unknown recipient) is its final word; a
+          // refused login (a password being fixed), 4xx and connection errors are tried again.
+          const final = (e.responseCode ?? 0) >= 500 && (e.code === "EENVELOPE" || e.code === "EMESSAGE");
+          return final ? { kind: "permanent", reason } : { kind: "retry", reason };
+        }
+      },
+      async notify(subject, text) {
+        const id = `alert-${Date.now()}-${Math.random().toString(36).slice(2, 8)}`;
+        const result = await mailer.send(
+          {
+            from: addresses.from,
+            to: addresses.to,
+            replyTo: { name: site.name, address: addresses.to },
+            subject: subject.slice(0, 200),
+            text,
+            html: `<pre style="white-space:pre-wrap">${escapeHtml(text)}</pre>`,
+            messageId: `<${id}@${config.siteHost}>`,
+            headers: { "X-Alert": "delivery-failed" },
+          },
+          id,
+        );
+        if (!result.accepted) throw new Error(result.detail);
+      },
+      describe: () => mailer.describe(),
+      close: () => mailer.close(),
+    };
+  },
+};

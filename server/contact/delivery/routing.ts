@@ -1,37 +1,40 @@
-import type { ContactConfig } from "../config.ts";
-import type { ChannelName } from "../storage/records.ts";
+import type { Config } from "../../config.ts";
+import { timeOrderedId } from "../intake/ids.ts";
+import type { NewDelivery } from "../storage/records.ts";
+import { CHANNELS, channelNamed } from "./channels.ts";
 
 /**
  * Leads routed by service line (CONTACT_ROUTES): each service (or "none", no service chosen) may
- * have its own email recipients, Slack and webhook receivers; anything it does not name goes to the
- * general ones. A delivery's target is the email recipients, or the route whose receiver it uses.
+ * have its own email recipients and receivers; anything it does not name goes to the general ones.
+ * A delivery's target is what its channel says (delivery/channel.ts: `targetFor`).
  */
 
-export type Target = { channel: ChannelName; target: string };
-/** The targets of a lead, per route key ("default", a service, "none"): what the server records for `release`. */
-export type Routing = Record<string, Target[]>;
+/** One channel's share of a lead: the channel, and its target there. */
+export type Destination = { channel: string; target: string };
+/** The destinations of a lead, per route key ("default", a service, "none"): what the server records for `release`. */
+export type Routing = Record<string, Destination[]>;
 
-export function routingOf(config: Pick<ContactConfig, "mailTo" | "routes" | "slack" | "webhook">): Routing {
-  const targets = (key: string): Target[] => {
-    const route = config.routes[key];
-    const list: Target[] = [{ channel: "email", target: route?.to ?? config.mailTo }];
-    if (route?.webhook || config.webhook) list.push({ channel: "webhook", target: route?.webhook ? key : "default" });
-    if (route?.slack || config.slack) list.push({ channel: "slack", target: route?.slack ? key : "default" });
-    return list;
-  };
-  return Object.fromEntries(["default", ...Object.keys(config.routes)].map((key) => [key, targets(key)]));
+export function routingOf(config: Config): Routing {
+  const destinations = (key: string): Destination[] =>
+    CHANNELS.flatMap((c) => {
+      const target = c.targetFor(config, key);
+      return target ? [{ channel: c.name, target }] : [];
+    });
+  return Object.fromEntries(["default", ...Object.keys(config.routes)].map((key) => [key, destinations(key)]));
 }
 
 /** Where a lead for `service` goes ("" is no service chosen). */
-export const targetsFor = (routing: Routing, service: string): Target[] =>
+export const destinationsFor = (routing: Routing, service: string): Destination[] =>
   routing[service || "none"] ?? routing.default ?? [];
 
-/** The URL of a route's own Slack or webhook receiver, else the general one (`default`, or an old row's null). */
-export function receiverFor(
-  config: Pick<ContactConfig, "routes" | "slack" | "webhook">,
-  channel: "slack" | "webhook",
-  target: string | null,
-): string | undefined {
-  const own = target && target !== "default" ? config.routes[target]?.[channel] : undefined;
-  return own ?? config[channel]?.url;
+/** An inquiry's deliveries, one per destination, each with the id it carries on every attempt. */
+export function newDeliveries(destinations: Destination[], inquiryId: string, config: Config, now = Date.now()) {
+  return destinations.map(
+    ({ channel, target }): NewDelivery => ({
+      id: timeOrderedId(now),
+      channel,
+      target,
+      messageId: channelNamed(channel)?.deliveryId?.(inquiryId, config) ?? `msg_${inquiryId}`,
+    }),
+  );
 }

@@ -1,7 +1,7 @@
 import type { Inquiry } from "../storage/records.ts";
-import { type Channel, post } from "./channel.ts";
+import { type ChannelDefinition, post, receiverTarget, receiverUrl, receiverUrlOf } from "./channel.ts";
 
-/** A message to a Slack incoming webhook (SLACK_WEBHOOK_URL), every field as plain text. */
+/** A message to a Slack incoming webhook (SLACK_WEBHOOK_URL, or a route's own), every field as plain text. */
 
 /** Slack's markup has three control characters; escaped, a visitor's text cannot mention or link. */
 export const escapeSlack = (s: string) => s.replace(/&/g, "&amp;").replace(/</g, "&lt;").replace(/>/g, "&gt;");
@@ -40,28 +40,35 @@ export function slackMessage(inquiry: Inquiry) {
   };
 }
 
-export function slackChannel(opts: {
-  urlFor: (target: string | null) => string | undefined;
-  timeoutMs: number;
-}): Channel {
-  return {
-    name: "slack",
-    async deliver({ inquiry, target }) {
-      const url = opts.urlFor(target);
-      if (!url) return { kind: "permanent", reason: "no Slack webhook URL for this route on this server" };
-      return post(url, JSON.stringify(slackMessage(inquiry)), {}, opts.timeoutMs);
-    },
-    async notify(subject, text) {
-      const url = opts.urlFor("default");
-      if (!url) throw new Error("no general Slack webhook URL");
-      const outcome = await post(
-        url,
-        JSON.stringify({ text: escapeSlack(`${subject}\n${text}`), mrkdwn: false }),
-        {},
-        opts.timeoutMs,
-      );
-      if (outcome.kind !== "delivered") throw new Error(outcome.reason);
-    },
-    describe: () => "Slack incoming webhook",
-  };
-}
+const variables = {
+  SLACK_WEBHOOK_URL: receiverUrl
+    .optional()
+    .meta({ description: "also post every lead to Slack (an incoming-webhook URL; no `user:password@`)" }),
+};
+
+export const slack: ChannelDefinition<typeof variables> = {
+  name: "slack",
+  variables,
+  routeField: { key: "slack", schema: receiverUrl },
+  targetFor: (config, key) => receiverTarget(config, key, "slack", config.SLACK_WEBHOOK_URL),
+  create(config) {
+    const urlFor = (target: string | null) => receiverUrlOf(config, target, "slack", config.SLACK_WEBHOOK_URL);
+    const timeoutMs = config.DELIVERY_TIMEOUT_MS;
+    return {
+      name: "slack",
+      async deliver({ inquiry, target }) {
+        const url = urlFor(target);
+        if (!url) return { kind: "permanent", reason: "no Slack webhook URL for this route on this server" };
+        return post(url, JSON.stringify(slackMessage(inquiry)), {}, timeoutMs);
+      },
+      async notify(subject, text) {
+        const url = urlFor("default");
+        if (!url) throw new Error("no general Slack webhook URL");
+        const body = JSON.stringify({ text: escapeSlack(`${subject}\n${text}`), mrkdwn: false });
+        const outcome = await post(url, body, {}, timeoutMs);
+        if (outcome.kind !== "delivered") throw new Error(outcome.reason);
+      },
+      describe: () => "Slack incoming webhook",
+    };
+  },
+};

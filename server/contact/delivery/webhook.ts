@@ -1,46 +1,78 @@
 import { Webhook } from "standardwebhooks";
-import { type Attempt, type Channel, inquiryPayload, post } from "./channel.ts";
+import { z } from "zod";
+import {
+  type Attempt,
+  type ChannelDefinition,
+  inquiryPayload,
+  post,
+  receiverTarget,
+  receiverUrl,
+  receiverUrlOf,
+} from "./channel.ts";
 
 /**
- * A JSON POST to WEBHOOK_URL, signed per Standard Webhooks (`standardwebhooks`), with a `webhook-id`
- * that stays the same across retries so the receiver can de-duplicate.
+ * A JSON POST to WEBHOOK_URL (or a route's own receiver), signed per Standard Webhooks
+ * (`standardwebhooks`), with a `webhook-id` that stays the same across retries so the receiver can
+ * de-duplicate.
  */
-export function webhookChannel(opts: {
-  /** The receiver for a delivery's target (delivery/routing.ts). */
-  urlFor: (target: string | null) => string | undefined;
-  secret: string;
-  timeoutMs: number;
-}): Channel {
-  const signer = new Webhook(opts.secret);
-  const send = (url: string | undefined, id: string, payload: object): Promise<Attempt> => {
-    if (!url) return Promise.resolve({ kind: "permanent", reason: "no webhook URL for this route on this server" });
-    const body = JSON.stringify(payload);
-    const timestamp = new Date();
-    const signature = signer.sign(id, timestamp, body);
-    const headers = { "webhook-id": id, "webhook-timestamp": String(Math.floor(+timestamp / 1000)) };
-    return post(url, body, { ...headers, "webhook-signature": signature }, opts.timeoutMs);
-  };
-  return {
-    name: "webhook",
-    deliver({ messageId, inquiry, target }) {
-      // Standard Webhooks' envelope: type, timestamp (of the event), data. Same id on every attempt.
-      return send(opts.urlFor(target), messageId, {
-        type: "inquiry.received",
-        timestamp: new Date(inquiry.receivedAt).toISOString(),
-        data: inquiryPayload(inquiry),
-      });
-    },
-    async notify(subject, text) {
-      const outcome = await send(opts.urlFor("default"), `alert_${Date.now()}_${Math.random().toString(36).slice(2)}`, {
-        type: "delivery.failed",
-        timestamp: new Date().toISOString(),
-        data: { subject, text },
-      });
-      if (outcome.kind !== "delivered") throw new Error(outcome.reason);
-    },
-    describe: () => {
-      const general = opts.urlFor("default");
-      return general ? `webhook ${new URL(general).origin}` : "webhook (routed leads only)";
-    },
-  };
-}
+const variables = {
+  WEBHOOK_URL: receiverUrl.optional().meta({
+    description:
+      "also deliver every lead as a signed JSON `POST` here ([Standard Webhooks](https://www.standardwebhooks.com/)); needs `WEBHOOK_SECRET`; a URL with `user:password@` is refused at start (it would reach logs and alerts)",
+  }),
+  WEBHOOK_SECRET: z
+    .string()
+    .regex(/^whsec_[A-Za-z0-9+/]{32,}={0,2}$/, "a Standard Webhooks secret: whsec_ and at least 24 bytes in base64")
+    .optional()
+    .meta({
+      description:
+        "the shared signing secret, `whsec_` + base64 of at least 24 random bytes (`echo whsec_$(openssl rand -base64 32)`); the receiver verifies `webhook-signature` with it",
+    }),
+};
+
+export const webhook: ChannelDefinition<typeof variables> = {
+  name: "webhook",
+  variables,
+  check: (env) =>
+    (env.WEBHOOK_URL || Object.values(env.CONTACT_ROUTES ?? {}).some((r) => r.webhook)) && !env.WEBHOOK_SECRET
+      ? "WEBHOOK_SECRET: required with WEBHOOK_URL or a route's webhook (whsec_…, see docs/configuration.md)"
+      : undefined,
+  routeField: { key: "webhook", schema: receiverUrl },
+  targetFor: (config, key) => receiverTarget(config, key, "webhook", config.WEBHOOK_URL),
+  create(config) {
+    const general = config.WEBHOOK_URL;
+    const urlFor = (target: string | null) => receiverUrlOf(config, target, "webhook", general);
+    const signer = new Webhook(config.WEBHOOK_SECRET ?? "");
+    const send = (url: string | undefined, id: string, payload: object): Promise<Attempt> => {
+      if (!url) return Promise.resolve({ kind: "permanent", reason: "no webhook URL for this route on this server" });
+      const body = JSON.stringify(payload);
+      const timestamp = new Date();
+      const headers = {
+        "webhook-id": id,
+        "webhook-timestamp": String(Math.floor(+timestamp / 1000)),
+        "webhook-signature": signer.sign(id, timestamp, body),
+      };
+      return post(url, body, headers, config.DELIVERY_TIMEOUT_MS);
+    };
+    return {
+      name: "webhook",
+      deliver({ messageId, inquiry, target }) {
+        // Standard Webhooks' envelope: type, timestamp (of the event), data. Same id on every attempt.
+        return send(urlFor(target), messageId, {
+          type: "inquiry.received",
+          timestamp: new Date(inquiry.receivedAt).toISOString(),
+          data: inquiryPayload(inquiry),
+        });
+      },
+      async notify(subject, text) {
+        const outcome = await send(urlFor("default"), `alert_${Date.now()}_${Math.random().toString(36).slice(2)}`, {
+          type: "delivery.failed",
+          timestamp: new Date().toISOString(),
+          data: { subject, text },
+        });
+        if (outcome.kind !== "delivered") throw new Error(outcome.reason);
+      },
+      describe: () => (general ? `webhook ${new URL(general).origin}` : "webhook (routed leads only)"),
+    };
+  },
+};

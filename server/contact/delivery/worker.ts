@@ -1,10 +1,12 @@
 import { randomUUID } from "node:crypto";
 import type { Logger } from "pino";
-import type { ContactConfig } from "../config.ts";
+import type { Config } from "../../config.ts";
 import type { ContactMetrics } from "../metrics.ts";
-import { StorageUnavailableError } from "../storage/database.ts";
-import type { ChannelName, Delivery } from "../storage/records.ts";
-import type { Store } from "../storage/store.ts";
+import { type Database, StorageUnavailableError } from "../storage/database.ts";
+import { listHeld, purge } from "../storage/inquiries.ts";
+import * as outbox from "../storage/outbox.ts";
+import type { Delivery } from "../storage/records.ts";
+import { claimTurn, readSetting, writeSetting } from "../storage/settings.ts";
 import type { Attempt, Channel } from "./channel.ts";
 
 /**
@@ -20,13 +22,20 @@ function retryDelay(attempt: number, baseMs: number, maxMs: number, random = Mat
 }
 
 type WorkerParts = {
-  store: Store;
+  db: Database;
   channels: Channel[];
   log: Logger;
-  options: ContactConfig["outbox"];
+  /** The outbox's timings, and how often, at most, the company hears what was held as spam. */
+  config: Pick<
+    Config,
+    | "OUTBOX_POLL_MS"
+    | "OUTBOX_RETRY_BASE_MS"
+    | "OUTBOX_RETRY_MAX_MS"
+    | "OUTBOX_GIVE_UP_AFTER_MS"
+    | "OUTBOX_LEASE_MS"
+    | "HELD_SUMMARY_INTERVAL_MS"
+  >;
   metrics?: ContactMetrics;
-  /** How often, at most, the company hears what was held as spam. */
-  heldSummaryIntervalMs: number;
   /** Inquiries older than this many days are deleted (the imprint's promise, site.ts). */
   retentionDays: number;
 };
@@ -43,7 +52,7 @@ export class OutboxWorker {
   /** Deliveries being made: each finishes on its own, bounded by its channel's timeout. */
   private readonly inFlight = new Set<Promise<void>>();
   private readonly parts: WorkerParts;
-  private readonly channels: Map<ChannelName, Channel>;
+  private readonly channels: Map<string, Channel>;
   private readonly log: Logger;
   constructor(parts: WorkerParts) {
     this.parts = parts;
@@ -74,8 +83,8 @@ export class OutboxWorker {
     this.wake?.();
     const done = this.loop?.then(() => this.settled());
     await Promise.race([done, new Promise((r) => setTimeout(r, graceMs).unref())]);
-    const released = await this.parts.store.outbox.release(this.id).catch(() => 0);
-    if (released > 0) this.log.info({ released }, "released claimed deliveries");
+    const given = await outbox.giveBack(this.parts.db, this.id).catch(() => 0);
+    if (given > 0) this.log.info({ given }, "gave back claimed deliveries");
   }
 
   private async run(): Promise<void> {
@@ -84,7 +93,7 @@ export class OutboxWorker {
       try {
         worked = await this.pass();
         if (Date.now() >= this.nextSummaryCheck) {
-          this.nextSummaryCheck = Date.now() + Math.min(60_000, this.parts.heldSummaryIntervalMs);
+          this.nextSummaryCheck = Date.now() + Math.min(60_000, this.parts.config.HELD_SUMMARY_INTERVAL_MS);
           await this.summarizeHeld();
           await this.applyRetention();
         }
@@ -96,7 +105,7 @@ export class OutboxWorker {
       }
       if (worked === 0 && this.running) {
         await new Promise<void>((resolve) => {
-          const timer = setTimeout(resolve, this.parts.options.pollMs);
+          const timer = setTimeout(resolve, this.parts.config.OUTBOX_POLL_MS);
           this.wake = () => {
             clearTimeout(timer);
             resolve();
@@ -115,7 +124,7 @@ export class OutboxWorker {
   async pass(now = Date.now()): Promise<number> {
     const room = MAX_IN_HAND - this.inFlight.size;
     if (room <= 0) return 0;
-    const due = await this.parts.store.outbox.claimDue(this.id, now, this.parts.options.leaseMs, room);
+    const due = await outbox.claimDue(this.parts.db, this.id, now, this.parts.config.OUTBOX_LEASE_MS, room);
     for (const delivery of due) {
       const made: Promise<void> = this.deliver(delivery)
         .catch((err: Error) => this.log.error({ err: { message: err.message } }, "delivery not recorded"))
@@ -129,7 +138,7 @@ export class OutboxWorker {
   }
 
   private async deliver(delivery: Delivery): Promise<void> {
-    const { store, metrics, options } = this.parts;
+    const { db, metrics, config } = this.parts;
     const { inquiryId, attempts } = delivery;
     const log = this.log.child({ inquiryId, channel: delivery.channel, attempt: attempts });
     const channel = this.channels.get(delivery.channel);
@@ -138,14 +147,14 @@ export class OutboxWorker {
       : { kind: "permanent", reason: `the ${delivery.channel} channel is not configured on this server` };
     const now = Date.now();
     if (attempt.kind === "delivered") {
-      const marked = await store.outbox.markSent(delivery.id, this.id, now);
+      const marked = await outbox.markSent(db, delivery.id, this.id, now);
       metrics?.delivered(delivery.channel, (now - delivery.inquiry.receivedAt) / 1000);
       log.info({ via: channel?.describe(), detail: attempt.detail, marked }, "inquiry delivered");
       return;
     }
     const reason = attempt.reason.slice(0, 1000);
-    if (attempt.kind === "permanent" || now - delivery.createdAt >= options.giveUpAfterMs) {
-      await store.outbox.markFailed(delivery.id, this.id, reason);
+    if (attempt.kind === "permanent" || now - delivery.createdAt >= config.OUTBOX_GIVE_UP_AFTER_MS) {
+      await outbox.markFailed(db, delivery.id, this.id, reason);
       metrics?.failed(delivery.channel);
       // Loud on purpose: a person must look at this inquiry (`npm run inquiries -- retry` after a fix).
       log.fatal(
@@ -155,9 +164,9 @@ export class OutboxWorker {
       await this.alert(delivery, reason);
       return;
     }
-    const backoff = retryDelay(delivery.attempts, options.retryBaseMs, options.retryMaxMs);
+    const backoff = retryDelay(delivery.attempts, config.OUTBOX_RETRY_BASE_MS, config.OUTBOX_RETRY_MAX_MS);
     const delay = Math.max(backoff, attempt.retryAfterMs ?? 0);
-    await store.outbox.markRetry(delivery.id, this.id, now + delay, reason);
+    await outbox.markRetry(db, delivery.id, this.id, now + delay, reason);
     metrics?.retried(delivery.channel);
     log.warn({ reason, retryInMs: delay }, "inquiry delivery failed; will retry");
   }
@@ -169,14 +178,15 @@ export class OutboxWorker {
   async summarizeHeld(now = Date.now()): Promise<boolean> {
     const email = this.channels.get("email");
     if (!email) return false;
-    const { store, heldSummaryIntervalMs: interval } = this.parts;
+    const { db } = this.parts;
+    const interval = this.parts.config.HELD_SUMMARY_INTERVAL_MS;
     // One instance tries at a time (a short claim); the summary is marked sent only once it is, so a
     // failed one is tried again at the next claim and no held message goes unsummarized.
-    if (!(await store.operator.claimTurn("held_summary_claim", now, Math.min(interval, 300_000)))) return false;
-    const sentAt = await store.operator.heldSummarySentAt();
+    if (!(await claimTurn(db, "held_summary_claim", now, Math.min(interval, 300_000)))) return false;
+    const sentAt = Number((await readSetting(db, "held_summary_at")) ?? 0);
     if (now - sentAt < interval) return false;
     const turn = { since: sentAt || now - interval };
-    const held = await store.operator.listHeld(turn.since);
+    const held = await listHeld(db, turn.since);
     if (held.length === 0) return false;
     const lines = held.slice(0, 20).map((i) => `- ${i.name} <${i.email}>: ${i.heldReason ?? "held"} (${i.id})`);
     if (held.length > 20) lines.push(`- and ${held.length - 20} more`);
@@ -187,8 +197,9 @@ export class OutboxWorker {
       "Review them with `npm run inquiries -- held`; deliver one that a person sent with `npm run inquiries -- release ID`.",
     ].join("\n");
     try {
-      await email.notify(`Held as spam: ${held.length} message(s) in the last day`, text);
-      await store.operator.markHeldSummarySent(now);
+      const since = new Date(turn.since).toISOString().slice(0, 16).replace("T", " ");
+      await email.notify(`Held as spam: ${held.length} message(s) since ${since} UTC`, text);
+      await writeSetting(db, "held_summary_at", String(now));
       this.log.info({ held: held.length }, "held-messages summary sent");
       return true;
     } catch (err) {
@@ -202,9 +213,9 @@ export class OutboxWorker {
    * imprint promises (site.ts), logging how many, and how many of them still had a delivery waiting.
    */
   async applyRetention(now = Date.now()): Promise<{ deleted: number; pendingCut: number } | null> {
-    const { store, retentionDays } = this.parts;
-    if (!(await store.operator.claimTurn("retention_at", now, 86_400_000))) return null;
-    const result = await store.operator.purge(now - retentionDays * 86_400_000);
+    const { db, retentionDays } = this.parts;
+    if (!(await claimTurn(db, "retention_at", now, 86_400_000))) return null;
+    const result = await purge(db, now - retentionDays * 86_400_000);
     const log = { ...result, retentionDays };
     if (result.pendingCut > 0)
       this.log.warn(log, "retention: deleted old inquiries, some with a delivery still waiting");

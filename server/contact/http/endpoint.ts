@@ -21,7 +21,7 @@ const ALLOWED_HEADERS =
 const IDEMPOTENCY_KEY = /^[\x21-\x7e]{1,255}$/;
 
 type Options = {
-  pipeline: Submitter;
+  submitter: Submitter;
   log: Logger;
   publicKey: string;
   allowedOrigins: string[];
@@ -33,7 +33,7 @@ function ownOrigin(req: Request): string {
   return `${req.protocol}://${req.get("host") ?? ""}`;
 }
 
-export function contactEndpoint({ pipeline, log, publicKey, allowedOrigins, metrics }: Options) {
+export function contactEndpoint({ submitter, log, publicKey, allowedOrigins, metrics }: Options) {
   const router = express.Router();
   /** An answer without the pipeline's word: a refused request, or storage that is down (a POST is counted). */
   const fail = (res: Response, status: number, error: string, extra: Record<string, unknown> = {}) => {
@@ -90,7 +90,7 @@ export function contactEndpoint({ pipeline, log, publicKey, allowedOrigins, metr
     async (req, res, next) => {
       try {
         const one = (v: string | string[] | undefined) => (Array.isArray(v) ? v.join(", ") : v);
-        const outcome = await pipeline.submit({
+        const outcome = await submitter.submit({
           body: req.body,
           source: "api",
           formToken: one(req.headers["x-form-token"]),

@@ -2,6 +2,7 @@ import { createHmac, randomBytes } from "node:crypto";
 import { chmodSync, existsSync, mkdirSync, readFileSync, writeFileSync } from "node:fs";
 import { dirname, join } from "node:path";
 import { clientKeys } from "../../guards.ts";
+import { formTokens } from "./form-token.ts";
 
 /**
  * Client addresses are never stored, only an HMAC of them with a key the database does not hold
@@ -12,8 +13,8 @@ import { clientKeys } from "../../guards.ts";
 export const KEY_FILE = "secrets/ip-hash.key";
 
 /** The secret from IP_HASH_KEY, else from DATA_DIR/secrets/ip-hash.key (made, mode 0600, at first use). */
-export function loadAddressSecret(opts: { ipHashKey?: string; dataDir: string }): string {
-  if (opts.ipHashKey) return opts.ipHashKey;
+export function loadAddressSecret(opts: { IP_HASH_KEY?: string; dataDir: string }): string {
+  if (opts.IP_HASH_KEY) return opts.IP_HASH_KEY;
   const file = join(opts.dataDir, KEY_FILE);
   if (!existsSync(file)) {
     mkdirSync(dirname(file), { recursive: true, mode: 0o700 });
@@ -45,3 +46,7 @@ export function addressHasher(secret: string): AddressHasher {
     },
   };
 }
+
+/** What the secret keys: client addresses' hashes, and the contact page's form tokens (form-token.ts). */
+export const secretKeys = (secret: string) => ({ hasher: addressHasher(secret), tokens: formTokens(secret) });
+export type SecretKeys = ReturnType<typeof secretKeys>;

@@ -1,6 +1,8 @@
 import { readdirSync, readFileSync } from "node:fs";
 import { createRequire } from "node:module";
 import { join } from "node:path";
+import type { Sql } from "../storage/database.ts";
+import * as training from "../storage/training.ts";
 
 /**
  * The content layer of the spam defence (docs/decisions/0012-content-filter.md): a naive Bayes
@@ -199,11 +201,12 @@ export class ContentFilter {
   private revision = "";
   private checkedAt = 0;
   private readonly seed: readonly Example[];
-  private readonly marks: { revision(): Promise<string>; examples(): Promise<Example[]> };
+  private readonly db: Sql;
 
-  constructor(seed: readonly Example[], marks: { revision(): Promise<string>; examples(): Promise<Example[]> }) {
+  /** The seed corpus, and the database whose marks (storage/training.ts) it learns from. */
+  constructor(seed: readonly Example[], db: Sql) {
     this.seed = seed;
-    this.marks = marks;
+    this.db = db;
     this.model = new ContentModel(seed);
   }
 
@@ -211,9 +214,9 @@ export class ContentFilter {
   async refresh(now = Date.now()): Promise<void> {
     if (now - this.checkedAt < RELEARN_CHECK_MS) return;
     this.checkedAt = now;
-    const revision = await this.marks.revision();
+    const revision = await training.revision(this.db);
     if (revision === this.revision) return;
-    this.model = new ContentModel([...this.seed, ...(await this.marks.examples())]);
+    this.model = new ContentModel([...this.seed, ...(await training.examples(this.db))]);
     this.revision = revision;
   }
 

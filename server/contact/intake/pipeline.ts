@@ -1,14 +1,13 @@
 import { createHash } from "node:crypto";
 import type { Logger } from "pino";
 import { type ContactInput, type FieldErrors, HONEYPOT_FIELD, validateContact } from "../../../app/contact/schema.ts";
-import type { ContactConfig } from "../config.ts";
-import { newDeliveries } from "../delivery/channel.ts";
-import { type Routing, targetsFor } from "../delivery/routing.ts";
+import type { Config } from "../../config.ts";
+import { destinationsFor, newDeliveries, type Routing } from "../delivery/routing.ts";
 import type { OutboxWorker } from "../delivery/worker.ts";
 import type { ContactMetrics, InquiryOutcome } from "../metrics.ts";
-import type { KeyRecord, Limit } from "../storage/intake.ts";
+import type { Database } from "../storage/database.ts";
+import { type KeyRecord, type Limit, save, seenMessage } from "../storage/inquiries.ts";
 import type { Source } from "../storage/records.ts";
-import type { Store } from "../storage/store.ts";
 import type { AddressHasher } from "./address-hash.ts";
 import { type ContentFilter, reasonOf } from "./content-filter.ts";
 import type { FormTokens } from "./form-token.ts";
@@ -57,7 +56,7 @@ export interface Submitter {
 export type LimitSpec = { prefix: string; per: "address" | "network"; points: number; durationMs: number };
 
 export type PipelineParts = {
-  store: Store;
+  db: Database;
   worker: OutboxWorker;
   log: Logger;
   hasher: AddressHasher;
@@ -66,19 +65,20 @@ export type PipelineParts = {
   routing: Routing;
   metrics?: ContactMetrics;
   tokens: FormTokens;
-  spam: ContactConfig["spam"];
+  /** The spam layers' switch and thresholds, and what newDeliveries needs. */
+  config: Config;
   /** The content layer (intake/content-filter.ts). */
   content: ContentFilter;
 };
 
 export class ContactPipeline implements Submitter {
-  readonly store: Store;
+  readonly db: Database;
   readonly worker: OutboxWorker;
   private readonly parts: PipelineParts;
 
   constructor(parts: PipelineParts) {
     this.parts = parts;
-    this.store = parts.store;
+    this.db = parts.db;
     this.worker = parts.worker;
   }
 
@@ -101,7 +101,7 @@ export class ContactPipeline implements Submitter {
     const id = timeOrderedId(now);
     const fingerprint = fingerprintOf(valid.data);
     const hashes = this.parts.hasher.hashes(s.ip, now);
-    const result = await this.store.intake.save({
+    const result = await save(this.db, {
       inquiry: {
         ...valid.data,
         id,
@@ -110,13 +110,15 @@ export class ContactPipeline implements Submitter {
         userAgent: s.userAgent?.slice(0, 500) ?? null,
         ipHash: hashes?.address ?? null,
         source: s.source,
-        spam: held,
+        held,
         heldReason: held ? reasons.join("; ") : null,
         messageHash,
         spamScore: score,
       },
       // Held as spam: stored, answered like any other, delivered nowhere.
-      deliveries: held ? [] : newDeliveries(targetsFor(this.parts.routing, valid.data.service), id, now),
+      deliveries: held
+        ? []
+        : newDeliveries(destinationsFor(this.parts.routing, valid.data.service), id, this.parts.config, now),
       limits: this.limitsFor(hashes),
       idempotency: s.idempotencyKey ? { key: s.idempotencyKey, fingerprint } : undefined,
     });
@@ -137,14 +139,14 @@ export class ContactPipeline implements Submitter {
    * holds the inquiry. Off: only the honeypot holds, and nothing is scored.
    */
   private async spamReasonsFor(data: ContactInput, trap: string, token: string | undefined, hash: string, now: number) {
-    const { spam, tokens, content } = this.parts;
-    if (!spam.filter) return { reasons: trap ? ["honeypot filled"] : [], score: null };
+    const { config, tokens, content } = this.parts;
+    if (config.SPAM_FILTER === "off") return { reasons: trap ? ["honeypot filled"] : [], score: null };
     const reasons = spamReasons({
       data,
       trap,
       token: tokens.verify(token, now),
-      duplicate: await this.store.intake.seenMessage(hash, now - 86_400_000),
-      policy: spam,
+      duplicate: await seenMessage(this.db, hash, now - 86_400_000),
+      policy: config,
     });
     await content.refresh(now);
     const verdict = content.score(data);

@@ -1,5 +1,5 @@
 import type { ContactInput } from "../../../app/contact/schema.ts";
-import type { ContactConfig } from "../config.ts";
+import type { Config } from "../../config.ts";
 import type { TokenCheck } from "./form-token.ts";
 
 /**
@@ -16,16 +16,17 @@ export function spamReasons(s: {
   trap: string;
   token: TokenCheck;
   duplicate: boolean;
-  /** The thresholds (SPAM_MIN_FILL_MS, FORM_TOKEN_MAX_AGE_MS, SPAM_MAX_LINKS). */
-  policy: Pick<ContactConfig["spam"], "minFillMs" | "maxTokenAgeMs" | "maxLinks">;
+  /** The thresholds. */
+  policy: Pick<Config, "SPAM_MIN_FILL_MS" | "FORM_TOKEN_MAX_AGE_MS" | "SPAM_MAX_LINKS">;
 }): string[] {
   const reasons: string[] = [];
   if (s.trap) reasons.push("honeypot filled");
   if (!s.token.ok) reasons.push(s.token.reason);
-  else if (s.token.ageMs < s.policy.minFillMs) reasons.push(`sent ${Math.round(s.token.ageMs)} ms after the page`);
-  else if (s.token.ageMs > s.policy.maxTokenAgeMs) reasons.push("form token expired");
+  else if (s.token.ageMs < s.policy.SPAM_MIN_FILL_MS)
+    reasons.push(`sent ${Math.round(s.token.ageMs)} ms after the page`);
+  else if (s.token.ageMs > s.policy.FORM_TOKEN_MAX_AGE_MS) reasons.push("form token expired");
   const links = s.data.message.match(URL_LIKE)?.length ?? 0;
-  if (links > s.policy.maxLinks) reasons.push(`${links} links in the message`);
+  if (links > s.policy.SPAM_MAX_LINKS) reasons.push(`${links} links in the message`);
   if (URL_ANYWHERE.test(s.data.name) || URL_ANYWHERE.test(s.data.company)) reasons.push("a link as name or company");
   if (s.duplicate) reasons.push("the same message was received in the last 24 hours");
   return reasons;

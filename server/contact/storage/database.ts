@@ -1,12 +1,8 @@
-import { join } from "node:path";
-import { openPostgres } from "./postgres.ts";
-import { openSqlite } from "./sqlite.ts";
-
-export { openPostgres, openSqlite };
-
+import type { Logger } from "pino";
 /**
  * One small SQL interface over SQLite (node:sqlite, the default) and PostgreSQL (pg, with
- * DATABASE_URL). Queries are written once with `?` placeholders; the PostgreSQL side numbers them.
+ * DATABASE_URL): sqlite.ts and postgres.ts implement it, open.ts picks one. Queries are written
+ * once with `?` placeholders; the PostgreSQL side numbers them.
  */
 
 export type Engine = "sqlite" | "postgres";
@@ -27,17 +23,12 @@ export interface Database extends Sql {
   describe(): string;
 }
 
-/** A set of queries on one database (storage/store.ts holds one of each). */
-export class Queries {
-  readonly db: Database;
-  constructor(db: Database) {
-    this.db = db;
-  }
-}
-
-/** One write on its own: on SQLite through a transaction (what waits for another process's lock). */
-export function writeAlone(db: Database, sql: string, params: unknown[]): Promise<Row[]> {
-  return db.engine === "sqlite" ? db.transaction((tx) => tx.query(sql, params)) : db.query(sql, params);
+/**
+ * One write on its own, or in the caller's transaction when `sql` is one: on SQLite through a
+ * transaction (what waits for another process's lock).
+ */
+export function writeAlone(sql: Sql, text: string, params: unknown[]): Promise<Row[]> {
+  return sql.engine === "sqlite" ? sql.transaction((tx) => tx.query(text, params)) : sql.query(text, params);
 }
 
 /**
@@ -57,10 +48,7 @@ export class StorageUnavailableError extends Error {
 export type StorageWatcher = { failed(reason: string): void; recovered(): void };
 
 /** A watcher that logs the transitions, not every failure: a held lock would otherwise log every poll. */
-export function logStorageTransitions(log: {
-  warn: (o: object, m: string) => void;
-  info: (o: object, m: string) => void;
-}): StorageWatcher {
+export function logStorageTransitions(log: Pick<Logger, "warn" | "info">): StorageWatcher {
   let down: string | null = null;
   return {
     failed(reason) {
@@ -76,10 +64,3 @@ export function logStorageTransitions(log: {
 
 /** A watcher for tools and tests that need no log lines. */
 export const quietWatcher: StorageWatcher = { failed() {}, recovered() {} };
-
-/** The engine the configuration asks for: SQLite unless DATABASE_URL names PostgreSQL. */
-export function openDatabase(opts: { databaseUrl?: string; dataDir: string }, watcher?: StorageWatcher): Database {
-  return opts.databaseUrl
-    ? openPostgres(opts.databaseUrl, { watcher })
-    : openSqlite(join(opts.dataDir, "inquiries.sqlite"), { watcher });
-}

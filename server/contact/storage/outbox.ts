@@ -1,86 +1,108 @@
-import { Queries, writeAlone } from "./database.ts";
-import { type ChannelName, type Delivery, INQUIRY_COLUMNS, toInquiry } from "./records.ts";
+import { type Database, type Sql, writeAlone } from "./database.ts";
+import { INQUIRY_COLUMNS, toInquiry } from "./records.ts";
 
-/** The outbox as its workers see it: claim what is due, then mark each delivery sent, retried or failed. */
-export class DeliveryQueue extends Queries {
-  /**
-   * Claim up to `limit` deliveries whose claim has ended (a worker died mid-send), then those that
-   * are due, oldest first. On PostgreSQL, FOR UPDATE SKIP LOCKED lets several workers claim at once
-   * without sharing a delivery; on SQLite the transaction holds the write lock.
-   */
-  async claimDue(workerId: string, now: number, leaseMs: number, limit: number): Promise<Delivery[]> {
-    const lock = this.db.engine === "postgres" ? "FOR UPDATE SKIP LOCKED" : "";
-    return this.db.transaction(async (tx) => {
-      const rows = await tx.query<{ id: string }>(
-        `WITH ended AS (SELECT id FROM deliveries WHERE claimed_until < ? ORDER BY claimed_until LIMIT ? ${lock}),
+/**
+ * The outbox: the table `deliveries`, one row per inquiry and channel. Its worker
+ * (delivery/worker.ts) claims what is due, then marks each delivery sent, retried or failed; the
+ * operator puts failed ones back and reads what waits.
+ */
+/**
+ * Claim up to `limit` deliveries whose claim has ended (a worker died mid-send), then those that
+ * are due, oldest first. On PostgreSQL, FOR UPDATE SKIP LOCKED lets several workers claim at once
+ * without sharing a delivery; on SQLite the transaction holds the write lock.
+ */
+export async function claimDue(db: Database, workerId: string, now: number, leaseMs: number, limit: number) {
+  const lock = db.engine === "postgres" ? "FOR UPDATE SKIP LOCKED" : "";
+  return db.transaction(async (tx) => {
+    const rows = await tx.query<{ id: string }>(
+      `WITH ended AS (SELECT id FROM deliveries WHERE claimed_until < ? ORDER BY claimed_until LIMIT ? ${lock}),
               due AS (SELECT id FROM deliveries WHERE status = 'pending' AND next_attempt_at <= ?
                       ORDER BY next_attempt_at LIMIT ? ${lock})
          SELECT id FROM ended UNION ALL SELECT id FROM due LIMIT ?`,
-        [now, limit, now, limit, limit],
-      );
-      if (rows.length === 0) return [];
-      const ids = rows.map((r) => r.id);
-      const marks = ids.map(() => "?").join(", ");
-      await tx.query(
-        `UPDATE deliveries SET status = 'sending', claimed_by = ?, claimed_until = ?, attempts = attempts + 1
+      [now, limit, now, limit, limit],
+    );
+    if (rows.length === 0) return [];
+    const ids = rows.map((r) => r.id);
+    const marks = ids.map(() => "?").join(", ");
+    await tx.query(
+      `UPDATE deliveries SET status = 'sending', claimed_by = ?, claimed_until = ?, attempts = attempts + 1
          WHERE id IN (${marks})`,
-        [workerId, now + leaseMs, ...ids],
-      );
-      const claimed = await tx.query(
-        `SELECT d.id AS delivery_id, d.channel, d.message_id, d.target, d.attempts, d.created_at, ${INQUIRY_COLUMNS}
+      [workerId, now + leaseMs, ...ids],
+    );
+    const claimed = await tx.query(
+      `SELECT d.id AS delivery_id, d.channel, d.message_id, d.target, d.attempts, d.created_at, ${INQUIRY_COLUMNS}
          FROM deliveries d JOIN inquiries i ON i.id = d.inquiry_id WHERE d.id IN (${marks}) ORDER BY d.next_attempt_at`,
-        ids,
-      );
-      return claimed.map((r) => ({
-        id: String(r.delivery_id),
-        inquiryId: String(r.id),
-        channel: r.channel as ChannelName,
-        messageId: String(r.message_id),
-        target: (r.target as string | null) ?? null,
-        attempts: Number(r.attempts),
-        createdAt: Number(r.created_at),
-        inquiry: toInquiry(r),
-      }));
-    });
-  }
+      ids,
+    );
+    return claimed.map((r) => ({
+      id: String(r.delivery_id),
+      inquiryId: String(r.id),
+      channel: String(r.channel),
+      messageId: String(r.message_id),
+      target: (r.target as string | null) ?? null,
+      attempts: Number(r.attempts),
+      createdAt: Number(r.created_at),
+      inquiry: toInquiry(r),
+    }));
+  });
+}
 
-  /** Mark a claimed delivery sent. False if its claim was lost (another worker took it over after the lease). */
-  async markSent(id: string, workerId: string, now: number): Promise<boolean> {
-    const rows = await writeAlone(
-      this.db,
-      `UPDATE deliveries SET status = 'sent', sent_at = ?, claimed_by = NULL, claimed_until = NULL, last_error = NULL
+/** Mark a claimed delivery sent. False if its claim was lost (another worker took it over after the lease). */
+export async function markSent(db: Sql, id: string, workerId: string, now: number): Promise<boolean> {
+  const rows = await writeAlone(
+    db,
+    `UPDATE deliveries SET status = 'sent', sent_at = ?, claimed_by = NULL, claimed_until = NULL, last_error = NULL
        WHERE id = ? AND claimed_by = ? RETURNING id`,
-      [now, id, workerId],
-    );
-    return rows.length === 1;
-  }
+    [now, id, workerId],
+  );
+  return rows.length === 1;
+}
 
-  async markRetry(id: string, workerId: string, nextAttemptAt: number, error: string): Promise<void> {
-    await writeAlone(
-      this.db,
-      `UPDATE deliveries SET status = 'pending', next_attempt_at = ?, last_error = ?, claimed_by = NULL, claimed_until = NULL
+export async function markRetry(db: Sql, id: string, workerId: string, nextAttemptAt: number, error: string) {
+  await writeAlone(
+    db,
+    `UPDATE deliveries SET status = 'pending', next_attempt_at = ?, last_error = ?, claimed_by = NULL, claimed_until = NULL
        WHERE id = ? AND claimed_by = ?`,
-      [nextAttemptAt, error.slice(0, 1000), id, workerId],
-    );
-  }
+    [nextAttemptAt, error.slice(0, 1000), id, workerId],
+  );
+}
 
-  async markFailed(id: string, workerId: string, error: string): Promise<void> {
-    await writeAlone(
-      this.db,
-      `UPDATE deliveries SET status = 'failed', last_error = ?, claimed_by = NULL, claimed_until = NULL
+export async function markFailed(db: Sql, id: string, workerId: string, error: string) {
+  await writeAlone(
+    db,
+    `UPDATE deliveries SET status = 'failed', last_error = ?, claimed_by = NULL, claimed_until = NULL
        WHERE id = ? AND claimed_by = ?`,
-      [error.slice(0, 1000), id, workerId],
-    );
-  }
+    [error.slice(0, 1000), id, workerId],
+  );
+}
 
-  /** Give back every delivery a stopping worker still holds, to be sent by the next one at once. */
-  async release(workerId: string): Promise<number> {
-    const rows = await writeAlone(
-      this.db,
-      `UPDATE deliveries SET status = 'pending', claimed_by = NULL, claimed_until = NULL, attempts = attempts - 1
+/** Give back every delivery a stopping worker still holds, to be sent by the next one at once. */
+export async function giveBack(db: Sql, workerId: string): Promise<number> {
+  const rows = await writeAlone(
+    db,
+    `UPDATE deliveries SET status = 'pending', claimed_by = NULL, claimed_until = NULL, attempts = attempts - 1
        WHERE claimed_by = ? AND status = 'sending' RETURNING id`,
-      [workerId],
-    );
-    return rows.length;
-  }
+    [workerId],
+  );
+  return rows.length;
+}
+
+/** Failed deliveries (of one channel, or all) back to pending, due now, with a fresh retry window. */
+export async function retryFailed(db: Sql, now: number, channel?: string): Promise<number> {
+  const rows = await writeAlone(
+    db,
+    `UPDATE deliveries SET status = 'pending', next_attempt_at = ?, created_at = ?, attempts = 0
+     WHERE status = 'failed'${channel ? " AND channel = ?" : ""} RETURNING id`,
+    channel ? [now, now, channel] : [now, now],
+  );
+  return rows.length;
+}
+
+/** Deliveries not yet done, per channel, with the age of the oldest (for alerts and metrics). */
+export async function pending(db: Sql, now: number) {
+  const rows = await db.query<{ channel: string; n: number; oldest: number }>(
+    `SELECT channel, COUNT(*) AS n, MIN(created_at) AS oldest FROM deliveries
+     WHERE status IN ('pending', 'sending') GROUP BY channel`,
+  );
+  return rows.map((r) => ({ channel: r.channel, count: Number(r.n), oldestAgeMs: now - Number(r.oldest) }));
 }

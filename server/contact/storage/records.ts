@@ -5,8 +5,6 @@ import type { Sql } from "./database.ts";
 
 export type Source = "api" | "form";
 export type DeliveryStatus = "pending" | "sending" | "sent" | "failed";
-export const CHANNELS = ["email", "webhook", "slack"] as const;
-export type ChannelName = (typeof CHANNELS)[number];
 
 export type Inquiry = ContactInput & {
   id: string;
@@ -15,9 +13,9 @@ export type Inquiry = ContactInput & {
   userAgent: string | null;
   ipHash: string | null;
   source: Source;
-  /** Held out of the inbox as suspected spam. */
-  spam: boolean;
-  /** Why it is held (spam: true), for the person who reviews it. */
+  /** Held out of the inbox as suspected spam (column `spam`). */
+  held: boolean;
+  /** Why it is held, for the person who reviews it. */
   heldReason?: string | null;
   /** Hash of the normalized message, to notice the same text sent again. */
   messageHash?: string | null;
@@ -25,13 +23,13 @@ export type Inquiry = ContactInput & {
   spamScore?: number | null;
 };
 
-/** One delivery of one inquiry to one channel, claimed by a worker. */
+/** One delivery of one inquiry to one channel (a row of the outbox), claimed by a worker. */
 export type Delivery = {
   id: string;
   inquiryId: string;
-  channel: ChannelName;
+  channel: string;
   messageId: string;
-  /** Where it goes (delivery/routing.ts); null on rows from before routing: the general inbox and receivers. */
+  /** Where it goes on its channel (delivery/routing.ts); null on rows from before routing: the general inbox and receivers. */
   target: string | null;
   attempts: number;
   createdAt: number;
@@ -39,7 +37,7 @@ export type Delivery = {
 };
 
 export type DeliveryRecord = {
-  channel: ChannelName;
+  channel: string;
   target: string | null;
   status: DeliveryStatus;
   attempts: number;
@@ -58,7 +56,7 @@ export type InquiryRecord = Inquiry & {
   deliveries: DeliveryRecord[];
 };
 
-export type NewDelivery = { id: string; channel: ChannelName; messageId: string; target: string };
+export type NewDelivery = { id: string; channel: string; messageId: string; target: string };
 
 /** Queue deliveries of an inquiry, due now: the one place a delivery is made (a new lead, a released one). */
 export async function insertDeliveries(tx: Sql, inquiryId: string, deliveries: NewDelivery[], now: number) {
@@ -75,7 +73,7 @@ export const DELIVERY_COLUMNS = "d.channel, d.target, d.status, d.attempts, d.la
 
 export function toDelivery(r: Record<string, unknown>): DeliveryRecord {
   return {
-    channel: r.channel as ChannelName,
+    channel: r.channel as string,
     target: (r.target as string | null) ?? null,
     status: r.status as DeliveryStatus,
     attempts: Number(r.attempts ?? 0),
@@ -100,7 +98,7 @@ export function toInquiry(r: Record<string, unknown>): Inquiry {
     userAgent: (r.user_agent as string | null) ?? null,
     ipHash: (r.ip_hash as string | null) ?? null,
     source: r.source as Source,
-    spam: r.spam === true || r.spam === 1,
+    held: r.spam === true || r.spam === 1,
     heldReason: (r.held_reason as string | null) ?? null,
     spamScore: r.spam_score == null ? null : Number(r.spam_score),
   };
@@ -108,7 +106,7 @@ export function toInquiry(r: Record<string, unknown>): Inquiry {
 
 export function summarize(inquiry: Inquiry, deliveries: DeliveryRecord[]): InquiryRecord {
   const statuses = deliveries.map((d) => d.status);
-  const status: InquiryRecord["status"] = inquiry.spam
+  const status: InquiryRecord["status"] = inquiry.held
     ? "spam"
     : statuses.includes("failed")
       ? "failed"

@@ -1,0 +1,36 @@
+import { resolve } from "node:path";
+import { contactPublicKey } from "../app/contact/api.ts";
+import { seedCorpus } from "./contact/intake/content-filter.ts";
+import { loadEnv } from "./env.ts";
+import { externalOrigin } from "./security.ts";
+
+/**
+ * The configuration: the environment, parsed once (server/env.ts), and what follows from it, made
+ * once by the composition root (server/main.ts; scripts/inquiries.ts for the CLI) and passed down.
+ * Nothing else reads `process.env`. A bad value stops the start with one line naming the variable.
+ */
+
+export type Config = ReturnType<typeof loadConfig>;
+
+export function loadConfig(source: NodeJS.ProcessEnv = process.env) {
+  const env = loadEnv(source);
+  return {
+    ...env,
+    dataDir: resolve(env.DATA_DIR),
+    /** The host of SITE_URL: the sender's domain and the Message-IDs' right side. */
+    siteHost: new URL(env.SITE_URL).hostname,
+    /** The anonymous public key the page sends as its bearer token (app/contact/api.ts has the default). */
+    publicKey: contactPublicKey(env.CONTACT_PUBLIC_KEY),
+    /** Origins (scheme://host[:port]) allowed to call the endpoint from a browser, besides the site's own. */
+    allowedOrigins: (env.ALLOWED_ORIGINS ?? "")
+      .split(",")
+      .map((o) => o.trim().replace(/\/+$/, ""))
+      .filter(Boolean),
+    /** The origin of CONTACT_ENDPOINT when it is another site's (a hosted function): pages may call it. */
+    contactOrigin: externalOrigin(env.CONTACT_ENDPOINT),
+    /** Leads routed by service line (delivery/routing.ts). */
+    routes: env.CONTACT_ROUTES ?? {},
+    /** The content filter's seed corpus (intake/content-filter.ts): read here, so a bad folder stops the start. */
+    spamSeed: seedCorpus(env.SPAM_CORPUS_DIR ? resolve(env.SPAM_CORPUS_DIR) : undefined),
+  };
+}

@@ -1,0 +1,20 @@
+import type { ChannelDefinition } from "./channel.ts";
+import { email } from "./email.ts";
+import { slack } from "./slack.ts";
+import { webhook } from "./webhook.ts";
+
+/**
+ * Every delivery channel, declared once: a new channel is its module (a `ChannelDefinition`, see
+ * channel.ts) and a row here. Its variables, its field in CONTACT_ROUTES, routing, the worker,
+ * metrics and `inquiries retry --channel` all read this list.
+ */
+export const CHANNELS = [email, webhook, slack] as const;
+
+type Variables = (typeof CHANNELS)[number]["variables"];
+type All<U> = (U extends unknown ? (u: U) => void : never) extends (i: infer I) => void ? I : never;
+/** Every channel's variables, for server/env.ts's schema. */
+export const channelVariables = Object.assign({}, ...CHANNELS.map((c) => c.variables)) as All<Variables>;
+
+export const CHANNEL_NAMES: readonly string[] = CHANNELS.map((c) => c.name);
+
+export const channelNamed = (name: string): ChannelDefinition | undefined => CHANNELS.find((c) => c.name === name);

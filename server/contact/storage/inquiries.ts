@@ -1,0 +1,250 @@
+import type { Database, Sql } from "./database.ts";
+import {
+  DELIVERY_COLUMNS,
+  type DeliveryRecord,
+  type DeliveryStatus,
+  INQUIRY_COLUMNS,
+  type Inquiry,
+  type InquiryRecord,
+  insertDeliveries,
+  type NewDelivery,
+  summarize,
+  toDelivery,
+  toInquiry,
+} from "./records.ts";
+import { mark } from "./training.ts";
+
+/**
+ * The table `inquiries` and what hangs on it. What a submission writes, in one ordinary transaction on either engine: its Idempotency-Key
+ * (a key seen before stores and counts nothing), its rate-limit counters (over any limit, nothing
+ * is stored), then the inquiry, its deliveries and the key's record — together or not at all.
+ */
+
+/** A limit: at most `points` submissions per `durationMs` for one counter (`key`: a prefix and a hash). */
+export type Limit = { key: string; points: number; durationMs: number };
+
+/** What an Idempotency-Key was given the first time: the inquiry it stored, for which message. */
+export type KeyRecord = { inquiryId: string; fingerprint: string | null };
+
+export type SaveRequest = {
+  inquiry: Inquiry;
+  deliveries: NewDelivery[];
+  limits: Limit[];
+  idempotency?: { key: string; fingerprint: string };
+};
+
+export type SaveResult =
+  | { kind: "saved" }
+  | { kind: "key-seen"; first: KeyRecord }
+  /** Over a rate limit: nothing stored; the limit frees up in `retryAfterMs`. */
+  | { kind: "over-limit"; retryAfterMs: number };
+
+/** What an Idempotency-Key stored the first time, if it was used before. */
+export async function keyRecord(sql: Sql, key: string): Promise<KeyRecord | null> {
+  const [row] = await sql.query<{ inquiry_id: string; fingerprint: string | null }>(
+    "SELECT inquiry_id, fingerprint FROM idempotency_keys WHERE key = ?",
+    [key],
+  );
+  return row ? { inquiryId: String(row.inquiry_id), fingerprint: row.fingerprint ?? null } : null;
+}
+
+export async function save(
+  sql: Database,
+  { inquiry: i, deliveries, limits, idempotency }: SaveRequest,
+): Promise<SaveResult> {
+  const key = idempotency?.key;
+  try {
+    return await sql.transaction<SaveResult>(async (tx) => {
+      const first = key ? await keyRecord(tx, key) : null;
+      if (first) return { kind: "key-seen", first };
+      const blockedUntil = await countLimits(tx, limits, i.receivedAt);
+      if (blockedUntil !== null) return { kind: "over-limit", retryAfterMs: Math.max(0, blockedUntil - i.receivedAt) };
+      await tx.query(
+        `INSERT INTO inquiries (id, received_at, name, email, company, service, message, page, user_agent, ip_hash, source,
+                                  spam, held_reason, message_hash, spam_score)
+           VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`,
+        [
+          i.id,
+          i.receivedAt,
+          i.name,
+          i.email,
+          i.company,
+          i.service,
+          i.message,
+          i.page,
+          i.userAgent,
+          i.ipHash,
+          i.source,
+          i.held,
+          i.heldReason ?? null,
+          i.messageHash ?? null,
+          i.spamScore ?? null,
+        ],
+      );
+      await insertDeliveries(tx, i.id, deliveries, i.receivedAt);
+      if (idempotency) {
+        await tx.query("INSERT INTO idempotency_keys (key, inquiry_id, created_at, fingerprint) VALUES (?, ?, ?, ?)", [
+          idempotency.key,
+          i.id,
+          i.receivedAt,
+          idempotency.fingerprint,
+        ]);
+      }
+      return { kind: "saved" };
+    });
+  } catch (e) {
+    // Two requests with one key at the same moment (PostgreSQL): the loser reads the winner's record.
+    const first = key ? await keyRecord(sql, key).catch(() => null) : null;
+    if (first) return { kind: "key-seen", first };
+    throw e;
+  }
+}
+
+/** Whether the same message (by hash) was received since `since`. */
+export async function seenMessage(sql: Sql, messageHash: string, since: number): Promise<boolean> {
+  const rows = await sql.query("SELECT 1 AS x FROM inquiries WHERE message_hash = ? AND received_at >= ? LIMIT 1", [
+    messageHash,
+    since,
+  ]);
+  return rows.length > 0;
+}
+
+/**
+ * The rate-limit rule: count one submission against each limit (a window starts again once it has
+ * expired) and return when the furthest limit it is over frees up, or null if it is over none.
+ */
+async function countLimits(tx: Sql, limits: Limit[], now: number): Promise<number | null> {
+  if (limits.length === 0) return null;
+  const rows = await tx.query<{ key: string; points: number; expire: number }>(
+    `INSERT INTO rate_limits (key, points, expire) VALUES ${limits.map(() => "(?, 1, ?)").join(", ")}
+     ON CONFLICT (key) DO UPDATE SET
+       points = CASE WHEN rate_limits.expire <= ? THEN 1 ELSE rate_limits.points + 1 END,
+       expire = CASE WHEN rate_limits.expire <= ? THEN excluded.expire ELSE rate_limits.expire END
+     RETURNING key, points, expire`,
+    [...limits.flatMap((l) => [l.key, now + l.durationMs]), now, now],
+  );
+  const over = rows.filter((r) => Number(r.points) > (limits.find((l) => l.key === r.key)?.points ?? Infinity));
+  return over.length > 0 ? Math.max(...over.map((r) => Number(r.expire))) : null;
+}
+
+/* What operators and reports read and change (the CLI, the daily summary), and what retention and `forget` delete. */
+
+export function list(sql: Sql, opts: { since?: number } = {}): Promise<InquiryRecord[]> {
+  return records(sql, "i.received_at >= ?", [opts.since ?? 0]);
+}
+
+export async function get(sql: Sql, id: string): Promise<InquiryRecord | null> {
+  return (await records(sql, "i.id = ?", [id]))[0] ?? null;
+}
+
+/** The inquiries that match `where` (on inquiries `i`), newest first, each with its deliveries. */
+async function records(sql: Sql, where: string, params: unknown[]): Promise<InquiryRecord[]> {
+  const rows = await sql.query(
+    `SELECT ${INQUIRY_COLUMNS} FROM inquiries i WHERE ${where} ORDER BY i.received_at DESC, i.id`,
+    params,
+  );
+  const deliveries = await sql.query(
+    `SELECT d.inquiry_id, ${DELIVERY_COLUMNS} FROM deliveries d JOIN inquiries i ON i.id = d.inquiry_id
+       WHERE ${where} ORDER BY d.channel`,
+    params,
+  );
+  const byInquiry = new Map<string, DeliveryRecord[]>();
+  for (const d of deliveries) {
+    const list = byInquiry.get(String(d.inquiry_id)) ?? [];
+    list.push(toDelivery(d));
+    byInquiry.set(String(d.inquiry_id), list);
+  }
+  return rows.map((r) => summarize(toInquiry(r), byInquiry.get(String(r.id)) ?? []));
+}
+
+/** Everything held about one person, by email address (any case): their inquiries and deliveries. */
+export function byEmail(sql: Sql, email: string): Promise<InquiryRecord[]> {
+  return records(sql, "LOWER(i.email) = LOWER(?)", [email]);
+}
+
+/** Delete everything held about one person: inquiries, deliveries, idempotency records. */
+export async function forget(sql: Sql, email: string): Promise<{ ids: string[]; deliveries: number; keys: number }> {
+  return sql.transaction(async (tx) => {
+    const ids = (await tx.query<{ id: string }>("SELECT id FROM inquiries WHERE LOWER(email) = LOWER(?)", [email])).map(
+      (r) => String(r.id),
+    );
+    if (ids.length === 0) return { ids, deliveries: 0, keys: 0 };
+    const marks = ids.map(() => "?").join(", ");
+    const deliveries = await tx.query(`DELETE FROM deliveries WHERE inquiry_id IN (${marks}) RETURNING id`, ids);
+    const keys = await tx.query(`DELETE FROM idempotency_keys WHERE inquiry_id IN (${marks}) RETURNING key`, ids);
+    await tx.query(`DELETE FROM inquiries WHERE id IN (${marks})`, ids);
+    return { ids, deliveries: deliveries.length, keys: keys.length };
+  });
+}
+
+/**
+ * Delete inquiries received before `before`, with their deliveries and idempotency records. Says
+ * how many of them still had a delivery waiting, so that none is cut off silently.
+ */
+export async function purge(sql: Sql, before: number): Promise<{ deleted: number; pendingCut: number }> {
+  return sql.transaction(async (tx) => {
+    const [waiting] = await tx.query<{ n: number }>(
+      `SELECT COUNT(DISTINCT d.inquiry_id) AS n FROM deliveries d JOIN inquiries i ON i.id = d.inquiry_id
+         WHERE i.received_at < ? AND d.status IN ('pending', 'sending')`,
+      [before],
+    );
+    await tx.query("DELETE FROM idempotency_keys WHERE created_at < ?", [before]);
+    const rows = await tx.query("DELETE FROM inquiries WHERE received_at < ? RETURNING id", [before]);
+    return { deleted: rows.length, pendingCut: Number(waiting?.n ?? 0) };
+  });
+}
+
+/** Inquiries by outcome and deliveries by channel and status, received since `since`. */
+export async function stats(sql: Sql, since: number) {
+  const [i] = await sql.query<{ n: number; spam: number }>(
+    `SELECT COUNT(*) AS n, COALESCE(SUM(CASE WHEN spam THEN 1 ELSE 0 END), 0) AS spam
+       FROM inquiries WHERE received_at >= ?`,
+    [since],
+  );
+  // Where the leads went: per channel, target (delivery/routing.ts) and status.
+  const rows = await sql.query<{
+    channel: string;
+    target: string | null;
+    status: DeliveryStatus;
+    n: number;
+  }>(
+    `SELECT d.channel, d.target, d.status, COUNT(*) AS n FROM deliveries d JOIN inquiries i ON i.id = d.inquiry_id
+       WHERE i.received_at >= ? GROUP BY d.channel, d.target, d.status ORDER BY d.channel, d.target, d.status`,
+    [since],
+  );
+  return {
+    inquiries: { total: Number(i?.n ?? 0), spam: Number(i?.spam ?? 0) },
+    deliveries: rows.map((r) => ({
+      channel: r.channel,
+      target: r.target ?? null,
+      status: r.status,
+      count: Number(r.n),
+    })),
+  };
+}
+
+/** Inquiries held out of the inbox, newest first. */
+export async function listHeld(sql: Sql, since = 0): Promise<Inquiry[]> {
+  const rows = await sql.query(
+    `SELECT ${INQUIRY_COLUMNS} FROM inquiries i WHERE i.spam AND i.received_at >= ? ORDER BY i.received_at DESC, i.id`,
+    [since],
+  );
+  return rows.map(toInquiry);
+}
+
+/**
+ * Release a held inquiry: a normal lead from now on, delivered to every configured channel, and a
+ * genuine example the content filter learns from. False if there is no held inquiry with that id.
+ */
+export async function releaseHeld(sql: Sql, id: string, deliveries: NewDelivery[], now: number): Promise<boolean> {
+  return sql.transaction(async (tx) => {
+    const released = await tx.query(
+      "UPDATE inquiries SET spam = ?, held_reason = NULL WHERE id = ? AND spam RETURNING id",
+      [false, id],
+    );
+    if (released.length === 0) return false;
+    await insertDeliveries(tx, id, deliveries, now);
+    await mark(tx, id, "genuine", now);
+    return true;
+  });
+}

@@ -1,0 +1,4 @@
+import { secretKeys } from "../../server/contact/intake/address-hash.ts";
+
+/** The secret keys of an in-process pipeline (the server makes its own at start, server/main.ts). */
+export const testKeys = secretKeys("test-address-secret-of-at-least-32-characters");
