@@ -2,7 +2,7 @@
 #   podman build -t teton-site --build-arg SITE_URL=https://www.example.com .
 #   podman run -p 3000:3000 -v teton-data:/data teton-site
 # Build-time variables (baked into the pages) are build arguments; everything else is read at run
-# time from the environment (README, "Environment variables").
+# time from the environment (docs/configuration.md).
 
 FROM node:24-bookworm-slim AS build
 WORKDIR /app
