@@ -38,6 +38,7 @@ export const pages = [
   },
   { name: "contactSent", path: "/contact/sent", module: "routes/contact-sent.tsx", public: false },
   { name: "imprint", path: "/imprint", module: "routes/imprint.tsx", public: true, markdown: true },
+  { name: "privacy", path: "/privacy", module: "routes/privacy.tsx", public: true, markdown: true },
 ] as const satisfies readonly Page[];
 
 /** Files for crawlers and readers, prerendered from resource routes. */
@@ -47,6 +48,7 @@ export const files = [
   { name: "robots", path: "/robots.txt", module: "routes/robots.ts" },
   { name: "securityTxt", path: "/.well-known/security.txt", module: "routes/security-txt.ts" },
   { name: "manifest", path: "/site.webmanifest", module: "routes/manifest.ts" },
+  { name: "gpc", path: "/.well-known/gpc.json", module: "routes/gpc.ts" },
 ] as const;
 
 type Linkable = Exclude<(typeof pages)[number], { name: "post" }> | (typeof files)[number];

@@ -1,10 +1,11 @@
-import { existsSync, rmSync, writeFileSync } from "node:fs";
+import { existsSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { parseArgs } from "node:util";
 import { stringify } from "csv-stringify/sync";
 import { type Config, loadConfig } from "../server/config.ts";
 import { CHANNEL_NAMES } from "../server/contact/delivery/channels.ts";
 import { destinationsFor, newDeliveries, type Routing } from "../server/contact/delivery/routing.ts";
+import { type Erased, erase } from "../server/contact/erasure.ts";
 import type { Database } from "../server/contact/storage/database.ts";
 import * as inquiries from "../server/contact/storage/inquiries.ts";
 import { pendingMigrations } from "../server/contact/storage/migrations.ts";
@@ -25,7 +26,8 @@ const USAGE = `Usage: npm run inquiries -- <command>
   list [--json]                    every inquiry, newest first, with each channel's delivery status
   export --format csv [--out FILE] all inquiries as CSV (to standard output, or FILE)
   export --email ADDRESS           everything held about one person, as JSON (a "see my data" request)
-  forget --email ADDRESS           delete everything held about one person, and say what was deleted
+  forget --email ADDRESS           delete everything held about one person (any case), every email file that
+                                   names them too, and say what was deleted
   show ID                          one inquiry in full, with every channel's attempts and last error
   retry [--channel NAME]           put failed deliveries (of one channel: ${CHANNEL_NAMES.join(", ")}) back in the queue
   stats [--json]                   inquiries and deliveries by channel and status: last day, week, month
@@ -35,7 +37,7 @@ const USAGE = `Usage: npm run inquiries -- <command>
   spam ID                          teach the content filter that a message is spam (it stays as it is)
   training [--json]                what the content filter learned from: each mark, newest last
   training undo ID                 take a mark back; the filter forgets it
-  purge --older-than <N>d          delete inquiries older than N days (h for hours)
+  purge --older-than <N>d          delete inquiries older than N days (h for hours), with their email files
 
 Reads DATA_DIR (default ./data) or DATABASE_URL, like the server.`;
 
@@ -304,33 +306,34 @@ const COMMANDS: Record<string, (c: Context) => Promise<number>> = {
     }
     return 0;
   },
-  async purge({ db, values }) {
+  async purge({ db, values, config }) {
     const age = parseAge(values["older-than"]);
-    const { deleted, pendingCut } = await inquiries.purge(db, Date.now() - age);
-    const waiting = pendingCut > 0 ? ` ${pendingCut} of them still had a delivery waiting.` : "";
+    const erased = await erase(db, join(config.dataDir, "mail"), { before: Date.now() - age }, waitFor(config));
+    const waiting = erased.pendingCut > 0 ? ` ${erased.pendingCut} of them still had a delivery waiting.` : "";
     console.log(
-      `Deleted ${deleted} inquir${deleted === 1 ? "y" : "ies"} older than ${values["older-than"]}.${waiting}`,
+      `Deleted ${erased.inquiries} inquir${erased.inquiries === 1 ? "y" : "ies"} older than ${values["older-than"]}, ${erased.files} email files and ${erased.rateLimits} expired rate limits.${waiting}${inFlight(erased)}`,
     );
     return 0;
   },
   async forget({ db, values, config }) {
     if (!values.email) throw new UsageError("forget needs --email ADDRESS");
-    const { ids, deliveries, keys } = await inquiries.forget(db, values.email);
-    // Without a relay, each email was also written as a file: those hold the person's words too.
-    let files = 0;
-    for (const id of ids) {
-      const file = join(config.dataDir, "mail", `${id}.eml`);
-      if (existsSync(file)) {
-        rmSync(file);
-        files += 1;
-      }
-    }
+    // Every copy: the inquiries and their records, and every email file that names them (the lead,
+    // the held summary, a failure alert). A send under way is waited for, so nothing goes out after.
+    const erased = await erase(db, join(config.dataDir, "mail"), { email: values.email }, waitFor(config));
+    const n = erased.inquiries;
     console.log(
-      `Deleted everything held about ${printable(values.email)}: ${ids.length} inquir${ids.length === 1 ? "y" : "ies"}, ${deliveries} deliveries, ${keys} idempotency records, ${files} email files.`,
+      `Deleted everything held about ${printable(values.email)}: ${n} inquir${n === 1 ? "y" : "ies"}, ${erased.deliveries} deliveries, ${erased.keys} idempotency records, ${erased.marks} filter marks, ${erased.files} email files.${inFlight(erased)}`,
     );
     return 0;
   },
 };
+
+/** A send under way is waited for up to the outbox's lease (after that, its worker's claim is over). */
+const waitFor = (config: Config) => ({ waitMs: config.OUTBOX_LEASE_MS });
+const inFlight = ({ inFlight: n }: Erased) =>
+  n > 0
+    ? ` ${n} deliver${n === 1 ? "y was" : "ies were"} already being sent and did not end in time: ${n === 1 ? "it has" : "they have"} reached the relay or receiver, which this cannot recall.`
+    : "";
 
 async function main(argv: string[]): Promise<number> {
   const { values, positionals } = parseArgs({

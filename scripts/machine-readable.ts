@@ -51,7 +51,8 @@ ${posts.map((p) => `- [${p.title}](${md(`/blog/${p.slug}`)}): ${p.excerpt}`).joi
 
 ## Optional
 
-- [Imprint](${md("/imprint")}): who runs this site, and the privacy notice
+- [Privacy Policy](${md("/privacy")}): what the site collects, who helps handle it, how long it is kept, how to see or delete it
+- [Imprint](${md("/imprint")}): who runs this site
 `;
 }
 

@@ -197,6 +197,10 @@ export const schema = z.object({
   HELD_SUMMARY_INTERVAL_MS: positiveInt
     .default(24 * 60 * 60_000)
     .meta({ description: "how often, at most, the company gets the summary of held messages (count and senders)" }),
+  RETENTION_INTERVAL_MS: positiveInt.default(24 * 60 * 60_000).meta({
+    description:
+      "how often the retention pass erases what is older than the privacy notice's period (`app/config/site.ts`): inquiries, their deliveries and marks, email files, expired rate limits",
+  }),
 });
 
 export type Env = z.infer<typeof schema>;

@@ -4,8 +4,10 @@ import { createServer } from "node:http";
 import { fileURLToPath } from "node:url";
 import pino from "pino";
 import type { ServerBuild } from "react-router";
+import { site } from "../app/config/site.ts";
 import { createApp } from "./app.ts";
 import { type Config, loadConfig } from "./config.ts";
+import { unnamedProcessors } from "./contact/delivery/routing.ts";
 import { loadAddressSecret, secretKeys } from "./contact/intake/address-hash.ts";
 import { type ContactMetrics, createMetrics } from "./contact/metrics.ts";
 import { startContactRuntime } from "./contact/runtime.ts";
@@ -51,6 +53,9 @@ function refuseToStart(err: unknown): never {
 let config: Config;
 try {
   config = loadConfig();
+  // The privacy notice never falls behind the running system: a lead goes to no one it does not name.
+  const unnamed = unnamedProcessors(config, site.privacy.processors);
+  if (unnamed) throw new Error(unnamed);
 } catch (err) {
   refuseToStart(err);
 }

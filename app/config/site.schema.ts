@@ -61,7 +61,16 @@ const siteSchema = z.object({
     managementRoles: z.array(z.string()).length(3),
     californiaLicensing: z.string(),
     liabilityCoverageUsd: z.number().int().positive(),
+  }),
+  privacy: z.strictObject({
+    effectiveDate: z.string().regex(/^[A-Z][a-z]+ \d{1,2}, \d{4}$/, "a date like November 24, 2026"),
     retentionDays: z.number().int().min(1),
+    answerDays: z.number().int().min(1).max(45),
+    /** Keyed by delivery channel name. */
+    processors: z.record(
+      z.string(),
+      z.strictObject({ category: z.string().min(3), name: z.string().min(2), gets: z.string().min(3) }),
+    ),
   }),
   copyrightYear: z.number().int().min(2000),
   themeColor: z.object({ light: z.string().regex(/^#[0-9a-f]{6}$/), dark: z.string().regex(/^#[0-9a-f]{6}$/) }),

@@ -64,8 +64,34 @@ export const site: Site = {
     californiaLicensing:
       "For clients in California, services are provided in accordance with the California Business and Professions Code. Teton Digital Systems LLC is registered with the California Secretary of State as a foreign limited liability company; no service we offer requires a California state contractor license.",
     liabilityCoverageUsd: 5_000_000,
-    /** How long inquiries are kept: the imprint promises it, and the server deletes older ones daily. */
+  },
+  /**
+   * The privacy notice (/privacy): what it promises, in one place. The server deletes what is older
+   * than `retentionDays` by itself, and refuses to start when it would send leads to a processor this
+   * list does not name (keyed by delivery channel: server/contact/delivery/channels.ts).
+   */
+  privacy: {
+    effectiveDate: "November 24, 2026",
     retentionDays: 365,
+    /** How long the company takes at most to answer a request to see or delete data. */
+    answerDays: 30,
+    processors: {
+      email: {
+        category: "Our email provider",
+        name: "Microsoft 365 (Microsoft Corporation)",
+        gets: "the message you send, as an email to our inbox",
+      },
+      slack: {
+        category: "Our team chat",
+        name: "Slack (Slack Technologies, LLC)",
+        gets: "the message you send, posted to a private channel of our team",
+      },
+      webhook: {
+        category: "Our customer relationship management (CRM) system",
+        name: "HubSpot (HubSpot, Inc.)",
+        gets: "the message you send, recorded as a new contact and inquiry",
+      },
+    },
   },
   copyrightYear: 2025,
   themeColor: { light: "#1d4ed8", dark: "#020617" },

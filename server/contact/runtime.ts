@@ -3,8 +3,9 @@ import { site } from "../../app/config/site.ts";
 import type { Config } from "../config.ts";
 import type { Channel } from "./delivery/channel.ts";
 import { channelNamed } from "./delivery/channels.ts";
-import { routingOf } from "./delivery/routing.ts";
+import { channelsOf, routingOf } from "./delivery/routing.ts";
 import { OutboxWorker } from "./delivery/worker.ts";
+import { Housekeeping } from "./housekeeping.ts";
 import type { SecretKeys } from "./intake/address-hash.ts";
 import { ContentFilter } from "./intake/content-filter.ts";
 import { ContactPipeline, type LimitSpec, type Outcome, type Submission } from "./intake/pipeline.ts";
@@ -32,12 +33,14 @@ export async function createContactPipeline(
       );
     }
     const routing = routingOf(config);
-    const used = new Set(Object.values(routing).flatMap((destinations) => destinations.map((d) => d.channel)));
-    const channels: Channel[] = [...used].flatMap((name) => channelNamed(name)?.create(config) ?? []);
+    const channels: Channel[] = channelsOf(routing).flatMap((name) => channelNamed(name)?.create(config) ?? []);
     // Where the server sends each service's leads, so that `release` from any shell queues the same.
     await writeSetting(db, "routing", JSON.stringify(routing));
     const { metrics } = opts;
-    const worker = new OutboxWorker({ db, channels, log, config, metrics, retentionDays: site.imprint.retentionDays });
+    const worker = new OutboxWorker({ db, channels, log, config, metrics });
+    const email = channels.find((c) => c.name === "email");
+    const retentionDays = site.privacy.retentionDays;
+    const housekeeping = new Housekeeping({ db, email, log, config, retentionDays });
     metrics?.watchOutbox(db);
     const pipeline = new ContactPipeline({
       db,
@@ -55,8 +58,9 @@ export async function createContactPipeline(
     return {
       pipeline,
       db,
+      housekeeping,
       async close() {
-        await worker.stop();
+        await Promise.all([worker.stop(), housekeeping.stop()]);
         for (const c of channels) c.close?.();
         await db.close();
       },
@@ -99,6 +103,7 @@ export function startContactRuntime(config: Config, log: Logger, opts: { keys: S
       }
       made = pipeline;
       made.pipeline.worker.start();
+      made.housekeeping.start();
     } catch (err) {
       const message = (err as Error).message;
       if (message !== reason) {

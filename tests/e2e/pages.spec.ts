@@ -35,6 +35,7 @@ test.describe("shared layout", () => {
         ["Blog", "/blog"],
         ["Contact", "/contact"],
         ["Imprint", "/imprint"],
+        ["Privacy Policy", "/privacy"],
       ] as const) {
         await expect(footer.getByRole("link", { name, exact: true })).toHaveAttribute("href", href);
       }
@@ -220,18 +221,44 @@ test("imprint: the eight sections and the legal constants", async ({ page }) => 
   }
 });
 
-test("the privacy note says what is kept and for how long", async ({ page }) => {
-  await page.goto("/imprint");
-  const note = page.locator("#privacy").locator("..");
-  for (const words of [
-    /name, email address, company, chosen service and message/,
-    /page you sent it from/,
-    /user agent/,
-    /hash of your network address \(never the address itself\)/,
-    /no longer than one\s+year/,
-    /no cookies/,
-    /analytics/,
-  ]) {
-    await expect(note).toContainText(words);
+test("the privacy notice: what is collected, who gets it, how long, choices, DNT, GPC, changes, effective date", async ({
+  page,
+  request,
+}) => {
+  await page.goto("/privacy");
+  const main = page.getByRole("main");
+  await expect(main.locator("h2")).toHaveText([
+    "In Short",
+    "What We Collect",
+    "Why We Use It",
+    "Who Helps Us Handle It",
+    "How Long We Keep It",
+    "Seeing or Deleting Your Information",
+    "Do Not Track and Global Privacy Control",
+    "Children",
+    "Changes to This Policy",
+    "Contact",
+  ]);
+  // Its facts are the configuration's: every processor, the period, the time to answer, the date.
+  for (const p of Object.values(site.privacy.processors)) {
+    await expect(main).toContainText(`${p.category}, ${p.name}: ${p.gets}.`);
   }
+  await expect(main).toContainText(/no longer than one\s+year/);
+  await expect(main).toContainText(`Within ${site.privacy.answerDays} days`);
+  await expect(main).toContainText(`Effective date: ${site.privacy.effectiveDate}`);
+  for (const words of [/name, email address and message/, /user agent/, /never the address itself/, /no cookies/]) {
+    await expect(main).toContainText(words);
+  }
+  await expect(main.getByRole("link", { name: site.email }).first()).toHaveAttribute("href", `mailto:${site.email}`);
+  // The GPC statement it links to, as the spec has it.
+  await expect(main.getByRole("link", { name: "GPC statement" })).toHaveAttribute("href", "/.well-known/gpc.json");
+  const gpc = await request.get("/.well-known/gpc.json");
+  expect(gpc.headers()["content-type"]).toMatch(/^application\/json/);
+  expect(await gpc.json()).toEqual({ gpc: true, lastUpdate: "2026-11-24" });
+  // The imprint's privacy note points here instead of keeping a copy of its own.
+  await page.goto("/imprint");
+  await expect(page.locator("#privacy").locator("..").getByRole("link", { name: "Privacy Policy" })).toHaveAttribute(
+    "href",
+    "/privacy",
+  );
 });

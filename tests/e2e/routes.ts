@@ -11,6 +11,7 @@ const headings: Record<string, string | RegExp> = {
   "/blog": "Insights & Articles",
   "/contact": "Contact Us",
   "/imprint": "Imprint",
+  "/privacy": "Privacy Policy",
 };
 
 const posts = readPublishedPosts();

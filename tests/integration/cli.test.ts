@@ -312,7 +312,9 @@ describe.each(["sqlite", "postgres"] as const)("inquiries CLI on %s", (engine) =
   });
 
   it("purges inquiries older than the given age", () => {
-    expect(cli("purge", "--older-than", "365d").out).toContain("Deleted 1 inquiry older than 365d.");
+    expect(cli("purge", "--older-than", "365d").out).toContain(
+      "Deleted 1 inquiry older than 365d, 0 email files and 0 expired rate limits.",
+    );
     const rows = JSON.parse(cli("list", "--json").out);
     expect(rows.map((r: { id: string }) => r.id)).not.toContain(ids.old.id);
     expect(rows).toHaveLength(2);

@@ -27,7 +27,7 @@ describe("llms.txt and the Markdown versions", () => {
     for (const heading of ["## Services", "## Articles", "## Contact"]) expect(text).toContain(heading);
     const links = [...text.matchAll(/\]\((https?:\/\/[^)]+)\)/g)].map((m) => new URL(m[1] ?? "").pathname);
     for (const p of posts) expect(links).toContain(`/blog/${p.slug}.md`);
-    expect(links).toEqual(expect.arrayContaining(["/services.md", "/contact.md", "/imprint.md"]));
+    expect(links).toEqual(expect.arrayContaining(["/services.md", "/contact.md", "/imprint.md", "/privacy.md"]));
     for (const path of new Set(links)) {
       const md = await get(path);
       expect(md.status, path).toBe(200);

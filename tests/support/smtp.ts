@@ -18,6 +18,8 @@ export class TestSmtp {
   readonly rejected: string[] = [];
   /** Answer 451 to this many deliveries before accepting again. */
   rejectNext = 0;
+  /** Hold each message this long before answering it (a slow relay: a send stays in flight). */
+  answerAfterMs = 0;
   /** Recipients this relay does not know: RCPT TO is answered 550 (a permanent "no"). */
   readonly unknownRecipients = new Set<string>();
   port = 0;
@@ -57,6 +59,7 @@ export class TestSmtp {
         const chunks: Buffer[] = [];
         stream.on("data", (c: Buffer) => chunks.push(c));
         stream.on("end", async () => {
+          if (this.answerAfterMs > 0) await new Promise((r) => setTimeout(r, this.answerAfterMs));
           if (this.rejectNext > 0) {
             this.rejectNext -= 1;
             this.rejected.push((await simpleParser(Buffer.concat(chunks))).messageId ?? "");

@@ -48,6 +48,11 @@ export function SiteFooter() {
                 Imprint
               </a>
             </li>
+            <li>
+              <a href={link.privacy} className={footerLink}>
+                Privacy Policy
+              </a>
+            </li>
           </ul>
         </div>
       </div>

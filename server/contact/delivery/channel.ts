@@ -17,8 +17,8 @@ export type Attempt =
 export interface Channel {
   readonly name: string;
   deliver(delivery: Delivery): Promise<Attempt>;
-  /** A short operator alert (a delivery on another channel failed for good). Best effort. */
-  notify(subject: string, text: string): Promise<void>;
+  /** A short operator alert (a delivery failed for good, the held summary) naming these inquiries. Best effort. */
+  notify(subject: string, text: string, inquiryIds: string[]): Promise<void>;
   describe(): string;
   close?(): void;
 }

@@ -200,7 +200,7 @@ export const email: ChannelDefinition<typeof variables> = {
           return final ? { kind: "permanent", reason } : { kind: "retry", reason };
         }
       },
-      async notify(subject, text) {
+      async notify(subject, text, inquiryIds) {
         const id = `alert-${Date.now()}-${Math.random().toString(36).slice(2, 8)}`;
         const result = await mailer.send(
           {
@@ -211,7 +211,8 @@ export const email: ChannelDefinition<typeof variables> = {
             text,
             html: `<pre style="white-space:pre-wrap">${escapeHtml(text)}</pre>`,
             messageId: `<${id}@${config.siteHost}>`,
-            headers: { "X-Alert": "delivery-failed" },
+            // What retention and `forget` read to delete a copy written to DATA_DIR/mail (contact/erasure.ts).
+            headers: { "X-Alert": "delivery-failed", "X-Inquiry-Ids": inquiryIds.join(" ") },
           },
           id,
         );

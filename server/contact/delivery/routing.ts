@@ -23,6 +23,21 @@ export function routingOf(config: Config): Routing {
   return Object.fromEntries(["default", ...Object.keys(config.routes)].map((key) => [key, destinations(key)]));
 }
 
+/** The channels a routing sends leads through. */
+export const channelsOf = (routing: Routing) => [
+  ...new Set(Object.values(routing).flatMap((ds) => ds.map((d) => d.channel))),
+];
+
+/**
+ * The privacy notice names who receives leads (site.privacy.processors, by channel): what this
+ * configuration would send through a channel it does not name, one line; nothing when all is named.
+ */
+export function unnamedProcessors(config: Config, named: Record<string, unknown>): string | undefined {
+  const unnamed = channelsOf(routingOf(config)).filter((c) => !Object.hasOwn(named, c));
+  if (unnamed.length === 0) return undefined;
+  return `The privacy notice does not name who receives leads through ${unnamed.join(", ")}: add ${unnamed.map((c) => `privacy.processors.${c}`).join(", ")} to app/config/site.ts and rebuild, or leave that channel unset`;
+}
+
 /** Where a lead for `service` goes ("" is no service chosen). */
 export const destinationsFor = (routing: Routing, service: string): Destination[] =>
   routing[service || "none"] ?? routing.default ?? [];

@@ -3,10 +3,8 @@ import type { Logger } from "pino";
 import type { Config } from "../../config.ts";
 import type { ContactMetrics } from "../metrics.ts";
 import { type Database, StorageUnavailableError } from "../storage/database.ts";
-import { listHeld, purge } from "../storage/inquiries.ts";
 import * as outbox from "../storage/outbox.ts";
 import type { Delivery } from "../storage/records.ts";
-import { claimTurn, readSetting, writeSetting } from "../storage/settings.ts";
 import type { Attempt, Channel } from "./channel.ts";
 
 /**
@@ -25,19 +23,12 @@ type WorkerParts = {
   db: Database;
   channels: Channel[];
   log: Logger;
-  /** The outbox's timings, and how often, at most, the company hears what was held as spam. */
+  /** The outbox's timings. */
   config: Pick<
     Config,
-    | "OUTBOX_POLL_MS"
-    | "OUTBOX_RETRY_BASE_MS"
-    | "OUTBOX_RETRY_MAX_MS"
-    | "OUTBOX_GIVE_UP_AFTER_MS"
-    | "OUTBOX_LEASE_MS"
-    | "HELD_SUMMARY_INTERVAL_MS"
+    "OUTBOX_POLL_MS" | "OUTBOX_RETRY_BASE_MS" | "OUTBOX_RETRY_MAX_MS" | "OUTBOX_GIVE_UP_AFTER_MS" | "OUTBOX_LEASE_MS"
   >;
   metrics?: ContactMetrics;
-  /** Inquiries older than this many days are deleted (the imprint's promise, site.ts). */
-  retentionDays: number;
 };
 
 /** How many deliveries one worker makes at once. */
@@ -48,7 +39,6 @@ export class OutboxWorker {
   private running = false;
   private wake: (() => void) | null = null;
   private loop: Promise<void> | null = null;
-  private nextSummaryCheck = 0;
   /** Deliveries being made: each finishes on its own, bounded by its channel's timeout. */
   private readonly inFlight = new Set<Promise<void>>();
   private readonly parts: WorkerParts;
@@ -92,11 +82,6 @@ export class OutboxWorker {
       let worked = 0;
       try {
         worked = await this.pass();
-        if (Date.now() >= this.nextSummaryCheck) {
-          this.nextSummaryCheck = Date.now() + Math.min(60_000, this.parts.config.HELD_SUMMARY_INTERVAL_MS);
-          await this.summarizeHeld();
-          await this.applyRetention();
-        }
       } catch (err) {
         // An outage was logged once by the database's watcher; the next poll tries again.
         if (!(err instanceof StorageUnavailableError)) {
@@ -171,58 +156,6 @@ export class OutboxWorker {
     log.warn({ reason, retryInMs: delay }, "inquiry delivery failed; will retry");
   }
 
-  /**
-   * At most once per interval across every instance: one email of what was held as suspected spam
-   * since the last summary, so that a person held by mistake is noticed. Nothing held: nothing sent.
-   */
-  async summarizeHeld(now = Date.now()): Promise<boolean> {
-    const email = this.channels.get("email");
-    if (!email) return false;
-    const { db } = this.parts;
-    const interval = this.parts.config.HELD_SUMMARY_INTERVAL_MS;
-    // One instance tries at a time (a short claim); the summary is marked sent only once it is, so a
-    // failed one is tried again at the next claim and no held message goes unsummarized.
-    if (!(await claimTurn(db, "held_summary_claim", now, Math.min(interval, 300_000)))) return false;
-    const sentAt = Number((await readSetting(db, "held_summary_at")) ?? 0);
-    if (now - sentAt < interval) return false;
-    const turn = { since: sentAt || now - interval };
-    const held = await listHeld(db, turn.since);
-    if (held.length === 0) return false;
-    const lines = held.slice(0, 20).map((i) => `- ${i.name} <${i.email}>: ${i.heldReason ?? "held"} (${i.id})`);
-    if (held.length > 20) lines.push(`- and ${held.length - 20} more`);
-    const text = [
-      `${held.length} message(s) were held as suspected spam since ${new Date(turn.since).toISOString()}:`,
-      ...lines,
-      "",
-      "Review them with `npm run inquiries -- held`; deliver one that a person sent with `npm run inquiries -- release ID`.",
-    ].join("\n");
-    try {
-      const since = new Date(turn.since).toISOString().slice(0, 16).replace("T", " ");
-      await email.notify(`Held as spam: ${held.length} message(s) since ${since} UTC`, text);
-      await writeSetting(db, "held_summary_at", String(now));
-      this.log.info({ held: held.length }, "held-messages summary sent");
-      return true;
-    } catch (err) {
-      this.log.error({ err: { message: (err as Error).message } }, "could not send the held-messages summary");
-      return false;
-    }
-  }
-
-  /**
-   * Once a day across every instance: delete the inquiries older than the retention period the
-   * imprint promises (site.ts), logging how many, and how many of them still had a delivery waiting.
-   */
-  async applyRetention(now = Date.now()): Promise<{ deleted: number; pendingCut: number } | null> {
-    const { db, retentionDays } = this.parts;
-    if (!(await claimTurn(db, "retention_at", now, 86_400_000))) return null;
-    const result = await purge(db, now - retentionDays * 86_400_000);
-    const log = { ...result, retentionDays };
-    if (result.pendingCut > 0)
-      this.log.warn(log, "retention: deleted old inquiries, some with a delivery still waiting");
-    else this.log.info(log, "retention: deleted old inquiries");
-    return result;
-  }
-
   /** Tell the people through every other channel that one delivery of an inquiry failed for good. */
   private async alert(delivery: Delivery, reason: string): Promise<void> {
     const subject = `Lead delivery failed: ${delivery.channel} for inquiry ${delivery.inquiryId}`;
@@ -233,7 +166,7 @@ export class OutboxWorker {
     for (const other of this.channels.values()) {
       if (other.name === delivery.channel) continue;
       const log = this.log.child({ inquiryId: delivery.inquiryId, channel: delivery.channel, via: other.name });
-      await other.notify(subject, text).then(
+      await other.notify(subject, text, [delivery.inquiryId]).then(
         () => log.info("delivery failure reported"),
         (err: Error) => log.error({ err: { message: err.message } }, "could not report a delivery failure"),
       );

@@ -1,3 +1,4 @@
+import { normalizeEmail } from "../erasure.ts";
 import type { Database, Sql } from "./database.ts";
 import {
   DELIVERY_COLUMNS,
@@ -127,7 +128,7 @@ async function countLimits(tx: Sql, limits: Limit[], now: number): Promise<numbe
   return over.length > 0 ? Math.max(...over.map((r) => Number(r.expire))) : null;
 }
 
-/* What operators and reports read and change (the CLI, the daily summary), and what retention and `forget` delete. */
+/* What operators and reports read and change (the CLI, the daily summary); contact/erasure.ts deletes. */
 
 export function list(sql: Sql, opts: { since?: number } = {}): Promise<InquiryRecord[]> {
   return records(sql, "i.received_at >= ?", [opts.since ?? 0]);
@@ -157,41 +158,9 @@ async function records(sql: Sql, where: string, params: unknown[]): Promise<Inqu
   return rows.map((r) => summarize(toInquiry(r), byInquiry.get(String(r.id)) ?? []));
 }
 
-/** Everything held about one person, by email address (any case): their inquiries and deliveries. */
+/** Everything held about one person, by email address (as erasure.ts compares it): their inquiries and deliveries. */
 export function byEmail(sql: Sql, email: string): Promise<InquiryRecord[]> {
-  return records(sql, "LOWER(i.email) = LOWER(?)", [email]);
-}
-
-/** Delete everything held about one person: inquiries, deliveries, idempotency records. */
-export async function forget(sql: Sql, email: string): Promise<{ ids: string[]; deliveries: number; keys: number }> {
-  return sql.transaction(async (tx) => {
-    const ids = (await tx.query<{ id: string }>("SELECT id FROM inquiries WHERE LOWER(email) = LOWER(?)", [email])).map(
-      (r) => String(r.id),
-    );
-    if (ids.length === 0) return { ids, deliveries: 0, keys: 0 };
-    const marks = ids.map(() => "?").join(", ");
-    const deliveries = await tx.query(`DELETE FROM deliveries WHERE inquiry_id IN (${marks}) RETURNING id`, ids);
-    const keys = await tx.query(`DELETE FROM idempotency_keys WHERE inquiry_id IN (${marks}) RETURNING key`, ids);
-    await tx.query(`DELETE FROM inquiries WHERE id IN (${marks})`, ids);
-    return { ids, deliveries: deliveries.length, keys: keys.length };
-  });
-}
-
-/**
- * Delete inquiries received before `before`, with their deliveries and idempotency records. Says
- * how many of them still had a delivery waiting, so that none is cut off silently.
- */
-export async function purge(sql: Sql, before: number): Promise<{ deleted: number; pendingCut: number }> {
-  return sql.transaction(async (tx) => {
-    const [waiting] = await tx.query<{ n: number }>(
-      `SELECT COUNT(DISTINCT d.inquiry_id) AS n FROM deliveries d JOIN inquiries i ON i.id = d.inquiry_id
-         WHERE i.received_at < ? AND d.status IN ('pending', 'sending')`,
-      [before],
-    );
-    await tx.query("DELETE FROM idempotency_keys WHERE created_at < ?", [before]);
-    const rows = await tx.query("DELETE FROM inquiries WHERE received_at < ? RETURNING id", [before]);
-    return { deleted: rows.length, pendingCut: Number(waiting?.n ?? 0) };
-  });
+  return records(sql, "LOWER(i.email) = ?", [normalizeEmail(email)]);
 }
 
 /** Inquiries by outcome and deliveries by channel and status, received since `since`. */

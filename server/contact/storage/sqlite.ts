@@ -26,7 +26,11 @@ export function openSqlite(file: string, { watcher = quietWatcher }: { watcher?:
   // WAL lets readers work during a write; FULL makes every commit durable before we acknowledge it.
   // node:sqlite is synchronous, so SQLite's own busy wait would stop the whole server (pages too)
   // while another process holds the lock: it waits 20 ms at most there, the rest in begin() below.
-  db.exec("PRAGMA busy_timeout = 20; PRAGMA journal_mode = WAL; PRAGMA synchronous = FULL; PRAGMA foreign_keys = ON;");
+  // secure_delete: a deleted row's bytes are overwritten, not left readable in free pages (the privacy
+  // notice promises erasure, docs/decisions/0014-privacy-notice.md).
+  db.exec(
+    "PRAGMA busy_timeout = 20; PRAGMA journal_mode = WAL; PRAGMA synchronous = FULL; PRAGMA foreign_keys = ON; PRAGMA secure_delete = ON;",
+  );
   const statements = new Map<string, StatementSync>();
   const run = (sql: string, params: unknown[] = []) => {
     let stmt = statements.get(sql);

@@ -1,0 +1,249 @@
+import { execFile, spawnSync } from "node:child_process";
+import { randomUUID } from "node:crypto";
+import {
+  existsSync,
+  mkdirSync,
+  mkdtempSync,
+  readdirSync,
+  readFileSync,
+  rmSync,
+  utimesSync,
+  writeFileSync,
+} from "node:fs";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import { promisify } from "node:util";
+import { afterEach, beforeEach, describe, expect, inject, it } from "vitest";
+import * as inquiries from "../../server/contact/storage/inquiries.ts";
+import { openDatabase } from "../../server/contact/storage/open.ts";
+import { writeSetting } from "../../server/contact/storage/settings.ts";
+import * as training from "../../server/contact/storage/training.ts";
+import { createTestDatabase } from "../support/postgres";
+import { Receiver } from "../support/receiver";
+import { json, lines, nextIp } from "../support/requests";
+import { type RunningServer, startServer } from "../support/server";
+import { TestSmtp } from "../support/smtp";
+
+/**
+ * The privacy notice's promises, tried as they run: retention by its own schedule in the real
+ * server, `forget` from an operator's shell for every place a person's words can be (a send under way
+ * too), on SQLite and PostgreSQL, and a start that would send leads to a processor the notice does
+ * not name.
+ */
+
+const root = new URL("../../", import.meta.url).pathname;
+const day = 86_400_000;
+const run = promisify(execFile);
+
+describe.each(["sqlite", "postgres"] as const)("the privacy promise on %s", (engine) => {
+  let env: Record<string, string>;
+  let dataDir: string;
+  let cleanup: () => Promise<void>;
+  const stops: Array<() => Promise<void>> = [];
+  const open = () => openDatabase({ dataDir, DATABASE_URL: env.DATABASE_URL || undefined });
+  const cli = async (...args: string[]) => {
+    const r = await run(process.execPath, ["scripts/inquiries.ts", ...args], {
+      cwd: root,
+      env: { ...process.env, ...env },
+    }).catch((e: { stdout: string; stderr: string; code: number }) => e);
+    return { out: r.stdout, err: r.stderr };
+  };
+
+  beforeEach(async () => {
+    dataDir = mkdtempSync(join(tmpdir(), "privacy-"));
+    if (engine === "sqlite") {
+      env = { DATA_DIR: dataDir, DATABASE_URL: "" };
+      cleanup = async () => rmSync(dataDir, { recursive: true, force: true });
+    } else {
+      const pg = await createTestDatabase(inject("pgAdminUrl"), "privacy");
+      env = { DATA_DIR: dataDir, DATABASE_URL: pg.url };
+      cleanup = async () => {
+        await pg.drop();
+        rmSync(dataDir, { recursive: true, force: true });
+      };
+    }
+  });
+  afterEach(async () => {
+    for (const stop of stops.splice(0).reverse()) await stop();
+    await cleanup();
+  });
+
+  const serve = async (more: Record<string, string>): Promise<RunningServer> => {
+    const server = await startServer({ ...env, SPAM_FILTER: "off", OUTBOX_POLL_MS: "50", ...more });
+    stops.push(() => server.stop());
+    return server;
+  };
+  const send = (server: RunningServer, body: Record<string, string>) =>
+    fetch(`${server.url}/functions/v1/send-email`, {
+      method: "POST",
+      headers: { ...json, "x-forwarded-for": nextIp() },
+      body: JSON.stringify({ company: "", service: "", ...body }),
+    });
+
+  it("retention erases, on its own schedule, every copy past the period: rows, marks, keys, email files, expired rate limits", async () => {
+    const db = open();
+    await db.migrate();
+    const now = Date.now();
+    const words = `Old words ${randomUUID()}`;
+    const oldId = randomUUID();
+    const save = (id: string, receivedAt: number, message: string, key: string) =>
+      inquiries.save(db, {
+        inquiry: {
+          ...{ name: "Old Timer", email: "old@example.org", company: "", service: "", message, id, receivedAt },
+          ...{ page: null, userAgent: null, ipHash: null, source: "api" as const, held: false },
+        },
+        limits: [{ key: `contact_min:${id}`, points: 5, durationMs: 20 * day }],
+        deliveries: [{ id: randomUUID(), channel: "email", messageId: `<${id}@x>`, target: "sales@example.com" }],
+        idempotency: { key, fingerprint: "f" },
+      });
+    await save(oldId, now - 400 * day, words, "old-key");
+    const recentId = randomUUID();
+    await save(recentId, now - 10 * day, "Recent words", "recent-key");
+    expect(await training.mark(db, oldId, "spam", now - 399 * day)).toBe(true);
+    // The old counters expired long ago (a counter is only touched by a submission).
+    await db.query("UPDATE rate_limits SET expire = ? WHERE key = ?", [now - 399 * day, `contact_min:${oldId}`]);
+    // A turn stamped ten years ahead (an instance whose clock ran ahead once) must not stop it.
+    await writeSetting(db, "retention_at", String(now + 3650 * day));
+    await db.close();
+    // The email files the server wrote without a relay: the old lead's, an old alert naming it, a recent one.
+    const mail = join(dataDir, "mail");
+    mkdirSync(mail, { recursive: true });
+    writeFileSync(join(mail, `${oldId}.eml`), `X-Inquiry-Id: ${oldId}\r\n\r\n${words}\r\n`);
+    writeFileSync(
+      join(mail, "alert-1.eml"),
+      `X-Alert: delivery-failed\r\nX-Inquiry-Ids: ${oldId}\r\n\r\nOld Timer\r\n`,
+    );
+    writeFileSync(join(mail, "alert-2.eml"), "X-Alert: delivery-failed\r\n\r\nan old report\r\n");
+    utimesSync(join(mail, "alert-2.eml"), (now - 380 * day) / 1000, (now - 380 * day) / 1000);
+    writeFileSync(join(mail, `${recentId}.eml`), `X-Inquiry-Id: ${recentId}\r\n\r\nRecent words\r\n`);
+
+    const server = await serve({ RETENTION_INTERVAL_MS: "500" });
+    const check = open();
+    stops.push(() => check.close());
+    await expect.poll(async () => (await inquiries.get(check, oldId)) === null, { timeout: 15_000 }).toBe(true);
+    expect(await inquiries.get(check, recentId)).not.toBeNull();
+    expect(await training.list(check)).toEqual([]);
+    expect(await inquiries.keyRecord(check, "old-key")).toBeNull();
+    expect(await inquiries.keyRecord(check, "recent-key")).not.toBeNull();
+    const counters = await check.query<{ key: string }>("SELECT key FROM rate_limits");
+    expect(counters.map((r) => r.key)).toEqual([`contact_min:${recentId}`]);
+    const deliveries = await check.query<{ id: string }>("SELECT id FROM deliveries");
+    expect(deliveries).toHaveLength(1);
+    await expect.poll(() => readdirSync(mail).sort(), { timeout: 5_000 }).toEqual([`${recentId}.eml`]);
+    const said = lines(server.output()).find((l) => String(l.msg).startsWith("retention: erased"));
+    expect(said).toMatchObject({ inquiries: 1, marks: 1, keys: 1, rateLimits: 1, files: 3 });
+    if (engine === "sqlite") {
+      // Nothing of the erased words stays readable in the database's file or its log.
+      for (const file of ["inquiries.sqlite", "inquiries.sqlite-wal"]) {
+        const path = join(dataDir, file);
+        if (existsSync(path)) expect(readFileSync(path).includes(words), file).toBe(false);
+      }
+    }
+  });
+
+  it("`forget` deletes every copy: the inquiries and their records, the lead's email, the held summary and the alert that named them", async () => {
+    const crm = await new Receiver().start();
+    crm.respond = () => ({ status: 400 }); // refuses the lead for good: an alert names the inquiry
+    stops.push(() => crm.stop());
+    const server = await serve({
+      WEBHOOK_URL: crm.url,
+      WEBHOOK_SECRET: `whsec_${"A".repeat(32)}`,
+      HELD_SUMMARY_INTERVAL_MS: "300",
+    });
+    const lead = (await (
+      await send(server, { name: "Ada Lovelace", email: "ada@example.org", message: "A lead." })
+    ).json()) as { id: string };
+    const heldOne = await send(server, {
+      name: "Ada Lovelace",
+      email: "Ada@Example.org",
+      message: "Held.",
+      website: "x",
+    });
+    expect(heldOne.status).toBe(201);
+    const other = (await (
+      await send(server, { name: "Bo", email: "bo@example.org", message: "Someone else." })
+    ).json()) as { id: string };
+    const mail = join(dataDir, "mail");
+    const files = () => (existsSync(mail) ? readdirSync(mail) : []);
+    const naming = (text: string) => files().filter((f) => readFileSync(join(mail, f), "utf8").includes(text));
+    // The lead's email, its failure alert, and the held summary: three files name Ada's inquiries.
+    await expect.poll(() => naming(lead.id).length, { timeout: 15_000 }).toBe(2);
+    await expect.poll(() => naming("Held as spam").length, { timeout: 15_000 }).toBe(1);
+    expect((await cli("spam", lead.id)).out).toContain("Marked");
+
+    const forgotten = await cli("forget", "--email", "ＡＤＡ@example.org"); // full-width letters, other case
+    expect(forgotten.out).toContain("2 inquiries");
+    expect(forgotten.out).toContain("1 filter marks, 3 email files.");
+    expect(forgotten.out).not.toContain("already being sent");
+    expect(naming(lead.id)).toEqual([]);
+    expect(naming("Held as spam")).toEqual([]);
+    expect(naming("Ada")).toEqual([]);
+    expect(naming(other.id)).toHaveLength(2); // someone else's lead and alert stay
+    const db = open();
+    stops.push(() => db.close());
+    expect(await inquiries.byEmail(db, "ada@example.org")).toEqual([]);
+    expect(await training.list(db)).toEqual([]);
+    expect(await inquiries.get(db, other.id)).not.toBeNull();
+  });
+
+  it("`forget` during a send waits for it, so nothing goes out after it reported; past its wait it says so plainly", async () => {
+    const relay = await new TestSmtp().start();
+    stops.push(() => relay.stop());
+    relay.answerAfterMs = 2_000;
+    const server = await serve({ SMTP_URL: relay.url });
+    const db = open();
+    stops.push(() => db.close());
+    const sending = async (id: string) =>
+      (await inquiries.get(db, id))?.deliveries.some((d) => d.status === "sending") === true;
+
+    const first = (await (await send(server, { name: "Cy", email: "cy@example.org", message: "One." })).json()) as {
+      id: string;
+    };
+    await expect.poll(() => sending(first.id), { timeout: 10_000 }).toBe(true);
+    const forgotten = await cli("forget", "--email", "cy@example.org");
+    // When it answers, the relay already has the message, and nothing is left to send.
+    expect(relay.received.map((m) => m.mail.headers.get("x-inquiry-id"))).toEqual([first.id]);
+    expect(forgotten.out).toContain("1 inquiry");
+    expect(forgotten.out).not.toContain("already being sent");
+    expect(await inquiries.get(db, first.id)).toBeNull();
+
+    // A send that outlasts the wait: said plainly, never reported as recalled.
+    relay.answerAfterMs = 4_000;
+    const second = (await (await send(server, { name: "Di", email: "di@example.org", message: "Two." })).json()) as {
+      id: string;
+    };
+    await expect.poll(() => sending(second.id), { timeout: 10_000 }).toBe(true);
+    env = { ...env, OUTBOX_LEASE_MS: "500" };
+    const late = await cli("forget", "--email", "di@example.org");
+    expect(late.out).toContain("1 delivery was already being sent and did not end in time");
+    expect(await inquiries.get(db, second.id)).toBeNull();
+  });
+});
+
+describe("the privacy notice names every processor the server sends leads to", () => {
+  it("refuses to start, in one line, with a channel whose processor the notice does not name", () => {
+    // The notice as a company might leave it: Slack taken out of site.privacy.processors.
+    const site = new URL("../../app/config/site.ts", import.meta.url).href;
+    const withoutSlack = `data:text/javascript,import { site } from ${JSON.stringify(site)}; delete site.privacy.processors.slack;`;
+    const start = spawnSync(process.execPath, ["--import", withoutSlack, "server.js"], {
+      cwd: root,
+      env: {
+        ...process.env,
+        HOST: "127.0.0.1",
+        PORT: "39518",
+        DATA_DIR: mkdtempSync(join(tmpdir(), "notice-")),
+        SLACK_WEBHOOK_URL: "https://hooks.slack.example/T/B/x",
+      },
+      encoding: "utf8",
+      timeout: 10_000,
+      killSignal: "SIGKILL",
+    });
+    expect(start.status).toBe(1);
+    const fatal = lines(start.stdout).filter((l) => l.level === 60);
+    expect(fatal).toHaveLength(1);
+    expect(fatal[0]?.msg).toMatch(
+      /^The privacy notice does not name who receives leads through slack: add privacy\.processors\.slack/,
+    );
+    expect(start.stdout).not.toContain("server started");
+  });
+});
