@@ -28,12 +28,15 @@ COPY server ./server
 COPY app ./app
 COPY db ./db
 COPY scripts/inquiries.ts ./scripts/inquiries.ts
+COPY deploy/start.sh deploy/litestream.yml ./deploy/
 RUN mkdir -p /data && chown node:node /data
 USER node
 VOLUME /data
 EXPOSE 3000
 HEALTHCHECK --interval=10s --timeout=3s --start-period=10s --retries=3 \
   CMD ["node", "-e", "fetch('http://127.0.0.1:' + (process.env.PORT || 3000) + '/healthz').then((r) => process.exit(r.ok ? 0 : 1), () => process.exit(1))"]
-# SIGTERM: the server stops accepting, drains connections and the outbox worker, then exits 0.
+# SIGTERM: the server stops accepting, drains connections and the outbox worker, then exits 0
+# (under Litestream, which passes it on and replicates what is left).
 STOPSIGNAL SIGTERM
-CMD ["node", "server.js"]
+# The server, under Litestream when LITESTREAM_REPLICA_URL is set (deploy/start.sh).
+CMD ["sh", "deploy/start.sh"]

@@ -1,12 +1,13 @@
-import { existsSync, writeFileSync } from "node:fs";
-import { join } from "node:path";
+import { copyFileSync, existsSync, mkdirSync, renameSync, writeFileSync } from "node:fs";
+import { join, resolve } from "node:path";
+import { DatabaseSync } from "node:sqlite";
 import { parseArgs } from "node:util";
 import { stringify } from "csv-stringify/sync";
 import { type Config, loadConfig } from "../server/config.ts";
 import { CHANNEL_NAMES } from "../server/contact/delivery/channels.ts";
 import { destinationsFor, newDeliveries, type Routing } from "../server/contact/delivery/routing.ts";
 import { type Erased, erase } from "../server/contact/erasure.ts";
-import type { Database } from "../server/contact/storage/database.ts";
+import { type Database, StorageUnavailableError } from "../server/contact/storage/database.ts";
 import * as inquiries from "../server/contact/storage/inquiries.ts";
 import { pendingMigrations } from "../server/contact/storage/migrations.ts";
 import { openDatabase } from "../server/contact/storage/open.ts";
@@ -37,6 +38,9 @@ const USAGE = `Usage: npm run inquiries -- <command>
   spam ID                          teach the content filter that a message is spam (it stays as it is)
   training [--json]                what the content filter learned from: each mark, newest last
   training undo ID                 take a mark back; the filter forgets it
+  backup FILE                      a consistent copy of the SQLite database, while the server runs
+  restore FILE [--force]           put a backup in place as DATA_DIR's database (refuses to replace one
+                                   unless --force; the replaced one is kept beside it)
   purge --older-than <N>d          delete inquiries older than N days (h for hours), with their email files
 
 Reads DATA_DIR (default ./data) or DATABASE_URL, like the server.`;
@@ -205,7 +209,7 @@ const COMMANDS: Record<string, (c: Context) => Promise<number>> = {
     console.log(
       n === 0
         ? `No failed ${which}deliveries.`
-        : `${n} failed ${which}deliver${n === 1 ? "y" : "ies"} queued again; the server will send ${n === 1 ? "it" : "them"}.`,
+        : `${n} failed ${which}deliver${n === 1 ? "y" : "ies"} queued again; the server sends ${n === 1 ? "it" : "them"} where the configuration sends them now (a corrected address or route applies).`,
     );
     return 0;
   },
@@ -306,6 +310,22 @@ const COMMANDS: Record<string, (c: Context) => Promise<number>> = {
     }
     return 0;
   },
+  async backup({ db, rest }) {
+    const out = rest[0];
+    if (!out) throw new UsageError("backup needs a FILE to write");
+    if (db.engine === "postgres") {
+      console.error(`On PostgreSQL, back up with pg_dump: ${PG_RECIPE}.`);
+      return 1;
+    }
+    if (existsSync(out)) {
+      console.error(`${out} exists: a backup never overwrites a file. Name a new one.`);
+      return 1;
+    }
+    // One consistent copy, taken while the server goes on writing (SQLite's VACUUM INTO, not a file copy).
+    await db.query("VACUUM INTO ?", [resolve(out)]);
+    console.log(`Wrote ${out}: ${inquiriesIn(out)} inquiries. Restore with \`npm run inquiries -- restore ${out}\`.`);
+    return 0;
+  },
   async purge({ db, values, config }) {
     const age = parseAge(values["older-than"]);
     const erased = await erase(db, join(config.dataDir, "mail"), { before: Date.now() - age }, waitFor(config));
@@ -328,6 +348,62 @@ const COMMANDS: Record<string, (c: Context) => Promise<number>> = {
   },
 };
 
+/**
+ * Put a backup (made by `backup`, or a copy Litestream restored) in place as DATA_DIR's database.
+ * It refuses to overwrite a database that is there unless told to (--force), and then keeps the
+ * replaced one beside it. The server applies any newer migrations when it starts.
+ */
+function restore(config: Config, from: string | undefined, force: boolean): number {
+  if (!from) throw new UsageError("restore needs the backup FILE");
+  if (config.DATABASE_URL) {
+    console.error(`On PostgreSQL, restore with pg_restore: ${PG_RECIPE}.`);
+    return 1;
+  }
+  let inquiries: number;
+  try {
+    inquiries = inquiriesIn(from);
+  } catch (err) {
+    console.error(`${from} is not a backup of the inquiries database: ${(err as Error).message}`);
+    return 1;
+  }
+  const target = join(config.dataDir, "inquiries.sqlite");
+  const there = [target, `${target}-wal`, `${target}-shm`].filter((f) => existsSync(f));
+  if (there.length > 0 && !force) {
+    console.error(
+      `${target} exists: restore does not overwrite a database. Stop the server, then run \`npm run inquiries -- restore ${from} --force\` to replace it (the one there is kept beside it).`,
+    );
+    return 1;
+  }
+  const stamp = new Date().toISOString().replace(/[:.]/g, "-");
+  for (const f of there) renameSync(f, `${f}.replaced-${stamp}`);
+  mkdirSync(config.dataDir, { recursive: true });
+  copyFileSync(from, `${target}.restoring`);
+  renameSync(`${target}.restoring`, target);
+  const kept =
+    there.length > 0
+      ? ` The database it replaced is kept as ${target}.replaced-${stamp}; delete it once you are sure.`
+      : "";
+  console.log(
+    `Restored ${inquiries} inquiries from ${from} into ${target}. Start the server: it applies newer migrations.${kept}`,
+  );
+  return 0;
+}
+
+/** How many inquiries a backup holds, once SQLite has checked it is whole; throws if it is not one. */
+function inquiriesIn(file: string): number {
+  const backup = new DatabaseSync(file, { readOnly: true });
+  try {
+    const { quick_check } = backup.prepare("PRAGMA quick_check").get() as { quick_check: string };
+    if (quick_check !== "ok") throw new Error(quick_check);
+    return Number((backup.prepare("SELECT COUNT(*) AS n FROM inquiries").get() as { n: number }).n);
+  } finally {
+    backup.close();
+  }
+}
+
+const PG_RECIPE =
+  'pg_dump --format=custom --file=inquiries.dump "$DATABASE_URL", then pg_restore --no-owner --dbname="$DATABASE_URL" inquiries.dump (docs/deployment.md, "Backups")';
+
 /** A send under way is waited for up to the outbox's lease (after that, its worker's claim is over). */
 const waitFor = (config: Config) => ({ waitMs: config.OUTBOX_LEASE_MS });
 const inFlight = ({ inFlight: n }: Erased) =>
@@ -346,6 +422,7 @@ async function main(argv: string[]): Promise<number> {
       "older-than": { type: "string" },
       channel: { type: "string" },
       email: { type: "string" },
+      force: { type: "boolean", default: false },
       help: { type: "boolean", short: "h", default: false },
     },
   });
@@ -356,6 +433,8 @@ async function main(argv: string[]): Promise<number> {
   }
 
   const config = loadConfig();
+  // Restore comes before any database is opened: it makes the one there is.
+  if (command === "restore") return restore(config, rest[0], values.force);
   // A missing SQLite file is a wrong DATA_DIR, not an empty database: say so, and create nothing.
   const file = join(config.dataDir, "inquiries.sqlite");
   if (!config.DATABASE_URL && !existsSync(file)) {
@@ -388,6 +467,9 @@ main(process.argv.slice(2)).then(
     if (err instanceof UsageError || (err as { code?: string }).code?.startsWith("ERR_PARSE_ARGS")) {
       console.error(`${err.message}\n\n${USAGE}`);
       process.exitCode = 2;
+    } else if (err instanceof StorageUnavailableError) {
+      console.error(`inquiries: cannot reach the database: ${err.message}`);
+      process.exitCode = 1;
     } else {
       console.error(`inquiries: ${(err as Error).message}`);
       process.exitCode = 1;

@@ -2,6 +2,7 @@ import { execFileSync, spawnSync } from "node:child_process";
 import { chownSync, mkdtempSync, readdirSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
+import pgClient from "pg";
 import { CONTACT_API_PATH, DEFAULT_PUBLIC_KEY } from "../app/contact/api.ts";
 import { freePort } from "../tests/support/ports.ts";
 import { startPostgres } from "../tests/support/postgres.ts";
@@ -16,6 +17,7 @@ import { TestSmtp } from "../tests/support/smtp.ts";
  */
 
 const root = new URL("../", import.meta.url).pathname;
+const PG_BIN = process.env.PG_BIN ?? "/usr/lib/postgresql/15/bin";
 const IMAGE = "localhost/teton-site:test";
 const PODMAN = ["--runtime", "runc", "--cgroup-manager=cgroupfs"];
 const ULIMITS = ["--ulimit", "nofile=1024:1024", "--ulimit", "nproc=1024:1024"];
@@ -39,7 +41,7 @@ async function waitReady(url: string, ms = 60_000) {
   throw new Error(`${url} did not become ready`);
 }
 
-function run(name: string, port: number, env: Record<string, string>, volume?: string): string {
+function run(name: string, port: number, env: Record<string, string>, volume?: string, more: string[] = []): string {
   spawnSync("podman", [...PODMAN, "rm", "-f", name]);
   const envArgs = Object.entries({ PORT: String(port), HOST: "127.0.0.1", ...env }).flatMap(([k, v]) => [
     "-e",
@@ -55,6 +57,7 @@ function run(name: string, port: number, env: Record<string, string>, volume?: s
     ...ULIMITS,
     ...envArgs,
     ...(volume ? ["-v", `${volume}:/data`] : []),
+    ...more,
     IMAGE,
   );
 }
@@ -132,6 +135,45 @@ async function main() {
     spawnSync("podman", [...PODMAN, "rm", "-f", "teton-sqlite"]);
   }
 
+  // The image under Litestream (LITESTREAM_REPLICA_URL): leads replicated to a mounted folder, the
+  // data volume lost, a new container restores them before it serves.
+  const liveData = mkdtempSync(join(tmpdir(), "deploy-ls-data-"));
+  const replica = mkdtempSync(join(tmpdir(), "deploy-ls-replica-"));
+  for (const dir of [liveData, replica]) chownSync(dir, 1000, 1000);
+  const lsPort = await freePort();
+  const lsUrl = `http://127.0.0.1:${lsPort}`;
+  const lsEnv = { LITESTREAM_REPLICA_URL: "file:///replica", SPAM_FILTER: "off" };
+  const withReplica = ["-v", `${replica}:/replica`];
+  try {
+    run("teton-litestream", lsPort, lsEnv, liveData, withReplica);
+    await waitReady(lsUrl);
+    const acked: string[] = [];
+    for (let i = 0; i < 10; i++) {
+      const res = await fetch(`${lsUrl}${CONTACT_API_PATH}`, {
+        method: "POST",
+        headers: { "content-type": "application/json", authorization: `Bearer ${DEFAULT_PUBLIC_KEY}` },
+        body: JSON.stringify({ name: `Replicated ${i}`, email: "r@example.org", message: `Lead ${i}` }),
+      });
+      if (res.status === 201) acked.push(String(((await res.json()) as { id: string }).id));
+    }
+    await sleep(1_500);
+    podman("stop", "-t", "15", "teton-litestream");
+    spawnSync("podman", [...PODMAN, "rm", "-f", "teton-litestream"]);
+    const fresh = mkdtempSync(join(tmpdir(), "deploy-ls-new-disk-"));
+    chownSync(fresh, 1000, 1000);
+    run("teton-litestream", lsPort, lsEnv, fresh, withReplica);
+    await waitReady(lsUrl);
+    const stats = podman("exec", "teton-litestream", "node", "scripts/inquiries.ts", "list", "--json");
+    const back = new Set((JSON.parse(stats) as Array<{ id: string }>).map((r) => r.id));
+    check(
+      "Litestream in the image: a new disk is restored from the replica before the server answers",
+      acked.length === 10 && acked.every((id) => back.has(id)),
+      `${acked.filter((id) => back.has(id)).length} of ${acked.length} acknowledged leads back`,
+    );
+  } finally {
+    spawnSync("podman", [...PODMAN, "rm", "-f", "teton-litestream"]);
+  }
+
   // Two containers, one PostgreSQL server, a real SMTP server; one killed mid-run.
   const pg = await startPostgres();
   const smtp = await new TestSmtp().start();
@@ -191,6 +233,25 @@ async function main() {
       "two replicas on one PostgreSQL, one killed mid-run: every acknowledged inquiry delivered",
       acked.size === N && lost === 0,
       `${acked.size} acknowledged, ${lost} lost, ${duplicates} duplicate emails (at most those in flight at the kill), ${retries} client retries`,
+    );
+    // The backup recipe of docs/deployment.md, as written: pg_dump, then pg_restore into a new database.
+    const dump = join(mkdtempSync(join(tmpdir(), "deploy-dump-")), "inquiries.dump");
+    execFileSync(join(PG_BIN, "pg_dump"), ["--format=custom", `--file=${dump}`, pg.url]);
+    const restored = new URL(pg.url);
+    restored.pathname = "/restored";
+    const admin = new pgClient.Client(pg.url);
+    await admin.connect();
+    await admin.query("CREATE DATABASE restored");
+    await admin.end();
+    execFileSync(join(PG_BIN, "pg_restore"), ["--no-owner", `--dbname=${restored}`, dump]);
+    const reader = new pgClient.Client(restored.toString());
+    await reader.connect();
+    const restoredIds = new Set((await reader.query("SELECT id FROM inquiries")).rows.map((r) => String(r.id)));
+    await reader.end();
+    check(
+      "pg_dump and pg_restore bring back every acknowledged inquiry",
+      [...acked].every((id) => restoredIds.has(id)),
+      `${restoredIds.size} inquiries restored`,
     );
   } finally {
     for (let i = 0; i < 2; i++) spawnSync("podman", [...PODMAN, "rm", "-f", `teton-pg-${i}`]);

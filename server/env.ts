@@ -40,6 +40,11 @@ const routes = z
       ctx.addIssue({ code: "custom", message: "a JSON object of service names" });
       return z.NEVER;
     }
+    // JSON.parse keeps the last of two entries with one name: the first would be dropped silently.
+    const names = topLevelKeys(v);
+    for (const twice of new Set(names.filter((n, i) => names.indexOf(n) !== i))) {
+      ctx.addIssue({ code: "custom", message: `"${twice}" is named twice (one entry per service)` });
+    }
     const out: Record<string, Route> = {};
     for (const [key, value] of Object.entries(json)) {
       if (!ROUTE_KEYS.includes(key)) {
@@ -54,6 +59,22 @@ const routes = z
     }
     return out;
   });
+
+/** The names at the top level of a JSON object, in order, repeats included. */
+function topLevelKeys(json: string): string[] {
+  const keys: string[] = [];
+  let depth = 0;
+  for (let i = 0; i < json.length; i++) {
+    const c = json[i];
+    if (c === '"') {
+      const text = /^"(?:[^"\\]|\\.)*"/.exec(json.slice(i))?.[0] ?? '""';
+      if (depth === 1 && /^\s*:/.test(json.slice(i + text.length))) keys.push(JSON.parse(text) as string);
+      i += text.length - 1;
+    } else if (c === "{" || c === "[") depth += 1;
+    else if (c === "}" || c === "]") depth -= 1;
+  }
+  return keys;
+}
 
 export const schema = z.object({
   // ---------------------------------------------------------------- build time
@@ -113,6 +134,10 @@ export const schema = z.object({
     .string()
     .default("./data")
     .meta({ description: "where SQLite keeps `inquiries.sqlite`, and where emails are written without `SMTP_URL`" }),
+  LITESTREAM_REPLICA_URL: z.url({ error: "a URL such as s3://bucket/leads or file:///backups/leads" }).optional().meta({
+    description:
+      "the image's start (`deploy/start.sh`) runs the server under [Litestream](https://litestream.io), replicating the SQLite database here continuously (`s3://…`, or `file:///…` for a mounted folder), and restores from it when `DATA_DIR` has no database. See [Backups](deployment.md#backups-and-restore)",
+  }),
   // ---------------------------------------------------------------- the delivery channels' own
   ...channelVariables,
   DATABASE_URL: z
@@ -133,7 +158,7 @@ export const schema = z.object({
   }),
   IP_HASH_KEY: z.string().min(32, "at least 32 characters").optional().meta({
     description:
-      "secret (≥ 32 characters) for the stored HMAC of client addresses; never in the database. Raw addresses are never stored; the hash key changes every month. **Set it when several instances share one `DATABASE_URL`**, or each keeps its own rate limits",
+      "secret (≥ 32 characters) for the stored HMAC of client addresses; never in the database. Raw addresses are never stored; the hash key changes every month. Form tokens are signed with it too. **Required with `DATABASE_URL`**, the same on every instance: the server refuses to start without it there",
     shownDefault: "a random key in `DATA_DIR/secrets/ip-hash.key` (made at first start, mode 0600)",
   }),
   RATE_LIMIT_PER_MINUTE: positiveInt.default(5).meta({ description: "submissions per client address per minute" }),

@@ -56,6 +56,12 @@ try {
   // The privacy notice never falls behind the running system: a lead goes to no one it does not name.
   const unnamed = unnamedProcessors(config, site.privacy.processors);
   if (unnamed) throw new Error(unnamed);
+  // Instances sharing a database must share the secret: a page served by one is posted to another.
+  if (config.DATABASE_URL && !config.IP_HASH_KEY) {
+    throw new Error(
+      "IP_HASH_KEY: required with DATABASE_URL, the same on every instance (form tokens and address hashes are made with it): `openssl rand -hex 32`",
+    );
+  }
 } catch (err) {
   refuseToStart(err);
 }

@@ -73,6 +73,8 @@ export const site: Site = {
   privacy: {
     effectiveDate: "November 24, 2026",
     retentionDays: 365,
+    /** How much longer a backup may hold what was erased (Litestream keeps 24 h: deploy/litestream.yml). */
+    backupDays: 2,
     /** How long the company takes at most to answer a request to see or delete data. */
     answerDays: 30,
     processors: {

@@ -86,7 +86,8 @@ export default function Privacy() {
           <p>
             No longer than {retentionPeriod(privacy.retentionDays)}. Our server deletes each message by itself when that
             period ends, with every copy it made: the delivery records, the email copies it keeps, and the reports that
-            named you. We delete the copies in our inbox, team chat and CRM on the same schedule.
+            named you. Our backups hold it at most {privacy.backupDays} days longer. We delete the copies in our inbox,
+            team chat and CRM on the same schedule.
           </p>
         </LegalSection>
         <LegalSection id="choices" title="Seeing or Deleting Your Information">

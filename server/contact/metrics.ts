@@ -53,11 +53,22 @@ export function createMetrics(): ContactMetrics {
       labelNames: ["channel"],
       registers: [registry],
       async collect() {
+        const read = await readPending();
         this.reset();
+        // Storage that does not answer: no sample ("unknown"), never 0, which would clear a stuck alert.
+        if (read === null) return;
         for (const channel of CHANNEL_NAMES) this.set({ channel }, 0);
-        for (const p of (await readPending()) ?? []) this.set({ channel: p.channel }, value(p));
+        for (const p of read) this.set({ channel: p.channel }, value(p));
       },
     });
+  new client.Gauge({
+    name: "contact_storage_up",
+    help: "1 when the contact storage answered this scrape, 0 when it did not (the pending gauges then have no sample).",
+    registers: [registry],
+    async collect() {
+      this.set((await readPending()) === null ? 0 : 1);
+    },
+  });
   pendingGauge(
     "contact_deliveries_pending",
     "Deliveries not yet done (pending or being sent), by channel.",

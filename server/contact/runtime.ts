@@ -27,17 +27,12 @@ export async function createContactPipeline(
   try {
     const applied = await db.migrate();
     if (applied.length > 0) log.info({ applied }, "database migrations applied");
-    if (config.DATABASE_URL && !config.IP_HASH_KEY) {
-      log.warn(
-        "IP_HASH_KEY is not set: this instance hashes addresses with its own key file, so instances sharing this database do not share rate limits",
-      );
-    }
     const routing = routingOf(config);
     const channels: Channel[] = channelsOf(routing).flatMap((name) => channelNamed(name)?.create(config) ?? []);
     // Where the server sends each service's leads, so that `release` from any shell queues the same.
     await writeSetting(db, "routing", JSON.stringify(routing));
     const { metrics } = opts;
-    const worker = new OutboxWorker({ db, channels, log, config, metrics });
+    const worker = new OutboxWorker({ db, channels, routing, log, config, metrics });
     const email = channels.find((c) => c.name === "email");
     const retentionDays = site.privacy.retentionDays;
     const housekeeping = new Housekeeping({ db, email, log, config, retentionDays });

@@ -245,6 +245,7 @@ test("the privacy notice: what is collected, who gets it, how long, choices, DNT
   }
   await expect(main).toContainText(/no longer than one\s+year/);
   await expect(main).toContainText(`Within ${site.privacy.answerDays} days`);
+  await expect(main).toContainText(`Our backups hold it at most ${site.privacy.backupDays} days longer`);
   await expect(main).toContainText(`Effective date: ${site.privacy.effectiveDate}`);
   for (const words of [/name, email address and message/, /user agent/, /never the address itself/, /no cookies/]) {
     await expect(main).toContainText(words);

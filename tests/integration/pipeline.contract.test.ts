@@ -135,6 +135,7 @@ describe.each([
     return made.pipeline;
   }
 
+  const claimant = (workerId: string, leaseMs: number) => ({ workerId, leaseMs, channels: ["email"] });
   const outcomeOf = (p: ContactPipeline, body: unknown = valid, extra: Record<string, string> = {}) =>
     p.submit({ body, source: "api", ip: "203.0.113.7", userAgent: "vitest", page: "/contact", ...extra });
   // As the JSON endpoint answers it (jsonAnswer, server/contact/http/endpoint.ts).
@@ -349,10 +350,10 @@ describe.each([
       const id = String((await submit(p)).body.id);
       await expect.poll(async () => (await inquiries.get(p.db, id))?.deliveries[0]?.status).toBe("sending");
       // Another worker cannot take it while the claim holds.
-      expect(await outbox.claimDue(p.db, "worker-other", Date.now(), 60_000, 10)).toHaveLength(0);
+      expect(await outbox.claimDue(p.db, claimant("worker-other", 60_000), Date.now(), 10)).toHaveLength(0);
       await p.worker.stop(100);
       expect(logs.some((l) => l.msg === "gave back claimed deliveries" && l.given === 1)).toBe(true);
-      const [job] = await outbox.claimDue(p.db, "worker-other", Date.now(), 60_000, 10);
+      const [job] = await outbox.claimDue(p.db, claimant("worker-other", 60_000), Date.now(), 10);
       expect(job?.inquiryId).toBe(id);
       expect(job?.attempts).toBe(1); // the interrupted attempt was given back, not counted
     } finally {
@@ -370,19 +371,19 @@ describe.each([
     }
     const now = Date.now();
     // A worker claims the oldest and dies (no release): nobody may take it while its lease holds.
-    const [held] = await outbox.claimDue(p.db, "worker-dead", now, 1_000, 1);
+    const [held] = await outbox.claimDue(p.db, claimant("worker-dead", 1_000), now, 1);
     expect(held?.inquiryId).toBe(ids[0]);
-    const during = await outbox.claimDue(p.db, "worker-other", now + 500, 1_000, 10);
+    const during = await outbox.claimDue(p.db, claimant("worker-other", 1_000), now + 500, 10);
     expect(during.map((j) => j.inquiryId)).toEqual([ids[1], ids[2]]);
-    for (const j of during) expect(await outbox.markSent(p.db, j.id, "worker-other", now + 500)).toBe(true);
+    for (const j of during) expect(await outbox.markSent(p.db, j.id, "worker-other", now + 500, null)).toBe(true);
     // After the lease: taken over, the dead worker's attempt counted.
-    const after = await outbox.claimDue(p.db, "worker-other", now + 1_500, 1_000, 10);
+    const after = await outbox.claimDue(p.db, claimant("worker-other", 1_000), now + 1_500, 10);
     expect(after.map((j) => [j.inquiryId, j.attempts])).toEqual([[ids[0], 2]]);
     // The dead worker's late mark is refused: the delivery is the other worker's now.
-    expect(await outbox.markSent(p.db, held?.id ?? "", "worker-dead", now + 1_600)).toBe(false);
-    expect(await outbox.markSent(p.db, after[0]?.id ?? "", "worker-other", now + 1_600)).toBe(true);
+    expect(await outbox.markSent(p.db, held?.id ?? "", "worker-dead", now + 1_600, null)).toBe(false);
+    expect(await outbox.markSent(p.db, after[0]?.id ?? "", "worker-other", now + 1_600, null)).toBe(true);
     // Nothing is left to claim.
-    expect(await outbox.claimDue(p.db, "worker-other", now + 10_000, 1_000, 10)).toHaveLength(0);
+    expect(await outbox.claimDue(p.db, claimant("worker-other", 1_000), now + 10_000, 10)).toHaveLength(0);
   });
 
   it("rate-limits one address and answers 429 with Retry-After", async () => {

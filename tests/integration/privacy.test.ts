@@ -56,7 +56,7 @@ describe.each(["sqlite", "postgres"] as const)("the privacy promise on %s", (eng
       cleanup = async () => rmSync(dataDir, { recursive: true, force: true });
     } else {
       const pg = await createTestDatabase(inject("pgAdminUrl"), "privacy");
-      env = { DATA_DIR: dataDir, DATABASE_URL: pg.url };
+      env = { DATA_DIR: dataDir, DATABASE_URL: pg.url, IP_HASH_KEY: "k".repeat(64) };
       cleanup = async () => {
         await pg.drop();
         rmSync(dataDir, { recursive: true, force: true });

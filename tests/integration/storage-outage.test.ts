@@ -107,7 +107,7 @@ describe("storage that does not work at start", () => {
   }, 30_000);
 
   it("a database that does not answer: pages 200, contact 503, not ready", async () => {
-    const s = await startServer({ DATABASE_URL: "postgres://nobody@127.0.0.1:1/none" });
+    const s = await startServer({ DATABASE_URL: "postgres://nobody@127.0.0.1:1/none", IP_HASH_KEY: "k".repeat(64) });
     try {
       expect((await fetch(`${s.url}/`)).status).toBe(200);
       const ready = await fetch(`${s.url}/readyz`);

@@ -73,6 +73,15 @@ describe("the email an inquiry becomes, as nodemailer composes it", () => {
     expect(parsed.bcc).toBeUndefined();
   });
 
+  it("cuts a long subject between characters, never inside one (an emoji is two UTF-16 units)", async () => {
+    // "New inquiry: General — " is 23 characters, then 226 more: the 200th UTF-16 unit is inside an emoji.
+    const name = "😀".repeat(100);
+    const parsed = await simpleParser(await composeMail(buildMail(inquiry({ name, company: name }), addresses)));
+    expect(parsed.subject).not.toContain("\uFFFD");
+    expect(parsed.subject?.isWellFormed()).toBe(true);
+    expect(Array.from(parsed.subject ?? "")).toHaveLength(200);
+  });
+
   it("escapes any script in any field of the HTML part", async () => {
     const script = "<script>alert(1)</script>";
     const raw = await composeMail(

@@ -10,7 +10,8 @@ import type { Delivery, Inquiry } from "../storage/records.ts";
  */
 
 export type Attempt =
-  | { kind: "delivered"; detail: string }
+  /** Delivered; `refused`: recipients who refused it for good, while the others took it. */
+  | { kind: "delivered"; detail: string; refused?: string[] }
   | { kind: "retry"; reason: string; retryAfterMs?: number }
   | { kind: "permanent"; reason: string };
 

@@ -28,10 +28,14 @@ export type Mail = {
 };
 
 export interface Mailer {
-  send(mail: Mail, inquiryId: string): Promise<{ accepted: boolean; detail: string }>;
+  /** Sent to at least one recipient (`accepted`), and which recipients refused it for good. */
+  send(mail: Mail, inquiryId: string): Promise<{ accepted: boolean; refused: string[]; detail: string }>;
   close(): void;
   describe(): string;
 }
+
+/** At most `max` characters, never half of one (an emoji is two UTF-16 units). */
+const cutAt = (text: string, max: number) => Array.from(text).slice(0, max).join("");
 
 export const messageIdFor = (inquiryId: string, siteHost: string) => `<inquiry-${inquiryId}@${siteHost}>`;
 
@@ -45,7 +49,7 @@ const displayName = (name: string) => (name.includes("=?") ? encodeWord(name, "B
 export function buildMail(inquiry: Inquiry, opts: { from: string; to: string; siteHost: string }): Mail {
   // The subject holds validated single-line text only (the schema rejects CR/LF), cut to a sane length.
   const who = inquiry.company ? `${inquiry.name} (${inquiry.company})` : inquiry.name;
-  const subject = `New inquiry: ${inquiry.service || "General"} — ${who}`.slice(0, 200);
+  const subject = cutAt(`New inquiry: ${inquiry.service || "General"} — ${who}`, 200);
   const received = new Date(inquiry.receivedAt).toISOString();
   const rows: Array<[string, string]> = [
     ["Name", inquiry.name],
@@ -105,8 +109,8 @@ export function smtpMailer(url: string): Mailer {
   return {
     async send(mail) {
       const info = await transport.sendMail(mail);
-      const accepted = info.accepted.length > 0 && info.rejected.length === 0;
-      return { accepted, detail: info.response };
+      const address = (a: string | { address: string }) => (typeof a === "string" ? a : a.address);
+      return { accepted: info.accepted.length > 0, refused: info.rejected.map(address), detail: info.response };
     },
     // A send in flight fails at once (its delivery is given back or retried) instead of holding the stop.
     close: () => transport.close({ force: true }),
@@ -129,7 +133,7 @@ export function fileMailer(dir: string): Mailer {
       const file = join(dir, `${inquiryId}.eml`);
       writeFileSync(`${file}.tmp`, await composeMail(mail));
       renameSync(`${file}.tmp`, file);
-      return { accepted: true, detail: file };
+      return { accepted: true, refused: [], detail: file };
     },
     close: () => {},
     describe: () => `files in ${dir}`,
@@ -190,7 +194,12 @@ export const email: ChannelDefinition<typeof variables> = {
           const mail = buildMail(inquiry, { ...addresses, to: target ?? addresses.to });
           const result = await mailer.send(mail, inquiryId);
           if (!result.accepted) return { kind: "retry", reason: `relay did not accept the message: ${result.detail}` };
-          return { kind: "delivered", detail: result.detail };
+          // Those who took it have it: never sent to them again for the ones who refused it.
+          return {
+            kind: "delivered",
+            detail: result.detail,
+            refused: result.refused.length ? result.refused : undefined,
+          };
         } catch (err) {
           const e = err as Error & { responseCode?: number; code?: string };
           const reason = e.message || String(err);
@@ -207,7 +216,7 @@ export const email: ChannelDefinition<typeof variables> = {
             from: addresses.from,
             to: addresses.to,
             replyTo: { name: site.name, address: addresses.to },
-            subject: subject.slice(0, 200),
+            subject: cutAt(subject, 200),
             text,
             html: `<pre style="white-space:pre-wrap">${escapeHtml(text)}</pre>`,
             messageId: `<${id}@${config.siteHost}>`,

@@ -6,6 +6,7 @@ import { type Database, StorageUnavailableError } from "../storage/database.ts";
 import * as outbox from "../storage/outbox.ts";
 import type { Delivery } from "../storage/records.ts";
 import type { Attempt, Channel } from "./channel.ts";
+import { destinationsFor, type Routing } from "./routing.ts";
 
 /**
  * Delivers the outbox (docs/decisions/0004): claim what is due, hand each delivery to its channel,
@@ -22,6 +23,8 @@ function retryDelay(attempt: number, baseMs: number, maxMs: number, random = Mat
 type WorkerParts = {
   db: Database;
   channels: Channel[];
+  /** Where each service's leads go now (delivery/routing.ts): a delivery follows it when it is sent. */
+  routing: Routing;
   log: Logger;
   /** The outbox's timings. */
   config: Pick<
@@ -109,7 +112,12 @@ export class OutboxWorker {
   async pass(now = Date.now()): Promise<number> {
     const room = MAX_IN_HAND - this.inFlight.size;
     if (room <= 0) return 0;
-    const due = await outbox.claimDue(this.parts.db, this.id, now, this.parts.config.OUTBOX_LEASE_MS, room);
+    const claimant = {
+      workerId: this.id,
+      channels: [...this.channels.keys()],
+      leaseMs: this.parts.config.OUTBOX_LEASE_MS,
+    };
+    const due = await outbox.claimDue(this.parts.db, claimant, now, room);
     for (const delivery of due) {
       const made: Promise<void> = this.deliver(delivery)
         .catch((err: Error) => this.log.error({ err: { message: err.message } }, "delivery not recorded"))
@@ -122,19 +130,42 @@ export class OutboxWorker {
     return due.length;
   }
 
-  private async deliver(delivery: Delivery): Promise<void> {
+  private async deliver(claimed: Delivery): Promise<void> {
     const { db, metrics, config } = this.parts;
-    const { inquiryId, attempts } = delivery;
-    const log = this.log.child({ inquiryId, channel: delivery.channel, attempt: attempts });
-    const channel = this.channels.get(delivery.channel);
-    const attempt: Attempt = channel
-      ? await channel.deliver(delivery).catch((err: Error) => ({ kind: "retry" as const, reason: err.message }))
-      : { kind: "permanent", reason: `the ${delivery.channel} channel is not configured on this server` };
+    const { inquiryId, attempts } = claimed;
+    const log = this.log.child({ inquiryId, channel: claimed.channel, attempt: attempts });
+    const channel = this.channels.get(claimed.channel);
+    // One rule for every channel: a delivery goes where this service's leads go when it is sent, so
+    // a corrected address or a changed route reaches the leads still waiting.
+    const destination = destinationsFor(this.parts.routing, claimed.inquiry.service).find(
+      (d) => d.channel === claimed.channel,
+    );
+    const delivery = { ...claimed, target: destination?.target ?? null };
+    // The claim is held while the send lasts: never taken over, and sent again, while this worker lives.
+    const lease = config.OUTBOX_LEASE_MS;
+    const hold = setInterval(() => {
+      outbox.extendClaim(db, delivery.id, this.id, Date.now() + lease).catch(() => undefined);
+    }, lease / 3);
+    const attempt: Attempt = !destination
+      ? { kind: "permanent", reason: `this service's leads no longer go to ${claimed.channel} on this server` }
+      : channel
+        ? await channel.deliver(delivery).catch((err: Error) => ({ kind: "retry" as const, reason: err.message }))
+        : { kind: "permanent", reason: `the ${delivery.channel} channel is not configured on this server` };
+    clearInterval(hold);
     const now = Date.now();
     if (attempt.kind === "delivered") {
-      const marked = await outbox.markSent(db, delivery.id, this.id, now);
+      const marked = await outbox.markSent(db, delivery.id, this.id, now, delivery.target);
       metrics?.delivered(delivery.channel, (now - delivery.inquiry.receivedAt) / 1000);
-      log.info({ via: channel?.describe(), detail: attempt.detail, marked }, "inquiry delivered");
+      log.info({ via: channel?.describe(), to: delivery.target, detail: attempt.detail, marked }, "inquiry delivered");
+      if (attempt.refused) {
+        // Delivered to those who took it; the ones who refused it for good are named, once.
+        const reason = `refused by ${attempt.refused.join(", ")}: ${attempt.detail}`;
+        log.fatal(
+          { reason },
+          `INQUIRY ${delivery.channel.toUpperCase()} REFUSED BY SOME RECIPIENTS; see \`npm run inquiries -- show ${inquiryId}\``,
+        );
+        await this.alert(delivery, reason);
+      }
       return;
     }
     const reason = attempt.reason.slice(0, 1000);

@@ -19,10 +19,14 @@ export function readMigrations(engine: Engine) {
 
 /** The migrations this code has that the database has not applied yet (all of them on a new database). */
 export async function pendingMigrations(db: Sql): Promise<string[]> {
+  // No table yet is a new database; any other failure (a database that does not answer) is not.
   const applied = await db
     .query<{ version: number }>("SELECT version FROM schema_migrations")
     .then((rows) => new Set(rows.map((r) => Number(r.version))))
-    .catch(() => new Set<number>());
+    .catch((e: { code?: string; message?: string }) => {
+      if (e.code === "42P01" || /no such table/.test(e.message ?? "")) return new Set<number>();
+      throw e;
+    });
   return readMigrations(db.engine)
     .filter((m) => !applied.has(m.version))
     .map((m) => m.name);

@@ -6,20 +6,27 @@ import { INQUIRY_COLUMNS, toInquiry } from "./records.ts";
  * (delivery/worker.ts) claims what is due, then marks each delivery sent, retried or failed; the
  * operator puts failed ones back and reads what waits.
  */
+/** What a worker claims with: its id, the channels it can deliver, and how long a claim lasts. */
+export type Claimant = { workerId: string; channels: readonly string[]; leaseMs: number };
+
 /**
- * Claim up to `limit` deliveries whose claim has ended (a worker died mid-send), then those that
- * are due, oldest first. On PostgreSQL, FOR UPDATE SKIP LOCKED lets several workers claim at once
- * without sharing a delivery; on SQLite the transaction holds the write lock.
+ * Claim up to `limit` deliveries, of the channels this worker can deliver, whose claim by another
+ * worker has ended (it died mid-send), then those that are due, oldest first. A delivery of a
+ * channel this instance lacks waits for an instance that has it. On PostgreSQL, FOR UPDATE SKIP
+ * LOCKED lets several workers claim at once without sharing a delivery; on SQLite the transaction
+ * holds the write lock.
  */
-export async function claimDue(db: Database, workerId: string, now: number, leaseMs: number, limit: number) {
+export async function claimDue(db: Database, { workerId, channels, leaseMs }: Claimant, now: number, limit: number) {
   const lock = db.engine === "postgres" ? "FOR UPDATE SKIP LOCKED" : "";
+  const mine = `channel IN (${channels.map(() => "?").join(", ")})`;
   return db.transaction(async (tx) => {
     const rows = await tx.query<{ id: string }>(
-      `WITH ended AS (SELECT id FROM deliveries WHERE claimed_until < ? ORDER BY claimed_until LIMIT ? ${lock}),
-              due AS (SELECT id FROM deliveries WHERE status = 'pending' AND next_attempt_at <= ?
+      `WITH ended AS (SELECT id FROM deliveries WHERE claimed_until < ? AND claimed_by <> ? AND ${mine}
+                      ORDER BY claimed_until LIMIT ? ${lock}),
+              due AS (SELECT id FROM deliveries WHERE status = 'pending' AND next_attempt_at <= ? AND ${mine}
                       ORDER BY next_attempt_at LIMIT ? ${lock})
          SELECT id FROM ended UNION ALL SELECT id FROM due LIMIT ?`,
-      [now, limit, now, limit, limit],
+      [now, workerId, ...channels, limit, now, ...channels, limit, limit],
     );
     if (rows.length === 0) return [];
     const ids = rows.map((r) => r.id);
@@ -47,13 +54,22 @@ export async function claimDue(db: Database, workerId: string, now: number, leas
   });
 }
 
+/** Hold a claim longer: a send still under way is never taken over while its worker lives. */
+export async function extendClaim(db: Sql, id: string, workerId: string, until: number): Promise<void> {
+  await writeAlone(db, "UPDATE deliveries SET claimed_until = ? WHERE id = ? AND claimed_by = ?", [
+    until,
+    id,
+    workerId,
+  ]);
+}
+
 /** Mark a claimed delivery sent. False if its claim was lost (another worker took it over after the lease). */
-export async function markSent(db: Sql, id: string, workerId: string, now: number): Promise<boolean> {
+export async function markSent(db: Sql, id: string, workerId: string, now: number, target: string | null) {
   const rows = await writeAlone(
     db,
-    `UPDATE deliveries SET status = 'sent', sent_at = ?, claimed_by = NULL, claimed_until = NULL, last_error = NULL
+    `UPDATE deliveries SET status = 'sent', sent_at = ?, target = ?, claimed_by = NULL, claimed_until = NULL, last_error = NULL
        WHERE id = ? AND claimed_by = ? RETURNING id`,
-    [now, id, workerId],
+    [now, target, id, workerId],
   );
   return rows.length === 1;
 }
