@@ -28,4 +28,4 @@ tar -C "$ROOT" -c . | "${PODMAN[@]}" import \
   --change "ENV PATH=/usr/local/sbin:/usr/local/bin:/usr/sbin:/usr/bin:/sbin:/bin" \
   --change 'CMD ["node"]' \
   - "$TAG" >/dev/null
-echo "stand-in base: $TAG built ($("${PODMAN[@]}" run --rm "$TAG" node --version))"
+echo "stand-in base: $TAG built ($("${PODMAN[@]}" run --rm --ulimit nofile=1024:1024 --ulimit nproc=1024:1024 "$TAG" node --version))"

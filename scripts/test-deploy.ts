@@ -142,7 +142,7 @@ async function main() {
   for (const dir of [liveData, replica]) chownSync(dir, 1000, 1000);
   const lsPort = await freePort();
   const lsUrl = `http://127.0.0.1:${lsPort}`;
-  const lsEnv = { LITESTREAM_REPLICA_URL: "file:///replica", SPAM_FILTER: "off" };
+  const lsEnv = { LITESTREAM_REPLICA_URL: "file:///replica", SPAM_FILTER: "off", RATE_LIMIT_PER_MINUTE: "1000" };
   const withReplica = ["-v", `${replica}:/replica`];
   try {
     run("teton-litestream", lsPort, lsEnv, liveData, withReplica);
