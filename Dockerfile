@@ -18,7 +18,13 @@ ENV SITE_URL=${SITE_URL} CONTACT_ENDPOINT=${CONTACT_ENDPOINT} CONTACT_PUBLIC_KEY
 RUN npm run build && npm prune --omit=dev --no-audit --no-fund
 
 FROM node:24-bookworm-slim
-ENV NODE_ENV=production PORT=3000 HOST=0.0.0.0 DATA_DIR=/data
+# The build-time variables are read at run time too (the sender's domain, the pages' policy, the
+# key): the image keeps the values it was built with as defaults, so run and build agree.
+ARG SITE_URL=https://www.example.com
+ARG CONTACT_ENDPOINT
+ARG CONTACT_PUBLIC_KEY
+ENV NODE_ENV=production PORT=3000 HOST=0.0.0.0 DATA_DIR=/data \
+    SITE_URL=${SITE_URL} CONTACT_ENDPOINT=${CONTACT_ENDPOINT} CONTACT_PUBLIC_KEY=${CONTACT_PUBLIC_KEY}
 WORKDIR /app
 COPY --from=build /app/package.json ./
 COPY --from=build /app/node_modules ./node_modules

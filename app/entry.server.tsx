@@ -65,7 +65,12 @@ export default function handleRequest(
         if (shellRendered) {
           const message = error instanceof Error ? error.message : String(error);
           console.error(
-            JSON.stringify({ level: 50, time: new Date().toISOString(), err: { message }, msg: "page render failed" }),
+            JSON.stringify({
+              level: "error",
+              time: new Date().toISOString(),
+              err: { message },
+              msg: "page render failed",
+            }),
           );
         }
       },

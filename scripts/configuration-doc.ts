@@ -21,11 +21,7 @@ function render(): string {
     const shown =
       meta.shownDefault ??
       (value === undefined ? "—" : `\`${Array.isArray(value) ? value.join(", ") : String(value)}\``);
-    const when = (BUILD_TIME as readonly string[]).includes(name)
-      ? name === "CONTACT_PUBLIC_KEY"
-        ? "build and run"
-        : "build"
-      : "run";
+    const when = (BUILD_TIME as readonly string[]).includes(name) ? "build and run" : "run";
     return `| \`${name}\` | ${when} | ${shown} | ${meta.description ?? ""} |`;
   });
   return `# Configuration
@@ -34,8 +30,9 @@ function render(): string {
 
 Every variable is optional. \`npm run build\`, \`npm start\`, \`npm run dev\` and \`npm run inquiries\`
 read a \`.env\` file if there is one (copy \`.env.example\`); a variable set in the environment wins.
-**build** variables are baked into the prerendered pages (\`npm start\` rebuilds when \`.env\` changed);
-**run** variables are read when the server or the CLI starts. A bad value stops it at start with one
+**build and run** variables are baked into the prerendered pages (\`npm start\` rebuilds when
+\`.env\` changed) and read again by the server: give both the same value (the image keeps its build
+arguments as the defaults of its environment); **run** variables are read when the server or the CLI starts. A bad value stops it at start with one
 line naming the variable (\`Invalid environment: PORT: a port number 1-65535\`). Durations are in
 milliseconds. The test and benchmark tools have their own (\`CHROMIUM_PATH\`, \`PG_BIN\`,
 \`TEST_DATABASE_URL\`, \`BENCH_DATABASE_URL\`, \`NGINX_PATH\`, \`E2E_PORT\`).
@@ -48,7 +45,8 @@ ${rows.join("\n")}
 
 /** Every variable of the code is in .env.example (set or commented), and nothing else is. */
 function exampleProblems(): string[] {
-  const declared = new Set(Object.keys(schema.shape));
+  // compose.yaml's own (the database container's password), read from the same .env.
+  const declared = new Set([...Object.keys(schema.shape), "POSTGRES_PASSWORD"]);
   const listed = new Set([...readFileSync(EXAMPLE, "utf8").matchAll(/^#? ?([A-Z_]+)=/gm)].map((m) => m[1] ?? ""));
   return [
     ...[...declared].filter((v) => !listed.has(v)).map((v) => `.env.example does not mention ${v}`),

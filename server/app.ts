@@ -7,7 +7,7 @@ import type { Logger } from "pino";
 import { RouterContextProvider, type ServerBuild } from "react-router";
 import type { ContactContextKey } from "../app/contact/context.ts";
 import type { Config } from "./config.ts";
-import { contactEndpoint, ENDPOINT, MAX_BODY_BYTES } from "./contact/http/endpoint.ts";
+import { contactEndpoint, ENDPOINT, MAX_BODY_BYTES, noted } from "./contact/http/endpoint.ts";
 import type { FormTokens } from "./contact/intake/form-token.ts";
 import type { ContactMetrics } from "./contact/metrics.ts";
 import type { ContactRuntime } from "./contact/runtime.ts";
@@ -65,7 +65,7 @@ export function createApp(o: AppOptions): express.Express {
     setBaseHeaders(res, req.secure);
     next();
   });
-  app.use(httpsRedirect(hostsOf([config.SITE_URL, ...config.allowedOrigins])));
+  app.use(httpsRedirect(hostsOf([config.SITE_URL, ...config.allowedOrigins]), log));
   // Every body is capped before anything reads it; the JSON endpoint caps its own (chunked too) with JSON answers.
   app.use(bodyLimit(MAX_BODY_BYTES, (req) => req.path === ENDPOINT));
 
@@ -76,7 +76,7 @@ export function createApp(o: AppOptions): express.Express {
     contactEndpoint({
       submitter: o.runtime,
       log,
-      publicKey: config.publicKey,
+      publicKeys: config.publicKeys,
       allowedOrigins: config.allowedOrigins,
       metrics,
     }),
@@ -111,6 +111,8 @@ function requestLog(log: Logger): RequestHandler {
         bytes: Number(res.getHeader("content-length") ?? 0) || undefined,
         // A page the browser loads ahead of a click (speculation rules): "prefetch;prerender".
         purpose: req.get("sec-purpose"),
+        // The inquiry a submission stored (or replayed): one lead's journey is one grep.
+        inquiryId: res.locals.inquiryId,
       });
     });
     next();
@@ -167,9 +169,13 @@ function reactRouter({ build, config, runtime, tokens }: AppOptions): RequestHan
   return createRequestHandler({
     build: actionHosts.length > 0 ? { ...build, allowedActionOrigins: actionHosts } : build,
     mode: "production",
-    getLoadContext(req) {
+    getLoadContext(req, res) {
       const context = new RouterContextProvider();
-      context.set(contactContext, { submitter: runtime, clientIp: req.ip, formToken: () => tokens.issue() });
+      context.set(contactContext, {
+        submitter: noted(runtime, res),
+        clientIp: req.ip,
+        formToken: () => tokens.issue(),
+      });
       return context;
     },
   });

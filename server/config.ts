@@ -19,8 +19,11 @@ export function loadConfig(source: NodeJS.ProcessEnv = process.env) {
     dataDir: resolve(env.DATA_DIR),
     /** The host of SITE_URL: the sender's domain and the Message-IDs' right side. */
     siteHost: new URL(env.SITE_URL).hostname,
-    /** The anonymous public key the page sends as its bearer token (app/contact/api.ts has the default). */
-    publicKey: contactPublicKey(env.CONTACT_PUBLIC_KEY),
+    /** The anonymous public keys the server accepts as bearer token: the pages' (app/contact/api.ts has the default), and while it changes the previous one. */
+    publicKeys: [
+      contactPublicKey(env.CONTACT_PUBLIC_KEY),
+      ...(env.CONTACT_PUBLIC_KEY_PREVIOUS ? [env.CONTACT_PUBLIC_KEY_PREVIOUS] : []),
+    ],
     /** Origins (scheme://host[:port]) allowed to call the endpoint from a browser, besides the site's own. */
     allowedOrigins: (env.ALLOWED_ORIGINS ?? "")
       .split(",")

@@ -84,7 +84,8 @@ export const schema = z.object({
     .default("https://www.example.com")
     .transform((u) => u.replace(/\/+$/, ""))
     .meta({
-      description: "public URL of the site, **at build time**: canonical links are baked into the prerendered pages",
+      description:
+        "public URL of the site: **at build time** canonical links, sitemap and feeds are baked into the pages; **at run time** the sender's domain of lead emails (`no-reply@…`), their Message-IDs, and the host the HTTP → HTTPS redirect serves",
     }),
   /** build — where the contact page sends the form with JavaScript (a path here, or another site's URL). */
   CONTACT_ENDPOINT: z
@@ -93,7 +94,7 @@ export const schema = z.object({
     .default(CONTACT_API_PATH)
     .meta({
       description:
-        "**at build time**: where the contact page sends the form with JavaScript (another origin's hosted function works too)",
+        "where the contact page sends the form with JavaScript (another origin's hosted function works too): **at build time** into the page, **at run time** into the pages' Content-Security-Policy",
     }),
   /** build and run — the anonymous public key (app/contact/api.ts has the default). */
   CONTACT_PUBLIC_KEY: z
@@ -104,6 +105,14 @@ export const schema = z.object({
       description:
         "the anonymous **public** key of spec §7 — not a secret: at build time the page embeds it and sends it as `Authorization: Bearer …`; at run time the server requires it (401 without). Set it in `.env` so build and server agree",
       shownDefault: "`pk_public_teton_contact_2025` (`app/contact/api.ts`)",
+    }),
+  CONTACT_PUBLIC_KEY_PREVIOUS: z
+    .string()
+    .regex(/^[\x21-\x7e]{8,200}$/, "8 to 200 visible ASCII characters")
+    .optional()
+    .meta({
+      description:
+        "while the public key changes: the old one, still accepted at run time, so pages built (or cached) with it keep working until every page has the new one. See [Rotating secrets](deployment.md#rotating-secrets)",
     }),
   // ---------------------------------------------------------------- run time
   PORT: z.coerce
@@ -230,7 +239,7 @@ export const schema = z.object({
 
 export type Env = z.infer<typeof schema>;
 
-/** Which variables are read at build time (the rest are read at run time). */
+/** Which variables are read at build time, and again at run time (the rest only at run time). */
 export const BUILD_TIME = ["SITE_URL", "CONTACT_ENDPOINT", "CONTACT_PUBLIC_KEY"] as const;
 
 /** The environment, validated; an empty variable (`DATABASE_URL=` in a .env) means "not set". */

@@ -8,7 +8,7 @@ import ipaddr from "ipaddr.js";
  * for. Each answer is a short text or JSON body and one log line (the request log), never a stack.
  */
 
-type Logger = { warn: (o: object, m: string) => void };
+type Logger = { warn: (o: object, m: string) => void; error: (o: object, m: string) => void };
 
 /** The largest unread body Node may read and discard after an answer to keep the connection. */
 const DRAIN_LIMIT = 32 * 1024;
@@ -107,11 +107,21 @@ export function clientKeys(ip: string): { address: string; network: string } | n
  * own hosts. The Location is never built from a Host we do not know (a cache in front could be
  * poisoned with it); a request for another host is refused with 421.
  */
-export function httpsRedirect(allowedHosts: Set<string>): RequestHandler {
+export function httpsRedirect(allowedHosts: Set<string>, log: Logger): RequestHandler {
+  let warned = false;
   return (req, res, next) => {
     if (!req.get("x-forwarded-proto") || req.protocol !== "http") return next();
     const host = (req.get("host") ?? "").toLowerCase();
     if (!allowedHosts.has(host)) return refuse(req, res, 421, "This server does not serve that host.");
+    // A proxy that says "https" but is not trusted: the browser is sent to the URL it asked for,
+    // through the same proxy, for ever. Said once, loudly; the redirect stays (the header is not trusted).
+    if (!warned && /^https$/i.test(req.get("x-forwarded-proto") ?? "")) {
+      warned = true;
+      log.error(
+        { peer: req.socket.remoteAddress },
+        "redirect loop: a proxy reports HTTPS (X-Forwarded-Proto: https) from an address TRUST_PROXY does not trust, so every request is redirected to itself. Set TRUST_PROXY to that proxy (docs/operations.md, Behind a proxy)",
+      );
+    }
     res.redirect(308, `https://${host}${req.originalUrl}`);
   };
 }

@@ -34,8 +34,9 @@ let logDeadline = Number.POSITIVE_INFINITY;
 // Lines logged while a write is in flight go out together, off the main thread, flushed at exit; a
 // full pipe (a log reader that stopped reading) is waited for, but at shutdown only until the grace
 // period ends: a server whose stdout is stuck must still stop.
+// Levels as words ("level":"fatal"), so an operator can grep for them.
 const log = pino(
-  { base: undefined, timestamp: pino.stdTimeFunctions.isoTime },
+  { base: undefined, timestamp: pino.stdTimeFunctions.isoTime, formatters: { level: (label) => ({ level: label }) } },
   pino.destination({ sync: false, retryEAGAIN: () => Date.now() < logDeadline }),
 );
 // Nothing may end the process by accident: a rejection nobody handled is a bug, logged in one line.

@@ -8,7 +8,15 @@ import { pending } from "./storage/outbox.ts";
  * and for how long, delivery latency per channel. Only behind METRICS_TOKEN or on METRICS_PORT.
  */
 
-const INQUIRY_OUTCOMES = ["stored", "held", "invalid", "rate_limited", "refused", "unavailable"] as const;
+const INQUIRY_OUTCOMES = [
+  "stored",
+  "held",
+  "invalid",
+  "rate_limited",
+  "unauthorized",
+  "refused",
+  "unavailable",
+] as const;
 export type InquiryOutcome = (typeof INQUIRY_OUTCOMES)[number];
 
 export type ContactMetrics = {

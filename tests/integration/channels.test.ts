@@ -157,6 +157,38 @@ describe.each([
     expect(logs.some((l) => l.msg === "inquiry delivery failed; will retry" && l.reason === "HTTP 500")).toBe(true);
   });
 
+  it("rotates the signing secret without losing a lead: signed with both while it changes, a 401 tried again", async () => {
+    const NEW = `whsec_${randomBytes(32).toString("base64")}`;
+    let receiverSecret = SECRET; // the receiver still has the old one
+    hook.respond = (r) => {
+      try {
+        new Webhook(receiverSecret).verify(r.body, r.headers as Record<string, string>);
+        return { status: 204 };
+      } catch {
+        return { status: 401 };
+      }
+    };
+    // As documented: the new secret first, the old one beside it, until the receiver has the new one.
+    const p = await pipeline({ WEBHOOK_SECRET: `${NEW} ${SECRET}` });
+    p.worker.start();
+    const first = String((await submit(p)).body.id);
+    await expect.poll(async () => (await deliveries(p, first)).webhook?.status, { timeout: 10_000 }).toBe("sent");
+    receiverSecret = NEW;
+    const second = String((await submit(p, { ...valid, message: "After the receiver switched" })).body.id);
+    await expect.poll(async () => (await deliveries(p, second)).webhook?.status, { timeout: 10_000 }).toBe("sent");
+    expect(hook.received.map((r) => String(r.headers["webhook-signature"]).split(" ").length)).toEqual([2, 2]);
+    // Done in the wrong order (the server has only the new one, the receiver the old): refused with
+    // 401, tried again, delivered once the receiver has it — never failed for good.
+    receiverSecret = SECRET;
+    const q = await pipeline({ WEBHOOK_SECRET: NEW });
+    q.worker.start();
+    const third = String((await submit(q, { ...valid, message: "Sent in the middle of a rotation" })).body.id);
+    await expect.poll(() => hook.received.length, { timeout: 10_000 }).toBeGreaterThan(2);
+    expect((await deliveries(q, third)).webhook?.status).not.toBe("failed");
+    receiverSecret = NEW;
+    await expect.poll(async () => (await deliveries(q, third)).webhook?.status, { timeout: 10_000 }).toBe("sent");
+  });
+
   it("fails a 410 at once, logs it as fatal, and reports it through email and Slack", async () => {
     hook.respond = () => ({ status: 410 });
     const p = await pipeline();
@@ -396,7 +428,8 @@ describe("what an HTTP answer means", () => {
     [204, "delivered"],
     [301, "permanent"],
     [400, "permanent"],
-    [401, "permanent"],
+    [401, "retry"],
+    [403, "retry"],
     [404, "permanent"],
     [410, "permanent"],
     [408, "retry"],

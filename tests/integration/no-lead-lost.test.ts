@@ -131,7 +131,11 @@ describe("backups and restore (SQLite)", () => {
         out += d;
       });
       const exited = new Promise((r) => child.once("exit", r));
-      stops.push(() => (child.exitCode === null ? (child.kill("SIGKILL"), exited) : undefined));
+      stops.push(() => {
+        if (child.exitCode !== null) return;
+        child.kill("SIGKILL");
+        return exited;
+      });
       const deadline = Date.now() + 20_000;
       while (!out.includes("contact pipeline ready")) {
         if (Date.now() > deadline) throw new Error(`did not start:\n${out}`);
@@ -289,7 +293,7 @@ describe.each(["sqlite", "postgres"] as const)("on %s", (engine) => {
     await expect.poll(() => smtp.received.length, { timeout: 10_000 }).toBe(1);
     await new Promise((r) => setTimeout(r, 1_000));
     expect(smtp.received).toHaveLength(1);
-    const said = lines(server.output()).filter((l) => l.level === 60 && l.inquiryId === id);
+    const said = lines(server.output()).filter((l) => l.level === "fatal" && l.inquiryId === id);
     expect(said).toHaveLength(1);
     expect(String(said[0]?.reason)).toContain("refused by gone@example.com");
   });
@@ -381,7 +385,7 @@ describe("a database that does not answer", () => {
       (s) => s.stop().then(() => ""),
       (e: Error) => e.message,
     );
-    const fatal = lines(err.replace(/^server exited \(1\):\n/, "")).filter((l) => l.level === 60);
+    const fatal = lines(err.replace(/^server exited \(1\):\n/, "")).filter((l) => l.level === "fatal");
     expect(fatal).toHaveLength(1);
     expect(fatal[0]?.msg).toMatch(/^IP_HASH_KEY: required with DATABASE_URL, the same on every instance/);
   });

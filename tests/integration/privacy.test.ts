@@ -239,7 +239,7 @@ describe("the privacy notice names every processor the server sends leads to", (
       killSignal: "SIGKILL",
     });
     expect(start.status).toBe(1);
-    const fatal = lines(start.stdout).filter((l) => l.level === 60);
+    const fatal = lines(start.stdout).filter((l) => l.level === "fatal");
     expect(fatal).toHaveLength(1);
     expect(fatal[0]?.msg).toMatch(
       /^The privacy notice does not name who receives leads through slack: add privacy\.processors\.slack/,

@@ -236,3 +236,80 @@ describe("requests that used to crash, exhaust or mislead the server", () => {
     expect(page).toContain(`data-public-key="${DEFAULT_PUBLIC_KEY}"`);
   });
 });
+
+describe("what an operator must see in the log", () => {
+  let server: RunningServer;
+  const OLD = "pk_public_old_key_0001";
+  const NEW = "pk_public_new_key_0002";
+  beforeAll(async () => {
+    // A proxy not trusted (TRUST_PROXY=false), and a public key being rotated.
+    server = await startServer({
+      TRUST_PROXY: "false",
+      CONTACT_PUBLIC_KEY: NEW,
+      CONTACT_PUBLIC_KEY_PREVIOUS: OLD,
+      SPAM_FILTER: "off",
+      METRICS_TOKEN: "m".repeat(32),
+    });
+  });
+  afterAll(async () => server.stop());
+  const post = (key: string) =>
+    fetch(`${server.url}/functions/v1/send-email`, {
+      method: "POST",
+      headers: { "content-type": "application/json", authorization: `Bearer ${key}`, origin: server.url },
+      body: JSON.stringify(valid),
+    });
+
+  it("each request's line carries the inquiry it stored, through either door, so one lead is one grep", async () => {
+    const answer = await post(NEW);
+    const id = String(((await answer.json()) as { id: string }).id);
+    const form = await fetch(`${server.url}/contact`, {
+      method: "POST",
+      redirect: "manual",
+      headers: { "content-type": "application/x-www-form-urlencoded", origin: server.url },
+      body: FORM_BODY,
+    });
+    expect(form.status).toBe(303);
+    await sleep(100);
+    const requests = lines(server.output()).filter((l) => l.method === "POST" && l.inquiryId);
+    expect(requests.map((l) => [l.path, l.status])).toEqual([
+      ["/functions/v1/send-email", 201],
+      ["/contact", 303],
+    ]);
+    expect(requests[0]?.inquiryId).toBe(id);
+    expect(
+      lines(server.output())
+        .filter((l) => l.inquiryId === id)
+        .map((l) => l.msg),
+    ).toContain("inquiry stored");
+    expect(lines(server.output()).every((l) => typeof l.level === "string")).toBe(true);
+  });
+
+  it("a key rotation: the old and the new key both work; a page with neither is refused loudly, once", async () => {
+    expect((await post(OLD)).status).toBe(201);
+    expect((await post(NEW)).status).toBe(201);
+    for (let i = 0; i < 3; i++) expect((await post("pk_public_stale_0000")).status).toBe(401);
+    await sleep(200);
+    const said = lines(server.output()).filter((l) => String(l.msg).startsWith("a page sent a public key"));
+    expect(said).toHaveLength(1);
+    expect(said[0]?.level).toBe("error");
+    const metrics = await (
+      await fetch(`${server.url}/metrics`, { headers: { authorization: `Bearer ${"m".repeat(32)}` } })
+    ).text();
+    expect(metrics).toMatch(/^contact_inquiries_total\{source="api",outcome="unauthorized"\} 3$/m);
+  });
+
+  it("a proxy reporting HTTPS that TRUST_PROXY does not trust: the redirect loop is said in the log, once", async () => {
+    for (let i = 0; i < 3; i++) {
+      const loop = await raw(server.url, {
+        path: "/services",
+        headers: { host: "www.example.com", "x-forwarded-proto": "https" },
+      });
+      expect(loop.status).toBe(308);
+      expect(loop.headers.location).toBe("https://www.example.com/services");
+    }
+    await sleep(200);
+    const said = lines(server.output()).filter((l) => String(l.msg).startsWith("redirect loop"));
+    expect(said).toHaveLength(1);
+    expect(said[0]?.msg).toContain("Set TRUST_PROXY");
+  });
+});

@@ -40,7 +40,7 @@ describe("a start that cannot succeed says so in one line", () => {
       });
       const code = await new Promise<number | null>((r) => second.on("exit", r));
       expect(code).toBe(1);
-      const fatal = lines(out).filter((l) => l.level === 60);
+      const fatal = lines(out).filter((l) => l.level === "fatal");
       expect(fatal).toHaveLength(1);
       expect(fatal[0]?.msg).toMatch(/already in use/);
       expect(out).not.toMatch(/server started/);
@@ -59,7 +59,7 @@ describe("a start that cannot succeed says so in one line", () => {
       (e: Error) => e.message,
     );
     expect(err).toMatch(/server exited \(1\)/);
-    const fatal = lines(String(err).replace(/^server exited \(1\):\n/, "")).filter((l) => l.level === 60);
+    const fatal = lines(String(err).replace(/^server exited \(1\):\n/, "")).filter((l) => l.level === "fatal");
     expect(fatal).toHaveLength(1);
     expect(fatal[0]?.msg).toMatch(/^Invalid environment: /);
     expect(fatal[0]?.msg).toContain(message);
@@ -78,7 +78,7 @@ describe("a start that cannot succeed says so in one line", () => {
         (e: Error) => e.message,
       );
       expect(err).toMatch(/server exited \(1\)/);
-      const fatal = lines(String(err).replace(/^server exited \(1\):\n/, "")).filter((l) => l.level === 60);
+      const fatal = lines(String(err).replace(/^server exited \(1\):\n/, "")).filter((l) => l.level === "fatal");
       expect(fatal).toHaveLength(1);
       expect(fatal[0]?.msg).toMatch(said);
       expect(err).not.toMatch(/^\s+at /m);

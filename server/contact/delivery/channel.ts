@@ -63,13 +63,14 @@ export function receiverUrlOf(config: Config, target: string | null, field: stri
 
 /**
  * What an HTTP answer means for a delivery: only 2xx is delivered; 408, 429 and 5xx are tried
- * again (429 and 503 after their Retry-After); any other 4xx — or a redirect — is the receiver
- * saying no, and is not hammered.
+ * again (429 and 503 after their Retry-After), and so are 401 and 403 (a receiver whose secret is
+ * being rotated refuses the signature until it has the new one: tried until the retry window ends);
+ * any other 4xx — or a redirect — is the receiver saying no, and is not hammered.
  */
 export function classifyHttp(status: number, retryAfter: string | null, now = Date.now()): Attempt {
   if (status >= 200 && status < 300) return { kind: "delivered", detail: `HTTP ${status}` };
   const reason = `HTTP ${status}`;
-  if (status === 408 || status === 429 || status >= 500) {
+  if (status === 401 || status === 403 || status === 408 || status === 429 || status >= 500) {
     return { kind: "retry", reason, retryAfterMs: parseRetryAfter(retryAfter, now) };
   }
   if (status >= 300 && status < 400) return { kind: "permanent", reason: `${reason}: redirects are not followed` };

@@ -22,11 +22,14 @@ const variables = {
   }),
   WEBHOOK_SECRET: z
     .string()
-    .regex(/^whsec_[A-Za-z0-9+/]{32,}={0,2}$/, "a Standard Webhooks secret: whsec_ and at least 24 bytes in base64")
+    .regex(
+      /^whsec_[A-Za-z0-9+/]{32,}={0,2}( whsec_[A-Za-z0-9+/]{32,}={0,2})?$/,
+      "a Standard Webhooks secret: whsec_ and at least 24 bytes in base64 (two, space-separated, while rotating)",
+    )
     .optional()
     .meta({
       description:
-        "the shared signing secret, `whsec_` + base64 of at least 24 random bytes (`echo whsec_$(openssl rand -base64 32)`); the receiver verifies `webhook-signature` with it",
+        "the shared signing secret, `whsec_` + base64 of at least 24 random bytes (`echo whsec_$(openssl rand -base64 32)`); the receiver verifies `webhook-signature` with it. To rotate, set the new and the old one, space-separated: every delivery is signed with both until the receiver has the new one ([Rotating secrets](deployment.md#rotating-secrets))",
     }),
 };
 
@@ -42,7 +45,11 @@ export const webhook: ChannelDefinition<typeof variables> = {
   create(config) {
     const general = config.WEBHOOK_URL;
     const urlFor = (target: string | null) => receiverUrlOf(config, target, "webhook", general);
-    const signer = new Webhook(config.WEBHOOK_SECRET ?? "");
+    // While rotating, two secrets: each payload carries a signature by each (Standard Webhooks allows several).
+    const signers = (config.WEBHOOK_SECRET ?? "")
+      .split(" ")
+      .filter(Boolean)
+      .map((s) => new Webhook(s));
     const send = (url: string | undefined, id: string, payload: object): Promise<Attempt> => {
       if (!url) return Promise.resolve({ kind: "permanent", reason: "no webhook URL for this route on this server" });
       const body = JSON.stringify(payload);
@@ -50,7 +57,7 @@ export const webhook: ChannelDefinition<typeof variables> = {
       const headers = {
         "webhook-id": id,
         "webhook-timestamp": String(Math.floor(+timestamp / 1000)),
-        "webhook-signature": signer.sign(id, timestamp, body),
+        "webhook-signature": signers.map((s) => s.sign(id, timestamp, body)).join(" "),
       };
       return post(url, body, headers, config.DELIVERY_TIMEOUT_MS);
     };

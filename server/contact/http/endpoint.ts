@@ -23,26 +23,39 @@ const IDEMPOTENCY_KEY = /^[\x21-\x7e]{1,255}$/;
 type Options = {
   submitter: Submitter;
   log: Logger;
-  publicKey: string;
+  /** The public keys accepted: the current one, and during a rotation the previous one. */
+  publicKeys: string[];
   allowedOrigins: string[];
   metrics?: ContactMetrics;
 };
+
+/** The submitter, noting the inquiry it stored on the response, for the request's log line. */
+export const noted = (submitter: Submitter, res: Response): Submitter => ({
+  async submit(submission) {
+    const outcome = await submitter.submit(submission);
+    if (outcome.kind === "stored" || outcome.kind === "replayed") res.locals.inquiryId = outcome.id;
+    return outcome;
+  },
+});
 
 /** The site's own origin as the browser sees it (behind a proxy: X-Forwarded-Proto/Host, if trusted). */
 function ownOrigin(req: Request): string {
   return `${req.protocol}://${req.get("host") ?? ""}`;
 }
 
-export function contactEndpoint({ submitter, log, publicKey, allowedOrigins, metrics }: Options) {
+export function contactEndpoint({ submitter, log, publicKeys, allowedOrigins, metrics }: Options) {
   const router = express.Router();
   /** An answer without the pipeline's word: a refused request, or storage that is down (a POST is counted). */
   const fail = (res: Response, status: number, error: string, extra: Record<string, unknown> = {}) => {
     if (res.req.method === "POST") {
-      metrics?.inquiry("api", status === 503 ? "unavailable" : status === 400 ? "invalid" : "refused");
+      const outcome =
+        status === 503 ? "unavailable" : status === 400 ? "invalid" : status === 401 ? "unauthorized" : "refused";
+      metrics?.inquiry("api", outcome);
     }
     res.status(status).json({ error, ...extra });
   };
   const allowed = new Set(allowedOrigins);
+  let lastKeyWarning = 0;
 
   const cors = (req: Request, res: Response): boolean => {
     const origin = req.get("origin");
@@ -71,7 +84,17 @@ export function contactEndpoint({ submitter, log, publicKey, allowedOrigins, met
     (req, res, next) => {
       if (!cors(req, res)) return fail(res, 403, "This origin may not call this endpoint.");
       // The bearer token of spec §7; the hosted platform's clients may send the key as `apikey` instead.
-      if (req.get("authorization") !== `Bearer ${publicKey}` && req.get("apikey") !== publicKey) {
+      const given = /^Bearer (.*)$/.exec(req.get("authorization") ?? "")?.[1] ?? req.get("apikey");
+      if (!given || !publicKeys.includes(given)) {
+        // From a page of this site (or an allowed app), a key it was built with that the server no
+        // longer takes: every visitor's message is refused. Said loudly, at most once a minute.
+        if (req.get("origin") && Date.now() - lastKeyWarning > 60_000) {
+          lastKeyWarning = Date.now();
+          log.error(
+            { origin: req.get("origin") },
+            "a page sent a public key this server does not accept: every JavaScript submission from it is refused (401). Rebuild with CONTACT_PUBLIC_KEY, or accept the old key as CONTACT_PUBLIC_KEY_PREVIOUS while pages change",
+          );
+        }
         res.setHeader("WWW-Authenticate", 'Bearer realm="contact"');
         return fail(res, 401, "Missing or invalid authorization.");
       }
@@ -90,7 +113,7 @@ export function contactEndpoint({ submitter, log, publicKey, allowedOrigins, met
     async (req, res, next) => {
       try {
         const one = (v: string | string[] | undefined) => (Array.isArray(v) ? v.join(", ") : v);
-        const outcome = await submitter.submit({
+        const outcome = await noted(submitter, res).submit({
           body: req.body,
           source: "api",
           formToken: one(req.headers["x-form-token"]),
