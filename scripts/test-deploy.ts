@@ -1,9 +1,12 @@
-import { execFileSync, spawnSync } from "node:child_process";
-import { chownSync, mkdtempSync, readdirSync } from "node:fs";
+import { type ChildProcess, execFileSync, spawn, spawnSync } from "node:child_process";
+import { chownSync, existsSync, mkdtempSync, readdirSync, readFileSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import pgClient from "pg";
+import { chromium } from "playwright-core";
+import YAML from "yaml";
 import { CONTACT_API_PATH, DEFAULT_PUBLIC_KEY } from "../app/contact/api.ts";
+import { chromiumArgs } from "../playwright.config.ts";
 import { freePort } from "../tests/support/ports.ts";
 import { startPostgres } from "../tests/support/postgres.ts";
 import { TestSmtp } from "../tests/support/smtp.ts";
@@ -258,9 +261,130 @@ async function main() {
     await smtp.stop();
     pg.stop();
   }
+  await behindTlsProxy();
   for (const [status, what] of results) console.log(`${status.padEnd(6)} ${what}`);
   const failed = results.filter(([s]) => s !== "ok").length;
   console.log(`${results.length - failed} passed, ${failed} failed`);
+}
+
+const recipients = (m: { mail: { to?: unknown } } | undefined) => {
+  const to = m?.mail.to as { text?: string } | undefined;
+  return to?.text ?? "";
+};
+
+/**
+ * The deployment docs/deployment.md describes, as an operator follows it: an `.env` made from
+ * `.env.example`, handed to each instance whole (compose's `env_file`; `podman run --env-file`
+ * here, where no compose tool runs) with compose.yaml's own `environment` on top; two instances on
+ * PostgreSQL behind `deploy/nginx.conf` with TLS; a person's lead typed in Chromium through the proxy
+ * reaches the SMTP server exactly once, whichever instance served the page and took the post.
+ */
+async function behindTlsProxy() {
+  const nginxBin = ["/usr/sbin/nginx", "/usr/bin/nginx"].find((p) => existsSync(p));
+  if (!nginxBin) {
+    check("behind the TLS proxy: nginx is needed (apt-get install nginx)", false);
+    return;
+  }
+  const dir = mkdtempSync(join(tmpdir(), "deploy-proxy-"));
+  const pg = await startPostgres();
+  const smtp = await new TestSmtp().start();
+  const ports = [await freePort(), await freePort()];
+  const [httpPort, httpsPort] = [await freePort(), await freePort()];
+  const children: ChildProcess[] = [];
+  try {
+    // The operator's .env, from .env.example as docs/deployment.md says.
+    const dotenv = `${readFileSync(join(root, ".env.example"), "utf8")}
+SITE_URL=https://www.example.com
+POSTGRES_PASSWORD=unused-here
+IP_HASH_KEY=${"p".repeat(64)}
+SMTP_URL=${smtp.url}
+CONTACT_TO=sales@example.com
+`;
+    writeFileSync(join(dir, ".env"), dotenv);
+    // compose.yaml's environment for the site, on top of the .env (DATABASE_URL: the test's server).
+    const compose = YAML.parse(readFileSync(join(root, "compose.yaml"), "utf8")) as {
+      services: { site: { env_file: string; environment: Record<string, string> } };
+    };
+    const site = compose.services.site;
+    check("compose.yaml hands the site every variable of .env (env_file)", site.env_file === ".env");
+    const vars = Object.fromEntries(
+      dotenv.split("\n").flatMap((l) => (/^([A-Z_]+)=(.*)$/.exec(l) ? [[RegExp.$1, RegExp.$2]] : [])),
+    );
+    const interpolate = (v: string) =>
+      v.replace(/\$\{([A-Z_]+)(?::[-?]([^}]*))?\}/g, (_m, name: string, fallback = "") => vars[name] ?? fallback);
+    const env = Object.fromEntries(Object.entries(site.environment).map(([k, v]) => [k, interpolate(String(v))]));
+    env.DATABASE_URL = pg.url;
+    for (const [i, p] of ports.entries()) {
+      run(`teton-proxied-${i}`, p, { ...env, HOST: "127.0.0.1" }, undefined, ["--env-file", join(dir, ".env")]);
+    }
+    for (const p of ports) await waitReady(`http://127.0.0.1:${p}`);
+    // deploy/nginx.conf as written, its ports, upstreams and certificate pointed at this test's.
+    execFileSync("openssl", [
+      ...["req", "-x509", "-newkey", "rsa:2048", "-nodes", "-days", "1", "-subj", "/CN=www.example.com"],
+      ...["-addext", "subjectAltName=DNS:www.example.com"],
+      ...["-keyout", join(dir, "privkey.pem"), "-out", join(dir, "fullchain.pem")],
+    ]);
+    const example = readFileSync(join(root, "deploy/nginx.conf"), "utf8")
+      .replace("listen 80;", `listen 127.0.0.1:${httpPort};`)
+      .replace("listen 443 ssl http2;", `listen 127.0.0.1:${httpsPort} ssl http2;`)
+      .replace("server 127.0.0.1:3000;", `server 127.0.0.1:${ports[0]};`)
+      .replace("server 127.0.0.1:3001;", `server 127.0.0.1:${ports[1]};`)
+      .replaceAll("/etc/ssl/teton/", `${dir}/`);
+    writeFileSync(
+      join(dir, "nginx.conf"),
+      `pid ${dir}/nginx.pid;\nerror_log ${dir}/error.log;\nevents {}\nhttp {\n  access_log off;\n${example}\n}\n`,
+    );
+    const nginx = spawn(nginxBin, ["-c", join(dir, "nginx.conf"), "-p", dir, "-g", "daemon off;"], {
+      stdio: "inherit",
+    });
+    children.push(nginx);
+    // Up once its plain-HTTP server answers (with the redirect to HTTPS).
+    for (let i = 0; i < 40; i++) {
+      const up = await fetch(`http://127.0.0.1:${httpPort}/`, { redirect: "manual" }).then(
+        (r) => r.status === 308,
+        () => false,
+      );
+      if (up) break;
+      await sleep(250);
+    }
+    const browser = await chromium.launch({
+      executablePath: process.env.CHROMIUM_PATH ?? "/usr/bin/chromium",
+      args: [...chromiumArgs, "--host-resolver-rules=MAP www.example.com 127.0.0.1", "--ignore-certificate-errors"],
+    });
+    try {
+      const page = await browser.newPage();
+      await page.goto(`https://www.example.com:${httpsPort}/contact`);
+      await page.getByLabel("Full Name").pressSequentially("Proxied Visitor", { delay: 40 });
+      await page.getByLabel("Email Address").pressSequentially("proxied@example.org", { delay: 40 });
+      await page
+        .getByRole("textbox", { name: "Message" })
+        .pressSequentially("Hello through the TLS proxy.", { delay: 40 });
+      await sleep(3_000); // a person's pause: the form's minimum fill time
+      await page.getByRole("button", { name: "Send Message" }).click();
+      await page.getByRole("dialog", { name: "Message Sent Successfully!" }).waitFor({ timeout: 15_000 });
+    } finally {
+      await browser.close();
+    }
+    const leads = () => smtp.received.filter((m) => m.mail.subject?.includes("Proxied Visitor"));
+    for (let i = 0; i < 60 && leads().length === 0; i++) await sleep(250);
+    await sleep(2_000);
+    check(
+      "two instances behind deploy/nginx.conf with TLS: a lead typed in Chromium reaches the SMTP server once",
+      leads().length === 1 && recipients(leads()[0]) === "sales@example.com",
+      `${leads().length} email(s)`,
+    );
+    const sender = leads()[0]?.mail.from?.value[0]?.address;
+    check(
+      "the lead's sender is the site's own domain (SITE_URL read at run time)",
+      sender === "no-reply@example.com",
+      String(sender),
+    );
+  } finally {
+    for (const child of children) child.kill("SIGTERM");
+    for (let i = 0; i < 2; i++) spawnSync("podman", [...PODMAN, "rm", "-f", `teton-proxied-${i}`]);
+    await smtp.stop();
+    pg.stop();
+  }
 }
 
 await main();

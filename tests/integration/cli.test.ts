@@ -5,14 +5,14 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { DatabaseSync } from "node:sqlite";
 import pino from "pino";
-import { afterEach, beforeEach, describe, expect, inject, it } from "vitest";
+import { afterEach, beforeEach, describe, expect, it } from "vitest";
 import { loadConfig } from "../../server/config.ts";
 import { createContactPipeline } from "../../server/contact/runtime.ts";
 import type { Database } from "../../server/contact/storage/database.ts";
 import * as inquiries from "../../server/contact/storage/inquiries.ts";
 import { openDatabase } from "../../server/contact/storage/open.ts";
+import { engineEnv } from "../support/engines.ts";
 import { testKeys } from "../support/keys.ts";
-import { createTestDatabase } from "../support/postgres";
 
 /** The operator tools (`npm run inquiries -- …`), run as an operator would, on both engines. */
 
@@ -84,19 +84,8 @@ describe.each(["sqlite", "postgres"] as const)("inquiries CLI on %s", (engine) =
   };
 
   beforeEach(async () => {
-    const dir = mkdtempSync(join(tmpdir(), "cli-"));
-    if (engine === "sqlite") {
-      env = { DATA_DIR: dir, DATABASE_URL: "" };
-      cleanup = async () => rmSync(dir, { recursive: true, force: true });
-    } else {
-      const pgdb = await createTestDatabase(inject("pgAdminUrl"), "cli");
-      env = { DATA_DIR: dir, DATABASE_URL: pgdb.url };
-      cleanup = async () => {
-        await pgdb.drop();
-        rmSync(dir, { recursive: true, force: true });
-      };
-    }
-    const db = openDatabase({ dataDir: dir, DATABASE_URL: env.DATABASE_URL || undefined });
+    ({ env, cleanup } = await engineEnv(engine, "cli"));
+    const db = openDatabase({ dataDir: env.DATA_DIR ?? "", DATABASE_URL: env.DATABASE_URL || undefined });
     await db.migrate();
     ids = await seed(db);
     await db.close();

@@ -12,6 +12,7 @@ import { loadConfig } from "../../server/config.ts";
 import { createContactPipeline } from "../../server/contact/runtime.ts";
 import * as inquiries from "../../server/contact/storage/inquiries.ts";
 import { openDatabase } from "../../server/contact/storage/open.ts";
+import { engineEnv } from "../support/engines.ts";
 import { testKeys } from "../support/keys.ts";
 import { freePort } from "../support/ports.ts";
 import { createTestDatabase } from "../support/postgres";
@@ -165,18 +166,7 @@ describe.each(["sqlite", "postgres"] as const)("on %s", (engine) => {
   let env: Env;
   let cleanup: () => Promise<void>;
   beforeEach(async () => {
-    const dataDir = mkdtempSync(join(tmpdir(), "lead-"));
-    if (engine === "sqlite") {
-      env = { DATA_DIR: dataDir, DATABASE_URL: "" };
-      cleanup = async () => rmSync(dataDir, { recursive: true, force: true });
-    } else {
-      const db = await createTestDatabase(inject("pgAdminUrl"), "leads");
-      env = { DATA_DIR: dataDir, DATABASE_URL: db.url, IP_HASH_KEY: "k".repeat(64) };
-      cleanup = async () => {
-        await db.drop();
-        rmSync(dataDir, { recursive: true, force: true });
-      };
-    }
+    ({ env, cleanup } = await engineEnv(engine, "leads"));
   });
   afterEach(async () => {
     for (const stop of stops.splice(0).reverse()) await stop();

@@ -1,24 +1,15 @@
 import { execFile, spawnSync } from "node:child_process";
 import { randomUUID } from "node:crypto";
-import {
-  existsSync,
-  mkdirSync,
-  mkdtempSync,
-  readdirSync,
-  readFileSync,
-  rmSync,
-  utimesSync,
-  writeFileSync,
-} from "node:fs";
+import { existsSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, utimesSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { promisify } from "node:util";
-import { afterEach, beforeEach, describe, expect, inject, it } from "vitest";
+import { afterEach, beforeEach, describe, expect, it } from "vitest";
 import * as inquiries from "../../server/contact/storage/inquiries.ts";
 import { openDatabase } from "../../server/contact/storage/open.ts";
 import { writeSetting } from "../../server/contact/storage/settings.ts";
 import * as training from "../../server/contact/storage/training.ts";
-import { createTestDatabase } from "../support/postgres";
+import { engineEnv } from "../support/engines.ts";
 import { Receiver } from "../support/receiver";
 import { json, lines, nextIp } from "../support/requests";
 import { type RunningServer, startServer } from "../support/server";
@@ -50,18 +41,8 @@ describe.each(["sqlite", "postgres"] as const)("the privacy promise on %s", (eng
   };
 
   beforeEach(async () => {
-    dataDir = mkdtempSync(join(tmpdir(), "privacy-"));
-    if (engine === "sqlite") {
-      env = { DATA_DIR: dataDir, DATABASE_URL: "" };
-      cleanup = async () => rmSync(dataDir, { recursive: true, force: true });
-    } else {
-      const pg = await createTestDatabase(inject("pgAdminUrl"), "privacy");
-      env = { DATA_DIR: dataDir, DATABASE_URL: pg.url, IP_HASH_KEY: "k".repeat(64) };
-      cleanup = async () => {
-        await pg.drop();
-        rmSync(dataDir, { recursive: true, force: true });
-      };
-    }
+    ({ env, cleanup } = await engineEnv(engine, "privacy"));
+    dataDir = env.DATA_DIR ?? "";
   });
   afterEach(async () => {
     for (const stop of stops.splice(0).reverse()) await stop();
