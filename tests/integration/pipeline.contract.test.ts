@@ -539,7 +539,7 @@ describe.each([
     expect(await summary.summarizeHeld()).toBe(false);
   });
 
-  it("keeps the imprint's promise by itself: once a day across instances, inquiries past the period go", async () => {
+  it("keeps the privacy notice's promise by itself: once a day across instances, inquiries past the period go", async () => {
     smtp = await new TestSmtp().start();
     const a = await pipeline();
     const b = await pipeline();
