@@ -5,7 +5,7 @@ import { startServer } from "../tests/support/server.ts";
 
 /**
  * Screenshots for review: every page a visitor reads (home, services, blog list, an article,
- * contact, imprint) and the not-found page, at 1440 px and
+ * contact, imprint, privacy) and the not-found page, at 1440 px and
  * 375 px, light and dark, full page, into screenshots/ (git-ignored). Builds first if there is no
  * build. `npm run screenshots`.
  */
@@ -19,6 +19,7 @@ const pages = [
   ["article", "/blog/rent-or-buy-it-infrastructure"],
   ["contact", "/contact"],
   ["imprint", "/imprint"],
+  ["privacy", "/privacy"],
   ["not-found", "/no-such-page"],
 ] as const;
 

@@ -92,11 +92,14 @@ export default function Privacy() {
         </LegalSection>
         <LegalSection id="choices" title="Seeing or Deleting Your Information">
           <p>
-            Write to {mail} or call {site.phone.display}, and tell us the email address you used. Within{" "}
-            {privacy.answerDays} days we send you everything we hold about you, correct it, or delete all of it, as you
-            ask. You may ask on behalf of someone else with their written permission. We will never treat you
-            differently for asking. Residents of California and other states with privacy laws have these rights by law;
-            we give them to everyone.
+            Write to {mail} or call{" "}
+            <a href={`tel:${site.phone.e164}`} className={textLink}>
+              {site.phone.display}
+            </a>
+            , and tell us the email address you used. Within {privacy.answerDays} days we send you everything we hold
+            about you, correct it, or delete all of it, as you ask. You may ask on behalf of someone else with their
+            written permission. We will never treat you differently for asking. Residents of California and other states
+            with privacy laws have these rights by law; we give them to everyone.
           </p>
         </LegalSection>
         <LegalSection id="signals" title="Do Not Track and Global Privacy Control">

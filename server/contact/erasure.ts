@@ -38,14 +38,10 @@ export async function erase(
   opts: { waitMs: number; now?: number },
 ): Promise<Erased> {
   const now = opts.now ?? Date.now();
+  const before = "before" in selection ? selection.before : null;
   const [where, param] =
-    "email" in selection
-      ? ["LOWER(email) = ?", normalizeEmail(selection.email)]
-      : ["received_at < ?", selection.before];
+    "email" in selection ? ["LOWER(email) = ?", normalizeEmail(selection.email)] : ["received_at < ?", before];
   const selected = `inquiry_id IN (SELECT id FROM inquiries WHERE ${where})`;
-  const ids = (await db.query<{ id: string }>(`SELECT id FROM inquiries WHERE ${where}`, [param])).map((r) =>
-    String(r.id),
-  );
   // Nothing new goes out for them: what waits is cancelled, what is being sent is waited for.
   const cancelled = await db.transaction((tx) =>
     tx.query<{ inquiry_id: string; status: string }>(
@@ -69,7 +65,6 @@ export async function erase(
   }
   const erased = await db.transaction(async (tx) => {
     const count = async (sql: string, params: unknown[]) => (await tx.query(sql, params)).length;
-    const before = "before" in selection ? selection.before : null;
     return {
       keys: await count(
         `DELETE FROM idempotency_keys WHERE ${selected}${before === null ? "" : " OR created_at < ?"} RETURNING key`,
@@ -77,15 +72,26 @@ export async function erase(
       ),
       marks: await count(`DELETE FROM spam_training WHERE ${selected} RETURNING inquiry_id`, [param]),
       deliveries: await count(`DELETE FROM deliveries WHERE ${selected} RETURNING id`, [param]),
-      inquiries: await count(`DELETE FROM inquiries WHERE ${where} RETURNING id`, [param]),
       rateLimits: before === null ? 0 : await count("DELETE FROM rate_limits WHERE expire < ? RETURNING key", [now]),
+      // Last, and what it deleted names the email files to delete (one that arrived during the wait too).
+      ids: (await tx.query<{ id: string }>(`DELETE FROM inquiries WHERE ${where} RETURNING id`, [param])).map((r) =>
+        String(r.id),
+      ),
     };
   });
-  const files = eraseFiles(mailDir, new Set(ids), "before" in selection ? selection.before : null);
+  const files = eraseFiles(mailDir, new Set(erased.ids), before);
   // SQLite keeps the last versions of pages in its write-ahead log: emptied now (secure_delete zeroes the rest).
   if (db.engine === "sqlite") await db.query("PRAGMA wal_checkpoint(TRUNCATE)");
   const pendingCut = new Set(cancelled.filter((d) => d.status === "pending").map((d) => String(d.inquiry_id))).size;
-  return { ...erased, deliveries: erased.deliveries + cancelled.length, files, pendingCut, inFlight };
+  const { ids, ...counts } = erased;
+  return {
+    ...counts,
+    inquiries: ids.length,
+    deliveries: erased.deliveries + cancelled.length,
+    files,
+    pendingCut,
+    inFlight,
+  };
 }
 
 /** The email files that name an erased inquiry (by name or in their X-Inquiry-Id(s) header), or are older than `before`. */

@@ -42,6 +42,9 @@ export type ChannelDefinition<Variables extends Record<string, z.ZodType> = Reco
   create(config: Config): Channel;
 };
 
+/** At most `max` characters, never half of one (an emoji is two UTF-16 units). */
+export const cutAt = (text: string, max: number) => Array.from(text).slice(0, max).join("");
+
 /** A receiver's URL: http(s), with no user or password in it (they would end in logs and alerts). */
 export const receiverUrl = z
   .url({ protocol: /^https?$/, error: "an http:// or https:// URL" })

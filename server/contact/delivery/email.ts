@@ -8,7 +8,7 @@ import { site } from "../../../app/config/site.ts";
 import { escapeHtml } from "../../../app/lib/escape.ts";
 import type { Config } from "../../config.ts";
 import type { Inquiry } from "../storage/records.ts";
-import type { ChannelDefinition } from "./channel.ts";
+import { type ChannelDefinition, cutAt } from "./channel.ts";
 
 /**
  * The email a new inquiry becomes: to the company inbox, Reply-To the visitor, plain text and HTML
@@ -33,9 +33,6 @@ export interface Mailer {
   close(): void;
   describe(): string;
 }
-
-/** At most `max` characters, never half of one (an emoji is two UTF-16 units). */
-const cutAt = (text: string, max: number) => Array.from(text).slice(0, max).join("");
 
 export const messageIdFor = (inquiryId: string, siteHost: string) => `<inquiry-${inquiryId}@${siteHost}>`;
 

@@ -1,5 +1,5 @@
 import type { Inquiry } from "../storage/records.ts";
-import { type ChannelDefinition, post, receiverTarget, receiverUrl, receiverUrlOf } from "./channel.ts";
+import { type ChannelDefinition, cutAt, post, receiverTarget, receiverUrl, receiverUrlOf } from "./channel.ts";
 
 /** A message to a Slack incoming webhook (SLACK_WEBHOOK_URL, or a route's own), every field as plain text. */
 
@@ -8,10 +8,9 @@ export const escapeSlack = (s: string) => s.replace(/&/g, "&amp;").replace(/</g,
 
 /** At most `max` characters, never half of one (a surrogate pair, an emoji); a cut says so. */
 export function cut(text: string, max: number): string {
-  const chars = Array.from(text);
-  if (chars.length <= max) return text;
+  if (Array.from(text).length <= max) return text;
   const mark = " … (cut: the whole message is in the email)";
-  return chars.slice(0, max - mark.length).join("") + mark;
+  return cutAt(text, max - mark.length) + mark;
 }
 
 export function slackMessage(inquiry: Inquiry) {
