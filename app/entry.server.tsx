@@ -80,5 +80,25 @@ export default function handleRequest(
   });
 }
 
+/**
+ * An error React Router caught (a form posted from another origin, a loader that threw): one JSON
+ * line, as the server's own log lines are, never a stack trace a visitor can trigger. A request the
+ * client gave up on is not an error.
+ */
+export function handleError(error: unknown, { request }: { request: Request }) {
+  if (request.signal.aborted) return;
+  const message = error instanceof Error ? error.message : String(error);
+  console.error(
+    JSON.stringify({
+      level: "warn",
+      time: new Date().toISOString(),
+      method: request.method,
+      path: new URL(request.url).pathname,
+      err: { message },
+      msg: "request refused by the page router",
+    }),
+  );
+}
+
 // The key server/app.ts uses to hand the contact pipeline to the /contact action (app/contact/context.ts).
 export { contactContext } from "#app/contact/context.ts";
