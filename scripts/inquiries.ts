@@ -5,15 +5,14 @@ import { parseArgs } from "node:util";
 import { stringify } from "csv-stringify/sync";
 import { type Config, loadConfig } from "../server/config.ts";
 import { CHANNEL_NAMES } from "../server/contact/delivery/channels.ts";
-import { destinationsFor, newDeliveries, type Routing } from "../server/contact/delivery/routing.ts";
 import { type Erased, erase } from "../server/contact/erasure.ts";
+import { performAction } from "../server/contact/lead-actions.ts";
 import { type Database, StorageUnavailableError } from "../server/contact/storage/database.ts";
 import * as inquiries from "../server/contact/storage/inquiries.ts";
 import { pendingMigrations } from "../server/contact/storage/migrations.ts";
 import { openDatabase } from "../server/contact/storage/open.ts";
 import * as outbox from "../server/contact/storage/outbox.ts";
 import type { Inquiry, InquiryRecord } from "../server/contact/storage/records.ts";
-import * as settings from "../server/contact/storage/settings.ts";
 import * as training from "../server/contact/storage/training.ts";
 
 /**
@@ -29,13 +28,14 @@ const USAGE = `Usage: npm run inquiries -- <command>
   export --email ADDRESS           everything held about one person, as JSON (a "see my data" request)
   forget --email ADDRESS           delete everything held about one person (any case), every email file that
                                    names them too, and say what was deleted
-  show ID                          one inquiry in full, with every channel's attempts and last error
+  show ID [--json]                 one inquiry in full (its verdict: clean, suspect or held), with every channel's attempts and last error
   retry [--channel NAME]           put failed deliveries (of one channel: ${CHANNEL_NAMES.join(", ")}) back in the queue
   stats [--json]                   inquiries and deliveries by channel and status: last day, week, month
   held [--json]                    messages held as suspected spam, newest first, with the reason
-  release ID                       deliver a held message as a normal lead (to the channels the server uses);
-                                   the content filter learns it as genuine
-  spam ID                          teach the content filter that a message is spam (it stays as it is)
+  release ID                       "Not spam": deliver a held message as a normal lead (to the channels the
+                                   server uses); the content filter learns it as genuine
+  spam ID                          "Spam": the content filter learns it, it is held from now on, and its
+                                   deliveries not made yet are cancelled (undo: release ID)
   training [--json]                what the content filter learned from: each mark, newest last
   training undo ID                 take a mark back; the filter forgets it
   backup FILE                      a consistent copy of the SQLite database, while the server runs
@@ -148,6 +148,7 @@ const COMMANDS: Record<string, (c: Context) => Promise<number>> = {
           ...summaryRow(r),
           company: shorten(r.company, 20),
           service: printable(r.service),
+          verdict: r.verdict,
           delivery: r.deliveries.map((d) => `${d.channel}:${d.status}`).join(" ") || r.status,
           attempts: r.attempts,
         })),
@@ -168,13 +169,17 @@ const COMMANDS: Record<string, (c: Context) => Promise<number>> = {
     } else process.stdout.write(printable(csv, "\r\n"));
     return 0;
   },
-  async show({ db, rest }) {
+  async show({ db, rest, values }) {
     const id = rest[0];
     if (!id) throw new UsageError("show needs an inquiry ID");
     const r = await inquiries.get(db, id);
     if (!r) {
       console.error(`No inquiry with ID ${id}.`);
       return 1;
+    }
+    if (values.json) {
+      console.log(printableJson(r));
+      return 0;
     }
     const fields: Array<[string, unknown]> = [
       ["ID", r.id],
@@ -187,6 +192,7 @@ const COMMANDS: Record<string, (c: Context) => Promise<number>> = {
       ["Page", r.page ?? "—"],
       ["User agent", r.userAgent ?? "—"],
       ["Status", r.status],
+      ["Verdict", r.spamScore == null ? r.verdict : `${r.verdict} (score ${r.spamScore.toFixed(3)})`],
     ];
     for (const [k, v] of fields) console.log(`${`${k}:`.padEnd(19)}${printable(String(v))}`);
     if (r.deliveries.length > 0) console.log("\nDeliveries:");
@@ -233,31 +239,39 @@ const COMMANDS: Record<string, (c: Context) => Promise<number>> = {
   async release({ db, rest, config }) {
     const id = rest[0];
     if (!id) throw new UsageError("release needs an inquiry ID");
-    // Where the server sends this service's leads, not this shell's environment (which may name none).
-    const recorded = await settings.readSetting(db, "routing");
-    const routing = recorded ? (JSON.parse(recorded) as Routing) : null;
-    if (!routing) {
+    const result = await performAction(db, config, "lead", id);
+    if (result.kind === "no-routing") {
       console.error("The server has not started on this database yet, so its channels are not known: start it once.");
       return 1;
     }
-    const inquiry = await inquiries.get(db, id);
-    const targets = destinationsFor(routing, inquiry?.service ?? "");
-    if (!inquiry || !(await inquiries.releaseHeld(db, id, newDeliveries(targets, id, config), Date.now()))) {
-      console.error(`No held message with ID ${id}.`);
-      return 1;
-    }
-    const where = targets.map((t) => (t.channel === "email" ? `email (${t.target})` : t.channel)).join(", ");
-    console.log(`Released ${id}: queued for ${where}; the server will deliver it. The filter learns it as genuine.`);
-    return 0;
-  },
-  async spam({ db, rest }) {
-    const id = rest[0];
-    if (!id) throw new UsageError("spam needs an inquiry ID");
-    if (!(await training.mark(db, id, "spam", Date.now()))) {
+    if (result.kind === "unknown") {
       console.error(`No inquiry with ID ${id}.`);
       return 1;
     }
-    console.log(`Marked ${id} as spam: the content filter learns from it (every instance within seconds).`);
+    const { marked } = result;
+    if (!marked.inquiry.held) {
+      console.log(`${id} was not held: the content filter learns it as genuine${marked.changed ? "" : " (it had)"}.`);
+      return 0;
+    }
+    const where =
+      marked.queued.map((d) => (d.channel === "email" ? `email (${d.target})` : d.channel)).join(", ") ||
+      "no channel (every channel had it already)";
+    console.log(`Released ${id}: queued for ${where}; the server will deliver it. The filter learns it as genuine.`);
+    return 0;
+  },
+  async spam({ db, rest, config }) {
+    const id = rest[0];
+    if (!id) throw new UsageError("spam needs an inquiry ID");
+    const result = await performAction(db, config, "spam", id);
+    if (result.kind !== "done") {
+      console.error(`No inquiry with ID ${id}.`);
+      return 1;
+    }
+    const { cancelled } = result.marked;
+    const stopped = cancelled.length ? ` Cancelled its deliveries not made yet: ${cancelled.join(", ")}.` : "";
+    console.log(
+      `Marked ${id} as spam: held from now on, and the content filter learns from it (every instance within seconds).${stopped}`,
+    );
     return 0;
   },
   async training({ db, rest, values }) {

@@ -6,9 +6,12 @@ import onHeaders from "on-headers";
 import type { Logger } from "pino";
 import { RouterContextProvider, type ServerBuild } from "react-router";
 import type { ContactContextKey } from "../app/contact/context.ts";
+import { LEAD_PATH } from "../app/contact/lead.ts";
 import type { Config } from "./config.ts";
 import { contactEndpoint, ENDPOINT, MAX_BODY_BYTES, noted } from "./contact/http/endpoint.ts";
+import { leadPage } from "./contact/http/lead-page.ts";
 import type { FormTokens } from "./contact/intake/form-token.ts";
+import type { LeadLinks } from "./contact/lead-links.ts";
 import type { ContactMetrics } from "./contact/metrics.ts";
 import type { ContactRuntime } from "./contact/runtime.ts";
 import {
@@ -38,6 +41,8 @@ export type AppOptions = {
   files: Map<string, StaticFile>;
   notFound: Array<[string, StaticFile]>;
   tokens: FormTokens;
+  /** Signs and checks the links in a lead (contact/lead-links.ts). */
+  links: LeadLinks;
   metrics: ContactMetrics;
   /** The contact pipeline as the server holds it (its doors answer 503 until storage works). */
   runtime: ContactRuntime;
@@ -82,6 +87,11 @@ export function createApp(o: AppOptions): express.Express {
     }),
   );
 
+  const pages = reactRouter(o);
+  // The page behind a lead's signed links (contact/http/lead-page.ts): React Router renders it on
+  // every request; GET shows, POST (its button) acts. Never stored, indexed or passed on as a referrer.
+  app.all(LEAD_PATH, leadHeaders(), compression(), policyFromRouter(), pages);
+
   app.use(methodGuard({ isKnown: (path) => isPage(path) || probePaths.has(path), formPaths: FORM_PATHS }));
   app.use(canonicalRedirect(isPage));
   app.use(serveStatic(files, { formToken: () => tokens.issue() }));
@@ -91,7 +101,7 @@ export function createApp(o: AppOptions): express.Express {
   app.use(compression());
   app.use(policyFromRouter());
 
-  app.use(reactRouter(o));
+  app.use(pages);
   app.use(lastResort(log));
   return app;
 }
@@ -157,7 +167,7 @@ function probes({ runtime, config, metrics }: AppOptions): express.Router {
  * React Router's handler, for the no-JavaScript form post: the route's action reads the pipeline
  * under the bundle's own context key (app/entry.server.tsx exports it; a build without it stops the start).
  */
-function reactRouter({ build, config, runtime, tokens }: AppOptions): RequestHandler {
+function reactRouter({ build, config, runtime, tokens, links, log }: AppOptions): RequestHandler {
   // React Router checks a form post's Origin against the Host; behind a proxy, name the public hosts.
   const actionHosts = config.allowedOrigins.map((origin) => new URL(origin).host);
   const contactContext = (build.entry.module as { contactContext?: ContactContextKey }).contactContext;
@@ -166,6 +176,7 @@ function reactRouter({ build, config, runtime, tokens }: AppOptions): RequestHan
       "The server build does not export contactContext from app/entry.server.tsx: the form without JavaScript could not reach the pipeline. Rebuild after restoring that export.",
     );
   }
+  const lead = leadPage({ pipeline: () => runtime.pipeline(), links, config, log });
   return createRequestHandler({
     build: actionHosts.length > 0 ? { ...build, allowedActionOrigins: actionHosts } : build,
     mode: "production",
@@ -175,10 +186,32 @@ function reactRouter({ build, config, runtime, tokens }: AppOptions): RequestHan
         submitter: noted(runtime, res),
         clientIp: req.ip,
         formToken: () => tokens.issue(),
+        lead,
       });
       return context;
     },
   });
+}
+
+/** The lead page's headers and methods: GET, HEAD, and the button's form POST (checked as the contact form's is). */
+function leadHeaders(): RequestHandler {
+  const formPost = formPostGuard(MAX_BODY_BYTES);
+  return (req, res, next) => {
+    res.setHeader("Cache-Control", "no-store");
+    res.setHeader("X-Robots-Tag", "noindex, nofollow");
+    res.setHeader("Referrer-Policy", "no-referrer");
+    if (req.method === "GET" || req.method === "HEAD") return next();
+    if (req.method === "POST") {
+      // A page with no-referrer makes the browser send `Origin: null` with its form (Fetch standard),
+      // which React Router's check of the action's origin refuses. The token in the form is the
+      // credential here (a page elsewhere cannot know it), so a null origin is dropped; a named
+      // origin other than the site's is still refused.
+      if (req.headers.origin === "null") delete req.headers.origin;
+      return formPost(req, res, next);
+    }
+    res.setHeader("Allow", "GET, HEAD, POST");
+    res.status(405).type("text/plain").send("Method Not Allowed");
+  };
 }
 
 /**

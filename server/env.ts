@@ -14,6 +14,7 @@ import { parseTrustProxy } from "./guards.ts";
  */
 
 const positiveInt = z.coerce.number().int().positive();
+const probability = z.coerce.number().gt(0).lt(1, { error: "a probability between 0 and 1 (exclusive)" });
 
 /** Where one service line's leads go: each channel's field (`to`, `slack`, `webhook`), all optional. */
 const route = z.strictObject(
@@ -213,6 +214,18 @@ export const schema = z.object({
       "a folder of `spam*.tsv` and `genuine*.tsv` files (`company<TAB>message` a line) the content filter starts from instead of the corpus shipped in `server/contact/intake/corpus/`; a folder that cannot be read or lacks either kind stops the start",
     shownDefault: "the shipped corpus",
   }),
+  SPAM_SUSPECT_SCORE: probability.default(0.25).meta({
+    description:
+      'a lead the content filter scores at or above this (and below `SPAM_HOLD_SCORE`) is delivered marked as possible spam: `[Possible spam]` in the subject, said in Slack, `"spam": {"verdict": "suspect"}` in the webhook. See [Spam](operations.md#spam)',
+  }),
+  SPAM_HOLD_SCORE: probability.default(0.999).meta({
+    description:
+      "a message the content filter scores at or above this is held (stored, delivered nowhere, listed in the held summary)",
+  }),
+  INQUIRY_LINK_DAYS: positiveInt.default(30).meta({
+    description:
+      "how long the signed Spam / Not spam links in a lead's email, Slack message, webhook and the held summary work. See [The links in a lead](operations.md#the-links-in-a-lead)",
+  }),
   SPAM_MIN_FILL_MS: z.coerce
     .number()
     .int()
@@ -251,6 +264,9 @@ export function loadEnv(source: NodeJS.ProcessEnv = process.env): Env {
     throw new Error(`Invalid environment: ${problems.join("; ")}`);
   }
   const problems = CHANNELS.map((c) => c.check?.(parsed.data)).filter(Boolean);
+  if (parsed.data.SPAM_SUSPECT_SCORE >= parsed.data.SPAM_HOLD_SCORE) {
+    problems.push("SPAM_SUSPECT_SCORE: must be below SPAM_HOLD_SCORE (the band of possible spam lies between them)");
+  }
   if (problems.length > 0) throw new Error(`Invalid environment: ${problems.join("; ")}`);
   return parsed.data;
 }

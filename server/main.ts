@@ -60,7 +60,7 @@ try {
   // Instances sharing a database must share the secret: a page served by one is posted to another.
   if (config.DATABASE_URL && !config.IP_HASH_KEY) {
     throw new Error(
-      "IP_HASH_KEY: required with DATABASE_URL, the same on every instance (form tokens and address hashes are made with it): `openssl rand -hex 32`",
+      "IP_HASH_KEY: required with DATABASE_URL, the same on every instance (form tokens, the links in a lead and address hashes are made with it): `openssl rand -hex 32`",
     );
   }
 } catch (err) {
@@ -68,9 +68,9 @@ try {
 }
 const { PORT: port, HOST: host } = config;
 
-// The contact page's form tokens are signed with the address-hash secret (outside the database).
-// If DATA_DIR cannot hold it yet, a key for this process only: the form works, tokens from before
-// a restart are held for review.
+// The contact page's form tokens and the links in a lead are signed with the address-hash secret
+// (outside the database). If DATA_DIR cannot hold it yet, a key for this process only: the form
+// works, tokens from before a restart are held for review, links from before it are refused.
 let secret: string;
 try {
   secret = loadAddressSecret(config);
@@ -81,7 +81,7 @@ try {
     "no address-hash secret yet: form tokens are signed with a key of this process",
   );
 }
-const keys = secretKeys(secret);
+const keys = secretKeys(secret, config);
 const metrics = createMetrics();
 const files = loadStaticFiles(clientDir, config.contactOrigin);
 const build = (await import(serverBuild)) as ServerBuild;
@@ -98,6 +98,7 @@ try {
     files,
     notFound: loadNotFoundPages(clientDir, config.contactOrigin),
     tokens: keys.tokens,
+    links: keys.links,
     metrics,
     runtime,
   });

@@ -1,5 +1,6 @@
 import { createContext } from "react-router";
 import type { Submitter } from "../../server/contact/intake/pipeline.ts";
+import type { LeadPage } from "./lead.ts";
 
 /**
  * How the contact route's action reaches the server's pipeline. server/app.ts sets it per request
@@ -11,6 +12,8 @@ export type ContactContext = {
   clientIp?: string;
   /** A fresh form token for a page the server renders (the answer to a form post). */
   formToken: () => string;
+  /** The page behind a lead's signed links (app/routes/lead.tsx). */
+  lead: LeadPage;
 };
 
 export const contactContext = createContext<ContactContext | null>(null);

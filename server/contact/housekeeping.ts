@@ -3,6 +3,7 @@ import type { Logger } from "pino";
 import type { Config } from "../config.ts";
 import type { Channel } from "./delivery/channel.ts";
 import { erase } from "./erasure.ts";
+import type { LeadLinks } from "./lead-links.ts";
 import type { Database } from "./storage/database.ts";
 import { listHeld } from "./storage/inquiries.ts";
 import { claimTurn, readSetting, writeSetting } from "./storage/settings.ts";
@@ -22,6 +23,8 @@ type Parts = {
   config: Pick<Config, "HELD_SUMMARY_INTERVAL_MS" | "RETENTION_INTERVAL_MS" | "OUTBOX_LEASE_MS" | "dataDir">;
   /** What is older than this many days is deleted (site.privacy.retentionDays). */
   retentionDays: number;
+  /** The signed "Not spam — deliver it" link each held message in the summary carries. */
+  links: LeadLinks;
 };
 
 export class Housekeeping {
@@ -79,14 +82,17 @@ export class Housekeeping {
     const held = await listHeld(db, since);
     if (held.length === 0) return false;
     const listed = held.slice(0, 20);
-    const lines = listed.map((i) => `- ${i.name} <${i.email}>: ${i.heldReason ?? "held"} (${i.id})`);
+    const lines = listed.flatMap((i) => [
+      `- ${i.name} <${i.email}>: ${i.heldReason ?? "held"} (${i.id})`,
+      ...this.parts.links.for(i, turn.now).map((l) => `  ${l.label}: ${l.url}`),
+    ]);
     if (held.length > 20) lines.push(`- and ${held.length - 20} more`);
     const from = since > 0 ? ` since ${new Date(since).toISOString().slice(0, 16).replace("T", " ")} UTC` : "";
     const text = [
       `${held.length} message(s) were held as suspected spam${since > 0 ? ` since ${new Date(since).toISOString()}` : ""}:`,
       ...lines,
       "",
-      "Review them with `npm run inquiries -- held`; deliver one that a person sent with `npm run inquiries -- release ID`.",
+      "A message a person sent: open its link and press the button; it is delivered as a new lead would be, and the filter learns from it. The link works for the days INQUIRY_LINK_DAYS says.",
     ].join("\n");
     try {
       await email.notify(

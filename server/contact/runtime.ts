@@ -28,14 +28,16 @@ export async function createContactPipeline(
     const applied = await db.migrate();
     if (applied.length > 0) log.info({ applied }, "database migrations applied");
     const routing = routingOf(config);
-    const channels: Channel[] = channelsOf(routing).flatMap((name) => channelNamed(name)?.create(config) ?? []);
+    const channels: Channel[] = channelsOf(routing).flatMap(
+      (name) => channelNamed(name)?.create(config, opts.keys.links) ?? [],
+    );
     // Where the server sends each service's leads, so that `release` from any shell queues the same.
     await writeSetting(db, "routing", JSON.stringify(routing));
     const { metrics } = opts;
     const worker = new OutboxWorker({ db, channels, routing, log, config, metrics });
     const email = channels.find((c) => c.name === "email");
     const retentionDays = site.privacy.retentionDays;
-    const housekeeping = new Housekeeping({ db, email, log, config, retentionDays });
+    const housekeeping = new Housekeeping({ db, email, log, config, retentionDays, links: opts.keys.links });
     metrics?.watchOutbox(db);
     const pipeline = new ContactPipeline({
       db,
@@ -123,6 +125,11 @@ export function startContactRuntime(config: Config, log: Logger, opts: { keys: S
     submit(submission: Submission): Promise<Outcome> {
       if (!made) return Promise.reject(new StorageUnavailableError(`contact storage not ready: ${reason}`, 10));
       return made.pipeline.submit(submission);
+    },
+    /** The database and the worker, once storage works; it throws StorageUnavailableError until then. */
+    pipeline(): ContactPipeline {
+      if (!made) throw new StorageUnavailableError(`contact storage not ready: ${reason}`, 10);
+      return made.pipeline;
     },
     /** Ready when the pipeline started and the database answers a query within 2 s. */
     async readiness(): Promise<{ ready: true } | { ready: false; reason: string }> {

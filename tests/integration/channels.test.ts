@@ -133,7 +133,14 @@ describe.each([
     expect(message.text).toContain("Ada &lt;!channel&gt; Lovelace");
     expect(message.text).not.toMatch(/<!channel>|<@/);
     const texts = JSON.stringify(message.blocks);
-    expect(message.blocks.every((b: { type: string }) => ["header", "section", "context"].includes(b.type))).toBe(true);
+    expect(
+      message.blocks.every((b: { type: string }) => ["header", "section", "context", "actions"].includes(b.type)),
+    ).toBe(true);
+    // Its one button: the signed "Spam" link to the site (a link button: Slack opens it, the page acts).
+    const actions = message.blocks.find((b: { type: string }) => b.type === "actions");
+    expect(actions.elements).toEqual([
+      expect.objectContaining({ type: "button", url: expect.stringMatching(/^https?:\/\/[^/]+\/lead\?t=/) }),
+    ]);
     expect(texts).not.toContain('"mrkdwn"');
     expect(texts).toContain("<https://evil.example|click>"); // shown as typed: plain_text is never parsed
     expect(JSON.stringify(message.blocks.map((b: { text?: { type: string } }) => b.text?.type))).not.toContain(
@@ -461,12 +468,12 @@ describe("what an HTTP answer means", () => {
       service: "",
       message: "😀".repeat(3500),
     };
-    const section = slackMessage(inquiry).blocks[2] as { text: { text: string } };
+    const section = slackMessage(inquiry, []).blocks[2] as { text: { text: string } };
     const text = section.text.text;
     expect(Array.from(text).length).toBeLessThanOrEqual(3000);
     expect(text).not.toMatch(/[\uD800-\uDBFF](?![\uDC00-\uDFFF])|(?<![\uD800-\uDBFF])[\uDC00-\uDFFF]/);
     expect(text).toMatch(/cut: the whole message is in the email\)$/);
-    const short = slackMessage({ ...inquiry, message: "Short." }).blocks[2] as { text: { text: string } };
+    const short = slackMessage({ ...inquiry, message: "Short." }, []).blocks[2] as { text: { text: string } };
     expect(short.text.text).toBe("Short.");
   });
 

@@ -113,9 +113,13 @@ describe("a start that cannot succeed says so in one line", () => {
         files: new Map(),
         notFound: [],
         tokens: testKeys.tokens,
+        links: testKeys.links,
         metrics: createMetrics(),
         runtime: {
           submit: async () => ({ kind: "key-reused" }),
+          pipeline: () => {
+            throw new Error("no pipeline in this test");
+          },
           readiness: async () => ({ ready: true }),
           close: async () => {},
         },

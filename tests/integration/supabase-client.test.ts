@@ -1,3 +1,4 @@
+import { spawnSync } from "node:child_process";
 import { readFileSync } from "node:fs";
 import { createServer, type Server } from "node:http";
 import type { AddressInfo } from "node:net";
@@ -42,7 +43,11 @@ beforeAll(async () => {
   });
   await new Promise<void>((r) => partner.listen(0, "127.0.0.1", r));
   partnerOrigin = `http://127.0.0.1:${(partner.address() as AddressInfo).port}`;
-  server = await startServer({ ALLOWED_ORIGINS: partnerOrigin });
+  server = await startServer({
+    ALLOWED_ORIGINS: partnerOrigin,
+    RATE_LIMIT_PER_MINUTE: "100",
+    RATE_LIMIT_NETWORK_PER_MINUTE: "100",
+  });
   browser = await launchChromium();
 });
 afterAll(async () => {
@@ -100,6 +105,52 @@ describe("the hosted platform's client library, pointed at this server", () => {
       expect(preflight.headers.get("access-control-allow-headers")).toContain(h);
     }
     await page.close();
+  });
+
+  it("from an allowed origin, a missing form token is a signal, not a hold: the lead is delivered, a pitch is held or marked", async () => {
+    const page = await browser.newPage();
+    await page.goto(partnerOrigin);
+    const invoke = (body: typeof lead) =>
+      page.evaluate(
+        async ({ url, key, body }) => {
+          const client = (
+            window as unknown as { supabase: typeof import("@supabase/supabase-js") }
+          ).supabase.createClient(url, key);
+          const { data } = await client.functions.invoke("send-email", { body });
+          return (data as { id: string }).id;
+        },
+        { url: server.url, key: DEFAULT_PUBLIC_KEY, body },
+      );
+    const genuine = await invoke({
+      ...lead,
+      name: "Ada from the partner site",
+      message:
+        "Hi, we are moving our office network and 20 laptops to a new building in Casper next month. Can you quote the move?",
+    });
+    const pitch = await invoke({
+      ...lead,
+      name: "Vendor via the partner site",
+      message:
+        "Hi, we book qualified sales meetings for IT consulting firms with decision makers. You only pay for meetings that happen. Open to a short call?",
+    });
+    await page.close();
+    // The same genuine lead from Node: no Origin, no token, as a scripted bot sends it — held as before.
+    const { data } = await createClient(server.url, DEFAULT_PUBLIC_KEY).functions.invoke("send-email", {
+      body: { ...lead, name: "Ada from a script", message: "Hi, can you quote moving our office network to Casper?" },
+    });
+    const listed = JSON.parse(
+      spawnSync(process.execPath, ["scripts/inquiries.ts", "list", "--json"], {
+        cwd: root,
+        env: { ...process.env, DATA_DIR: server.dataDir, DATABASE_URL: "" },
+        encoding: "utf8",
+      }).stdout,
+    ) as Array<{ id: string; verdict: string; heldReason: string | null; deliveries: Array<{ channel: string }> }>;
+    const of = (id: string) => listed.find((r) => r.id === id);
+    expect(of(genuine)?.verdict).toBe("clean");
+    expect(of(genuine)?.deliveries.map((d) => d.channel)).toEqual(["email"]);
+    expect(["suspect", "held"]).toContain(of(pitch)?.verdict);
+    expect(of(pitch)?.heldReason ?? "").not.toMatch(/no form token/);
+    expect(of((data as { id: string }).id)).toMatchObject({ verdict: "held", heldReason: "no form token" });
   });
 
   it("is refused from an origin that is not allowed", async () => {

@@ -6,12 +6,13 @@ import {
   parseTsv,
   reasonOf,
   seedCorpus,
-  THRESHOLD,
   tokens,
 } from "../../server/contact/intake/content-filter.ts";
+import { loadEnv } from "../../server/env.ts";
 
 /** The content layer's model: what it reads in a message, what it holds, and what it learns. */
 
+const { SPAM_HOLD_SCORE: HOLD, SPAM_SUSPECT_SCORE: SUSPECT } = loadEnv({});
 const seed = seedCorpus();
 const model = new ContentModel(seed);
 const newKind = parseTsv(readFileSync(new URL("../../bench/spam-new-kind.tsv", import.meta.url), "utf8"));
@@ -39,6 +40,15 @@ describe("what it reads", () => {
     expect(t).toContain("company:agency");
     expect(t).toContain("ranked now");
   });
+  it("not the company's own name or the words of its services: greeting it is evidence of nothing", () => {
+    const t = tokens({
+      company: "",
+      message: "Hello Teton Digital team, we need AI consulting for our infrastructure.",
+    });
+    for (const own of ["teton", "digital", "hello teton", "teton digital", "ai", "consulting", "infrastructure"])
+      expect(t).not.toContain(own);
+    expect(t).toContain("hello");
+  });
   it("no shape in a plain question, and the usual acronyms are not shouting", () => {
     const t = tokens({ company: "", message: "Can you help us move our ERP and CRM to AWS? Our IT person left." });
     expect(t.filter((x) => x.startsWith("_"))).toEqual([]);
@@ -47,15 +57,16 @@ describe("what it reads", () => {
 
 describe("what it holds", () => {
   it("holds a pitch that reads like marketing, and says why, with its score", () => {
-    const v = model.score({
+    const pitch = {
       company: "",
       message:
         "Hi, I noticed your website is not on the first page of Google. We can fix that in 30 days. Can I send our pricing?",
-    });
-    expect(v.held).toBe(true);
-    expect(v.score).toBeGreaterThanOrEqual(THRESHOLD);
-    expect(v.evidence.length).toBeGreaterThan(0);
-    expect(reasonOf(v)).toMatch(/^reads like marketing \((0\.999|1\.000)\): ".+"/);
+    };
+    const score = model.score(pitch);
+    expect(score).toBeGreaterThanOrEqual(HOLD);
+    const evidence = model.evidence(pitch);
+    expect(evidence.length).toBeGreaterThan(0);
+    expect(reasonOf(score, evidence)).toMatch(/^reads like marketing \((0\.999|1\.000)\): ".+"/);
   });
   it("delivers a genuine inquiry, with money and a link in it", () => {
     const v = model.score({
@@ -63,22 +74,19 @@ describe("what it holds", () => {
       message:
         "We have $40,000 budgeted for a new server and backups this year. Our current setup is described at https://intranet.example/it. Could you quote?",
     });
-    expect(v.held).toBe(false);
+    expect(v).toBeLessThan(SUSPECT);
   });
 });
 
 describe("what it learns", () => {
-  it("holds a new kind of spam once an operator has marked some", () => {
-    const probe = {
-      company: "",
-      message:
-        "Hi, would your founder like to be a guest on podcasts about technology? We arrange the interviews with hosts.",
-    };
-    const marks: Example[] = newKind.slice(0, 20).map((e) => ({ ...e, label: "spam" }));
-    const before = new ContentModel(seed).score(probe).score;
-    const after = new ContentModel([...seed, ...marks]).score(probe).score;
-    expect(before).toBeLessThan(THRESHOLD);
-    expect(after).toBeGreaterThanOrEqual(THRESHOLD);
+  it("catches a new kind of spam after three marks: the next of that kind it scored clean is marked at least", () => {
+    const marks: Example[] = newKind.slice(0, 3).map((e) => ({ ...e, label: "spam" }));
+    const before = new ContentModel(seed);
+    const after = new ContentModel(seed, marks);
+    const probes = newKind.slice(20).filter((e) => before.score(e) < SUSPECT);
+    expect(probes.length).toBeGreaterThanOrEqual(5);
+    const caught = probes.filter((e) => after.score(e) >= SUSPECT);
+    expect(caught.length / probes.length).toBeGreaterThanOrEqual(0.6);
   });
   it("learns a genuine mark: a message like it is no longer held", () => {
     const job = {
@@ -91,7 +99,7 @@ describe("what it learns", () => {
       message:
         "Hello, I'm a senior DevOps engineer looking for new opportunities and would love to learn about your team.",
     };
-    const marked = new ContentModel([...seed, { ...job, label: "genuine" }, { ...similar, label: "genuine" }]);
-    expect(marked.score(similar).score).toBeLessThan(new ContentModel(seed).score(similar).score);
+    const marked = new ContentModel(seed, [{ ...job, label: "genuine" }]);
+    expect(marked.score(similar)).toBeLessThan(new ContentModel(seed).score(similar));
   });
 });

@@ -2,6 +2,7 @@ import { readFileSync } from "node:fs";
 import { describe, expect, it } from "vitest";
 import { inquiryPayload } from "../../server/contact/delivery/channel.ts";
 import { LOCK_WAIT_MS } from "../../server/contact/storage/sqlite.ts";
+import { testKeys } from "../support/keys.ts";
 
 /** What the documents promise an operator, read against the code that does it. */
 
@@ -12,22 +13,29 @@ describe("docs/contact-api.md", () => {
     const block = /```json\n(\{ "type": "inquiry\.received"[\s\S]*?)\n```/.exec(api)?.[1];
     expect(block).toBeTruthy();
     const example = JSON.parse(block ?? "{}");
-    const sent = inquiryPayload({
-      id: "i",
-      receivedAt: 0,
-      name: "n",
-      email: "e@example.org",
-      company: "",
-      service: "",
-      message: "m",
-      page: "/contact",
-      userAgent: null,
-      ipHash: null,
-      source: "api",
-      held: false,
-    });
+    const sent = inquiryPayload(
+      {
+        id: "i",
+        receivedAt: 0,
+        name: "n",
+        email: "e@example.org",
+        company: "",
+        service: "",
+        message: "m",
+        page: "/contact",
+        userAgent: null,
+        ipHash: null,
+        source: "api",
+        held: false,
+        suspect: true,
+        spamScore: 0.734,
+      },
+      testKeys.links,
+    );
     expect(Object.keys(example)).toEqual(["type", "timestamp", "data"]);
     expect(Object.keys(example.data)).toEqual(Object.keys(sent));
+    expect(Object.keys(example.data.links)).toEqual(Object.keys(sent.links));
+    expect(Object.keys(example.data.spam)).toEqual(Object.keys(sent.spam));
   });
 
   it("gives the lock wait the SQLite engine uses", () => {

@@ -24,6 +24,7 @@ const addresses = {
   from: "Teton Digital Website <no-reply@example.com>",
   to: "sales@example.com",
   siteHost: "www.example.com",
+  links: [],
 };
 
 describe("the email an inquiry becomes, as nodemailer composes it", () => {

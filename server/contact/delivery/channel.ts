@@ -1,7 +1,8 @@
 import { z } from "zod";
 import { site } from "../../../app/config/site.ts";
 import type { Config } from "../../config.ts";
-import type { Delivery, Inquiry } from "../storage/records.ts";
+import type { LeadLinks } from "../lead-links.ts";
+import { type Delivery, type Inquiry, verdictOf } from "../storage/records.ts";
 
 /**
  * What a delivery channel is (docs/decisions/0006, 0013): a module exporting one `ChannelDefinition`,
@@ -38,8 +39,8 @@ export type ChannelDefinition<Variables extends Record<string, z.ZodType> = Reco
   targetFor(config: Config, routeKey: string): string | undefined;
   /** The id a delivery carries on every attempt, for the receiver to de-duplicate (default `msg_<inquiry id>`). */
   deliveryId?(inquiryId: string, config: Config): string;
-  /** The channel, made once at start. */
-  create(config: Config): Channel;
+  /** The channel, made once at start; `links` signs the Spam / Not spam links each message carries. */
+  create(config: Config, links: LeadLinks): Channel;
 };
 
 /** At most `max` characters, never half of one (an emoji is two UTF-16 units). */
@@ -113,8 +114,11 @@ export async function post(
   }
 }
 
-/** The inquiry as a webhook or alert receiver gets it: no address hash, nothing internal. */
-export function inquiryPayload(inquiry: Inquiry) {
+/**
+ * The inquiry as a webhook receiver gets it: no address hash, nothing internal; what the spam
+ * defence made of it (`spam.verdict`: clean or suspect), and the signed links that fit (`links.spam`, `links.lead`).
+ */
+export function inquiryPayload(inquiry: Inquiry, links: LeadLinks) {
   return {
     id: inquiry.id,
     receivedAt: new Date(inquiry.receivedAt).toISOString(),
@@ -125,5 +129,7 @@ export function inquiryPayload(inquiry: Inquiry) {
     message: inquiry.message,
     page: inquiry.page,
     source: inquiry.source,
+    spam: { verdict: verdictOf(inquiry), score: inquiry.spamScore ?? null },
+    links: Object.fromEntries(links.for(inquiry).map((l) => [l.action, l.url])),
   };
 }

@@ -7,6 +7,7 @@ import { z } from "zod";
 import { site } from "../../../app/config/site.ts";
 import { escapeHtml } from "../../../app/lib/escape.ts";
 import type { Config } from "../../config.ts";
+import type { LeadLink } from "../lead-links.ts";
 import type { Inquiry } from "../storage/records.ts";
 import { type ChannelDefinition, cutAt } from "./channel.ts";
 
@@ -43,10 +44,25 @@ export const messageIdFor = (inquiryId: string, siteHost: string) => `<inquiry-$
  */
 const displayName = (name: string) => (name.includes("=?") ? encodeWord(name, "B") : name);
 
-export function buildMail(inquiry: Inquiry, opts: { from: string; to: string; siteHost: string }): Mail {
+/** What a lead's email, Slack message and webhook say of a lead marked as possible spam. */
+export const SUSPECT_MARK = "[Possible spam]";
+export const SUSPECT_NOTE =
+  "Possible spam: the filter is not sure this is a person's inquiry. Tell it with a link below: either click teaches it.";
+
+/** The signed links as the email's text lists them: what each does, then where. */
+const LINK_TEXT: Record<LeadLink["action"], string> = {
+  spam: "the filter learns from it, and deliveries not made yet are cancelled",
+  lead: "the filter learns it as genuine",
+};
+
+export function buildMail(
+  inquiry: Inquiry,
+  opts: { from: string; to: string; siteHost: string; links: LeadLink[] },
+): Mail {
   // The subject holds validated single-line text only (the schema rejects CR/LF), cut to a sane length.
   const who = inquiry.company ? `${inquiry.name} (${inquiry.company})` : inquiry.name;
-  const subject = cutAt(`New inquiry: ${inquiry.service || "General"} — ${who}`, 200);
+  const mark = inquiry.suspect ? `${SUSPECT_MARK} ` : "";
+  const subject = cutAt(`${mark}New inquiry: ${inquiry.service || "General"} — ${who}`, 200);
   const received = new Date(inquiry.receivedAt).toISOString();
   const rows: Array<[string, string]> = [
     ["Name", inquiry.name],
@@ -57,7 +73,9 @@ export function buildMail(inquiry: Inquiry, opts: { from: string; to: string; si
     ["Page", inquiry.page ?? "—"],
     ["Inquiry ID", inquiry.id],
   ];
+  const note = inquiry.suspect ? [SUSPECT_NOTE, ""] : [];
   const text = [
+    ...note,
     `A new inquiry arrived through the ${site.name} website.`,
     "",
     ...rows.map(([k, v]) => `${k}: ${v}`),
@@ -66,16 +84,23 @@ export function buildMail(inquiry: Inquiry, opts: { from: string; to: string; si
     inquiry.message,
     "",
     "Reply to this email to answer the visitor directly.",
+    ...opts.links.flatMap((l) => ["", `${l.label} (${LINK_TEXT[l.action]}):`, l.url]),
   ].join("\n");
+  const buttons = opts.links
+    .map(
+      (l) =>
+        `<a href="${escapeHtml(l.url)}" style="display:inline-block;margin-right:8px;padding:6px 12px;border:1px solid #1e40af;border-radius:6px;color:#1e40af;text-decoration:none">${escapeHtml(l.label)}</a>`,
+    )
+    .join("");
   const html = `<!doctype html><html><body style="font-family:system-ui,sans-serif;color:#0f172a">
-<p>A new inquiry arrived through the ${escapeHtml(site.name)} website.</p>
+${inquiry.suspect ? `<p style="padding:8px;background:#fef3c7;color:#78350f"><strong>${escapeHtml(SUSPECT_NOTE)}</strong></p>\n` : ""}<p>A new inquiry arrived through the ${escapeHtml(site.name)} website.</p>
 <table cellpadding="4" style="border-collapse:collapse">${rows
     .map(([k, v]) => `<tr><th align="left">${escapeHtml(k)}</th><td>${escapeHtml(v)}</td></tr>`)
     .join("")}</table>
 <h2 style="font-size:16px">Message</h2>
 <p style="white-space:pre-wrap">${escapeHtml(inquiry.message)}</p>
 <p style="color:#475569">Reply to this email to answer the visitor directly.</p>
-</body></html>`;
+${buttons ? `<p>${buttons}</p>\n<p style="color:#475569;font-size:13px">${opts.links.map((l) => `${escapeHtml(l.label)}: ${escapeHtml(LINK_TEXT[l.action])}.`).join(" ")}</p>\n` : ""}</body></html>`;
   return {
     from: opts.from,
     to: opts.to,
@@ -180,7 +205,7 @@ export const email: ChannelDefinition<typeof variables> = {
   // Email is always on: a route's own recipients, else the general inbox.
   targetFor: (config, key) => (key === "default" ? undefined : config.routes[key]?.to) ?? inbox(config),
   deliveryId: (inquiryId, config) => messageIdFor(inquiryId, config.siteHost),
-  create(config) {
+  create(config, links) {
     const mailer = config.SMTP_URL ? smtpMailer(config.SMTP_URL) : fileMailer(join(config.dataDir, "mail"));
     const addresses = { from: sender(config), to: inbox(config), siteHost: config.siteHost };
     return {
@@ -188,7 +213,7 @@ export const email: ChannelDefinition<typeof variables> = {
       async deliver({ inquiry, inquiryId, target }) {
         try {
           // The route's recipients (delivery/routing.ts); the general inbox for rows from before routing.
-          const mail = buildMail(inquiry, { ...addresses, to: target ?? addresses.to });
+          const mail = buildMail(inquiry, { ...addresses, to: target ?? addresses.to, links: links.for(inquiry) });
           const result = await mailer.send(mail, inquiryId);
           if (!result.accepted) return { kind: "retry", reason: `relay did not accept the message: ${result.detail}` };
           // Those who took it have it: never sent to them again for the ones who refused it.
@@ -215,7 +240,8 @@ export const email: ChannelDefinition<typeof variables> = {
             replyTo: { name: site.name, address: addresses.to },
             subject: cutAt(subject, 200),
             text,
-            html: `<pre style="white-space:pre-wrap">${escapeHtml(text)}</pre>`,
+            // Links in the text (the held summary's) are links in the HTML too.
+            html: `<pre style="white-space:pre-wrap">${escapeHtml(text).replace(/https?:\/\/[^\s<]+/g, (u) => `<a href="${u}">${u}</a>`)}</pre>`,
             messageId: `<${id}@${config.siteHost}>`,
             // What retention and `forget` read to delete a copy written to DATA_DIR/mail (contact/erasure.ts).
             headers: { "X-Alert": "delivery-failed", "X-Inquiry-Ids": inquiryIds.join(" ") },

@@ -1,5 +1,7 @@
+import type { LeadLink } from "../lead-links.ts";
 import type { Inquiry } from "../storage/records.ts";
 import { type ChannelDefinition, cutAt, post, receiverTarget, receiverUrl, receiverUrlOf } from "./channel.ts";
+import { SUSPECT_MARK, SUSPECT_NOTE } from "./email.ts";
 
 /** A message to a Slack incoming webhook (SLACK_WEBHOOK_URL, or a route's own), every field as plain text. */
 
@@ -13,17 +15,19 @@ export function cut(text: string, max: number): string {
   return cutAt(text, max - mark.length) + mark;
 }
 
-export function slackMessage(inquiry: Inquiry) {
+export function slackMessage(inquiry: Inquiry, links: LeadLink[]) {
   const who = inquiry.company ? `${inquiry.name} (${inquiry.company})` : inquiry.name;
   const service = inquiry.service || "General";
+  const mark = inquiry.suspect ? `${SUSPECT_MARK} ` : "";
   // Slack's limits: 2,000 characters a field, 3,000 a section, 150 a header.
   const plain = (text: string, max = 2000) => ({ type: "plain_text", text: cut(text, max) || "—", emoji: false });
   return {
     // The notification text, and the fallback where blocks are not shown: markup switched off, escaped.
-    text: escapeSlack(`New inquiry: ${service} — ${who} <${inquiry.email}>`),
+    text: escapeSlack(`${mark}New inquiry: ${service} — ${who} <${inquiry.email}>`),
     mrkdwn: false,
     blocks: [
-      { type: "header", text: plain(`New inquiry: ${service}`, 150) },
+      { type: "header", text: plain(`${mark}New inquiry: ${service}`, 150) },
+      ...(inquiry.suspect ? [{ type: "section", text: plain(SUSPECT_NOTE) }] : []),
       {
         type: "section",
         fields: [
@@ -35,6 +39,20 @@ export function slackMessage(inquiry: Inquiry) {
       },
       { type: "section", text: plain(inquiry.message, 3000) },
       { type: "context", elements: [plain(`Inquiry ${inquiry.id} · reply by email to ${inquiry.email}`)] },
+      // Buttons that open the signed link's page (a GET shows it; only the page's button acts).
+      ...(links.length > 0
+        ? [
+            {
+              type: "actions",
+              elements: links.map((l) => ({
+                type: "button",
+                text: plain(l.label, 75),
+                url: l.url,
+                action_id: `lead-${l.action}`,
+              })),
+            },
+          ]
+        : []),
     ],
   };
 }
@@ -50,7 +68,7 @@ export const slack: ChannelDefinition<typeof variables> = {
   variables,
   routeField: { key: "slack", schema: receiverUrl },
   targetFor: (config, key) => receiverTarget(config, key, "slack", config.SLACK_WEBHOOK_URL),
-  create(config) {
+  create(config, links) {
     const urlFor = (target: string | null) => receiverUrlOf(config, target, "slack", config.SLACK_WEBHOOK_URL);
     const timeoutMs = config.DELIVERY_TIMEOUT_MS;
     return {
@@ -58,7 +76,7 @@ export const slack: ChannelDefinition<typeof variables> = {
       async deliver({ inquiry, target }) {
         const url = urlFor(target);
         if (!url) return { kind: "permanent", reason: "no Slack webhook URL for this route on this server" };
-        return post(url, JSON.stringify(slackMessage(inquiry)), {}, timeoutMs);
+        return post(url, JSON.stringify(slackMessage(inquiry, links.for(inquiry))), {}, timeoutMs);
       },
       async notify(subject, text) {
         const url = urlFor("default");

@@ -42,7 +42,7 @@ export const webhook: ChannelDefinition<typeof variables> = {
       : undefined,
   routeField: { key: "webhook", schema: receiverUrl },
   targetFor: (config, key) => receiverTarget(config, key, "webhook", config.WEBHOOK_URL),
-  create(config) {
+  create(config, links) {
     const general = config.WEBHOOK_URL;
     const urlFor = (target: string | null) => receiverUrlOf(config, target, "webhook", general);
     // While rotating, two secrets: each payload carries a signature by each (Standard Webhooks allows several).
@@ -68,7 +68,7 @@ export const webhook: ChannelDefinition<typeof variables> = {
         return send(urlFor(target), messageId, {
           type: "inquiry.received",
           timestamp: new Date(inquiry.receivedAt).toISOString(),
-          data: inquiryPayload(inquiry),
+          data: inquiryPayload(inquiry, links),
         });
       },
       async notify(subject, text) {

@@ -117,6 +117,7 @@ export function contactEndpoint({ submitter, log, publicKeys, allowedOrigins, me
           body: req.body,
           source: "api",
           formToken: one(req.headers["x-form-token"]),
+          fromAllowedOrigin: allowed.has(req.get("origin") ?? ""),
           idempotencyKey: one(req.headers["idempotency-key"]),
           ip: req.ip,
           userAgent: one(req.headers["user-agent"]),

@@ -1,7 +1,9 @@
 import { createHmac, randomBytes } from "node:crypto";
 import { chmodSync, existsSync, mkdirSync, readFileSync, writeFileSync } from "node:fs";
 import { dirname, join } from "node:path";
+import type { Config } from "../../config.ts";
 import { clientKeys } from "../../guards.ts";
+import { leadLinks } from "../lead-links.ts";
 import { formTokens } from "./form-token.ts";
 
 /**
@@ -47,6 +49,10 @@ export function addressHasher(secret: string): AddressHasher {
   };
 }
 
-/** What the secret keys: client addresses' hashes, and the contact page's form tokens (form-token.ts). */
-export const secretKeys = (secret: string) => ({ hasher: addressHasher(secret), tokens: formTokens(secret) });
+/** What the secret keys: client addresses' hashes, the contact page's form tokens (form-token.ts), the links in a lead (lead-links.ts). */
+export const secretKeys = (secret: string, config: Pick<Config, "SITE_URL" | "INQUIRY_LINK_DAYS">) => ({
+  hasher: addressHasher(secret),
+  tokens: formTokens(secret),
+  links: leadLinks(secret, config),
+});
 export type SecretKeys = ReturnType<typeof secretKeys>;

@@ -1,6 +1,8 @@
 import { readdirSync, readFileSync } from "node:fs";
 import { createRequire } from "node:module";
 import { join } from "node:path";
+import { serviceOptions } from "../../../app/config/service-options.ts";
+import { site } from "../../../app/config/site.ts";
 import type { Sql } from "../storage/database.ts";
 import * as training from "../storage/training.ts";
 
@@ -8,12 +10,10 @@ import * as training from "../storage/training.ts";
  * The content layer of the spam defence (docs/decisions/0012-content-filter.md): a naive Bayes
  * classifier (wink-naive-bayes-text-classifier) over a message's words, two-word phrases and shape
  * (prices, rates, links, opt-out lines, capitals), trained on the seed corpus in ./corpus/ and on
- * the operator's marks (`npm run inquiries -- spam <id>` / `release <id>`), which the database keeps
- * for every instance. A message it scores at or above THRESHOLD is held, never dropped.
+ * the company's marks (the links in a lead, `npm run inquiries -- spam <id>` / `release <id>`), which
+ * the database keeps for every instance. It only scores: the pipeline holds a message at or above
+ * SPAM_HOLD_SCORE and marks one at or above SPAM_SUSPECT_SCORE as possible spam (ADR 0016).
  */
-
-/** Held at or above this probability of being marketing spam (ADR 0012: chosen on held-out genuine messages). */
-export const THRESHOLD = 0.999;
 
 export type Label = "spam" | "genuine";
 export type Example = { label: Label; company: string; message: string };
@@ -46,7 +46,18 @@ const SHAPES: Record<string, string> = {
   _exclaim: "exclamation marks",
 };
 
-/** The tokens a message is scored by: its shape, its words, its two-word phrases, and the company's words. */
+/**
+ * The company's own name and the words of its services: every message may greet the company or name
+ * what it sells, so they are evidence of nothing, alone or in a phrase ("Hello Teton Digital team").
+ */
+const OWN_WORDS = new Set(
+  [site.name, site.legalName, ...serviceOptions]
+    .join(" ")
+    .toLowerCase()
+    .match(/[a-z][a-z0-9]*/g) ?? [],
+);
+
+/** The tokens a message is scored by: its shape, its words, its two-word phrases, and the sender company's words. */
 export function tokens(input: { company: string; message: string }): string[] {
   const text = input.message;
   const out: string[] = [];
@@ -71,9 +82,10 @@ export function tokens(input: { company: string; message: string }): string[] {
       .match(/[a-z][a-z0-9'’-]*/g) ?? [];
   for (let i = 0; i < words.length; i++) {
     const w = words[i] as string;
+    if (OWN_WORDS.has(w)) continue;
     if (!STOPWORDS.has(w) && w.length > 1) out.push(w);
     const next = words[i + 1];
-    if (next) out.push(`${w} ${next}`);
+    if (next && !OWN_WORDS.has(next)) out.push(`${w} ${next}`);
   }
   for (const w of input.company.toLowerCase().match(/[a-z][a-z0-9-]*/g) ?? []) out.push(`company:${w}`);
   return out;
@@ -87,13 +99,8 @@ const prep = (input: string) => {
   return tokens({ company, message });
 };
 
-export type Verdict = {
-  /** The probability that the message is marketing spam, 0–1. */
-  score: number;
-  held: boolean;
-  /** When held: the phrases that weighed most toward spam, as an operator reads them. */
-  evidence: string[];
-};
+/** How many examples one of the company's marks counts as: a few marks of a new kind must move the model. */
+export const MARK_WEIGHT = 8;
 
 /** A trained model: built once from examples, then scores messages (well under 1 ms each). */
 export class ContentModel {
@@ -102,11 +109,13 @@ export class ContentModel {
   private readonly totals: { spam: number; genuine: number };
   private readonly vocabulary: number;
 
-  constructor(examples: readonly Example[]) {
+  /** `marks`: the company's marks, each learned MARK_WEIGHT times. */
+  constructor(examples: readonly Example[], marks: readonly Example[] = []) {
     this.nb = winkClassifier();
     this.nb.definePrepTasks([prep]);
     this.nb.defineConfig({ considerOnlyPresence: true, smoothingFactor: SMOOTHING });
     for (const e of examples) this.nb.learn(joined(e), e.label);
+    for (const e of marks) for (let k = 0; k < MARK_WEIGHT; k++) this.nb.learn(joined(e), e.label);
     this.nb.consolidate();
     // The model's own counts, to say which of a message's tokens weighed most (the reason shown).
     const [, , count, words, voc] = JSON.parse(this.nb.exportJSON()) as [
@@ -121,16 +130,15 @@ export class ContentModel {
     this.vocabulary = voc.length;
   }
 
-  score(input: { company: string; message: string }): Verdict {
+  /** The probability that the message is marketing spam, 0–1; `log2Odds` more are added for a signal outside the text. */
+  score(input: { company: string; message: string }, log2Odds = 0): number {
     const odds = this.nb.computeOdds(joined(input));
-    const spamLog2Odds = odds.find(([label]) => label === "spam")?.[1] ?? 0;
-    const score = 1 / (1 + 2 ** -spamLog2Odds);
-    const held = score >= THRESHOLD;
-    return { score, held, evidence: held ? this.evidence(input) : [] };
+    const spamLog2Odds = (odds.find(([label]) => label === "spam")?.[1] ?? 0) + log2Odds;
+    return 1 / (1 + 2 ** -spamLog2Odds);
   }
 
-  /** The message's three tokens with the highest spam-to-genuine likelihood ratio in this model. */
-  private evidence(input: { company: string; message: string }): string[] {
+  /** The message's three tokens with the highest spam-to-genuine likelihood ratio in this model: why it was held. */
+  evidence(input: { company: string; message: string }): string[] {
     const v = this.vocabulary * SMOOTHING;
     const weight = (t: string) =>
       Math.log2(((this.counts.spam[t] ?? 0) + SMOOTHING) / (this.totals.spam + v)) -
@@ -145,9 +153,9 @@ export class ContentModel {
   }
 }
 
-/** The reason a held message carries: `reads like marketing (0.97): "first page", "pricing"`. */
-export function reasonOf(v: Verdict): string {
-  return `reads like marketing (${v.score.toFixed(3)})${v.evidence.length ? `: ${v.evidence.join(", ")}` : ""}`;
+/** The reason a held message carries: `reads like marketing (0.999): "first page", "pricing"`. */
+export function reasonOf(score: number, evidence: string[]): string {
+  return `reads like marketing (${score.toFixed(3)})${evidence.length ? `: ${evidence.join(", ")}` : ""}`;
 }
 
 const corpusDir = new URL("./corpus/", import.meta.url).pathname;
@@ -216,11 +224,15 @@ export class ContentFilter {
     this.checkedAt = now;
     const revision = await training.revision(this.db);
     if (revision === this.revision) return;
-    this.model = new ContentModel([...this.seed, ...(await training.examples(this.db))]);
+    this.model = new ContentModel(this.seed, await training.examples(this.db));
     this.revision = revision;
   }
 
-  score(input: { company: string; message: string }): Verdict {
-    return this.model.score(input);
+  score(input: { company: string; message: string }, log2Odds = 0): number {
+    return this.model.score(input, log2Odds);
+  }
+
+  evidence(input: { company: string; message: string }): string[] {
+    return this.model.evidence(input);
   }
 }

@@ -25,6 +25,8 @@ export type Submission = {
   source: Source;
   /** The token of the page the message was sent from (intake/form-token.ts). */
   formToken?: string;
+  /** Sent by a page of an origin in ALLOWED_ORIGINS (another site's app, which has no form token to send). */
+  fromAllowedOrigin?: boolean;
   idempotencyKey?: string;
   ip?: string;
   userAgent?: string;
@@ -96,7 +98,7 @@ export class ContactPipeline implements Submitter {
     const messageHash = createHash("sha256")
       .update(valid.data.message.toLowerCase().replace(/\s+/g, " ").trim())
       .digest("hex");
-    const { reasons, score } = await this.spamReasonsFor(valid.data, trap, s.formToken, messageHash, now);
+    const { reasons, score, suspect } = await this.spamReasonsFor(valid.data, trap, s, messageHash, now);
     const held = reasons.length > 0;
     const id = timeOrderedId(now);
     const fingerprint = fingerprintOf(valid.data);
@@ -114,6 +116,7 @@ export class ContactPipeline implements Submitter {
         heldReason: held ? reasons.join("; ") : null,
         messageHash,
         spamScore: score,
+        suspect: !held && suspect,
       },
       // Held as spam: stored, answered like any other, delivered nowhere.
       deliveries: held
@@ -128,7 +131,10 @@ export class ContactPipeline implements Submitter {
     }
     if (held) this.parts.log.info({ inquiryId: id, source: s.source, reasons }, "inquiry held as suspected spam");
     else {
-      this.parts.log.info({ inquiryId: id, source: s.source }, "inquiry stored");
+      this.parts.log.info(
+        { inquiryId: id, source: s.source, verdict: suspect ? "suspect" : "clean" },
+        "inquiry stored",
+      );
       this.worker.nudge();
     }
     return { kind: "stored", id, held };
@@ -136,22 +142,26 @@ export class ContactPipeline implements Submitter {
 
   /**
    * The spam layers (intake/spam.ts) and the content layer (intake/content-filter.ts): any reason
-   * holds the inquiry. Off: only the honeypot holds, and nothing is scored.
+   * holds the inquiry; a content score in the band below the hold marks it as possible spam. A page
+   * of an allowed origin cannot send a form token: its absence weighs in the score (NO_TOKEN_LOG2_ODDS)
+   * instead of holding. Off: only the honeypot holds, and nothing is scored.
    */
-  private async spamReasonsFor(data: ContactInput, trap: string, token: string | undefined, hash: string, now: number) {
+  private async spamReasonsFor(data: ContactInput, trap: string, s: Submission, hash: string, now: number) {
     const { config, tokens, content } = this.parts;
-    if (config.SPAM_FILTER === "off") return { reasons: trap ? ["honeypot filled"] : [], score: null };
+    if (config.SPAM_FILTER === "off") return { reasons: trap ? ["honeypot filled"] : [], score: null, suspect: false };
+    const token = tokens.verify(s.formToken, now);
+    const tokenless = !s.formToken && s.fromAllowedOrigin === true;
     const reasons = spamReasons({
       data,
       trap,
-      token: tokens.verify(token, now),
+      token: tokenless ? { ok: true, ageMs: config.SPAM_MIN_FILL_MS } : token,
       duplicate: await seenMessage(this.db, hash, now - 86_400_000),
       policy: config,
     });
     await content.refresh(now);
-    const verdict = content.score(data);
-    if (verdict.held) reasons.push(reasonOf(verdict));
-    return { reasons, score: verdict.score };
+    const score = content.score(data, tokenless ? NO_TOKEN_LOG2_ODDS : 0);
+    if (score >= config.SPAM_HOLD_SCORE) reasons.push(reasonOf(score, content.evidence(data)));
+    return { reasons, score, suspect: score >= config.SPAM_SUSPECT_SCORE };
   }
 
   /** The counters this submission is counted against: its address's and its network's. */
@@ -164,6 +174,9 @@ export class ContactPipeline implements Submitter {
     }));
   }
 }
+
+/** How much a missing form token from an allowed origin weighs toward spam: its odds times 4. */
+export const NO_TOKEN_LOG2_ODDS = 2;
 
 /** The body without the honeypot field, and what was in that field (a person leaves it empty). */
 function withoutHoneypot(body: unknown): { body: unknown; trap: string } {

@@ -62,8 +62,8 @@ export async function save(
       if (blockedUntil !== null) return { kind: "over-limit", retryAfterMs: Math.max(0, blockedUntil - i.receivedAt) };
       await tx.query(
         `INSERT INTO inquiries (id, received_at, name, email, company, service, message, page, user_agent, ip_hash, source,
-                                  spam, held_reason, message_hash, spam_score)
-           VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`,
+                                  spam, held_reason, message_hash, spam_score, suspect)
+           VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`,
         [
           i.id,
           i.receivedAt,
@@ -80,6 +80,7 @@ export async function save(
           i.heldReason ?? null,
           i.messageHash ?? null,
           i.spamScore ?? null,
+          i.suspect ?? false,
         ],
       );
       await insertDeliveries(tx, i.id, deliveries, i.receivedAt);
@@ -201,19 +202,65 @@ export async function listHeld(sql: Sql, since = 0): Promise<Inquiry[]> {
   return rows.map(toInquiry);
 }
 
+/** What became of an inquiry marked by a person (lead-actions.ts), if it exists. */
+export type Marked = {
+  inquiry: InquiryRecord;
+  changed: boolean;
+  /** The channels whose deliveries were cancelled. */
+  cancelled: string[];
+  /** The deliveries queued, where each goes. */
+  queued: Array<{ channel: string; target: string }>;
+};
+
 /**
- * Release a held inquiry: a normal lead from now on, delivered to every configured channel, and a
- * genuine example the content filter learns from. False if there is no held inquiry with that id.
+ * "Spam": the filter learns it as spam, it is held out of the inbox from now on, and its deliveries
+ * not made yet (pending, or failed and waiting for `retry`) are cancelled. Null if there is no such inquiry.
  */
-export async function releaseHeld(sql: Sql, id: string, deliveries: NewDelivery[], now: number): Promise<boolean> {
-  return sql.transaction(async (tx) => {
-    const released = await tx.query(
-      "UPDATE inquiries SET spam = ?, held_reason = NULL WHERE id = ? AND spam RETURNING id",
-      [false, id],
+export async function markSpam(db: Database, id: string, now: number): Promise<Marked | null> {
+  return db.transaction(async (tx) => {
+    const inquiry = await get(tx, id);
+    if (!inquiry) return null;
+    const changed = !inquiry.held || (await labelOf(tx, id)) !== "spam";
+    await tx.query("UPDATE inquiries SET spam = ?, held_reason = COALESCE(held_reason, ?) WHERE id = ?", [
+      true,
+      "marked as spam by a person",
+      id,
+    ]);
+    const cancelled = await tx.query<{ channel: string }>(
+      "DELETE FROM deliveries WHERE inquiry_id = ? AND status IN ('pending', 'failed') RETURNING channel",
+      [id],
     );
-    if (released.length === 0) return false;
-    await insertDeliveries(tx, id, deliveries, now);
-    await mark(tx, id, "genuine", now);
-    return true;
+    if (changed) await mark(tx, id, "spam", now);
+    return { inquiry, changed, cancelled: cancelled.map((r) => String(r.channel)), queued: [] };
   });
 }
+
+/**
+ * "Not spam": the filter learns it as genuine; a held inquiry is a lead from now on, queued for the
+ * `destinations` its service's leads have now that have not had it (a lead marked spam by mistake
+ * gets what was cancelled). Null if there is no such inquiry.
+ */
+export async function markLead(
+  db: Database,
+  id: string,
+  destinations: (inquiry: Inquiry) => NewDelivery[],
+  now: number,
+): Promise<Marked | null> {
+  return db.transaction(async (tx) => {
+    const inquiry = await get(tx, id);
+    if (!inquiry) return null;
+    const changed = inquiry.held || (await labelOf(tx, id)) !== "genuine";
+    let queued: NewDelivery[] = [];
+    if (inquiry.held) {
+      await tx.query("UPDATE inquiries SET spam = ?, held_reason = NULL WHERE id = ?", [false, id]);
+      const had = new Set(inquiry.deliveries.map((d) => d.channel));
+      queued = destinations(inquiry).filter((d) => !had.has(d.channel));
+      await insertDeliveries(tx, id, queued, now);
+    }
+    if (changed) await mark(tx, id, "genuine", now);
+    return { inquiry, changed, cancelled: [], queued: queued.map(({ channel, target }) => ({ channel, target })) };
+  });
+}
+
+const labelOf = async (sql: Sql, id: string) =>
+  (await sql.query<{ label: string }>("SELECT label FROM spam_training WHERE inquiry_id = ?", [id]))[0]?.label;

@@ -21,7 +21,14 @@ export type Inquiry = ContactInput & {
   messageHash?: string | null;
   /** The content filter's probability that it is marketing spam (intake/content-filter.ts); null if not scored. */
   spamScore?: number | null;
+  /** Delivered marked as possible spam (the band below the hold: intake/pipeline.ts). */
+  suspect?: boolean;
 };
+
+/** What the spam defence made of an inquiry, as the CLI and the channels say it. */
+export type SpamVerdict = "clean" | "suspect" | "held";
+export const verdictOf = (i: Pick<Inquiry, "held" | "suspect">): SpamVerdict =>
+  i.held ? "held" : i.suspect ? "suspect" : "clean";
 
 /** One delivery of one inquiry to one channel (a row of the outbox), claimed by a worker. */
 export type Delivery = {
@@ -46,6 +53,7 @@ export type DeliveryRecord = {
 };
 
 export type InquiryRecord = Inquiry & {
+  verdict: SpamVerdict;
   /** All channels sent: sent; any failed: failed; else pending (sending counts as pending). Spam: spam. */
   status: DeliveryStatus | "spam";
   /** The most attempts any channel took. */
@@ -83,7 +91,7 @@ export function toDelivery(r: Record<string, unknown>): DeliveryRecord {
 }
 
 export const INQUIRY_COLUMNS =
-  "i.id, i.received_at, i.name, i.email, i.company, i.service, i.message, i.page, i.user_agent, i.ip_hash, i.source, i.spam, i.held_reason, i.spam_score";
+  "i.id, i.received_at, i.name, i.email, i.company, i.service, i.message, i.page, i.user_agent, i.ip_hash, i.source, i.spam, i.held_reason, i.spam_score, i.suspect";
 
 export function toInquiry(r: Record<string, unknown>): Inquiry {
   return {
@@ -101,6 +109,7 @@ export function toInquiry(r: Record<string, unknown>): Inquiry {
     held: r.spam === true || r.spam === 1,
     heldReason: (r.held_reason as string | null) ?? null,
     spamScore: r.spam_score == null ? null : Number(r.spam_score),
+    suspect: r.suspect === true || r.suspect === 1,
   };
 }
 
@@ -118,6 +127,7 @@ export function summarize(inquiry: Inquiry, deliveries: DeliveryRecord[]): Inqui
   const unsent = deliveries.filter((d) => d.status !== "sent");
   return {
     ...inquiry,
+    verdict: verdictOf(inquiry),
     status,
     attempts: Math.max(0, ...deliveries.map((d) => d.attempts)),
     lastError: unsent.find((d) => d.lastError)?.lastError ?? null,

@@ -1,0 +1,49 @@
+/**
+ * The page behind the signed links in a lead (server/contact/lead-links.ts): its path, and what the
+ * server hands the route (app/routes/lead.tsx) to show. GET only shows; POST acts.
+ */
+
+export const LEAD_PATH = "/lead";
+/** The query parameter and form field that carry a link's token. */
+export const LEAD_TOKEN_FIELD = "t";
+
+export type LeadActionName = "spam" | "lead";
+
+/** An inquiry as the page shows it: enough to recognise it, no more. */
+export type LeadSummary = {
+  name: string;
+  email: string;
+  company: string;
+  service: string;
+  receivedAt: string;
+  /** The start of the message. */
+  excerpt: string;
+  verdict: "clean" | "suspect" | "held";
+};
+
+export type LeadView =
+  /** A link that is not one of ours, or was altered. */
+  | { kind: "invalid" }
+  | { kind: "expired" }
+  /** Signed, but its inquiry is gone (retention, or a deletion request). */
+  | { kind: "gone" }
+  | { kind: "rate-limited"; retryAfterSeconds: number }
+  | { kind: "unavailable" }
+  /** GET: what the button will do. */
+  | { kind: "confirm"; action: LeadActionName; label: string; summary: LeadSummary; token: string }
+  /** POST: what was done (`changed` false: it had been done before), and the undo. */
+  | {
+      kind: "done";
+      action: LeadActionName;
+      changed: boolean;
+      summary: LeadSummary;
+      cancelled: string[];
+      queued: string[];
+      undo: { label: string; token: string };
+    };
+
+/** What the route asks the server (app/contact/context.ts). */
+export interface LeadPage {
+  open(token: string): Promise<LeadView>;
+  act(token: string, clientIp: string | undefined): Promise<LeadView>;
+}

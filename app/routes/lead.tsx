@@ -1,0 +1,173 @@
+import { data } from "react-router";
+import { buttonPrimary, buttonSecondary, card, container } from "#app/components/ui/styles.ts";
+import { site } from "#app/config/site.ts";
+import { contactContext } from "#app/contact/context.ts";
+import { LEAD_PATH, LEAD_TOKEN_FIELD, type LeadSummary, type LeadView } from "#app/contact/lead.ts";
+import type { Route } from "./+types/lead";
+
+/**
+ * The page behind the signed links in a lead's email, Slack message, webhook and the held summary
+ * (server/contact/lead-links.ts; ADR 0016). Opening the link only shows the inquiry and one button:
+ * mail scanners and link previews follow links, so only the button's POST acts. Served by the server
+ * (never prerendered), noindex, no-store and no-referrer (server/app.ts); no JavaScript.
+ */
+
+const STATUS: Record<LeadView["kind"], number> = {
+  invalid: 400,
+  expired: 410,
+  gone: 404,
+  "rate-limited": 429,
+  unavailable: 503,
+  confirm: 200,
+  done: 200,
+};
+
+const answer = (view: LeadView) => {
+  const headers: Record<string, string> =
+    view.kind === "rate-limited" ? { "Retry-After": String(view.retryAfterSeconds) } : {};
+  return data(view, { status: STATUS[view.kind], headers });
+};
+
+/** GET: what the link would do, and its button. */
+export async function loader({ request, context }: Route.LoaderArgs) {
+  const lead = context.get(contactContext)?.lead;
+  if (!lead) return answer({ kind: "unavailable" });
+  const token = new URL(request.url).searchParams.get(LEAD_TOKEN_FIELD);
+  return answer(token ? await lead.open(token) : { kind: "invalid" });
+}
+
+/** POST (the button): the action, through the same code as the CLI. */
+export async function action({ request, context }: Route.ActionArgs) {
+  const contact = context.get(contactContext);
+  if (!contact) return answer({ kind: "unavailable" });
+  let token: FormDataEntryValue | null = null;
+  try {
+    token = (await request.formData()).get(LEAD_TOKEN_FIELD);
+  } catch {
+    // A body that is not a form: no token.
+  }
+  return answer(typeof token === "string" ? await contact.lead.act(token, contact.clientIp) : { kind: "invalid" });
+}
+
+export const meta: Route.MetaFunction = () => [
+  { title: `Inquiry | ${site.name}` },
+  { name: "robots", content: "noindex, nofollow" },
+];
+
+const TITLES: Record<Exclude<LeadView["kind"], "confirm" | "done">, [string, string]> = {
+  invalid: [
+    "This link is not valid",
+    "It is not a link we sent, or it was changed on the way (a mail program sometimes cuts long links). Nothing was changed. Open the link from the message again, or use the CLI: npm run inquiries -- help.",
+  ],
+  expired: [
+    "This link has expired",
+    "The links in a lead work for a limited time. Nothing was changed. Use the CLI instead: npm run inquiries -- spam ID, or release ID.",
+  ],
+  gone: [
+    "This inquiry is no longer here",
+    "It was deleted: past the retention period of our privacy notice, or at its sender's request. Nothing was changed.",
+  ],
+  "rate-limited": ["Too many actions", "Please wait a few minutes, then press the button again."],
+  unavailable: [
+    "Please try again in a moment",
+    "We could not reach our records just now. Nothing was changed. Open the link again in a minute.",
+  ],
+};
+
+const DONE: Record<"spam" | "lead", [string, string]> = {
+  spam: [
+    "Marked as spam",
+    "The filter learns from it, it is held out of the inbox from now on, and deliveries not made yet are cancelled.",
+  ],
+  lead: ["Marked as a lead", "The filter learns it as genuine."],
+};
+
+const CONFIRM: Record<"spam" | "lead", string> = {
+  spam: "The filter learns from it, it is held out of the inbox from now on, and deliveries not made yet are cancelled. You can undo it on the next page.",
+  lead: "The filter learns it as genuine. A held message is delivered as a new lead would be.",
+};
+
+export default function Lead({ loaderData, actionData }: Route.ComponentProps) {
+  const view = (actionData ?? loaderData) as LeadView;
+  return (
+    <section aria-labelledby="lead-title" className={`${container} max-w-3xl py-16`}>
+      {view.kind === "confirm" ? (
+        <>
+          <h1 id="lead-title" className="text-3xl font-bold text-slate-900 dark:text-white">
+            {view.action === "spam"
+              ? "Is this message spam?"
+              : view.summary.verdict === "held"
+                ? "Deliver this message as a lead?"
+                : "Is this message a lead?"}
+          </h1>
+          <Summary summary={view.summary} />
+          <p className="mt-6">{CONFIRM[view.action]}</p>
+          <ActionButton token={view.token} label={view.label} primary />
+        </>
+      ) : view.kind === "done" ? (
+        <>
+          <h1 id="lead-title" className="text-3xl font-bold text-slate-900 dark:text-white">
+            {DONE[view.action][0]}
+          </h1>
+          <p className="mt-4 text-lg" role="status">
+            {view.changed ? DONE[view.action][1] : "It was already marked so: nothing changed."}
+            {view.cancelled.length > 0 ? ` Cancelled: ${view.cancelled.join(", ")}.` : ""}
+            {view.queued.length > 0 ? ` Queued for delivery: ${view.queued.join(", ")}.` : ""}
+          </p>
+          <Summary summary={view.summary} />
+          <p className="mt-6">Pressed by mistake?</p>
+          <ActionButton token={view.undo.token} label={`Undo: ${view.undo.label}`} />
+        </>
+      ) : (
+        <>
+          <h1 id="lead-title" className="text-3xl font-bold text-slate-900 dark:text-white">
+            {TITLES[view.kind][0]}
+          </h1>
+          <p className="mt-4 text-lg">{TITLES[view.kind][1]}</p>
+        </>
+      )}
+    </section>
+  );
+}
+
+/** One button: a form posting the token back to this page (works without JavaScript). */
+function ActionButton({ token, label, primary }: { token: string; label: string; primary?: boolean }) {
+  return (
+    // Posted to the bare path: the answer's address carries no token (history, screenshots, a shared screen).
+    <form method="post" action={LEAD_PATH} className="mt-4">
+      <input type="hidden" name={LEAD_TOKEN_FIELD} value={token} />
+      <button type="submit" className={primary ? buttonPrimary : buttonSecondary}>
+        {label}
+      </button>
+    </form>
+  );
+}
+
+const VERDICT: Record<LeadSummary["verdict"], string> = {
+  clean: "Delivered as a lead",
+  suspect: "Delivered marked as possible spam",
+  held: "Held as suspected spam",
+};
+
+function Summary({ summary: s }: { summary: LeadSummary }) {
+  const rows: Array<[string, string]> = [
+    ["From", `${s.name} <${s.email}>`],
+    ["Company", s.company || "—"],
+    ["Service", s.service || "—"],
+    ["Received", `${s.receivedAt.slice(0, 16).replace("T", " ")} UTC`],
+    ["Now", VERDICT[s.verdict]],
+  ];
+  return (
+    <div className={`${card} mt-6`}>
+      <dl className="grid grid-cols-[max-content_1fr] gap-x-4 gap-y-1">
+        {rows.map(([k, v]) => (
+          <div key={k} className="contents">
+            <dt className="font-semibold text-slate-900 dark:text-white">{k}</dt>
+            <dd className="break-words">{v}</dd>
+          </div>
+        ))}
+      </dl>
+      <p className="mt-4 whitespace-pre-wrap break-words">{s.excerpt}</p>
+    </div>
+  );
+}

@@ -1,0 +1,122 @@
+import type { Logger } from "pino";
+import type { LeadPage, LeadSummary, LeadView } from "../../../app/contact/lead.ts";
+import type { Config } from "../../config.ts";
+import { cutAt } from "../delivery/channel.ts";
+import type { ContactPipeline } from "../intake/pipeline.ts";
+import { performAction } from "../lead-actions.ts";
+import { type LeadLinks, labelOf } from "../lead-links.ts";
+import { StorageUnavailableError } from "../storage/database.ts";
+import { get } from "../storage/inquiries.ts";
+import { type Inquiry, verdictOf } from "../storage/records.ts";
+
+/**
+ * What the page behind a lead's signed links (app/routes/lead.tsx) asks the server. Opening a link
+ * only shows the inquiry and a button (mail scanners and link unfurlers follow links); the button's
+ * POST acts, through the one implementation the CLI uses too (lead-actions.ts). Every use is one
+ * log line naming the inquiry and the action, never the token. POSTs are limited per client address.
+ */
+
+/** At most this many actions per client address per window: a person clicks a few; a script is stopped. */
+export const ACTIONS_PER_WINDOW = 30;
+export const ACTION_WINDOW_MS = 10 * 60_000;
+
+export function leadPage(o: {
+  pipeline: () => ContactPipeline;
+  links: LeadLinks;
+  config: Config;
+  log: Logger;
+}): LeadPage {
+  const log = o.log.child({ task: "lead-link" });
+  const recent = new Map<string, number[]>();
+
+  /** The window's actions of this address, this one counted; over the limit: seconds until one frees up. */
+  const overLimit = (address: string, now: number): number | null => {
+    const kept = (recent.get(address) ?? []).filter((t) => t > now - ACTION_WINDOW_MS);
+    if (kept.length >= ACTIONS_PER_WINDOW) {
+      recent.set(address, kept);
+      return Math.max(1, Math.ceil(((kept[0] as number) + ACTION_WINDOW_MS - now) / 1000));
+    }
+    kept.push(now);
+    recent.set(address, kept);
+    // Addresses whose window is over are forgotten, so the map stays small.
+    if (recent.size > 10_000)
+      for (const [k, v] of recent) if (v.every((t) => t <= now - ACTION_WINDOW_MS)) recent.delete(k);
+    return null;
+  };
+
+  /** A storage failure is the page's 503, never a crash. */
+  const guarded = async (fn: () => Promise<LeadView>): Promise<LeadView> => {
+    try {
+      return await fn();
+    } catch (err) {
+      if (!(err instanceof StorageUnavailableError))
+        log.error({ err: { message: (err as Error).message } }, "lead link failed");
+      return { kind: "unavailable" };
+    }
+  };
+
+  return {
+    open: (token) =>
+      guarded(async () => {
+        const check = o.links.verify(token);
+        if (!check.ok) return refused(check.reason, "opened");
+        const inquiry = await get(o.pipeline().db, check.inquiryId);
+        if (!inquiry) return { kind: "gone" };
+        return {
+          kind: "confirm",
+          action: check.action,
+          label: labelOf(check.action, inquiry.held),
+          summary: summaryOf(inquiry),
+          token,
+        };
+      }),
+    act: (token, clientIp) =>
+      guarded(async () => {
+        const now = Date.now();
+        const check = o.links.verify(token, now);
+        if (!check.ok) return refused(check.reason, "used");
+        const wait = overLimit(clientIp ?? "unknown", now);
+        if (wait !== null) {
+          log.warn({ inquiryId: check.inquiryId, action: check.action }, "lead link refused: too many actions");
+          return { kind: "rate-limited", retryAfterSeconds: wait };
+        }
+        const pipeline = o.pipeline();
+        const result = await performAction(pipeline.db, o.config, check.action, check.inquiryId, now);
+        if (result.kind === "unknown") return { kind: "gone" };
+        if (result.kind === "no-routing") return { kind: "unavailable" };
+        const { inquiry, changed, cancelled } = result.marked;
+        const queued = result.marked.queued.map((d) => d.channel);
+        if (queued.length > 0) pipeline.worker.nudge();
+        log.info({ inquiryId: check.inquiryId, action: check.action, changed, cancelled, queued }, "lead link used");
+        const undo = check.action === "spam" ? "lead" : "spam";
+        const after = { ...inquiry, held: check.action === "spam" };
+        return {
+          kind: "done",
+          action: check.action,
+          changed,
+          summary: summaryOf(after),
+          cancelled,
+          queued,
+          undo: { label: labelOf(undo, after.held), token: o.links.token(check.inquiryId, undo, now) },
+        };
+      }),
+  };
+
+  function refused(reason: "invalid" | "expired", how: string): LeadView {
+    log.warn({ reason }, `lead link refused: ${reason} (${how})`);
+    return { kind: reason };
+  }
+}
+
+function summaryOf(i: Inquiry): LeadSummary {
+  const message = i.message.replace(/\s+/g, " ").trim();
+  return {
+    name: i.name,
+    email: i.email,
+    company: i.company,
+    service: i.service,
+    receivedAt: new Date(i.receivedAt).toISOString(),
+    excerpt: Array.from(message).length > 400 ? `${cutAt(message, 399)}…` : message,
+    verdict: verdictOf(i),
+  };
+}

@@ -1,0 +1,41 @@
+import type { LeadActionName } from "../../app/contact/lead.ts";
+import type { Config } from "../config.ts";
+import { destinationsFor, newDeliveries, type Routing } from "./delivery/routing.ts";
+import type { Database } from "./storage/database.ts";
+import { type Marked, markLead, markSpam } from "./storage/inquiries.ts";
+import { readSetting } from "./storage/settings.ts";
+
+/**
+ * The company's two actions on an inquiry, one implementation for the signed links in a lead
+ * (http/lead-page.ts) and for the CLI (`inquiries spam ID`, `release ID`):
+ * - "spam": the filter learns it as spam; held from now on; deliveries not made yet are cancelled.
+ * - "lead": the filter learns it as genuine; a held one is delivered as its service's leads are
+ *   routed now (to channels that have not had it).
+ * Both are idempotent: done twice, the second changes nothing (`changed: false`).
+ */
+
+export type ActionResult = { kind: "done"; marked: Marked } | { kind: "unknown" } | { kind: "no-routing" };
+
+export async function performAction(
+  db: Database,
+  config: Config,
+  action: LeadActionName,
+  id: string,
+  now = Date.now(),
+): Promise<ActionResult> {
+  if (action === "spam") {
+    const marked = await markSpam(db, id, now);
+    return marked ? { kind: "done", marked } : { kind: "unknown" };
+  }
+  // Where the server sends each service's leads (it records that at start), not this process's environment.
+  const recorded = await readSetting(db, "routing");
+  const routing = recorded ? (JSON.parse(recorded) as Routing) : null;
+  if (!routing) return { kind: "no-routing" };
+  const marked = await markLead(
+    db,
+    id,
+    (inquiry) => newDeliveries(destinationsFor(routing, inquiry.service), id, config, now),
+    now,
+  );
+  return marked ? { kind: "done", marked } : { kind: "unknown" };
+}

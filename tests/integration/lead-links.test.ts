@@ -1,0 +1,404 @@
+import { spawnSync } from "node:child_process";
+import { randomBytes } from "node:crypto";
+import type { Browser } from "playwright-core";
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { DEFAULT_PUBLIC_KEY } from "../../app/contact/api.ts";
+import { ACTIONS_PER_WINDOW } from "../../server/contact/http/lead-page.ts";
+import { ContentModel, seedCorpus } from "../../server/contact/intake/content-filter.ts";
+import { leadLinks } from "../../server/contact/lead-links.ts";
+import { loadEnv } from "../../server/env.ts";
+import { launchChromium } from "../support/chromium.ts";
+import { engineEnv } from "../support/engines.ts";
+import { freePort } from "../support/ports.ts";
+import { Receiver } from "../support/receiver.ts";
+import { type RunningServer, startServer } from "../support/server.ts";
+import { type Received, TestSmtp } from "../support/smtp.ts";
+
+/**
+ * The lead loop in the inbox, on the production server with a real SMTP server, a Slack-like and a
+ * webhook receiver, and Chromium: the signed links in what they receive, followed as a person does
+ * (with JavaScript off and on), teach the filter and stop or start deliveries; a forged or expired
+ * link changes nothing; a possible-spam lead says so everywhere; and on PostgreSQL a mark made
+ * through one instance is seen by the other within seconds.
+ */
+
+const root = new URL("../../", import.meta.url).pathname;
+const SECRET = "lead-links-test-secret-of-at-least-32-characters";
+const WEBHOOK_SECRET = `whsec_${randomBytes(32).toString("base64")}`;
+const { SPAM_SUSPECT_SCORE, SPAM_HOLD_SCORE } = loadEnv({});
+const model = new ContentModel(seedCorpus());
+let ip = 0;
+const nextIp = () => `198.18.${Math.floor(ip / 250) % 250}.${(ip++ % 250) + 1}`;
+
+type Site = {
+  server: RunningServer;
+  cli: (...args: string[]) => ReturnType<typeof spawnSync>;
+  show: (id: string) => Record<string, unknown>;
+};
+
+async function startSite(env: Record<string, string>): Promise<Site> {
+  const port = await freePort();
+  const server = await startServer(
+    {
+      SITE_URL: `http://127.0.0.1:${port}`,
+      IP_HASH_KEY: SECRET,
+      OUTBOX_POLL_MS: "50",
+      SPAM_MIN_FILL_MS: "0",
+      RATE_LIMIT_PER_MINUTE: "1000",
+      RATE_LIMIT_NETWORK_PER_MINUTE: "1000",
+      TRUST_PROXY: "loopback",
+      ...env,
+    },
+    port,
+  );
+  const cli = (...args: string[]) =>
+    spawnSync(process.execPath, ["scripts/inquiries.ts", ...args], {
+      cwd: root,
+      env: { ...process.env, DATA_DIR: server.dataDir, DATABASE_URL: env.DATABASE_URL ?? "" },
+      encoding: "utf8",
+    });
+  const show = (id: string) => JSON.parse(String(cli("show", id, "--json").stdout)) as Record<string, unknown>;
+  return { server, cli, show };
+}
+
+/** A lead sent as the contact page's script sends it: the page's form token, from a visitor's address. */
+async function send(site: Site, name: string, message: string, opts: { token?: boolean } = {}): Promise<string> {
+  const headers: Record<string, string> = {
+    "content-type": "application/json",
+    authorization: `Bearer ${DEFAULT_PUBLIC_KEY}`,
+    "x-forwarded-for": nextIp(),
+  };
+  if (opts.token !== false) {
+    const html = await (await fetch(`${site.server.url}/contact`)).text();
+    headers["x-form-token"] = /name="form_token" value="([^"]+)"/.exec(html)?.[1] ?? "";
+  }
+  const res = await fetch(`${site.server.url}/functions/v1/send-email`, {
+    method: "POST",
+    headers,
+    body: JSON.stringify({ name, email: "visitor@example.org", company: "", service: "", message }),
+  });
+  expect(res.status).toBe(201);
+  return String(((await res.json()) as { id: string }).id);
+}
+
+/** The link a received email gives for `label`, as a person would copy it from the text. */
+function linkIn(mail: Received, label: string): string {
+  const text = mail.mail.text ?? "";
+  const escaped = label.replace(/[.*+?^${}()|[\]\\]/g, "\\$&");
+  const url = new RegExp(`^\\s*(?:- )?${escaped}(?: \\([^)]*\\))?:\\s*\\n?\\s*(http\\S+)`, "m").exec(text)?.[1];
+  if (!url) throw new Error(`no "${label}" link in:\n${text}`);
+  return url;
+}
+
+const waitFor = async <T>(what: () => T | undefined, ms = 15_000): Promise<T> => {
+  const until = Date.now() + ms;
+  for (;;) {
+    const v = what();
+    if (v !== undefined) return v;
+    if (Date.now() > until) throw new Error("timed out");
+    await new Promise((r) => setTimeout(r, 50));
+  }
+};
+
+describe("the links in a lead, on one server", { timeout: 60_000 }, () => {
+  let site: Site;
+  let smtp: TestSmtp;
+  let slack: Receiver;
+  let hook: Receiver;
+  let browser: Browser;
+  let cleanup: () => Promise<void>;
+
+  beforeAll(async () => {
+    smtp = await new TestSmtp().start();
+    slack = await new Receiver().start("/slack");
+    hook = await new Receiver().start("/hook");
+    const engine = await engineEnv("sqlite", "lead-links");
+    cleanup = engine.cleanup;
+    site = await startSite({
+      ...engine.env,
+      SMTP_URL: smtp.url,
+      SLACK_WEBHOOK_URL: slack.url,
+      WEBHOOK_URL: hook.url,
+      WEBHOOK_SECRET,
+      HELD_SUMMARY_INTERVAL_MS: "2000",
+    });
+    browser = await launchChromium();
+  });
+  afterAll(async () => {
+    await browser?.close();
+    await site?.server.stop();
+    await Promise.all([smtp?.stop(), slack?.stop(), hook?.stop()]);
+    await cleanup?.();
+  });
+
+  const leadMail = (id: string) =>
+    smtp.received.find((m) => m.mail.headers.get("x-inquiry-id") === id && /New inquiry/.test(m.mail.subject ?? ""));
+  const slackFor = (name: string) => slack.received.filter((r) => r.body.includes(name));
+
+  for (const javaScript of [false, true]) {
+    it(`"Spam" from the email, JavaScript ${javaScript ? "on" : "off"}: the filter learns, Slack's delivery stops, and undo brings it back`, async () => {
+      // Slack is down: its delivery waits for a retry while the email arrives.
+      slack.respond = () => ({ status: 503, headers: { "retry-after": "1" } });
+      const name = `Pat ${javaScript ? "On" : "Off"}`;
+      // Pitches of a kind the seed corpus lacks: delivered (clean) until someone says otherwise.
+      const message = javaScript
+        ? "Hi, our drone team films aerial footage of offices and campuses. Want to see a reel from Jackson?"
+        : "Hello, our studio records customer testimonial videos on location in Wyoming. Would your clients like one?";
+      const id = await send(site, name, message);
+      const mail = await waitFor(() => leadMail(id));
+      await waitFor(() => (slackFor(name).length > 0 ? true : undefined));
+      const before = site.show(id);
+      expect(before.verdict).not.toBe("held");
+
+      const context = await browser.newContext({ javaScriptEnabled: javaScript });
+      const page = await context.newPage();
+      // Opening the link (what a mail scanner does too) changes nothing.
+      const opened = await page.goto(linkIn(mail, "Spam"));
+      expect(opened?.status()).toBe(200);
+      expect(opened?.headers()["cache-control"]).toBe("no-store");
+      expect(await page.getByRole("heading", { level: 1 }).textContent()).toBe("Is this message spam?");
+      expect(await page.locator("main").textContent()).toContain(name);
+      expect(site.show(id).verdict).toBe(before.verdict);
+      expect(JSON.parse(String(site.cli("training", "--json").stdout))).not.toContainEqual(
+        expect.objectContaining({ inquiryId: id }),
+      );
+
+      await page.getByRole("button", { name: "Spam", exact: true }).click();
+      await page.waitForURL(/\/lead$/);
+      expect(await page.getByRole("heading", { level: 1 }).textContent()).toBe("Marked as spam");
+      expect(await page.getByRole("status").textContent()).toContain("Cancelled: slack");
+      // The filter learned it, it is held, and Slack's waiting delivery is gone: Slack back up, nothing comes.
+      const after = site.show(id) as { verdict: string; deliveries: Array<{ channel: string }> };
+      expect(after.verdict).toBe("held");
+      expect(after.deliveries.map((d) => d.channel).sort()).toEqual(["email", "webhook"]);
+      expect(JSON.parse(String(site.cli("training", "--json").stdout))).toContainEqual(
+        expect.objectContaining({ inquiryId: id, label: "spam" }),
+      );
+      const tried = slackFor(name).length;
+      slack.respond = () => ({ status: 200 });
+      await new Promise((r) => setTimeout(r, 2_000));
+      expect(slackFor(name).length).toBe(tried);
+      // The next message like it is caught by its words.
+      const similar = await send(site, `${name} Two`, message.replace("?", " this month?"));
+      expect(site.show(similar).spamScore as number).toBeGreaterThan(before.spamScore as number);
+      expect(site.show(similar).verdict).not.toBe("clean");
+
+      // Undo, from the result page: delivered again where it was cancelled (Slack), never twice by email.
+      await page.getByRole("button", { name: "Undo: Not spam — deliver it" }).click();
+      expect(await page.getByRole("heading", { level: 1 }).textContent()).toBe("Marked as a lead");
+      await waitFor(() => (slackFor(name).length > tried ? true : undefined));
+      expect(site.show(id).verdict).not.toBe("held");
+      expect(smtp.received.filter((m) => m.mail.headers.get("x-inquiry-id") === id)).toHaveLength(1);
+      await context.close();
+    });
+  }
+
+  it("a held message's link in the held summary delivers it as a new lead, and the filter learns it as genuine", async () => {
+    slack.respond = () => ({ status: 200 });
+    const name = "Robin Held";
+    // No form token from a page of our own (a script, say): held, and listed in the summary.
+    const id = await send(site, name, "Can you quote a network for our new office in Cody?", { token: false });
+    expect(site.show(id).verdict).toBe("held");
+    const summary = await waitFor(() =>
+      smtp.received.find((m) => /^Held as spam/.test(m.mail.subject ?? "") && (m.mail.text ?? "").includes(id)),
+    );
+    const context = await browser.newContext({ javaScriptEnabled: false });
+    const page = await context.newPage();
+    await page.goto(linkIn(summary, "Not spam — deliver it"));
+    expect(await page.getByRole("heading", { level: 1 }).textContent()).toBe("Deliver this message as a lead?");
+    await page.getByRole("button", { name: "Not spam — deliver it" }).click();
+    expect(await page.getByRole("status").textContent()).toContain("Queued for delivery: email, webhook, slack");
+    await waitFor(() => leadMail(id));
+    await waitFor(() => (slackFor(name).length > 0 ? true : undefined));
+    expect(JSON.parse(String(site.cli("training", "--json").stdout))).toContainEqual(
+      expect.objectContaining({ inquiryId: id, label: "genuine" }),
+    );
+    // Opened again (Back: the page is never stored, so it is asked for again) it shows the state now,
+    // and pressed again (a second person) nothing more happens.
+    await page.goBack();
+    expect(await page.getByRole("heading", { level: 1 }).textContent()).toBe("Is this message a lead?");
+    await page.getByRole("button", { name: "It's a lead" }).click();
+    expect(await page.getByRole("status").textContent()).toContain("already");
+    await new Promise((r) => setTimeout(r, 1_000));
+    expect(smtp.received.filter((m) => m.mail.headers.get("x-inquiry-id") === id)).toHaveLength(1);
+    await context.close();
+  });
+
+  it("a possible-spam lead says so in the email, in Slack and in the webhook, with both links", async () => {
+    slack.respond = () => ({ status: 200 });
+    const message = "We have a proposal that could interest your company. When can we talk?";
+    const score = model.score({ company: "", message });
+    expect(score).toBeGreaterThanOrEqual(SPAM_SUSPECT_SCORE);
+    expect(score).toBeLessThan(SPAM_HOLD_SCORE);
+    const name = "Sam Band";
+    const id = await send(site, name, message);
+    const mail = await waitFor(() => leadMail(id));
+    expect(mail.mail.subject).toMatch(/^\[Possible spam\] New inquiry: /);
+    expect(linkIn(mail, "Spam")).toMatch(/\/lead\?t=/);
+    expect(linkIn(mail, "It's a lead")).toMatch(/\/lead\?t=/);
+    const posted = JSON.parse((await waitFor(() => slackFor(name)[0])).body) as {
+      text: string;
+      blocks: Array<{ type: string; elements?: Array<{ url?: string; text?: { text: string } }> }>;
+    };
+    expect(posted.text).toMatch(/^\[Possible spam\]/);
+    const buttons = posted.blocks.find((b) => b.type === "actions")?.elements ?? [];
+    expect(buttons.map((b) => b.text?.text)).toEqual(["Spam", "It's a lead"]);
+    const payload = JSON.parse((await waitFor(() => hook.received.find((r) => r.body.includes(id)))).body) as {
+      data: { spam: { verdict: string; score: number }; links: Record<string, string> };
+    };
+    // The server's model has learned the marks of the tests before: its own score, in the band.
+    expect(payload.data.spam.verdict).toBe("suspect");
+    expect(payload.data.spam.score).toBeGreaterThanOrEqual(SPAM_SUSPECT_SCORE);
+    expect(payload.data.spam.score).toBeLessThan(SPAM_HOLD_SCORE);
+    expect(Object.keys(payload.data.links)).toEqual(["spam", "lead"]);
+    // The CLI says the same, in the field the issue names.
+    const listed = JSON.parse(String(site.cli("list", "--json").stdout)) as Array<{ id: string; verdict: string }>;
+    expect(listed.find((r) => r.id === id)?.verdict).toBe("suspect");
+    expect(String(site.cli("show", id).stdout)).toMatch(/Verdict: +suspect \(score 0\.\d{3}\)/);
+    // "It's a lead", from the Slack button's link (a GET, then the page's POST): the filter learns it as genuine.
+    const context = await browser.newContext({ javaScriptEnabled: false });
+    const page = await context.newPage();
+    await page.goto(payload.data.links.lead ?? "");
+    expect(await page.getByRole("heading", { level: 1 }).textContent()).toBe("Is this message a lead?");
+    await page.getByRole("button", { name: "It's a lead" }).click();
+    expect(await page.getByRole("heading", { level: 1 }).textContent()).toBe("Marked as a lead");
+    expect(JSON.parse(String(site.cli("training", "--json").stdout))).toContainEqual(
+      expect.objectContaining({ inquiryId: id, label: "genuine" }),
+    );
+    await context.close();
+  });
+
+  it("a forged, altered or expired link gets a clear 4xx page and changes nothing; the pages are private", async () => {
+    slack.respond = () => ({ status: 200 });
+    const id = await send(site, "Lee Forged", "Do you support Mac computers in a small office?");
+    const mail = await waitFor(() => leadMail(id));
+    const link = new URL(linkIn(mail, "Spam"));
+    const token = link.searchParams.get("t") ?? "";
+    const links = leadLinks(SECRET, { SITE_URL: site.server.url, INQUIRY_LINK_DAYS: 30 });
+    const made31DaysAgo = links.token(id, "spam", Date.now() - 31 * 86_400_000);
+    const otherKey = leadLinks("another-secret-of-at-least-32-characters!", {
+      SITE_URL: site.server.url,
+      INQUIRY_LINK_DAYS: 30,
+    });
+    const cases: Array<[string, string, number, string]> = [
+      ["altered signature", `${token.slice(0, -2)}${token.endsWith("A") ? "BB" : "AA"}`, 400, "This link is not valid"],
+      ["another inquiry", token.replace(/^[0-9a-f]{8}/, "00000000"), 400, "This link is not valid"],
+      ["another action", token.replace(".spam.", ".lead."), 400, "This link is not valid"],
+      ["signed with another key", otherKey.token(id, "spam"), 400, "This link is not valid"],
+      ["expired", made31DaysAgo, 410, "This link has expired"],
+      ["not a token", "hello", 400, "This link is not valid"],
+    ];
+    for (const [what, t, status, title] of cases) {
+      const get = await fetch(`${site.server.url}/lead?t=${encodeURIComponent(t)}`);
+      expect(get.status, what).toBe(status);
+      expect(await get.text(), what).toContain(title);
+      const post = await fetch(`${site.server.url}/lead`, {
+        method: "POST",
+        headers: { "content-type": "application/x-www-form-urlencoded", origin: site.server.url },
+        body: new URLSearchParams({ t }),
+      });
+      expect(post.status, what).toBe(status);
+    }
+    expect(site.show(id).verdict).toBe("clean");
+    expect(JSON.parse(String(site.cli("training", "--json").stdout))).not.toContainEqual(
+      expect.objectContaining({ inquiryId: id }),
+    );
+    // Private: not stored, not indexed, no referrer; the strict policy (no script at all).
+    const page = await fetch(link);
+    expect(page.status).toBe(200);
+    expect(page.headers.get("cache-control")).toBe("no-store");
+    expect(page.headers.get("x-robots-tag")).toBe("noindex, nofollow");
+    expect(page.headers.get("referrer-policy")).toBe("no-referrer");
+    expect(page.headers.get("content-security-policy")).toContain("script-src 'none'");
+    const html = await page.text();
+    expect(html).toContain('<meta name="robots" content="noindex, nofollow"/>');
+    expect(html).not.toMatch(/<script(?![^>]*application\/ld\+json)/);
+    // The log names the inquiry and the action, never the token.
+    expect(site.server.output()).not.toContain(token);
+    expect(site.server.output()).toContain('"msg":"lead link refused: expired (used)"');
+    // Other methods are refused without a 5xx.
+    const put = await fetch(`${site.server.url}/lead`, { method: "PUT" });
+    expect(put.status).toBe(405);
+  });
+
+  it("is rate-limited per address: a script pressing the button over and over is stopped with 429", async () => {
+    const id = await send(site, "Kim Limit", "Can you help us move our files to the cloud?");
+    const mail = await waitFor(() => leadMail(id));
+    const t = new URL(linkIn(mail, "Spam")).searchParams.get("t") ?? "";
+    const from = nextIp();
+    const press = () =>
+      fetch(`${site.server.url}/lead`, {
+        method: "POST",
+        headers: {
+          "content-type": "application/x-www-form-urlencoded",
+          origin: site.server.url,
+          "x-forwarded-for": from,
+        },
+        body: new URLSearchParams({ t }),
+      });
+    const statuses: number[] = [];
+    for (let i = 0; i < ACTIONS_PER_WINDOW + 1; i++) statuses.push((await press()).status);
+    expect(statuses.slice(0, ACTIONS_PER_WINDOW).every((s) => s === 200)).toBe(true);
+    const last = await press();
+    expect(last.status).toBe(429);
+    expect(Number(last.headers.get("retry-after"))).toBeGreaterThan(0);
+    // Idempotent: thirty presses, one mark.
+    expect(
+      (JSON.parse(String(site.cli("training", "--json").stdout)) as Array<{ inquiryId: string }>).filter(
+        (m) => m.inquiryId === id,
+      ),
+    ).toHaveLength(1);
+  });
+});
+
+describe("on PostgreSQL with two instances", { timeout: 60_000 }, () => {
+  let a: Site;
+  let b: Site;
+  let smtp: TestSmtp;
+  let browser: Browser;
+  let cleanup: () => Promise<void>;
+
+  beforeAll(async () => {
+    smtp = await new TestSmtp().start();
+    const engine = await engineEnv("postgres", "lead_links");
+    cleanup = engine.cleanup;
+    // A narrow band (possible spam from 0.9), so "before" is plainly clean and "after" plainly caught.
+    a = await startSite({ ...engine.env, SMTP_URL: smtp.url, SPAM_SUSPECT_SCORE: "0.9" });
+    b = await startSite({ ...engine.env, SMTP_URL: smtp.url, SPAM_SUSPECT_SCORE: "0.9" });
+    browser = await launchChromium();
+  });
+  afterAll(async () => {
+    await browser?.close();
+    await Promise.all([a?.server.stop(), b?.server.stop()]);
+    await smtp?.stop();
+    await cleanup?.();
+  });
+
+  it("a mark through one instance's link is seen by the other within seconds", async () => {
+    // A kind the seed corpus lacks, scored clean by both instances before any mark.
+    const pitch = (who: string) =>
+      `Hello, our studio records customer testimonial videos on location in Wyoming. Would your clients like one? Best, ${who}`;
+    const first = await send(b, "Pod One", pitch("Ana"));
+    expect(b.show(first).verdict).toBe("clean");
+    // Marked spam through instance A's link (the email came from whichever instance sent it).
+    const mail = await waitFor(() => smtp.received.find((m) => m.mail.headers.get("x-inquiry-id") === first));
+    const link = new URL(linkIn(mail, "Spam"));
+    const context = await browser.newContext({ javaScriptEnabled: false });
+    const page = await context.newPage();
+    await page.goto(`${a.server.url}${link.pathname}${link.search}`);
+    await page.getByRole("button", { name: "Spam", exact: true }).click();
+    expect(await page.getByRole("heading", { level: 1 }).textContent()).toBe("Marked as spam");
+    await context.close();
+    const markedAt = Date.now();
+    // Instance B catches the next one by its words as soon as it looks (within RELEARN_CHECK_MS).
+    let caught = false;
+    let n = 0;
+    while (!caught && Date.now() - markedAt < 5_000) {
+      const id = await send(b, `Pod ${++n}`, pitch(`Bo ${n}`));
+      caught = b.show(id).verdict !== "clean";
+      if (!caught) await new Promise((r) => setTimeout(r, 500));
+    }
+    expect(caught).toBe(true);
+    expect(Date.now() - markedAt).toBeLessThan(5_000);
+  });
+});
