@@ -135,6 +135,8 @@ type Row = {
   sent: number;
   answered: number;
   inbox: number;
+  /** Of those, how many marked possible spam. */
+  marked: number;
   markers: string[];
 };
 const rows: Row[] = [];
@@ -209,7 +211,7 @@ async function main() {
       from,
     });
   const run = async (name: string, kind: Row["kind"], count: number, one: (i: number) => Promise<[string, number]>) => {
-    const row: Row = { class: name, kind, sent: 0, answered: 0, inbox: 0, markers: [] };
+    const row: Row = { class: name, kind, sent: 0, answered: 0, inbox: 0, marked: 0, markers: [] };
     for (let i = 0; i < count; i++) {
       const [marker, status] = await one(i);
       row.sent += 1;
@@ -390,8 +392,19 @@ async function main() {
 
     // Let the outbox deliver what it will, then count the inbox per class.
     await new Promise((r) => setTimeout(r, 5_000));
-    const inbox = smtp.received.filter((m) => /New inquiry/.test(m.mail.subject ?? "")).map((m) => m.raw);
-    for (const row of rows) row.inbox = row.markers.filter((m) => inbox.some((raw) => raw.includes(m))).length;
+    // A lead email (marked possible spam or not) names its sender on the "Name:" line, marker last
+    // (not anywhere in the raw message: a short marker can occur inside a signed link's token).
+    const leads = smtp.received
+      .filter((m) => /New inquiry/.test(m.mail.subject ?? ""))
+      .map((m) => ({
+        name: /^Name: (.*)$/m.exec(m.mail.text ?? "")?.[1] ?? "",
+        marked: (m.mail.subject ?? "").startsWith("[Possible spam]"),
+      }));
+    const reached = (marker: string) => leads.find((l) => l.name.endsWith(` ${marker}`));
+    for (const row of rows) {
+      row.inbox = row.markers.filter((m) => reached(m)).length;
+      row.marked = row.markers.filter((m) => reached(m)?.marked).length;
+    }
 
     const table = rows.map((r) => ({
       class: r.class,
@@ -399,6 +412,7 @@ async function main() {
       sent: r.sent,
       answered: r.answered,
       "reached inbox": r.inbox,
+      "of those marked": r.marked,
       "inbox %": Number(((100 * r.inbox) / Math.max(1, r.sent)).toFixed(1)),
     }));
     console.table(table);

@@ -16,7 +16,10 @@ export function spamSection(): string {
     };
   };
   const rows = s.rows
-    .map((r) => `| ${r.class} | ${r.kind} | ${r.sent} | ${r.answered} | ${r["reached inbox"]} | ${r["inbox %"]} |`)
+    .map(
+      (r) =>
+        `| ${r.class} | ${r.kind} | ${r.sent} | ${r.answered} | ${r["reached inbox"]} | ${r["of those marked"] ?? "—"} | ${r["inbox %"]} |`,
+    )
     .join("\n");
   const c = s.content;
   const content = c
@@ -36,8 +39,8 @@ ${heldOutSection(c.heldOut, c.bounds)}`
   return `
 ## Spam (\`npm run bench:spam\`, ${s.date})
 
-| class | kind | sent | answered | reached inbox | inbox % |
-|---|---|---|---|---|---|
+| class | kind | sent | answered | reached inbox | of those marked possible spam | inbox % |
+|---|---|---|---|---|---|---|
 ${rows}
 ${content}`;
 }

@@ -168,7 +168,7 @@ export const schema = z.object({
   }),
   IP_HASH_KEY: z.string().min(32, "at least 32 characters").optional().meta({
     description:
-      "secret (≥ 32 characters) for the stored HMAC of client addresses; never in the database. Raw addresses are never stored; the hash key changes every month. Form tokens are signed with it too. **Required with `DATABASE_URL`**, the same on every instance: the server refuses to start without it there",
+      "secret (≥ 32 characters) for the stored HMAC of client addresses; never in the database. Raw addresses are never stored; the hash key changes every month. Form tokens and the Spam / Not spam links in a lead are signed with it too. **Required with `DATABASE_URL`**, the same on every instance: the server refuses to start without it there",
     shownDefault: "a random key in `DATA_DIR/secrets/ip-hash.key` (made at first start, mode 0600)",
   }),
   RATE_LIMIT_PER_MINUTE: positiveInt.default(5).meta({ description: "submissions per client address per minute" }),

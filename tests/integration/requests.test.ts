@@ -146,6 +146,10 @@ describe("requests that used to crash, exhaust or mislead the server", () => {
     "/healthz",
     "/readyz",
     "/functions/v1/send-email",
+    "/lead",
+    "/lead?t=01a20f26-702b-7dbf-8b35-0cf7cb44c182.spam.zzzzzz.forged",
+    "/lead/",
+    "/lead.data",
     "/assets/nope.js",
     "/%E0%A4%A",
     "/..%2f..%2fetc%2fpasswd",
@@ -180,7 +184,7 @@ describe("requests that used to crash, exhaust or mislead the server", () => {
     }
     expect(seen.length).toBeGreaterThan(500);
     expect(server.output()).not.toMatch(/^\s+at /m);
-    expect(lines(server.output()).filter((l) => (l.level as number) >= 50)).toEqual([]);
+    expect(lines(server.output()).filter((l) => l.level === "error" || l.level === "fatal")).toEqual([]);
   }, 120_000);
 
   it("serves unknown paths from the prebuilt 404 pages and redirects mis-cased paths", async () => {
