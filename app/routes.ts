@@ -1,11 +1,11 @@
 import { index, type RouteConfig, route } from "@react-router/dev/routes";
-import { LEAD_PATH } from "#app/contact/lead.ts";
+import { LEAD_MODULE, LEAD_PATH } from "#app/contact/lead.ts";
 import { files, pages } from "#app/pages.ts";
 
 /** The whole URL space of the site: the pages and files of pages.ts, then "not found" for the rest. */
 export default [
   ...[...pages, ...files].map((p) => (p.path === "/" ? index(p.module) : route(p.path.slice(1), p.module))),
   // Not a page of the site: the server renders it for the signed links in a lead (never prerendered).
-  route(LEAD_PATH.slice(1), "routes/lead.tsx"),
+  route(LEAD_PATH.slice(1), LEAD_MODULE),
   route("*", "routes/not-found.tsx"),
 ] satisfies RouteConfig;

@@ -4,6 +4,8 @@
  */
 
 export const LEAD_PATH = "/lead";
+/** Its route module, relative to app/ (routes.ts; the client-rendered baseline of bench:site leaves it empty). */
+export const LEAD_MODULE = "routes/lead.tsx";
 /** The query parameter and form field that carry a link's token. */
 export const LEAD_TOKEN_FIELD = "t";
 
