@@ -94,10 +94,7 @@ function heldOut() {
       shippedGenuineMarkedPct: s.genuineMarkedPct,
     };
   });
-  // A tokenless message's score: the same odds times 2^NO_TOKEN_LOG2_ODDS (intake/pipeline.ts).
-  const tokenless = new Map(
-    [...loko].map(([k, v]) => [k, v.map((p) => 1 / (1 + (1 - p) / (p * 2 ** NO_TOKEN_LOG2_ODDS)))] as const),
-  );
+  const tokenless = scoresByKind(seed, kinds, true, NO_TOKEN_LOG2_ODDS);
   const lokoSummary = summary(kinds, loko, BOUNDS);
   const taught = learning(seed, kinds, BOUNDS);
   const windows = newKindWindows(seed, BOUNDS);

@@ -32,15 +32,18 @@ const tally = (scores: number[], b: Bounds): Tally => ({
   held: scores.filter((s) => s >= b.hold).length,
 });
 
-/** Each kind's scores from a model trained on the seed corpus plus every other kind (or the seed alone). */
-export function scoresByKind(seed: Example[], kinds: Kind[], withOthers: boolean): Map<string, number[]> {
+/**
+ * Each kind's scores from a model trained on the seed corpus plus every other kind (or the seed
+ * alone); `log2Odds` added as the pipeline adds a signal outside the text (a missing form token).
+ */
+export function scoresByKind(seed: Example[], kinds: Kind[], withOthers: boolean, log2Odds = 0): Map<string, number[]> {
   const out = new Map<string, number[]>();
   for (const k of kinds) {
     const others = withOthers ? kinds.filter((o) => o !== k).flatMap((o) => o.examples) : [];
     const model = new ContentModel([...seed, ...others]);
     out.set(
       k.name,
-      k.examples.map((e) => model.score(e)),
+      k.examples.map((e) => model.score(e, log2Odds)),
     );
   }
   return out;

@@ -1,3 +1,5 @@
+import type { SpamVerdict } from "../../server/contact/storage/records.ts";
+
 /**
  * The page behind the signed links in a lead (server/contact/lead-links.ts): its path, and what the
  * server hands the route (app/routes/lead.tsx) to show. GET only shows; POST acts.
@@ -11,6 +13,12 @@ export const LEAD_TOKEN_FIELD = "t";
 
 export type LeadActionName = "spam" | "lead";
 
+/** What each action does, as the email's links and the page say it. */
+export const ACTION_EFFECT: Record<LeadActionName, string> = {
+  spam: "the filter learns from it, it is held out of the inbox from now on, and deliveries not made yet are cancelled",
+  lead: "the filter learns it as genuine; a held message is delivered as a new lead would be",
+};
+
 /** An inquiry as the page shows it: enough to recognise it, no more. */
 export type LeadSummary = {
   name: string;
@@ -20,7 +28,7 @@ export type LeadSummary = {
   receivedAt: string;
   /** The start of the message. */
   excerpt: string;
-  verdict: "clean" | "suspect" | "held";
+  verdict: SpamVerdict;
 };
 
 export type LeadView =

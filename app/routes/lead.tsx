@@ -2,7 +2,7 @@ import { data } from "react-router";
 import { buttonPrimary, buttonSecondary, card, container } from "#app/components/ui/styles.ts";
 import { site } from "#app/config/site.ts";
 import { contactContext } from "#app/contact/context.ts";
-import { LEAD_PATH, LEAD_TOKEN_FIELD, type LeadSummary, type LeadView } from "#app/contact/lead.ts";
+import { ACTION_EFFECT, LEAD_PATH, LEAD_TOKEN_FIELD, type LeadSummary, type LeadView } from "#app/contact/lead.ts";
 import type { Route } from "./+types/lead";
 
 /**
@@ -54,14 +54,18 @@ export const meta: Route.MetaFunction = () => [
   { name: "robots", content: "noindex, nofollow" },
 ];
 
+/** Where a link cannot help: the same actions, by whoever runs the website (docs/operations.md). */
+const BY_HAND =
+  "whoever runs the website can do the same with the message's ID: npm run inquiries -- spam ID, or release ID.";
+
 const TITLES: Record<Exclude<LeadView["kind"], "confirm" | "done">, [string, string]> = {
   invalid: [
     "This link is not valid",
-    "It is not a link we sent, or it was changed on the way (a mail program sometimes cuts long links). Nothing was changed. Open the link from the message again, or use the CLI: npm run inquiries -- help.",
+    `It is not a link we sent, or it was changed on the way (a mail program sometimes cuts long links). Nothing was changed. Open the link from the message again; if it still fails, ${BY_HAND}`,
   ],
   expired: [
     "This link has expired",
-    "The links in a lead work for a limited time. Nothing was changed. Use the CLI instead: npm run inquiries -- spam ID, or release ID.",
+    `The links in a lead work for a limited time. Nothing was changed. Instead, ${BY_HAND}`,
   ],
   gone: [
     "This inquiry is no longer here",
@@ -74,18 +78,11 @@ const TITLES: Record<Exclude<LeadView["kind"], "confirm" | "done">, [string, str
   ],
 };
 
-const DONE: Record<"spam" | "lead", [string, string]> = {
-  spam: [
-    "Marked as spam",
-    "The filter learns from it, it is held out of the inbox from now on, and deliveries not made yet are cancelled.",
-  ],
-  lead: ["Marked as a lead", "The filter learns it as genuine."],
-};
+const DONE = { spam: "Marked as spam", lead: "Marked as a lead" };
 
-const CONFIRM: Record<"spam" | "lead", string> = {
-  spam: "The filter learns from it, it is held out of the inbox from now on, and deliveries not made yet are cancelled. You can undo it on the next page.",
-  lead: "The filter learns it as genuine. A held message is delivered as a new lead would be.",
-};
+/** What the action does, as a sentence. */
+const effect = (action: "spam" | "lead") =>
+  `${ACTION_EFFECT[action].charAt(0).toUpperCase()}${ACTION_EFFECT[action].slice(1)}.`;
 
 export default function Lead({ loaderData, actionData }: Route.ComponentProps) {
   const view = (actionData ?? loaderData) as LeadView;
@@ -101,16 +98,16 @@ export default function Lead({ loaderData, actionData }: Route.ComponentProps) {
                 : "Is this message a lead?"}
           </h1>
           <Summary summary={view.summary} />
-          <p className="mt-6">{CONFIRM[view.action]}</p>
+          <p className="mt-6">{effect(view.action)} You can undo it on the next page.</p>
           <ActionButton token={view.token} label={view.label} primary />
         </>
       ) : view.kind === "done" ? (
         <>
           <h1 id="lead-title" className="text-3xl font-bold text-slate-900 dark:text-white">
-            {DONE[view.action][0]}
+            {DONE[view.action]}
           </h1>
           <p className="mt-4 text-lg" role="status">
-            {view.changed ? DONE[view.action][1] : "It was already marked so: nothing changed."}
+            {view.changed ? effect(view.action) : "It was already marked so: nothing changed."}
             {view.cancelled.length > 0 ? ` Cancelled: ${view.cancelled.join(", ")}.` : ""}
             {view.queued.length > 0 ? ` Queued for delivery: ${view.queued.join(", ")}.` : ""}
           </p>
@@ -163,11 +160,11 @@ function Summary({ summary: s }: { summary: LeadSummary }) {
         {rows.map(([k, v]) => (
           <div key={k} className="contents">
             <dt className="font-semibold text-slate-900 dark:text-white">{k}</dt>
-            <dd className="break-words">{v}</dd>
+            <dd className="min-w-0 wrap-anywhere">{v}</dd>
           </div>
         ))}
       </dl>
-      <p className="mt-4 whitespace-pre-wrap break-words">{s.excerpt}</p>
+      <p className="mt-4 whitespace-pre-wrap wrap-anywhere">{s.excerpt}</p>
     </div>
   );
 }

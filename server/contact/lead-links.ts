@@ -1,7 +1,7 @@
 import { createHmac, timingSafeEqual } from "node:crypto";
 import { LEAD_PATH, LEAD_TOKEN_FIELD, type LeadActionName } from "../../app/contact/lead.ts";
 import type { Config } from "../config.ts";
-import { type Inquiry, verdictOf } from "./storage/records.ts";
+import { type Inquiry, type SpamVerdict, verdictOf } from "./storage/records.ts";
 
 /**
  * The signed links in every lead (email, Slack, webhook) and in the held summary: capability links,
@@ -17,6 +17,8 @@ export type LinkCheck =
 export type LeadLink = { action: LeadActionName; label: string; url: string };
 
 const ACTIONS: readonly LeadActionName[] = ["spam", "lead"];
+/** The links that fit each verdict: a lead "Spam" (and "It's a lead" when possible spam); a held one "Not spam — deliver it". */
+const FITTING: Record<SpamVerdict, LeadActionName[]> = { clean: ["spam"], suspect: ["spam", "lead"], held: ["lead"] };
 const ID = /^[0-9a-f-]{36}$/;
 
 export function leadLinks(secret: string, config: Pick<Config, "SITE_URL" | "INQUIRY_LINK_DAYS">) {
@@ -36,18 +38,13 @@ export function leadLinks(secret: string, config: Pick<Config, "SITE_URL" | "INQ
 
   return {
     token,
-    /** The links that fit an inquiry's state: a lead "Spam" (and "It's a lead" when marked possible spam); a held one "Not spam — deliver it". */
+    /** The links that fit an inquiry's state (FITTING). */
     for(inquiry: Pick<Inquiry, "id" | "held" | "suspect">, now = Date.now()): LeadLink[] {
-      const links: Array<[LeadActionName, string]> =
-        verdictOf(inquiry) === "held"
-          ? [["lead", labelOf("lead", true)]]
-          : verdictOf(inquiry) === "suspect"
-            ? [
-                ["spam", labelOf("spam")],
-                ["lead", "It's a lead"],
-              ]
-            : [["spam", labelOf("spam")]];
-      return links.map(([action, label]) => ({ action, label, url: url(inquiry.id, action, now) }));
+      return FITTING[verdictOf(inquiry)].map((action) => ({
+        action,
+        label: labelOf(action, inquiry.held),
+        url: url(inquiry.id, action, now),
+      }));
     },
     verify(given: string, now = Date.now()): LinkCheck {
       const parts = given.split(".");

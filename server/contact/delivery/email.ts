@@ -5,6 +5,7 @@ import addressparser from "nodemailer/lib/addressparser";
 import { encodeWord } from "nodemailer/lib/mime-funcs";
 import { z } from "zod";
 import { site } from "../../../app/config/site.ts";
+import { ACTION_EFFECT } from "../../../app/contact/lead.ts";
 import { escapeHtml } from "../../../app/lib/escape.ts";
 import type { Config } from "../../config.ts";
 import type { LeadLink } from "../lead-links.ts";
@@ -49,12 +50,6 @@ export const SUSPECT_MARK = "[Possible spam]";
 export const SUSPECT_NOTE =
   "Possible spam: the filter is not sure this is a person's inquiry. Tell it with a link below: either click teaches it.";
 
-/** The signed links as the email's text lists them: what each does, then where. */
-const LINK_TEXT: Record<LeadLink["action"], string> = {
-  spam: "the filter learns from it, and deliveries not made yet are cancelled",
-  lead: "the filter learns it as genuine",
-};
-
 export function buildMail(
   inquiry: Inquiry,
   opts: { from: string; to: string; siteHost: string; links: LeadLink[] },
@@ -84,7 +79,7 @@ export function buildMail(
     inquiry.message,
     "",
     "Reply to this email to answer the visitor directly.",
-    ...opts.links.flatMap((l) => ["", `${l.label} (${LINK_TEXT[l.action]}):`, l.url]),
+    ...opts.links.flatMap((l) => ["", `${l.label} (${ACTION_EFFECT[l.action]}):`, l.url]),
   ].join("\n");
   const buttons = opts.links
     .map(
@@ -100,7 +95,7 @@ ${inquiry.suspect ? `<p style="padding:8px;background:#fef3c7;color:#78350f"><st
 <h2 style="font-size:16px">Message</h2>
 <p style="white-space:pre-wrap">${escapeHtml(inquiry.message)}</p>
 <p style="color:#475569">Reply to this email to answer the visitor directly.</p>
-${buttons ? `<p>${buttons}</p>\n<p style="color:#475569;font-size:13px">${opts.links.map((l) => `${escapeHtml(l.label)}: ${escapeHtml(LINK_TEXT[l.action])}.`).join(" ")}</p>\n` : ""}</body></html>`;
+${buttons ? `<p>${buttons}</p>\n<p style="color:#475569;font-size:13px">${opts.links.map((l) => `${escapeHtml(l.label)}: ${escapeHtml(ACTION_EFFECT[l.action])}.`).join(" ")}</p>\n` : ""}</body></html>`;
   return {
     from: opts.from,
     to: opts.to,

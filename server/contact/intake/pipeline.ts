@@ -149,12 +149,11 @@ export class ContactPipeline implements Submitter {
   private async spamReasonsFor(data: ContactInput, trap: string, s: Submission, hash: string, now: number) {
     const { config, tokens, content } = this.parts;
     if (config.SPAM_FILTER === "off") return { reasons: trap ? ["honeypot filled"] : [], score: null, suspect: false };
-    const token = tokens.verify(s.formToken, now);
     const tokenless = !s.formToken && s.fromAllowedOrigin === true;
     const reasons = spamReasons({
       data,
       trap,
-      token: tokenless ? { ok: true, ageMs: config.SPAM_MIN_FILL_MS } : token,
+      token: tokenless ? null : tokens.verify(s.formToken, now),
       duplicate: await seenMessage(this.db, hash, now - 86_400_000),
       policy: config,
     });

@@ -14,17 +14,20 @@ const URL_ANYWHERE = new RegExp(URL_LIKE.source, "i");
 export function spamReasons(s: {
   data: ContactInput;
   trap: string;
-  token: TokenCheck;
+  /** The page token's check; null where no page token can exist (an allowed origin's app). */
+  token: TokenCheck | null;
   duplicate: boolean;
   /** The thresholds. */
   policy: Pick<Config, "SPAM_MIN_FILL_MS" | "FORM_TOKEN_MAX_AGE_MS" | "SPAM_MAX_LINKS">;
 }): string[] {
   const reasons: string[] = [];
   if (s.trap) reasons.push("honeypot filled");
-  if (!s.token.ok) reasons.push(s.token.reason);
-  else if (s.token.ageMs < s.policy.SPAM_MIN_FILL_MS)
-    reasons.push(`sent ${Math.round(s.token.ageMs)} ms after the page`);
-  else if (s.token.ageMs > s.policy.FORM_TOKEN_MAX_AGE_MS) reasons.push("form token expired");
+  // No token to check (an allowed origin's app): the content layer weighs that instead (NO_TOKEN_LOG2_ODDS).
+  const token = s.token;
+  if (token && !token.ok) reasons.push(token.reason);
+  else if (token && token.ageMs < s.policy.SPAM_MIN_FILL_MS)
+    reasons.push(`sent ${Math.round(token.ageMs)} ms after the page`);
+  else if (token && token.ageMs > s.policy.FORM_TOKEN_MAX_AGE_MS) reasons.push("form token expired");
   const links = s.data.message.match(URL_LIKE)?.length ?? 0;
   if (links > s.policy.SPAM_MAX_LINKS) reasons.push(`${links} links in the message`);
   if (URL_ANYWHERE.test(s.data.name) || URL_ANYWHERE.test(s.data.company)) reasons.push("a link as name or company");
