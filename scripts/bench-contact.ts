@@ -150,7 +150,7 @@ async function postgresTarget(dir: string): Promise<Target> {
   const url = new URL(adminUrl);
   url.pathname = `/${name}`;
   return {
-    env: { DATABASE_URL: url.toString(), IP_HASH_KEY: "b".repeat(64), DATA_DIR: join(dir, "server") },
+    env: { DATABASE_URL: url.toString(), DATA_DIR: join(dir, "server") },
     storedIds: () => storedIds({ DATABASE_URL: url.toString(), dataDir: dir }),
     async cleanup() {
       await admin.query(`DROP DATABASE IF EXISTS ${name} WITH (FORCE)`);

@@ -1,18 +1,22 @@
-import { copyFileSync, existsSync, mkdirSync, renameSync, writeFileSync } from "node:fs";
+import { chmodSync, copyFileSync, existsSync, mkdirSync, renameSync, rmSync, writeFileSync } from "node:fs";
 import { join, resolve } from "node:path";
 import { DatabaseSync } from "node:sqlite";
 import { parseArgs } from "node:util";
 import { stringify } from "csv-stringify/sync";
+import { site } from "../app/config/site.ts";
 import { type Config, loadConfig } from "../server/config.ts";
 import { CHANNEL_NAMES } from "../server/contact/delivery/channels.ts";
-import { type Erased, erase } from "../server/contact/erasure.ts";
+import { type Erased, type ErasedEverywhere, eraseEverywhere } from "../server/contact/erasure.ts";
 import { performAction } from "../server/contact/lead-actions.ts";
+import { DATABASE_FILE, dataDirUser, isSqliteFile } from "../server/contact/storage/data-dir.ts";
 import { type Database, StorageUnavailableError } from "../server/contact/storage/database.ts";
 import * as inquiries from "../server/contact/storage/inquiries.ts";
-import { pendingMigrations } from "../server/contact/storage/migrations.ts";
+import { listKeys, rotateKey } from "../server/contact/storage/keys.ts";
+import { pendingMigrations, readMigrations } from "../server/contact/storage/migrations.ts";
 import { openDatabase } from "../server/contact/storage/open.ts";
 import * as outbox from "../server/contact/storage/outbox.ts";
 import type { Inquiry, InquiryRecord } from "../server/contact/storage/records.ts";
+import { openSqlite } from "../server/contact/storage/sqlite.ts";
 import * as training from "../server/contact/storage/training.ts";
 
 /**
@@ -36,11 +40,16 @@ const USAGE = `Usage: npm run inquiries -- <command>
                                    server uses); the content filter learns it as genuine
   spam ID                          "Spam": the content filter learns it, it is held from now on, and its
                                    deliveries not made yet are cancelled (undo: release ID)
+  keys [--json]                    the signing and address keys (never their secrets): which signs, which are retired
+  keys rotate links|form           a new key for the links in a lead or the form tokens; the old one still
+                                   checks what it signed until that expires
   training [--json]                what the content filter learned from: each mark, newest last
   training undo ID                 take a mark back; the filter forgets it
   backup FILE                      a consistent copy of the SQLite database, while the server runs
-  restore FILE [--force]           put a backup in place as DATA_DIR's database (refuses to replace one
-                                   unless --force; the replaced one is kept beside it)
+  restore FILE [--force]           put a backup in place as DATA_DIR's database: refuses while a server uses
+                                   DATA_DIR, a file that is not a whole backup of this database, and one from a
+                                   newer release; migrates an older one; replaces one only with --force, keeping
+                                   it beside it
   purge --older-than <N>d          delete inquiries older than N days (h for hours), with their email files
 
 Reads DATA_DIR (default ./data) or DATABASE_URL, like the server.`;
@@ -274,6 +283,33 @@ const COMMANDS: Record<string, (c: Context) => Promise<number>> = {
     );
     return 0;
   },
+  async keys({ db, rest, values, config }) {
+    if (rest[0] === "rotate") {
+      const purpose = rest[1];
+      if (purpose !== "links" && purpose !== "form")
+        throw new UsageError('keys rotate takes "links" or "form" (the address key changes by itself every month)');
+      const id = await rotateKey(db, purpose, Date.now());
+      const lasts =
+        purpose === "links"
+          ? `links signed before keep working until they expire (INQUIRY_LINK_DAYS, ${config.INQUIRY_LINK_DAYS} days)`
+          : `pages served before keep working for FORM_TOKEN_MAX_AGE_MS`;
+      console.log(
+        `A new ${purpose} key (${id}) signs from now on, on every instance within a minute; ${lasts}, then the old key is deleted.`,
+      );
+      return 0;
+    }
+    if (rest[0] !== undefined) throw new UsageError(`keys takes "rotate links|form", not "${rest[0]}"`);
+    // Never the secrets themselves: what there is, since when, and which one signs.
+    const rows = (await listKeys(db)).map(({ secret: _, ...k }) => ({
+      purpose: k.purpose,
+      id: k.id,
+      created: iso(k.createdAt),
+      retired: iso(k.retiredAt),
+    }));
+    if (values.json) console.log(JSON.stringify(rows, null, 2));
+    else console.table(rows);
+    return 0;
+  },
   async training({ db, rest, values }) {
     if (rest[0] === "undo") {
       const id = rest[1];
@@ -337,15 +373,17 @@ const COMMANDS: Record<string, (c: Context) => Promise<number>> = {
     }
     // One consistent copy, taken while the server goes on writing (SQLite's VACUUM INTO, not a file copy).
     await db.query("VACUUM INTO ?", [resolve(out)]);
-    console.log(`Wrote ${out}: ${inquiriesIn(out)} inquiries. Restore with \`npm run inquiries -- restore ${out}\`.`);
+    console.log(
+      `Wrote ${out}: ${backupInquiries(out)} inquiries. Restore with \`npm run inquiries -- restore ${out}\`.`,
+    );
     return 0;
   },
   async purge({ db, values, config }) {
     const age = parseAge(values["older-than"]);
-    const erased = await erase(db, join(config.dataDir, "mail"), { before: Date.now() - age }, waitFor(config));
+    const erased = await eraseEverywhere(db, config.dataDir, { before: Date.now() - age }, waitFor(config));
     const waiting = erased.pendingCut > 0 ? ` ${erased.pendingCut} of them still had a delivery waiting.` : "";
     console.log(
-      `Deleted ${erased.inquiries} inquir${erased.inquiries === 1 ? "y" : "ies"} older than ${values["older-than"]}, ${erased.files} email files and ${erased.rateLimits} expired rate limits.${waiting}${inFlight(erased)}`,
+      `Deleted ${erased.inquiries} inquir${erased.inquiries === 1 ? "y" : "ies"} older than ${values["older-than"]}, ${erased.files} email files and ${erased.rateLimits} expired rate limits.${waiting}${inFlight(erased)}${copiesSaid(erased)}`,
     );
     return 0;
   },
@@ -353,70 +391,140 @@ const COMMANDS: Record<string, (c: Context) => Promise<number>> = {
     if (!values.email) throw new UsageError("forget needs --email ADDRESS");
     // Every copy: the inquiries and their records, and every email file that names them (the lead,
     // the held summary, a failure alert). A send under way is waited for, so nothing goes out after.
-    const erased = await erase(db, join(config.dataDir, "mail"), { email: values.email }, waitFor(config));
+    const erased = await eraseEverywhere(db, config.dataDir, { email: values.email }, waitFor(config));
     const n = erased.inquiries;
     console.log(
-      `Deleted everything held about ${printable(values.email)}: ${n} inquir${n === 1 ? "y" : "ies"}, ${erased.deliveries} deliveries, ${erased.keys} idempotency records, ${erased.marks} filter marks, ${erased.files} email files.${inFlight(erased)}`,
+      `Deleted everything held about ${printable(values.email)} on this server: ${n} inquir${n === 1 ? "y" : "ies"}, ${erased.deliveries} deliveries, ${erased.keys} idempotency records, ${erased.marks} filter marks, ${erased.files} email files.${inFlight(erased)}${copiesSaid(erased)}`,
     );
-    return 0;
+    console.log(
+      `Not reachable from here: backups kept elsewhere and a Litestream replica's older snapshots; they are deleted within ${site.privacy.backupDays} days (the privacy notice's backup period, docs/operations.md).`,
+    );
+    return erased.unreachable.length > 0 ? 1 : 0;
   },
 };
 
 /**
  * Put a backup (made by `backup`, or a copy Litestream restored) in place as DATA_DIR's database.
- * It refuses to overwrite a database that is there unless told to (--force), and then keeps the
- * replaced one beside it. The server applies any newer migrations when it starts.
+ * It refuses while a server uses the data folder (what the server wrote after it would be lost), a
+ * file that is not a whole backup of this application's database, and one from a newer release; an
+ * older one is migrated as a start would, before anything is replaced. It refuses to overwrite a
+ * database that is there unless told to (--force), and then keeps the replaced one beside it, whole
+ * (its write-ahead log folded in), where `forget` and retention reach it too.
  */
-function restore(config: Config, from: string | undefined, force: boolean): number {
+async function restore(config: Config, from: string | undefined, force: boolean): Promise<number> {
   if (!from) throw new UsageError("restore needs the backup FILE");
   if (config.DATABASE_URL) {
     console.error(`On PostgreSQL, restore with pg_restore: ${PG_RECIPE}.`);
     return 1;
   }
-  let inquiries: number;
-  try {
-    inquiries = inquiriesIn(from);
-  } catch (err) {
-    console.error(`${from} is not a backup of the inquiries database: ${(err as Error).message}`);
+  const user = dataDirUser(config.dataDir);
+  if (user) {
+    console.error(
+      `A server uses ${config.dataDir}: process ${user.pid} on ${user.host}, started ${user.startedAt}. What it writes after a restore would be lost. Nothing was changed. Stop it first (kill -TERM ${user.pid}, or \`docker compose stop site\`), then run restore again.`,
+    );
     return 1;
   }
-  const target = join(config.dataDir, "inquiries.sqlite");
-  const there = [target, `${target}-wal`, `${target}-shm`].filter((f) => existsSync(f));
-  if (there.length > 0 && !force) {
+  const checked = checkBackup(from);
+  if (!checked.ok) {
+    console.error(`${from} cannot be restored: ${checked.reason}. Nothing was changed.`);
+    return 1;
+  }
+  const target = join(config.dataDir, DATABASE_FILE);
+  const there = existsSync(target);
+  if (there && !force) {
     console.error(
       `${target} exists: restore does not overwrite a database. Stop the server, then run \`npm run inquiries -- restore ${from} --force\` to replace it (the one there is kept beside it).`,
     );
     return 1;
   }
-  const stamp = new Date().toISOString().replace(/[:.]/g, "-");
-  for (const f of there) renameSync(f, `${f}.replaced-${stamp}`);
   mkdirSync(config.dataDir, { recursive: true });
-  copyFileSync(from, `${target}.restoring`);
-  renameSync(`${target}.restoring`, target);
-  const kept =
-    there.length > 0
-      ? ` The database it replaced is kept as ${target}.replaced-${stamp}; delete it once you are sure.`
-      : "";
+  // The copy is made whole and brought to this release's schema first; only then is anything replaced.
+  const incoming = `${target}.restoring`;
+  rmSync(incoming, { force: true });
+  copyFileSync(from, incoming);
+  chmodSync(incoming, 0o600);
+  const copy = openSqlite(incoming);
+  let migrated: string[];
+  try {
+    migrated = await copy.migrate();
+  } finally {
+    await copy.close();
+  }
+  const stamp = new Date().toISOString().replace(/[:.]/g, "-");
+  if (there) {
+    // One file: what the write-ahead log held is folded into it, so the copy kept is whole.
+    const old = new DatabaseSync(target);
+    old.exec("PRAGMA wal_checkpoint(TRUNCATE)");
+    old.close();
+    renameSync(target, `${target}.replaced-${stamp}`);
+    for (const f of [`${target}-wal`, `${target}-shm`]) rmSync(f, { force: true });
+  }
+  renameSync(incoming, target);
+  const kept = there
+    ? ` The database it replaced is kept as ${target}.replaced-${stamp}; delete it once you are sure (forget and the retention pass reach it until then).`
+    : "";
+  const upgraded = migrated.length > 0 ? ` Brought up to this release's schema (${migrated.join(", ")}).` : "";
   console.log(
-    `Restored ${inquiries} inquiries from ${from} into ${target}. Start the server: it applies newer migrations.${kept}`,
+    `Restored ${checked.inquiries} inquiries from ${from} into ${target}.${upgraded} Start the server.${kept}`,
   );
   return 0;
 }
 
-/** How many inquiries a backup holds, once SQLite has checked it is whole; throws if it is not one. */
-function inquiriesIn(file: string): number {
-  const backup = new DatabaseSync(file, { readOnly: true });
+/**
+ * Is this a whole backup of this application's database that this release can run on? SQLite's
+ * integrity check, the tables and migration history this application makes, and a schema no newer
+ * than this code's.
+ */
+/** How many inquiries a backup just written holds, once it is checked whole. */
+function backupInquiries(file: string): number {
+  const checked = checkBackup(file);
+  if (!checked.ok) throw new Error(`${file}: ${checked.reason}`);
+  return checked.inquiries;
+}
+
+function checkBackup(file: string): { ok: true; inquiries: number } | { ok: false; reason: string } {
+  if (!existsSync(file)) return { ok: false, reason: "no such file" };
+  if (!isSqliteFile(file)) return { ok: false, reason: "it is not an SQLite database" };
+  let backup: DatabaseSync | undefined;
   try {
-    const { quick_check } = backup.prepare("PRAGMA quick_check").get() as { quick_check: string };
-    if (quick_check !== "ok") throw new Error(quick_check);
-    return Number((backup.prepare("SELECT COUNT(*) AS n FROM inquiries").get() as { n: number }).n);
+    backup = new DatabaseSync(file, { readOnly: true });
+    const { integrity_check } = backup.prepare("PRAGMA integrity_check").get() as { integrity_check: string };
+    if (integrity_check !== "ok") return { ok: false, reason: `it is damaged (${integrity_check})` };
+    const tables = new Set(
+      (backup.prepare("SELECT name FROM sqlite_master WHERE type = 'table'").all() as Array<{ name: string }>).map(
+        (t) => t.name,
+      ),
+    );
+    const first = tables.has("schema_migrations")
+      ? (backup.prepare("SELECT name FROM schema_migrations WHERE version = 1").get() as { name: string } | undefined)
+      : undefined;
+    const ours = readMigrations("sqlite");
+    if (!first || first.name !== ours[0]?.name || !tables.has("inquiries") || !tables.has("deliveries"))
+      return { ok: false, reason: "it is not a backup of this application's inquiries database" };
+    const { v } = backup.prepare("SELECT MAX(version) AS v FROM schema_migrations").get() as { v: number };
+    const known = Math.max(...ours.map((m) => m.version));
+    if (Number(v) > known)
+      return {
+        ok: false,
+        reason: `it comes from a newer release (schema version ${v}; this release knows up to ${known}). Restore it with the release that made it, or upgrade this one first`,
+      };
+    const { n } = backup.prepare("SELECT COUNT(*) AS n FROM inquiries").get() as { n: number };
+    return { ok: true, inquiries: Number(n) };
+  } catch (err) {
+    return { ok: false, reason: `it cannot be read as a database (${(err as Error).message})` };
   } finally {
-    backup.close();
+    backup?.close();
   }
 }
 
 const PG_RECIPE =
   'pg_dump --format=custom --file=inquiries.dump "$DATABASE_URL", then pg_restore --no-owner --dbname="$DATABASE_URL" inquiries.dump (docs/deployment.md, "Backups")';
+
+/** What the erasure did in the copies of the database in the data folder, and what it could not reach. */
+const copiesSaid = ({ copies, inCopies, unreachable }: ErasedEverywhere) =>
+  (copies.length > 0
+    ? ` Also in ${copies.length} cop${copies.length === 1 ? "y" : "ies"} of the database in the data folder (${inCopies} inquir${inCopies === 1 ? "y" : "ies"}): ${copies.join(", ")}.`
+    : "") + unreachable.map((u) => ` Could not erase in ${u.file}: ${u.reason}; delete that file.`).join("");
 
 /** A send under way is waited for up to the outbox's lease (after that, its worker's claim is over). */
 const waitFor = (config: Config) => ({ waitMs: config.OUTBOX_LEASE_MS });
@@ -447,8 +555,10 @@ async function main(argv: string[]): Promise<number> {
   }
 
   const config = loadConfig();
+  // What it writes (a backup, an export) is readable by its owner alone, whatever the shell's umask.
+  process.umask(0o077);
   // Restore comes before any database is opened: it makes the one there is.
-  if (command === "restore") return restore(config, rest[0], values.force);
+  if (command === "restore") return await restore(config, rest[0], values.force);
   // A missing SQLite file is a wrong DATA_DIR, not an empty database: say so, and create nothing.
   const file = join(config.dataDir, "inquiries.sqlite");
   if (!config.DATABASE_URL && !existsSync(file)) {

@@ -184,7 +184,6 @@ async function main() {
   const env = {
     DATABASE_URL: pg.url,
     SMTP_URL: smtp.url,
-    IP_HASH_KEY: "k".repeat(64),
     SPAM_FILTER: "off",
     OUTBOX_POLL_MS: "100",
     // A killed container's claims expire after the lease; short here, so the survivor takes them over in the test's time.
@@ -296,7 +295,6 @@ async function behindTlsProxy() {
     const dotenv = `${readFileSync(join(root, ".env.example"), "utf8")}
 SITE_URL=https://www.example.com
 POSTGRES_PASSWORD=unused-here
-IP_HASH_KEY=${"p".repeat(64)}
 SMTP_URL=${smtp.url}
 CONTACT_TO=sales@example.com
 `;

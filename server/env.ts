@@ -168,8 +168,8 @@ export const schema = z.object({
   }),
   IP_HASH_KEY: z.string().min(32, "at least 32 characters").optional().meta({
     description:
-      "secret (≥ 32 characters) for the stored HMAC of client addresses; never in the database. Raw addresses are never stored; the hash key changes every month. Form tokens and the Spam / Not spam links in a lead are signed with it too. **Required with `DATABASE_URL`**, the same on every instance: the server refuses to start without it there",
-    shownDefault: "a random key in `DATA_DIR/secrets/ip-hash.key` (made at first start, mode 0600)",
+      "**No longer needed**: the one secret of releases before the keys moved into the database (ADR 0017). Left set (or its key file `DATA_DIR/secrets/ip-hash.key` left in place), the links and form tokens it signed keep working until they expire; remove it after `INQUIRY_LINK_DAYS`. Keys are now made by the server, kept in the database and rotated with `npm run inquiries -- keys rotate links|form`",
+    shownDefault: "unset",
   }),
   RATE_LIMIT_PER_MINUTE: positiveInt.default(5).meta({ description: "submissions per client address per minute" }),
   RATE_LIMIT_PER_DAY: positiveInt.default(50).meta({ description: "submissions per client address per day" }),

@@ -1,5 +1,4 @@
-import { randomBytes } from "node:crypto";
-import { existsSync } from "node:fs";
+import { existsSync, mkdirSync } from "node:fs";
 import { createServer } from "node:http";
 import { fileURLToPath } from "node:url";
 import pino from "pino";
@@ -8,9 +7,11 @@ import { site } from "../app/config/site.ts";
 import { createApp } from "./app.ts";
 import { type Config, loadConfig } from "./config.ts";
 import { unnamedProcessors } from "./contact/delivery/routing.ts";
-import { loadAddressSecret, secretKeys } from "./contact/intake/address-hash.ts";
+import { legacySecret, secretKeys } from "./contact/intake/address-hash.ts";
+import { KeyRing } from "./contact/keys.ts";
 import { type ContactMetrics, createMetrics } from "./contact/metrics.ts";
 import { startContactRuntime } from "./contact/runtime.ts";
+import { keepPrivate, markInUse } from "./contact/storage/data-dir.ts";
 import { loadNotFoundPages, loadStaticFiles } from "./static.ts";
 
 /**
@@ -57,31 +58,31 @@ try {
   // The privacy notice never falls behind the running system: a lead goes to no one it does not name.
   const unnamed = unnamedProcessors(config, site.privacy.processors);
   if (unnamed) throw new Error(unnamed);
-  // Instances sharing a database must share the secret: a page served by one is posted to another.
-  if (config.DATABASE_URL && !config.IP_HASH_KEY) {
-    throw new Error(
-      "IP_HASH_KEY: required with DATABASE_URL, the same on every instance (form tokens, the links in a lead and address hashes are made with it): `openssl rand -hex 32`",
-    );
-  }
 } catch (err) {
   refuseToStart(err);
 }
 const { PORT: port, HOST: host } = config;
 
-// The contact page's form tokens and the links in a lead are signed with the address-hash secret
-// (outside the database). If DATA_DIR cannot hold it yet, a key for this process only: the form
-// works, tokens from before a restart are held for review, links from before it are refused.
-let secret: string;
+// The keys that sign form tokens and links and key the address hashes, one set per job, in the
+// database (contact/keys.ts): read when the contact storage starts; an earlier release's one secret,
+// if there is one, keeps the links and tokens it signed working.
+const keys = secretKeys(new KeyRing(legacySecret(config)), config);
+
+// What holds a lead is its owner's alone (files 0600, folders 0700), whatever the umask; on SQLite the
+// data folder is marked as used by this process, so a restore refuses while it runs (storage/data-dir.ts).
+let inUse: { release(): void } | null = null;
 try {
-  secret = loadAddressSecret(config);
+  keepPrivate(config.dataDir);
+  if (!config.DATABASE_URL) {
+    mkdirSync(config.dataDir, { recursive: true });
+    inUse = markInUse(config.dataDir);
+  }
 } catch (err) {
-  secret = randomBytes(32).toString("hex");
   log.warn(
     { reason: (err as Error).message },
-    "no address-hash secret yet: form tokens are signed with a key of this process",
+    "the data folder cannot be prepared yet: the contact storage will say why",
   );
 }
-const keys = secretKeys(secret, config);
 const metrics = createMetrics();
 const files = loadStaticFiles(clientDir, config.contactOrigin);
 const build = (await import(serverBuild)) as ServerBuild;
@@ -148,12 +149,14 @@ function shutdown(signal: NodeJS.Signals) {
     await runtime
       .close()
       .catch((err: Error) => log.error({ err: { message: err.message } }, "closing the contact pipeline"));
+    inUse?.release();
     log.info("server stopped");
     process.exit(0);
   });
   server.closeIdleConnections();
   setTimeout(() => {
     server.closeAllConnections();
+    inUse?.release();
     process.exit(0);
   }, GRACE_MS).unref();
 }

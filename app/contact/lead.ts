@@ -35,6 +35,8 @@ export type LeadView =
   /** A link that is not one of ours, or was altered. */
   | { kind: "invalid" }
   | { kind: "expired" }
+  /** Signed by us with a key that has since been rotated out: the link was real, it no longer works. */
+  | { kind: "retired" }
   /** Signed, but its inquiry is gone (retention, or a deletion request). */
   | { kind: "gone" }
   | { kind: "rate-limited"; retryAfterSeconds: number }

@@ -15,6 +15,7 @@ import type { Route } from "./+types/lead";
 const STATUS: Record<LeadView["kind"], number> = {
   invalid: 400,
   expired: 410,
+  retired: 410,
   gone: 404,
   "rate-limited": 429,
   unavailable: 503,
@@ -66,6 +67,10 @@ const TITLES: Record<Exclude<LeadView["kind"], "confirm" | "done">, [string, str
   expired: [
     "This link has expired",
     `The links in a lead work for a limited time. Nothing was changed. Instead, ${BY_HAND}`,
+  ],
+  retired: [
+    "This link's key was replaced",
+    `We signed this link with a key that has since been replaced (a key rotation), so it no longer works. Nothing was changed. Instead, ${BY_HAND}`,
   ],
   gone: [
     "This inquiry is no longer here",

@@ -1,18 +1,19 @@
-import { join } from "node:path";
 import type { Logger } from "pino";
 import type { Config } from "../config.ts";
 import type { Channel } from "./delivery/channel.ts";
-import { erase } from "./erasure.ts";
+import { eraseEverywhere } from "./erasure.ts";
+import { type KeyRing, monthOf } from "./keys.ts";
 import type { LeadLinks } from "./lead-links.ts";
 import type { Database } from "./storage/database.ts";
 import { listHeld } from "./storage/inquiries.ts";
-import { claimTurn, readSetting, writeSetting } from "./storage/settings.ts";
+import { deleteExpiredKeys } from "./storage/keys.ts";
+import { claimTurn, databaseNow, readSetting, writeSetting } from "./storage/settings.ts";
 
 /**
  * The contact pipeline's scheduled work, apart from delivery (delivery/worker.ts only delivers): the
- * summary of held messages, and the retention pass that keeps the privacy notice's promise. Each
- * runs at most once per interval across every instance on the database (settings.claimTurn), checked
- * every minute (sooner when an interval is shorter).
+ * summary of held messages, and the retention pass that keeps the privacy notice's promise, each at
+ * most once per interval across every instance on the database (settings.claimTurn); and the keys
+ * (keys.ts), read again and pruned. Checked every minute (sooner when an interval is shorter).
  */
 
 type Parts = {
@@ -20,11 +21,21 @@ type Parts = {
   /** The email channel: where the summary goes. */
   email: Channel | undefined;
   log: Logger;
-  config: Pick<Config, "HELD_SUMMARY_INTERVAL_MS" | "RETENTION_INTERVAL_MS" | "OUTBOX_LEASE_MS" | "dataDir">;
+  config: Pick<
+    Config,
+    | "HELD_SUMMARY_INTERVAL_MS"
+    | "RETENTION_INTERVAL_MS"
+    | "OUTBOX_LEASE_MS"
+    | "dataDir"
+    | "INQUIRY_LINK_DAYS"
+    | "FORM_TOKEN_MAX_AGE_MS"
+  >;
   /** What is older than this many days is deleted (site.privacy.retentionDays). */
   retentionDays: number;
   /** The signed "Not spam — deliver it" link each held message in the summary carries. */
   links: LeadLinks;
+  /** The keys: read again each turn (a rotation elsewhere), and what no longer checks anything deleted. */
+  ring: KeyRing;
 };
 
 export class Housekeeping {
@@ -58,9 +69,27 @@ export class Housekeeping {
 
   /** One turn of each task; a failure (storage away) is logged, and the next turn tries again. */
   private async turn(): Promise<void> {
-    for (const task of [() => this.summarizeHeld(), () => this.applyRetention()]) {
+    for (const task of [() => this.refreshKeys(), () => this.summarizeHeld(), () => this.applyRetention()]) {
       await task().catch((err: Error) => this.log.error({ err: { message: err.message } }, "housekeeping failed"));
     }
+  }
+
+  /**
+   * Every turn, on every instance: delete the keys that no longer check anything — a retired link or
+   * form key once what it signed has expired, and every address key but this month's (by the
+   * database's clock) — then read the ring again, so a rotation reaches this instance within a turn.
+   */
+  async refreshKeys(): Promise<void> {
+    const { db, ring, config } = this.parts;
+    const now = await databaseNow(db);
+    const deleted = await deleteExpiredKeys(db, {
+      now,
+      linkTtlMs: config.INQUIRY_LINK_DAYS * 86_400_000,
+      formTtlMs: config.FORM_TOKEN_MAX_AGE_MS,
+      month: monthOf(now),
+    });
+    if (deleted > 0) this.log.info({ deleted }, "keys past their use deleted");
+    await ring.read(now);
   }
 
   /**
@@ -117,8 +146,10 @@ export class Housekeeping {
     const { db, retentionDays, config } = this.parts;
     if (!(await claimTurn(db, "retention_at", config.RETENTION_INTERVAL_MS))) return null;
     const before = now - retentionDays * 86_400_000;
-    const result = await erase(db, join(config.dataDir, "mail"), { before }, { waitMs: config.OUTBOX_LEASE_MS, now });
+    const result = await eraseEverywhere(db, config.dataDir, { before }, { waitMs: config.OUTBOX_LEASE_MS, now });
     const log = { ...result, retentionDays };
+    if (result.unreachable.length > 0)
+      this.log.error({ unreachable: result.unreachable }, "retention: copies of the database it could not erase in");
     if (result.pendingCut > 0)
       this.log.warn(log, "retention: erased old inquiries, some with a delivery still waiting");
     else this.log.info(log, "retention: erased what is past the privacy notice's period");

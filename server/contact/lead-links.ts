@@ -1,18 +1,19 @@
 import { createHmac, timingSafeEqual } from "node:crypto";
 import { LEAD_PATH, LEAD_TOKEN_FIELD, type LeadActionName } from "../../app/contact/lead.ts";
 import type { Config } from "../config.ts";
+import { type KeyRing, LEGACY_KEY_ID } from "./keys.ts";
 import { type Inquiry, type SpamVerdict, verdictOf } from "./storage/records.ts";
 
 /**
  * The signed links in every lead (email, Slack, webhook) and in the held summary: capability links,
  * as unsubscribe links are. A token names one inquiry and one action, expires, and is an HMAC with
- * a key made from the server's secret (IP_HASH_KEY, or the key file in DATA_DIR: every instance
- * that shares one signs and checks the same links). ADR 0016.
+ * the `links` key of the ring (keys.ts), kept in the database: every instance on it signs and checks
+ * the same links, and a restored backup keeps them working. ADR 0016, 0017.
  */
 
 export type LinkCheck =
-  | { ok: true; inquiryId: string; action: LeadActionName }
-  | { ok: false; reason: "invalid" | "expired" };
+  | { ok: true; inquiryId: string; action: LeadActionName; expires: number }
+  | { ok: false; reason: "invalid" | "expired" | "retired" };
 
 export type LeadLink = { action: LeadActionName; label: string; url: string };
 
@@ -20,15 +21,22 @@ const ACTIONS: readonly LeadActionName[] = ["spam", "lead"];
 /** The links that fit each verdict: a lead "Spam" (and "It's a lead" when possible spam); a held one "Not spam — deliver it". */
 const FITTING: Record<SpamVerdict, LeadActionName[]> = { clean: ["spam"], suspect: ["spam", "lead"], held: ["lead"] };
 const ID = /^[0-9a-f-]{36}$/;
+const KEY_ID = /^[a-z0-9]{1,16}$/;
 
-export function leadLinks(secret: string, config: Pick<Config, "SITE_URL" | "INQUIRY_LINK_DAYS">) {
-  const key = createHmac("sha256", secret).update("lead-link:v1").digest();
-  const sign = (payload: string) => createHmac("sha256", key).update(payload).digest("base64url");
+const sign = (key: Buffer, payload: string) => createHmac("sha256", key).update(payload).digest("base64url");
+
+/**
+ * `<inquiry>.<action>.<expires>.<key id>.<signature>`, signed with the ring's `links` key (keys.ts);
+ * a link of an earlier release has no key id (four parts) and is checked with its key, kept as "legacy".
+ */
+export function leadLinks(ring: KeyRing, config: Pick<Config, "SITE_URL" | "INQUIRY_LINK_DAYS">) {
   const ttlMs = config.INQUIRY_LINK_DAYS * 86_400_000;
 
-  const token = (inquiryId: string, action: LeadActionName, now = Date.now()) => {
-    const payload = `${inquiryId}.${action}.${Math.ceil((now + ttlMs) / 1000).toString(36)}`;
-    return `${payload}.${sign(payload)}`;
+  /** A token; `expires` (epoch ms) for one that must not outlive the link it came from. */
+  const token = (inquiryId: string, action: LeadActionName, now = Date.now(), expires = now + ttlMs) => {
+    const key = ring.signing("links");
+    const payload = `${inquiryId}.${action}.${Math.ceil(expires / 1000).toString(36)}.${key.id}`;
+    return `${payload}.${sign(key.secret, payload)}`;
   };
   const url = (inquiryId: string, action: LeadActionName, now = Date.now()) => {
     const u = new URL(LEAD_PATH, config.SITE_URL);
@@ -46,17 +54,23 @@ export function leadLinks(secret: string, config: Pick<Config, "SITE_URL" | "INQ
         url: url(inquiry.id, action, now),
       }));
     },
-    verify(given: string, now = Date.now()): LinkCheck {
+    async verify(given: string, now = Date.now()): Promise<LinkCheck> {
       const parts = given.split(".");
-      if (parts.length !== 4) return { ok: false, reason: "invalid" };
-      const [inquiryId = "", action = "", expires = "", signature = ""] = parts;
-      const expected = Buffer.from(sign(parts.slice(0, 3).join(".")));
-      const actual = Buffer.from(signature);
+      if (parts.length !== 4 && parts.length !== 5) return { ok: false, reason: "invalid" };
+      const [inquiryId = "", action = "", expires = ""] = parts;
+      const keyId = parts.length === 5 ? (parts[3] ?? "") : LEGACY_KEY_ID;
+      if (!KEY_ID.test(keyId)) return { ok: false, reason: "invalid" };
+      const key = await ring.find("links", keyId, now);
+      // Signed by this server with a key since retired and deleted (a rotation): said as such, not as a forgery.
+      if (!key) return { ok: false, reason: "retired" };
+      const expected = Buffer.from(sign(key, parts.slice(0, -1).join(".")));
+      const actual = Buffer.from(parts.at(-1) ?? "");
       if (actual.length !== expected.length || !timingSafeEqual(actual, expected))
         return { ok: false, reason: "invalid" };
       if (!ID.test(inquiryId) || !ACTIONS.includes(action as LeadActionName)) return { ok: false, reason: "invalid" };
-      if (Number.parseInt(expires, 36) * 1000 <= now) return { ok: false, reason: "expired" };
-      return { ok: true, inquiryId, action: action as LeadActionName };
+      const expiresMs = Number.parseInt(expires, 36) * 1000;
+      if (expiresMs <= now) return { ok: false, reason: "expired" };
+      return { ok: true, inquiryId, action: action as LeadActionName, expires: expiresMs };
     },
   };
 }

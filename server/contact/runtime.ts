@@ -27,6 +27,7 @@ export async function createContactPipeline(
   try {
     const applied = await db.migrate();
     if (applied.length > 0) log.info({ applied }, "database migrations applied");
+    await opts.keys.ring.attach(db);
     const routing = routingOf(config);
     const channels: Channel[] = channelsOf(routing).flatMap(
       (name) => channelNamed(name)?.create(config, opts.keys.links) ?? [],
@@ -37,7 +38,15 @@ export async function createContactPipeline(
     const worker = new OutboxWorker({ db, channels, routing, log, config, metrics });
     const email = channels.find((c) => c.name === "email");
     const retentionDays = site.privacy.retentionDays;
-    const housekeeping = new Housekeeping({ db, email, log, config, retentionDays, links: opts.keys.links });
+    const housekeeping = new Housekeeping({
+      db,
+      email,
+      log,
+      config,
+      retentionDays,
+      links: opts.keys.links,
+      ring: opts.keys.ring,
+    });
     metrics?.watchOutbox(db);
     const pipeline = new ContactPipeline({
       db,

@@ -78,7 +78,7 @@ describe.each([
       SPAM_FILTER: "off",
       ...env,
     });
-    const made = await createContactPipeline(config, log, { keys: testKeys, db: engine.open() });
+    const made = await createContactPipeline(config, log, { keys: testKeys(), db: engine.open() });
     open.push(made);
     return made.pipeline;
   }

@@ -252,7 +252,7 @@ describe.each(["sqlite", "postgres"] as const)("inquiries CLI on %s", (engine) =
         SLACK_WEBHOOK_URL: "http://127.0.0.1:9/slack",
       }),
       pino({ level: "silent" }),
-      { keys: testKeys, db },
+      { keys: testKeys(), db },
     );
     await server.close();
     // An operator's shell with only the data folder (or database) set.

@@ -1,14 +1,17 @@
 import { spawnSync } from "node:child_process";
-import { randomBytes } from "node:crypto";
+import { createHmac, randomBytes } from "node:crypto";
 import type { Browser } from "playwright-core";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { DEFAULT_PUBLIC_KEY } from "../../app/contact/api.ts";
 import { ACTIONS_PER_WINDOW } from "../../server/contact/http/lead-page.ts";
 import { ContentModel, seedCorpus } from "../../server/contact/intake/content-filter.ts";
+import { KeyRing } from "../../server/contact/keys.ts";
 import { leadLinks } from "../../server/contact/lead-links.ts";
+import { openDatabase } from "../../server/contact/storage/open.ts";
 import { loadEnv } from "../../server/env.ts";
 import { launchChromium } from "../support/chromium.ts";
 import { engineEnv } from "../support/engines.ts";
+import { attachedTestKeys } from "../support/keys.ts";
 import { freePort } from "../support/ports.ts";
 import { Receiver } from "../support/receiver.ts";
 import { type RunningServer, startServer } from "../support/server.ts";
@@ -274,18 +277,26 @@ describe("the links in a lead, on one server", { timeout: 60_000 }, () => {
     const mail = await waitFor(() => leadMail(id));
     const link = new URL(linkIn(mail, "Spam"));
     const token = link.searchParams.get("t") ?? "";
-    const links = leadLinks(SECRET, { SITE_URL: site.server.url, INQUIRY_LINK_DAYS: 30 });
-    const made31DaysAgo = links.token(id, "spam", Date.now() - 31 * 86_400_000);
-    const otherKey = leadLinks("another-secret-of-at-least-32-characters!", {
-      SITE_URL: site.server.url,
-      INQUIRY_LINK_DAYS: 30,
-    });
+    // The server's own keys, read from its database as another instance would.
+    const db = openDatabase({ dataDir: site.server.dataDir });
+    const ring = new KeyRing();
+    await ring.attach(db);
+    await db.close();
+    const config = { SITE_URL: site.server.url, INQUIRY_LINK_DAYS: 30 };
+    const made31DaysAgo = leadLinks(ring, config).token(id, "spam", Date.now() - 31 * 86_400_000);
+    const otherKey = leadLinks((await attachedTestKeys()).ring, config);
     const cases: Array<[string, string, number, string]> = [
       ["altered signature", `${token.slice(0, -2)}${token.endsWith("A") ? "BB" : "AA"}`, 400, "This link is not valid"],
       ["another inquiry", token.replace(/^[0-9a-f]{8}/, "00000000"), 400, "This link is not valid"],
       ["another action", token.replace(".spam.", ".lead."), 400, "This link is not valid"],
       ["signed with another key", otherKey.token(id, "spam"), 400, "This link is not valid"],
       ["expired", made31DaysAgo, 410, "This link has expired"],
+      [
+        "signed with a key since replaced",
+        otherKey.token(id, "spam").replace(".k1.", ".k9."),
+        410,
+        "This link's key was replaced",
+      ],
       ["not a token", "hello", 400, "This link is not valid"],
     ];
     for (const [what, t, status, title] of cases) {
@@ -319,6 +330,16 @@ describe("the links in a lead, on one server", { timeout: 60_000 }, () => {
     // Other methods are refused without a 5xx.
     const put = await fetch(`${site.server.url}/lead`, { method: "PUT" });
     expect(put.status).toBe(405);
+  });
+
+  it("a link sent by the release before keys moved to the database (signed with IP_HASH_KEY's key) still works", async () => {
+    const id = await send(site, "Ada Legacy", "Could you quote us for a new office network?");
+    const payload = `${id}.spam.${Math.ceil((Date.now() + 86_400_000) / 1000).toString(36)}`;
+    const key = createHmac("sha256", SECRET).update("lead-link:v1").digest();
+    const legacy = `${payload}.${createHmac("sha256", key).update(payload).digest("base64url")}`;
+    const page = await fetch(`${site.server.url}/lead?t=${encodeURIComponent(legacy)}`);
+    expect(page.status).toBe(200);
+    expect(await page.text()).toContain("Ada Legacy");
   });
 
   it("is rate-limited per address: a script pressing the button over and over is stopped with 429", async () => {

@@ -129,7 +129,7 @@ describe.each([
       ...env,
     });
     const made = await createContactPipeline(config, log, {
-      keys: testKeys,
+      keys: testKeys(),
       db: engine.open(logStorageTransitions(log)),
     });
     open.push(made);

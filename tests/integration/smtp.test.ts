@@ -47,7 +47,7 @@ describe("the SMTP relay's connections", () => {
       ...env,
     });
     const made = await createContactPipeline(config, pino({ level: "silent" }), {
-      keys: testKeys,
+      keys: testKeys(),
       db: openSqlite(join(dir, "inquiries.sqlite")),
     });
     cleanups.push(() => rmSync(dir, { recursive: true, force: true }));

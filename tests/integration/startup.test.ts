@@ -112,8 +112,8 @@ describe("a start that cannot succeed says so in one line", () => {
         build: { ...build, entry },
         files: new Map(),
         notFound: [],
-        tokens: testKeys.tokens,
-        links: testKeys.links,
+        tokens: testKeys().tokens,
+        links: testKeys().links,
         metrics: createMetrics(),
         runtime: {
           submit: async () => ({ kind: "key-reused" }),

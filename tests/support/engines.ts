@@ -6,7 +6,7 @@ import { createTestDatabase } from "./postgres.ts";
 
 /**
  * What a test on one engine gives the server and the CLI: a data folder, and on PostgreSQL a fresh
- * database on the test server (with the IP_HASH_KEY several instances there need), and what removes them.
+ * database on the test server, and what removes them.
  */
 export async function engineEnv(
   engine: "sqlite" | "postgres",
@@ -17,7 +17,7 @@ export async function engineEnv(
   if (engine === "sqlite") return { env: { DATA_DIR: dataDir, DATABASE_URL: "" }, cleanup: async () => removeDir() };
   const db = await createTestDatabase(inject("pgAdminUrl"), name);
   return {
-    env: { DATA_DIR: dataDir, DATABASE_URL: db.url, IP_HASH_KEY: "k".repeat(64) },
+    env: { DATA_DIR: dataDir, DATABASE_URL: db.url },
     cleanup: async () => {
       await db.drop();
       removeDir();

@@ -2,14 +2,15 @@ import { readFileSync } from "node:fs";
 import { describe, expect, it } from "vitest";
 import { inquiryPayload } from "../../server/contact/delivery/channel.ts";
 import { LOCK_WAIT_MS } from "../../server/contact/storage/sqlite.ts";
-import { testKeys } from "../support/keys.ts";
+import { attachedTestKeys } from "../support/keys.ts";
 
 /** What the documents promise an operator, read against the code that does it. */
 
 const api = readFileSync(new URL("../../docs/contact-api.md", import.meta.url), "utf8");
 
 describe("docs/contact-api.md", () => {
-  it("shows the webhook payload the code sends, field for field", () => {
+  it("shows the webhook payload the code sends, field for field", async () => {
+    const keys = await attachedTestKeys();
     const block = /```json\n(\{ "type": "inquiry\.received"[\s\S]*?)\n```/.exec(api)?.[1];
     expect(block).toBeTruthy();
     const example = JSON.parse(block ?? "{}");
@@ -30,7 +31,7 @@ describe("docs/contact-api.md", () => {
         suspect: true,
         spamScore: 0.734,
       },
-      testKeys.links,
+      keys.links,
     );
     expect(Object.keys(example)).toEqual(["type", "timestamp", "data"]);
     expect(Object.keys(example.data)).toEqual(Object.keys(sent));

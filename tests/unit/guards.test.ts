@@ -1,10 +1,10 @@
-import { mkdtempSync, readFileSync, statSync } from "node:fs";
 import type { AddressInfo } from "node:net";
-import { tmpdir } from "node:os";
-import { join } from "node:path";
 import express from "express";
 import { describe, expect, it } from "vitest";
-import { addressHasher, KEY_FILE, loadAddressSecret } from "../../server/contact/intake/address-hash.ts";
+import { addressHasher } from "../../server/contact/intake/address-hash.ts";
+import { KeyRing, monthOf } from "../../server/contact/keys.ts";
+import { deleteExpiredKeys } from "../../server/contact/storage/keys.ts";
+import { openSqlite } from "../../server/contact/storage/sqlite.ts";
 import { clientKeys, isUtf8, parseTrustProxy } from "../../server/guards.ts";
 
 describe("TRUST_PROXY", () => {
@@ -69,28 +69,29 @@ describe("client address keys", () => {
 });
 
 describe("address hashes", () => {
-  it("uses a key outside the database, made once with mode 0600", () => {
-    const dataDir = mkdtempSync(join(tmpdir(), "hash-"));
-    const secret = loadAddressSecret({ dataDir });
-    expect(secret).toMatch(/^[0-9a-f]{64}$/);
-    expect(loadAddressSecret({ dataDir })).toBe(secret);
-    expect(statSync(join(dataDir, KEY_FILE)).mode & 0o777).toBe(0o600);
-    expect(readFileSync(join(dataDir, KEY_FILE), "utf8").trim()).toBe(secret);
-    expect(loadAddressSecret({ dataDir, IP_HASH_KEY: "k".repeat(32) })).toBe("k".repeat(32));
-  });
-
-  it("depends on the key, and changes every month", () => {
+  it("keys each month with a random key of its own, shared through the database and deleted once the month is over", async () => {
     const nov = Date.UTC(2026, 10, 22);
     const dec = Date.UTC(2026, 11, 2);
-    const a = addressHasher("a".repeat(64));
-    const b = addressHasher("b".repeat(64));
-    const h = a.hashes("198.51.100.9", nov);
+    const db = openSqlite(":memory:");
+    await db.migrate();
+    const ring = new KeyRing();
+    await ring.attach(db, nov);
+    const a = addressHasher(ring);
+    const h = await a.hashes("198.51.100.9", nov);
     expect(h?.address).toMatch(/^[0-9a-f]{64}$/);
-    expect(a.hashes("198.51.100.9", nov)).toEqual(h);
-    expect(b.hashes("198.51.100.9", nov)?.address).not.toBe(h?.address);
-    expect(a.hashes("198.51.100.9", dec)?.address).not.toBe(h?.address);
-    expect(a.hashes("198.51.100.10", nov)?.network).toBe(h?.network);
-    expect(a.hashes(undefined, nov)).toBeNull();
+    expect(await a.hashes("198.51.100.9", nov)).toEqual(h);
+    expect((await a.hashes("198.51.100.9", dec))?.address).not.toBe(h?.address);
+    expect((await a.hashes("198.51.100.10", nov))?.network).toBe(h?.network);
+    expect(await a.hashes(undefined, nov)).toBeNull();
+    // Another instance on the same database hashes alike (rate limits are shared).
+    const other = new KeyRing();
+    await other.attach(db, nov);
+    expect(await addressHasher(other).hashes("198.51.100.9", nov)).toEqual(h);
+    // Once December has begun, November's key is gone: nobody can make November's hash again.
+    expect(await deleteExpiredKeys(db, { now: dec, linkTtlMs: 1, formTtlMs: 1, month: monthOf(dec) })).toBe(1);
+    await ring.read(dec);
+    expect((await a.hashes("198.51.100.9", nov))?.address).not.toBe(h?.address);
+    await db.close();
   });
 });
 

@@ -58,7 +58,7 @@ export function leadPage(o: {
   return {
     open: (token) =>
       guarded(async () => {
-        const check = o.links.verify(token);
+        const check = await o.links.verify(token);
         if (!check.ok) return refused(check.reason, "opened");
         const inquiry = await get(o.pipeline().db, check.inquiryId);
         if (!inquiry) return { kind: "gone" };
@@ -73,7 +73,7 @@ export function leadPage(o: {
     act: (token, clientIp) =>
       guarded(async () => {
         const now = Date.now();
-        const check = o.links.verify(token, now);
+        const check = await o.links.verify(token, now);
         if (!check.ok) return refused(check.reason, "used");
         const wait = overLimit(clientIp ?? "unknown", now);
         if (wait !== null) {
@@ -102,7 +102,7 @@ export function leadPage(o: {
       }),
   };
 
-  function refused(reason: "invalid" | "expired", how: string): LeadView {
+  function refused(reason: "invalid" | "expired" | "retired", how: string): LeadView {
     log.warn({ reason }, `lead link refused: ${reason} (${how})`);
     return { kind: reason };
   }

@@ -1,58 +1,51 @@
-import { createHmac, randomBytes } from "node:crypto";
-import { chmodSync, existsSync, mkdirSync, readFileSync, writeFileSync } from "node:fs";
-import { dirname, join } from "node:path";
+import { createHmac } from "node:crypto";
+import { existsSync, readFileSync } from "node:fs";
+import { join } from "node:path";
 import type { Config } from "../../config.ts";
 import { clientKeys } from "../../guards.ts";
+import type { KeyRing } from "../keys.ts";
 import { leadLinks } from "../lead-links.ts";
 import { formTokens } from "./form-token.ts";
 
 /**
- * Client addresses are never stored, only an HMAC of them with a key the database does not hold
- * (IP_HASH_KEY, or a key file under DATA_DIR), so a copy of the database cannot be reversed. The key
- * changes every calendar month, so hashes from different months cannot be linked.
+ * Client addresses are never stored, only an HMAC of them with this month's address key: a random
+ * key made for the month, kept in the database and deleted once the month is over (keys.ts,
+ * storage/keys.ts), so after that nobody, the company included, can tell which address made a hash.
  */
 
-export const KEY_FILE = "secrets/ip-hash.key";
+/** Where an earlier release kept its one secret when IP_HASH_KEY was not set. */
+export const LEGACY_KEY_FILE = "secrets/ip-hash.key";
 
-/** The secret from IP_HASH_KEY, else from DATA_DIR/secrets/ip-hash.key (made, mode 0600, at first use). */
-export function loadAddressSecret(opts: { IP_HASH_KEY?: string; dataDir: string }): string {
+/** The one secret of an earlier release (IP_HASH_KEY, or its key file), whose links and tokens keep working; undefined if none. */
+export function legacySecret(opts: { IP_HASH_KEY?: string; dataDir: string }): string | undefined {
   if (opts.IP_HASH_KEY) return opts.IP_HASH_KEY;
-  const file = join(opts.dataDir, KEY_FILE);
-  if (!existsSync(file)) {
-    mkdirSync(dirname(file), { recursive: true, mode: 0o700 });
-    writeFileSync(file, `${randomBytes(32).toString("hex")}\n`, { mode: 0o600, flag: "wx" });
-    chmodSync(file, 0o600);
-  }
-  const secret = readFileSync(file, "utf8").trim();
-  if (secret.length < 32) throw new Error(`${file}: the key must be at least 32 characters`);
-  return secret;
+  const file = join(opts.dataDir, LEGACY_KEY_FILE);
+  return existsSync(file) ? readFileSync(file, "utf8").trim() || undefined : undefined;
 }
-
-const period = (now: number) => new Date(now).toISOString().slice(0, 7); // "2026-11"
 
 export type AddressHasher = {
   /** The hashes an address is stored and limited by: its own, and its network's. Null without an address. */
-  hashes(ip: string | undefined, now?: number): { address: string; network: string } | null;
+  hashes(ip: string | undefined, now?: number): Promise<{ address: string; network: string } | null>;
 };
 
-export function addressHasher(secret: string): AddressHasher {
+export function addressHasher(ring: KeyRing): AddressHasher {
   return {
-    hashes(ip, now = Date.now()) {
+    async hashes(ip, now = Date.now()) {
       const keys = ip ? clientKeys(ip) : null;
       if (!keys) return null;
-      const key = createHmac("sha256", secret)
-        .update(`ip-hash:${period(now)}`)
-        .digest();
+      const key = await ring.addressKey(now);
+      if (!key) return null;
       const mac = (s: string) => createHmac("sha256", key).update(s).digest("hex");
       return { address: mac(`a:${keys.address}`), network: mac(`n:${keys.network}`) };
     },
   };
 }
 
-/** What the secret keys: client addresses' hashes, the contact page's form tokens (form-token.ts), the links in a lead (lead-links.ts). */
-export const secretKeys = (secret: string, config: Pick<Config, "SITE_URL" | "INQUIRY_LINK_DAYS">) => ({
-  hasher: addressHasher(secret),
-  tokens: formTokens(secret),
-  links: leadLinks(secret, config),
+/** What each key of the ring does: client addresses' hashes, the contact page's form tokens (form-token.ts), the links in a lead (lead-links.ts). */
+export const secretKeys = (ring: KeyRing, config: Pick<Config, "SITE_URL" | "INQUIRY_LINK_DAYS">) => ({
+  ring,
+  hasher: addressHasher(ring),
+  tokens: formTokens(ring),
+  links: leadLinks(ring, config),
 });
 export type SecretKeys = ReturnType<typeof secretKeys>;

@@ -1,28 +1,34 @@
 import { createHmac, randomBytes, timingSafeEqual } from "node:crypto";
+import { type KeyRing, LEGACY_KEY_ID } from "../keys.ts";
 
 /**
  * The form token written into every /contact page served (a hidden input; enhance.ts sends it as
  * X-Form-Token): signed, it proves the message comes from a page we served, and when. No cookie,
- * no puzzle (docs/decisions/0007-spam-defence.md).
+ * no puzzle (docs/decisions/0007-spam-defence.md). `<key id>.<issued>.<nonce>.<signature>`, signed
+ * with the ring's `form` key (keys.ts); a token of an earlier release starts with "v1".
  */
 
 export type TokenCheck = { ok: true; ageMs: number } | { ok: false; reason: string };
 
-export function formTokens(secret: string) {
-  const key = createHmac("sha256", secret).update("form-token:v1").digest();
-  const sign = (payload: string) => createHmac("sha256", key).update(payload).digest("base64url").slice(0, 32);
+const sign = (key: Buffer, payload: string) =>
+  createHmac("sha256", key).update(payload).digest("base64url").slice(0, 32);
+
+export function formTokens(ring: KeyRing) {
   return {
     issue(now = Date.now()): string {
-      const payload = `v1.${now.toString(36)}.${randomBytes(9).toString("base64url")}`;
-      return `${payload}.${sign(payload)}`;
+      const key = ring.signing("form");
+      const payload = `${key.id}.${now.toString(36)}.${randomBytes(9).toString("base64url")}`;
+      return `${payload}.${sign(key.secret, payload)}`;
     },
-    verify(token: string | undefined, now = Date.now()): TokenCheck {
+    async verify(token: string | undefined, now = Date.now()): Promise<TokenCheck> {
       if (!token) return { ok: false, reason: "no form token" };
       const parts = token.split(".");
-      if (parts.length !== 4 || parts[0] !== "v1") return { ok: false, reason: "malformed form token" };
-      const payload = parts.slice(0, 3).join(".");
+      if (parts.length !== 4 || !/^[a-z0-9]{1,16}$/.test(parts[0] ?? ""))
+        return { ok: false, reason: "malformed form token" };
+      const key = await ring.find("form", parts[0] === "v1" ? LEGACY_KEY_ID : (parts[0] as string), now);
+      if (!key) return { ok: false, reason: "form token signed with a key this server no longer has" };
       const given = Buffer.from(parts[3] ?? "");
-      const expected = Buffer.from(sign(payload));
+      const expected = Buffer.from(sign(key, parts.slice(0, 3).join(".")));
       if (given.length !== expected.length || !timingSafeEqual(given, expected)) {
         return { ok: false, reason: "forged form token" };
       }

@@ -102,7 +102,7 @@ export class ContactPipeline implements Submitter {
     const held = reasons.length > 0;
     const id = timeOrderedId(now);
     const fingerprint = fingerprintOf(valid.data);
-    const hashes = this.parts.hasher.hashes(s.ip, now);
+    const hashes = await this.parts.hasher.hashes(s.ip, now);
     const result = await save(this.db, {
       inquiry: {
         ...valid.data,
@@ -153,7 +153,7 @@ export class ContactPipeline implements Submitter {
     const reasons = spamReasons({
       data,
       trap,
-      token: tokenless ? null : tokens.verify(s.formToken, now),
+      token: tokenless ? null : await tokens.verify(s.formToken, now),
       duplicate: await seenMessage(this.db, hash, now - 86_400_000),
       policy: config,
     });
@@ -164,7 +164,7 @@ export class ContactPipeline implements Submitter {
   }
 
   /** The counters this submission is counted against: its address's and its network's. */
-  private limitsFor(hashes: ReturnType<AddressHasher["hashes"]>): Limit[] {
+  private limitsFor(hashes: Awaited<ReturnType<AddressHasher["hashes"]>>): Limit[] {
     if (!hashes) return [];
     return this.parts.limits.map((l) => ({
       key: `${l.prefix}:${l.per === "address" ? hashes.address : hashes.network}`,

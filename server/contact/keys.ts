@@ -1,0 +1,96 @@
+import { createHmac, randomBytes } from "node:crypto";
+import type { Sql } from "./storage/database.ts";
+import { ensureKey, type KeyPurpose, listKeys } from "./storage/keys.ts";
+
+/**
+ * The keys the server signs and hashes with, one set per job (docs/decisions/0017-keys-in-the-database.md):
+ * `links` signs the links in a lead, `form` the contact page's form tokens, `address` (one a month)
+ * keys the address hashes. They live in the database (storage/keys.ts) and this ring holds what it
+ * last read: a key it does not know is looked up again (another instance may have rotated), at most
+ * once a second. Until the database is attached, form tokens are signed with a key of this process
+ * (the pages are served while storage is away; such a token is checked by this process only).
+ */
+
+export type SigningKey = { id: string; secret: Buffer };
+
+/** The id a token of an earlier release stands for: signed with the secret of IP_HASH_KEY or DATA_DIR/secrets. */
+export const LEGACY_KEY_ID = "legacy";
+
+/** The month an address key is for: "2026-11" (UTC). */
+export const monthOf = (now: number) => new Date(now).toISOString().slice(0, 7);
+
+export class KeyRing {
+  private readonly known = new Map<string, Buffer>();
+  private readonly current = new Map<KeyPurpose, SigningKey>();
+  private readonly processKey: SigningKey = { id: `p${randomBytes(4).toString("hex")}`, secret: randomBytes(32) };
+  private db: Sql | null = null;
+  private lastRead = 0;
+  private readonly legacySecret: string | undefined;
+
+  /** `legacySecret`: the secret of an earlier release, if there is one; its keys are kept so its links keep working. */
+  constructor(legacySecret?: string) {
+    this.legacySecret = legacySecret;
+  }
+
+  /**
+   * Use the database: make the keys it lacks (the first key of each job, this month's address key,
+   * an earlier release's keys as retired ones), then read them all.
+   */
+  async attach(db: Sql, now = Date.now()): Promise<void> {
+    for (const purpose of ["links", "form"] as const) await ensureKey(db, { purpose, id: "k1" }, now);
+    if (this.legacySecret) {
+      // What an earlier release derived from its one secret; retired now, they check what they signed until it expires.
+      for (const [purpose, label] of [
+        ["links", "lead-link:v1"],
+        ["form", "form-token:v1"],
+      ] as const) {
+        const secret = createHmac("sha256", this.legacySecret).update(label).digest("hex");
+        await ensureKey(db, { purpose, id: LEGACY_KEY_ID, secret, retiredAt: now }, now);
+      }
+    }
+    this.db = db;
+    await this.read(now);
+  }
+
+  /** Read every key again (a rotation by the CLI or another instance). */
+  async read(now = Date.now()): Promise<void> {
+    if (!this.db) return;
+    this.lastRead = now;
+    const rows = await listKeys(this.db);
+    this.known.clear();
+    this.current.clear();
+    for (const r of rows) {
+      const secret = Buffer.from(r.secret, "hex");
+      this.known.set(`${r.purpose}:${r.id}`, secret);
+      // The newest key not retired signs (rows come oldest first).
+      if (r.retiredAt === null && r.purpose !== "address") this.current.set(r.purpose, { id: r.id, secret });
+    }
+  }
+
+  /** The key that signs for `purpose` now. */
+  signing(purpose: "links" | "form"): SigningKey {
+    const key = this.current.get(purpose);
+    if (key) return key;
+    if (purpose === "form") return this.processKey;
+    throw new Error("the link key is not loaded yet: the contact storage has not started");
+  }
+
+  /** The key with that id, read again from the database once if it is not known here; undefined if none has it. */
+  async find(purpose: "links" | "form", id: string, now = Date.now()): Promise<Buffer | undefined> {
+    if (purpose === "form" && id === this.processKey.id) return this.processKey.secret;
+    const have = this.known.get(`${purpose}:${id}`);
+    if (have || !this.db || now - this.lastRead < 1_000) return have;
+    await this.read(now);
+    return this.known.get(`${purpose}:${id}`);
+  }
+
+  /** This month's address key, made when the month's first submission needs it. Undefined until attached. */
+  async addressKey(now = Date.now()): Promise<Buffer | undefined> {
+    const month = monthOf(now);
+    const have = this.known.get(`address:${month}`);
+    if (have || !this.db) return have;
+    await ensureKey(this.db, { purpose: "address", id: month }, now);
+    await this.read(now);
+    return this.known.get(`address:${month}`);
+  }
+}

@@ -1,0 +1,91 @@
+import { randomBytes } from "node:crypto";
+import { type Sql, writeAlone } from "./database.ts";
+
+/**
+ * The table `secret_keys`: the keys that sign the links in a lead (`links`) and the contact page's
+ * form tokens (`form`), and each month's key of the address hashes (`address`, id "2026-11"). In the
+ * database, so a backup, a Litestream replica and a dump carry them and every instance on one
+ * database uses the same ones (docs/decisions/0017-keys-in-the-database.md).
+ */
+
+export type KeyPurpose = "links" | "form" | "address";
+export const KEY_PURPOSES: readonly KeyPurpose[] = ["links", "form", "address"];
+
+export type KeyRow = { purpose: KeyPurpose; id: string; secret: string; createdAt: number; retiredAt: number | null };
+
+const newSecret = () => randomBytes(32).toString("hex");
+
+/** Every key there is. */
+export async function listKeys(sql: Sql): Promise<KeyRow[]> {
+  const rows = await sql.query<{
+    purpose: KeyPurpose;
+    id: string;
+    secret: string;
+    created_at: number;
+    retired_at: number | null;
+  }>("SELECT purpose, id, secret, created_at, retired_at FROM secret_keys ORDER BY purpose, created_at, id");
+  return rows.map((r) => ({
+    purpose: r.purpose,
+    id: r.id,
+    secret: r.secret,
+    createdAt: Number(r.created_at),
+    retiredAt: r.retired_at == null ? null : Number(r.retired_at),
+  }));
+}
+
+/**
+ * Make a key unless one with that id is there (several instances starting at once make one: the
+ * first insert wins, the others keep it). `retiredAt` for a key that only checks (an earlier release's).
+ */
+export async function ensureKey(
+  sql: Sql,
+  key: { purpose: KeyPurpose; id: string; secret?: string; retiredAt?: number | null },
+  now: number,
+): Promise<void> {
+  await writeAlone(
+    sql,
+    "INSERT INTO secret_keys (purpose, id, secret, created_at, retired_at) VALUES (?, ?, ?, ?, ?) ON CONFLICT (purpose, id) DO NOTHING",
+    [key.purpose, key.id, key.secret ?? newSecret(), now, key.retiredAt ?? null],
+  );
+}
+
+/** A new current key for `purpose` (k1, k2, …); the one it replaces is retired now and still checks until it expires. */
+export async function rotateKey(sql: Sql, purpose: Exclude<KeyPurpose, "address">, now: number): Promise<string> {
+  return sql.transaction(async (tx) => {
+    const rows = await tx.query<{ id: string }>("SELECT id FROM secret_keys WHERE purpose = ? AND id LIKE 'k%'", [
+      purpose,
+    ]);
+    const next = Math.max(0, ...rows.map((r) => Number(r.id.slice(1)) || 0)) + 1;
+    await tx.query("UPDATE secret_keys SET retired_at = ? WHERE purpose = ? AND retired_at IS NULL", [now, purpose]);
+    await tx.query("INSERT INTO secret_keys (purpose, id, secret, created_at) VALUES (?, ?, ?, ?)", [
+      purpose,
+      `k${next}`,
+      newSecret(),
+      now,
+    ]);
+    return `k${next}`;
+  });
+}
+
+/**
+ * Delete what no longer checks anything: a `links` or `form` key retired longer ago than what it
+ * signed lives, and every month's address key but this month's — so last month's hashes can no
+ * longer be linked to an address, by anyone. How many went.
+ */
+export async function deleteExpiredKeys(
+  sql: Sql,
+  o: { now: number; linkTtlMs: number; formTtlMs: number; month: string },
+): Promise<number> {
+  const gone = await sql.transaction(async (tx) => [
+    ...(await tx.query(
+      "DELETE FROM secret_keys WHERE purpose = 'links' AND retired_at IS NOT NULL AND retired_at < ? RETURNING id",
+      [o.now - o.linkTtlMs],
+    )),
+    ...(await tx.query(
+      "DELETE FROM secret_keys WHERE purpose = 'form' AND retired_at IS NOT NULL AND retired_at < ? RETURNING id",
+      [o.now - o.formTtlMs],
+    )),
+    ...(await tx.query("DELETE FROM secret_keys WHERE purpose = 'address' AND id <> ? RETURNING id", [o.month])),
+  ]);
+  return gone.length;
+}

@@ -1,0 +1,321 @@
+import { execFile } from "node:child_process";
+import { randomUUID } from "node:crypto";
+import { copyFileSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, statSync, writeFileSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import { DatabaseSync } from "node:sqlite";
+import { promisify } from "node:util";
+import pg from "pg";
+import { afterEach, describe, expect, inject, it } from "vitest";
+import { site } from "../../app/config/site.ts";
+import { freePort } from "../support/ports.ts";
+import { json, nextIp } from "../support/requests.ts";
+import { type RunningServer, startServer } from "../support/server.ts";
+import { TestSmtp } from "../support/smtp.ts";
+
+/**
+ * Recovery as an operator in trouble runs it, through the real CLI and a real server: a restore on a
+ * running server, from the wrong file, from a newer or an older release; the links sent before a
+ * recovery; who may read what holds a lead; and `forget` reaching every copy the data folder holds.
+ */
+
+const root = new URL("../../", import.meta.url).pathname;
+const run = promisify(execFile);
+type Env = Record<string, string>;
+
+const cli = async (env: Env, ...args: string[]) => {
+  const r = await run(process.execPath, ["scripts/inquiries.ts", ...args], {
+    cwd: root,
+    env: { ...process.env, DATABASE_URL: "", ...env },
+  }).then(
+    (ok) => ({ ...ok, code: 0 }),
+    (e: { stdout: string; stderr: string; code: number }) => e,
+  );
+  return { out: r.stdout, err: r.stderr, code: r.code };
+};
+const stops: Array<() => unknown> = [];
+afterEach(async () => {
+  for (const stop of stops.splice(0).reverse()) await stop();
+});
+const serve = async (env: Env, port?: number) => {
+  const server = await startServer({ SPAM_FILTER: "off", OUTBOX_POLL_MS: "50", DATABASE_URL: "", ...env }, port);
+  stops.push(() => server.stop());
+  return server;
+};
+const send = async (server: RunningServer, email = "ada@example.org") => {
+  const res = await fetch(`${server.url}/functions/v1/send-email`, {
+    method: "POST",
+    headers: { ...json, "x-forwarded-for": nextIp() },
+    body: JSON.stringify({ name: "Ada Lovelace", email, message: `Lead ${randomUUID()}` }),
+  });
+  expect(res.status).toBe(201);
+  return String(((await res.json()) as { id: string }).id);
+};
+const storedIds = (file: string) => {
+  const db = new DatabaseSync(file, { readOnly: true });
+  try {
+    return (db.prepare("SELECT id FROM inquiries").all() as Array<{ id: string }>).map((r) => r.id).sort();
+  } finally {
+    db.close();
+  }
+};
+const newDir = (name: string) => mkdtempSync(join(tmpdir(), `${name}-`));
+
+describe("restore", () => {
+  it("refuses while a server uses the data folder, naming it; once it is stopped, nothing acknowledged is lost", async () => {
+    const dataDir = newDir("restore-running");
+    const env = { DATA_DIR: dataDir };
+    const server = await serve(env);
+    const before = [await send(server), await send(server)];
+    const backup = join(newDir("backups"), "leads.sqlite");
+    expect((await cli(env, "backup", backup)).code).toBe(0);
+    const after = await send(server);
+    const refused = await cli(env, "restore", backup, "--force");
+    expect(refused.code).toBe(1);
+    expect(refused.err).toContain(`A server uses ${dataDir}: process ${server.child.pid}`);
+    expect(refused.err).toContain(`kill -TERM ${server.child.pid}`);
+    expect(refused.err).toContain("Nothing was changed");
+    // The server goes on with the database it had: the lead acknowledged after the backup is there.
+    expect(storedIds(join(dataDir, "inquiries.sqlite"))).toEqual([...before, after].sort());
+    expect(readdirSync(dataDir).filter((f) => f.includes("replaced"))).toEqual([]);
+    await server.stop();
+    const restored = await cli(env, "restore", backup, "--force");
+    expect(restored.code).toBe(0);
+    // What the replaced database held, the lead acknowledged after the backup included, is kept whole in one file.
+    const kept = readdirSync(dataDir).filter((f) => f.includes(".replaced-"));
+    expect(kept).toHaveLength(1);
+    expect(storedIds(join(dataDir, kept[0] ?? ""))).toEqual([...before, after].sort());
+    expect(storedIds(join(dataDir, "inquiries.sqlite"))).toEqual([...before].sort());
+  });
+
+  it("checks the file before replacing anything: not SQLite, another application's, damaged, a newer release's", async () => {
+    const dataDir = newDir("restore-checks");
+    const env = { DATA_DIR: dataDir };
+    const server = await serve(env);
+    const id = await send(server);
+    const dir = newDir("candidates");
+    const good = join(dir, "good.sqlite");
+    expect((await cli(env, "backup", good)).code).toBe(0);
+    await server.stop();
+
+    const text = join(dir, "notes.txt");
+    writeFileSync(text, "not a database at all, just some text that is long enough");
+    const foreign = join(dir, "foreign.sqlite");
+    const other = new DatabaseSync(foreign);
+    other.exec("CREATE TABLE inquiries (id TEXT); INSERT INTO inquiries VALUES ('x');");
+    other.close();
+    const newer = join(dir, "newer.sqlite");
+    copyFileSync(good, newer);
+    const n = new DatabaseSync(newer);
+    n.exec("INSERT INTO schema_migrations (version, name, applied_at) VALUES (999, '999_from_the_future.sql', 0)");
+    n.close();
+    const damaged = join(dir, "damaged.sqlite");
+    const bytes = readFileSync(good);
+    // Keep the header, scribble over the pages after the first.
+    bytes.fill(0x5a, 4096, Math.min(bytes.length, 4096 * 6));
+    writeFileSync(damaged, bytes);
+
+    const cases: Array<[string, string, RegExp]> = [
+      ["text", text, /it is not an SQLite database/],
+      ["foreign", foreign, /not a backup of this application's inquiries database/],
+      ["newer", newer, /newer release \(schema version 999; this release knows up to \d+\)/],
+      ["damaged", damaged, /damaged|cannot be read/],
+    ];
+    for (const [what, file, said] of cases) {
+      const r = await cli(env, "restore", file, "--force");
+      expect(r.code, what).toBe(1);
+      expect(r.err, what).toMatch(said);
+      expect(r.err, what).toContain("Nothing was changed");
+      // Nothing replaced: the database there is the one that was.
+      expect(storedIds(join(dataDir, "inquiries.sqlite")), what).toEqual([id]);
+      expect(
+        readdirSync(dataDir).filter((f) => f.includes("replaced") || f.includes("restoring")),
+        what,
+      ).toEqual([]);
+    }
+  });
+
+  it("an older release's backup is brought to this schema before it replaces anything, and the server runs on it", async () => {
+    const dataDir = newDir("restore-older");
+    const env = { DATA_DIR: dataDir };
+    const server = await serve(env);
+    const id = await send(server);
+    const old = join(newDir("old"), "old.sqlite");
+    expect((await cli(env, "backup", old)).code).toBe(0);
+    await server.stop();
+    // As the release before the keys moved into the database made it.
+    const o = new DatabaseSync(old);
+    o.exec("DROP TABLE secret_keys; DELETE FROM schema_migrations WHERE version = 16;");
+    o.close();
+    const empty = newDir("restore-older-target");
+    const restored = await cli({ DATA_DIR: empty }, "restore", old);
+    expect(restored.code).toBe(0);
+    expect(restored.out).toContain("Brought up to this release's schema (016_secret_keys.sql)");
+    const again = await serve({ DATA_DIR: empty });
+    expect((await fetch(`${again.url}/readyz`)).status).toBe(200);
+    expect(storedIds(join(empty, "inquiries.sqlite"))).toEqual([id]);
+  });
+});
+
+describe("the links sent before a recovery", () => {
+  it("still work after the data folder is lost and its backup restored", async () => {
+    const smtp = await new TestSmtp().start();
+    stops.push(() => smtp.stop());
+    const dataDir = newDir("links-recovery");
+    const port = await freePort();
+    const env = { DATA_DIR: dataDir, SMTP_URL: smtp.url, SITE_URL: `http://127.0.0.1:${port}` };
+    const server = await serve(env, port);
+    const id = await send(server);
+    const mail = await expect
+      .poll(() => smtp.received.find((m) => m.mail.headers.get("x-inquiry-id") === id), { timeout: 10_000 })
+      .toBeTruthy()
+      .then(() => smtp.received.find((m) => m.mail.headers.get("x-inquiry-id") === id));
+    const link = /https?:\/\/\S+\/lead\?t=[\w.%-]+/.exec(String(mail?.mail.text))?.[0] ?? "";
+    expect(link).not.toBe("");
+    const backup = join(newDir("links-backup"), "leads.sqlite");
+    expect((await cli(env, "backup", backup)).code).toBe(0);
+    await server.stop();
+    // The disk dies: a new, empty data folder, and the backup restored into it.
+    const fresh = newDir("links-fresh");
+    expect((await cli({ DATA_DIR: fresh }, "restore", backup)).code).toBe(0);
+    await serve({ ...env, DATA_DIR: fresh }, port);
+    const page = await fetch(link);
+    expect(page.status).toBe(200);
+    expect(await page.text()).toContain("Ada Lovelace");
+  });
+});
+
+describe("PostgreSQL: the dump and restore recipe of docs/deployment.md, as written, with the application's own role", () => {
+  it("pg_dump, createdb --owner, pg_restore --no-owner: every lead back, and the links sent before still work", async () => {
+    const bin = process.env.PG_BIN ?? "/usr/lib/postgresql/15/bin";
+    const admin = new pg.Client({ connectionString: inject("pgAdminUrl") });
+    await admin.connect();
+    const suffix = randomUUID().replace(/-/g, "").slice(0, 12);
+    const role = `teton_${suffix}`;
+    const [source, restored] = [`leads_${suffix}`, `restored_${suffix}`];
+    await admin.query(`CREATE ROLE ${role} LOGIN PASSWORD 'app-password'`);
+    await admin.query(`CREATE DATABASE ${source} OWNER ${role}`);
+    stops.push(async () => {
+      for (const db of [source, restored]) await admin.query(`DROP DATABASE IF EXISTS ${db} WITH (FORCE)`);
+      await admin.query(`DROP ROLE IF EXISTS ${role}`);
+      await admin.end();
+    });
+    const url = (db: string) => {
+      const u = new URL(inject("pgAdminUrl"));
+      u.username = role;
+      u.password = "app-password";
+      u.pathname = `/${db}`;
+      return u.toString();
+    };
+    const smtp = await new TestSmtp().start();
+    stops.push(() => smtp.stop());
+    const port = await freePort();
+    const env = { DATA_DIR: newDir("pg-recipe"), SMTP_URL: smtp.url, SITE_URL: `http://127.0.0.1:${port}` };
+    const server = await serve({ ...env, DATABASE_URL: url(source) }, port);
+    const ids = [await send(server), await send(server)];
+    await expect.poll(() => smtp.received.length, { timeout: 10_000 }).toBe(2);
+    const link = /https?:\/\/\S+\/lead\?t=[\w.%-]+/.exec(String(smtp.received[0]?.mail.text))?.[0] ?? "";
+    expect(link).not.toBe("");
+    const dump = join(newDir("pg-dump"), "inquiries.dump");
+    const adminUrl = new URL(inject("pgAdminUrl"));
+    const tool = (name: string, args: string[]) => run(join(bin, name), args);
+    await tool("pg_dump", ["--format=custom", `--file=${dump}`, url(source)]);
+    await server.stop();
+    // As the docs say: an empty database the application's role owns, then pg_restore as that role.
+    await tool("createdb", [
+      "-h",
+      adminUrl.hostname,
+      "-p",
+      adminUrl.port,
+      "-U",
+      "postgres",
+      `--owner=${role}`,
+      restored,
+    ]);
+    await tool("pg_restore", ["--no-owner", `--dbname=${url(restored)}`, dump]);
+    const again = await serve({ ...env, DATABASE_URL: url(restored) }, port);
+    const listed = JSON.parse((await cli({ ...env, DATABASE_URL: url(restored) }, "list", "--json")).out) as Array<{
+      id: string;
+    }>;
+    expect(listed.map((r) => r.id).sort()).toEqual([...ids].sort());
+    const page = await fetch(link);
+    expect(page.status).toBe(200);
+    expect((await fetch(`${again.url}/readyz`)).status).toBe(200);
+  });
+});
+
+describe("who may read what holds a lead", () => {
+  it("everything in the data folder is its owner's alone under umask 022, a backup too; what an earlier release left is tightened", async () => {
+    const dataDir = newDir("modes");
+    // As an operator's `mkdir` or a volume leaves it, with a file an earlier release wrote 0644.
+    mkdirSync(join(dataDir, "mail"), { mode: 0o755 });
+    writeFileSync(join(dataDir, "mail", "old.eml"), "Subject: old\r\n\r\nold", { mode: 0o644 });
+    const env = { DATA_DIR: dataDir };
+    const previous = process.umask(0o022);
+    try {
+      const server = await serve(env);
+      const id = await send(server);
+      await expect.poll(() => readdirSync(join(dataDir, "mail")).includes(`${id}.eml`), { timeout: 10_000 }).toBe(true);
+      const backup = join(newDir("modes-backup"), "leads.sqlite");
+      expect((await cli(env, "backup", backup)).code).toBe(0);
+      const mode = (p: string) => statSync(p).mode & 0o777;
+      expect(mode(dataDir)).toBe(0o700);
+      expect(mode(join(dataDir, "mail"))).toBe(0o700);
+      for (const f of [
+        "inquiries.sqlite",
+        "inquiries.sqlite-wal",
+        "inquiries.sqlite-shm",
+        `mail/${id}.eml`,
+        "mail/old.eml",
+      ])
+        expect(mode(join(dataDir, f)), f).toBe(0o600);
+      expect(mode(backup)).toBe(0o600);
+    } finally {
+      process.umask(previous);
+    }
+  });
+});
+
+describe("forget", () => {
+  it("reaches the copy a restore kept and a backup written into the data folder, and names what it cannot reach", async () => {
+    const dataDir = newDir("forget-copies");
+    const env = { DATA_DIR: dataDir };
+    const server = await serve(env);
+    const person = "Grace.Hopper@Example.org";
+    await send(server, person);
+    const other = await send(server);
+    // A backup written into the data folder itself, then a restore that keeps the one it replaced.
+    mkdirSync(join(dataDir, "backups"));
+    expect((await cli(env, "backup", join(dataDir, "backups", "monday.sqlite"))).code).toBe(0);
+    const outside = join(newDir("forget-outside"), "leads.sqlite");
+    expect((await cli(env, "backup", outside)).code).toBe(0);
+    await server.stop();
+    expect((await cli(env, "restore", outside, "--force")).code).toBe(0);
+    const copies = [
+      join(dataDir, "backups", "monday.sqlite"),
+      join(dataDir, readdirSync(dataDir).find((f) => f.includes(".replaced-")) ?? ""),
+    ];
+    const holds = (file: string) => {
+      const db = new DatabaseSync(file, { readOnly: true });
+      try {
+        return (
+          db.prepare("SELECT COUNT(*) AS n FROM inquiries WHERE LOWER(email) = ?").get(person.toLowerCase()) as {
+            n: number;
+          }
+        ).n;
+      } finally {
+        db.close();
+      }
+    };
+    for (const f of copies) expect(holds(f), f).toBe(1);
+    const forgot = await cli(env, "forget", "--email", person.toUpperCase());
+    expect(forgot.code).toBe(0);
+    expect(forgot.out).toContain("Also in 2 copies of the database in the data folder (2 inquiries)");
+    expect(forgot.out).toContain(
+      `Not reachable from here: backups kept elsewhere and a Litestream replica's older snapshots; they are deleted within ${site.privacy.backupDays} days`,
+    );
+    for (const f of [...copies, join(dataDir, "inquiries.sqlite")]) expect(holds(f), f).toBe(0);
+    // Everyone else is still there, in every copy.
+    for (const f of copies) expect(storedIds(f)).toContain(other);
+  });
+});
