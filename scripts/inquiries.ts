@@ -6,7 +6,7 @@ import { stringify } from "csv-stringify/sync";
 import { type Config, loadConfig } from "../server/config.ts";
 import { CHANNEL_NAMES } from "../server/contact/delivery/channels.ts";
 import { type Erased, erase } from "../server/contact/erasure.ts";
-import { performAction } from "../server/contact/lead-actions.ts";
+import { performAction } from "../server/contact/review/actions.ts";
 import { type Database, StorageUnavailableError } from "../server/contact/storage/database.ts";
 import * as inquiries from "../server/contact/storage/inquiries.ts";
 import { pendingMigrations } from "../server/contact/storage/migrations.ts";
@@ -239,7 +239,7 @@ const COMMANDS: Record<string, (c: Context) => Promise<number>> = {
   async release({ db, rest, config }) {
     const id = rest[0];
     if (!id) throw new UsageError("release needs an inquiry ID");
-    const result = await performAction(db, config, "lead", id);
+    const result = await performAction(db, config, "release", id);
     if (result.kind === "no-routing") {
       console.error("The server has not started on this database yet, so its channels are not known: start it once.");
       return 1;
@@ -315,7 +315,7 @@ const COMMANDS: Record<string, (c: Context) => Promise<number>> = {
       return 0;
     }
     for (const s of stats) {
-      console.log(`${s.period}: ${s.inquiries.total} inquiries (${s.inquiries.spam} held as spam)`);
+      console.log(`${s.period}: ${s.inquiries.total} inquiries (${s.inquiries.held} held as spam)`);
       for (const d of s.deliveries) {
         console.log(
           printable(`  ${d.channel.padEnd(8)} ${d.status.padEnd(8)} ${String(d.count).padEnd(5)} ${d.target ?? ""}`),

@@ -3,7 +3,7 @@ import { chmodSync, existsSync, mkdirSync, readFileSync, writeFileSync } from "n
 import { dirname, join } from "node:path";
 import type { Config } from "../../config.ts";
 import { clientKeys } from "../../guards.ts";
-import { leadLinks } from "../lead-links.ts";
+import { leadLinks } from "../review/links.ts";
 import { formTokens } from "./form-token.ts";
 
 /**
@@ -49,7 +49,7 @@ export function addressHasher(secret: string): AddressHasher {
   };
 }
 
-/** What the secret keys: client addresses' hashes, the contact page's form tokens (form-token.ts), the links in a lead (lead-links.ts). */
+/** What the secret keys: client addresses' hashes, the contact page's form tokens (form-token.ts), the links in a lead (review/links.ts). */
 export const secretKeys = (secret: string, config: Pick<Config, "SITE_URL" | "INQUIRY_LINK_DAYS">) => ({
   hasher: addressHasher(secret),
   tokens: formTokens(secret),
