@@ -1,9 +1,9 @@
 import { reactRouter } from "@react-router/dev/vite";
 import tailwindcss from "@tailwindcss/vite";
 import { defineConfig } from "vite";
-import { loadEnv } from "./server/env.ts";
+import { loadBuildEnv } from "./server/config.ts";
 
-const env = loadEnv();
+const env = loadBuildEnv();
 
 export default defineConfig({
   define: {

@@ -4,6 +4,8 @@
 # from the replica, so the leads acknowledged before the old disk died are back before the server
 # answers. Litestream passes SIGTERM on to the server and replicates what is left before it exits.
 set -eu
+# What holds a lead (the database Litestream restores, its WAL, the email files) is the owner's alone.
+umask 077
 here="$(cd "$(dirname "$0")/.." && pwd)"
 if [ -n "${LITESTREAM_REPLICA_URL:-}" ] && [ -z "${DATABASE_URL:-}" ]; then
   # The binary itself (its npm wrapper would not pass signals on), from @flydotio/litestream.

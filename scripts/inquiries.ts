@@ -1,5 +1,5 @@
 import { chmodSync, copyFileSync, existsSync, mkdirSync, renameSync, rmSync, writeFileSync } from "node:fs";
-import { join, resolve } from "node:path";
+import { dirname, join, resolve } from "node:path";
 import { DatabaseSync } from "node:sqlite";
 import { parseArgs } from "node:util";
 import { stringify } from "csv-stringify/sync";
@@ -7,7 +7,7 @@ import { site } from "../app/config/site.ts";
 import { type Config, loadConfig } from "../server/config.ts";
 import { CHANNEL_NAMES } from "../server/contact/delivery/channels.ts";
 import { type Erased, type ErasedEverywhere, eraseEverywhere } from "../server/contact/erasure.ts";
-import { performAction } from "../server/contact/lead-actions.ts";
+import { performAction } from "../server/contact/review/actions.ts";
 import { DATABASE_FILE, dataDirUser, isSqliteFile } from "../server/contact/storage/data-dir.ts";
 import { type Database, StorageUnavailableError } from "../server/contact/storage/database.ts";
 import * as inquiries from "../server/contact/storage/inquiries.ts";
@@ -248,7 +248,7 @@ const COMMANDS: Record<string, (c: Context) => Promise<number>> = {
   async release({ db, rest, config }) {
     const id = rest[0];
     if (!id) throw new UsageError("release needs an inquiry ID");
-    const result = await performAction(db, config, "lead", id);
+    const result = await performAction(db, config, "release", id);
     if (result.kind === "no-routing") {
       console.error("The server has not started on this database yet, so its channels are not known: start it once.");
       return 1;
@@ -351,7 +351,7 @@ const COMMANDS: Record<string, (c: Context) => Promise<number>> = {
       return 0;
     }
     for (const s of stats) {
-      console.log(`${s.period}: ${s.inquiries.total} inquiries (${s.inquiries.spam} held as spam)`);
+      console.log(`${s.period}: ${s.inquiries.total} inquiries (${s.inquiries.held} held as spam)`);
       for (const d of s.deliveries) {
         console.log(
           printable(`  ${d.channel.padEnd(8)} ${d.status.padEnd(8)} ${String(d.count).padEnd(5)} ${d.target ?? ""}`),
@@ -372,6 +372,7 @@ const COMMANDS: Record<string, (c: Context) => Promise<number>> = {
       return 1;
     }
     // One consistent copy, taken while the server goes on writing (SQLite's VACUUM INTO, not a file copy).
+    mkdirSync(dirname(resolve(out)), { recursive: true });
     await db.query("VACUUM INTO ?", [resolve(out)]);
     console.log(
       `Wrote ${out}: ${backupInquiries(out)} inquiries. Restore with \`npm run inquiries -- restore ${out}\`.`,

@@ -7,7 +7,7 @@ import { build as viteBuild } from "vite";
 import { site } from "../app/config/site.ts";
 import { readPublishedPosts } from "../app/content/post-files.ts";
 import { HTML_CACHE, IMMUTABLE } from "../server/cache.ts";
-import { loadEnv } from "../server/env.ts";
+import { loadBuildEnv } from "../server/config.ts";
 import {
   BASE_HEADERS,
   externalOrigin,
@@ -42,7 +42,7 @@ for (const [url, file] of [
 }
 
 // The build-time variables, parsed once here as vite.config.ts parses them (server/env.ts).
-const env = loadEnv();
+const env = loadBuildEnv();
 
 // The contact form's progressive enhancement (app/contact/enhance.ts): bundled on its own, named by
 // its content's hash, and added to every prerendered page that has the form.

@@ -130,10 +130,59 @@ async function main() {
       } catch {}
     }
     check("its email is written into the volume", emails.length === 1, emails.join(", "));
+    // The backup recipe of docs/deployment.md for the container, as written: into the volume, copied
+    // off it, deleted there; a restore refused while the server runs.
+    const cli = (...args: string[]) => ["node", "scripts/inquiries.ts", ...args];
+    podman("exec", "teton-sqlite", ...cli("backup", "/data/backups/leads.sqlite"));
+    const offsite = mkdtempSync(join(tmpdir(), "deploy-backups-"));
+    podman("cp", "teton-sqlite:/data/backups/leads.sqlite", join(offsite, "leads.sqlite"));
+    podman("exec", "teton-sqlite", "rm", "/data/backups/leads.sqlite");
+    const underServer = spawnSync(
+      "podman",
+      [...PODMAN, "exec", "teton-sqlite", ...cli("restore", "/data/inquiries.sqlite", "--force")],
+      { encoding: "utf8" },
+    );
+    check(
+      "restore refuses while the server runs, naming it",
+      underServer.status === 1 && underServer.stderr.includes("A server uses /data"),
+      underServer.stderr.trim().slice(0, 120),
+    );
+    const link = /https:\/\/www\.example\.com(\/lead\?t=[\w.%-]+)/.exec(
+      readFileSync(join(data, "mail", emails[0] ?? ""), "utf8").replace(/=\r?\n/g, ""),
+    )?.[1];
     podman("stop", "-t", "15", "teton-sqlite");
     const code = podman("inspect", "teton-sqlite", "--format", "{{.State.ExitCode}}");
     const logs = podman("logs", "teton-sqlite");
     check("SIGTERM stops it cleanly", code === "0" && logs.includes("server stopped"), `exit ${code}`);
+    spawnSync("podman", [...PODMAN, "rm", "-f", "teton-sqlite"]);
+    // The volume is lost: a new one, restored by the image's CLI before the site starts on it.
+    const newDisk = mkdtempSync(join(tmpdir(), "deploy-new-disk-"));
+    chownSync(newDisk, 1000, 1000);
+    execFileSync(
+      "podman",
+      [
+        ...PODMAN,
+        "run",
+        "--rm",
+        ...ULIMITS,
+        "-v",
+        `${newDisk}:/data`,
+        "-v",
+        `${offsite}:/backups:ro`,
+        IMAGE,
+        ...cli("restore", "/backups/leads.sqlite"),
+      ],
+      { stdio: "inherit" },
+    );
+    run("teton-sqlite", port, { SPAM_MIN_FILL_MS: "0" }, newDisk);
+    await waitReady(url);
+    const listed = JSON.parse(podman("exec", "teton-sqlite", ...cli("list", "--json"))) as Array<{ name: string }>;
+    const opened = link ? await fetch(`${url}${link}`) : null;
+    check(
+      "the container's backup restored on a new volume: the lead is back, and the link its email carried works",
+      listed.some((r) => r.name === "Container Visitor") && opened?.status === 200,
+      `${listed.length} inquiries, link ${opened?.status ?? "not found in the email"}`,
+    );
   } finally {
     spawnSync("podman", [...PODMAN, "rm", "-f", "teton-sqlite"]);
   }

@@ -5,14 +5,15 @@ import express, { type ErrorRequestHandler, type RequestHandler } from "express"
 import onHeaders from "on-headers";
 import type { Logger } from "pino";
 import { RouterContextProvider, type ServerBuild } from "react-router";
+import { CONTACT_API_PATH } from "../app/contact/api.ts";
 import type { ContactContextKey } from "../app/contact/context.ts";
 import { LEAD_PATH } from "../app/contact/lead.ts";
 import type { Config } from "./config.ts";
-import { contactEndpoint, ENDPOINT, MAX_BODY_BYTES, noted } from "./contact/http/endpoint.ts";
-import { leadPage } from "./contact/http/lead-page.ts";
+import { contactEndpoint, MAX_BODY_BYTES, noted } from "./contact/http/endpoint.ts";
 import type { FormTokens } from "./contact/intake/form-token.ts";
-import type { LeadLinks } from "./contact/lead-links.ts";
 import type { ContactMetrics } from "./contact/metrics.ts";
+import type { LeadLinks } from "./contact/review/links.ts";
+import { leadPage } from "./contact/review/page.ts";
 import type { ContactRuntime } from "./contact/runtime.ts";
 import {
   bodyLimit,
@@ -41,7 +42,7 @@ export type AppOptions = {
   files: Map<string, StaticFile>;
   notFound: Array<[string, StaticFile]>;
   tokens: FormTokens;
-  /** Signs and checks the links in a lead (contact/lead-links.ts). */
+  /** Signs and checks the links in a lead (contact/review/links.ts). */
   links: LeadLinks;
   metrics: ContactMetrics;
   /** The contact pipeline as the server holds it (its doors answer 503 until storage works). */
@@ -72,7 +73,7 @@ export function createApp(o: AppOptions): express.Express {
   });
   app.use(httpsRedirect(hostsOf([config.SITE_URL, ...config.allowedOrigins]), log));
   // Every body is capped before anything reads it; the JSON endpoint caps its own (chunked too) with JSON answers.
-  app.use(bodyLimit(MAX_BODY_BYTES, (req) => req.path === ENDPOINT));
+  app.use(bodyLimit(MAX_BODY_BYTES, (req) => req.path === CONTACT_API_PATH));
 
   app.use(probes(o));
 
@@ -88,7 +89,7 @@ export function createApp(o: AppOptions): express.Express {
   );
 
   const pages = reactRouter(o);
-  // The page behind a lead's signed links (contact/http/lead-page.ts): React Router renders it on
+  // The page behind a lead's signed links (contact/review/page.ts): React Router renders it on
   // every request; GET shows, POST (its button) acts. Never stored, indexed or passed on as a referrer.
   app.all(LEAD_PATH, leadHeaders(), compression(), policyFromRouter(), pages);
 

@@ -12,6 +12,9 @@ import { externalOrigin } from "./security.ts";
 
 export type Config = ReturnType<typeof loadConfig>;
 
+/** The environment alone, for the build (vite.config.ts, scripts/postbuild.js): what the pages bake in. */
+export const loadBuildEnv = (source: NodeJS.ProcessEnv = process.env) => loadEnv(source);
+
 export function loadConfig(source: NodeJS.ProcessEnv = process.env) {
   const env = loadEnv(source);
   return {

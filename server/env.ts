@@ -8,7 +8,8 @@ import { parseTrustProxy } from "./guards.ts";
  * Every environment variable the build, the server and the operator CLI read, declared once with
  * its type, its default and when it is read: **build** (baked into the prerendered pages: change
  * it, rebuild), or **run** (read when the server or the CLI starts). Nothing else in the product
- * reads `process.env` (test and benchmark tooling has its own variables, listed in docs/configuration.md).
+ * reads `process.env`: server/config.ts hands it to `loadEnv` (test and benchmark tooling has its own
+ * variables, listed in docs/configuration.md).
  * A bad value stops the process at start with one line naming the variable and what is wrong.
  * `.env` is read by every npm script (node --env-file-if-exists=.env); the environment wins.
  */
@@ -256,7 +257,7 @@ export type Env = z.infer<typeof schema>;
 export const BUILD_TIME = ["SITE_URL", "CONTACT_ENDPOINT", "CONTACT_PUBLIC_KEY"] as const;
 
 /** The environment, validated; an empty variable (`DATABASE_URL=` in a .env) means "not set". */
-export function loadEnv(source: NodeJS.ProcessEnv = process.env): Env {
+export function loadEnv(source: NodeJS.ProcessEnv): Env {
   const set = Object.fromEntries(Object.entries(source).filter(([, v]) => v !== undefined && v !== ""));
   const parsed = schema.safeParse(set);
   if (!parsed.success) {

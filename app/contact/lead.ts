@@ -1,8 +1,8 @@
 import type { SpamVerdict } from "../../server/contact/storage/records.ts";
 
 /**
- * The page behind the signed links in a lead (server/contact/lead-links.ts): its path, and what the
- * server hands the route (app/routes/lead.tsx) to show. GET only shows; POST acts.
+ * The page behind the signed links in a lead (server/contact/review/): its path, the two actions'
+ * words, and what the server hands the route (app/routes/lead.tsx) to show. GET only shows; POST acts.
  */
 
 export const LEAD_PATH = "/lead";
@@ -11,12 +11,16 @@ export const LEAD_MODULE = "routes/lead.tsx";
 /** The query parameter and form field that carry a link's token. */
 export const LEAD_TOKEN_FIELD = "t";
 
-export type LeadActionName = "spam" | "lead";
+/** What a person can say of an inquiry: "spam" (it is held from now on) or "release" (not spam). */
+export type ReviewAction = "spam" | "release";
+
+/** Each action's button, the same words in the email, Slack, the held summary and the page. */
+export const ACTION_LABEL: Record<ReviewAction, string> = { spam: "Spam", release: "Not spam" };
 
 /** What each action does, as the email's links and the page say it. */
-export const ACTION_EFFECT: Record<LeadActionName, string> = {
+export const ACTION_EFFECT: Record<ReviewAction, string> = {
   spam: "the filter learns from it, it is held out of the inbox from now on, and deliveries not made yet are cancelled",
-  lead: "the filter learns it as genuine; a held message is delivered as a new lead would be",
+  release: "the filter learns it is not spam; a held message is delivered as a new lead would be",
 };
 
 /** An inquiry as the page shows it: enough to recognise it, no more. */
@@ -42,16 +46,16 @@ export type LeadView =
   | { kind: "rate-limited"; retryAfterSeconds: number }
   | { kind: "unavailable" }
   /** GET: what the button will do. */
-  | { kind: "confirm"; action: LeadActionName; label: string; summary: LeadSummary; token: string }
+  | { kind: "confirm"; action: ReviewAction; summary: LeadSummary; token: string }
   /** POST: what was done (`changed` false: it had been done before), and the undo. */
   | {
       kind: "done";
-      action: LeadActionName;
+      action: ReviewAction;
       changed: boolean;
       summary: LeadSummary;
       cancelled: string[];
       queued: string[];
-      undo: { label: string; token: string };
+      undo: { action: ReviewAction; token: string };
     };
 
 /** What the route asks the server (app/contact/context.ts). */

@@ -2,12 +2,20 @@ import { data } from "react-router";
 import { buttonPrimary, buttonSecondary, card, container } from "#app/components/ui/styles.ts";
 import { site } from "#app/config/site.ts";
 import { contactContext } from "#app/contact/context.ts";
-import { ACTION_EFFECT, LEAD_PATH, LEAD_TOKEN_FIELD, type LeadSummary, type LeadView } from "#app/contact/lead.ts";
+import {
+  ACTION_EFFECT,
+  ACTION_LABEL,
+  LEAD_PATH,
+  LEAD_TOKEN_FIELD,
+  type LeadSummary,
+  type LeadView,
+  type ReviewAction,
+} from "#app/contact/lead.ts";
 import type { Route } from "./+types/lead";
 
 /**
  * The page behind the signed links in a lead's email, Slack message, webhook and the held summary
- * (server/contact/lead-links.ts; ADR 0016). Opening the link only shows the inquiry and one button:
+ * (server/contact/review/; ADR 0016). Opening the link only shows the inquiry and one button:
  * mail scanners and link previews follow links, so only the button's POST acts. Served by the server
  * (never prerendered), noindex, no-store and no-referrer (server/app.ts); no JavaScript.
  */
@@ -83,10 +91,10 @@ const TITLES: Record<Exclude<LeadView["kind"], "confirm" | "done">, [string, str
   ],
 };
 
-const DONE = { spam: "Marked as spam", lead: "Marked as a lead" };
+const DONE: Record<ReviewAction, string> = { spam: "Marked as spam", release: "Marked as not spam" };
 
 /** What the action does, as a sentence. */
-const effect = (action: "spam" | "lead") =>
+const effect = (action: ReviewAction) =>
   `${ACTION_EFFECT[action].charAt(0).toUpperCase()}${ACTION_EFFECT[action].slice(1)}.`;
 
 export default function Lead({ loaderData, actionData }: Route.ComponentProps) {
@@ -96,15 +104,11 @@ export default function Lead({ loaderData, actionData }: Route.ComponentProps) {
       {view.kind === "confirm" ? (
         <>
           <h1 id="lead-title" className="text-3xl font-bold text-slate-900 dark:text-white">
-            {view.action === "spam"
-              ? "Is this message spam?"
-              : view.summary.verdict === "held"
-                ? "Deliver this message as a lead?"
-                : "Is this message a lead?"}
+            {view.action === "spam" ? "Is this message spam?" : "Is this message not spam?"}
           </h1>
           <Summary summary={view.summary} />
           <p className="mt-6">{effect(view.action)} You can undo it on the next page.</p>
-          <ActionButton token={view.token} label={view.label} primary />
+          <ActionButton token={view.token} label={ACTION_LABEL[view.action]} primary />
         </>
       ) : view.kind === "done" ? (
         <>
@@ -118,7 +122,7 @@ export default function Lead({ loaderData, actionData }: Route.ComponentProps) {
           </p>
           <Summary summary={view.summary} />
           <p className="mt-6">Pressed by mistake?</p>
-          <ActionButton token={view.undo.token} label={`Undo: ${view.undo.label}`} />
+          <ActionButton token={view.undo.token} label={`Undo: ${ACTION_LABEL[view.undo.action]}`} />
         </>
       ) : (
         <>

@@ -3,17 +3,18 @@ import type { Config } from "../config.ts";
 import type { Channel } from "./delivery/channel.ts";
 import { eraseEverywhere } from "./erasure.ts";
 import { type KeyRing, monthOf } from "./keys.ts";
-import type { LeadLinks } from "./lead-links.ts";
+import { sendHeldSummary } from "./review/held-summary.ts";
+import type { LeadLinks } from "./review/links.ts";
 import type { Database } from "./storage/database.ts";
-import { listHeld } from "./storage/inquiries.ts";
 import { deleteExpiredKeys } from "./storage/keys.ts";
-import { claimTurn, databaseNow, readSetting, writeSetting } from "./storage/settings.ts";
+import { claimTurn, databaseNow } from "./storage/settings.ts";
 
 /**
  * The contact pipeline's scheduled work, apart from delivery (delivery/worker.ts only delivers): the
- * summary of held messages, and the retention pass that keeps the privacy notice's promise, each at
- * most once per interval across every instance on the database (settings.claimTurn); and the keys
- * (keys.ts), read again and pruned. Checked every minute (sooner when an interval is shorter).
+ * summary of held messages (review/held-summary.ts), and the retention pass that keeps the privacy
+ * notice's promise, each at most once per interval across every instance on the database
+ * (settings.claimTurn); and the keys (keys.ts), read again and pruned. Checked every minute (sooner
+ * when an interval is shorter).
  */
 
 type Parts = {
@@ -32,7 +33,7 @@ type Parts = {
   >;
   /** What is older than this many days is deleted (site.privacy.retentionDays). */
   retentionDays: number;
-  /** The signed "Not spam — deliver it" link each held message in the summary carries. */
+  /** The signed "Not spam" link each held message in the summary carries. */
   links: LeadLinks;
   /** The keys: read again each turn (a rotation elsewhere), and what no longer checks anything deleted. */
   ring: KeyRing;
@@ -92,50 +93,10 @@ export class Housekeeping {
     await ring.read(now);
   }
 
-  /**
-   * At most once per interval across every instance: one email of what was held as suspected spam
-   * since the last summary, so that a person held by mistake is noticed. Nothing held: nothing sent.
-   */
-  async summarizeHeld(): Promise<boolean> {
-    const { db, email } = this.parts;
-    if (!email) return false;
-    const interval = this.parts.config.HELD_SUMMARY_INTERVAL_MS;
-    // One instance tries at a time (a short claim); the summary is marked sent only once it is, so a
-    // failed one is tried again at the next claim and no held message goes unsummarized.
-    const turn = await claimTurn(db, "held_summary_claim", Math.min(interval, 300_000));
-    if (!turn) return false;
-    const sentAt = Number((await readSetting(db, "held_summary_at")) ?? 0);
-    if (sentAt <= turn.now && turn.now - sentAt < interval) return false;
-    // Since the last summary; never sent: everything held so far; stamped ahead (a clock that ran ahead): one interval.
-    const since = sentAt <= turn.now ? sentAt : turn.now - interval;
-    const held = await listHeld(db, since);
-    if (held.length === 0) return false;
-    const listed = held.slice(0, 20);
-    const lines = listed.flatMap((i) => [
-      `- ${i.name} <${i.email}>: ${i.heldReason ?? "held"} (${i.id})`,
-      ...this.parts.links.for(i, turn.now).map((l) => `  ${l.label}: ${l.url}`),
-    ]);
-    if (held.length > 20) lines.push(`- and ${held.length - 20} more`);
-    const from = since > 0 ? ` since ${new Date(since).toISOString().slice(0, 16).replace("T", " ")} UTC` : "";
-    const text = [
-      `${held.length} message(s) were held as suspected spam${since > 0 ? ` since ${new Date(since).toISOString()}` : ""}:`,
-      ...lines,
-      "",
-      "A message a person sent: open its link and press the button; it is delivered as a new lead would be, and the filter learns from it. The link works for the days INQUIRY_LINK_DAYS says.",
-    ].join("\n");
-    try {
-      await email.notify(
-        `Held as spam: ${held.length} message(s)${from}`,
-        text,
-        listed.map((i) => i.id),
-      );
-      await writeSetting(db, "held_summary_at", String(turn.now));
-      this.log.info({ held: held.length }, "held-messages summary sent");
-      return true;
-    } catch (err) {
-      this.log.error({ err: { message: (err as Error).message } }, "could not send the held-messages summary");
-      return false;
-    }
+  /** The summary of held messages (review/held-summary.ts). */
+  summarizeHeld(): Promise<boolean> {
+    const { db, email, links, config } = this.parts;
+    return sendHeldSummary({ db, email, links, intervalMs: config.HELD_SUMMARY_INTERVAL_MS, log: this.log });
   }
 
   /**

@@ -221,7 +221,7 @@ describe.each(["sqlite", "postgres"] as const)("inquiries CLI on %s", (engine) =
     expect(cli("list").out).toContain("email:failed");
     const stats = JSON.parse(cli("stats", "--json").out);
     expect(stats.map((s: { period: string }) => s.period)).toEqual(["last day", "last week", "last month"]);
-    expect(stats[0]).toMatchObject({ inquiries: { total: 2, spam: 0 } });
+    expect(stats[0]).toMatchObject({ inquiries: { total: 2, held: 0 } });
     expect(stats[0].deliveries).toEqual(
       expect.arrayContaining([
         { channel: "email", target: "sales@example.com", status: "failed", count: 1 },
@@ -280,7 +280,7 @@ describe.each(["sqlite", "postgres"] as const)("inquiries CLI on %s", (engine) =
     expect(data.email).toBe("eve@example.org");
     expect(data.inquiries.map((r: { id: string }) => r.id).sort()).toEqual([ids.evil.id, heldId].sort());
     const held = data.inquiries.find((r: { id: string }) => r.id === heldId);
-    expect(held).toMatchObject({ held: true, heldReason: "no form token", status: "spam" });
+    expect(held).toMatchObject({ held: true, heldReason: "no form token", status: "held" });
     const evil = data.inquiries.find((r: { id: string }) => r.id === ids.evil.id);
     expect(evil.deliveries).toEqual([expect.objectContaining({ channel: "email", status: "failed" })]);
 

@@ -3,10 +3,10 @@ import { createHmac, randomBytes } from "node:crypto";
 import type { Browser } from "playwright-core";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { DEFAULT_PUBLIC_KEY } from "../../app/contact/api.ts";
-import { ACTIONS_PER_WINDOW } from "../../server/contact/http/lead-page.ts";
 import { ContentModel, seedCorpus } from "../../server/contact/intake/content-filter.ts";
 import { KeyRing } from "../../server/contact/keys.ts";
-import { leadLinks } from "../../server/contact/lead-links.ts";
+import { leadLinks } from "../../server/contact/review/links.ts";
+import { ACTIONS_PER_WINDOW } from "../../server/contact/review/page.ts";
 import { openDatabase } from "../../server/contact/storage/open.ts";
 import { loadEnv } from "../../server/env.ts";
 import { launchChromium } from "../support/chromium.ts";
@@ -187,8 +187,8 @@ describe("the links in a lead, on one server", { timeout: 60_000 }, () => {
       expect(site.show(similar).verdict).not.toBe("clean");
 
       // Undo, from the result page: delivered again where it was cancelled (Slack), never twice by email.
-      await page.getByRole("button", { name: "Undo: Not spam — deliver it" }).click();
-      expect(await page.getByRole("heading", { level: 1 }).textContent()).toBe("Marked as a lead");
+      await page.getByRole("button", { name: "Undo: Not spam" }).click();
+      expect(await page.getByRole("heading", { level: 1 }).textContent()).toBe("Marked as not spam");
       await waitFor(() => (slackFor(name).length > tried ? true : undefined));
       expect(site.show(id).verdict).not.toBe("held");
       expect(smtp.received.filter((m) => m.mail.headers.get("x-inquiry-id") === id)).toHaveLength(1);
@@ -207,9 +207,9 @@ describe("the links in a lead, on one server", { timeout: 60_000 }, () => {
     );
     const context = await browser.newContext({ javaScriptEnabled: false });
     const page = await context.newPage();
-    await page.goto(linkIn(summary, "Not spam — deliver it"));
-    expect(await page.getByRole("heading", { level: 1 }).textContent()).toBe("Deliver this message as a lead?");
-    await page.getByRole("button", { name: "Not spam — deliver it" }).click();
+    await page.goto(linkIn(summary, "Not spam"));
+    expect(await page.getByRole("heading", { level: 1 }).textContent()).toBe("Is this message not spam?");
+    await page.getByRole("button", { name: "Not spam" }).click();
     expect(await page.getByRole("status").textContent()).toContain("Queued for delivery: email, webhook, slack");
     await waitFor(() => leadMail(id));
     await waitFor(() => (slackFor(name).length > 0 ? true : undefined));
@@ -219,8 +219,8 @@ describe("the links in a lead, on one server", { timeout: 60_000 }, () => {
     // Opened again (Back: the page is never stored, so it is asked for again) it shows the state now,
     // and pressed again (a second person) nothing more happens.
     await page.goBack();
-    expect(await page.getByRole("heading", { level: 1 }).textContent()).toBe("Is this message a lead?");
-    await page.getByRole("button", { name: "It's a lead" }).click();
+    expect(await page.getByRole("heading", { level: 1 }).textContent()).toBe("Is this message not spam?");
+    await page.getByRole("button", { name: "Not spam" }).click();
     expect(await page.getByRole("status").textContent()).toContain("already");
     await new Promise((r) => setTimeout(r, 1_000));
     expect(smtp.received.filter((m) => m.mail.headers.get("x-inquiry-id") === id)).toHaveLength(1);
@@ -238,14 +238,14 @@ describe("the links in a lead, on one server", { timeout: 60_000 }, () => {
     const mail = await waitFor(() => leadMail(id));
     expect(mail.mail.subject).toMatch(/^\[Possible spam\] New inquiry: /);
     expect(linkIn(mail, "Spam")).toMatch(/\/lead\?t=/);
-    expect(linkIn(mail, "It's a lead")).toMatch(/\/lead\?t=/);
+    expect(linkIn(mail, "Not spam")).toMatch(/\/lead\?t=/);
     const posted = JSON.parse((await waitFor(() => slackFor(name)[0])).body) as {
       text: string;
       blocks: Array<{ type: string; elements?: Array<{ url?: string; text?: { text: string } }> }>;
     };
     expect(posted.text).toMatch(/^\[Possible spam\]/);
     const buttons = posted.blocks.find((b) => b.type === "actions")?.elements ?? [];
-    expect(buttons.map((b) => b.text?.text)).toEqual(["Spam", "It's a lead"]);
+    expect(buttons.map((b) => b.text?.text)).toEqual(["Spam", "Not spam"]);
     const payload = JSON.parse((await waitFor(() => hook.received.find((r) => r.body.includes(id)))).body) as {
       data: { spam: { verdict: string; score: number }; links: Record<string, string> };
     };
@@ -253,18 +253,18 @@ describe("the links in a lead, on one server", { timeout: 60_000 }, () => {
     expect(payload.data.spam.verdict).toBe("suspect");
     expect(payload.data.spam.score).toBeGreaterThanOrEqual(SPAM_SUSPECT_SCORE);
     expect(payload.data.spam.score).toBeLessThan(SPAM_HOLD_SCORE);
-    expect(Object.keys(payload.data.links)).toEqual(["spam", "lead"]);
+    expect(Object.keys(payload.data.links)).toEqual(["spam", "release"]);
     // The CLI says the same, in the field the issue names.
     const listed = JSON.parse(String(site.cli("list", "--json").stdout)) as Array<{ id: string; verdict: string }>;
     expect(listed.find((r) => r.id === id)?.verdict).toBe("suspect");
     expect(String(site.cli("show", id).stdout)).toMatch(/Verdict: +suspect \(score 0\.\d{3}\)/);
-    // "It's a lead", from the Slack button's link (a GET, then the page's POST): the filter learns it as genuine.
+    // "Not spam", from the Slack button's link (a GET, then the page's POST): the filter learns it as genuine.
     const context = await browser.newContext({ javaScriptEnabled: false });
     const page = await context.newPage();
-    await page.goto(payload.data.links.lead ?? "");
-    expect(await page.getByRole("heading", { level: 1 }).textContent()).toBe("Is this message a lead?");
-    await page.getByRole("button", { name: "It's a lead" }).click();
-    expect(await page.getByRole("heading", { level: 1 }).textContent()).toBe("Marked as a lead");
+    await page.goto(payload.data.links.release ?? "");
+    expect(await page.getByRole("heading", { level: 1 }).textContent()).toBe("Is this message not spam?");
+    await page.getByRole("button", { name: "Not spam" }).click();
+    expect(await page.getByRole("heading", { level: 1 }).textContent()).toBe("Marked as not spam");
     expect(JSON.parse(String(site.cli("training", "--json").stdout))).toContainEqual(
       expect.objectContaining({ inquiryId: id, label: "genuine" }),
     );

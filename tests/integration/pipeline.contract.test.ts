@@ -270,7 +270,7 @@ describe.each([
     expect(answer.status).toBe(201);
     expect(Object.keys(answer.body).sort()).toEqual(["id", "message", "ok"]);
     const stored = await inquiries.get(p.db, String(answer.body.id));
-    expect(stored).toMatchObject({ held: true, status: "spam" });
+    expect(stored).toMatchObject({ held: true, status: "held" });
     await p.worker.pass();
     await p.worker.settled();
     expect(smtp.received).toHaveLength(0);
@@ -512,7 +512,7 @@ describe.each([
     // A release is a genuine mark.
     const held = await scoreOf(b, "Lee");
     const id = (await inquiries.listHeld(b.db)).find((i) => i.message.endsWith("Best, Lee"))?.id ?? "";
-    expect(await inquiries.markLead(b.db, id, () => [], Date.now())).toMatchObject({ changed: true });
+    expect(await inquiries.release(b.db, id, () => [], Date.now())).toMatchObject({ changed: true });
     expect((await training.list(b.db)).map((m) => [m.inquiryId, m.label])).toEqual([[id, "genuine"]]);
     expect(held.score).toBeGreaterThanOrEqual(0);
     // A mark goes with its inquiry: the retention purge (or `forget`) leaves the filter nothing of it.

@@ -120,7 +120,7 @@ describe("scripted senders are held, people reach the inbox", () => {
     const res = await postJson(lead("Bot Direct"), { origin: server.url });
     expect(res.status).toBe(201);
     expect(await res.json()).toMatchObject({ ok: true });
-    expect(held("Bot Direct")).toMatchObject({ held: true, status: "spam", heldReason: "no form token" });
+    expect(held("Bot Direct")).toMatchObject({ held: true, status: "held", heldReason: "no form token" });
   });
 
   it("a forged token, and a page's token sent at machine speed: held", async () => {

@@ -1,7 +1,7 @@
 import { z } from "zod";
 import { site } from "../../../app/config/site.ts";
 import type { Config } from "../../config.ts";
-import type { LeadLinks } from "../lead-links.ts";
+import type { LeadLinks } from "../review/links.ts";
 import { type Delivery, type Inquiry, verdictOf } from "../storage/records.ts";
 
 /**
@@ -116,7 +116,7 @@ export async function post(
 
 /**
  * The inquiry as a webhook receiver gets it: no address hash, nothing internal; what the spam
- * defence made of it (`spam.verdict`: clean or suspect), and the signed links that fit (`links.spam`, `links.lead`).
+ * defence made of it (`spam.verdict`: clean or suspect), and the signed links that fit (`links.spam`, `links.release`).
  */
 export function inquiryPayload(inquiry: Inquiry, links: LeadLinks) {
   return {

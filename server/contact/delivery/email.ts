@@ -8,7 +8,7 @@ import { site } from "../../../app/config/site.ts";
 import { ACTION_EFFECT } from "../../../app/contact/lead.ts";
 import { escapeHtml } from "../../../app/lib/escape.ts";
 import type { Config } from "../../config.ts";
-import type { LeadLink } from "../lead-links.ts";
+import type { LeadLink } from "../review/links.ts";
 import type { Inquiry } from "../storage/records.ts";
 import { type ChannelDefinition, cutAt } from "./channel.ts";
 

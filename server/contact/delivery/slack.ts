@@ -1,4 +1,4 @@
-import type { LeadLink } from "../lead-links.ts";
+import type { LeadLink } from "../review/links.ts";
 import type { Inquiry } from "../storage/records.ts";
 import { type ChannelDefinition, cutAt, post, receiverTarget, receiverUrl, receiverUrlOf } from "./channel.ts";
 import { SUSPECT_MARK, SUSPECT_NOTE } from "./email.ts";

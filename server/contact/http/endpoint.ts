@@ -12,7 +12,6 @@ import { StorageUnavailableError } from "../storage/database.ts";
  * always: 201 on success, a documented 4xx for every bad request, never a stack trace.
  */
 
-export const ENDPOINT = CONTACT_API_PATH;
 export const MAX_BODY_BYTES = 32 * 1024;
 // The spec's call, and what the hosted platform's client library sends (@supabase/supabase-js:
 // apikey, x-client-info and its tracing headers), so that library works against this server unchanged.
@@ -66,12 +65,12 @@ export function contactEndpoint({ submitter, log, publicKeys, allowedOrigins, me
     return true;
   };
 
-  router.use(ENDPOINT, (_req, res, next) => {
+  router.use(CONTACT_API_PATH, (_req, res, next) => {
     res.setHeader("Cache-Control", "no-store");
     next();
   });
 
-  router.options(ENDPOINT, (req, res) => {
+  router.options(CONTACT_API_PATH, (req, res) => {
     if (!cors(req, res)) return fail(res, 403, "This origin may not call this endpoint.");
     res.setHeader("Access-Control-Allow-Methods", "POST, OPTIONS");
     res.setHeader("Access-Control-Allow-Headers", ALLOWED_HEADERS);
@@ -80,7 +79,7 @@ export function contactEndpoint({ submitter, log, publicKeys, allowedOrigins, me
   });
 
   router.post(
-    ENDPOINT,
+    CONTACT_API_PATH,
     (req, res, next) => {
       if (!cors(req, res)) return fail(res, 403, "This origin may not call this endpoint.");
       // The bearer token of spec §7; the hosted platform's clients may send the key as `apikey` instead.
@@ -132,14 +131,14 @@ export function contactEndpoint({ submitter, log, publicKeys, allowedOrigins, me
     },
   );
 
-  router.all(ENDPOINT, (_req, res) => {
+  router.all(CONTACT_API_PATH, (_req, res) => {
     res.setHeader("Allow", "POST, OPTIONS");
     fail(res, 405, "Use POST.");
   });
 
   // Body errors from express.json, and anything unexpected: JSON, never a stack trace.
   router.use(
-    ENDPOINT,
+    CONTACT_API_PATH,
     (
       err: Error & { type?: string; status?: number; statusCode?: number },
       _req: Request,

@@ -4,7 +4,7 @@ import { join } from "node:path";
 import type { Config } from "../../config.ts";
 import { clientKeys } from "../../guards.ts";
 import type { KeyRing } from "../keys.ts";
-import { leadLinks } from "../lead-links.ts";
+import { leadLinks } from "../review/links.ts";
 import { formTokens } from "./form-token.ts";
 
 /**
@@ -41,7 +41,7 @@ export function addressHasher(ring: KeyRing): AddressHasher {
   };
 }
 
-/** What each key of the ring does: client addresses' hashes, the contact page's form tokens (form-token.ts), the links in a lead (lead-links.ts). */
+/** What each key of the ring does: client addresses' hashes, the contact page's form tokens (form-token.ts), the links in a lead (review/links.ts). */
 export const secretKeys = (ring: KeyRing, config: Pick<Config, "SITE_URL" | "INQUIRY_LINK_DAYS">) => ({
   ring,
   hasher: addressHasher(ring),

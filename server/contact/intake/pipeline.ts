@@ -6,7 +6,7 @@ import { destinationsFor, newDeliveries, type Routing } from "../delivery/routin
 import type { OutboxWorker } from "../delivery/worker.ts";
 import type { ContactMetrics, InquiryOutcome } from "../metrics.ts";
 import type { Database } from "../storage/database.ts";
-import { type KeyRecord, type Limit, save, seenMessage } from "../storage/inquiries.ts";
+import { countAgainst, type KeyRecord, type Limit, save, seenMessage } from "../storage/inquiries.ts";
 import type { Source } from "../storage/records.ts";
 import type { AddressHasher } from "./address-hash.ts";
 import { type ContentFilter, reasonOf } from "./content-filter.ts";
@@ -163,10 +163,24 @@ export class ContactPipeline implements Submitter {
     return { reasons, score, suspect: score >= config.SPAM_SUSPECT_SCORE };
   }
 
+  /**
+   * Count one action of a client (a press on a lead's page: review/page.ts) against `specs`, by the
+   * rule and in the table every submission is counted in: seconds until it may act again, or null.
+   */
+  async overLimit(ip: string | undefined, specs: LimitSpec[], now = Date.now()): Promise<number | null> {
+    const limits = this.limitsOf(specs, await this.parts.hasher.hashes(ip, now));
+    const until = limits.length > 0 ? await countAgainst(this.db, limits, now) : null;
+    return until === null ? null : Math.max(1, Math.ceil((until - now) / 1000));
+  }
+
   /** The counters this submission is counted against: its address's and its network's. */
   private limitsFor(hashes: Awaited<ReturnType<AddressHasher["hashes"]>>): Limit[] {
+    return this.limitsOf(this.parts.limits, hashes);
+  }
+
+  private limitsOf(specs: LimitSpec[], hashes: Awaited<ReturnType<AddressHasher["hashes"]>>): Limit[] {
     if (!hashes) return [];
-    return this.parts.limits.map((l) => ({
+    return specs.map((l) => ({
       key: `${l.prefix}:${l.per === "address" ? hashes.address : hashes.network}`,
       points: l.points,
       durationMs: l.durationMs,

@@ -62,7 +62,7 @@ export async function save(
       if (blockedUntil !== null) return { kind: "over-limit", retryAfterMs: Math.max(0, blockedUntil - i.receivedAt) };
       await tx.query(
         `INSERT INTO inquiries (id, received_at, name, email, company, service, message, page, user_agent, ip_hash, source,
-                                  spam, held_reason, message_hash, spam_score, suspect)
+                                  held, held_reason, message_hash, spam_score, suspect)
            VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`,
         [
           i.id,
@@ -109,6 +109,11 @@ export async function seenMessage(sql: Sql, messageHash: string, since: number):
     since,
   ]);
   return rows.length > 0;
+}
+
+/** Count one action (a press on a lead's page) against `limits` on its own: when it frees up if over any, else null. */
+export function countAgainst(db: Database, limits: Limit[], now: number): Promise<number | null> {
+  return db.transaction((tx) => countLimits(tx, limits, now));
 }
 
 /**
@@ -166,8 +171,8 @@ export function byEmail(sql: Sql, email: string): Promise<InquiryRecord[]> {
 
 /** Inquiries by outcome and deliveries by channel and status, received since `since`. */
 export async function stats(sql: Sql, since: number) {
-  const [i] = await sql.query<{ n: number; spam: number }>(
-    `SELECT COUNT(*) AS n, COALESCE(SUM(CASE WHEN spam THEN 1 ELSE 0 END), 0) AS spam
+  const [i] = await sql.query<{ n: number; held: number }>(
+    `SELECT COUNT(*) AS n, COALESCE(SUM(CASE WHEN held THEN 1 ELSE 0 END), 0) AS held
        FROM inquiries WHERE received_at >= ?`,
     [since],
   );
@@ -183,7 +188,7 @@ export async function stats(sql: Sql, since: number) {
     [since],
   );
   return {
-    inquiries: { total: Number(i?.n ?? 0), spam: Number(i?.spam ?? 0) },
+    inquiries: { total: Number(i?.n ?? 0), held: Number(i?.held ?? 0) },
     deliveries: rows.map((r) => ({
       channel: r.channel,
       target: r.target ?? null,
@@ -196,13 +201,13 @@ export async function stats(sql: Sql, since: number) {
 /** Inquiries held out of the inbox, newest first. */
 export async function listHeld(sql: Sql, since = 0): Promise<Inquiry[]> {
   const rows = await sql.query(
-    `SELECT ${INQUIRY_COLUMNS} FROM inquiries i WHERE i.spam AND i.received_at >= ? ORDER BY i.received_at DESC, i.id`,
+    `SELECT ${INQUIRY_COLUMNS} FROM inquiries i WHERE i.held AND i.received_at >= ? ORDER BY i.received_at DESC, i.id`,
     [since],
   );
   return rows.map(toInquiry);
 }
 
-/** What became of an inquiry marked by a person (lead-actions.ts), if it exists. */
+/** What became of an inquiry marked by a person (review/actions.ts), if it exists. */
 export type Marked = {
   inquiry: InquiryRecord;
   changed: boolean;
@@ -221,7 +226,7 @@ export async function markSpam(db: Database, id: string, now: number): Promise<M
     const inquiry = await get(tx, id);
     if (!inquiry) return null;
     const changed = !inquiry.held || (await labelOf(tx, id)) !== "spam";
-    await tx.query("UPDATE inquiries SET spam = ?, held_reason = COALESCE(held_reason, ?) WHERE id = ?", [
+    await tx.query("UPDATE inquiries SET held = ?, held_reason = COALESCE(held_reason, ?) WHERE id = ?", [
       true,
       "marked as spam by a person",
       id,
@@ -236,11 +241,11 @@ export async function markSpam(db: Database, id: string, now: number): Promise<M
 }
 
 /**
- * "Not spam": the filter learns it as genuine; a held inquiry is a lead from now on, queued for the
+ * "Release" (not spam): the filter learns it as genuine; a held inquiry is a lead from now on, queued for the
  * `destinations` its service's leads have now that have not had it (a lead marked spam by mistake
  * gets what was cancelled). Null if there is no such inquiry.
  */
-export async function markLead(
+export async function release(
   db: Database,
   id: string,
   destinations: (inquiry: Inquiry) => NewDelivery[],
@@ -252,7 +257,7 @@ export async function markLead(
     const changed = inquiry.held || (await labelOf(tx, id)) !== "genuine";
     let queued: NewDelivery[] = [];
     if (inquiry.held) {
-      await tx.query("UPDATE inquiries SET spam = ?, held_reason = NULL WHERE id = ?", [false, id]);
+      await tx.query("UPDATE inquiries SET held = ?, held_reason = NULL WHERE id = ?", [false, id]);
       const had = new Set(inquiry.deliveries.map((d) => d.channel));
       queued = destinations(inquiry).filter((d) => !had.has(d.channel));
       await insertDeliveries(tx, id, queued, now);

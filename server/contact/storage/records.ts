@@ -13,7 +13,7 @@ export type Inquiry = ContactInput & {
   userAgent: string | null;
   ipHash: string | null;
   source: Source;
-  /** Held out of the inbox as suspected spam (column `spam`). */
+  /** Held out of the inbox as suspected spam (column `held`). */
   held: boolean;
   /** Why it is held, for the person who reviews it. */
   heldReason?: string | null;
@@ -54,8 +54,8 @@ export type DeliveryRecord = {
 
 export type InquiryRecord = Inquiry & {
   verdict: SpamVerdict;
-  /** All channels sent: sent; any failed: failed; else pending (sending counts as pending). Spam: spam. */
-  status: DeliveryStatus | "spam";
+  /** All channels sent: sent; any failed: failed; else pending (sending counts as pending). Held: held. */
+  status: DeliveryStatus | "held";
   /** The most attempts any channel took. */
   attempts: number;
   lastError: string | null;
@@ -91,7 +91,7 @@ export function toDelivery(r: Record<string, unknown>): DeliveryRecord {
 }
 
 export const INQUIRY_COLUMNS =
-  "i.id, i.received_at, i.name, i.email, i.company, i.service, i.message, i.page, i.user_agent, i.ip_hash, i.source, i.spam, i.held_reason, i.spam_score, i.suspect";
+  "i.id, i.received_at, i.name, i.email, i.company, i.service, i.message, i.page, i.user_agent, i.ip_hash, i.source, i.held, i.held_reason, i.spam_score, i.suspect";
 
 export function toInquiry(r: Record<string, unknown>): Inquiry {
   return {
@@ -106,7 +106,7 @@ export function toInquiry(r: Record<string, unknown>): Inquiry {
     userAgent: (r.user_agent as string | null) ?? null,
     ipHash: (r.ip_hash as string | null) ?? null,
     source: r.source as Source,
-    held: r.spam === true || r.spam === 1,
+    held: r.held === true || r.held === 1,
     heldReason: (r.held_reason as string | null) ?? null,
     spamScore: r.spam_score == null ? null : Number(r.spam_score),
     suspect: r.suspect === true || r.suspect === 1,
@@ -116,7 +116,7 @@ export function toInquiry(r: Record<string, unknown>): Inquiry {
 export function summarize(inquiry: Inquiry, deliveries: DeliveryRecord[]): InquiryRecord {
   const statuses = deliveries.map((d) => d.status);
   const status: InquiryRecord["status"] = inquiry.held
-    ? "spam"
+    ? "held"
     : statuses.includes("failed")
       ? "failed"
       : statuses.length > 0 && statuses.every((s) => s === "sent")

@@ -1,8 +1,8 @@
 import { createHmac, timingSafeEqual } from "node:crypto";
-import { LEAD_PATH, LEAD_TOKEN_FIELD, type LeadActionName } from "../../app/contact/lead.ts";
-import type { Config } from "../config.ts";
-import { type KeyRing, LEGACY_KEY_ID } from "./keys.ts";
-import { type Inquiry, type SpamVerdict, verdictOf } from "./storage/records.ts";
+import { ACTION_LABEL, LEAD_PATH, LEAD_TOKEN_FIELD, type ReviewAction } from "../../../app/contact/lead.ts";
+import type { Config } from "../../config.ts";
+import { type KeyRing, LEGACY_KEY_ID } from "../keys.ts";
+import { type Inquiry, type SpamVerdict, verdictOf } from "../storage/records.ts";
 
 /**
  * The signed links in every lead (email, Slack, webhook) and in the held summary: capability links,
@@ -12,14 +12,20 @@ import { type Inquiry, type SpamVerdict, verdictOf } from "./storage/records.ts"
  */
 
 export type LinkCheck =
-  | { ok: true; inquiryId: string; action: LeadActionName; expires: number }
+  | { ok: true; inquiryId: string; action: ReviewAction; expires: number }
   | { ok: false; reason: "invalid" | "expired" | "retired" };
 
-export type LeadLink = { action: LeadActionName; label: string; url: string };
+export type LeadLink = { action: ReviewAction; label: string; url: string };
 
-const ACTIONS: readonly LeadActionName[] = ["spam", "lead"];
-/** The links that fit each verdict: a lead "Spam" (and "It's a lead" when possible spam); a held one "Not spam — deliver it". */
-const FITTING: Record<SpamVerdict, LeadActionName[]> = { clean: ["spam"], suspect: ["spam", "lead"], held: ["lead"] };
+const ACTIONS: readonly ReviewAction[] = ["spam", "release"];
+/** The links that fit each verdict: a lead "Spam" (and "Not spam" when possible spam); a held one "Not spam". */
+const FITTING: Record<SpamVerdict, ReviewAction[]> = {
+  clean: ["spam"],
+  suspect: ["spam", "release"],
+  held: ["release"],
+};
+/** Links signed before "release" was the word for "not spam" still work until they expire. */
+const FORMER: Record<string, ReviewAction> = { lead: "release" };
 const ID = /^[0-9a-f-]{36}$/;
 const KEY_ID = /^[a-z0-9]{1,16}$/;
 
@@ -33,12 +39,12 @@ export function leadLinks(ring: KeyRing, config: Pick<Config, "SITE_URL" | "INQU
   const ttlMs = config.INQUIRY_LINK_DAYS * 86_400_000;
 
   /** A token; `expires` (epoch ms) for one that must not outlive the link it came from. */
-  const token = (inquiryId: string, action: LeadActionName, now = Date.now(), expires = now + ttlMs) => {
+  const token = (inquiryId: string, action: ReviewAction, now = Date.now(), expires = now + ttlMs) => {
     const key = ring.signing("links");
     const payload = `${inquiryId}.${action}.${Math.ceil(expires / 1000).toString(36)}.${key.id}`;
     return `${payload}.${sign(key.secret, payload)}`;
   };
-  const url = (inquiryId: string, action: LeadActionName, now = Date.now()) => {
+  const url = (inquiryId: string, action: ReviewAction, now = Date.now()) => {
     const u = new URL(LEAD_PATH, config.SITE_URL);
     u.searchParams.set(LEAD_TOKEN_FIELD, token(inquiryId, action, now));
     return u.href;
@@ -50,14 +56,15 @@ export function leadLinks(ring: KeyRing, config: Pick<Config, "SITE_URL" | "INQU
     for(inquiry: Pick<Inquiry, "id" | "held" | "suspect">, now = Date.now()): LeadLink[] {
       return FITTING[verdictOf(inquiry)].map((action) => ({
         action,
-        label: labelOf(action, inquiry.held),
+        label: ACTION_LABEL[action],
         url: url(inquiry.id, action, now),
       }));
     },
     async verify(given: string, now = Date.now()): Promise<LinkCheck> {
       const parts = given.split(".");
       if (parts.length !== 4 && parts.length !== 5) return { ok: false, reason: "invalid" };
-      const [inquiryId = "", action = "", expires = ""] = parts;
+      const [inquiryId = "", named = "", expires = ""] = parts;
+      const action = Object.hasOwn(FORMER, named) ? FORMER[named] : named;
       const keyId = parts.length === 5 ? (parts[3] ?? "") : LEGACY_KEY_ID;
       if (!KEY_ID.test(keyId)) return { ok: false, reason: "invalid" };
       const key = await ring.find("links", keyId, now);
@@ -67,16 +74,12 @@ export function leadLinks(ring: KeyRing, config: Pick<Config, "SITE_URL" | "INQU
       const actual = Buffer.from(parts.at(-1) ?? "");
       if (actual.length !== expected.length || !timingSafeEqual(actual, expected))
         return { ok: false, reason: "invalid" };
-      if (!ID.test(inquiryId) || !ACTIONS.includes(action as LeadActionName)) return { ok: false, reason: "invalid" };
+      if (!ID.test(inquiryId) || !ACTIONS.includes(action as ReviewAction)) return { ok: false, reason: "invalid" };
       const expiresMs = Number.parseInt(expires, 36) * 1000;
       if (expiresMs <= now) return { ok: false, reason: "expired" };
-      return { ok: true, inquiryId, action: action as LeadActionName, expires: expiresMs };
+      return { ok: true, inquiryId, action: action as ReviewAction, expires: expiresMs };
     },
   };
 }
 
 export type LeadLinks = ReturnType<typeof leadLinks>;
-
-/** A button's words: "Spam"; "Not spam — deliver it" for a held message, "It's a lead" for a delivered one. */
-export const labelOf = (action: LeadActionName, held = false) =>
-  action === "spam" ? "Spam" : held ? "Not spam — deliver it" : "It's a lead";

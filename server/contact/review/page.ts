@@ -2,23 +2,30 @@ import type { Logger } from "pino";
 import type { LeadPage, LeadSummary, LeadView } from "../../../app/contact/lead.ts";
 import type { Config } from "../../config.ts";
 import { cutAt } from "../delivery/channel.ts";
-import type { ContactPipeline } from "../intake/pipeline.ts";
-import { performAction } from "../lead-actions.ts";
-import { type LeadLinks, labelOf } from "../lead-links.ts";
+import type { ContactPipeline, LimitSpec } from "../intake/pipeline.ts";
 import { StorageUnavailableError } from "../storage/database.ts";
 import { get } from "../storage/inquiries.ts";
 import { type Inquiry, verdictOf } from "../storage/records.ts";
+import { performAction } from "./actions.ts";
+import type { LeadLinks } from "./links.ts";
 
 /**
  * What the page behind a lead's signed links (app/routes/lead.tsx) asks the server. Opening a link
  * only shows the inquiry and a button (mail scanners and link unfurlers follow links); the button's
- * POST acts, through the one implementation the CLI uses too (lead-actions.ts). Every use is one
- * log line naming the inquiry and the action, never the token. POSTs are limited per client address.
+ * POST acts, through the one implementation the CLI uses too (actions.ts). Every use is one log
+ * line naming the inquiry and the action, never the token. POSTs are limited per client address,
+ * counted as the form's submissions are (table rate_limits), so the limit holds across instances.
  */
 
 /** At most this many actions per client address per window: a person clicks a few; a script is stopped. */
 export const ACTIONS_PER_WINDOW = 30;
 export const ACTION_WINDOW_MS = 10 * 60_000;
+const ACTION_LIMIT: LimitSpec = {
+  prefix: "lead_action",
+  per: "address",
+  points: ACTIONS_PER_WINDOW,
+  durationMs: ACTION_WINDOW_MS,
+};
 
 export function leadPage(o: {
   pipeline: () => ContactPipeline;
@@ -27,22 +34,6 @@ export function leadPage(o: {
   log: Logger;
 }): LeadPage {
   const log = o.log.child({ task: "lead-link" });
-  const recent = new Map<string, number[]>();
-
-  /** The window's actions of this address, this one counted; over the limit: seconds until one frees up. */
-  const overLimit = (address: string, now: number): number | null => {
-    const kept = (recent.get(address) ?? []).filter((t) => t > now - ACTION_WINDOW_MS);
-    if (kept.length >= ACTIONS_PER_WINDOW) {
-      recent.set(address, kept);
-      return Math.max(1, Math.ceil(((kept[0] as number) + ACTION_WINDOW_MS - now) / 1000));
-    }
-    kept.push(now);
-    recent.set(address, kept);
-    // Addresses whose window is over are forgotten, so the map stays small.
-    if (recent.size > 10_000)
-      for (const [k, v] of recent) if (v.every((t) => t <= now - ACTION_WINDOW_MS)) recent.delete(k);
-    return null;
-  };
 
   /** A storage failure is the page's 503, never a crash. */
   const guarded = async (fn: () => Promise<LeadView>): Promise<LeadView> => {
@@ -62,25 +53,19 @@ export function leadPage(o: {
         if (!check.ok) return refused(check.reason, "opened");
         const inquiry = await get(o.pipeline().db, check.inquiryId);
         if (!inquiry) return { kind: "gone" };
-        return {
-          kind: "confirm",
-          action: check.action,
-          label: labelOf(check.action, inquiry.held),
-          summary: summaryOf(inquiry),
-          token,
-        };
+        return { kind: "confirm", action: check.action, summary: summaryOf(inquiry), token };
       }),
     act: (token, clientIp) =>
       guarded(async () => {
         const now = Date.now();
         const check = await o.links.verify(token, now);
         if (!check.ok) return refused(check.reason, "used");
-        const wait = overLimit(clientIp ?? "unknown", now);
+        const pipeline = o.pipeline();
+        const wait = await pipeline.overLimit(clientIp, [ACTION_LIMIT], now);
         if (wait !== null) {
           log.warn({ inquiryId: check.inquiryId, action: check.action }, "lead link refused: too many actions");
           return { kind: "rate-limited", retryAfterSeconds: wait };
         }
-        const pipeline = o.pipeline();
         const result = await performAction(pipeline.db, o.config, check.action, check.inquiryId, now);
         if (result.kind === "unknown") return { kind: "gone" };
         if (result.kind === "no-routing") return { kind: "unavailable" };
@@ -88,7 +73,7 @@ export function leadPage(o: {
         const queued = result.marked.queued.map((d) => d.channel);
         if (queued.length > 0) pipeline.worker.nudge();
         log.info({ inquiryId: check.inquiryId, action: check.action, changed, cancelled, queued }, "lead link used");
-        const undo = check.action === "spam" ? "lead" : "spam";
+        const undo = check.action === "spam" ? "release" : "spam";
         const after = { ...inquiry, held: check.action === "spam" };
         return {
           kind: "done",
@@ -97,7 +82,7 @@ export function leadPage(o: {
           summary: summaryOf(after),
           cancelled,
           queued,
-          undo: { label: labelOf(undo, after.held), token: o.links.token(check.inquiryId, undo, now) },
+          undo: { action: undo, token: o.links.token(check.inquiryId, undo, now) },
         };
       }),
   };

@@ -1,16 +1,16 @@
-import type { LeadActionName } from "../../app/contact/lead.ts";
-import type { Config } from "../config.ts";
-import { destinationsFor, newDeliveries, type Routing } from "./delivery/routing.ts";
-import type { Database } from "./storage/database.ts";
-import { type Marked, markLead, markSpam } from "./storage/inquiries.ts";
-import { readSetting } from "./storage/settings.ts";
+import type { ReviewAction } from "../../../app/contact/lead.ts";
+import type { Config } from "../../config.ts";
+import { destinationsFor, newDeliveries, type Routing } from "../delivery/routing.ts";
+import type { Database } from "../storage/database.ts";
+import { type Marked, markSpam, release } from "../storage/inquiries.ts";
+import { readSetting } from "../storage/settings.ts";
 
 /**
  * The company's two actions on an inquiry, one implementation for the signed links in a lead
- * (http/lead-page.ts) and for the CLI (`inquiries spam ID`, `release ID`):
+ * (page.ts) and for the CLI (`inquiries spam ID`, `release ID`):
  * - "spam": the filter learns it as spam; held from now on; deliveries not made yet are cancelled.
- * - "lead": the filter learns it as genuine; a held one is delivered as its service's leads are
- *   routed now (to channels that have not had it).
+ * - "release" (not spam): the filter learns it is not spam; a held one is delivered as its
+ *   service's leads are routed now (to channels that have not had it).
  * Both are idempotent: done twice, the second changes nothing (`changed: false`).
  */
 
@@ -19,7 +19,7 @@ export type ActionResult = { kind: "done"; marked: Marked } | { kind: "unknown" 
 export async function performAction(
   db: Database,
   config: Config,
-  action: LeadActionName,
+  action: ReviewAction,
   id: string,
   now = Date.now(),
 ): Promise<ActionResult> {
@@ -31,7 +31,7 @@ export async function performAction(
   const recorded = await readSetting(db, "routing");
   const routing = recorded ? (JSON.parse(recorded) as Routing) : null;
   if (!routing) return { kind: "no-routing" };
-  const marked = await markLead(
+  const marked = await release(
     db,
     id,
     (inquiry) => newDeliveries(destinationsFor(routing, inquiry.service), id, config, now),
