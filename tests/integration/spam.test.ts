@@ -84,7 +84,7 @@ describe("the form token", () => {
     expect(a.headers.get("etag")).toBeNull();
     const first = /name="form_token" value="([^"]+)"/.exec(await a.text())?.[1];
     const second = await pageToken();
-    expect(first).toMatch(/^v1\./);
+    expect(first).toMatch(/^k\d+\./);
     expect(second).not.toBe(first);
     expect(await (await fetch(`${server.url}/contact/`)).text()).not.toContain("__FORM_TOKEN__");
   });
@@ -101,7 +101,7 @@ describe("the form token", () => {
     expect(invalid.status).toBe(400);
     const html = await invalid.text();
     expect(html).not.toContain("__FORM_TOKEN__");
-    expect(/name="form_token" value="([^"]+)"/.exec(html)?.[1]).toMatch(/^v1\./);
+    expect(/name="form_token" value="([^"]+)"/.exec(html)?.[1]).toMatch(/^k\d+\./);
     // One policy, made for this HTML (a rendered page ships no script, so nothing may run).
     const csp = invalid.headers.get("content-security-policy") ?? "";
     expect(csp.split(",")).toHaveLength(1);
@@ -124,7 +124,7 @@ describe("scripted senders are held, people reach the inbox", () => {
   });
 
   it("a forged token, and a page's token sent at machine speed: held", async () => {
-    await postJson(lead("Bot Forged"), { "x-form-token": "v1.abc.def.0123456789012345678901234567890a" });
+    await postJson(lead("Bot Forged"), { "x-form-token": "k1.abc.def.0123456789012345678901234567890a" });
     expect(held("Bot Forged")?.heldReason).toBe("forged form token");
     const token = await pageToken();
     await postJson(lead("Bot Fast"), { "x-form-token": token });
