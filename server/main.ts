@@ -11,6 +11,7 @@ import { unnamedProcessors } from "./contact/delivery/routing.ts";
 import { loadAddressSecret, secretKeys } from "./contact/intake/address-hash.ts";
 import { type ContactMetrics, createMetrics } from "./contact/metrics.ts";
 import { startContactRuntime } from "./contact/runtime.ts";
+import { PLACEHOLDER_WARNING, placeholderContacts } from "./facts.ts";
 import { loadNotFoundPages, loadStaticFiles } from "./static.ts";
 
 /**
@@ -67,6 +68,9 @@ try {
   refuseToStart(err);
 }
 const { PORT: port, HOST: host } = config;
+// Visitors' requests reach the company only through real contact details: a placeholder is said loudly.
+const placeholders = placeholderContacts(site);
+if (placeholders.length > 0) log.warn({ placeholders }, PLACEHOLDER_WARNING);
 
 // The contact page's form tokens and the links in a lead are signed with the address-hash secret
 // (outside the database). If DATA_DIR cannot hold it yet, a key for this process only: the form

@@ -205,29 +205,59 @@ describe.each(["sqlite", "postgres"] as const)("the privacy promise on %s", (eng
 });
 
 describe("the privacy notice names every processor the server sends leads to", () => {
-  it("refuses to start, in one line, with a channel whose processor the notice does not name", () => {
-    // The notice as a company might leave it: Slack taken out of site.privacy.processors.
-    const site = new URL("../../app/config/site.ts", import.meta.url).href;
-    const withoutSlack = `data:text/javascript,import { site } from ${JSON.stringify(site)}; delete site.privacy.processors.slack;`;
-    const start = spawnSync(process.execPath, ["--import", withoutSlack, "server.js"], {
+  /** server.js started with `env`, and `importing` loaded first; its fatal lines and whether it started. */
+  const start = (env: Record<string, string>, importing: string[] = []) => {
+    const run = spawnSync(process.execPath, [...importing, "server.js"], {
       cwd: root,
       env: {
         ...process.env,
         HOST: "127.0.0.1",
         PORT: "39518",
         DATA_DIR: mkdtempSync(join(tmpdir(), "notice-")),
-        SLACK_WEBHOOK_URL: "https://hooks.slack.example/T/B/x",
+        ...env,
       },
       encoding: "utf8",
       timeout: 10_000,
       killSignal: "SIGKILL",
     });
-    expect(start.status).toBe(1);
-    const fatal = lines(start.stdout).filter((l) => l.level === "fatal");
-    expect(fatal).toHaveLength(1);
-    expect(fatal[0]?.msg).toMatch(
+    return { status: run.status, fatal: lines(run.stdout).filter((l) => l.level === "fatal"), out: run.stdout };
+  };
+
+  it("refuses to start, in one line, with a channel whose processor the notice does not name", () => {
+    // The notice as a company might leave it: Slack taken out of site.privacy.processors.
+    const site = new URL("../../app/config/site.ts", import.meta.url).href;
+    const withoutSlack = `data:text/javascript,import { site } from ${JSON.stringify(site)}; delete site.privacy.processors.slack;`;
+    const run = start({ SLACK_WEBHOOK_URL: "https://hooks.slack.com/services/T/B/x" }, ["--import", withoutSlack]);
+    expect(run.status).toBe(1);
+    expect(run.fatal).toHaveLength(1);
+    expect(run.fatal[0]?.msg).toMatch(
       /^The privacy notice does not name who receives leads through slack: add privacy\.processors\.slack/,
     );
-    expect(start.stdout).not.toContain("server started");
+    expect(run.out).not.toContain("server started");
+  });
+
+  it("refuses to start, in one line naming the host and where to name it, with a channel on a host its processor does not use", () => {
+    // A Discord URL as the Slack webhook: a channel the notice names, a provider it does not.
+    const run = start({ SLACK_WEBHOOK_URL: "https://discord.com/api/webhooks/1/x/slack" });
+    expect(run.status).toBe(1);
+    expect(run.fatal).toHaveLength(1);
+    expect(run.fatal[0]?.msg).toMatch(
+      /^SLACK_WEBHOOK_URL sends leads to discord\.com, a host the privacy notice does not name for slack .*privacy\.processors\.slack\.hosts in app\/config\/site\.ts/,
+    );
+    expect(run.out).not.toContain("server started");
+  });
+
+  it("says loudly at start, in one line, which contact details for requests are still placeholders", async () => {
+    const server = await startServer({ SPAM_FILTER: "off" });
+    try {
+      const said = lines(server.output()).filter((l) => String(l.msg).startsWith("PLACEHOLDER CONTACT DETAILS"));
+      expect(said).toHaveLength(1);
+      expect(said[0]).toMatchObject({
+        level: "warn",
+        placeholders: ["email hello@example.com", "securityContact security@example.com", "phone (307) 555-0142"],
+      });
+    } finally {
+      await server.stop();
+    }
   });
 });
