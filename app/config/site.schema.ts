@@ -67,7 +67,9 @@ const siteSchema = z.object({
   privacy: z.strictObject({
     effectiveDate: z.string().regex(/^[A-Z][a-z]+ \d{1,2}, \d{4}$/, "a date like November 24, 2026"),
     retentionDays: z.number().int().min(1),
-    backupDays: z.number().int().min(0).max(35),
+    backupDays: z.number().int().min(1).max(35),
+    proxyLogDays: z.number().int().min(1).max(90),
+    addressKey: z.string().min(40),
     answerDays: z.number().int().min(1).max(45),
     /** Keyed by delivery channel name. */
     processors: z.record(

@@ -73,8 +73,18 @@ export const site: Site = {
   privacy: {
     effectiveDate: "November 24, 2026",
     retentionDays: 365,
-    /** How much longer a backup may hold what was erased (Litestream keeps 24 h: deploy/litestream.yml). */
+    /**
+     * How much longer a backup may hold what was erased. Every copy keeps it: Litestream's replica
+     * (`retention` in deploy/litestream.yml, at most half of it: tests/unit/site.test.ts), and the
+     * backups, exports and restore leftovers in DATA_DIR, which the server erases when they are
+     * older (server/contact/copies.ts); docs/deployment.md's recipes write theirs there.
+     */
     backupDays: 2,
+    /** How long the proxy keeps its access log (no address, no query: deploy/nginx.conf; rotated by logrotate). */
+    proxyLogDays: 14,
+    /** What is done with a visitor's network address (the monthly key: server/contact/intake/address-hash.ts). */
+    addressKey:
+      "Your network address is never stored: we keep only a keyed hash of it, used to limit repeated submissions. The key is random, made anew each month, and deleted when the month's limits have expired, so once it is gone nobody — including us — can tell which address made a hash.",
     /** How long the company takes at most to answer a request to see or delete data. */
     answerDays: 30,
     processors: {

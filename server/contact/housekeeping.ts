@@ -1,6 +1,7 @@
 import { join } from "node:path";
 import type { Logger } from "pino";
 import type { Config } from "../config.ts";
+import { eraseOldCopies } from "./copies.ts";
 import type { Channel } from "./delivery/channel.ts";
 import { erase } from "./erasure.ts";
 import type { LeadLinks } from "./lead-links.ts";
@@ -23,6 +24,8 @@ type Parts = {
   config: Pick<Config, "HELD_SUMMARY_INTERVAL_MS" | "RETENTION_INTERVAL_MS" | "OUTBOX_LEASE_MS" | "dataDir">;
   /** What is older than this many days is deleted (site.privacy.retentionDays). */
   retentionDays: number;
+  /** Backups, exports and restore leftovers in DATA_DIR older than this many days are deleted (site.privacy.backupDays; copies.ts). */
+  backupDays: number;
   /** The signed "Not spam — deliver it" link each held message in the summary carries. */
   links: LeadLinks;
 };
@@ -58,7 +61,7 @@ export class Housekeeping {
 
   /** One turn of each task; a failure (storage away) is logged, and the next turn tries again. */
   private async turn(): Promise<void> {
-    for (const task of [() => this.summarizeHeld(), () => this.applyRetention()]) {
+    for (const task of [() => this.summarizeHeld(), () => this.applyRetention(), async () => this.eraseCopies()]) {
       await task().catch((err: Error) => this.log.error({ err: { message: err.message } }, "housekeeping failed"));
     }
   }
@@ -107,6 +110,18 @@ export class Housekeeping {
       this.log.error({ err: { message: (err as Error).message } }, "could not send the held-messages summary");
       return false;
     }
+  }
+
+  /** At every turn, on every instance: its DATA_DIR's copies past the notice's backup period (copies.ts). */
+  eraseCopies(now = Date.now()): string[] {
+    const erased = eraseOldCopies(this.parts.config.dataDir, this.parts.backupDays, now);
+    if (erased.length > 0) {
+      this.log.info(
+        { files: erased, backupDays: this.parts.backupDays },
+        "retention: erased copies past the backup period",
+      );
+    }
+    return erased;
   }
 
   /**

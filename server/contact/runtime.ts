@@ -37,7 +37,16 @@ export async function createContactPipeline(
     const worker = new OutboxWorker({ db, channels, routing, log, config, metrics });
     const email = channels.find((c) => c.name === "email");
     const retentionDays = site.privacy.retentionDays;
-    const housekeeping = new Housekeeping({ db, email, log, config, retentionDays, links: opts.keys.links });
+    const { backupDays } = site.privacy;
+    const housekeeping = new Housekeeping({
+      db,
+      email,
+      log,
+      config,
+      retentionDays,
+      backupDays,
+      links: opts.keys.links,
+    });
     metrics?.watchOutbox(db);
     const pipeline = new ContactPipeline({
       db,

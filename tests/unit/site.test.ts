@@ -1,3 +1,4 @@
+import { readFileSync } from "node:fs";
 import { describe, expect, it } from "vitest";
 import { parseSite } from "#app/config/site.schema.ts";
 import { site } from "#app/config/site.ts";
@@ -54,5 +55,14 @@ describe("placeholder contact details (the production server warns at start whil
     };
     expect(placeholderContacts(real)).toEqual([]);
     expect(placeholderContacts({ ...real, email: "a@b.example", securityContact: "s@x.test" })).toHaveLength(2);
+  });
+});
+
+describe("the privacy notice's periods are the ones the deployment keeps", () => {
+  it("Litestream's replica holds an erased lead no longer than backupDays (a snapshot lives up to twice its retention)", () => {
+    const yml = readFileSync(new URL("../../deploy/litestream.yml", import.meta.url), "utf8");
+    const retention = /^\s*retention:\s*(\d+)h\s*$/m.exec(yml)?.[1];
+    expect(retention).toBeDefined();
+    expect(2 * Number(retention)).toBeLessThanOrEqual(site.privacy.backupDays * 24);
   });
 });
