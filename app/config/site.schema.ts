@@ -68,9 +68,13 @@ const siteSchema = z.object({
     effectiveDate: z.string().regex(/^[A-Z][a-z]+ \d{1,2}, \d{4}$/, "a date like November 24, 2026"),
     retentionDays: z.number().int().min(1),
     backupDays: z.number().int().min(1).max(35),
-    proxyLogDays: z.number().int().min(1).max(90),
+    logDays: z.number().int().min(1).max(90),
     addressKey: z.string().min(40),
     answerDays: z.number().int().min(1).max(45),
+    lastChange: z.string().min(10),
+    infrastructure: z
+      .array(z.strictObject({ category: z.string().min(3), name: z.string().min(2), gets: z.string().min(3) }))
+      .min(1),
     /** Keyed by delivery channel name. */
     processors: z.record(
       z.string(),
