@@ -74,7 +74,7 @@ export const site: Site = {
     effectiveDate: "November 25, 2026",
     /** What changed on the effective date, said at the top of the notice (it promises to). */
     lastChange:
-      "We now name every provider that runs our website, say what our proxy logs and how long, keep only the path of the page you wrote from, explain how we protect your information and how we confirm a request, and offer correction by tool.",
+      "We now name every provider that runs our website, say what our proxy logs and how long, keep only the path of the page you wrote from, explain how we protect your information and how we confirm a request, and say how to have it corrected.",
     retentionDays: 365,
     /**
      * How much longer a backup may hold what was erased. Every copy keeps it: Litestream's replica
