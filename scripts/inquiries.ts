@@ -1,10 +1,11 @@
-import { chmodSync, copyFileSync, existsSync, mkdirSync, renameSync, rmSync, writeFileSync } from "node:fs";
+import { chmodSync, copyFileSync, existsSync, mkdirSync, renameSync, rmSync, utimesSync, writeFileSync } from "node:fs";
 import { dirname, join, resolve } from "node:path";
 import { DatabaseSync } from "node:sqlite";
 import { parseArgs } from "node:util";
 import { stringify } from "csv-stringify/sync";
 import { site } from "../app/config/site.ts";
 import { type Config, loadConfig } from "../server/config.ts";
+import { correct, parseCorrection } from "../server/contact/correction.ts";
 import { CHANNEL_NAMES } from "../server/contact/delivery/channels.ts";
 import { type Erased, type ErasedEverywhere, eraseEverywhere } from "../server/contact/erasure.ts";
 import { performAction } from "../server/contact/review/actions.ts";
@@ -32,6 +33,8 @@ const USAGE = `Usage: npm run inquiries -- <command>
   export --email ADDRESS           everything held about one person, as JSON (a "see my data" request)
   forget --email ADDRESS           delete everything held about one person (any case), every email file that
                                    names them too, and say what was deleted
+  correct --email ADDRESS [--name NAME] [--new-email ADDRESS] [--company NAME]
+                                   a "correct my data" request: the new details in every inquiry they sent
   show ID [--json]                 one inquiry in full (its verdict: clean, suspect or held), with every channel's attempts and last error
   retry [--channel NAME]           put failed deliveries (of one channel: ${CHANNEL_NAMES.join(", ")}) back in the queue
   stats [--json]                   inquiries and deliveries by channel and status: last day, week, month
@@ -138,7 +141,11 @@ const summaryRow = (r: Inquiry) => ({
 
 type Context = {
   db: Database;
-  values: { json: boolean; format?: string; out?: string; "older-than"?: string; channel?: string; email?: string };
+  values: { json: boolean; format?: string; out?: string; "older-than"?: string; channel?: string; email?: string } & {
+    name?: string;
+    company?: string;
+    "new-email"?: string;
+  };
   rest: string[];
   config: Config;
 };
@@ -178,6 +185,7 @@ const COMMANDS: Record<string, (c: Context) => Promise<number>> = {
     } else process.stdout.write(printable(csv, "\r\n"));
     return 0;
   },
+  correct: correctCommand,
   async show({ db, rest, values }) {
     const id = rest[0];
     if (!id) throw new UsageError("show needs an inquiry ID");
@@ -404,6 +412,27 @@ const COMMANDS: Record<string, (c: Context) => Promise<number>> = {
   },
 };
 
+/** `correct`: a person's details, changed in every inquiry they sent (server/contact/correction.ts). */
+async function correctCommand({ db, values }: Context): Promise<number> {
+  if (!values.email) throw new UsageError("correct needs --email ADDRESS (the one they used)");
+  let correction: ReturnType<typeof parseCorrection>;
+  try {
+    correction = parseCorrection({ name: values.name, email: values["new-email"], company: values.company });
+  } catch (err) {
+    throw new UsageError(`correct: ${(err as Error).message}`);
+  }
+  const n = await correct(db, values.email, correction);
+  if (n === 0) {
+    console.error(`No inquiry from ${printable(values.email)}.`);
+    return 1;
+  }
+  const what = Object.keys(correction).join(", ");
+  console.log(
+    `Corrected ${what} in ${n} inquir${n === 1 ? "y" : "ies"} from ${printable(values.email)}. Copies already delivered (the inbox, the team chat, the CRM) keep the old details: correct them there by hand.`,
+  );
+  return 0;
+}
+
 /**
  * Put a backup (made by `backup`, or a copy Litestream restored) in place as DATA_DIR's database.
  * It refuses while a server uses the data folder (what the server wrote after it would be lost), a
@@ -458,6 +487,9 @@ async function restore(config: Config, from: string | undefined, force: boolean)
     old.exec("PRAGMA wal_checkpoint(TRUNCATE)");
     old.close();
     renameSync(target, `${target}.replaced-${stamp}`);
+    // Its age counts from now, when it stopped being the database (the server erases it after backupDays).
+    const now = new Date();
+    utimesSync(`${target}.replaced-${stamp}`, now, now);
     for (const f of [`${target}-wal`, `${target}-shm`]) rmSync(f, { force: true });
   }
   renameSync(incoming, target);
@@ -545,6 +577,9 @@ async function main(argv: string[]): Promise<number> {
       "older-than": { type: "string" },
       channel: { type: "string" },
       email: { type: "string" },
+      name: { type: "string" },
+      company: { type: "string" },
+      "new-email": { type: "string" },
       force: { type: "boolean", default: false },
       help: { type: "boolean", short: "h", default: false },
     },

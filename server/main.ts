@@ -12,6 +12,7 @@ import { KeyRing } from "./contact/keys.ts";
 import { type ContactMetrics, createMetrics } from "./contact/metrics.ts";
 import { startContactRuntime } from "./contact/runtime.ts";
 import { keepPrivate, markInUse } from "./contact/storage/data-dir.ts";
+import { PLACEHOLDER_WARNING, placeholderContacts } from "./facts.ts";
 import { loadNotFoundPages, loadStaticFiles } from "./static.ts";
 
 /**
@@ -62,6 +63,9 @@ try {
   refuseToStart(err);
 }
 const { PORT: port, HOST: host } = config;
+// Visitors' requests reach the company only through real contact details: a placeholder is said loudly.
+const placeholders = placeholderContacts(site);
+if (placeholders.length > 0) log.warn({ placeholders }, PLACEHOLDER_WARNING);
 
 // The keys that sign form tokens and links and key the address hashes, one set per job, in the
 // database (contact/keys.ts): read when the contact storage starts; an earlier release's one secret,

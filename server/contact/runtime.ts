@@ -38,12 +38,14 @@ export async function createContactPipeline(
     const worker = new OutboxWorker({ db, channels, routing, log, config, metrics });
     const email = channels.find((c) => c.name === "email");
     const retentionDays = site.privacy.retentionDays;
+    const { backupDays } = site.privacy;
     const housekeeping = new Housekeeping({
       db,
       email,
       log,
       config,
       retentionDays,
+      backupDays,
       links: opts.keys.links,
       ring: opts.keys.ring,
     });

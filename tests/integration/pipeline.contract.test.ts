@@ -159,7 +159,9 @@ describe.each([
   it("acknowledges only what it has stored, and nothing is lost across a restart", async () => {
     smtp = await new TestSmtp().start();
     const first = await pipeline(); // worker not running: the email waits in the outbox
-    const answer = await submit(first);
+    // The page it came from, as a browser's Referer may carry it: campaign tags, an address in the query.
+    const page = "https://www.example.com/contact?utm_source=news&email=ada%40example.org#form";
+    const answer = await submit(first, valid, { page });
     expect(answer.status).toBe(201);
     const id = String(answer.body.id);
 
@@ -186,6 +188,7 @@ describe.each([
     });
     expect(stored?.ipHash).toMatch(/^[0-9a-f]{64}$/);
     expect(JSON.stringify(stored)).not.toContain("203.0.113.7");
+    expect(JSON.stringify(stored)).not.toMatch(/utm_source|ada%40|#form|www\.example\.com/);
 
     // The process "dies" before delivering; the next one delivers.
     for (const p of open.splice(0)) await p.close();

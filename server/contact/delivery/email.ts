@@ -199,6 +199,8 @@ export const email: ChannelDefinition<typeof variables> = {
   routeField: { key: "to", schema: emails },
   // Email is always on: a route's own recipients, else the general inbox.
   targetFor: (config, key) => (key === "default" ? undefined : config.routes[key]?.to) ?? inbox(config),
+  // The relay every email goes through; without one, files under DATA_DIR/mail/ (no one else).
+  hostsOf: (config) => (config.SMTP_URL ? [{ host: new URL(config.SMTP_URL).hostname, setting: "SMTP_URL" }] : []),
   deliveryId: (inquiryId, config) => messageIdFor(inquiryId, config.siteHost),
   create(config, links) {
     const mailer = config.SMTP_URL ? smtpMailer(config.SMTP_URL) : fileMailer(join(config.dataDir, "mail"));

@@ -5,6 +5,7 @@ import {
   type ChannelDefinition,
   inquiryPayload,
   post,
+  receiverHosts,
   receiverTarget,
   receiverUrl,
   receiverUrlOf,
@@ -42,6 +43,7 @@ export const webhook: ChannelDefinition<typeof variables> = {
       : undefined,
   routeField: { key: "webhook", schema: receiverUrl },
   targetFor: (config, key) => receiverTarget(config, key, "webhook", config.WEBHOOK_URL),
+  hostsOf: (config) => receiverHosts(config, "webhook", "WEBHOOK_URL", config.WEBHOOK_URL),
   create(config, links) {
     const general = config.WEBHOOK_URL;
     const urlFor = (target: string | null) => receiverUrlOf(config, target, "webhook", general);
