@@ -267,6 +267,8 @@ describe("held messages are reviewable", () => {
     const summaries = () => smtp.received.filter((m) => m.mail.subject?.startsWith("Held as spam"));
     await expect.poll(() => summaries().length, { timeout: 15_000 }).toBeGreaterThanOrEqual(1);
     expect(summaries()[0]?.mail.text).toContain("Bot Direct <visitor@example.org>: no form token");
+    // Tagged as what it is, not as a failed delivery (a mail rule for alerts must not file it there).
+    expect(summaries()[0]?.mail.headers.get("x-alert")).toBe("held-summary");
     // Something new is held right after it: it waits for the next interval (4 s here), and the next
     // summary lists only what came since the last one.
     const first = summaries().length;

@@ -16,11 +16,14 @@ export type Attempt =
   | { kind: "retry"; reason: string; retryAfterMs?: number }
   | { kind: "permanent"; reason: string };
 
+/** What an operator alert is: a delivery that failed for good, or the summary of held messages (the email's X-Alert header, the webhook's type). */
+export type AlertKind = "delivery-failed" | "held-summary";
+
 export interface Channel {
   readonly name: string;
   deliver(delivery: Delivery): Promise<Attempt>;
-  /** A short operator alert (a delivery failed for good, the held summary) naming these inquiries. Best effort. */
-  notify(subject: string, text: string, inquiryIds: string[]): Promise<void>;
+  /** A short operator alert naming these inquiries, tagged with what it is (`AlertKind`). Best effort. */
+  notify(kind: AlertKind, subject: string, text: string, inquiryIds: string[]): Promise<void>;
   describe(): string;
   close?(): void;
 }

@@ -228,7 +228,7 @@ export const email: ChannelDefinition<typeof variables> = {
           return final ? { kind: "permanent", reason } : { kind: "retry", reason };
         }
       },
-      async notify(subject, text, inquiryIds) {
+      async notify(kind, subject, text, inquiryIds) {
         const id = `alert-${Date.now()}-${Math.random().toString(36).slice(2, 8)}`;
         const result = await mailer.send(
           {
@@ -241,7 +241,7 @@ export const email: ChannelDefinition<typeof variables> = {
             html: `<pre style="white-space:pre-wrap">${escapeHtml(text).replace(/https?:\/\/[^\s<]+/g, (u) => `<a href="${u}">${u}</a>`)}</pre>`,
             messageId: `<${id}@${config.siteHost}>`,
             // What retention and `forget` read to delete a copy written to DATA_DIR/mail (contact/erasure.ts).
-            headers: { "X-Alert": "delivery-failed", "X-Inquiry-Ids": inquiryIds.join(" ") },
+            headers: { "X-Alert": kind, "X-Inquiry-Ids": inquiryIds.join(" ") },
           },
           id,
         );

@@ -87,7 +87,7 @@ export const slack: ChannelDefinition<typeof variables> = {
         if (!url) return { kind: "permanent", reason: "no Slack webhook URL for this route on this server" };
         return post(url, JSON.stringify(slackMessage(inquiry, links.for(inquiry))), {}, timeoutMs);
       },
-      async notify(subject, text) {
+      async notify(_kind, subject, text) {
         const url = urlFor("default");
         if (!url) throw new Error("no general Slack webhook URL");
         const body = JSON.stringify({ text: escapeSlack(`${subject}\n${text}`), mrkdwn: false });

@@ -73,9 +73,9 @@ export const webhook: ChannelDefinition<typeof variables> = {
           data: inquiryPayload(inquiry, links),
         });
       },
-      async notify(subject, text) {
+      async notify(kind, subject, text) {
         const outcome = await send(urlFor("default"), `alert_${Date.now()}_${Math.random().toString(36).slice(2)}`, {
-          type: "delivery.failed",
+          type: kind === "delivery-failed" ? "delivery.failed" : "inquiries.held",
           timestamp: new Date().toISOString(),
           data: { subject, text },
         });

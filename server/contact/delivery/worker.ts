@@ -197,7 +197,7 @@ export class OutboxWorker {
     for (const other of this.channels.values()) {
       if (other.name === delivery.channel) continue;
       const log = this.log.child({ inquiryId: delivery.inquiryId, channel: delivery.channel, via: other.name });
-      await other.notify(subject, text, [delivery.inquiryId]).then(
+      await other.notify("delivery-failed", subject, text, [delivery.inquiryId]).then(
         () => log.info("delivery failure reported"),
         (err: Error) => log.error({ err: { message: err.message } }, "could not report a delivery failure"),
       );
