@@ -267,8 +267,12 @@ const COMMANDS: Record<string, (c: Context) => Promise<number>> = {
       console.error(`No inquiry with ID ${id}.`);
       return 1;
     }
-    const { cancelled } = result.marked;
-    const stopped = cancelled.length ? ` Cancelled its deliveries not made yet: ${cancelled.join(", ")}.` : "";
+    const { cancelled, underWay, delivered } = result.marked;
+    const stopped = [
+      cancelled.length ? ` Cancelled its deliveries not made yet: ${cancelled.join(", ")}.` : "",
+      underWay.length ? ` Under way, not tried again if it fails: ${underWay.join(", ")}.` : "",
+      delivered.length ? ` Already delivered: ${delivered.join(", ")}.` : "",
+    ].join("");
     console.log(
       `Marked ${id} as spam: held from now on, and the content filter learns from it (every instance within seconds).${stopped}`,
     );

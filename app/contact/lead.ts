@@ -19,7 +19,7 @@ export const ACTION_LABEL: Record<ReviewAction, string> = { spam: "Spam", releas
 
 /** What each action does, as the email's links and the page say it. */
 export const ACTION_EFFECT: Record<ReviewAction, string> = {
-  spam: "the filter learns from it, it is held out of the inbox from now on, and deliveries not made yet are cancelled",
+  spam: "the filter learns from it, it is held out of the inbox from now on, and deliveries not made yet are cancelled; one under way is not tried again",
   release: "the filter learns it is not spam; a held message is delivered as a new lead would be",
 };
 
@@ -52,6 +52,9 @@ export type LeadView =
       changed: boolean;
       summary: LeadSummary;
       cancelled: string[];
+      /** Spam: where it had been delivered already, and where an attempt was under way (it is not retried). */
+      delivered: string[];
+      underWay: string[];
       queued: string[];
       undo: { action: ReviewAction; token: string };
     };

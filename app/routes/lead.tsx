@@ -113,6 +113,10 @@ export default function Lead({ loaderData, actionData }: Route.ComponentProps) {
           <p className="mt-4 text-lg" role="status">
             {view.changed ? effect(view.action) : "It was already marked so: nothing changed."}
             {view.cancelled.length > 0 ? ` Cancelled: ${view.cancelled.join(", ")}.` : ""}
+            {view.underWay.length > 0
+              ? ` Being sent as you pressed: ${view.underWay.join(", ")} (if that attempt fails, it is not tried again).`
+              : ""}
+            {view.delivered.length > 0 ? ` Already delivered before you pressed: ${view.delivered.join(", ")}.` : ""}
             {view.queued.length > 0 ? ` Queued for delivery: ${view.queued.join(", ")}.` : ""}
           </p>
           <Summary summary={view.summary} />

@@ -193,6 +193,48 @@ describe("the links in a lead, on one server", { timeout: 60_000 }, () => {
     });
   }
 
+  it('"Spam" while an attempt is under way: that attempt is not retried, and the page says where the lead had gone', async () => {
+    const name = "Alex Inflight";
+    // Slack holds this lead's request open until the test lets it go, then fails it (a retry, normally).
+    let letGo = () => {};
+    const gate = new Promise<void>((resolve) => {
+      letGo = resolve;
+    });
+    slack.respond = (r) => (r.body.includes(name) ? { status: 500, after: gate } : { status: 200 });
+    const id = await send(site, name, "Could you set up backups for our three office laptops?");
+    const mail = await waitFor(() => leadMail(id));
+    await waitFor(() => (slackFor(name).length > 0 ? true : undefined));
+    type Shown = { deliveries: Array<{ channel: string; status: string }> };
+    const statusOf = (channel: string) =>
+      (site.show(id) as Shown).deliveries.find((d) => d.channel === channel)?.status;
+    await waitFor(() => (statusOf("email") === "sent" && statusOf("webhook") === "sent" ? true : undefined));
+    expect(statusOf("slack")).toBe("sending");
+
+    const t = new URL(linkIn(mail, "Spam")).searchParams.get("t") ?? "";
+    const pressed = await fetch(`${site.server.url}/lead`, {
+      method: "POST",
+      headers: { "content-type": "application/x-www-form-urlencoded", origin: site.server.url },
+      body: new URLSearchParams({ t }),
+    });
+    expect(pressed.status).toBe(200);
+    const html = await pressed.text();
+    expect(html).toContain("Being sent as you pressed: slack (if that attempt fails, it is not tried again).");
+    expect(html).toContain("Already delivered before you pressed: email, webhook.");
+
+    // Slack fails the attempt that was under way: it is cancelled, not retried, and nobody is alerted.
+    letGo();
+    await waitFor(() => (statusOf("slack") === undefined ? true : undefined));
+    expect(site.server.output()).toContain('"msg":"inquiry delivery cancelled: marked spam while under way');
+    const lines = site.server
+      .output()
+      .split("\n")
+      .filter((l) => l.includes(id));
+    expect(lines.filter((l) => l.includes("will retry"))).toEqual([]);
+    expect(slackFor(name)).toHaveLength(1);
+    expect(site.show(id).verdict).toBe("held");
+    slack.respond = () => ({ status: 200 });
+  });
+
   it("a held message's link in the held summary delivers it as a new lead, and the filter learns it as genuine", async () => {
     slack.respond = () => ({ status: 200 });
     const name = "Robin Held";

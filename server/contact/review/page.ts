@@ -69,10 +69,13 @@ export function leadPage(o: {
         const result = await performAction(pipeline.db, o.config, check.action, check.inquiryId, now);
         if (result.kind === "unknown") return { kind: "gone" };
         if (result.kind === "no-routing") return { kind: "unavailable" };
-        const { inquiry, changed, cancelled } = result.marked;
+        const { inquiry, changed, cancelled, delivered, underWay } = result.marked;
         const queued = result.marked.queued.map((d) => d.channel);
         if (queued.length > 0) pipeline.worker.nudge();
-        log.info({ inquiryId: check.inquiryId, action: check.action, changed, cancelled, queued }, "lead link used");
+        log.info(
+          { inquiryId: check.inquiryId, action: check.action, changed, cancelled, underWay, queued },
+          "lead link used",
+        );
         const undo = check.action === "spam" ? "release" : "spam";
         const after = { ...inquiry, held: check.action === "spam" };
         return {
@@ -81,6 +84,8 @@ export function leadPage(o: {
           changed,
           summary: summaryOf(after),
           cancelled,
+          delivered,
+          underWay,
           queued,
           undo: { action: undo, token: o.links.token(check.inquiryId, undo, now) },
         };

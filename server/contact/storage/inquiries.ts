@@ -213,13 +213,17 @@ export type Marked = {
   changed: boolean;
   /** The channels whose deliveries were cancelled. */
   cancelled: string[];
+  /** Marked spam: the channels it had already been delivered to, and those whose attempt was under way (never retried). */
+  delivered: string[];
+  underWay: string[];
   /** The deliveries queued, where each goes. */
   queued: Array<{ channel: string; target: string }>;
 };
 
 /**
  * "Spam": the filter learns it as spam, it is held out of the inbox from now on, and its deliveries
- * not made yet (pending, or failed and waiting for `retry`) are cancelled. Null if there is no such inquiry.
+ * not made yet (pending, or failed and waiting for `retry`) are cancelled; one under way is not
+ * retried (storage/outbox.ts). Says which had gone already. Null if there is no such inquiry.
  */
 export async function markSpam(db: Database, id: string, now: number): Promise<Marked | null> {
   return db.transaction(async (tx) => {
@@ -235,8 +239,20 @@ export async function markSpam(db: Database, id: string, now: number): Promise<M
       "DELETE FROM deliveries WHERE inquiry_id = ? AND status IN ('pending', 'failed') RETURNING channel",
       [id],
     );
+    const left = await tx.query<{ channel: string; status: DeliveryStatus }>(
+      "SELECT channel, status FROM deliveries WHERE inquiry_id = ? ORDER BY channel",
+      [id],
+    );
+    const channelsIn = (status: DeliveryStatus) => left.filter((r) => r.status === status).map((r) => String(r.channel));
     if (changed) await mark(tx, id, "spam", now);
-    return { inquiry, changed, cancelled: cancelled.map((r) => String(r.channel)), queued: [] };
+    return {
+      inquiry,
+      changed,
+      cancelled: cancelled.map((r) => String(r.channel)),
+      delivered: channelsIn("sent"),
+      underWay: channelsIn("sending"),
+      queued: [],
+    };
   });
 }
 
@@ -263,7 +279,14 @@ export async function release(
       await insertDeliveries(tx, id, queued, now);
     }
     if (changed) await mark(tx, id, "genuine", now);
-    return { inquiry, changed, cancelled: [], queued: queued.map(({ channel, target }) => ({ channel, target })) };
+    return {
+      inquiry,
+      changed,
+      cancelled: [],
+      delivered: [],
+      underWay: [],
+      queued: queued.map(({ channel, target }) => ({ channel, target })),
+    };
   });
 }
 
