@@ -235,6 +235,25 @@ describe("the links in a lead, on one server", { timeout: 60_000 }, () => {
     slack.respond = () => ({ status: 200 });
   });
 
+  it("a reply to the lead email never reaches the visitor; answering them is one click, without the links", async () => {
+    slack.respond = () => ({ status: 200 });
+    const id = await send(site, "Jo Reply", "Can you look after the laptops of our six-person office?");
+    const { mail } = await waitFor(() => leadMail(id));
+    const recipients = (mail.to && "value" in mail.to ? mail.to.value : []).map((a) => a.address);
+    // Reply (or Reply all): the mail client answers Reply-To, which is the email's own recipients.
+    const replyGoesTo = (mail.replyTo?.value ?? mail.from?.value ?? []).map((a) => a.address);
+    expect(replyGoesTo).toEqual(recipients);
+    expect(replyGoesTo).not.toContain("visitor@example.org");
+    expect(mail.headerLines.map((h) => h.line).join("\n")).not.toContain("visitor@example.org");
+    // "Reply to Jo Reply": a new message to the visitor with a "Re: " subject and nothing of the lead's links.
+    const href = /<a href="(mailto:[^"]+)"[^>]*>Reply to Jo Reply<\/a>/.exec(String(mail.html))?.[1] ?? "";
+    const answer = new URL(href.replaceAll("&amp;", "&"));
+    expect(decodeURIComponent(answer.pathname)).toBe("visitor@example.org");
+    expect(answer.searchParams.get("subject")).toMatch(/^Re: /);
+    expect([...answer.searchParams.keys()]).toEqual(["subject"]);
+    expect(mail.text).toContain(`Reply to Jo Reply (a new message to them, without this email's links):\n${href}`);
+  });
+
   it("a held message's link in the held summary delivers it as a new lead, and the filter learns it as genuine", async () => {
     slack.respond = () => ({ status: 200 });
     const name = "Robin Held";

@@ -243,7 +243,8 @@ export async function markSpam(db: Database, id: string, now: number): Promise<M
       "SELECT channel, status FROM deliveries WHERE inquiry_id = ? ORDER BY channel",
       [id],
     );
-    const channelsIn = (status: DeliveryStatus) => left.filter((r) => r.status === status).map((r) => String(r.channel));
+    const channelsIn = (status: DeliveryStatus) =>
+      left.filter((r) => r.status === status).map((r) => String(r.channel));
     if (changed) await mark(tx, id, "spam", now);
     return {
       inquiry,
