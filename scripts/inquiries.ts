@@ -35,7 +35,9 @@ const USAGE = `Usage: npm run inquiries -- <command>
   release ID                       "Not spam": deliver a held message as a normal lead (to the channels the
                                    server uses); the content filter learns it as genuine
   spam ID                          "Spam": the content filter learns it, it is held from now on, and its
-                                   deliveries not made yet are cancelled (undo: release ID)
+                                   deliveries not made yet are cancelled
+  spam ID --undo, release ID --undo
+                                   put back exactly what the last spam / release of it changed (the page's Undo)
   training [--json]                what the content filter learned from: each mark, newest last
   training undo ID                 take a mark back; the filter forgets it
   backup FILE                      a consistent copy of the SQLite database, while the server runs
@@ -129,10 +131,42 @@ const summaryRow = (r: Inquiry) => ({
 
 type Context = {
   db: Database;
-  values: { json: boolean; format?: string; out?: string; "older-than"?: string; channel?: string; email?: string };
+  values: {
+    json: boolean;
+    format?: string;
+    out?: string;
+    "older-than"?: string;
+    channel?: string;
+    email?: string;
+    undo?: boolean;
+  };
   rest: string[];
   config: Config;
 };
+
+/** Undo of the last `spam` or `release` of an inquiry, as the page's Undo button does it. */
+async function undoCommand(db: Database, config: Config, action: "spam" | "release", id: string) {
+  const result = await performAction(db, config, action, id, Date.now(), { undo: true });
+  if (result.kind !== "done") {
+    console.error(
+      result.kind === "unknown"
+        ? `No inquiry with ID ${id}.`
+        : "The server has not started on this database yet, so its channels are not known: start it once.",
+    );
+    return 1;
+  }
+  const { changed, cancelled, queued } = result.marked;
+  if (!changed) {
+    console.log(`Nothing to undo: the last ${action} of ${id} was undone already, or something changed it since.`);
+    return 0;
+  }
+  const more = [
+    cancelled.length ? ` Cancelled: ${cancelled.join(", ")}.` : "",
+    queued.length ? ` Queued for: ${queued.map((d) => d.channel).join(", ")}.` : "",
+  ].join("");
+  console.log(`Undid the ${action} of ${id}: it is as it was before, the filter's mark too.${more}`);
+  return 0;
+}
 
 /** One handler per command; each answers with the process's exit code. */
 const COMMANDS: Record<string, (c: Context) => Promise<number>> = {
@@ -236,9 +270,10 @@ const COMMANDS: Record<string, (c: Context) => Promise<number>> = {
     }
     return 0;
   },
-  async release({ db, rest, config }) {
+  async release({ db, rest, config, values }) {
     const id = rest[0];
     if (!id) throw new UsageError("release needs an inquiry ID");
+    if (values.undo) return undoCommand(db, config, "release", id);
     const result = await performAction(db, config, "release", id);
     if (result.kind === "no-routing") {
       console.error("The server has not started on this database yet, so its channels are not known: start it once.");
@@ -259,9 +294,10 @@ const COMMANDS: Record<string, (c: Context) => Promise<number>> = {
     console.log(`Released ${id}: queued for ${where}; the server will deliver it. The filter learns it as genuine.`);
     return 0;
   },
-  async spam({ db, rest, config }) {
+  async spam({ db, rest, config, values }) {
     const id = rest[0];
     if (!id) throw new UsageError("spam needs an inquiry ID");
+    if (values.undo) return undoCommand(db, config, "spam", id);
     const result = await performAction(db, config, "spam", id);
     if (result.kind !== "done") {
       console.error(`No inquiry with ID ${id}.`);
@@ -441,6 +477,7 @@ async function main(argv: string[]): Promise<number> {
       channel: { type: "string" },
       email: { type: "string" },
       force: { type: "boolean", default: false },
+      undo: { type: "boolean", default: false },
       help: { type: "boolean", short: "h", default: false },
     },
   });

@@ -10,6 +10,8 @@ export const LEAD_PATH = "/lead";
 export const LEAD_MODULE = "routes/lead.tsx";
 /** The query parameter and form field that carry a link's token. */
 export const LEAD_TOKEN_FIELD = "t";
+/** The form field of the Undo button: it posts the same token, so it works as long as the link does. */
+export const LEAD_UNDO_FIELD = "undo";
 
 /** What a person can say of an inquiry: "spam" (it is held from now on) or "release" (not spam). */
 export type ReviewAction = "spam" | "release";
@@ -45,7 +47,7 @@ export type LeadView =
   | { kind: "unavailable" }
   /** GET: what the button will do. */
   | { kind: "confirm"; action: ReviewAction; summary: LeadSummary; token: string }
-  /** POST: what was done (`changed` false: it had been done before), and the undo. */
+  /** POST: what was done (`changed` false: it had been done before); Undo posts `token` again. */
   | {
       kind: "done";
       action: ReviewAction;
@@ -56,11 +58,21 @@ export type LeadView =
       delivered: string[];
       underWay: string[];
       queued: string[];
-      undo: { action: ReviewAction; token: string };
+      token: string;
+    }
+  /** POST of Undo: put back as it was (`changed` false: nothing to undo); `token` does the action again. */
+  | {
+      kind: "undone";
+      action: ReviewAction;
+      changed: boolean;
+      summary: LeadSummary;
+      cancelled: string[];
+      queued: string[];
+      token: string;
     };
 
 /** What the route asks the server (app/contact/context.ts). */
 export interface LeadPage {
   open(token: string): Promise<LeadView>;
-  act(token: string, clientIp: string | undefined): Promise<LeadView>;
+  act(token: string, clientIp: string | undefined, opts?: { undo?: boolean }): Promise<LeadView>;
 }

@@ -183,11 +183,15 @@ describe("the links in a lead, on one server", { timeout: 60_000 }, () => {
       expect(site.show(similar).spamScore as number).toBeGreaterThan(before.spamScore as number);
       expect(site.show(similar).verdict).not.toBe("clean");
 
-      // Undo, from the result page: delivered again where it was cancelled (Slack), never twice by email.
-      await page.getByRole("button", { name: "Undo: Not spam" }).click();
-      expect(await page.getByRole("heading", { level: 1 }).textContent()).toBe("Marked as not spam");
+      // Undo, from the result page: as it was (no mark at all, not a "genuine" one), delivered again
+      // where it was cancelled (Slack), never twice by email.
+      await page.getByRole("button", { name: "Undo" }).click();
+      expect(await page.getByRole("heading", { level: 1 }).textContent()).toBe("Undone");
       await waitFor(() => (slackFor(name).length > tried ? true : undefined));
-      expect(site.show(id).verdict).not.toBe("held");
+      expect(site.show(id)).toMatchObject({ verdict: before.verdict, heldReason: null });
+      expect(JSON.parse(String(site.cli("training", "--json").stdout))).not.toContainEqual(
+        expect.objectContaining({ inquiryId: id }),
+      );
       expect(smtp.received.filter((m) => m.mail.headers.get("x-inquiry-id") === id)).toHaveLength(1);
       await context.close();
     });
