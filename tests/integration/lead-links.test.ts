@@ -386,6 +386,36 @@ describe("the links in a lead, on one server", { timeout: 60_000 }, () => {
     expect(put.status).toBe(405);
   });
 
+  it("Undo expires with the link it came from: pressed after that link's expiry, it changes nothing", async () => {
+    const id = await send(site, "Max Expiring", "Could you check why our office printer drops off the network?");
+    await waitFor(() => leadMail(id));
+    // A Spam link sent 30 days ago, less four seconds: it works now, and stops working in four seconds.
+    const links = leadLinks(SECRET, { SITE_URL: site.server.url, INQUIRY_LINK_DAYS: 30 });
+    const t = links.token(id, "spam", Date.now() - 30 * 86_400_000 + 4_000);
+    const expiresAt = Number.parseInt(t.split(".")[2] ?? "", 36) * 1000;
+    const press = (fields: Record<string, string>) =>
+      fetch(`${site.server.url}/lead`, {
+        method: "POST",
+        headers: { "content-type": "application/x-www-form-urlencoded", origin: site.server.url },
+        body: new URLSearchParams({ t, ...fields }),
+      });
+    const done = await press({});
+    expect(done.status).toBe(200);
+    const html = await done.text();
+    expect(html).toContain("Marked as spam");
+    // The Undo button carries that same link, not a fresh one with 30 days of its own.
+    const tokens = [...html.matchAll(/name="t" value="([^"]+)"/g)].map((m) => m[1]);
+    expect(tokens).toEqual([t]);
+    await waitFor(() => (Date.now() > expiresAt ? true : undefined));
+    const undo = await press({ undo: "1" });
+    expect(undo.status).toBe(410);
+    expect(await undo.text()).toContain("This link has expired");
+    expect(site.show(id).verdict).toBe("held");
+    expect(JSON.parse(String(site.cli("training", "--json").stdout))).toContainEqual(
+      expect.objectContaining({ inquiryId: id, label: "spam" }),
+    );
+  });
+
   it("is rate-limited per address: a script pressing the button over and over is stopped with 429", async () => {
     const id = await send(site, "Kim Limit", "Can you help us move our files to the cloud?");
     const mail = await waitFor(() => leadMail(id));
