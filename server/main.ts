@@ -10,6 +10,7 @@ import { type Config, loadConfig } from "./config.ts";
 import { unnamedProcessors } from "./contact/delivery/routing.ts";
 import { loadAddressSecret, secretKeys } from "./contact/intake/address-hash.ts";
 import { type ContactMetrics, createMetrics } from "./contact/metrics.ts";
+import { siteUrlProblem } from "./contact/review/links.ts";
 import { startContactRuntime } from "./contact/runtime.ts";
 import { loadNotFoundPages, loadStaticFiles } from "./static.ts";
 
@@ -57,6 +58,9 @@ try {
   // The privacy notice never falls behind the running system: a lead goes to no one it does not name.
   const unnamed = unnamedProcessors(config, site.privacy.processors);
   if (unnamed) throw new Error(unnamed);
+  // The links in a lead point at SITE_URL: in production, refused when they would be wrong.
+  const wrongLinks = siteUrlProblem(config);
+  if (wrongLinks) throw new Error(wrongLinks);
   // Instances sharing a database must share the secret: a page served by one is posted to another.
   if (config.DATABASE_URL && !config.IP_HASH_KEY) {
     throw new Error(
