@@ -469,6 +469,40 @@ describe("on PostgreSQL with two instances", { timeout: 60_000 }, () => {
     await cleanup?.();
   });
 
+  it("a second press, through the other instance or at the same moment, answers as one instance does", async () => {
+    const press = (site: Site, t: string) =>
+      fetch(`${site.server.url}/lead`, {
+        method: "POST",
+        headers: {
+          "content-type": "application/x-www-form-urlencoded",
+          origin: site.server.url,
+          "x-forwarded-for": nextIp(),
+        },
+        body: new URLSearchParams({ t }),
+      }).then(async (r) => ({ status: r.status, text: await r.text() }));
+    // The instances share the database's IP_HASH_KEY (tests/support/engines.ts).
+    const links = leadLinks("k".repeat(64), { SITE_URL: a.server.url, INQUIRY_LINK_DAYS: 30 });
+    for (const action of ["spam", "release"] as const) {
+      // One after the other: A, then B.
+      const first = await send(a, `Twice ${action}`, "Could you quote a backup plan for our two offices?");
+      const t1 = links.token(first, action);
+      const one = await press(a, t1);
+      const two = await press(b, t1);
+      expect([one.status, two.status], action).toEqual([200, 200]);
+      expect(two.text, action).toContain("It was already marked so");
+      // At the same moment, one through each.
+      const second = await send(b, `Together ${action}`, "Could you quote a backup plan for our three offices?");
+      const t2 = links.token(second, action);
+      const both = await Promise.all([press(a, t2), press(b, t2), press(a, t2), press(b, t2)]);
+      expect(
+        both.map((r) => r.status),
+        action,
+      ).toEqual([200, 200, 200, 200]);
+      expect(both.filter((r) => r.text.includes("It was already marked so")).length, action).toBeGreaterThanOrEqual(3);
+      expect(a.show(second).verdict, action).toBe(action === "spam" ? "held" : "clean");
+    }
+  });
+
   it("a mark through one instance's link is seen by the other within seconds", async () => {
     // A kind the seed corpus lacks, scored clean by both instances before any mark.
     const pitch = (who: string) =>

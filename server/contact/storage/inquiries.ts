@@ -228,7 +228,7 @@ export type Marked = {
  */
 export async function markSpam(db: Database, id: string, now: number): Promise<Marked | null> {
   return db.transaction(async (tx) => {
-    const inquiry = await get(tx, id);
+    const inquiry = await getLocked(tx, id);
     if (!inquiry) return null;
     const before = await markOf(tx, id);
     const changed = !inquiry.held || before?.label !== "spam";
@@ -251,7 +251,7 @@ export async function release(
   now: number,
 ): Promise<Marked | null> {
   return db.transaction(async (tx) => {
-    const inquiry = await get(tx, id);
+    const inquiry = await getLocked(tx, id);
     if (!inquiry) return null;
     const before = await markOf(tx, id);
     const changed = inquiry.held || before?.label !== "genuine";
@@ -276,7 +276,7 @@ export async function undo(
   now: number,
 ): Promise<Marked | null> {
   return db.transaction(async (tx) => {
-    const inquiry = await get(tx, id);
+    const inquiry = await getLocked(tx, id);
     if (!inquiry) return null;
     const [row] = await tx.query<Record<string, unknown>>(
       "SELECT held, held_reason, label, marked_at FROM review_undo WHERE inquiry_id = ? AND action = ?",
@@ -297,6 +297,15 @@ export async function undo(
   });
 }
 
+/**
+ * The inquiry, its row locked until the transaction ends (PostgreSQL; SQLite's transactions take
+ * turns anyway): two presses at once, on two instances, take turns, and the second sees the first.
+ */
+async function getLocked(tx: Sql, id: string) {
+  if (tx.engine === "postgres") await tx.query("SELECT id FROM inquiries WHERE id = ? FOR UPDATE", [id]);
+  return get(tx, id);
+}
+
 /** The filter's mark on an inquiry, if any. */
 const markOf = async (sql: Sql, id: string) =>
   (
@@ -313,9 +322,10 @@ async function remember(
   action: "spam" | "release",
   before: { label: Label; markedAt: number } | undefined,
 ) {
-  await tx.query("DELETE FROM review_undo WHERE inquiry_id = ?", [inquiry.id]);
   await tx.query(
-    "INSERT INTO review_undo (inquiry_id, action, held, held_reason, label, marked_at) VALUES (?, ?, ?, ?, ?, ?)",
+    `INSERT INTO review_undo (inquiry_id, action, held, held_reason, label, marked_at) VALUES (?, ?, ?, ?, ?, ?)
+       ON CONFLICT (inquiry_id) DO UPDATE SET action = excluded.action, held = excluded.held,
+         held_reason = excluded.held_reason, label = excluded.label, marked_at = excluded.marked_at`,
     [inquiry.id, action, inquiry.held, inquiry.heldReason ?? null, before?.label ?? null, before?.markedAt ?? null],
   );
 }
