@@ -67,6 +67,7 @@ export type LeadView =
       changed: boolean;
       summary: LeadSummary;
       cancelled: string[];
+      underWay: string[];
       queued: string[];
       token: string;
     };

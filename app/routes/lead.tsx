@@ -95,6 +95,12 @@ const TITLES: Record<Exclude<LeadView["kind"], "confirm" | "done" | "undone">, [
 
 const DONE: Record<ReviewAction, string> = { spam: "Marked as spam", release: "Marked as not spam" };
 
+/** Held while an attempt was under way: said, for it may still arrive. */
+const underWay = (channels: string[]) =>
+  channels.length > 0
+    ? ` Being sent as you pressed: ${channels.join(", ")} (if that attempt fails, it is not tried again).`
+    : "";
+
 /** What the action does, as a sentence. */
 const effect = (action: ReviewAction) =>
   `${ACTION_EFFECT[action].charAt(0).toUpperCase()}${ACTION_EFFECT[action].slice(1)}.`;
@@ -120,9 +126,7 @@ export default function Lead({ loaderData, actionData }: Route.ComponentProps) {
           <p className="mt-4 text-lg" role="status">
             {view.changed ? effect(view.action) : "It was already marked so: nothing changed."}
             {view.cancelled.length > 0 ? ` Cancelled: ${view.cancelled.join(", ")}.` : ""}
-            {view.underWay.length > 0
-              ? ` Being sent as you pressed: ${view.underWay.join(", ")} (if that attempt fails, it is not tried again).`
-              : ""}
+            {underWay(view.underWay)}
             {view.delivered.length > 0 ? ` Already delivered before you pressed: ${view.delivered.join(", ")}.` : ""}
             {view.queued.length > 0 ? ` Queued for delivery: ${view.queued.join(", ")}.` : ""}
           </p>
@@ -140,6 +144,7 @@ export default function Lead({ loaderData, actionData }: Route.ComponentProps) {
               ? `It is as it was before “${ACTION_LABEL[view.action]}” was pressed.`
               : "It was undone already, or changed since."}
             {view.cancelled.length > 0 ? ` Cancelled: ${view.cancelled.join(", ")}.` : ""}
+            {underWay(view.underWay)}
             {view.queued.length > 0 ? ` Queued for delivery: ${view.queued.join(", ")}.` : ""}
           </p>
           <Summary summary={view.summary} />

@@ -81,7 +81,7 @@ export function leadPage(o: {
         const inquiry = (await get(pipeline.db, check.inquiryId)) ?? result.marked.inquiry;
         const summary = summaryOf(inquiry);
         return undo
-          ? { kind: "undone", action: check.action, changed, summary, cancelled, queued, token }
+          ? { kind: "undone", action: check.action, changed, summary, cancelled, underWay, queued, token }
           : { kind: "done", action: check.action, changed, summary, cancelled, delivered, underWay, queued, token };
       }),
   };
