@@ -42,7 +42,9 @@ const USAGE = `Usage: npm run inquiries -- <command>
   release ID                       "Not spam": deliver a held message as a normal lead (to the channels the
                                    server uses); the content filter learns it as genuine
   spam ID                          "Spam": the content filter learns it, it is held from now on, and its
-                                   deliveries not made yet are cancelled (undo: release ID)
+                                   deliveries not made yet are cancelled
+  spam ID --undo, release ID --undo
+                                   put back exactly what the last spam / release of it changed (the page's Undo)
   keys [--json]                    the signing and address keys (never their secrets): which signs, which are retired
   keys rotate links|form           a new key for the links in a lead or the form tokens; the old one still
                                    checks what it signed until that expires
@@ -141,7 +143,14 @@ const summaryRow = (r: Inquiry) => ({
 
 type Context = {
   db: Database;
-  values: { json: boolean; format?: string; out?: string; "older-than"?: string; channel?: string; email?: string } & {
+  values: {
+    json: boolean;
+    format?: string;
+    out?: string;
+    "older-than"?: string;
+    channel?: string;
+    email?: string;
+    undo?: boolean;
     name?: string;
     company?: string;
     "new-email"?: string;
@@ -149,6 +158,30 @@ type Context = {
   rest: string[];
   config: Config;
 };
+
+/** Undo of the last `spam` or `release` of an inquiry, as the page's Undo button does it. */
+async function undoCommand(db: Database, config: Config, action: "spam" | "release", id: string) {
+  const result = await performAction(db, config, action, id, Date.now(), { undo: true });
+  if (result.kind !== "done") {
+    console.error(
+      result.kind === "unknown"
+        ? `No inquiry with ID ${id}.`
+        : "The server has not started on this database yet, so its channels are not known: start it once.",
+    );
+    return 1;
+  }
+  const { changed, cancelled, queued } = result.marked;
+  if (!changed) {
+    console.log(`Nothing to undo: the last ${action} of ${id} was undone already, or something changed it since.`);
+    return 0;
+  }
+  const more = [
+    cancelled.length ? ` Cancelled: ${cancelled.join(", ")}.` : "",
+    queued.length ? ` Queued for: ${queued.map((d) => d.channel).join(", ")}.` : "",
+  ].join("");
+  console.log(`Undid the ${action} of ${id}: it is as it was before, the filter's mark too.${more}`);
+  return 0;
+}
 
 /** One handler per command; each answers with the process's exit code. */
 const COMMANDS: Record<string, (c: Context) => Promise<number>> = {
@@ -253,9 +286,10 @@ const COMMANDS: Record<string, (c: Context) => Promise<number>> = {
     }
     return 0;
   },
-  async release({ db, rest, config }) {
+  async release({ db, rest, config, values }) {
     const id = rest[0];
     if (!id) throw new UsageError("release needs an inquiry ID");
+    if (values.undo) return undoCommand(db, config, "release", id);
     const result = await performAction(db, config, "release", id);
     if (result.kind === "no-routing") {
       console.error("The server has not started on this database yet, so its channels are not known: start it once.");
@@ -276,16 +310,21 @@ const COMMANDS: Record<string, (c: Context) => Promise<number>> = {
     console.log(`Released ${id}: queued for ${where}; the server will deliver it. The filter learns it as genuine.`);
     return 0;
   },
-  async spam({ db, rest, config }) {
+  async spam({ db, rest, config, values }) {
     const id = rest[0];
     if (!id) throw new UsageError("spam needs an inquiry ID");
+    if (values.undo) return undoCommand(db, config, "spam", id);
     const result = await performAction(db, config, "spam", id);
     if (result.kind !== "done") {
       console.error(`No inquiry with ID ${id}.`);
       return 1;
     }
-    const { cancelled } = result.marked;
-    const stopped = cancelled.length ? ` Cancelled its deliveries not made yet: ${cancelled.join(", ")}.` : "";
+    const { cancelled, underWay, delivered } = result.marked;
+    const stopped = [
+      cancelled.length ? ` Cancelled its deliveries not made yet: ${cancelled.join(", ")}.` : "",
+      underWay.length ? ` Under way, not tried again if it fails: ${underWay.join(", ")}.` : "",
+      delivered.length ? ` Already delivered: ${delivered.join(", ")}.` : "",
+    ].join("");
     console.log(
       `Marked ${id} as spam: held from now on, and the content filter learns from it (every instance within seconds).${stopped}`,
     );
@@ -581,6 +620,7 @@ async function main(argv: string[]): Promise<number> {
       company: { type: "string" },
       "new-email": { type: "string" },
       force: { type: "boolean", default: false },
+      undo: { type: "boolean", default: false },
       help: { type: "boolean", short: "h", default: false },
     },
   });

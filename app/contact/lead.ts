@@ -10,6 +10,8 @@ export const LEAD_PATH = "/lead";
 export const LEAD_MODULE = "routes/lead.tsx";
 /** The query parameter and form field that carry a link's token. */
 export const LEAD_TOKEN_FIELD = "t";
+/** The form field of the Undo button: it posts the same token, so it works as long as the link does. */
+export const LEAD_UNDO_FIELD = "undo";
 
 /** What a person can say of an inquiry: "spam" (it is held from now on) or "release" (not spam). */
 export type ReviewAction = "spam" | "release";
@@ -19,7 +21,7 @@ export const ACTION_LABEL: Record<ReviewAction, string> = { spam: "Spam", releas
 
 /** What each action does, as the email's links and the page say it. */
 export const ACTION_EFFECT: Record<ReviewAction, string> = {
-  spam: "the filter learns from it, it is held out of the inbox from now on, and deliveries not made yet are cancelled",
+  spam: "the filter learns from it, it is held out of the inbox from now on, and deliveries not made yet are cancelled; one under way is not tried again",
   release: "the filter learns it is not spam; a held message is delivered as a new lead would be",
 };
 
@@ -47,19 +49,33 @@ export type LeadView =
   | { kind: "unavailable" }
   /** GET: what the button will do. */
   | { kind: "confirm"; action: ReviewAction; summary: LeadSummary; token: string }
-  /** POST: what was done (`changed` false: it had been done before), and the undo. */
+  /** POST: what was done (`changed` false: it had been done before); Undo posts `token` again. */
   | {
       kind: "done";
       action: ReviewAction;
       changed: boolean;
       summary: LeadSummary;
       cancelled: string[];
+      /** Spam: where it had been delivered already, and where an attempt was under way (it is not retried). */
+      delivered: string[];
+      underWay: string[];
       queued: string[];
-      undo: { action: ReviewAction; token: string };
+      token: string;
+    }
+  /** POST of Undo: put back as it was (`changed` false: nothing to undo); `token` does the action again. */
+  | {
+      kind: "undone";
+      action: ReviewAction;
+      changed: boolean;
+      summary: LeadSummary;
+      cancelled: string[];
+      underWay: string[];
+      queued: string[];
+      token: string;
     };
 
 /** What the route asks the server (app/contact/context.ts). */
 export interface LeadPage {
   open(token: string): Promise<LeadView>;
-  act(token: string, clientIp: string | undefined): Promise<LeadView>;
+  act(token: string, clientIp: string | undefined, opts?: { undo?: boolean }): Promise<LeadView>;
 }

@@ -236,6 +236,8 @@ describe("the content filter learns from the company", () => {
     expect(cli("spam", delivered).stdout).toContain(`Marked ${delivered} as spam`);
     // Held from now on (its email went already: nothing was waiting to cancel).
     expect(held("Api Person")).toMatchObject({ held: true, heldReason: "marked as spam by a person" });
+    const reason = held("Paced Marketer")?.heldReason;
+    expect(reason).toBeTruthy();
     expect(cli("release", released).status).toBe(0);
     const marks = JSON.parse(cli("training", "--json").stdout) as Array<{ inquiryId: string; label: string }>;
     expect(marks.map((m) => [m.inquiryId, m.label])).toEqual([
@@ -247,6 +249,11 @@ describe("the content filter learns from the company", () => {
     expect(JSON.parse(cli("training", "--json").stdout)).toHaveLength(1);
     expect(cli("training", "undo", delivered).status).toBe(1);
     expect(cli("spam", "no-such-id").status).toBe(1);
+    // `release ID --undo`: held again for its reason, and the filter's mark as it was (none).
+    expect(cli("release", released, "--undo").stdout).toContain(`Undid the release of ${released}`);
+    expect(held("Paced Marketer")).toMatchObject({ held: true, heldReason: reason });
+    expect(JSON.parse(cli("training", "--json").stdout)).toEqual([]);
+    expect(cli("release", released, "--undo").stdout).toContain("Nothing to undo");
   });
 });
 

@@ -2,7 +2,7 @@ import type { ReviewAction } from "../../../app/contact/lead.ts";
 import type { Config } from "../../config.ts";
 import { destinationsFor, newDeliveries, type Routing } from "../delivery/routing.ts";
 import type { Database } from "../storage/database.ts";
-import { type Marked, markSpam, release } from "../storage/inquiries.ts";
+import { type Marked, markSpam, release, undo } from "../storage/inquiries.ts";
 import { readSetting } from "../storage/settings.ts";
 
 /**
@@ -11,7 +11,8 @@ import { readSetting } from "../storage/settings.ts";
  * - "spam": the filter learns it as spam; held from now on; deliveries not made yet are cancelled.
  * - "release" (not spam): the filter learns it is not spam; a held one is delivered as its
  *   service's leads are routed now (to channels that have not had it).
- * Both are idempotent: done twice, the second changes nothing (`changed: false`).
+ * Both are idempotent: done twice, the second changes nothing (`changed: false`). Undo puts back
+ * exactly what the last one changed (the mark as it was: none if there was none).
  */
 
 export type ActionResult = { kind: "done"; marked: Marked } | { kind: "unknown" } | { kind: "no-routing" };
@@ -22,8 +23,9 @@ export async function performAction(
   action: ReviewAction,
   id: string,
   now = Date.now(),
+  opts: { undo?: boolean } = {},
 ): Promise<ActionResult> {
-  if (action === "spam") {
+  if (action === "spam" && !opts.undo) {
     const marked = await markSpam(db, id, now);
     return marked ? { kind: "done", marked } : { kind: "unknown" };
   }
@@ -31,11 +33,8 @@ export async function performAction(
   const recorded = await readSetting(db, "routing");
   const routing = recorded ? (JSON.parse(recorded) as Routing) : null;
   if (!routing) return { kind: "no-routing" };
-  const marked = await release(
-    db,
-    id,
-    (inquiry) => newDeliveries(destinationsFor(routing, inquiry.service), id, config, now),
-    now,
-  );
+  const destinations = (inquiry: { service: string }) =>
+    newDeliveries(destinationsFor(routing, inquiry.service), id, config, now);
+  const marked = opts.undo ? await undo(db, id, action, destinations, now) : await release(db, id, destinations, now);
   return marked ? { kind: "done", marked } : { kind: "unknown" };
 }
