@@ -35,9 +35,18 @@ let logDeadline = Number.POSITIVE_INFINITY;
 // full pipe (a log reader that stopped reading) is waited for, but at shutdown only until the grace
 // period ends: a server whose stdout is stuck must still stop.
 // Levels as words ("level":"fatal"), so an operator can grep for them.
+const logOut = pino.destination({ sync: false, retryEAGAIN: () => Date.now() < logDeadline });
+/** Set once stdout has failed for good (EPIPE: its reader is gone) or is closed: nothing more waits for it. */
+let logGone = false;
+logOut.on("error", () => {
+  logGone = true;
+});
+logOut.on("close", () => {
+  logGone = true;
+});
 const log = pino(
   { base: undefined, timestamp: pino.stdTimeFunctions.isoTime, formatters: { level: (label) => ({ level: label }) } },
-  pino.destination({ sync: false, retryEAGAIN: () => Date.now() < logDeadline }),
+  logOut,
 );
 // Nothing may end the process by accident: a rejection nobody handled is a bug, logged in one line.
 process.on("unhandledRejection", (reason) => {
@@ -149,13 +158,30 @@ function shutdown(signal: NodeJS.Signals) {
       .close()
       .catch((err: Error) => log.error({ err: { message: err.message } }, "closing the contact pipeline"));
     log.info("server stopped");
-    process.exit(0);
+    exitOnceLogged(0);
   });
   server.closeIdleConnections();
   setTimeout(() => {
     server.closeAllConnections();
-    process.exit(0);
+    exitOnceLogged(0);
   }, GRACE_MS).unref();
+}
+
+/**
+ * Exits once the last lines are written, or stdout is found gone, or the grace period is over,
+ * whichever comes first. The logger's own flush at exit would retry a write to a reader that has
+ * gone (EPIPE) for ever, so the destination is closed first: nothing is left for it to flush.
+ */
+function exitOnceLogged(code: number) {
+  const exit = () => {
+    logOut.destroy();
+    process.exit(code);
+  };
+  if (logGone) return exit();
+  logOut.once("close", exit);
+  logOut.once("error", exit);
+  setTimeout(exit, Math.max(0, logDeadline - Date.now()));
+  logOut.end();
 }
 process.on("SIGTERM", () => shutdown("SIGTERM"));
 process.on("SIGINT", () => shutdown("SIGINT"));

@@ -1,4 +1,5 @@
 import { spawn } from "node:child_process";
+import { once } from "node:events";
 import { mkdtempSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
@@ -6,9 +7,9 @@ import { expect, it } from "vitest";
 import { freePort } from "../support/ports.ts";
 
 /**
- * The server stops within its grace period whatever its stdout does: here whatever reads
- * it stops reading (a log shipper that hangs), the pipe fills, and the logger's last flush must not
- * wait for it for ever.
+ * The server stops within its grace period whatever its stdout does: whatever reads it stops
+ * reading (a log shipper that hangs) and the pipe fills, or it goes away (EPIPE) under load or while
+ * the server is idle; the logger's last flush must not wait for it for ever.
  */
 
 const root = new URL("../../", import.meta.url).pathname;
@@ -71,4 +72,44 @@ it("exits cleanly on SIGTERM when whatever read its log has gone (`npm start | h
   expect(result).toBe(0);
   expect(ms).toBeLessThan(13_000);
   expect(seen.err).not.toMatch(/EPIPE|^\s+at /m);
+}, 60_000);
+
+it("exits within its grace period on SIGTERM when its log reader exited while it was idle (`node server.js | timeout 4 cat`)", async () => {
+  // The reader is a real process on the other end of a real pipe, as in a shell pipeline.
+  const reader = spawn("cat", [], { stdio: ["pipe", "ignore", "ignore"] });
+  const port = await freePort();
+  const child = spawn(process.execPath, ["server.js"], {
+    cwd: root,
+    env: {
+      ...process.env,
+      PORT: String(port),
+      HOST: "127.0.0.1",
+      DATA_DIR: mkdtempSync(join(tmpdir(), "idle-reader-")),
+    },
+    stdio: ["ignore", reader.stdin, "pipe"],
+  });
+  // Only the server holds the pipe's writing end now.
+  reader.stdin?.destroy();
+  let err = "";
+  child.stderr?.on("data", (d: Buffer) => {
+    err += d;
+  });
+  // Started: it answers (its log goes to the reader, which reads it all).
+  const started = Date.now();
+  while (
+    !(await fetch(`http://127.0.0.1:${port}/healthz`).then(
+      (r) => r.ok,
+      () => false,
+    ))
+  ) {
+    if (child.exitCode !== null || Date.now() - started > 20_000) throw new Error(`server did not start:\n${err}`);
+    await new Promise((r) => setTimeout(r, 50));
+  }
+  // The reader exits; no request follows, so the server has written nothing since.
+  reader.kill("SIGTERM");
+  await once(reader, "exit");
+  const { result, ms } = await terminate(child);
+  expect(result).toBe(0);
+  expect(ms).toBeLessThan(13_000);
+  expect(err).not.toMatch(/EPIPE|^\s+at /m);
 }, 60_000);
