@@ -124,6 +124,16 @@ export const schema = z.object({
     .default(3000)
     .meta({ description: "port of the production server (1–65535)" }),
   HOST: z.string().min(1).default("0.0.0.0").meta({ description: "address the production server binds to" }),
+  SHUTDOWN_DELAY_MS: z.coerce
+    .number({ error: "milliseconds" })
+    .int()
+    .min(0, "0 or more milliseconds")
+    .max(60_000, "at most 60000 milliseconds")
+    .default(0)
+    .meta({
+      description:
+        "on `SIGTERM`, how long the server keeps serving with `/readyz` answering 503 (`shutting down`) before it stops accepting connections and drains (10 s): a balancer that checks readiness takes it out of rotation first. The check's interval times its failure threshold; 0 behind nginx, which tries a refused connection on the next instance. See [Restarting without losing a visitor](deployment.md#restarting-without-losing-a-visitor)",
+    }),
   /** run — Express `trust proxy`, parsed as Express documents it. */
   TRUST_PROXY: z
     .string()

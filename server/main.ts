@@ -116,7 +116,19 @@ try {
   refuseToStart(err);
 }
 
-const server = createServer(app);
+// Once stopping, every answer closes its connection: a proxy's pooled connections to this instance
+// end after their request, rather than being cut while the proxy may be sending one.
+const server = createServer((req, res) => {
+  if (stopping) res.setHeader("Connection", "close");
+  app(req, res);
+});
+// Behind a proxy that keeps idle connections to the server (nginx's upstream `keepalive`, a load
+// balancer), the proxy must be the side that closes an idle one: were the server to close it just as
+// the proxy sends a request on it, that request would be reset, and a POST is not sent again. So the
+// server keeps an idle connection longer than such proxies do (nginx's upstream keepalive_timeout
+// is 60 s, as are most balancers'), and allows a request's headers at least as long.
+server.keepAliveTimeout = 75_000;
+server.headersTimeout = 76_000;
 server.on("error", (err: NodeJS.ErrnoException) => {
   const why = err.code === "EADDRINUSE" ? "the address is already in use" : err.message;
   log.fatal({ code: err.code }, `cannot listen on ${host}:${port}: ${why}`);
@@ -148,11 +160,21 @@ function serveMetricsPrivately(metrics: ContactMetrics, metricsPort: number, met
 
 let stopping = false;
 const GRACE_MS = 10_000;
+/**
+ * Readiness first, then the drain: /readyz answers 503 at once; SHUTDOWN_DELAY_MS later (for a
+ * balancer that checks it) the server stops accepting, finishes what it has, and exits — within
+ * the grace period after that.
+ */
 function shutdown(signal: NodeJS.Signals) {
   if (stopping) return;
   stopping = true;
-  logDeadline = Date.now() + GRACE_MS;
-  log.info({ signal }, "shutting down");
+  runtime.leaveRotation();
+  logDeadline = Date.now() + config.SHUTDOWN_DELAY_MS + GRACE_MS;
+  log.info({ signal, delayMs: config.SHUTDOWN_DELAY_MS }, "shutting down");
+  setTimeout(drain, config.SHUTDOWN_DELAY_MS);
+}
+
+function drain() {
   server.close(async () => {
     await runtime
       .close()

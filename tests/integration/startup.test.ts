@@ -9,6 +9,7 @@ import { createApp } from "../../server/app.ts";
 import { loadConfig } from "../../server/config.ts";
 import { createMetrics } from "../../server/contact/metrics.ts";
 import { testKeys } from "../support/keys.ts";
+import { freePort } from "../support/ports.ts";
 import { lines } from "../support/requests";
 import { startServer } from "../support/server";
 
@@ -85,13 +86,18 @@ describe("a start that cannot succeed says so in one line", () => {
     }
   });
 
-  it("`node server.js` on an old Node says in one line what it needs", () => {
+  it("`node server.js` on an old Node says in one line what it needs", async () => {
     // This Node 24, told it is Node 20 before server.js runs: the check reads process.versions.
     const claim20 = 'data:text/javascript,Object.defineProperty(process.versions,"node",{value:"20.19.0"})';
     const run = spawnSync(process.execPath, ["--import", claim20, "server.js"], {
       cwd: root,
       // Were the check to let it through, the server would start: somewhere harmless, and not for long.
-      env: { ...process.env, HOST: "127.0.0.1", PORT: "39517", DATA_DIR: mkdtempSync(join(tmpdir(), "old-node-")) },
+      env: {
+        ...process.env,
+        HOST: "127.0.0.1",
+        PORT: String(await freePort()),
+        DATA_DIR: mkdtempSync(join(tmpdir(), "old-node-")),
+      },
       encoding: "utf8",
       timeout: 5_000,
       killSignal: "SIGKILL",
@@ -120,6 +126,7 @@ describe("a start that cannot succeed says so in one line", () => {
           pipeline: () => {
             throw new Error("no pipeline in this test");
           },
+          leaveRotation: () => {},
           readiness: async () => ({ ready: true }),
           close: async () => {},
         },
