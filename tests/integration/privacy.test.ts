@@ -10,6 +10,7 @@ import { openDatabase } from "../../server/contact/storage/open.ts";
 import { writeSetting } from "../../server/contact/storage/settings.ts";
 import * as training from "../../server/contact/storage/training.ts";
 import { engineEnv } from "../support/engines.ts";
+import { freePort } from "../support/ports.ts";
 import { Receiver } from "../support/receiver";
 import { json, lines, nextIp } from "../support/requests";
 import { type RunningServer, startServer } from "../support/server";
@@ -205,7 +206,7 @@ describe.each(["sqlite", "postgres"] as const)("the privacy promise on %s", (eng
 });
 
 describe("the privacy notice names every processor the server sends leads to", () => {
-  it("refuses to start, in one line, with a channel whose processor the notice does not name", () => {
+  it("refuses to start, in one line, with a channel whose processor the notice does not name", async () => {
     // The notice as a company might leave it: Slack taken out of site.privacy.processors.
     const site = new URL("../../app/config/site.ts", import.meta.url).href;
     const withoutSlack = `data:text/javascript,import { site } from ${JSON.stringify(site)}; delete site.privacy.processors.slack;`;
@@ -214,7 +215,8 @@ describe("the privacy notice names every processor the server sends leads to", (
       env: {
         ...process.env,
         HOST: "127.0.0.1",
-        PORT: "39518",
+        // A free port: were the check gone, it would start there, not on another test's server.
+        PORT: String(await freePort()),
         DATA_DIR: mkdtempSync(join(tmpdir(), "notice-")),
         SLACK_WEBHOOK_URL: "https://hooks.slack.example/T/B/x",
       },
