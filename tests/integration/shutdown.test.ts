@@ -1,10 +1,12 @@
 import { spawn } from "node:child_process";
 import { once } from "node:events";
 import { mkdtempSync } from "node:fs";
+import { Agent, request } from "node:http";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { expect, it } from "vitest";
 import { freePort } from "../support/ports.ts";
+import { startServer } from "../support/server.ts";
 
 /**
  * The server stops within its grace period whatever its stdout does: whatever reads it stops
@@ -113,3 +115,66 @@ it("exits within its grace period on SIGTERM when its log reader exited while it
   expect(ms).toBeLessThan(13_000);
   expect(err).not.toMatch(/EPIPE|^\s+at /m);
 }, 60_000);
+
+/** A GET on one kept-alive connection of `agent`: status, headers, and the local port it used. */
+function get(agent: Agent, url: string) {
+  return new Promise<{ status: number; headers: Record<string, unknown>; localPort: number; body: string }>(
+    (resolve, reject) => {
+      const req = request(url, { agent }, (res) => {
+        let body = "";
+        res.on("data", (d: Buffer) => {
+          body += d;
+        });
+        res.on("end", () =>
+          resolve({ status: res.statusCode ?? 0, headers: res.headers, localPort: req.socket?.localPort ?? 0, body }),
+        );
+      });
+      req.on("error", reject);
+      req.end();
+    },
+  );
+}
+
+it("keeps an idle connection open longer than a proxy keeps its own (nginx: 60 s), so the proxy closes it", async () => {
+  const server = await startServer();
+  const agent = new Agent({ keepAlive: true, maxSockets: 1 });
+  try {
+    const first = await get(agent, `${server.url}/healthz`);
+    expect(first.headers["keep-alive"]).toBe("timeout=75");
+    // Idle past the 5 s a Node server keeps by default: the same connection still serves.
+    await new Promise((r) => setTimeout(r, 6_000));
+    const second = await get(agent, `${server.url}/healthz`);
+    expect(second.status).toBe(200);
+    expect(second.localPort).toBe(first.localPort);
+  } finally {
+    agent.destroy();
+    await server.stop();
+  }
+}, 30_000);
+
+it("on SIGTERM leaves the rotation first (readiness 503), keeps serving for SHUTDOWN_DELAY_MS, then drains", async () => {
+  const server = await startServer({ SHUTDOWN_DELAY_MS: "3000" });
+  const agent = new Agent({ keepAlive: true, maxSockets: 1 });
+  try {
+    expect((await get(agent, `${server.url}/readyz`)).status).toBe(200);
+    const exited = once(server.child, "exit");
+    const signalled = Date.now();
+    server.child.kill("SIGTERM");
+    // At once: not ready, said why; pages still served, each answer closing its connection.
+    await expect.poll(async () => (await get(agent, `${server.url}/readyz`)).status).toBe(503);
+    const ready = await get(agent, `${server.url}/readyz`);
+    expect(JSON.parse(ready.body)).toMatchObject({ status: "not ready", reason: "shutting down" });
+    expect(ready.headers.connection).toBe("close");
+    const page = await fetch(`${server.url}/services`);
+    expect(page.status).toBe(200);
+    expect(Date.now() - signalled).toBeLessThan(3_000);
+    // Then it stops accepting and exits, within the grace period after the delay.
+    const [code] = await exited;
+    expect(code).toBe(0);
+    expect(Date.now() - signalled).toBeGreaterThanOrEqual(3_000);
+    expect(Date.now() - signalled).toBeLessThan(13_000);
+  } finally {
+    agent.destroy();
+    await server.stop();
+  }
+}, 30_000);
