@@ -124,6 +124,12 @@ export const schema = z.object({
     .default(3000)
     .meta({ description: "port of the production server (1–65535)" }),
   HOST: z.string().min(1).default("0.0.0.0").meta({ description: "address the production server binds to" }),
+  /** run — read by React and Express, not by our code; server.js sets it before either loads. */
+  NODE_ENV: z.string().optional().meta({
+    description:
+      "React's build on the server: production unless set (`npm start`, `npx node server.js` and the image alike). `npm run dev` is the development server; there is no need to set it",
+    shownDefault: "`production` (set by `server.js`)",
+  }),
   SHUTDOWN_DELAY_MS: z.coerce
     .number({ error: "milliseconds" })
     .int()

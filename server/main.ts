@@ -1,6 +1,7 @@
 import { randomBytes } from "node:crypto";
 import { existsSync } from "node:fs";
 import { createServer } from "node:http";
+import { flushCompileCache } from "node:module";
 import { fileURLToPath } from "node:url";
 import pino from "pino";
 import type { ServerBuild } from "react-router";
@@ -137,6 +138,8 @@ server.on("error", (err: NodeJS.ErrnoException) => {
 server.listen(port, host, () => {
   if (config.METRICS_PORT) serveMetricsPrivately(metrics, config.METRICS_PORT, config.METRICS_HOST);
   log.info({ url: `http://${host === "0.0.0.0" ? "localhost" : host}:${port}`, files: files.size }, "server started");
+  // Everything is loaded: the compile cache (server.js) is written now, not only at a clean exit.
+  flushCompileCache();
 });
 
 /** /metrics without a token on a port of its own, bound to localhost unless METRICS_HOST says otherwise. */
