@@ -273,7 +273,15 @@ export const BUILD_TIME = ["SITE_URL", "CONTACT_ENDPOINT", "CONTACT_PUBLIC_KEY"]
 
 /** The environment, validated; an empty variable (`DATABASE_URL=` in a .env) means "not set". */
 export function loadEnv(source: NodeJS.ProcessEnv = process.env): Env {
-  const set = Object.fromEntries(Object.entries(source).filter(([, v]) => v !== undefined && v !== ""));
+  // `podman run --env-file` and `docker run --env-file` keep the quotes that a shell, Node's
+  // --env-file and compose's env_file take away: a value in one pair of matching quotes is read
+  // without them, however it came (`WEBHOOK_SECRET="whsec_NEW whsec_OLD"` as the docs show it).
+  const unquote = (v: string) => /^(["'])(.*)\1$/s.exec(v)?.[2] ?? v;
+  const set = Object.fromEntries(
+    Object.entries(source)
+      .map(([k, v]) => [k, v === undefined ? v : unquote(v)] as const)
+      .filter(([, v]) => v !== undefined && v !== ""),
+  );
   const parsed = schema.safeParse(set);
   if (!parsed.success) {
     const problems = parsed.error.issues.map((i) => `${i.path.join(".")}: ${i.message}`);
