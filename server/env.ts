@@ -113,7 +113,7 @@ export const schema = z.object({
     .optional()
     .meta({
       description:
-        "while the public key changes: the old one, still accepted at run time, so pages built (or cached) with it keep working until every page has the new one. See [Rotating secrets](deployment.md#rotating-secrets)",
+        "a second public key accepted at run time while the key changes: first the next one (every instance accepts it before any page carries it), then the old one (pages built or cached with it keep working). See [Rotating secrets](deployment.md#rotating-secrets)",
     }),
   // ---------------------------------------------------------------- run time
   PORT: z.coerce
