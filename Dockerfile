@@ -45,7 +45,8 @@ VOLUME /data
 EXPOSE 3000
 HEALTHCHECK --interval=10s --timeout=3s --start-period=10s --retries=3 \
   CMD ["node", "-e", "fetch('http://127.0.0.1:' + (process.env.PORT || 3000) + '/healthz').then((r) => process.exit(r.ok ? 0 : 1), () => process.exit(1))"]
-# SIGTERM: the server stops accepting, drains connections and the outbox worker, then exits 0
+# SIGTERM: /readyz answers 503 at once; SHUTDOWN_DELAY_MS later (0 by default) the server stops
+# accepting, drains connections and the outbox worker, then exits 0
 # (under Litestream, which passes it on and replicates what is left).
 STOPSIGNAL SIGTERM
 # The server, under Litestream when LITESTREAM_REPLICA_URL is set (deploy/start.sh).
