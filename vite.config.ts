@@ -16,5 +16,8 @@ export default defineConfig({
     // Every asset is a file with a hashed name: cacheable forever, and no data: URLs to allow in the CSP.
     assetsInlineLimit: 0,
   },
+  // The server build carries the few icons the pages use, not lucide-react's whole entry (~1,600
+  // icons) loaded at every start.
+  ssr: { noExternal: ["lucide-react"] },
   plugins: [tailwindcss(), reactRouter()],
 });

@@ -224,6 +224,32 @@ ${rows.map((r) => `| ${r.engine} | ${r.variant} | ${r.perSecond} (≥ ${r.target
 `;
 }
 
+/** What a restart costs (bench/start.json from bench:start; bench/start-before.json, by hand, the figures before issue 38). */
+function startSection(): string {
+  if (!existsSync("bench/start.json")) return "";
+  type Start = { date: string; figures: Record<string, number | null>; target?: Record<string, number> };
+  const now = JSON.parse(readFileSync("bench/start.json", "utf8")) as Start;
+  const before = existsSync("bench/start-before.json")
+    ? (JSON.parse(readFileSync("bench/start-before.json", "utf8")) as Start & { note: string })
+    : null;
+  const t = now.target ?? {};
+  const row = (label: string, r: Start) =>
+    `| ${label} | ${r.date} | ${r.figures.coldStartMs} (≤ ${t.coldStartMs}) | ${r.figures.idleMb} (≤ ${t.idleMb}) | ${r.figures.peakMb} (≤ ${t.peakMb}) | ${r.figures.lost} | ${r.figures.limitMb ?? "none"} |`;
+  return `
+## A restart (\`npm run bench:start\`)
+
+The server as \`npm start\` runs it (\`node server.js\`, NODE_ENV unset), on SQLite, on this 2-core machine
+shared with other work: cold start from spawn to the first 200 on \`/\` (median of 5, Node's compile cache
+warm); resident memory idle, and its peak (VmHWM) after 10 s of 200 submissions a second from many
+addresses with 32 connections loading \`/\`; acknowledged submissions not stored. The server runs in a
+memory cgroup of the size given (a small container's).
+
+| | date | cold start ms | idle RSS MB | peak RSS MB | lost | memory limit MB |
+|---|---|---|---|---|---|---|
+${before ? `${row("before", before)}\n` : ""}${row("now", now)}
+${before ? `\n${before.note}.\n` : ""}`;
+}
+
 function writeBenchmarks(site: RouteFigures[], spa: RouteFigures[]) {
   const serve = existsSync("bench/serve.json") ? JSON.parse(readFileSync("bench/serve.json", "utf8")) : null;
   const contact = ["sqlite", "postgres"]
@@ -289,7 +315,7 @@ ${serve.rows.map((r: Record<string, number | string>) => `| ${r.path} | ${r["nod
 `
     : ""
 }`;
-  writeFileSync("BENCHMARKS.md", text + contactSection + spamSection());
+  writeFileSync("BENCHMARKS.md", text + contactSection + startSection() + spamSection());
 }
 
 async function main() {

@@ -87,7 +87,7 @@ export const schema = z.object({
     .transform((u) => u.replace(/\/+$/, ""))
     .meta({
       description:
-        "public URL of the site: **at build time** canonical links, sitemap and feeds are baked into the pages; **at run time** the sender's domain of lead emails (`no-reply@…`), their Message-IDs, and the host the HTTP → HTTPS redirect serves",
+        "public URL of the site: **at build time** canonical links, sitemap and feeds are baked into the pages; **at run time** the address the links in a lead point at, the sender's domain of lead emails (`no-reply@…`), their Message-IDs, and the host the HTTP → HTTPS redirect serves. The server refuses to start, in one line, when the links would be wrong: not set while leads leave this machine (`SMTP_URL`, Slack or a webhook), with a path, with `user:password`, or `http://` to anything but this machine",
     }),
   /** build — where the contact page sends the form with JavaScript (a path here, or another site's URL). */
   CONTACT_ENDPOINT: z
@@ -114,7 +114,7 @@ export const schema = z.object({
     .optional()
     .meta({
       description:
-        "while the public key changes: the old one, still accepted at run time, so pages built (or cached) with it keep working until every page has the new one. See [Rotating secrets](deployment.md#rotating-secrets)",
+        "a second public key accepted at run time while the key changes: first the next one (every instance accepts it before any page carries it), then the old one (pages built or cached with it keep working). See [Rotating secrets](deployment.md#rotating-secrets)",
     }),
   // ---------------------------------------------------------------- run time
   PORT: z.coerce
@@ -125,10 +125,22 @@ export const schema = z.object({
     .default(3000)
     .meta({ description: "port of the production server (1–65535)" }),
   HOST: z.string().min(1).default("0.0.0.0").meta({ description: "address the production server binds to" }),
+  /** run — read by React and Express, not by our code; server.js sets it before either loads. */
   NODE_ENV: z.string().optional().meta({
     description:
-      "`production` (the container image sets it): the server refuses to start, in one line, when the links in a lead would be wrong: `SITE_URL` not set, with a path, with `user:password`, or `http://` to anything but this machine. See [The links in a lead](operations.md#the-links-in-a-lead)",
+      "React's build on the server: production unless set (`npm start`, `npx node server.js` and the image alike). `npm run dev` is the development server; there is no need to set it. Whatever it says, the server refuses to start when the links in a lead would be wrong (see `SITE_URL`)",
+    shownDefault: "`production` (set by `server.js`)",
   }),
+  SHUTDOWN_DELAY_MS: z.coerce
+    .number({ error: "milliseconds" })
+    .int()
+    .min(0, "0 or more milliseconds")
+    .max(60_000, "at most 60000 milliseconds")
+    .default(0)
+    .meta({
+      description:
+        "on `SIGTERM`, how long the server keeps serving with `/readyz` answering 503 (`shutting down`) before it stops accepting connections and drains (10 s): a balancer that checks readiness takes it out of rotation first. The check's interval times its failure threshold; 0 behind nginx, which tries a refused connection on the next instance. See [Restarting without losing a visitor](deployment.md#restarting-without-losing-a-visitor)",
+    }),
   /** run — Express `trust proxy`, parsed as Express documents it. */
   TRUST_PROXY: z
     .string()
@@ -262,7 +274,15 @@ export const BUILD_TIME = ["SITE_URL", "CONTACT_ENDPOINT", "CONTACT_PUBLIC_KEY"]
 
 /** The environment, validated; an empty variable (`DATABASE_URL=` in a .env) means "not set". */
 export function loadEnv(source: NodeJS.ProcessEnv): Env {
-  const set = Object.fromEntries(Object.entries(source).filter(([, v]) => v !== undefined && v !== ""));
+  // `podman run --env-file` and `docker run --env-file` keep the quotes that a shell, Node's
+  // --env-file and compose's env_file take away: a value in one pair of matching quotes is read
+  // without them, however it came (`WEBHOOK_SECRET="whsec_NEW whsec_OLD"` as the docs show it).
+  const unquote = (v: string) => /^(["'])(.*)\1$/s.exec(v)?.[2] ?? v;
+  const set = Object.fromEntries(
+    Object.entries(source)
+      .map(([k, v]) => [k, v === undefined ? v : unquote(v)] as const)
+      .filter(([, v]) => v !== undefined && v !== ""),
+  );
   const parsed = schema.safeParse(set);
   if (!parsed.success) {
     const problems = parsed.error.issues.map((i) => `${i.path.join(".")}: ${i.message}`);

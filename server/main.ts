@@ -1,12 +1,13 @@
 import { existsSync, mkdirSync } from "node:fs";
 import { createServer } from "node:http";
+import { flushCompileCache } from "node:module";
 import { fileURLToPath } from "node:url";
 import pino from "pino";
 import type { ServerBuild } from "react-router";
 import { site } from "../app/config/site.ts";
 import { createApp } from "./app.ts";
 import { type Config, loadConfig } from "./config.ts";
-import { unnamedProcessors } from "./contact/delivery/routing.ts";
+import { channelsOf, routingOf, unnamedProcessors } from "./contact/delivery/routing.ts";
 import { legacySecret, secretKeys } from "./contact/intake/address-hash.ts";
 import { KeyRing } from "./contact/keys.ts";
 import { type ContactMetrics, createMetrics } from "./contact/metrics.ts";
@@ -38,9 +39,18 @@ let logDeadline = Number.POSITIVE_INFINITY;
 // full pipe (a log reader that stopped reading) is waited for, but at shutdown only until the grace
 // period ends: a server whose stdout is stuck must still stop.
 // Levels as words ("level":"fatal"), so an operator can grep for them.
+const logOut = pino.destination({ sync: false, retryEAGAIN: () => Date.now() < logDeadline });
+/** Set once stdout has failed for good (EPIPE: its reader is gone) or is closed: nothing more waits for it. */
+let logGone = false;
+logOut.on("error", () => {
+  logGone = true;
+});
+logOut.on("close", () => {
+  logGone = true;
+});
 const log = pino(
   { base: undefined, timestamp: pino.stdTimeFunctions.isoTime, formatters: { level: (label) => ({ level: label }) } },
-  pino.destination({ sync: false, retryEAGAIN: () => Date.now() < logDeadline }),
+  logOut,
 );
 // Nothing may end the process by accident: a rejection nobody handled is a bug, logged in one line.
 process.on("unhandledRejection", (reason) => {
@@ -60,8 +70,9 @@ try {
   // The privacy notice never falls behind the running system: a lead goes to no one it does not name.
   const unnamed = unnamedProcessors(config, site.privacy.processors);
   if (unnamed) throw new Error(unnamed);
-  // The links in a lead point at SITE_URL: in production, refused when they would be wrong.
-  const wrongLinks = siteUrlProblem(config);
+  // The links in a lead point at SITE_URL: refused when they would be wrong and leave this machine.
+  const leadsLeave = Boolean(config.SMTP_URL) || channelsOf(routingOf(config)).some((c) => c !== "email");
+  const wrongLinks = siteUrlProblem(config, leadsLeave);
   if (wrongLinks) throw new Error(wrongLinks);
 } catch (err) {
   refuseToStart(err);
@@ -116,7 +127,19 @@ try {
   refuseToStart(err);
 }
 
-const server = createServer(app);
+// Once stopping, every answer closes its connection: a proxy's pooled connections to this instance
+// end after their request, rather than being cut while the proxy may be sending one.
+const server = createServer((req, res) => {
+  if (stopping) res.setHeader("Connection", "close");
+  app(req, res);
+});
+// Behind a proxy that keeps idle connections to the server (nginx's upstream `keepalive`, a load
+// balancer), the proxy must be the side that closes an idle one: were the server to close it just as
+// the proxy sends a request on it, that request would be reset, and a POST is not sent again. So the
+// server keeps an idle connection longer than such proxies do (nginx's upstream keepalive_timeout
+// is 60 s, as are most balancers'), and allows a request's headers at least as long.
+server.keepAliveTimeout = 75_000;
+server.headersTimeout = 76_000;
 server.on("error", (err: NodeJS.ErrnoException) => {
   const why = err.code === "EADDRINUSE" ? "the address is already in use" : err.message;
   log.fatal({ code: err.code }, `cannot listen on ${host}:${port}: ${why}`);
@@ -125,6 +148,8 @@ server.on("error", (err: NodeJS.ErrnoException) => {
 server.listen(port, host, () => {
   if (config.METRICS_PORT) serveMetricsPrivately(metrics, config.METRICS_PORT, config.METRICS_HOST);
   log.info({ url: `http://${host === "0.0.0.0" ? "localhost" : host}:${port}`, files: files.size }, "server started");
+  // Everything is loaded: the compile cache (server.js) is written now, not only at a clean exit.
+  flushCompileCache();
 });
 
 /** /metrics without a token on a port of its own, bound to localhost unless METRICS_HOST says otherwise. */
@@ -148,25 +173,52 @@ function serveMetricsPrivately(metrics: ContactMetrics, metricsPort: number, met
 
 let stopping = false;
 const GRACE_MS = 10_000;
+/**
+ * Readiness first, then the drain: /readyz answers 503 at once; SHUTDOWN_DELAY_MS later (for a
+ * balancer that checks it) the server stops accepting, finishes what it has, and exits — within
+ * the grace period after that.
+ */
 function shutdown(signal: NodeJS.Signals) {
   if (stopping) return;
   stopping = true;
-  logDeadline = Date.now() + GRACE_MS;
-  log.info({ signal }, "shutting down");
+  runtime.leaveRotation();
+  logDeadline = Date.now() + config.SHUTDOWN_DELAY_MS + GRACE_MS;
+  log.info({ signal, delayMs: config.SHUTDOWN_DELAY_MS }, "shutting down");
+  setTimeout(drain, config.SHUTDOWN_DELAY_MS);
+}
+
+function drain() {
   server.close(async () => {
     await runtime
       .close()
       .catch((err: Error) => log.error({ err: { message: err.message } }, "closing the contact pipeline"));
     inUse?.release();
     log.info("server stopped");
-    process.exit(0);
+    exitOnceLogged(0);
   });
   server.closeIdleConnections();
   setTimeout(() => {
     server.closeAllConnections();
     inUse?.release();
-    process.exit(0);
+    exitOnceLogged(0);
   }, GRACE_MS).unref();
+}
+
+/**
+ * Exits once the last lines are written, or stdout is found gone, or the grace period is over,
+ * whichever comes first. The logger's own flush at exit would retry a write to a reader that has
+ * gone (EPIPE) for ever, so the destination is closed first: nothing is left for it to flush.
+ */
+function exitOnceLogged(code: number) {
+  const exit = () => {
+    logOut.destroy();
+    process.exit(code);
+  };
+  if (logGone) return exit();
+  logOut.once("close", exit);
+  logOut.once("error", exit);
+  setTimeout(exit, Math.max(0, logDeadline - Date.now()));
+  logOut.end();
 }
 process.on("SIGTERM", () => shutdown("SIGTERM"));
 process.on("SIGINT", () => shutdown("SIGINT"));

@@ -10,6 +10,33 @@ import { FIELDS, type FieldErrors, FORM_TOKEN_FIELD, HONEYPOT_FIELD, serviceOpti
  * The form carries what the page needs: data-endpoint, data-public-key and data-failure.
  */
 
+/** How long a message is sent again, with its Idempotency-Key, while the site restarts (longer than a restart). */
+const RETRY_FOR_MS = 60_000;
+/** Answers of a proxy or a site that is restarting or briefly unavailable: worth sending again. */
+const TRANSIENT = new Set([502, 503, 504]);
+
+/**
+ * POST it; on a network error or a 502/503/504, again with the same headers (its Idempotency-Key:
+ * stored once however many arrive) after 0.5, 1, 2, 4… s (or the Retry-After asked for, up to 8 s),
+ * until RETRY_FOR_MS has passed. The last answer, or the last error thrown.
+ */
+async function send(endpoint: string, init: RequestInit): Promise<Response> {
+  const until = Date.now() + RETRY_FOR_MS;
+  for (let wait = 500; ; wait = Math.min(wait * 2, 4_000)) {
+    let response: Response | null = null;
+    try {
+      response = await fetch(endpoint, init);
+      if (!TRANSIENT.has(response.status)) return response;
+    } catch (err) {
+      if (Date.now() + wait > until) throw err;
+    }
+    const asked = Number(response?.headers.get("retry-after")) * 1_000;
+    const pause = asked > 0 ? Math.min(asked, 8_000) : wait;
+    if (response && Date.now() + pause > until) return response;
+    await new Promise((r) => setTimeout(r, pause));
+  }
+}
+
 function enhance(form: HTMLFormElement) {
   const dialog = document.getElementById("sent-dialog") as HTMLDialogElement | null;
   const button = form.querySelector<HTMLButtonElement>('button[type="submit"]');
@@ -138,7 +165,7 @@ function enhance(form: HTMLFormElement) {
       // The token the server wrote into this page (see form-token.ts): proof the message comes from it.
       const token = form.elements.namedItem(FORM_TOKEN_FIELD);
       if (token instanceof HTMLInputElement && token.value) headers["X-Form-Token"] = token.value;
-      const response = await fetch(endpoint, { method: "POST", headers, body: JSON.stringify(payload) });
+      const response = await send(endpoint, { method: "POST", headers, body: JSON.stringify(payload) });
       if (response.ok) {
         form.reset();
         updateCount();

@@ -89,7 +89,8 @@ const limitsOf = (config: Config): LimitSpec[] => [
 /**
  * The contact pipeline as the server holds it: started in the background, so storage that does not
  * work at start does not take the pages down. Until it works the contact doors answer 503, readiness
- * says why, and the start is tried again with backoff.
+ * says why, and the start is tried again with backoff. Once the server is stopping it is not ready,
+ * so a balancer takes the instance out of rotation before it stops accepting (server/main.ts).
  */
 
 export type ContactRuntime = ReturnType<typeof startContactRuntime>;
@@ -98,6 +99,7 @@ export function startContactRuntime(config: Config, log: Logger, opts: { keys: S
   let made: Awaited<ReturnType<typeof createContactPipeline>> | null = null;
   let reason = "starting";
   let closed = false;
+  let leaving = false;
   let timer: NodeJS.Timeout | undefined;
   let delay = 1_000;
   let starting: Promise<void> | null = null;
@@ -142,9 +144,14 @@ export function startContactRuntime(config: Config, log: Logger, opts: { keys: S
       if (!made) throw new StorageUnavailableError(`contact storage not ready: ${reason}`, 10);
       return made.pipeline;
     },
-    /** Ready when the pipeline started and the database answers a query within 2 s. */
+    /** From now on not ready ("shutting down"); submissions are still taken until the server closes. */
+    leaveRotation() {
+      leaving = true;
+    },
+    /** Ready when the pipeline started, the server is not stopping, and the database answers a query within 2 s. */
     async readiness(): Promise<{ ready: true } | { ready: false; reason: string }> {
       const timeoutMs = 2_000;
+      if (leaving) return { ready: false, reason: "shutting down" };
       if (!made) return { ready: false, reason };
       const db = made.db;
       let timeout: NodeJS.Timeout | undefined;

@@ -10,6 +10,7 @@ import { openDatabase } from "../../server/contact/storage/open.ts";
 import { writeSetting } from "../../server/contact/storage/settings.ts";
 import * as training from "../../server/contact/storage/training.ts";
 import { engineEnv } from "../support/engines.ts";
+import { freePort } from "../support/ports.ts";
 import { Receiver } from "../support/receiver";
 import { json, lines, nextIp } from "../support/requests";
 import { type RunningServer, startServer } from "../support/server";
@@ -264,13 +265,14 @@ describe.each(["sqlite", "postgres"] as const)("the privacy promise on %s", (eng
 
 describe("the privacy notice names every processor the server sends leads to", () => {
   /** server.js started with `env`, and `importing` loaded first; its fatal lines and whether it started. */
-  const start = (env: Record<string, string>, importing: string[] = []) => {
+  const start = async (env: Record<string, string>, importing: string[] = []) => {
     const run = spawnSync(process.execPath, [...importing, "server.js"], {
       cwd: root,
       env: {
         ...process.env,
         HOST: "127.0.0.1",
-        PORT: "39518",
+        // A free port: were the check gone, it would start there, not on another test's server.
+        PORT: String(await freePort()),
         DATA_DIR: mkdtempSync(join(tmpdir(), "notice-")),
         ...env,
       },
@@ -281,11 +283,14 @@ describe("the privacy notice names every processor the server sends leads to", (
     return { status: run.status, fatal: lines(run.stdout).filter((l) => l.level === "fatal"), out: run.stdout };
   };
 
-  it("refuses to start, in one line, with a channel whose processor the notice does not name", () => {
+  it("refuses to start, in one line, with a channel whose processor the notice does not name", async () => {
     // The notice as a company might leave it: Slack taken out of site.privacy.processors.
     const site = new URL("../../app/config/site.ts", import.meta.url).href;
     const withoutSlack = `data:text/javascript,import { site } from ${JSON.stringify(site)}; delete site.privacy.processors.slack;`;
-    const run = start({ SLACK_WEBHOOK_URL: "https://hooks.slack.com/services/T/B/x" }, ["--import", withoutSlack]);
+    const run = await start({ SLACK_WEBHOOK_URL: "https://hooks.slack.com/services/T/B/x" }, [
+      "--import",
+      withoutSlack,
+    ]);
     expect(run.status).toBe(1);
     expect(run.fatal).toHaveLength(1);
     expect(run.fatal[0]?.msg).toMatch(
@@ -294,9 +299,9 @@ describe("the privacy notice names every processor the server sends leads to", (
     expect(run.out).not.toContain("server started");
   });
 
-  it("refuses to start, in one line naming the host and where to name it, with a channel on a host its processor does not use", () => {
+  it("refuses to start, in one line naming the host and where to name it, with a channel on a host its processor does not use", async () => {
     // A Discord URL as the Slack webhook: a channel the notice names, a provider it does not.
-    const run = start({ SLACK_WEBHOOK_URL: "https://discord.com/api/webhooks/1/x/slack" });
+    const run = await start({ SLACK_WEBHOOK_URL: "https://discord.com/api/webhooks/1/x/slack" });
     expect(run.status).toBe(1);
     expect(run.fatal).toHaveLength(1);
     expect(run.fatal[0]?.msg).toMatch(

@@ -1,7 +1,7 @@
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { DEFAULT_PUBLIC_KEY } from "../../app/contact/api.ts";
 import { raw, rssMb, streamChunked } from "../support/http";
-import { FORM_BODY, formHeaders, json, lines, nextIp, sleep, storedCount, valid } from "../support/requests";
+import { FORM_BODY, formHeaders, json, lines, nextIp, storedCount, valid } from "../support/requests";
 import { type RunningServer, startServer } from "../support/server";
 
 /**
@@ -109,14 +109,12 @@ describe("requests that used to crash, exhaust or mislead the server", () => {
         415,
       ],
     ];
-    await sleep(300); // the earlier tests' last request lines are out
     for (const [name, req, status] of cases) {
-      const mark = server.output().length;
+      const mark = (await server.logged()).length;
       const res = await raw(server.url, req);
       expect(res.status, name).toBe(status);
       expect(res.body).not.toMatch(/\n\s+at |node_modules/);
-      await sleep(50);
-      const out = server.output().slice(mark);
+      const out = (await server.logged()).slice(mark);
       expect(out, name).not.toMatch(/^\s+at /m);
       expect(
         lines(out).filter((l) => l.method !== undefined),
@@ -295,7 +293,7 @@ describe("what an operator must see in the log", () => {
     for (let i = 0; i < 3; i++) expect((await post("pk_public_stale_0000")).status).toBe(401);
     const keyLines = () => lines(server.output()).filter((l) => String(l.msg).startsWith("a page sent a public key"));
     await expect.poll(() => keyLines().length).toBe(1);
-    await sleep(200); // and no second one
+    await server.logged(); // and no second one
     const said = keyLines();
     expect(said).toHaveLength(1);
     expect(said[0]?.level).toBe("error");
@@ -316,7 +314,7 @@ describe("what an operator must see in the log", () => {
     }
     const loopLines = () => lines(server.output()).filter((l) => String(l.msg).startsWith("redirect loop"));
     await expect.poll(() => loopLines().length).toBe(1);
-    await sleep(200); // and no second one
+    await server.logged(); // and no second one
     const said = loopLines();
     expect(said).toHaveLength(1);
     expect(said[0]?.msg).toContain("Set TRUST_PROXY");

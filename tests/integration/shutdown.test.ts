@@ -1,14 +1,17 @@
 import { spawn } from "node:child_process";
+import { once } from "node:events";
 import { mkdtempSync } from "node:fs";
+import { Agent, request } from "node:http";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { expect, it } from "vitest";
 import { freePort } from "../support/ports.ts";
+import { startServer } from "../support/server.ts";
 
 /**
- * The server stops within its grace period whatever its stdout does: here whatever reads
- * it stops reading (a log shipper that hangs), the pipe fills, and the logger's last flush must not
- * wait for it for ever.
+ * The server stops within its grace period whatever its stdout does: whatever reads it stops
+ * reading (a log shipper that hangs) and the pipe fills, or it goes away (EPIPE) under load or while
+ * the server is idle; the logger's last flush must not wait for it for ever.
  */
 
 const root = new URL("../../", import.meta.url).pathname;
@@ -72,3 +75,106 @@ it("exits cleanly on SIGTERM when whatever read its log has gone (`npm start | h
   expect(ms).toBeLessThan(13_000);
   expect(seen.err).not.toMatch(/EPIPE|^\s+at /m);
 }, 60_000);
+
+it("exits within its grace period on SIGTERM when its log reader exited while it was idle (`node server.js | timeout 4 cat`)", async () => {
+  // The reader is a real process on the other end of a real pipe, as in a shell pipeline.
+  const reader = spawn("cat", [], { stdio: ["pipe", "ignore", "ignore"] });
+  const port = await freePort();
+  const child = spawn(process.execPath, ["server.js"], {
+    cwd: root,
+    env: {
+      ...process.env,
+      PORT: String(port),
+      HOST: "127.0.0.1",
+      DATA_DIR: mkdtempSync(join(tmpdir(), "idle-reader-")),
+    },
+    stdio: ["ignore", reader.stdin, "pipe"],
+  });
+  // Only the server holds the pipe's writing end now.
+  reader.stdin?.destroy();
+  let err = "";
+  child.stderr?.on("data", (d: Buffer) => {
+    err += d;
+  });
+  // Started: it answers (its log goes to the reader, which reads it all).
+  const started = Date.now();
+  while (
+    !(await fetch(`http://127.0.0.1:${port}/healthz`).then(
+      (r) => r.ok,
+      () => false,
+    ))
+  ) {
+    if (child.exitCode !== null || Date.now() - started > 20_000) throw new Error(`server did not start:\n${err}`);
+    await new Promise((r) => setTimeout(r, 50));
+  }
+  // The reader exits; no request follows, so the server has written nothing since.
+  reader.kill("SIGTERM");
+  await once(reader, "exit");
+  const { result, ms } = await terminate(child);
+  expect(result).toBe(0);
+  expect(ms).toBeLessThan(13_000);
+  expect(err).not.toMatch(/EPIPE|^\s+at /m);
+}, 60_000);
+
+/** A GET on one kept-alive connection of `agent`: status, headers, and the local port it used. */
+function get(agent: Agent, url: string) {
+  return new Promise<{ status: number; headers: Record<string, unknown>; localPort: number; body: string }>(
+    (resolve, reject) => {
+      const req = request(url, { agent }, (res) => {
+        let body = "";
+        res.on("data", (d: Buffer) => {
+          body += d;
+        });
+        res.on("end", () =>
+          resolve({ status: res.statusCode ?? 0, headers: res.headers, localPort: req.socket?.localPort ?? 0, body }),
+        );
+      });
+      req.on("error", reject);
+      req.end();
+    },
+  );
+}
+
+it("keeps an idle connection open longer than a proxy keeps its own (nginx: 60 s), so the proxy closes it", async () => {
+  const server = await startServer();
+  const agent = new Agent({ keepAlive: true, maxSockets: 1 });
+  try {
+    const first = await get(agent, `${server.url}/healthz`);
+    expect(first.headers["keep-alive"]).toBe("timeout=75");
+    // Idle past the 5 s a Node server keeps by default: the same connection still serves.
+    await new Promise((r) => setTimeout(r, 6_000));
+    const second = await get(agent, `${server.url}/healthz`);
+    expect(second.status).toBe(200);
+    expect(second.localPort).toBe(first.localPort);
+  } finally {
+    agent.destroy();
+    await server.stop();
+  }
+}, 30_000);
+
+it("on SIGTERM leaves the rotation first (readiness 503), keeps serving for SHUTDOWN_DELAY_MS, then drains", async () => {
+  const server = await startServer({ SHUTDOWN_DELAY_MS: "3000" });
+  const agent = new Agent({ keepAlive: true, maxSockets: 1 });
+  try {
+    expect((await get(agent, `${server.url}/readyz`)).status).toBe(200);
+    const exited = once(server.child, "exit");
+    const signalled = Date.now();
+    server.child.kill("SIGTERM");
+    // At once: not ready, said why; pages still served, each answer closing its connection.
+    await expect.poll(async () => (await get(agent, `${server.url}/readyz`)).status).toBe(503);
+    const ready = await get(agent, `${server.url}/readyz`);
+    expect(JSON.parse(ready.body)).toMatchObject({ status: "not ready", reason: "shutting down" });
+    expect(ready.headers.connection).toBe("close");
+    const page = await fetch(`${server.url}/services`);
+    expect(page.status).toBe(200);
+    expect(Date.now() - signalled).toBeLessThan(3_000);
+    // Then it stops accepting and exits, within the grace period after the delay.
+    const [code] = await exited;
+    expect(code).toBe(0);
+    expect(Date.now() - signalled).toBeGreaterThanOrEqual(3_000);
+    expect(Date.now() - signalled).toBeLessThan(13_000);
+  } finally {
+    agent.destroy();
+    await server.stop();
+  }
+}, 30_000);

@@ -102,8 +102,7 @@ describe("the SMTP relay's connections", () => {
     const p = await pipeline(smtp.url);
     const first = await submit(p, "First message.");
     await expect.poll(async () => (await delivery(p, first))?.status, { timeout: 10_000 }).toBe("sent");
-    smtp.dropConnections();
-    await new Promise((r) => setTimeout(r, 100));
+    await smtp.dropConnections();
     const second = await submit(p, "Second message.");
     await expect.poll(async () => (await delivery(p, second))?.status, { timeout: 10_000 }).toBe("sent");
     expect((await delivery(p, second))?.attempts).toBe(1);

@@ -11,6 +11,7 @@ import { TestSmtp } from "../support/smtp";
 /**
  * The spam layers, against the production server with a real SMTP server and
  * Chromium. A held message is stored and answered like any other, and reaches no inbox.
+ * Each test makes the messages it looks at: any one of them passes alone (`-t`).
  */
 
 const root = new URL("../../", import.meta.url).pathname;
@@ -76,6 +77,13 @@ const postJson = (body: unknown, headers: Record<string, string> = {}) =>
     body: JSON.stringify(body),
   });
 const held = (name: string) => inquiries().find((r) => r.name === name);
+/** A message sent with a page's token after a person's pause: stored, not held by the form token. */
+async function asAPerson(name: string, message?: string) {
+  const token = await pageToken();
+  await sleep(MIN_FILL_MS + 200);
+  const res = await postJson(lead(name, message), { "x-form-token": token });
+  expect(res.status).toBe(201);
+}
 
 describe("the form token", () => {
   it("is fresh in every /contact page, which is never cached", async () => {
@@ -132,9 +140,7 @@ describe("scripted senders are held, people reach the inbox", () => {
   });
 
   it("a page's token after a person's pause: delivered", async () => {
-    const token = await pageToken();
-    await sleep(MIN_FILL_MS + 200);
-    expect((await postJson(lead("Api Person"), { "x-form-token": token })).status).toBe(201);
+    await asAPerson("Api Person");
     expect(held("Api Person")).toMatchObject({ held: false });
     await expect.poll(() => inboxHas("Api Person"), { timeout: 10_000 }).toBe(true);
   });
@@ -147,7 +153,9 @@ describe("scripted senders are held, people reach the inbox", () => {
     expect(held("Bot Links")?.heldReason).toMatch(/^3 links in the message/);
     await postJson({ ...lead("https://casino.example"), message: "Hello friend" }, { "x-form-token": token });
     expect(held("https://casino.example")?.heldReason).toBe("a link as name or company");
-    await postJson(lead("Bot Repeat", "A real question from Api Person."), { "x-form-token": token });
+    await postJson(lead("Repeat Person", "A real question, asked twice."), { "x-form-token": token });
+    expect(held("Repeat Person")).toMatchObject({ held: false });
+    await postJson(lead("Bot Repeat", "A real question, asked twice."), { "x-form-token": token });
     expect(held("Bot Repeat")?.heldReason).toBe("the same message was received in the last 24 hours");
   });
 
@@ -169,9 +177,9 @@ describe("scripted senders are held, people reach the inbox", () => {
     await sleep(MIN_FILL_MS + 200);
     expect((await form({ ...lead("Form Person"), website: "", form_token: token })).status).toBe(303);
     expect(held("Form Person")).toMatchObject({ held: false });
-    for (const bot of ["Bot Direct", "Bot Forged", "Bot Fast", "Bot Links", "Bot Fills All", "Bot Skips Hidden"]) {
-      expect(inboxHas(bot), bot).toBe(false);
-    }
+    // The person's message reaches the inbox; by then the bots' would have too, had they gone anywhere.
+    await expect.poll(() => inboxHas("Form Person"), { timeout: 10_000 }).toBe(true);
+    for (const bot of ["Bot Fills All", "Bot Skips Hidden"]) expect(inboxHas(bot), bot).toBe(false);
   });
 });
 
@@ -231,51 +239,66 @@ describe("in Chromium", () => {
 
 describe("the content filter learns from the company", () => {
   it("`spam ID` marks a delivered message, `release ID` a held one as genuine; `training` lists and takes back", async () => {
-    const delivered = String(held("Api Person")?.id);
-    const released = String(held("Paced Marketer")?.id);
+    await asAPerson("Learning Person");
+    await asAPerson(
+      "Learning Marketer",
+      "Hello, your website is not on the first page of Google. We can get you ranked within 30 days. Shall I send our pricing?",
+    );
+    expect(String(held("Learning Marketer")?.heldReason)).toMatch(/^reads like marketing/);
+    await expect.poll(() => inboxHas("Learning Person"), { timeout: 10_000 }).toBe(true);
+    const delivered = String(held("Learning Person")?.id);
+    const released = String(held("Learning Marketer")?.id);
     expect(cli("spam", delivered).stdout).toContain(`Marked ${delivered} as spam`);
     // Held from now on (its email went already: nothing was waiting to cancel).
-    expect(held("Api Person")).toMatchObject({ held: true, heldReason: "marked as spam by a person" });
-    const reason = held("Paced Marketer")?.heldReason;
+    expect(held("Learning Person")).toMatchObject({ held: true, heldReason: "marked as spam by a person" });
+    const reason = held("Learning Marketer")?.heldReason;
     expect(reason).toBeTruthy();
     expect(cli("release", released).status).toBe(0);
-    const marks = JSON.parse(cli("training", "--json").stdout) as Array<{ inquiryId: string; label: string }>;
-    expect(marks.map((m) => [m.inquiryId, m.label])).toEqual([
+    // This test's marks (another test's release is a mark too).
+    const marks = () =>
+      (JSON.parse(cli("training", "--json").stdout) as Array<{ inquiryId: string; label: string }>).filter((m) =>
+        [delivered, released].includes(m.inquiryId),
+      );
+    expect(marks().map((m) => [m.inquiryId, m.label])).toEqual([
       [delivered, "spam"],
       [released, "genuine"],
     ]);
-    expect(cli("training").stdout).toContain("Paced Marketer");
+    expect(cli("training").stdout).toContain("Learning Marketer");
     expect(cli("training", "undo", delivered).stdout).toContain(`Took back the mark on ${delivered}`);
-    expect(JSON.parse(cli("training", "--json").stdout)).toHaveLength(1);
+    expect(marks()).toHaveLength(1);
     expect(cli("training", "undo", delivered).status).toBe(1);
     expect(cli("spam", "no-such-id").status).toBe(1);
     // `release ID --undo`: held again for its reason, and the filter's mark as it was (none).
     expect(cli("release", released, "--undo").stdout).toContain(`Undid the release of ${released}`);
-    expect(held("Paced Marketer")).toMatchObject({ held: true, heldReason: reason });
-    expect(JSON.parse(cli("training", "--json").stdout)).toEqual([]);
+    expect(held("Learning Marketer")).toMatchObject({ held: true, heldReason: reason });
+    expect(marks()).toEqual([]);
     expect(cli("release", released, "--undo").stdout).toContain("Nothing to undo");
   });
 });
 
 describe("held messages are reviewable", () => {
   it("lists them with the reason, releases one as a normal lead, and summarizes them once a day", async () => {
+    expect((await postJson(lead("Bot Reviewed"))).status).toBe(201);
+    expect((await postJson(lead("Bot Released"))).status).toBe(201);
     const list = cli("held");
     expect(list.status).toBe(0);
-    expect(list.stdout).toContain("Bot Direct");
+    expect(list.stdout).toContain("Bot Reviewed");
     expect(list.stdout).toContain("no form token");
-    const id = String(held("Bot Skips Hidden")?.id);
+    const id = String(held("Bot Released")?.id);
     const released = cli("release", id);
     expect(released.stdout).toContain(`Released ${id}`);
-    expect(held("Bot Skips Hidden")).toMatchObject({ held: false, heldReason: null });
-    await expect.poll(() => inboxHas("Bot Skips Hidden"), { timeout: 10_000 }).toBe(true);
+    expect(held("Bot Released")).toMatchObject({ held: false, heldReason: null });
+    await expect.poll(() => inboxHas("Bot Released"), { timeout: 10_000 }).toBe(true);
     // Released twice: nothing more happens, and it says so.
     expect(cli("release", id)).toMatchObject({ status: 0, stdout: expect.stringContaining("was not held") });
     // The summary: one short email of what was held (count and senders), at most once per interval.
     const summaries = () => smtp.received.filter((m) => m.mail.subject?.startsWith("Held as spam"));
-    await expect.poll(() => summaries().length, { timeout: 15_000 }).toBeGreaterThanOrEqual(1);
-    expect(summaries()[0]?.mail.text).toContain("Bot Direct <visitor@example.org>: no form token");
+    const listing = (text: string) => summaries().findIndex((m) => m.mail.text?.includes(text));
+    await expect
+      .poll(() => listing("Bot Reviewed <visitor@example.org>: no form token"), { timeout: 15_000 })
+      .not.toBe(-1);
     // Tagged as what it is, not as a failed delivery (a mail rule for alerts must not file it there).
-    expect(summaries()[0]?.mail.headers.get("x-alert")).toBe("held-summary");
+    expect(summaries()[listing("Bot Reviewed")]?.mail.headers.get("x-alert")).toBe("held-summary");
     // Something new is held right after it: it waits for the next interval (4 s here), and the next
     // summary lists only what came since the last one.
     const first = summaries().length;
@@ -283,7 +306,7 @@ describe("held messages are reviewable", () => {
     await expect.poll(() => summaries().length, { timeout: 15_000 }).toBe(first + 1);
     const next = summaries()[first];
     expect(next?.mail.text).toContain("Bot After Summary");
-    expect(next?.mail.text).not.toContain("Bot Direct");
+    expect(next?.mail.text).not.toContain("Bot Reviewed");
     // It says since when it counts: the moment the previous summary went. That is an interval ago at least.
     const since = Date.parse(/since (\S+):/.exec(next?.mail.text ?? "")?.[1] ?? "");
     expect((next?.at ?? 0) - since).toBeGreaterThanOrEqual(4_000);

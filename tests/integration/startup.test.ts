@@ -9,6 +9,7 @@ import { createApp } from "../../server/app.ts";
 import { loadConfig } from "../../server/config.ts";
 import { createMetrics } from "../../server/contact/metrics.ts";
 import { testKeys } from "../support/keys.ts";
+import { freePort } from "../support/ports.ts";
 import { lines } from "../support/requests";
 import { startServer } from "../support/server";
 
@@ -68,12 +69,13 @@ describe("a start that cannot succeed says so in one line", () => {
   });
 
   it.each([
-    ["not set", "", /^SITE_URL: not set; in production the links in a lead point at it/],
+    ["not set, with a relay", "", /^SITE_URL: not set; the links in a lead point at it/],
     ["with a path", "https://www.teton.test/site", /^SITE_URL: has a path, query or fragment \(\/site\)/],
     ["with user:password", "https://ops:secret@www.teton.test", /^SITE_URL: has user:password/],
     ["over http", "http://www.teton.test", /^SITE_URL: http:\/\/ would send the links in a lead/],
-  ])("in production, SITE_URL %s stops the start with one line saying why", async (_what, value, said) => {
-    const err = await startServer({ SITE_URL: value }).then(
+  ])("SITE_URL %s stops the start with one line saying why", async (_what, value, said) => {
+    // A relay: the links leave this machine.
+    const err = await startServer({ SITE_URL: value, SMTP_URL: "smtp://127.0.0.1:2525" }).then(
       (started) => started.stop().then(() => null),
       (e: Error) => e.message,
     );
@@ -84,10 +86,10 @@ describe("a start that cannot succeed says so in one line", () => {
     expect(err).not.toMatch(/server started/);
   });
 
-  it("in production, SITE_URL over http to this machine (localhost, 127.0.0.1, ::1) starts", async () => {
-    for (const value of ["http://localhost:3000", "http://127.0.0.1:8080", "http://[::1]"]) {
-      const started = await startServer({ SITE_URL: value });
-      expect(started.output()).toContain("server started");
+  it("SITE_URL over http to this machine (localhost, 127.0.0.1, ::1) starts; unset, so does `npm start` on a laptop, whose leads stay in DATA_DIR/mail", async () => {
+    for (const value of ["http://localhost:3000", "http://127.0.0.1:8080", "http://[::1]", ""]) {
+      const started = await startServer({ SITE_URL: value, SMTP_URL: value ? "smtp://127.0.0.1:2525" : "" });
+      expect(started.output(), value).toContain("server started");
       await started.stop();
     }
   });
@@ -111,13 +113,18 @@ describe("a start that cannot succeed says so in one line", () => {
     }
   });
 
-  it("`node server.js` on an old Node says in one line what it needs", () => {
+  it("`node server.js` on an old Node says in one line what it needs", async () => {
     // This Node 24, told it is Node 20 before server.js runs: the check reads process.versions.
     const claim20 = 'data:text/javascript,Object.defineProperty(process.versions,"node",{value:"20.19.0"})';
     const run = spawnSync(process.execPath, ["--import", claim20, "server.js"], {
       cwd: root,
       // Were the check to let it through, the server would start: somewhere harmless, and not for long.
-      env: { ...process.env, HOST: "127.0.0.1", PORT: "39517", DATA_DIR: mkdtempSync(join(tmpdir(), "old-node-")) },
+      env: {
+        ...process.env,
+        HOST: "127.0.0.1",
+        PORT: String(await freePort()),
+        DATA_DIR: mkdtempSync(join(tmpdir(), "old-node-")),
+      },
       encoding: "utf8",
       timeout: 5_000,
       killSignal: "SIGKILL",
@@ -146,6 +153,7 @@ describe("a start that cannot succeed says so in one line", () => {
           pipeline: () => {
             throw new Error("no pipeline in this test");
           },
+          leaveRotation: () => {},
           readiness: async () => ({ ready: true }),
           close: async () => {},
         },

@@ -56,12 +56,13 @@ describe("a held SQLite write lock", () => {
     // The lock is gone: submissions are stored again.
     const after = await post();
     expect(after.status).toBe(201);
-    await sleep(300);
+    await expect
+      .poll(() => lines(server.output()).filter((l) => l.msg === "storage available again").length)
+      .toBeGreaterThanOrEqual(1);
+    const out = await server.logged();
     expect(server.child.exitCode).toBeNull();
-    const log = lines(server.output());
-    expect(log.filter((l) => l.msg === "storage unavailable")).toHaveLength(1);
-    expect(log.filter((l) => l.msg === "storage available again").length).toBeGreaterThanOrEqual(1);
-    expect(server.output()).not.toMatch(/unhandled|\n\s+at /i);
+    expect(lines(out).filter((l) => l.msg === "storage unavailable")).toHaveLength(1);
+    expect(out).not.toMatch(/unhandled|\n\s+at /i);
   }, 60_000);
 });
 

@@ -11,8 +11,17 @@ export type RunningServer = {
   dataDir: string;
   child: ChildProcess;
   output: () => string;
+  /**
+   * The output once every line the server logged before this call has arrived: a request to a path
+   * of its own, then its request line awaited (stdout keeps the order). Up to that line, without
+   * the lines of such requests.
+   */
+  logged: () => Promise<string>;
   stop: () => Promise<void>;
 };
+
+let marks = 0;
+const MARK_LINES = /^.*"path":"\/log-mark-[^"]*".*\n/gm;
 
 const root = new URL("../../", import.meta.url).pathname;
 
@@ -61,6 +70,17 @@ export async function startServer(env: Record<string, string> = {}, port?: numbe
     dataDir,
     child,
     output: () => out,
+    async logged() {
+      const path = `/log-mark-${process.pid}-${++marks}`;
+      await fetch(`http://127.0.0.1:${p}${path}`).then((r) => r.arrayBuffer());
+      const until = Date.now() + 20_000;
+      for (;;) {
+        const at = out.indexOf(`"path":"${path}"`);
+        if (at >= 0) return out.slice(0, out.lastIndexOf("\n", at) + 1).replace(MARK_LINES, "");
+        if (Date.now() > until) throw new Error(`the log line of ${path} did not come:\n${out.slice(-2000)}`);
+        await new Promise((r) => setTimeout(r, 10));
+      }
+    },
     async stop() {
       if (child.exitCode !== null || child.signalCode !== null) return;
       const exited = new Promise((r) => child.once("exit", r));

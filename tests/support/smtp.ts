@@ -1,3 +1,4 @@
+import { once } from "node:events";
 import { mkdirSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { type ParsedMail, simpleParser } from "mailparser";
@@ -88,10 +89,20 @@ export class TestSmtp {
     return `smtp://127.0.0.1:${this.port}`;
   }
 
-  /** Close every client connection, as a relay does with idle ones; the server goes on listening. */
-  dropConnections(): void {
-    const open = (this.server as unknown as { connections?: Set<{ close: () => void }> } | null)?.connections;
-    for (const connection of open ?? []) connection.close();
+  /**
+   * Close every client connection, as a relay does with idle ones; the server goes on listening.
+   * Resolves once each is closed on both sides (the client has seen it).
+   */
+  async dropConnections(): Promise<void> {
+    type Connection = { close: () => void; _socket?: import("node:net").Socket };
+    const open = (this.server as unknown as { connections?: Set<Connection> } | null)?.connections;
+    const closed = [...(open ?? [])].map((connection) => {
+      const socket = connection._socket;
+      const done = socket && !socket.destroyed ? once(socket, "close") : Promise.resolve();
+      connection.close();
+      return done;
+    });
+    await Promise.all(closed);
   }
 
   async stop(): Promise<void> {

@@ -25,6 +25,20 @@ describe("the environment", () => {
     expect(env.DATABASE_URL).toBeUndefined();
   });
 
+  it("reads a value in one pair of quotes without them, as podman's and docker's --env-file pass it", () => {
+    const secret = (c: string) => `whsec_${c.repeat(43)}=`;
+    const both = `${secret("N")} ${secret("O")}`;
+    for (const given of [both, `"${both}"`, `'${both}'`]) {
+      const env = loadEnv({ WEBHOOK_URL: "https://hooks.example.com/in", WEBHOOK_SECRET: given });
+      expect(env.WEBHOOK_SECRET).toBe(both);
+    }
+    // Quotes that do not wrap the whole value are the value's own.
+    expect(() => loadEnv({ WEBHOOK_URL: "https://hooks.example.com/in", WEBHOOK_SECRET: `"${both}` })).toThrow(
+      /WEBHOOK_SECRET/,
+    );
+    expect(loadEnv({ SMTP_FROM: '"Teton" <no-reply@example.com>' }).SMTP_FROM).toBe('"Teton" <no-reply@example.com>');
+  });
+
   it("reads leads routed by service line", () => {
     const routes = {
       "AI Consulting": { to: "ai@example.com, cto@example.com", slack: "https://hooks.slack.example/T/B/ai" },

@@ -93,15 +93,18 @@ const isLoopback = (host: string) => {
 };
 
 /**
- * Why the links in a lead would be wrong with this SITE_URL in production (NODE_ENV=production), or
- * null: they would point at someone else's site (not set), lose a path, carry a password, or travel
- * readable (http:// to anything but this machine). The server refuses to start on it (server/main.ts).
+ * Why the links in a lead would be wrong with this SITE_URL, or null. Set, it must be an origin
+ * (no path, no user:password) over https (http only to this machine). Unset, the links would point
+ * at the default www.example.com: refused once leads leave this machine (`leadsLeave`: a relay,
+ * Slack or a webhook is configured); with only the .eml files of DATA_DIR/mail (a laptop's
+ * `npm start`) the start goes on.
  */
-export function siteUrlProblem(config: Pick<Config, "SITE_URL" | "siteUrlSet" | "NODE_ENV">): string | null {
-  if (config.NODE_ENV !== "production") return null;
+export function siteUrlProblem(config: Pick<Config, "SITE_URL" | "siteUrlSet">, leadsLeave: boolean): string | null {
   const why = "the links in a lead point at it";
   if (!config.siteUrlSet)
-    return `SITE_URL: not set; in production ${why}, and they would go to ${config.SITE_URL}: set the site's public https:// address`;
+    return leadsLeave
+      ? `SITE_URL: not set; ${why}, and they would go to ${config.SITE_URL}: set the site's public https:// address`
+      : null;
   const url = new URL(config.SITE_URL);
   if (url.username || url.password)
     return `SITE_URL: has user:password, which ${why} would copy into every link: give the address without it`;
