@@ -1,11 +1,14 @@
 import type { Logger } from "pino";
 import type { Config } from "../config.ts";
 import type { Channel } from "./delivery/channel.ts";
+import type { Routing } from "./delivery/routing.ts";
 import { eraseEverywhere } from "./erasure.ts";
 import { type KeyRing, monthOf } from "./keys.ts";
+import type { ContactMetrics } from "./metrics.ts";
 import { sendHeldSummary } from "./review/held-summary.ts";
 import type { LeadLinks } from "./review/links.ts";
-import type { Database } from "./storage/database.ts";
+import { sendReminders } from "./review/reminders.ts";
+import type { Database, Sql } from "./storage/database.ts";
 import { deleteExpiredKeys } from "./storage/keys.ts";
 import { claimTurn, databaseNow } from "./storage/settings.ts";
 
@@ -13,9 +16,13 @@ import { claimTurn, databaseNow } from "./storage/settings.ts";
  * The contact pipeline's scheduled work, apart from delivery (delivery/worker.ts only delivers): the
  * summary of held messages (review/held-summary.ts), and the retention pass that keeps the privacy
  * notice's promise, each at most once per interval across every instance on the database
- * (settings.claimTurn); and the keys (keys.ts), read again and pruned. Checked every minute (sooner
- * when an interval is shorter).
+ * (settings.claimTurn); the reminders of leads nobody took (review/reminders.ts), each claimed by one
+ * instance; and the keys (keys.ts), read again and pruned. Checked every minute (sooner when an
+ * interval is shorter).
  */
+
+/** What time it is for the scheduled work: the database's clock (one for every instance), or a test's. */
+export type Clock = (db: Sql) => Promise<number>;
 
 type Parts = {
   db: Database;
@@ -30,6 +37,7 @@ type Parts = {
     | "dataDir"
     | "INQUIRY_LINK_DAYS"
     | "FORM_TOKEN_MAX_AGE_MS"
+    | "REMINDER_CHECK_MS"
   >;
   /** What is older than this many days is deleted (site.privacy.retentionDays). */
   retentionDays: number;
@@ -37,6 +45,11 @@ type Parts = {
   links: LeadLinks;
   /** The keys: read again each turn (a rotation elsewhere), and what no longer checks anything deleted. */
   ring: KeyRing;
+  /** Where each service's leads go (delivery/routing.ts): a reminder goes to its route's recipients. */
+  routing: Routing;
+  metrics?: ContactMetrics;
+  /** The reminders' clock (default: the database's). */
+  clock?: Clock;
 };
 
 export class Housekeeping {
@@ -52,8 +65,8 @@ export class Housekeeping {
   }
 
   start(): void {
-    const { HELD_SUMMARY_INTERVAL_MS, RETENTION_INTERVAL_MS } = this.parts.config;
-    const every = Math.min(60_000, HELD_SUMMARY_INTERVAL_MS, RETENTION_INTERVAL_MS);
+    const { HELD_SUMMARY_INTERVAL_MS, RETENTION_INTERVAL_MS, REMINDER_CHECK_MS } = this.parts.config;
+    const every = Math.min(60_000, HELD_SUMMARY_INTERVAL_MS, RETENTION_INTERVAL_MS, REMINDER_CHECK_MS);
     const tick = () => {
       this.running = this.turn().finally(() => {
         if (!this.stopped) this.timer = setTimeout(tick, every).unref();
@@ -70,7 +83,13 @@ export class Housekeeping {
 
   /** One turn of each task; a failure (storage away) is logged, and the next turn tries again. */
   private async turn(): Promise<void> {
-    for (const task of [() => this.refreshKeys(), () => this.summarizeHeld(), () => this.applyRetention()]) {
+    const tasks = [
+      () => this.refreshKeys(),
+      () => this.summarizeHeld(),
+      () => this.remindUntaken(),
+      () => this.applyRetention(),
+    ];
+    for (const task of tasks) {
       await task().catch((err: Error) => this.log.error({ err: { message: err.message } }, "housekeeping failed"));
     }
   }
@@ -97,6 +116,12 @@ export class Housekeeping {
   summarizeHeld(): Promise<boolean> {
     const { db, email, links, config } = this.parts;
     return sendHeldSummary({ db, email, links, intervalMs: config.HELD_SUMMARY_INTERVAL_MS, log: this.log });
+  }
+
+  /** The reminders of leads nobody took within the reply promise (review/reminders.ts); how many went. */
+  async remindUntaken(): Promise<number> {
+    const { db, email, routing, metrics, clock = databaseNow } = this.parts;
+    return sendReminders({ db, email, routing, metrics, now: await clock(db), log: this.log });
   }
 
   /**

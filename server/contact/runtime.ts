@@ -5,7 +5,7 @@ import type { Channel } from "./delivery/channel.ts";
 import { channelNamed } from "./delivery/channels.ts";
 import { channelsOf, routingOf } from "./delivery/routing.ts";
 import { OutboxWorker } from "./delivery/worker.ts";
-import { Housekeeping } from "./housekeeping.ts";
+import { type Clock, Housekeeping } from "./housekeeping.ts";
 import type { SecretKeys } from "./intake/address-hash.ts";
 import { ContentFilter } from "./intake/content-filter.ts";
 import { ContactPipeline, type LimitSpec, type Outcome, type Submission } from "./intake/pipeline.ts";
@@ -21,7 +21,7 @@ import { writeSetting } from "./storage/settings.ts";
 export async function createContactPipeline(
   config: Config,
   log: Logger,
-  opts: { keys: SecretKeys; db?: Database; metrics?: ContactMetrics },
+  opts: { keys: SecretKeys; db?: Database; metrics?: ContactMetrics; clock?: Clock },
 ) {
   const db = opts.db ?? openDatabase(config, logStorageTransitions(log));
   try {
@@ -46,6 +46,9 @@ export async function createContactPipeline(
       retentionDays,
       links: opts.keys.links,
       ring: opts.keys.ring,
+      routing,
+      metrics,
+      clock: opts.clock,
     });
     metrics?.watchOutbox(db);
     const pipeline = new ContactPipeline({

@@ -2,6 +2,7 @@ import { z } from "zod";
 import { site } from "../../../app/config/site.ts";
 import type { Config } from "../../config.ts";
 import type { LeadLinks } from "../review/links.ts";
+import { promiseDueAt } from "../review/promise.ts";
 import { type Delivery, type Inquiry, verdictOf } from "../storage/records.ts";
 
 /**
@@ -21,6 +22,11 @@ export interface Channel {
   deliver(delivery: Delivery): Promise<Attempt>;
   /** A short operator alert (a delivery failed for good, the held summary) naming these inquiries. Best effort. */
   notify(subject: string, text: string, inquiryIds: string[]): Promise<void>;
+  /**
+   * The lead again, to `target` (its route's recipients) and the escalation address: nobody took it
+   * within the reply promise (review/reminders.ts). The email channel's; says who it went to.
+   */
+  remind?(inquiry: Inquiry, target: string | null, reminder: { waited: string; promise: string }): Promise<string>;
   describe(): string;
   close?(): void;
 }
@@ -42,6 +48,8 @@ export type ChannelDefinition<Variables extends Record<string, z.ZodType> = Reco
   /** The channel, made once at start; `links` signs the Spam / Not spam links each message carries. */
   create(config: Config, links: LeadLinks): Channel;
 };
+
+const isoOrNull = (ms: number | null) => (ms === null ? null : new Date(ms).toISOString());
 
 /** At most `max` characters, never half of one (an emoji is two UTF-16 units). */
 export const cutAt = (text: string, max: number) => Array.from(text).slice(0, max).join("");
@@ -116,7 +124,8 @@ export async function post(
 
 /**
  * The inquiry as a webhook receiver gets it: no address hash, nothing internal; what the spam
- * defence made of it (`spam.verdict`: clean or suspect), and the signed links that fit (`links.spam`, `links.release`).
+ * defence made of it (`spam.verdict`: clean or suspect), the reply promise (`reply`: the business
+ * hours promised and when they are up), and the signed links that fit (`links.take`, `links.spam`, `links.release`).
  */
 export function inquiryPayload(inquiry: Inquiry, links: LeadLinks) {
   return {
@@ -130,6 +139,10 @@ export function inquiryPayload(inquiry: Inquiry, links: LeadLinks) {
     page: inquiry.page,
     source: inquiry.source,
     spam: { verdict: verdictOf(inquiry), score: inquiry.spamScore ?? null },
+    reply: {
+      promiseBusinessHours: site.response.promiseBusinessHours,
+      dueAt: isoOrNull(promiseDueAt(inquiry.receivedAt)),
+    },
     links: Object.fromEntries(links.for(inquiry).map((l) => [l.action, l.url])),
   };
 }

@@ -1,0 +1,102 @@
+import { type Site, site } from "../../../app/config/site.ts";
+
+/**
+ * The reply promise counted as the company counts it (ADR 0020): business time is the office
+ * hours of `app/config/site.ts` (officeHours, in its timeZone), minus its holidays. The reminder
+ * (reminders.ts), the metrics, the CLI and the webhook payload all count with these two functions.
+ */
+
+export type Calendar = Pick<Site, "officeHours" | "timeZone" | "holidays">;
+/** The company facts the promise needs: its calendar and the promised business hours. */
+export type Promised = Calendar & { response: Pick<Site["response"], "promiseBusinessHours"> };
+
+const DAY_MS = 86_400_000;
+/** How far the promise is looked for: past it, a calendar with no open hours would loop for ever. */
+const HORIZON_DAYS = 400;
+const WEEKDAYS = ["Sunday", "Monday", "Tuesday", "Wednesday", "Thursday", "Friday", "Saturday"] as const;
+
+const formatters = new Map<string, Intl.DateTimeFormat>();
+/** The wall clock in `zone` at `at`: its date and its offset from UTC. */
+function wallClock(at: number, zone: string) {
+  let f = formatters.get(zone);
+  if (!f) {
+    f = new Intl.DateTimeFormat("en-US", {
+      timeZone: zone,
+      hourCycle: "h23",
+      year: "numeric",
+      month: "2-digit",
+      day: "2-digit",
+      hour: "2-digit",
+      minute: "2-digit",
+      second: "2-digit",
+    });
+    formatters.set(zone, f);
+  }
+  const p: Record<string, number> = {};
+  for (const x of f.formatToParts(at)) p[x.type] = Number(x.value);
+  const [y = 0, m = 1, d = 1] = [p.year, p.month, p.day];
+  const asUtc = Date.UTC(y, m - 1, d, p.hour ?? 0, p.minute ?? 0, p.second ?? 0);
+  return { y, m, d, offsetMs: asUtc - Math.floor(at / 1000) * 1000 };
+}
+
+/** The instant a wall-clock time of one day in `zone` names (the day's date in y, m, d; hh:mm). */
+function instantOf(y: number, m: number, d: number, hhmm: string, zone: string) {
+  const [hh = 0, mm = 0] = hhmm.split(":").map(Number);
+  const naive = Date.UTC(y, m - 1, d, hh, mm);
+  // The offset at the guess, then at the answer (a day whose offset changes: daylight saving time).
+  const first = naive - wallClock(naive, zone).offsetMs;
+  return naive - wallClock(first, zone).offsetMs;
+}
+
+/** The open intervals [from, to) of each local day from the one holding `start`, in order. */
+function* openIntervals(start: number, calendar: Calendar): Generator<[number, number]> {
+  const holidays = new Set(calendar.holidays.map((h) => h.date));
+  const first = wallClock(start, calendar.timeZone);
+  for (let i = 0; i < HORIZON_DAYS; i++) {
+    const day = new Date(Date.UTC(first.y, first.m - 1, first.d) + i * DAY_MS);
+    const [y, m, d] = [day.getUTCFullYear(), day.getUTCMonth() + 1, day.getUTCDate()];
+    if (holidays.has(day.toISOString().slice(0, 10))) continue;
+    const weekday = WEEKDAYS[day.getUTCDay()];
+    for (const hours of calendar.officeHours) {
+      if (!hours.opens || !hours.closes || !hours.days.includes(weekday as (typeof hours.days)[number])) continue;
+      yield [instantOf(y, m, d, hours.opens, calendar.timeZone), instantOf(y, m, d, hours.closes, calendar.timeZone)];
+    }
+  }
+}
+
+/** Business time between two instants, in milliseconds (0 when `to` is not after `from`). */
+export function businessMsBetween(from: number, to: number, calendar: Calendar = site): number {
+  let total = 0;
+  for (const [open, close] of openIntervals(from, calendar)) {
+    if (open >= to) break;
+    total += Math.max(0, Math.min(close, to) - Math.max(open, from));
+  }
+  return total;
+}
+
+/** When `businessMs` of business time will have passed since `from`; null past the horizon (no open hours). */
+export function businessDeadline(from: number, businessMs: number, calendar: Calendar = site): number | null {
+  let left = businessMs;
+  for (const [open, close] of openIntervals(from, calendar)) {
+    const start = Math.max(open, from);
+    if (close <= start) continue;
+    if (close - start >= left) return start + left;
+    left -= close - start;
+  }
+  return null;
+}
+
+/** Business time as people say it: "3 h 20 min", "45 min". */
+export function sayBusinessTime(ms: number): string {
+  const minutes = Math.floor(ms / 60_000);
+  const h = Math.floor(minutes / 60);
+  const min = minutes % 60;
+  return h > 0 ? `${h} h${min > 0 ? ` ${min} min` : ""}` : `${min} min`;
+}
+
+/** The promise in milliseconds of business time. */
+export const promiseMs = (facts: Promised = site) => facts.response.promiseBusinessHours * 3_600_000;
+
+/** When a lead received at `receivedAt` must have been taken (null: the calendar has no open hours ahead). */
+export const promiseDueAt = (receivedAt: number, facts: Promised = site) =>
+  businessDeadline(receivedAt, promiseMs(facts), facts);
