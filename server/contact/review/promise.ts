@@ -48,19 +48,42 @@ function instantOf(y: number, m: number, d: number, hhmm: string, zone: string) 
   return naive - wallClock(first, zone).offsetMs;
 }
 
+/** The open intervals of each local day, per calendar: a day's hours are worked out once (metrics read many leads). */
+const dayCache = new WeakMap<Calendar, Map<string, Array<[number, number]>>>();
+
+function openOn(day: Date, calendar: Calendar): Array<[number, number]> {
+  let days = dayCache.get(calendar);
+  if (!days) {
+    days = new Map();
+    dayCache.set(calendar, days);
+  }
+  const date = day.toISOString().slice(0, 10);
+  const known = days.get(date);
+  if (known) return known;
+  const [y, m, d] = [day.getUTCFullYear(), day.getUTCMonth() + 1, day.getUTCDate()];
+  const weekday = WEEKDAYS[day.getUTCDay()];
+  const open: Array<[number, number]> = calendar.holidays.some((h) => h.date === date)
+    ? []
+    : calendar.officeHours.flatMap(
+        (hours): Array<[number, number]> =>
+          hours.opens && hours.closes && hours.days.includes(weekday as (typeof hours.days)[number])
+            ? [
+                [
+                  instantOf(y, m, d, hours.opens, calendar.timeZone),
+                  instantOf(y, m, d, hours.closes, calendar.timeZone),
+                ],
+              ]
+            : [],
+      );
+  days.set(date, open);
+  return open;
+}
+
 /** The open intervals [from, to) of each local day from the one holding `start`, in order. */
 function* openIntervals(start: number, calendar: Calendar): Generator<[number, number]> {
-  const holidays = new Set(calendar.holidays.map((h) => h.date));
   const first = wallClock(start, calendar.timeZone);
   for (let i = 0; i < HORIZON_DAYS; i++) {
-    const day = new Date(Date.UTC(first.y, first.m - 1, first.d) + i * DAY_MS);
-    const [y, m, d] = [day.getUTCFullYear(), day.getUTCMonth() + 1, day.getUTCDate()];
-    if (holidays.has(day.toISOString().slice(0, 10))) continue;
-    const weekday = WEEKDAYS[day.getUTCDay()];
-    for (const hours of calendar.officeHours) {
-      if (!hours.opens || !hours.closes || !hours.days.includes(weekday as (typeof hours.days)[number])) continue;
-      yield [instantOf(y, m, d, hours.opens, calendar.timeZone), instantOf(y, m, d, hours.closes, calendar.timeZone)];
-    }
+    yield* openOn(new Date(Date.UTC(first.y, first.m - 1, first.d) + i * DAY_MS), calendar);
   }
 }
 
