@@ -226,6 +226,8 @@ const COMMANDS: Record<string, (c: Context) => Promise<number>> = {
       ["User agent", r.userAgent ?? "—"],
       ["Status", r.status],
       ["Verdict", r.spamScore == null ? r.verdict : `${r.verdict} (score ${r.spamScore.toFixed(3)})`],
+      ["Taken", r.takenAt == null ? "nobody yet" : `${iso(r.takenAt)}${r.takenBy ? ` by ${r.takenBy}` : ""}`],
+      ["Reminded", r.remindedAt ? iso(r.remindedAt) : "—"],
     ];
     for (const [k, v] of fields) console.log(`${`${k}:`.padEnd(19)}${printable(String(v))}`);
     if (r.deliveries.length > 0) console.log("\nDeliveries:");

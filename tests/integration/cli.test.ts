@@ -242,6 +242,7 @@ describe.each(["sqlite", "postgres"] as const)("inquiries CLI on %s", (engine) =
     const row = JSON.parse(cli("list", "--json").out).find((r: { id: string }) => r.id === ids.fresh.id);
     expect(row).toMatchObject({ takenBy: "Dana", reply: { takeBusinessMs: expect.any(Number) } });
     expect(cli("list").out).toContain("Dana");
+    expect(cli("show", ids.fresh.id).out).toMatch(/Taken:\s+\d{4}-\d\d-\d\dT\S+ by Dana\nReminded:\s+—/);
     const [day] = JSON.parse(cli("stats", "--json").out);
     expect(day.reply).toMatchObject({ taken: 1, reminded: 0 });
     expect(day.reply.leads).toBeGreaterThanOrEqual(2);

@@ -26,7 +26,7 @@ import { TestSmtp } from "../support/smtp.ts";
  * PostgreSQL database that never both send one.
  *
  * The scenario needs the company's hours as they are (weekdays 9–18, Saturday 10–14, Sunday closed,
- * America/Denver) and a Monday holiday in site.holidays at least a week ahead: a lead on the Saturday
+ * America/Denver) and a Monday holiday in site.holidays at least 17 days ahead: a lead on the Saturday
  * before it at 13:00 has 1 business hour that day, none on Sunday and the holiday, and its 4 hours
  * are up on Tuesday at 12:00.
  */
@@ -45,10 +45,14 @@ function office(date: string, time: string): number {
 }
 const dayAfter = (date: string, days: number) => new Date(Date.parse(date) + days * DAY).toISOString().slice(0, 10);
 
-/** The first Monday holiday a week or more ahead: the scenario's weekend is the one before it. */
+/**
+ * The first Monday holiday 17 days or more ahead: the scenario's weekend is the one before it. So far
+ * ahead that the leads, stored at the real time before their receipt is moved to the scenario's,
+ * are older than the reminder's look-back (14 days) at every time the scenario's clock shows.
+ */
 function mondayHoliday(): string {
   const found = site.holidays.find(
-    (h) => Date.parse(h.date) > Date.now() + 7 * DAY && new Date(h.date).getUTCDay() === 1,
+    (h) => Date.parse(h.date) > Date.now() + 17 * DAY && new Date(h.date).getUTCDay() === 1,
   );
   if (!found) throw new Error("site.holidays lists no Monday holiday ahead: add next year's (app/config/site.ts)");
   return found.date;
