@@ -7,7 +7,7 @@ import { type KeyRing, monthOf } from "./keys.ts";
 import type { ContactMetrics } from "./metrics.ts";
 import { sendHeldSummary } from "./review/held-summary.ts";
 import type { LeadLinks } from "./review/links.ts";
-import { sendReminders } from "./review/reminders.ts";
+import { sendReminders, sendReplyReports } from "./review/reminders.ts";
 import type { Database, Sql } from "./storage/database.ts";
 import { deleteExpiredKeys } from "./storage/keys.ts";
 import { claimTurn, databaseNow } from "./storage/settings.ts";
@@ -26,8 +26,10 @@ export type Clock = (db: Sql) => Promise<number>;
 
 type Parts = {
   db: Database;
-  /** The email channel: where the summary goes. */
+  /** The email channel: where the summary and the reminders go. */
   email: Channel | undefined;
+  /** The webhook channel: where the reply promise's reports go. */
+  webhook: Channel | undefined;
   log: Logger;
   config: Pick<
     Config,
@@ -118,10 +120,14 @@ export class Housekeeping {
     return sendHeldSummary({ db, email, links, intervalMs: config.HELD_SUMMARY_INTERVAL_MS, log: this.log });
   }
 
-  /** The reminders of leads nobody took within the reply promise (review/reminders.ts); how many went. */
+  /**
+   * The reminders of leads nobody took within the reply promise, then the webhook's reports of leads
+   * taken and reminded (review/reminders.ts); how many went.
+   */
   async remindUntaken(): Promise<number> {
-    const { db, email, routing, metrics, clock = databaseNow } = this.parts;
-    return sendReminders({ db, email, routing, metrics, now: await clock(db), log: this.log });
+    const { db, email, webhook, routing, metrics, clock = databaseNow } = this.parts;
+    const parts = { db, email, webhook, routing, metrics, now: await clock(db), log: this.log };
+    return (await sendReminders(parts)) + (await sendReplyReports(parts));
   }
 
   /**

@@ -41,6 +41,7 @@ export async function createContactPipeline(
     const housekeeping = new Housekeeping({
       db,
       email,
+      webhook: channels.find((c) => c.name === "webhook"),
       log,
       config,
       retentionDays,

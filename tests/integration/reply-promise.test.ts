@@ -14,9 +14,10 @@ import type { Database } from "../../server/contact/storage/database.ts";
 import * as inquiries from "../../server/contact/storage/inquiries.ts";
 import { openPostgres } from "../../server/contact/storage/postgres.ts";
 import { openSqlite } from "../../server/contact/storage/sqlite.ts";
-import { claimReminder } from "../../server/contact/storage/taken.ts";
+import { claim } from "../../server/contact/storage/taken.ts";
 import { testKeys } from "../support/keys.ts";
 import { createTestDatabase } from "../support/postgres.ts";
+import { Receiver } from "../support/receiver.ts";
 import { TestSmtp } from "../support/smtp.ts";
 
 /**
@@ -84,10 +85,13 @@ afterEach(async () => {
 /** The time every instance's scheduled work reads; set by the test. */
 let now = 0;
 
-async function instance(db: Database, smtp: TestSmtp, dataDir: string): Promise<Instance> {
+const WEBHOOK_SECRET = `whsec_${Buffer.from("reply-promise-test-secret-32-bytes!").toString("base64")}`;
+
+async function instance(db: Database, smtp: TestSmtp, dataDir: string, hook?: Receiver): Promise<Instance> {
   const config = loadConfig({
     DATA_DIR: dataDir,
     SMTP_URL: smtp.url,
+    ...(hook ? { WEBHOOK_URL: hook.url, WEBHOOK_SECRET } : {}),
     CONTACT_TO: "inbox@example.com",
     CONTACT_ROUTES: JSON.stringify({ "AI Consulting": { to: "ai-partner@example.com" } }),
     LEAD_ESCALATION_TO: "owner@example.com",
@@ -136,6 +140,17 @@ const reminders = (smtp: TestSmtp) => smtp.received.filter((m) => m.mail.headers
 const reminderFor = (smtp: TestSmtp, id: string) =>
   reminders(smtp).filter((m) => m.mail.headers.get("x-inquiry-id") === id);
 
+/** What the CRM's receiver got of one type, by inquiry id. */
+const events = (hook: Receiver, type: string) =>
+  hook.received
+    .map((r) => JSON.parse(r.body) as { type: string; data: { id: string; reply: Record<string, unknown> } })
+    .filter((e) => e.type === type);
+async function startHook() {
+  const hook = await new Receiver().start("/crm");
+  cleanups.push(() => hook.stop());
+  return hook;
+}
+
 async function startSmtp() {
   const smtp = await new TestSmtp().start();
   cleanups.push(() => smtp.stop());
@@ -150,12 +165,13 @@ function tempDir() {
 describe("the reply promise, through the schedule", { timeout: 60_000 }, () => {
   it("reminds once, after 4 business hours across a weekend and a holiday, the route's people and the escalation address; never a held one or a taken one", async () => {
     const smtp = await startSmtp();
+    const hook = await startHook();
     const dir = tempDir();
     const holiday = mondayHoliday();
     const saturday = dayAfter(holiday, -2);
     const tuesday = dayAfter(holiday, 1);
     now = office(saturday, "12:00");
-    let a = await instance(openSqlite(join(dir, "inquiries.sqlite")), smtp, dir);
+    let a = await instance(openSqlite(join(dir, "inquiries.sqlite")), smtp, dir, hook);
 
     const received = office(saturday, "13:00");
     const plain = await submit(a, lead("Waiting Lead"), received);
@@ -203,7 +219,7 @@ describe("the reply promise, through the schedule", { timeout: 60_000 }, () => {
     await wholeTurn(a);
     await a.close();
     cleanups.pop();
-    a = await instance(openSqlite(join(dir, "inquiries.sqlite")), smtp, dir);
+    a = await instance(openSqlite(join(dir, "inquiries.sqlite")), smtp, dir, hook);
     now = office(dayAfter(tuesday, 1), "12:00");
     await wholeTurn(a);
     now = office(tuesday, "12:02");
@@ -215,6 +231,20 @@ describe("the reply promise, through the schedule", { timeout: 60_000 }, () => {
     expect(await inquiries.get(a.db, taken)).toMatchObject({ takenBy: "Dana", takenAt: office(tuesday, "10:30") });
     const sent = logs.filter((l) => l.msg === "reply promise: reminder sent for a lead nobody took");
     expect(sent.map((l) => l.inquiryId).sort()).toEqual([plain, suspect].sort());
+    // The CRM was told, once each: who took which lead after how much business time, and which were reminded.
+    const tookEvents = events(hook, "inquiry.taken");
+    expect(tookEvents.map((e) => e.data.id)).toEqual([taken]);
+    // Saturday 13:00–14:00 and Tuesday 9:00–10:30: 2 h 30 min, within the promise.
+    expect(tookEvents[0]?.data.reply).toMatchObject({
+      promiseBusinessHours: 4,
+      dueAt: new Date(office(tuesday, "12:00")).toISOString(),
+      takenBy: "Dana",
+      businessSecondsToTake: 9000,
+      missed: false,
+    });
+    const remindedEvents = events(hook, "inquiry.reminded");
+    expect(remindedEvents.map((e) => e.data.id).sort()).toEqual([plain, suspect].sort());
+    expect(remindedEvents[0]?.data.reply).toMatchObject({ takenAt: null, missed: true });
   });
 
   it("loses no reminder: a relay that refuses it, and an instance that claimed it and died, are followed by one that sends it", async () => {
@@ -228,7 +258,7 @@ describe("the reply promise, through the schedule", { timeout: 60_000 }, () => {
     const orphan = await submit(a, lead("Claimed Then Died"), office(tuesday, "09:00"));
     await expect.poll(() => smtp.received.length, { timeout: 10_000 }).toBe(2);
     // Another instance claimed this one's reminder at 13:00 and died before sending it.
-    expect(await claimReminder(a.db, orphan, 0, office(tuesday, "13:00"))).toBe(true);
+    expect(await claim(a.db, "reminder", orphan, 0, office(tuesday, "13:00"))).toBe(true);
     smtp.rejectNext = 1; // the relay answers 451 to the next message: the first reminder
     now = office(tuesday, "13:00");
     await wholeTurn(a);
@@ -254,8 +284,9 @@ describe("on PostgreSQL with two instances", { timeout: 60_000 }, () => {
     cleanups.push(pgdb.drop);
     const tuesday = dayAfter(mondayHoliday(), 1);
     now = office(tuesday, "08:00");
-    const a = await instance(openPostgres(pgdb.url), smtp, dir);
-    const b = await instance(openPostgres(pgdb.url), smtp, dir);
+    const hook = await startHook();
+    const a = await instance(openPostgres(pgdb.url), smtp, dir, hook);
+    const b = await instance(openPostgres(pgdb.url), smtp, dir, hook);
     const ids: string[] = [];
     for (let n = 0; n < 8; n++) ids.push(await submit(n % 2 ? a : b, lead(`Lead ${n}`), office(tuesday, "08:30")));
     await expect.poll(() => smtp.received.length, { timeout: 10_000 }).toBe(8);
@@ -276,5 +307,17 @@ describe("on PostgreSQL with two instances", { timeout: 60_000 }, () => {
     }
     const sent = [await sample(a, "contact_lead_reminders_total"), await sample(b, "contact_lead_reminders_total")];
     expect((sent[0] ?? 0) + (sent[1] ?? 0)).toBe(8);
+    // The CRM hears of each reminder once, and of the take once, whichever instance told it.
+    await expect.poll(() => events(hook, "inquiry.taken").length, { timeout: 10_000 }).toBe(1);
+    await wholeTurn(a, b);
+    expect(
+      events(hook, "inquiry.reminded")
+        .map((e) => e.data.id)
+        .sort(),
+    ).toEqual([...ids].sort());
+    expect(events(hook, "inquiry.taken")[0]?.data.reply).toMatchObject({
+      businessSecondsToTake: 4.5 * 3600,
+      missed: true,
+    });
   });
 });

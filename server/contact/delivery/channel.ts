@@ -2,7 +2,7 @@ import { z } from "zod";
 import { site } from "../../../app/config/site.ts";
 import type { Config } from "../../config.ts";
 import type { LeadLinks } from "../review/links.ts";
-import { promiseDueAt } from "../review/promise.ts";
+import { replyOf } from "../review/promise.ts";
 import { type Delivery, type Inquiry, verdictOf } from "../storage/records.ts";
 
 /**
@@ -27,6 +27,11 @@ export interface Channel {
    * within the reply promise (review/reminders.ts). The email channel's; says who it went to.
    */
   remind?(inquiry: Inquiry, target: string | null, reminder: { waited: string; promise: string }): Promise<string>;
+  /**
+   * An event about a lead after its delivery (`inquiry.taken`, `inquiry.reminded`: review/reminders.ts)
+   * to `target` (its route's receiver). The webhook channel's; throws when it did not go.
+   */
+  report?(inquiry: Inquiry, target: string, event: { type: string; timestamp: string; data: object }): Promise<void>;
   describe(): string;
   close?(): void;
 }
@@ -48,8 +53,6 @@ export type ChannelDefinition<Variables extends Record<string, z.ZodType> = Reco
   /** The channel, made once at start; `links` signs the Spam / Not spam links each message carries. */
   create(config: Config, links: LeadLinks): Channel;
 };
-
-const isoOrNull = (ms: number | null) => (ms === null ? null : new Date(ms).toISOString());
 
 /** At most `max` characters, never half of one (an emoji is two UTF-16 units). */
 export const cutAt = (text: string, max: number) => Array.from(text).slice(0, max).join("");
@@ -125,7 +128,7 @@ export async function post(
 /**
  * The inquiry as a webhook receiver gets it: no address hash, nothing internal; what the spam
  * defence made of it (`spam.verdict`: clean or suspect), the reply promise (`reply`: the business
- * hours promised and when they are up), and the signed links that fit (`links.take`, `links.spam`, `links.release`).
+ * hours promised, when they are up, and — in the later events — who took it, when, and whether in time), and the signed links that fit (`links.take`, `links.spam`, `links.release`).
  */
 export function inquiryPayload(inquiry: Inquiry, links: LeadLinks) {
   return {
@@ -139,10 +142,7 @@ export function inquiryPayload(inquiry: Inquiry, links: LeadLinks) {
     page: inquiry.page,
     source: inquiry.source,
     spam: { verdict: verdictOf(inquiry), score: inquiry.spamScore ?? null },
-    reply: {
-      promiseBusinessHours: site.response.promiseBusinessHours,
-      dueAt: isoOrNull(promiseDueAt(inquiry.receivedAt)),
-    },
+    reply: replyOf(inquiry, Date.now()),
     links: Object.fromEntries(links.for(inquiry).map((l) => [l.action, l.url])),
   };
 }

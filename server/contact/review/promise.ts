@@ -1,4 +1,5 @@
 import { type Site, site } from "../../../app/config/site.ts";
+import type { Inquiry } from "../storage/records.ts";
 
 /**
  * The reply promise counted as the company counts it (ADR 0020): business time is the office
@@ -123,3 +124,49 @@ export const promiseMs = (facts: Promised = site) => facts.response.promiseBusin
 /** When a lead received at `receivedAt` must have been taken (null: the calendar has no open hours ahead). */
 export const promiseDueAt = (receivedAt: number, facts: Promised = site) =>
   businessDeadline(receivedAt, promiseMs(facts), facts);
+
+/* One lead's promise: its figures, and as a webhook receiver gets them. */
+
+export type LeadTiming = {
+  /** When the promise falls due (null: the calendar has no open hours ahead). */
+  dueAt: number | null;
+  /** Business time from receipt to the first "I'm on it"; null: nobody took it yet. */
+  takeBusinessMs: number | null;
+  /** Business time it has waited: to its take, or to now. */
+  waitedBusinessMs: number;
+  /** Not taken before the promise fell due (taken late, or still waiting past it). */
+  missed: boolean;
+};
+
+export function timingOf(i: Pick<Inquiry, "receivedAt" | "takenAt">, now: number, facts?: Promised): LeadTiming {
+  const dueAt = promiseDueAt(i.receivedAt, facts);
+  const until = i.takenAt ?? now;
+  const waitedBusinessMs = businessMsBetween(i.receivedAt, until, facts);
+  return {
+    dueAt,
+    takeBusinessMs: i.takenAt == null ? null : waitedBusinessMs,
+    waitedBusinessMs,
+    missed: dueAt !== null && until > dueAt,
+  };
+}
+
+/**
+ * A lead's reply promise as a webhook receiver (a CRM) gets it (`reply` in every event: docs/contact-api.md).
+ */
+export function replyOf(
+  i: Pick<Inquiry, "receivedAt" | "takenAt" | "takenBy" | "remindedAt">,
+  now: number,
+  facts: Promised = site,
+) {
+  const t = timingOf(i, now, facts);
+  const iso = (ms: number | null | undefined) => (ms ? new Date(ms).toISOString() : null);
+  return {
+    promiseBusinessHours: facts.response.promiseBusinessHours,
+    dueAt: iso(t.dueAt),
+    takenAt: iso(i.takenAt),
+    takenBy: i.takenBy ?? null,
+    businessSecondsToTake: t.takeBusinessMs === null ? null : Math.round(t.takeBusinessMs / 1000),
+    remindedAt: iso(i.remindedAt),
+    missed: t.missed,
+  };
+}

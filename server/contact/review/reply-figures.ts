@@ -1,38 +1,15 @@
 import type { Sql } from "../storage/database.ts";
 import type { Inquiry } from "../storage/records.ts";
 import { leadTimes } from "../storage/taken.ts";
-import { businessMsBetween, type Promised, promiseDueAt } from "./promise.ts";
+import { type Promised, timingOf } from "./promise.ts";
 
 /**
  * How the reply promise is kept, per lead and in sum (ADR 0020): one computation for /metrics
  * (metrics.ts), `inquiries stats` and `list` (scripts/inquiries.ts). Business time throughout.
  */
 
-export type LeadTiming = {
-  /** When the promise falls due (null: the calendar has no open hours ahead). */
-  dueAt: number | null;
-  /** Business time from receipt to the first "I'm on it"; null: nobody took it yet. */
-  takeBusinessMs: number | null;
-  /** Business time it has waited: to its take, or to now. */
-  waitedBusinessMs: number;
-  /** Not taken before the promise fell due (taken late, or still waiting past it). */
-  missed: boolean;
-};
-
 /** A lead received before reminders existed (migration 020) was never promised anything. */
 export const promised = (i: Pick<Inquiry, "remindedAt">) => i.remindedAt !== 0;
-
-export function timingOf(i: Inquiry, now: number, facts?: Promised): LeadTiming {
-  const dueAt = promiseDueAt(i.receivedAt, facts);
-  const until = i.takenAt ?? now;
-  const waitedBusinessMs = businessMsBetween(i.receivedAt, until, facts);
-  return {
-    dueAt,
-    takeBusinessMs: i.takenAt == null ? null : waitedBusinessMs,
-    waitedBusinessMs,
-    missed: dueAt !== null && until > dueAt,
-  };
-}
 
 /** The figures of the leads (not held, promised) received since `since`. */
 export async function replyFigures(sql: Sql, since: number, now: number, facts?: Promised) {

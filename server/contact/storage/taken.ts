@@ -26,28 +26,41 @@ export async function take(db: Database, id: string, by: string | null, now: num
 }
 
 /**
- * Leads nobody took and no reminder went for, received between `since` and `until`, oldest first,
- * with their reminder's claim (0: none). Held ones never remind; possible spam does.
+ * The jobs the reply promise does once per inquiry (review/reminders.ts): the reminder, and the
+ * reports to a webhook receiver that it was taken and that it was reminded. Each has its claim and
+ * its record of being done (migration 020), and what makes it due.
  */
-export async function waiting(sql: Sql, since: number, until: number) {
+export type ReplyJob = "reminder" | "taken_report" | "reminded_report";
+const JOBS: Record<ReplyJob, { claim: string; done: string; due: string }> = {
+  reminder: { claim: "reminder_claimed_at", done: "reminded_at", due: "NOT held AND taken_at IS NULL" },
+  taken_report: { claim: "taken_report_claimed_at", done: "taken_reported_at", due: "taken_at IS NOT NULL" },
+  reminded_report: { claim: "reminded_report_claimed_at", done: "reminded_reported_at", due: "reminded_at > 0" },
+};
+
+/**
+ * The inquiries received between `since` and `until` whose `job` is due and not done, oldest first,
+ * with its claim (0: none). The reminder's: leads nobody took; held ones never remind, possible spam does.
+ */
+export async function due(sql: Sql, job: ReplyJob, since: number, until: number) {
+  const { claim, done, due } = JOBS[job];
   const rows = await sql.query(
-    `SELECT ${INQUIRY_COLUMNS}, i.reminder_claimed_at FROM inquiries i
-       WHERE NOT i.held AND i.taken_at IS NULL AND i.reminded_at IS NULL AND i.received_at >= ? AND i.received_at <= ?
+    `SELECT ${INQUIRY_COLUMNS}, i.${claim} AS claim FROM inquiries i
+       WHERE ${due} AND ${done} IS NULL AND received_at >= ? AND received_at <= ?
        ORDER BY i.received_at, i.id`,
     [since, until],
   );
-  return rows.map((r) => ({ inquiry: toInquiry(r), claim: Number(r.reminder_claimed_at ?? 0) }));
+  return rows.map((r) => ({ inquiry: toInquiry(r), claim: Number(r.claim ?? 0) }));
 }
 
 /**
- * Claim a lead's reminder at `now`, if it is still what the caller saw (`seen`: the claim it read,
- * 0 for none) and still waiting: granted to exactly one instance, however many try at once.
+ * Claim an inquiry's `job` at `now`, if it is still what the caller saw (`seen`: the claim it read,
+ * 0 for none) and still due: granted to exactly one instance, however many try at once.
  */
-export async function claimReminder(db: Database, id: string, seen: number, now: number): Promise<boolean> {
+export async function claim(db: Database, job: ReplyJob, id: string, seen: number, now: number): Promise<boolean> {
+  const { claim, done, due } = JOBS[job];
   const rows = await db.transaction((tx) =>
     tx.query(
-      `UPDATE inquiries SET reminder_claimed_at = ?
-         WHERE id = ? AND COALESCE(reminder_claimed_at, 0) = ? AND NOT held AND taken_at IS NULL AND reminded_at IS NULL
+      `UPDATE inquiries SET ${claim} = ? WHERE id = ? AND COALESCE(${claim}, 0) = ? AND ${done} IS NULL AND ${due}
          RETURNING id`,
       [now, id, seen],
     ),
@@ -55,10 +68,11 @@ export async function claimReminder(db: Database, id: string, seen: number, now:
   return rows.length === 1;
 }
 
-/** The reminder this instance claimed (`claim`) went: recorded, never sent again. */
-export async function markReminded(db: Database, id: string, claim: number, now: number): Promise<void> {
+/** The `job` this instance claimed (`claimed`) is done: recorded, never done again. */
+export async function markDone(db: Database, job: ReplyJob, id: string, claimed: number, now: number) {
+  const { claim, done } = JOBS[job];
   await db.transaction((tx) =>
-    tx.query("UPDATE inquiries SET reminded_at = ? WHERE id = ? AND reminder_claimed_at = ?", [now, id, claim]),
+    tx.query(`UPDATE inquiries SET ${done} = ? WHERE id = ? AND ${claim} = ?`, [now, id, claimed]),
   );
 }
 
