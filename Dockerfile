@@ -11,7 +11,9 @@ COPY package.json package-lock.json .npmrc ./
 # `npm ci` refuses (see .ci/run); it installs the locked versions.
 RUN npm install --no-audit --no-fund
 COPY . .
-ARG SITE_URL=https://www.example.com
+# No default: an image built without the site's address refuses to start (server/main.ts), rather
+# than point the links in every lead at www.example.com.
+ARG SITE_URL
 ARG CONTACT_ENDPOINT
 ARG CONTACT_PUBLIC_KEY
 ENV SITE_URL=${SITE_URL} CONTACT_ENDPOINT=${CONTACT_ENDPOINT} CONTACT_PUBLIC_KEY=${CONTACT_PUBLIC_KEY}
@@ -20,7 +22,7 @@ RUN npm run build && npm prune --omit=dev --no-audit --no-fund
 FROM node:24-bookworm-slim
 # The build-time variables are read at run time too (the sender's domain, the pages' policy, the
 # key): the image keeps the values it was built with as defaults, so run and build agree.
-ARG SITE_URL=https://www.example.com
+ARG SITE_URL
 ARG CONTACT_ENDPOINT
 ARG CONTACT_PUBLIC_KEY
 ENV NODE_ENV=production PORT=3000 HOST=0.0.0.0 DATA_DIR=/data \

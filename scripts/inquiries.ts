@@ -1,10 +1,11 @@
-import { chmodSync, copyFileSync, existsSync, mkdirSync, renameSync, rmSync, writeFileSync } from "node:fs";
+import { chmodSync, copyFileSync, existsSync, mkdirSync, renameSync, rmSync, utimesSync, writeFileSync } from "node:fs";
 import { dirname, join, resolve } from "node:path";
 import { DatabaseSync } from "node:sqlite";
 import { parseArgs } from "node:util";
 import { stringify } from "csv-stringify/sync";
 import { site } from "../app/config/site.ts";
 import { type Config, loadConfig } from "../server/config.ts";
+import { correct, parseCorrection } from "../server/contact/correction.ts";
 import { CHANNEL_NAMES } from "../server/contact/delivery/channels.ts";
 import { type Erased, type ErasedEverywhere, eraseEverywhere } from "../server/contact/erasure.ts";
 import { performAction } from "../server/contact/review/actions.ts";
@@ -35,6 +36,8 @@ const USAGE = `Usage: npm run inquiries -- <command>
   export --email ADDRESS           everything held about one person, as JSON (a "see my data" request)
   forget --email ADDRESS           delete everything held about one person (any case), every email file that
                                    names them too, and say what was deleted
+  correct --email ADDRESS [--name NAME] [--new-email ADDRESS] [--company NAME]
+                                   a "correct my data" request: the new details in every inquiry they sent
   show ID [--json]                 one inquiry in full (its verdict: clean, suspect or held), with every channel's attempts and last error
   retry [--channel NAME]           put failed deliveries (of one channel: ${CHANNEL_NAMES.join(", ")}) back in the queue
   stats [--json]                   inquiries and deliveries by channel and status, and the reply promise (leads
@@ -45,7 +48,9 @@ const USAGE = `Usage: npm run inquiries -- <command>
   release ID                       "Not spam": deliver a held message as a normal lead (to the channels the
                                    server uses); the content filter learns it as genuine
   spam ID                          "Spam": the content filter learns it, it is held from now on, and its
-                                   deliveries not made yet are cancelled (undo: release ID)
+                                   deliveries not made yet are cancelled
+  spam ID --undo, release ID --undo
+                                   put back exactly what the last spam / release of it changed (the page's Undo)
   keys [--json]                    the signing and address keys (never their secrets): which signs, which are retired
   keys rotate links|form           a new key for the links in a lead or the form tokens; the old one still
                                    checks what it signed until that expires
@@ -152,10 +157,38 @@ type Context = {
     channel?: string;
     email?: string;
     by?: string;
+    undo?: boolean;
+    name?: string;
+    company?: string;
+    "new-email"?: string;
   };
   rest: string[];
   config: Config;
 };
+
+/** Undo of the last `spam` or `release` of an inquiry, as the page's Undo button does it. */
+async function undoCommand(db: Database, config: Config, action: "spam" | "release", id: string) {
+  const result = await performAction(db, config, action, id, Date.now(), { undo: true });
+  if (result.kind !== "done") {
+    console.error(
+      result.kind === "unknown"
+        ? `No inquiry with ID ${id}.`
+        : "The server has not started on this database yet, so its channels are not known: start it once.",
+    );
+    return 1;
+  }
+  const { changed, cancelled, queued } = result.marked;
+  if (!changed) {
+    console.log(`Nothing to undo: the last ${action} of ${id} was undone already, or something changed it since.`);
+    return 0;
+  }
+  const more = [
+    cancelled.length ? ` Cancelled: ${cancelled.join(", ")}.` : "",
+    queued.length ? ` Queued for: ${queued.map((d) => d.channel).join(", ")}.` : "",
+  ].join("");
+  console.log(`Undid the ${action} of ${id}: it is as it was before, the filter's mark too.${more}`);
+  return 0;
+}
 
 /** One handler per command; each answers with the process's exit code. */
 const COMMANDS: Record<string, (c: Context) => Promise<number>> = {
@@ -202,6 +235,7 @@ const COMMANDS: Record<string, (c: Context) => Promise<number>> = {
     } else process.stdout.write(printable(csv, "\r\n"));
     return 0;
   },
+  correct: correctCommand,
   async show({ db, rest, values }) {
     const id = rest[0];
     if (!id) throw new UsageError("show needs an inquiry ID");
@@ -271,9 +305,10 @@ const COMMANDS: Record<string, (c: Context) => Promise<number>> = {
     }
     return 0;
   },
-  async release({ db, rest, config }) {
+  async release({ db, rest, config, values }) {
     const id = rest[0];
     if (!id) throw new UsageError("release needs an inquiry ID");
+    if (values.undo) return undoCommand(db, config, "release", id);
     const result = await performAction(db, config, "release", id);
     if (result.kind === "no-routing") {
       console.error("The server has not started on this database yet, so its channels are not known: start it once.");
@@ -297,7 +332,7 @@ const COMMANDS: Record<string, (c: Context) => Promise<number>> = {
   async take({ db, rest, values, config }) {
     const id = rest[0];
     if (!id) throw new UsageError("take needs an inquiry ID");
-    const result = await performAction(db, config, "take", id, Date.now(), values.by?.trim() || null);
+    const result = await performAction(db, config, "take", id, Date.now(), { by: values.by?.trim() || null });
     if (result.kind !== "taken") {
       console.error(`No inquiry with ID ${id}.`);
       return 1;
@@ -311,16 +346,21 @@ const COMMANDS: Record<string, (c: Context) => Promise<number>> = {
     );
     return 0;
   },
-  async spam({ db, rest, config }) {
+  async spam({ db, rest, config, values }) {
     const id = rest[0];
     if (!id) throw new UsageError("spam needs an inquiry ID");
+    if (values.undo) return undoCommand(db, config, "spam", id);
     const result = await performAction(db, config, "spam", id);
     if (result.kind !== "done") {
       console.error(`No inquiry with ID ${id}.`);
       return 1;
     }
-    const { cancelled } = result.marked;
-    const stopped = cancelled.length ? ` Cancelled its deliveries not made yet: ${cancelled.join(", ")}.` : "";
+    const { cancelled, underWay, delivered } = result.marked;
+    const stopped = [
+      cancelled.length ? ` Cancelled its deliveries not made yet: ${cancelled.join(", ")}.` : "",
+      underWay.length ? ` Under way, not tried again if it fails: ${underWay.join(", ")}.` : "",
+      delivered.length ? ` Already delivered: ${delivered.join(", ")}.` : "",
+    ].join("");
     console.log(
       `Marked ${id} as spam: held from now on, and the content filter learns from it (every instance within seconds).${stopped}`,
     );
@@ -457,6 +497,27 @@ const COMMANDS: Record<string, (c: Context) => Promise<number>> = {
   },
 };
 
+/** `correct`: a person's details, changed in every inquiry they sent (server/contact/correction.ts). */
+async function correctCommand({ db, values }: Context): Promise<number> {
+  if (!values.email) throw new UsageError("correct needs --email ADDRESS (the one they used)");
+  let correction: ReturnType<typeof parseCorrection>;
+  try {
+    correction = parseCorrection({ name: values.name, email: values["new-email"], company: values.company });
+  } catch (err) {
+    throw new UsageError(`correct: ${(err as Error).message}`);
+  }
+  const n = await correct(db, values.email, correction);
+  if (n === 0) {
+    console.error(`No inquiry from ${printable(values.email)}.`);
+    return 1;
+  }
+  const what = Object.keys(correction).join(", ");
+  console.log(
+    `Corrected ${what} in ${n} inquir${n === 1 ? "y" : "ies"} from ${printable(values.email)}. Copies already delivered (the inbox, the team chat, the CRM) keep the old details: correct them there by hand.`,
+  );
+  return 0;
+}
+
 /**
  * Put a backup (made by `backup`, or a copy Litestream restored) in place as DATA_DIR's database.
  * It refuses while a server uses the data folder (what the server wrote after it would be lost), a
@@ -511,6 +572,9 @@ async function restore(config: Config, from: string | undefined, force: boolean)
     old.exec("PRAGMA wal_checkpoint(TRUNCATE)");
     old.close();
     renameSync(target, `${target}.replaced-${stamp}`);
+    // Its age counts from now, when it stopped being the database (the server erases it after backupDays).
+    const now = new Date();
+    utimesSync(`${target}.replaced-${stamp}`, now, now);
     for (const f of [`${target}-wal`, `${target}-shm`]) rmSync(f, { force: true });
   }
   renameSync(incoming, target);
@@ -599,7 +663,11 @@ async function main(argv: string[]): Promise<number> {
       channel: { type: "string" },
       email: { type: "string" },
       by: { type: "string" },
+      name: { type: "string" },
+      company: { type: "string" },
+      "new-email": { type: "string" },
       force: { type: "boolean", default: false },
+      undo: { type: "boolean", default: false },
       help: { type: "boolean", short: "h", default: false },
     },
   });

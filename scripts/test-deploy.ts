@@ -376,7 +376,8 @@ CONTACT_TO=sales@example.com
       .replace("listen 443 ssl http2;", `listen 127.0.0.1:${httpsPort} ssl http2;`)
       .replace("server 127.0.0.1:3000;", `server 127.0.0.1:${ports[0]};`)
       .replace("server 127.0.0.1:3001;", `server 127.0.0.1:${ports[1]};`)
-      .replaceAll("/etc/ssl/teton/", `${dir}/`);
+      .replaceAll("/etc/ssl/teton/", `${dir}/`)
+      .replaceAll("/var/log/nginx/", `${dir}/`);
     writeFileSync(
       join(dir, "nginx.conf"),
       `pid ${dir}/nginx.pid;\nerror_log ${dir}/error.log;\nevents {}\nhttp {\n  access_log off;\n${example}\n}\n`,
@@ -425,6 +426,14 @@ CONTACT_TO=sales@example.com
       "the lead's sender is the site's own domain (SITE_URL read at run time)",
       sender === "no-reply@example.com",
       String(sender),
+    );
+    // A lead's link through the proxy: its access log keeps the path, never the token or an address.
+    await fetch(`http://127.0.0.1:${httpPort}/lead?t=token-in-the-query`, { redirect: "manual" });
+    const accessLog = readFileSync(join(dir, "teton.access.log"), "utf8");
+    check(
+      "the proxy's access log keeps no client address and no query string (the privacy notice)",
+      accessLog.includes('"GET /lead"') && !/token-in-the-query|127\.0\.0\.1|\?/.test(accessLog),
+      accessLog.split("\n").slice(-3).join(" | "),
     );
   } finally {
     for (const child of children) child.kill("SIGTERM");

@@ -20,6 +20,8 @@ export function loadConfig(source: NodeJS.ProcessEnv = process.env) {
   return {
     ...env,
     dataDir: resolve(env.DATA_DIR),
+    /** Whether SITE_URL was set (unset, it is the example's: review/links.ts refuses that in production). */
+    siteUrlSet: Boolean(source.SITE_URL),
     /** The host of SITE_URL: the sender's domain and the Message-IDs' right side. */
     siteHost: new URL(env.SITE_URL).hostname,
     /** The anonymous public keys the server accepts as bearer token: the pages' (app/contact/api.ts has the default), and while it changes the previous one. */

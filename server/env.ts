@@ -125,6 +125,10 @@ export const schema = z.object({
     .default(3000)
     .meta({ description: "port of the production server (1–65535)" }),
   HOST: z.string().min(1).default("0.0.0.0").meta({ description: "address the production server binds to" }),
+  NODE_ENV: z.string().optional().meta({
+    description:
+      "`production` (the container image sets it): the server refuses to start, in one line, when the links in a lead would be wrong: `SITE_URL` not set, with a path, with `user:password`, or `http://` to anything but this machine. See [The links in a lead](operations.md#the-links-in-a-lead)",
+  }),
   /** run — Express `trust proxy`, parsed as Express documents it. */
   TRUST_PROXY: z
     .string()

@@ -61,6 +61,20 @@ function isCidr(p: string): boolean {
   return version !== 0 && rest.length === 0 && /^\d{1,3}$/.test(bits) && Number(bits) <= max;
 }
 
+/** Where a proxy the operator runs may be: its address is logged; any other may be a visitor's. */
+const PROXY_RANGES = new Set(["loopback", "private", "linkLocal", "uniqueLocal", "carrierGradeNat"]);
+
+/**
+ * A peer's address as a warning may log it (the privacy notice: "never your address"): a proxy's
+ * on this host or a private network as it is; any other only by its kind, for it may be a visitor's.
+ */
+export function peerForLog(addr: string | undefined): string {
+  if (!addr || !ipaddr.isValid(addr)) return "unknown";
+  const ip = ipaddr.process(addr);
+  if (PROXY_RANGES.has(ip.range())) return ip.toString();
+  return `a public IPv${ip.kind() === "ipv4" ? 4 : 6} address (not logged: it may be a visitor's)`;
+}
+
 /**
  * Behind a proxy that is not trusted, every visitor has the proxy's address, so they all share one
  * rate-limit bucket. Say so once, when a request carries X-Forwarded-For from a peer we do not trust.
@@ -73,7 +87,7 @@ export function warnUntrustedProxy(trust: (addr: string, i: number) => boolean, 
       if (!trust(peer, 0)) {
         warned = true;
         log.warn(
-          { peer },
+          { peer: peerForLog(peer) },
           "requests carry X-Forwarded-For from an address TRUST_PROXY does not trust: if a proxy at this address forwards your visitors, set TRUST_PROXY to it, or every visitor shares one rate limit",
         );
       }
@@ -118,7 +132,7 @@ export function httpsRedirect(allowedHosts: Set<string>, log: Logger): RequestHa
     if (!warned && /^https$/i.test(req.get("x-forwarded-proto") ?? "")) {
       warned = true;
       log.error(
-        { peer: req.socket.remoteAddress },
+        { peer: peerForLog(req.socket.remoteAddress) },
         "redirect loop: a proxy reports HTTPS (X-Forwarded-Proto: https) from an address TRUST_PROXY does not trust, so every request is redirected to itself. Set TRUST_PROXY to that proxy (docs/operations.md, Behind a proxy)",
       );
     }

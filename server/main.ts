@@ -10,8 +10,10 @@ import { unnamedProcessors } from "./contact/delivery/routing.ts";
 import { legacySecret, secretKeys } from "./contact/intake/address-hash.ts";
 import { KeyRing } from "./contact/keys.ts";
 import { type ContactMetrics, createMetrics } from "./contact/metrics.ts";
+import { siteUrlProblem } from "./contact/review/links.ts";
 import { startContactRuntime } from "./contact/runtime.ts";
 import { keepPrivate, markInUse } from "./contact/storage/data-dir.ts";
+import { PLACEHOLDER_WARNING, placeholderContacts } from "./facts.ts";
 import { loadNotFoundPages, loadStaticFiles } from "./static.ts";
 
 /**
@@ -58,10 +60,16 @@ try {
   // The privacy notice never falls behind the running system: a lead goes to no one it does not name.
   const unnamed = unnamedProcessors(config, site.privacy.processors);
   if (unnamed) throw new Error(unnamed);
+  // The links in a lead point at SITE_URL: in production, refused when they would be wrong.
+  const wrongLinks = siteUrlProblem(config);
+  if (wrongLinks) throw new Error(wrongLinks);
 } catch (err) {
   refuseToStart(err);
 }
 const { PORT: port, HOST: host } = config;
+// Visitors' requests reach the company only through real contact details: a placeholder is said loudly.
+const placeholders = placeholderContacts(site);
+if (placeholders.length > 0) log.warn({ placeholders }, PLACEHOLDER_WARNING);
 
 // The keys that sign form tokens and links and key the address hashes, one set per job, in the
 // database (contact/keys.ts): read when the contact storage starts; an earlier release's one secret,

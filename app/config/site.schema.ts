@@ -16,7 +16,9 @@ const siteSchema = z.object({
   url: z.url().refine((u) => !u.endsWith("/"), "no trailing slash"),
   email: z.email(),
   phone: z.object({
-    display: z.string().regex(/^\(\d{3}\) 555-01\d{2}$/, "a fictional 555-01xx number"),
+    // A 555-01xx number (reserved for fiction) as shipped: the production server warns until it is
+    // the company's own (server/facts.ts).
+    display: z.string().regex(/^\(\d{3}\) \d{3}-\d{4}$/, "a US number written (307) 555-0142"),
     e164: z.string().regex(/^\+1\d{10}$/),
     hours: z.string(),
   }),
@@ -75,12 +77,24 @@ const siteSchema = z.object({
   privacy: z.strictObject({
     effectiveDate: z.string().regex(/^[A-Z][a-z]+ \d{1,2}, \d{4}$/, "a date like November 24, 2026"),
     retentionDays: z.number().int().min(1),
-    backupDays: z.number().int().min(0).max(35),
+    backupDays: z.number().int().min(1).max(35),
+    logDays: z.number().int().min(1).max(90),
+    addressKey: z.string().min(40),
     answerDays: z.number().int().min(1).max(45),
+    lastChange: z.string().min(10),
+    infrastructure: z
+      .array(z.strictObject({ category: z.string().min(3), name: z.string().min(2), gets: z.string().min(3) }))
+      .min(1),
     /** Keyed by delivery channel name. */
     processors: z.record(
       z.string(),
-      z.strictObject({ category: z.string().min(3), name: z.string().min(2), gets: z.string().min(3) }),
+      z.strictObject({
+        category: z.string().min(3),
+        name: z.string().min(2),
+        gets: z.string().min(3),
+        /** The hosts it takes leads at (a relay, a webhook): a name, or `*.domain` for any under it. The server refuses any other. */
+        hosts: z.array(z.string().regex(/^(\*\.)?[a-z0-9.-]+$/, "a host name, or *.domain")).min(1),
+      }),
     ),
   }),
   copyrightYear: z.number().int().min(2000),

@@ -102,27 +102,64 @@ export const site: Site = {
    * list does not name (keyed by delivery channel: server/contact/delivery/channels.ts).
    */
   privacy: {
-    effectiveDate: "November 24, 2026",
+    effectiveDate: "November 25, 2026",
+    /** What changed on the effective date, said at the top of the notice (it promises to). */
+    lastChange:
+      "We now name every provider that runs our website, say what our proxy logs and how long, keep only the path of the page you wrote from, explain how we protect your information and how we confirm a request, and say how to have it corrected.",
     retentionDays: 365,
-    /** How much longer a backup may hold what was erased (Litestream keeps 24 h: deploy/litestream.yml). */
+    /**
+     * How much longer a backup may hold what was erased. Every copy keeps it: Litestream's replica
+     * (`retention` in deploy/litestream.yml, at most half of it: tests/unit/site.test.ts), and the
+     * backups, exports and restore leftovers in DATA_DIR, which the server erases when they are
+     * older (server/contact/copies.ts); docs/deployment.md's recipes write theirs there.
+     */
     backupDays: 2,
+    /** How long the request logs are kept: the proxy's (no address, no query: deploy/nginx.conf) and the server's (docs/operations.md). */
+    logDays: 14,
+    /** What is done with a visitor's network address (the monthly key: server/contact/intake/address-hash.ts). */
+    addressKey:
+      "Your network address is never stored: we keep only a keyed hash of it, used to limit repeated submissions. The key is random, made anew each month, and deleted when the month's limits have expired, so once it is gone nobody — including us — can tell which address made a hash.",
     /** How long the company takes at most to answer a request to see or delete data. */
     answerDays: 30,
+    /**
+     * Who else handles it because of how the website runs (docs/deployment.md sets each up): the
+     * host, the backup storage (Litestream's bucket), the CDN. They carry or store it, never read it for themselves.
+     */
+    infrastructure: [
+      {
+        category: "Our hosting provider",
+        name: "Amazon Web Services (Amazon Web Services, Inc.)",
+        gets: "runs our server and stores its database, so every page you load and every message you send passes through it",
+      },
+      {
+        category: "Our backup storage",
+        name: "Amazon S3 (Amazon Web Services, Inc.)",
+        gets: "a continuous copy of our database, kept only as long as we say below",
+      },
+      {
+        category: "Our content delivery network",
+        name: "Amazon CloudFront (Amazon Web Services, Inc.)",
+        gets: "carries our pages to your browser, so it sees your network address in passing, as any network does",
+      },
+    ],
     processors: {
       email: {
         category: "Our email provider",
         name: "Microsoft 365 (Microsoft Corporation)",
         gets: "the message you send, as an email to our inbox",
+        hosts: ["smtp.office365.com", "*.mail.protection.outlook.com"],
       },
       slack: {
         category: "Our team chat",
         name: "Slack (Slack Technologies, LLC)",
         gets: "the message you send, posted to a private channel of our team",
+        hosts: ["hooks.slack.com"],
       },
       webhook: {
         category: "Our customer relationship management (CRM) system",
         name: "HubSpot (HubSpot, Inc.)",
         gets: "the message you send, recorded as a new contact and inquiry",
+        hosts: ["api.hubapi.com", "*.hubapi.com", "api.hsforms.com"],
       },
     },
   },

@@ -10,6 +10,8 @@ export const LEAD_PATH = "/lead";
 export const LEAD_MODULE = "routes/lead.tsx";
 /** The query parameter and form field that carry a link's token. */
 export const LEAD_TOKEN_FIELD = "t";
+/** The form field of the Undo button: it posts the same token, so it works as long as the link does. */
+export const LEAD_UNDO_FIELD = "undo";
 
 /**
  * What a person can say of an inquiry: "spam" (it is held from now on), "release" (not spam), or
@@ -26,7 +28,7 @@ export const TAKEN_BY_MAX = 60;
 
 /** What each action does, as the email's links and the page say it. */
 export const ACTION_EFFECT: Record<ReviewAction, string> = {
-  spam: "the filter learns from it, it is held out of the inbox from now on, and deliveries not made yet are cancelled",
+  spam: "the filter learns from it, it is held out of the inbox from now on, and deliveries not made yet are cancelled; one under way is not tried again",
   release: "the filter learns it is not spam; a held message is delivered as a new lead would be",
   take: "records that you are answering it, and when, so the others who read it know, and no reminder goes",
 };
@@ -57,15 +59,29 @@ export type LeadView =
   | { kind: "unavailable" }
   /** GET: what the button will do. */
   | { kind: "confirm"; action: ReviewAction; summary: LeadSummary; token: string }
-  /** POST: what was done (`changed` false: it had been done before), and the undo. */
+  /** POST: what was done (`changed` false: it had been done before); Undo posts `token` again. */
   | {
       kind: "done";
       action: ReviewAction;
       changed: boolean;
       summary: LeadSummary;
       cancelled: string[];
+      /** Spam: where it had been delivered already, and where an attempt was under way (it is not retried). */
+      delivered: string[];
+      underWay: string[];
       queued: string[];
-      undo: { action: ReviewAction; token: string };
+      token: string;
+    }
+  /** POST of Undo: put back as it was (`changed` false: nothing to undo); `token` does the action again. */
+  | {
+      kind: "undone";
+      action: ReviewAction;
+      changed: boolean;
+      summary: LeadSummary;
+      cancelled: string[];
+      underWay: string[];
+      queued: string[];
+      token: string;
     }
   /** POST of "I'm on it": `first` false when someone had already taken it (summary.taken says who, when). */
   | { kind: "taken"; first: boolean; summary: LeadSummary };
@@ -73,6 +89,6 @@ export type LeadView =
 /** What the route asks the server (app/contact/context.ts). */
 export interface LeadPage {
   open(token: string): Promise<LeadView>;
-  /** `by`: the name given on the "I'm on it" page, if any. */
-  act(token: string, clientIp: string | undefined, by?: string): Promise<LeadView>;
+  /** `undo`: the Undo button of Spam / Not spam; `by`: the name given on the "I'm on it" page, if any. */
+  act(token: string, clientIp: string | undefined, opts?: { undo?: boolean; by?: string }): Promise<LeadView>;
 }

@@ -58,6 +58,9 @@ const contactSchema = z.strictObject({
 });
 
 export type ContactInput = z.infer<typeof contactSchema>;
+
+/** What a person may ask to have corrected (`npm run inquiries -- correct`), each by the form's own rule. */
+export const correctionSchema = contactSchema.pick({ name: true, email: true, company: true }).partial();
 export type { ContactField, FieldErrors };
 
 export type ValidationResult = { ok: true; data: ContactInput } | { ok: false; error: string; fields: FieldErrors };

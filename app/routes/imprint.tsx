@@ -77,8 +77,8 @@ export default function Imprint() {
         <LegalSection id="privacy" title="Privacy Note">
           <p>
             This website sets no cookies and tracks no one. What you send us through the contact form is kept no longer
-            than {retentionPeriod(site.privacy.retentionDays)}, never sold or shared, and seen or deleted on request.
-            What we collect, why, who helps us handle it and your choices are set out in our{" "}
+            than {retentionPeriod(site.privacy.retentionDays)}, never sold or used for advertising, and seen, corrected
+            or deleted on request. What we collect, why, who helps us handle it and your choices are set out in our{" "}
             <a href={link.privacy} className={textLink}>
               Privacy Policy
             </a>

@@ -7,6 +7,7 @@ import {
   ACTION_LABEL,
   LEAD_PATH,
   LEAD_TOKEN_FIELD,
+  LEAD_UNDO_FIELD,
   type LeadSummary,
   type LeadView,
   type ReviewAction,
@@ -31,6 +32,7 @@ const STATUS: Record<LeadView["kind"], number> = {
   unavailable: 503,
   confirm: 200,
   done: 200,
+  undone: 200,
   taken: 200,
 };
 
@@ -54,16 +56,18 @@ export async function action({ request, context }: Route.ActionArgs) {
   if (!contact) return answer({ kind: "unavailable" });
   let token: FormDataEntryValue | null = null;
   let by: FormDataEntryValue | null = null;
+  let undo = false;
   try {
     const form = await request.formData();
     token = form.get(LEAD_TOKEN_FIELD);
     by = form.get(TAKEN_BY_FIELD);
+    undo = form.has(LEAD_UNDO_FIELD);
   } catch {
     // A body that is not a form: no token.
   }
   return answer(
     typeof token === "string"
-      ? await contact.lead.act(token, contact.clientIp, typeof by === "string" ? by : undefined)
+      ? await contact.lead.act(token, contact.clientIp, { undo, by: typeof by === "string" ? by : undefined })
       : { kind: "invalid" },
   );
 }
@@ -77,7 +81,7 @@ export const meta: Route.MetaFunction = () => [
 const BY_HAND =
   "whoever runs the website can do the same with the message's ID: npm run inquiries -- spam ID, or release ID.";
 
-const TITLES: Record<Exclude<LeadView["kind"], "confirm" | "done" | "taken">, [string, string]> = {
+const TITLES: Record<Exclude<LeadView["kind"], "confirm" | "done" | "undone" | "taken">, [string, string]> = {
   invalid: [
     "This link is not valid",
     `It is not a link we sent, or it was changed on the way (a mail program sometimes cuts long links). Nothing was changed. Open the link from the message again; if it still fails, ${BY_HAND}`,
@@ -114,6 +118,12 @@ const QUESTION: Record<ReviewAction, string> = {
 
 /** Who took a lead and when, as the page says it. */
 const takenLine = (t: NonNullable<LeadSummary["taken"]>) => `${t.by ? `Taken by ${t.by}` : "Taken"} at ${t.local}`;
+
+/** Held while an attempt was under way: said, for it may still arrive. */
+const underWay = (channels: string[]) =>
+  channels.length > 0
+    ? ` Being sent as you pressed: ${channels.join(", ")} (if that attempt fails, it is not tried again).`
+    : "";
 
 /** What the action does, as a sentence. */
 const effect = (action: ReviewAction) =>
@@ -164,11 +174,29 @@ export default function Lead({ loaderData, actionData }: Route.ComponentProps) {
           <p className="mt-4 text-lg" role="status">
             {view.changed ? effect(view.action) : "It was already marked so: nothing changed."}
             {view.cancelled.length > 0 ? ` Cancelled: ${view.cancelled.join(", ")}.` : ""}
+            {underWay(view.underWay)}
+            {view.delivered.length > 0 ? ` Already delivered before you pressed: ${view.delivered.join(", ")}.` : ""}
             {view.queued.length > 0 ? ` Queued for delivery: ${view.queued.join(", ")}.` : ""}
           </p>
           <Summary summary={view.summary} />
-          <p className="mt-6">Pressed by mistake?</p>
-          <ActionButton token={view.undo.token} label={`Undo: ${ACTION_LABEL[view.undo.action]}`} />
+          <p className="mt-6">Pressed by mistake? Undo puts it back as it was, for as long as the link works.</p>
+          <ActionButton token={view.token} label="Undo" undo />
+        </>
+      ) : view.kind === "undone" ? (
+        <>
+          <h1 id="lead-title" className="text-3xl font-bold text-slate-900 dark:text-white">
+            {view.changed ? "Undone" : "Nothing to undo"}
+          </h1>
+          <p className="mt-4 text-lg" role="status">
+            {view.changed
+              ? `It is as it was before “${ACTION_LABEL[view.action]}” was pressed.`
+              : "It was undone already, or changed since."}
+            {view.cancelled.length > 0 ? ` Cancelled: ${view.cancelled.join(", ")}.` : ""}
+            {underWay(view.underWay)}
+            {view.queued.length > 0 ? ` Queued for delivery: ${view.queued.join(", ")}.` : ""}
+          </p>
+          <Summary summary={view.summary} />
+          <ActionButton token={view.token} label={ACTION_LABEL[view.action]} />
         </>
       ) : (
         <>
@@ -182,23 +210,21 @@ export default function Lead({ loaderData, actionData }: Route.ComponentProps) {
   );
 }
 
-/** One button: a form posting the token back to this page (works without JavaScript). */
-function ActionButton({
-  token,
-  label,
-  primary,
-  askName,
-}: {
+/** One button: a form posting the token back to this page (works without JavaScript); Undo says so. */
+function ActionButton(p: {
   token: string;
   label: string;
   primary?: boolean;
+  undo?: boolean;
   /** "I'm on it": an optional name the others see. */
   askName?: boolean;
 }) {
+  const { token, label, primary, undo, askName } = p;
   return (
     // Posted to the bare path: the answer's address carries no token (history, screenshots, a shared screen).
     <form method="post" action={LEAD_PATH} className="mt-4">
       <input type="hidden" name={LEAD_TOKEN_FIELD} value={token} />
+      {undo ? <input type="hidden" name={LEAD_UNDO_FIELD} value="1" /> : null}
       {askName ? (
         <p className="mb-4">
           <label htmlFor="lead-by" className="block font-semibold text-slate-900 dark:text-white">

@@ -8,10 +8,13 @@ import { link } from "#app/pages.ts";
 import type { Route } from "./+types/privacy";
 
 /**
- * The privacy notice a US visitor expects (CalOPPA: what is collected, who it goes to, how to see or
- * delete it, how changes are announced, the effective date, Do Not Track). Every fact comes from
- * `site.privacy` (app/config/site.ts); the server refuses to start when it would hand leads to a
- * processor listed nowhere here (docs/decisions/0014-privacy-notice.md).
+ * The privacy notice a US visitor expects (CalOPPA: what is collected, who it goes to, that no third
+ * party collects anything here, how it is protected, how to see, correct or delete it and how a
+ * request is confirmed, how changes are announced, the effective date, Do Not Track). Every fact
+ * comes from `site.privacy` (app/config/site.ts); the server refuses to start when it would hand
+ * leads to a processor, or a host, listed nowhere here (docs/decisions/0014-privacy-notice.md).
+ * Each sentence is enforced by the system, checked at start, or a promise about people that
+ * docs/operations.md ("The privacy promise") tells the operator how to keep.
  */
 
 export const meta: Route.MetaFunction = () =>
@@ -24,20 +27,28 @@ export const meta: Route.MetaFunction = () =>
 export default function Privacy() {
   const { privacy } = site;
   const processors = Object.values(privacy.processors);
+  const period = retentionPeriod(privacy.retentionDays);
   const mail = (
     <a href={`mailto:${site.email}`} className={textLink}>
       {site.email}
     </a>
   );
+  const provider = (p: { category: string; name: string; gets: string }) => (
+    <li key={p.name + p.category}>
+      {p.category}, {p.name}: {p.gets}.
+    </li>
+  );
   return (
     <>
-      <PageHeader title="Privacy Policy">How we handle what you tell us. Effective {privacy.effectiveDate}.</PageHeader>
+      <PageHeader title="Privacy Policy">
+        How we handle what you tell us. Effective {privacy.effectiveDate}. What changed: {privacy.lastChange}
+      </PageHeader>
       <div data-print-links className={`${readingColumn} py-12 text-lg`}>
         <LegalSection id="summary" title="In Short">
           <p>
             This website sets no cookies, runs no analytics and tracks no one. We collect only what you send us through
-            the contact form, use it to answer you, keep it no longer than {retentionPeriod(privacy.retentionDays)}, and
-            never sell or share it. You can see or delete it at any time.
+            the contact form, use it to answer you, keep it no longer than {period}, and never sell it or use it for
+            advertising. You can see, correct or delete it at any time.
           </p>
         </LegalSection>
         <LegalSection id="collect" title="What We Collect">
@@ -47,15 +58,19 @@ export default function Privacy() {
               your full name, email address and message, and, if you give them, your company and the service you ask
               about;
             </li>
-            <li>the page you sent it from, the time, and your browser&rsquo;s user agent;</li>
             <li>
-              a keyed hash of your network address (never the address itself), made with a secret that is not stored
-              with your message and changes every month, to limit abuse of the form.
+              the page you sent it from (its path only, never anything after a &ldquo;?&rdquo; in its address), the
+              time, and your browser&rsquo;s user agent;
             </li>
+            <li>a keyed hash of your network address, never the address itself, to limit abuse of the form.</li>
           </ul>
+          <p>{privacy.addressKey}</p>
           <p>
-            Nothing else. Reading the site sends us only what every browser sends to load a page; our server records the
-            page, the answer and its timing, never your address. Fonts, images and icons come from our own server.
+            Reading the site sends us only what every browser sends to load a page. Our proxy and our server record the
+            page asked for (its path, without anything after a &ldquo;?&rdquo;), the answer and its timing, never your
+            address; that record is kept for {privacy.logDays} days. Fonts, images and icons come from our own server.
+            No third party collects anything on this website: there is no analytics, advertising, social-media or
+            tracking code, and your browser makes no request to anyone else while you read it.
           </p>
         </LegalSection>
         <LegalSection id="use" title="Why We Use It">
@@ -70,36 +85,49 @@ export default function Privacy() {
             Your message reaches our team through these service providers, who handle it on our behalf and for no
             purpose of their own:
           </p>
-          <ul className="list-disc space-y-1 pl-6">
-            {processors.map((p) => (
-              <li key={p.name}>
-                {p.category}, {p.name}: {p.gets}.
-              </li>
-            ))}
-          </ul>
+          <ul className="list-disc space-y-1 pl-6">{processors.map(provider)}</ul>
+          <p>The website itself runs on these, who also act only on our behalf:</p>
+          <ul className="list-disc space-y-1 pl-6">{privacy.infrastructure.map(provider)}</ul>
           <p>
-            We do not sell or share your personal information, use it for advertising, or give it to anyone else unless
-            the law requires us to.
+            We give your information to no one else, unless the law requires us to (a court order, for example). We do
+            not sell it, share it for advertising, or use it for anything but answering you.
           </p>
         </LegalSection>
         <LegalSection id="retention" title="How Long We Keep It">
           <p>
-            No longer than {retentionPeriod(privacy.retentionDays)}. Our server deletes each message by itself when that
-            period ends, with every copy it made: the delivery records, the email copies it keeps, and the reports that
-            named you. Our backups hold it at most {privacy.backupDays} days longer. We delete the copies in our inbox,
-            team chat and CRM on the same schedule.
+            No longer than {period}. Our server deletes each message by itself when that period ends, with every copy it
+            made: the delivery records, the email copies it keeps, and the reports that named you. Our backups hold it
+            at most {privacy.backupDays} days longer, and so do the copies we make of our records (exports, restored
+            backups): our server deletes those by itself too. We delete the copies in our inbox, team chat and CRM on
+            the same schedule.
           </p>
         </LegalSection>
-        <LegalSection id="choices" title="Seeing or Deleting Your Information">
+        <LegalSection id="security" title="How We Protect It">
+          <p>
+            This website is served over HTTPS only, so what you send is encrypted on its way to us. Your message is kept
+            on our server and in our backup storage, which only the people who answer inquiries and run the website can
+            reach, and is passed only to the providers named above. No website can promise perfect security; if
+            something went wrong that affected your information, we would tell you without undue delay.
+          </p>
+        </LegalSection>
+        <LegalSection id="choices" title="Seeing, Correcting or Deleting Your Information">
           <p>
             Write to {mail} or call{" "}
             <a href={`tel:${site.phone.e164}`} className={textLink}>
               {site.phone.display}
             </a>
             , and tell us the email address you used. Within {privacy.answerDays} days we send you everything we hold
-            about you, correct it, or delete all of it, as you ask. You may ask on behalf of someone else with their
-            written permission. We will never treat you differently for asking. Residents of California and other states
-            with privacy laws have these rights by law; we give them to everyone.
+            about you, correct it, or delete all of it, as you ask.
+          </p>
+          <p>
+            To make sure a request is yours, we answer it only at the email address it names: we write to that address,
+            and send, change or delete anything only once you confirm from it. A request by phone is confirmed the same
+            way. You may ask on behalf of someone else with their written permission, and we confirm with them too. We
+            will never treat you differently for asking.
+          </p>
+          <p>
+            Privacy laws such as California&rsquo;s apply to businesses larger than ours; we offer these choices to
+            everyone anyway, wherever you live, by our own choice.
           </p>
         </LegalSection>
         <LegalSection id="signals" title="Do Not Track and Global Privacy Control">

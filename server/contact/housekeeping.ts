@@ -1,5 +1,6 @@
 import type { Logger } from "pino";
 import type { Config } from "../config.ts";
+import { eraseOldCopies } from "./copies.ts";
 import type { Channel } from "./delivery/channel.ts";
 import type { Routing } from "./delivery/routing.ts";
 import { eraseEverywhere } from "./erasure.ts";
@@ -43,6 +44,8 @@ type Parts = {
   >;
   /** What is older than this many days is deleted (site.privacy.retentionDays). */
   retentionDays: number;
+  /** Backups, exports and restore leftovers in DATA_DIR older than this many days are deleted (site.privacy.backupDays; copies.ts). */
+  backupDays: number;
   /** The signed "Not spam" link each held message in the summary carries. */
   links: LeadLinks;
   /** The keys: read again each turn (a rotation elsewhere), and what no longer checks anything deleted. */
@@ -90,6 +93,7 @@ export class Housekeeping {
       () => this.summarizeHeld(),
       () => this.remindUntaken(),
       () => this.applyRetention(),
+      async () => this.eraseCopies(),
     ];
     for (const task of tasks) {
       await task().catch((err: Error) => this.log.error({ err: { message: err.message } }, "housekeeping failed"));
@@ -118,6 +122,18 @@ export class Housekeeping {
   summarizeHeld(): Promise<boolean> {
     const { db, email, links, config } = this.parts;
     return sendHeldSummary({ db, email, links, intervalMs: config.HELD_SUMMARY_INTERVAL_MS, log: this.log });
+  }
+
+  /** At every turn, on every instance: its DATA_DIR's copies past the notice's backup period (copies.ts). */
+  eraseCopies(now = Date.now()): string[] {
+    const erased = eraseOldCopies(this.parts.config.dataDir, this.parts.backupDays, now);
+    if (erased.length > 0) {
+      this.log.info(
+        { files: erased, backupDays: this.parts.backupDays },
+        "retention: erased copies past the backup period",
+      );
+    }
+    return erased;
   }
 
   /**

@@ -38,6 +38,7 @@ export async function createContactPipeline(
     const worker = new OutboxWorker({ db, channels, routing, log, config, metrics });
     const email = channels.find((c) => c.name === "email");
     const retentionDays = site.privacy.retentionDays;
+    const { backupDays } = site.privacy;
     const housekeeping = new Housekeeping({
       db,
       email,
@@ -45,6 +46,7 @@ export async function createContactPipeline(
       log,
       config,
       retentionDays,
+      backupDays,
       links: opts.keys.links,
       ring: opts.keys.ring,
       routing,

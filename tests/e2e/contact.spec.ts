@@ -90,7 +90,7 @@ test.describe("with JavaScript", () => {
     await expect.poll(() => storedInquiries().find((r) => r.name === name)?.status, { timeout: 15_000 }).toBe("sent");
     const email = receivedEmails().find((e) => e.includes(name));
     expect(email).toBeDefined();
-    expect(email).toMatch(/^Reply-To: .*visitor@example\.org/m);
+    expect(email).not.toMatch(/^Reply-To: .*visitor@example\.org/m);
     expect(email).toContain("We would like a quote for an AI audit.");
   });
 
@@ -223,6 +223,19 @@ test.describe("errors and long messages with JavaScript", () => {
 
 test.describe("without JavaScript", () => {
   test.use({ javaScriptEnabled: false });
+
+  test("a privacy line right after Send links to the notice, and leads there", async ({ page }) => {
+    await page.goto("/contact");
+    const line = page.locator("#form-privacy");
+    await expect(line).toHaveText(
+      "We use what you send only to answer you, and keep it no longer than one year. Read our Privacy Policy.",
+    );
+    // Next to the button: the line follows the row that holds Send, inside the same form.
+    await expect(page.locator("form[data-contact-form] > div:has(button[type=submit]) + #form-privacy")).toHaveCount(1);
+    await line.getByRole("link", { name: "Privacy Policy" }).click();
+    await expect(page).toHaveURL(/\/privacy$/);
+    await expect(page.locator("h1")).toHaveText("Privacy Policy");
+  });
 
   test("posts the form, then lands on the result page (303): reload and Back never store it twice", async ({
     page,

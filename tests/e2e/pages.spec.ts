@@ -233,16 +233,24 @@ test("the privacy notice: what is collected, who gets it, how long, choices, DNT
     "Why We Use It",
     "Who Helps Us Handle It",
     "How Long We Keep It",
-    "Seeing or Deleting Your Information",
+    "How We Protect It",
+    "Seeing, Correcting or Deleting Your Information",
     "Do Not Track and Global Privacy Control",
     "Children",
     "Changes to This Policy",
     "Contact",
   ]);
   // Its facts are the configuration's: every processor, the period, the time to answer, the date.
-  for (const p of Object.values(site.privacy.processors)) {
+  for (const p of [...Object.values(site.privacy.processors), ...site.privacy.infrastructure]) {
     await expect(main).toContainText(`${p.category}, ${p.name}: ${p.gets}.`);
   }
+  await expect(main).toContainText(site.privacy.addressKey);
+  await expect(main).toContainText(`that record is kept for ${site.privacy.logDays} days`);
+  await expect(main).toContainText("No third party collects anything on this website");
+  await expect(main).toContainText("we answer it only at the email address it names");
+  await expect(main).toContainText("by our own choice");
+  await expect(main).not.toContainText("by law;");
+  await expect(page.locator("h1 + p")).toContainText(`What changed: ${site.privacy.lastChange}`);
   await expect(main).toContainText(/no longer than one\s+year/);
   await expect(main).toContainText(`Within ${site.privacy.answerDays} days`);
   await expect(main).toContainText(`Our backups hold it at most ${site.privacy.backupDays} days longer`);
@@ -255,7 +263,7 @@ test("the privacy notice: what is collected, who gets it, how long, choices, DNT
   await expect(main.getByRole("link", { name: "GPC statement" })).toHaveAttribute("href", "/.well-known/gpc.json");
   const gpc = await request.get("/.well-known/gpc.json");
   expect(gpc.headers()["content-type"]).toMatch(/^application\/json/);
-  expect(await gpc.json()).toEqual({ gpc: true, lastUpdate: "2026-11-24" });
+  expect(await gpc.json()).toEqual({ gpc: true, lastUpdate: "2026-11-25" });
   // The imprint's privacy note points here instead of keeping a copy of its own.
   await page.goto("/imprint");
   await expect(page.locator("#privacy").locator("..").getByRole("link", { name: "Privacy Policy" })).toHaveAttribute(

@@ -213,6 +213,7 @@ describe.each([
     await expect.poll(() => smtp.received.length, { timeout: 5_000 }).toBe(2);
     const alert = smtp.received.find((m) => m.mail.subject?.startsWith("Lead delivery failed"));
     expect(alert?.mail.subject).toBe(`Lead delivery failed: webhook for inquiry ${id}`);
+    expect(alert?.mail.headers.get("x-alert")).toBe("delivery-failed");
     expect(alert?.mail.text).toContain("HTTP 410");
     await expect.poll(() => slack.received.length, { timeout: 5_000 }).toBe(2);
     expect(JSON.parse(slack.received[1]?.body ?? "{}").text).toContain(`webhook for inquiry ${id}`);

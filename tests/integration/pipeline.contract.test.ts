@@ -159,7 +159,9 @@ describe.each([
   it("acknowledges only what it has stored, and nothing is lost across a restart", async () => {
     smtp = await new TestSmtp().start();
     const first = await pipeline(); // worker not running: the email waits in the outbox
-    const answer = await submit(first);
+    // The page it came from, as a browser's Referer may carry it: campaign tags, an address in the query.
+    const page = "https://www.example.com/contact?utm_source=news&email=ada%40example.org#form";
+    const answer = await submit(first, valid, { page });
     expect(answer.status).toBe(201);
     const id = String(answer.body.id);
 
@@ -186,6 +188,7 @@ describe.each([
     });
     expect(stored?.ipHash).toMatch(/^[0-9a-f]{64}$/);
     expect(JSON.stringify(stored)).not.toContain("203.0.113.7");
+    expect(JSON.stringify(stored)).not.toMatch(/utm_source|ada%40|#form|www\.example\.com/);
 
     // The process "dies" before delivering; the next one delivers.
     for (const p of open.splice(0)) await p.close();
@@ -193,7 +196,7 @@ describe.each([
     await expect.poll(() => smtp.received.length, { timeout: 10_000 }).toBe(1);
   });
 
-  it("delivers the email to the company inbox, replying to the visitor, every field escaped", async () => {
+  it("delivers the email to the company inbox, a reply to its recipients, every field escaped", async () => {
     smtp = await new TestSmtp().start();
     const p = await pipeline({ CONTACT_TO: "sales@example.com" }, true);
     const answer = await submit(p);
@@ -201,7 +204,10 @@ describe.each([
     const [got] = smtp.received;
     const id = String(answer.body.id);
     expect(got?.mail.to).toMatchObject({ text: "sales@example.com" });
-    expect(got?.mail.replyTo?.value[0]).toMatchObject({ address: "ada@example.org", name: "Ada Lovelace" });
+    expect(got?.mail.replyTo?.value.map((a) => a.address)).toEqual(["sales@example.com"]);
+    expect(got?.mail.html).toContain(
+      'href="mailto:ada@example.org?subject=Re%3A%20Your%20inquiry%20to%20Teton%20Digital"',
+    );
     expect(got?.mail.subject).toBe("New inquiry: AI Consulting — Ada Lovelace (Analytical Engines <Ltd>)");
     expect(got?.messageId).toBe(`<inquiry-${id}@www.example.com>`);
     expect(got?.mail.text).toContain("<script>alert('x')</script>");
@@ -518,6 +524,45 @@ describe.each([
     // A mark goes with its inquiry: the retention purge (or `forget`) leaves the filter nothing of it.
     await erase(b.db, join(tmpdir(), "no-mail-here"), { before: Date.now() + 1 }, { waitMs: 0 });
     expect(await training.list(b.db)).toEqual([]);
+  });
+
+  it("undoes Spam and Not spam exactly: held or not, the reason, and the filter's mark as it was (none: none)", async () => {
+    smtp = await new TestSmtp().start();
+    // No worker: what is queued stays queued, so what an Undo cancels is known.
+    const p = await pipeline();
+    const now = Date.now();
+    const toEmail = (i: { id: string }) => [
+      { id: `${i.id}-again`, channel: "email", messageId: "<m>", target: "x@example.com" },
+    ];
+    const state = async (id: string) => {
+      const i = await inquiries.get(p.db, id);
+      const m = (await training.list(p.db)).find((t) => t.inquiryId === id);
+      return { held: i?.held, reason: i?.heldReason, mark: m ? [m.label, m.markedAt] : null };
+    };
+    // A lead nobody had marked: Spam, then Undo, leaves no mark (not a "genuine" one) and delivers it again.
+    const { body } = await submit(p);
+    const lead = String(body.id);
+    const clean = await state(lead);
+    expect(clean).toEqual({ held: false, reason: null, mark: null });
+    await inquiries.markSpam(p.db, lead, now);
+    expect(await state(lead)).toMatchObject({ held: true, mark: ["spam", now] });
+    expect(await inquiries.undo(p.db, lead, "spam", toEmail, now + 1)).toMatchObject({ changed: true });
+    expect(await state(lead)).toEqual(clean);
+    // Twice: nothing more to undo.
+    expect(await inquiries.undo(p.db, lead, "spam", toEmail, now + 2)).toMatchObject({ changed: false });
+    // A held message with an earlier mark: Not spam, then Undo, holds it again for its reason, with that mark.
+    const trapped = String((await submit(p, { ...valid, email: "trap@example.org", website: "filled" })).body.id);
+    await training.mark(p.db, trapped, "spam", now - 5_000);
+    const held = await state(trapped);
+    expect(held).toEqual({ held: true, reason: "honeypot filled", mark: ["spam", now - 5_000] });
+    expect(await inquiries.release(p.db, trapped, toEmail, now)).toMatchObject({ queued: [{ channel: "email" }] });
+    const undone = await inquiries.undo(p.db, trapped, "release", toEmail, now + 1);
+    expect(undone).toMatchObject({ changed: true, cancelled: ["email"] });
+    expect(await state(trapped)).toEqual(held);
+    // Undo answers only the last action: after Spam, the Undo of an earlier Not spam does nothing.
+    await inquiries.release(p.db, trapped, toEmail, now + 2);
+    await inquiries.markSpam(p.db, trapped, now + 3);
+    expect(await inquiries.undo(p.db, trapped, "release", toEmail, now + 4)).toMatchObject({ changed: false });
   });
 
   it("marks the summary of held messages sent only once it is: a failed one is tried again, nobody left out", async () => {

@@ -172,6 +172,64 @@ describe.each(["sqlite", "postgres"] as const)("the privacy promise on %s", (eng
     expect(await inquiries.get(db, other.id)).not.toBeNull();
   });
 
+  it("`correct` changes a person's details in every inquiry they sent, by the form's rules", async () => {
+    const server = await serve({});
+    for (const message of ["First.", "Second."]) {
+      expect((await send(server, { name: "Ada Byron", email: "Ada@Example.org", message })).status).toBe(201);
+    }
+    const other = (await (await send(server, { name: "Bo", email: "bo@example.org", message: "Hi." })).json()) as {
+      id: string;
+    };
+    const refused = await cli("correct", "--email", "ada@example.org", "--new-email", "not an address");
+    expect(refused.err).toContain("correct: email: Please enter a valid email address.");
+    const corrected = await cli(
+      ...["correct", "--email", "ＡＤＡ@example.org", "--name", "Ada King", "--new-email", "ada.king@example.org"],
+    );
+    expect(corrected.out).toContain("Corrected name, email in 2 inquiries from");
+    const db = open();
+    stops.push(() => db.close());
+    expect(await inquiries.byEmail(db, "ada@example.org")).toEqual([]);
+    const now = await inquiries.byEmail(db, "ada.king@example.org");
+    expect(now.map((r) => [r.name, r.email])).toEqual([
+      ["Ada King", "ada.king@example.org"],
+      ["Ada King", "ada.king@example.org"],
+    ]);
+    expect((await inquiries.get(db, other.id))?.name).toBe("Bo");
+    expect((await cli("correct", "--email", "nobody@example.org", "--company", "X")).err).toContain("No inquiry from");
+  });
+
+  it("backups, exports and restore leftovers in DATA_DIR go when the backup period ends, on the server's schedule", async () => {
+    const { backupDays } = (await import("../../app/config/site.ts")).site.privacy;
+    const old = (Date.now() - (backupDays + 1) * day) / 1000;
+    const place = (name: string, aged: boolean) => {
+      const path = join(dataDir, name);
+      mkdirSync(join(path, ".."), { recursive: true });
+      writeFileSync(path, "a copy of the leads");
+      if (aged) utimesSync(path, old, old);
+    };
+    place("backups/leads-old.sqlite", true);
+    place("backups/inquiries-old.dump", true);
+    place("exports/leads-old.csv", true);
+    place("inquiries.sqlite.replaced-2026-01-01T00-00-00-000Z", true);
+    place("backups/leads-new.sqlite", false);
+    place("exports/leads-new.csv", false);
+    place("mail-notes.txt", true); // not a copy: left alone
+    const server = await serve({ RETENTION_INTERVAL_MS: "500" });
+    const left = () =>
+      ["backups", "exports"].flatMap((f) => readdirSync(join(dataDir, f)).map((n) => `${f}/${n}`)).sort();
+    await expect.poll(left, { timeout: 10_000 }).toEqual(["backups/leads-new.sqlite", "exports/leads-new.csv"]);
+    expect(existsSync(join(dataDir, "inquiries.sqlite.replaced-2026-01-01T00-00-00-000Z"))).toBe(false);
+    expect(existsSync(join(dataDir, "mail-notes.txt"))).toBe(true);
+    const said = lines(server.output()).find((l) => l.msg === "retention: erased copies past the backup period");
+    expect(said).toMatchObject({ backupDays, level: "info" });
+    expect(((said?.files ?? []) as string[]).sort()).toEqual([
+      "backups/inquiries-old.dump",
+      "backups/leads-old.sqlite",
+      "exports/leads-old.csv",
+      "inquiries.sqlite.replaced-2026-01-01T00-00-00-000Z",
+    ]);
+  });
+
   it("`forget` during a send waits for it, so nothing goes out after it reported; past its wait it says so plainly", async () => {
     const relay = await new TestSmtp().start();
     stops.push(() => relay.stop());
@@ -207,29 +265,59 @@ describe.each(["sqlite", "postgres"] as const)("the privacy promise on %s", (eng
 });
 
 describe("the privacy notice names every processor the server sends leads to", () => {
-  it("refuses to start, in one line, with a channel whose processor the notice does not name", () => {
-    // The notice as a company might leave it: Slack taken out of site.privacy.processors.
-    const site = new URL("../../app/config/site.ts", import.meta.url).href;
-    const withoutSlack = `data:text/javascript,import { site } from ${JSON.stringify(site)}; delete site.privacy.processors.slack;`;
-    const start = spawnSync(process.execPath, ["--import", withoutSlack, "server.js"], {
+  /** server.js started with `env`, and `importing` loaded first; its fatal lines and whether it started. */
+  const start = (env: Record<string, string>, importing: string[] = []) => {
+    const run = spawnSync(process.execPath, [...importing, "server.js"], {
       cwd: root,
       env: {
         ...process.env,
         HOST: "127.0.0.1",
         PORT: "39518",
         DATA_DIR: mkdtempSync(join(tmpdir(), "notice-")),
-        SLACK_WEBHOOK_URL: "https://hooks.slack.example/T/B/x",
+        ...env,
       },
       encoding: "utf8",
       timeout: 10_000,
       killSignal: "SIGKILL",
     });
-    expect(start.status).toBe(1);
-    const fatal = lines(start.stdout).filter((l) => l.level === "fatal");
-    expect(fatal).toHaveLength(1);
-    expect(fatal[0]?.msg).toMatch(
+    return { status: run.status, fatal: lines(run.stdout).filter((l) => l.level === "fatal"), out: run.stdout };
+  };
+
+  it("refuses to start, in one line, with a channel whose processor the notice does not name", () => {
+    // The notice as a company might leave it: Slack taken out of site.privacy.processors.
+    const site = new URL("../../app/config/site.ts", import.meta.url).href;
+    const withoutSlack = `data:text/javascript,import { site } from ${JSON.stringify(site)}; delete site.privacy.processors.slack;`;
+    const run = start({ SLACK_WEBHOOK_URL: "https://hooks.slack.com/services/T/B/x" }, ["--import", withoutSlack]);
+    expect(run.status).toBe(1);
+    expect(run.fatal).toHaveLength(1);
+    expect(run.fatal[0]?.msg).toMatch(
       /^The privacy notice does not name who receives leads through slack: add privacy\.processors\.slack/,
     );
-    expect(start.stdout).not.toContain("server started");
+    expect(run.out).not.toContain("server started");
+  });
+
+  it("refuses to start, in one line naming the host and where to name it, with a channel on a host its processor does not use", () => {
+    // A Discord URL as the Slack webhook: a channel the notice names, a provider it does not.
+    const run = start({ SLACK_WEBHOOK_URL: "https://discord.com/api/webhooks/1/x/slack" });
+    expect(run.status).toBe(1);
+    expect(run.fatal).toHaveLength(1);
+    expect(run.fatal[0]?.msg).toMatch(
+      /^SLACK_WEBHOOK_URL sends leads to discord\.com, a host the privacy notice does not name for slack .*privacy\.processors\.slack\.hosts in app\/config\/site\.ts/,
+    );
+    expect(run.out).not.toContain("server started");
+  });
+
+  it("says loudly at start, in one line, which contact details for requests are still placeholders", async () => {
+    const server = await startServer({ SPAM_FILTER: "off" });
+    try {
+      const said = lines(server.output()).filter((l) => String(l.msg).startsWith("PLACEHOLDER CONTACT DETAILS"));
+      expect(said).toHaveLength(1);
+      expect(said[0]).toMatchObject({
+        level: "warn",
+        placeholders: ["email hello@example.com", "securityContact security@example.com", "phone (307) 555-0142"],
+      });
+    } finally {
+      await server.stop();
+    }
   });
 });

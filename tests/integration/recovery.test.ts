@@ -319,3 +319,47 @@ describe("forget", () => {
     for (const f of copies) expect(storedIds(f)).toContain(other);
   });
 });
+
+describe("the keys, on the server's own schedule", () => {
+  it("a rotation by the CLI signs the next links with the new key while the old links work; last month's address key and a key past its links' life are deleted", async () => {
+    const smtp = await new TestSmtp().start();
+    stops.push(() => smtp.stop());
+    const port = await freePort();
+    const dataDir = newDir("keys-schedule");
+    // Housekeeping checks every second here (it checks at most every minute by default).
+    const env = {
+      DATA_DIR: dataDir,
+      SMTP_URL: smtp.url,
+      SITE_URL: `http://127.0.0.1:${port}`,
+      RETENTION_INTERVAL_MS: "1000",
+    };
+    const server = await serve(env, port);
+    const linkOf = async (id: string) => {
+      await expect
+        .poll(() => smtp.received.some((m) => m.mail.headers.get("x-inquiry-id") === id), { timeout: 10_000 })
+        .toBe(true);
+      const mail = smtp.received.find((m) => m.mail.headers.get("x-inquiry-id") === id);
+      return /https?:\/\/\S+\/lead\?t=[\w.%-]+/.exec(String(mail?.mail.text))?.[0] ?? "";
+    };
+    const before = await linkOf(await send(server));
+    expect(new URL(before).searchParams.get("t")).toMatch(/\.k1\.[\w-]+$/);
+    // What an instance finds when a month has passed, and a link key whose links have all expired.
+    const db = new DatabaseSync(join(dataDir, "inquiries.sqlite"));
+    db.exec(`INSERT INTO secret_keys (purpose, id, secret, created_at, retired_at) VALUES
+      ('address', '2020-01', '${"a".repeat(64)}', 0, NULL), ('links', 'k0', '${"b".repeat(64)}', 0, 1)`);
+    db.close();
+    const rotated = await cli(env, "keys", "rotate", "links");
+    expect(rotated.out).toContain("A new links key (k2) signs from now on");
+    const keys = async () =>
+      (JSON.parse((await cli(env, "keys", "--json")).out) as Array<{ purpose: string; id: string; retired: string }>)
+        .map((k) => `${k.purpose}:${k.id}${k.retired ? " retired" : ""}`)
+        .sort();
+    await expect.poll(keys, { timeout: 10_000 }).not.toContain("address:2020-01");
+    expect(await keys()).not.toContain("links:k0");
+    expect(await keys()).toEqual(expect.arrayContaining(["links:k1 retired", "links:k2", "form:k1"]));
+    // The turn that deleted them read the ring again: the next lead's links are signed with k2.
+    const after = await linkOf(await send(server));
+    expect(new URL(after).searchParams.get("t")).toMatch(/\.k2\.[\w-]+$/);
+    for (const link of [before, after]) expect((await fetch(link)).status, link).toBe(200);
+  });
+});

@@ -194,7 +194,7 @@ describe("the reply promise, through the schedule", { timeout: 60_000 }, () => {
       expect(reminders(smtp)).toEqual([]);
     }
     // Someone takes one on Tuesday morning, through the action the page and the CLI use.
-    const took = await performAction(a.db, a.config, "take", taken, office(tuesday, "10:30"), "Dana");
+    const took = await performAction(a.db, a.config, "take", taken, office(tuesday, "10:30"), { by: "Dana" });
     expect(took).toMatchObject({ kind: "taken", taken: { first: true } });
 
     // Tuesday 12:01: 4 h 1 min. The waiting lead and the possible spam go again, once each.
@@ -298,7 +298,7 @@ describe("on PostgreSQL with two instances", { timeout: 60_000 }, () => {
     for (const id of ids) expect(reminderFor(smtp, id)).toHaveLength(1);
     expect(reminders(smtp)).toHaveLength(8);
     // The figures every instance reports: from the database the same on each; the reminders each sent add up.
-    await performAction(b.db, b.config, "take", ids[0] ?? "", office(tuesday, "13:30"), null);
+    await performAction(b.db, b.config, "take", ids[0] ?? "", office(tuesday, "13:30"));
     const sample = async (i: Instance, name: string) =>
       (await i.metrics.registry.getSingleMetric(name)?.get())?.values[0]?.value;
     for (const i of [a, b]) {

@@ -84,7 +84,7 @@ describe("the form token", () => {
     expect(a.headers.get("etag")).toBeNull();
     const first = /name="form_token" value="([^"]+)"/.exec(await a.text())?.[1];
     const second = await pageToken();
-    expect(first).toMatch(/^v1\./);
+    expect(first).toMatch(/^k\d+\./);
     expect(second).not.toBe(first);
     expect(await (await fetch(`${server.url}/contact/`)).text()).not.toContain("__FORM_TOKEN__");
   });
@@ -101,7 +101,7 @@ describe("the form token", () => {
     expect(invalid.status).toBe(400);
     const html = await invalid.text();
     expect(html).not.toContain("__FORM_TOKEN__");
-    expect(/name="form_token" value="([^"]+)"/.exec(html)?.[1]).toMatch(/^v1\./);
+    expect(/name="form_token" value="([^"]+)"/.exec(html)?.[1]).toMatch(/^k\d+\./);
     // One policy, made for this HTML (a rendered page ships no script, so nothing may run).
     const csp = invalid.headers.get("content-security-policy") ?? "";
     expect(csp.split(",")).toHaveLength(1);
@@ -124,7 +124,7 @@ describe("scripted senders are held, people reach the inbox", () => {
   });
 
   it("a forged token, and a page's token sent at machine speed: held", async () => {
-    await postJson(lead("Bot Forged"), { "x-form-token": "v1.abc.def.0123456789012345678901234567890a" });
+    await postJson(lead("Bot Forged"), { "x-form-token": "k1.abc.def.0123456789012345678901234567890a" });
     expect(held("Bot Forged")?.heldReason).toBe("forged form token");
     const token = await pageToken();
     await postJson(lead("Bot Fast"), { "x-form-token": token });
@@ -236,6 +236,8 @@ describe("the content filter learns from the company", () => {
     expect(cli("spam", delivered).stdout).toContain(`Marked ${delivered} as spam`);
     // Held from now on (its email went already: nothing was waiting to cancel).
     expect(held("Api Person")).toMatchObject({ held: true, heldReason: "marked as spam by a person" });
+    const reason = held("Paced Marketer")?.heldReason;
+    expect(reason).toBeTruthy();
     expect(cli("release", released).status).toBe(0);
     const marks = JSON.parse(cli("training", "--json").stdout) as Array<{ inquiryId: string; label: string }>;
     expect(marks.map((m) => [m.inquiryId, m.label])).toEqual([
@@ -247,6 +249,11 @@ describe("the content filter learns from the company", () => {
     expect(JSON.parse(cli("training", "--json").stdout)).toHaveLength(1);
     expect(cli("training", "undo", delivered).status).toBe(1);
     expect(cli("spam", "no-such-id").status).toBe(1);
+    // `release ID --undo`: held again for its reason, and the filter's mark as it was (none).
+    expect(cli("release", released, "--undo").stdout).toContain(`Undid the release of ${released}`);
+    expect(held("Paced Marketer")).toMatchObject({ held: true, heldReason: reason });
+    expect(JSON.parse(cli("training", "--json").stdout)).toEqual([]);
+    expect(cli("release", released, "--undo").stdout).toContain("Nothing to undo");
   });
 });
 
@@ -267,6 +274,8 @@ describe("held messages are reviewable", () => {
     const summaries = () => smtp.received.filter((m) => m.mail.subject?.startsWith("Held as spam"));
     await expect.poll(() => summaries().length, { timeout: 15_000 }).toBeGreaterThanOrEqual(1);
     expect(summaries()[0]?.mail.text).toContain("Bot Direct <visitor@example.org>: no form token");
+    // Tagged as what it is, not as a failed delivery (a mail rule for alerts must not file it there).
+    expect(summaries()[0]?.mail.headers.get("x-alert")).toBe("held-summary");
     // Something new is held right after it: it waits for the next interval (4 s here), and the next
     // summary lists only what came since the last one.
     const first = summaries().length;

@@ -25,6 +25,7 @@ describe("a start that cannot succeed says so in one line", () => {
         env: {
           ...process.env,
           NODE_ENV: "production",
+          SITE_URL: "https://www.example.com",
           PORT: String(first.port),
           HOST: "127.0.0.1",
           DATA_DIR: first.dataDir,
@@ -64,6 +65,31 @@ describe("a start that cannot succeed says so in one line", () => {
     expect(fatal[0]?.msg).toMatch(/^Invalid environment: /);
     expect(fatal[0]?.msg).toContain(message);
     expect(err).not.toMatch(/^\s+at /m);
+  });
+
+  it.each([
+    ["not set", "", /^SITE_URL: not set; in production the links in a lead point at it/],
+    ["with a path", "https://www.teton.test/site", /^SITE_URL: has a path, query or fragment \(\/site\)/],
+    ["with user:password", "https://ops:secret@www.teton.test", /^SITE_URL: has user:password/],
+    ["over http", "http://www.teton.test", /^SITE_URL: http:\/\/ would send the links in a lead/],
+  ])("in production, SITE_URL %s stops the start with one line saying why", async (_what, value, said) => {
+    const err = await startServer({ SITE_URL: value }).then(
+      (started) => started.stop().then(() => null),
+      (e: Error) => e.message,
+    );
+    expect(err).toMatch(/server exited \(1\)/);
+    const fatal = lines(String(err).replace(/^server exited \(1\):\n/, "")).filter((l) => l.level === "fatal");
+    expect(fatal).toHaveLength(1);
+    expect(fatal[0]?.msg).toMatch(said);
+    expect(err).not.toMatch(/server started/);
+  });
+
+  it("in production, SITE_URL over http to this machine (localhost, 127.0.0.1, ::1) starts", async () => {
+    for (const value of ["http://localhost:3000", "http://127.0.0.1:8080", "http://[::1]"]) {
+      const started = await startServer({ SITE_URL: value });
+      expect(started.output()).toContain("server started");
+      await started.stop();
+    }
   });
 
   it("a SPAM_CORPUS_DIR that is missing, or lacks spam, stops the start with one line naming it", async () => {

@@ -3,10 +3,11 @@ import type { AddressInfo } from "node:net";
 
 /**
  * A real HTTP receiver for webhook and Slack deliveries: records every request, and answers each
- * as `respond` says (status, headers, an optional delay to play a slow receiver).
+ * as `respond` says (status, headers, an optional delay to play a slow receiver, or a promise it
+ * answers after: a request held open until the test lets it go).
  */
 export type Received = { headers: IncomingHttpHeaders; body: string; at: number };
-export type Answer = { status: number; headers?: Record<string, string>; delayMs?: number };
+export type Answer = { status: number; headers?: Record<string, string>; delayMs?: number; after?: Promise<unknown> };
 
 export class Receiver {
   readonly received: Received[] = [];
@@ -29,7 +30,8 @@ export class Receiver {
           if (res.destroyed) return;
           res.writeHead(a.status, { "content-type": "text/plain", ...a.headers }).end("ok");
         };
-        if (a.delayMs) setTimeout(send, a.delayMs).unref();
+        if (a.after) void a.after.then(send);
+        else if (a.delayMs) setTimeout(send, a.delayMs).unref();
         else send();
       });
     });

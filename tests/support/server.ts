@@ -22,7 +22,16 @@ export async function startServer(env: Record<string, string> = {}, port?: numbe
   const dataDir = env.DATA_DIR ?? mkdtempSync(join(tmpdir(), "contact-server-"));
   const child = spawn(process.execPath, ["server.js"], {
     cwd: root,
-    env: { ...process.env, NODE_ENV: "production", PORT: String(p), HOST: "127.0.0.1", DATA_DIR: dataDir, ...env },
+    env: {
+      ...process.env,
+      NODE_ENV: "production",
+      // Production refuses to start without it (the links in a lead point at it).
+      SITE_URL: "https://www.example.com",
+      PORT: String(p),
+      HOST: "127.0.0.1",
+      DATA_DIR: dataDir,
+      ...env,
+    },
     stdio: ["ignore", "pipe", "pipe"],
   });
   // Keep the last 256 KB of output: enough for any test to read, bounded under a benchmark's load.

@@ -5,7 +5,7 @@ import { addressHasher } from "../../server/contact/intake/address-hash.ts";
 import { KeyRing, monthOf } from "../../server/contact/keys.ts";
 import { deleteExpiredKeys } from "../../server/contact/storage/keys.ts";
 import { openSqlite } from "../../server/contact/storage/sqlite.ts";
-import { clientKeys, isUtf8, parseTrustProxy } from "../../server/guards.ts";
+import { clientKeys, isUtf8, parseTrustProxy, peerForLog, warnUntrustedProxy } from "../../server/guards.ts";
 
 describe("TRUST_PROXY", () => {
   it.each([
@@ -106,5 +106,37 @@ describe("charsets", () => {
     ["application/x-www-form-urlencoded; charset=latin1", false],
   ])("%j is UTF-8: %s", (type, expected) => {
     expect(isUtf8(type)).toBe(expected);
+  });
+});
+
+describe("warnings never log a visitor's address", () => {
+  it("names a proxy on this host or a private network, and any other address only by its kind", () => {
+    expect(peerForLog("127.0.0.1")).toBe("127.0.0.1");
+    expect(peerForLog("::ffff:10.0.0.7")).toBe("10.0.0.7");
+    expect(peerForLog("fd00::5")).toBe("fd00::5");
+    for (const visitor of ["8.8.4.4", "203.0.113.9", "2001:db8::1", "2a00:1450::1"]) {
+      expect(peerForLog(visitor)).not.toContain(visitor);
+      expect(peerForLog(visitor)).toMatch(/^a public IPv[46] address/);
+    }
+    expect(peerForLog(undefined)).toBe("unknown");
+  });
+
+  it("the untrusted-proxy warning, on a real server: the peer as peerForLog says, never the forwarded address", async () => {
+    const said: object[] = [];
+    const log = { warn: (o: object) => said.push(o), error: (o: object) => said.push(o) };
+    const app = express();
+    app.use(warnUntrustedProxy(() => false, log));
+    app.get("/", (_req, res) => {
+      res.send("ok");
+    });
+    const server = app.listen(0, "127.0.0.1");
+    await new Promise((r) => server.once("listening", r));
+    try {
+      const { port } = server.address() as AddressInfo;
+      await fetch(`http://127.0.0.1:${port}/`, { headers: { "x-forwarded-for": "198.51.100.23" } });
+    } finally {
+      server.close();
+    }
+    expect(said).toEqual([{ peer: "127.0.0.1" }]);
   });
 });

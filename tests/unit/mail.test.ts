@@ -1,6 +1,6 @@
 import { simpleParser } from "mailparser";
 import { describe, expect, it } from "vitest";
-import { buildMail, composeMail } from "../../server/contact/delivery/email.ts";
+import { buildMail, composeMail, replyLink } from "../../server/contact/delivery/email.ts";
 import type { Inquiry } from "../../server/contact/storage/records.ts";
 
 /** The message the relay receives, read back by a real MIME parser (mailparser), as a mail client would. */
@@ -42,7 +42,9 @@ describe("the email an inquiry becomes, as nodemailer composes it", () => {
     const parsed = await simpleParser(raw);
     expect(parsed.from?.value[0]).toEqual({ name: "Teton Digital Website", address: "no-reply@example.com" });
     expect(parsed.to && "value" in parsed.to ? parsed.to.value[0]?.address : null).toBe("sales@example.com");
-    expect(parsed.replyTo?.value[0]?.name).toBe('José "Pepe" Müller');
+    // A reply stays with the recipients (it quotes the links); the visitor is answered by the mailto: link.
+    expect(parsed.replyTo?.value.map((a) => a.address)).toEqual(["sales@example.com"]);
+    expect(parsed.html).toContain("Reply to José &quot;Pepe&quot; Müller</a>");
     expect(parsed.subject).toBe(mail.subject);
     expect(parsed.messageId).toBe(mail.messageId);
     expect(parsed.headers.get("x-inquiry-id")).toBe(mail.headers["X-Inquiry-Id"]);
@@ -57,21 +59,30 @@ describe("the email an inquiry becomes, as nodemailer composes it", () => {
     const mail = {
       ...buildMail(inquiry(), addresses),
       subject: "Hello\r\nBcc: victim@example.net",
-      replyTo: { name: "Eve\nBcc: victim@example.net", address: "eve@example.org" },
+      replyTo: { name: "Eve\nBcc: victim@example.net", address: "sales@example.com" },
     };
     const raw = await composeMail(mail);
     expect(raw).not.toMatch(/^Bcc:/im);
     const parsed = await simpleParser(raw);
     expect(parsed.bcc).toBeUndefined();
     expect(parsed.subject).toMatch(/^Hello\s*Bcc: victim@example.net$/);
-    expect(parsed.replyTo?.value[0]?.address).toBe("eve@example.org");
+    expect(parsed.replyTo?.value[0]?.address).toBe("sales@example.com");
   });
 
-  it("shows a name typed as an RFC 2047 encoded word as typed, never decoded into a line break", async () => {
+  it("puts the visitor in no header: a name typed as an RFC 2047 encoded word adds no recipient", async () => {
     const name = "=?utf-8?Q?Eve=0D=0ABcc=3A_victim@example.net?=";
     const parsed = await simpleParser(await composeMail(buildMail(inquiry({ name }), addresses)));
-    expect(parsed.replyTo?.value[0]?.name).toBe(name);
+    expect(parsed.replyTo?.value.map((a) => a.address)).toEqual(["sales@example.com"]);
     expect(parsed.bcc).toBeUndefined();
+  });
+
+  it("answers the visitor with a mailto: link: their address (any script), a Re: subject, no link of the lead", async () => {
+    const email = "jose+leads@bücher.example";
+    const url = new URL(replyLink({ email }));
+    expect(url.protocol).toBe("mailto:");
+    expect(decodeURIComponent(url.pathname)).toBe(email);
+    expect(url.searchParams.get("subject")).toBe("Re: Your inquiry to Teton Digital");
+    expect([...url.searchParams.keys()]).toEqual(["subject"]);
   });
 
   it("cuts a long subject between characters, never inside one (an emoji is two UTF-16 units)", async () => {

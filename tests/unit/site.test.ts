@@ -1,6 +1,8 @@
+import { readFileSync } from "node:fs";
 import { describe, expect, it } from "vitest";
 import { parseSite } from "#app/config/site.schema.ts";
 import { site } from "#app/config/site.ts";
+import { placeholderContacts } from "../../server/facts.ts";
 
 /**
  * The schema's rules, not the values: each rule refuses a value that breaks it and names the field.
@@ -17,7 +19,7 @@ describe("site config", () => {
 
   it.each<[string, (s: Draft) => unknown, string]>([
     ["email", (s) => Object.assign(s, { email: "not-an-email" }), "email"],
-    ["phone outside 555-01xx", (s) => Object.assign(s.phone, { display: "(307) 123-4567" }), "phone.display"],
+    ["phone not written (NNN) NNN-NNNN", (s) => Object.assign(s.phone, { display: "307.123.4567" }), "phone.display"],
     ["phone not E.164", (s) => Object.assign(s.phone, { e164: "307-555-0142" }), "phone.e164"],
     ["state", (s) => Object.assign(s.address, { region: "CA" }), "address.region"],
     ["ZIP code outside Wyoming", (s) => Object.assign(s.address, { postalCode: "90210" }), "address.postalCode"],
@@ -36,5 +38,31 @@ describe("site config", () => {
     const broken = clone();
     edit(broken);
     expect(() => parseSite(broken)).toThrow(new RegExp(`site\\.ts is invalid:[\\s\\S]*${path.replace(/\./g, "\\.")}:`));
+  });
+});
+
+describe("placeholder contact details (the production server warns at start while any is left)", () => {
+  it("finds the shipped placeholders, and none in real details", () => {
+    expect(placeholderContacts(site)).toEqual([
+      "email hello@example.com",
+      "securityContact security@example.com",
+      "phone (307) 555-0142",
+    ]);
+    const real = {
+      email: "hello@tetondigital.com",
+      securityContact: "security@tetondigital.com",
+      phone: { ...site.phone, display: "(307) 634-0100" },
+    };
+    expect(placeholderContacts(real)).toEqual([]);
+    expect(placeholderContacts({ ...real, email: "a@b.example", securityContact: "s@x.test" })).toHaveLength(2);
+  });
+});
+
+describe("the privacy notice's periods are the ones the deployment keeps", () => {
+  it("Litestream's replica holds an erased lead no longer than backupDays (a snapshot lives up to twice its retention)", () => {
+    const yml = readFileSync(new URL("../../deploy/litestream.yml", import.meta.url), "utf8");
+    const retention = /^\s*retention:\s*(\d+)h\s*$/m.exec(yml)?.[1];
+    expect(retention).toBeDefined();
+    expect(2 * Number(retention)).toBeLessThanOrEqual(site.privacy.backupDays * 24);
   });
 });

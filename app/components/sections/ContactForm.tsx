@@ -1,5 +1,6 @@
 import { CircleCheck, Send, X } from "lucide-react";
 import type { ReactNode } from "react";
+import { retentionPeriod, textLink } from "#app/components/ui/LegalSection.tsx";
 import { buttonPrimary, focusRing } from "#app/components/ui/styles.ts";
 import { site } from "#app/config/site.ts";
 import {
@@ -219,6 +220,14 @@ export function ContactForm({
             {result ? <p className={alertClass}>{result.error}</p> : null}
           </div>
         </div>
+        <p id="form-privacy" className="text-sm text-slate-700 dark:text-slate-300">
+          We use what you send only to answer you, and keep it no longer than{" "}
+          {retentionPeriod(site.privacy.retentionDays)}. Read our{" "}
+          <a href={link.privacy} className={textLink}>
+            Privacy Policy
+          </a>
+          .
+        </p>
       </form>
       <dialog
         id="sent-dialog"

@@ -17,11 +17,14 @@ export type Attempt =
   | { kind: "retry"; reason: string; retryAfterMs?: number }
   | { kind: "permanent"; reason: string };
 
+/** What an operator alert is: a delivery that failed for good, or the summary of held messages (the email's X-Alert header, the webhook's type). */
+export type AlertKind = "delivery-failed" | "held-summary";
+
 export interface Channel {
   readonly name: string;
   deliver(delivery: Delivery): Promise<Attempt>;
-  /** A short operator alert (a delivery failed for good, the held summary) naming these inquiries. Best effort. */
-  notify(subject: string, text: string, inquiryIds: string[]): Promise<void>;
+  /** A short operator alert naming these inquiries, tagged with what it is (`AlertKind`). Best effort. */
+  notify(kind: AlertKind, subject: string, text: string, inquiryIds: string[]): Promise<void>;
   /**
    * The lead again, to `target` (its route's recipients) and the escalation address: nobody took it
    * within the reply promise (review/reminders.ts). The email channel's; says who it went to.
@@ -48,11 +51,16 @@ export type ChannelDefinition<Variables extends Record<string, z.ZodType> = Reco
   readonly routeField: { key: string; schema: z.ZodType<string> };
   /** Where a lead of a route goes on this channel (recipients, or the route whose receiver it uses), if at all. */
   targetFor(config: Config, routeKey: string): string | undefined;
+  /** The hosts this configuration hands leads to on this channel, each with the setting that names it (checked against the privacy notice at start: routing.ts). */
+  hostsOf(config: Config): ChannelHost[];
   /** The id a delivery carries on every attempt, for the receiver to de-duplicate (default `msg_<inquiry id>`). */
   deliveryId?(inquiryId: string, config: Config): string;
   /** The channel, made once at start; `links` signs the Spam / Not spam links each message carries. */
   create(config: Config, links: LeadLinks): Channel;
 };
+
+/** A host a channel hands leads to, and the setting that names it (`SLACK_WEBHOOK_URL`, `CONTACT_ROUTES["AI Consulting"].slack`). */
+export type ChannelHost = { host: string; setting: string };
 
 /** At most `max` characters, never half of one (an emoji is two UTF-16 units). */
 export const cutAt = (text: string, max: number) => Array.from(text).slice(0, max).join("");
@@ -69,6 +77,16 @@ export const receiverUrl = z
 export function receiverTarget(config: Config, routeKey: string, field: string, general: string | undefined) {
   if (routeKey !== "default" && config.routes[routeKey]?.[field]) return routeKey;
   return general ? "default" : undefined;
+}
+
+/** The hosts of a receiver channel's URLs: the general one (`variable`) and each route's own (`field`). */
+export function receiverHosts(config: Config, field: string, variable: string, general: string | undefined) {
+  const hosts: ChannelHost[] = general ? [{ host: new URL(general).hostname, setting: variable }] : [];
+  for (const [route, r] of Object.entries(config.routes)) {
+    const own = r?.[field];
+    if (own) hosts.push({ host: new URL(own).hostname, setting: `CONTACT_ROUTES[${JSON.stringify(route)}].${field}` });
+  }
+  return hosts;
 }
 
 export function receiverUrlOf(config: Config, target: string | null, field: string, general: string | undefined) {

@@ -2,7 +2,6 @@ import { mkdirSync, renameSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import nodemailer from "nodemailer";
 import addressparser from "nodemailer/lib/addressparser";
-import { encodeWord } from "nodemailer/lib/mime-funcs";
 import { z } from "zod";
 import { site } from "../../../app/config/site.ts";
 import { ACTION_EFFECT, ACTION_LABEL } from "../../../app/contact/lead.ts";
@@ -13,15 +12,17 @@ import type { Inquiry } from "../storage/records.ts";
 import { type ChannelDefinition, cutAt } from "./channel.ts";
 
 /**
- * The email a new inquiry becomes: to the company inbox, Reply-To the visitor, plain text and HTML
- * with every field escaped. The Message-ID is derived from the inquiry, so a retried delivery
- * carries the same one and mail clients fold duplicates.
+ * The email a new inquiry becomes: to the company inbox, plain text and HTML with every field
+ * escaped. It carries the lead's signed links, and a reply quotes them, so a reply never goes to the
+ * visitor: Reply-To is the email's own recipients, and answering the visitor is one click on "Reply
+ * to <name>" (a new message to them, `replyLink`). The Message-ID is derived from the inquiry, so a
+ * retried delivery carries the same one and mail clients fold duplicates.
  */
 
 export type Mail = {
   from: string;
   to: string;
-  replyTo: { name: string; address: string };
+  replyTo: string | { name: string; address: string };
   subject: string;
   text: string;
   html: string;
@@ -38,12 +39,15 @@ export interface Mailer {
 
 export const messageIdFor = (inquiryId: string, siteHost: string) => `<inquiry-${inquiryId}@${siteHost}>`;
 
+/** The subject of an answer to a visitor. */
+export const replySubject = () => `Re: Your inquiry to ${site.name}`;
+
 /**
- * A visitor's name as a display name. One that looks like an RFC 2047 encoded word ("=?utf-8?Q?…?=")
- * would be passed on as it is and decoded by the mail client, into characters the form refuses
- * (a line break, say): it is encoded again, so the client shows exactly what was typed.
+ * A new message to the visitor (RFC 6068 `mailto:`): their address and a "Re: " subject, and none
+ * of this email's links, which a reply would quote.
  */
-const displayName = (name: string) => (name.includes("=?") ? encodeWord(name, "B") : name);
+export const replyLink = (inquiry: Pick<Inquiry, "email">) =>
+  `mailto:${inquiry.email.replace(/[^A-Za-z0-9@._+-]/g, (c) => encodeURIComponent(c))}?subject=${encodeURIComponent(replySubject())}`;
 
 /** What a lead's email, Slack message and webhook say of a lead marked as possible spam. */
 export const SUSPECT_MARK = "[Possible spam]";
@@ -87,6 +91,7 @@ export function buildMail(
       ]
     : [];
   const note = [...reminding, ...(inquiry.suspect ? [SUSPECT_NOTE, ""] : [])];
+  const reply = replyLink(inquiry);
   const text = [
     ...note,
     `A new inquiry arrived through the ${site.name} website.`,
@@ -96,7 +101,10 @@ export function buildMail(
     "Message:",
     inquiry.message,
     "",
-    "Reply to this email to answer the visitor directly.",
+    `Reply to ${inquiry.name} (a new message to them, without this email's links):`,
+    reply,
+    "",
+    `Replying to this email reaches only ${opts.to}: its links act on this lead, so keep it inside the team.`,
     ...opts.links.flatMap((l) => ["", `${l.label} (${ACTION_EFFECT[l.action]}):`, l.url]),
   ].join("\n");
   const buttons = opts.links
@@ -112,12 +120,14 @@ ${reminding.length > 0 ? `<p style="padding:8px;background:#fee2e2;color:#7f1d1d
     .join("")}</table>
 <h2 style="font-size:16px">Message</h2>
 <p style="white-space:pre-wrap">${escapeHtml(inquiry.message)}</p>
-<p style="color:#475569">Reply to this email to answer the visitor directly.</p>
+<p><a href="${escapeHtml(reply)}" style="display:inline-block;padding:6px 12px;border-radius:6px;background:#1e40af;color:#ffffff;text-decoration:none">Reply to ${escapeHtml(inquiry.name)}</a></p>
+<p style="color:#475569;font-size:13px">A new message to them, without this email's links. Replying to this email reaches only ${escapeHtml(opts.to)}: its links act on this lead, so keep it inside the team.</p>
 ${buttons ? `<p>${buttons}</p>\n<p style="color:#475569;font-size:13px">${opts.links.map((l) => `${escapeHtml(l.label)}: ${escapeHtml(ACTION_EFFECT[l.action])}.`).join(" ")}</p>\n` : ""}</body></html>`;
   return {
     from: opts.from,
     to: opts.to,
-    replyTo: { name: displayName(inquiry.name), address: inquiry.email },
+    // A reply (which quotes the links) stays with those who already have them.
+    replyTo: opts.to,
     subject,
     text,
     html,
@@ -222,6 +232,8 @@ export const email: ChannelDefinition<typeof variables> = {
   routeField: { key: "to", schema: emails },
   // Email is always on: a route's own recipients, else the general inbox.
   targetFor: (config, key) => (key === "default" ? undefined : config.routes[key]?.to) ?? inbox(config),
+  // The relay every email goes through; without one, files under DATA_DIR/mail/ (no one else).
+  hostsOf: (config) => (config.SMTP_URL ? [{ host: new URL(config.SMTP_URL).hostname, setting: "SMTP_URL" }] : []),
   deliveryId: (inquiryId, config) => messageIdFor(inquiryId, config.siteHost),
   create(config, links) {
     const mailer = config.SMTP_URL ? smtpMailer(config.SMTP_URL) : fileMailer(join(config.dataDir, "mail"));
@@ -249,7 +261,7 @@ export const email: ChannelDefinition<typeof variables> = {
           return final ? { kind: "permanent", reason } : { kind: "retry", reason };
         }
       },
-      async notify(subject, text, inquiryIds) {
+      async notify(kind, subject, text, inquiryIds) {
         const id = `alert-${Date.now()}-${Math.random().toString(36).slice(2, 8)}`;
         const result = await mailer.send(
           {
@@ -262,7 +274,7 @@ export const email: ChannelDefinition<typeof variables> = {
             html: `<pre style="white-space:pre-wrap">${escapeHtml(text).replace(/https?:\/\/[^\s<]+/g, (u) => `<a href="${u}">${u}</a>`)}</pre>`,
             messageId: `<${id}@${config.siteHost}>`,
             // What retention and `forget` read to delete a copy written to DATA_DIR/mail (contact/erasure.ts).
-            headers: { "X-Alert": "delivery-failed", "X-Inquiry-Ids": inquiryIds.join(" ") },
+            headers: { "X-Alert": kind, "X-Inquiry-Ids": inquiryIds.join(" ") },
           },
           id,
         );

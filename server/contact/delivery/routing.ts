@@ -28,14 +28,40 @@ export const channelsOf = (routing: Routing) => [
   ...new Set(Object.values(routing).flatMap((ds) => ds.map((d) => d.channel))),
 ];
 
+/** A processor as the privacy notice names it (site.privacy.processors, keyed by channel). */
+type NamedProcessor = { name: string; hosts: readonly string[] };
+
+/** On this machine (loopback): not a recipient of its own. */
+const LOOPBACK = /^(localhost|127(\.\d{1,3}){3}|\[::1\])$/i;
+
+/** `host` is one of `hosts`: the same name, or under a `*.domain` entry. */
+export function hostNamed(host: string, hosts: readonly string[]): boolean {
+  const h = host.toLowerCase().replace(/\.$/, "");
+  return hosts.some((entry) => {
+    const e = entry.toLowerCase();
+    return e.startsWith("*.") ? h.endsWith(e.slice(1)) && h.length > e.length - 1 : h === e;
+  });
+}
+
 /**
- * The privacy notice names who receives leads (site.privacy.processors, by channel): what this
- * configuration would send through a channel it does not name, one line; nothing when all is named.
+ * The privacy notice names who receives leads (site.privacy.processors, by channel) and the hosts
+ * each uses: what this configuration would send to a channel or a host it does not name, one line;
+ * nothing when all is named. A host on this machine (loopback) is ours.
  */
-export function unnamedProcessors(config: Config, named: Record<string, unknown>): string | undefined {
-  const unnamed = channelsOf(routingOf(config)).filter((c) => !Object.hasOwn(named, c));
-  if (unnamed.length === 0) return undefined;
-  return `The privacy notice does not name who receives leads through ${unnamed.join(", ")}: add ${unnamed.map((c) => `privacy.processors.${c}`).join(", ")} to app/config/site.ts and rebuild, or leave that channel unset`;
+export function unnamedProcessors(config: Config, named: Record<string, NamedProcessor>): string | undefined {
+  const used = channelsOf(routingOf(config));
+  const unnamed = used.filter((c) => !Object.hasOwn(named, c));
+  if (unnamed.length > 0) {
+    return `The privacy notice does not name who receives leads through ${unnamed.join(", ")}: add ${unnamed.map((c) => `privacy.processors.${c}`).join(", ")} to app/config/site.ts and rebuild, or leave that channel unset`;
+  }
+  for (const c of used) {
+    const processor = named[c] as NamedProcessor;
+    for (const { host, setting } of channelNamed(c)?.hostsOf(config) ?? []) {
+      if (LOOPBACK.test(host) || hostNamed(host, processor.hosts)) continue;
+      return `${setting} sends leads to ${host}, a host the privacy notice does not name for ${c} (${processor.name}: ${processor.hosts.join(", ")}): if ${host} is theirs, add it to privacy.processors.${c}.hosts in app/config/site.ts; if it is another provider's, name that provider there; then rebuild. Or point ${setting} at a named host`;
+    }
+  }
+  return undefined;
 }
 
 /** Where a lead for `service` goes ("" is no service chosen). */

@@ -1,6 +1,14 @@
 import type { LeadLink } from "../review/links.ts";
 import type { Inquiry } from "../storage/records.ts";
-import { type ChannelDefinition, cutAt, post, receiverTarget, receiverUrl, receiverUrlOf } from "./channel.ts";
+import {
+  type ChannelDefinition,
+  cutAt,
+  post,
+  receiverHosts,
+  receiverTarget,
+  receiverUrl,
+  receiverUrlOf,
+} from "./channel.ts";
 import { SUSPECT_MARK, SUSPECT_NOTE } from "./email.ts";
 
 /** A message to a Slack incoming webhook (SLACK_WEBHOOK_URL, or a route's own), every field as plain text. */
@@ -68,6 +76,7 @@ export const slack: ChannelDefinition<typeof variables> = {
   variables,
   routeField: { key: "slack", schema: receiverUrl },
   targetFor: (config, key) => receiverTarget(config, key, "slack", config.SLACK_WEBHOOK_URL),
+  hostsOf: (config) => receiverHosts(config, "slack", "SLACK_WEBHOOK_URL", config.SLACK_WEBHOOK_URL),
   create(config, links) {
     const urlFor = (target: string | null) => receiverUrlOf(config, target, "slack", config.SLACK_WEBHOOK_URL);
     const timeoutMs = config.DELIVERY_TIMEOUT_MS;
@@ -78,7 +87,7 @@ export const slack: ChannelDefinition<typeof variables> = {
         if (!url) return { kind: "permanent", reason: "no Slack webhook URL for this route on this server" };
         return post(url, JSON.stringify(slackMessage(inquiry, links.for(inquiry))), {}, timeoutMs);
       },
-      async notify(subject, text) {
+      async notify(_kind, subject, text) {
         const url = urlFor("default");
         if (!url) throw new Error("no general Slack webhook URL");
         const body = JSON.stringify({ text: escapeSlack(`${subject}\n${text}`), mrkdwn: false });

@@ -5,6 +5,7 @@ import {
   type ChannelDefinition,
   inquiryPayload,
   post,
+  receiverHosts,
   receiverTarget,
   receiverUrl,
   receiverUrlOf,
@@ -42,6 +43,7 @@ export const webhook: ChannelDefinition<typeof variables> = {
       : undefined,
   routeField: { key: "webhook", schema: receiverUrl },
   targetFor: (config, key) => receiverTarget(config, key, "webhook", config.WEBHOOK_URL),
+  hostsOf: (config) => receiverHosts(config, "webhook", "WEBHOOK_URL", config.WEBHOOK_URL),
   create(config, links) {
     const general = config.WEBHOOK_URL;
     const urlFor = (target: string | null) => receiverUrlOf(config, target, "webhook", general);
@@ -76,9 +78,9 @@ export const webhook: ChannelDefinition<typeof variables> = {
         const outcome = await send(urlFor(target), `evt_${event.type.replace(/\W/g, "_")}_${inquiry.id}`, event);
         if (outcome.kind !== "delivered") throw new Error(outcome.reason);
       },
-      async notify(subject, text) {
+      async notify(kind, subject, text) {
         const outcome = await send(urlFor("default"), `alert_${Date.now()}_${Math.random().toString(36).slice(2)}`, {
-          type: "delivery.failed",
+          type: kind === "delivery-failed" ? "delivery.failed" : "inquiries.held",
           timestamp: new Date().toISOString(),
           data: { subject, text },
         });

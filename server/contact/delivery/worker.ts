@@ -169,8 +169,17 @@ export class OutboxWorker {
       return;
     }
     const reason = attempt.reason.slice(0, 1000);
+    // Not recorded: marked spam while this attempt was under way (it is cancelled, never tried again,
+    // nobody is alerted), or the claim was lost to another worker (which records it).
+    const cancelled = async () => {
+      if (await outbox.cancelHeld(db, delivery.id, this.id))
+        log.info({ reason }, "inquiry delivery cancelled: marked spam while under way, not tried again");
+    };
     if (attempt.kind === "permanent" || now - delivery.createdAt >= config.OUTBOX_GIVE_UP_AFTER_MS) {
-      await outbox.markFailed(db, delivery.id, this.id, reason);
+      if (!(await outbox.markFailed(db, delivery.id, this.id, reason))) {
+        await cancelled();
+        return;
+      }
       metrics?.failed(delivery.channel);
       // Loud on purpose: a person must look at this inquiry (`npm run inquiries -- retry` after a fix).
       log.fatal(
@@ -182,7 +191,10 @@ export class OutboxWorker {
     }
     const backoff = retryDelay(delivery.attempts, config.OUTBOX_RETRY_BASE_MS, config.OUTBOX_RETRY_MAX_MS);
     const delay = Math.max(backoff, attempt.retryAfterMs ?? 0);
-    await outbox.markRetry(db, delivery.id, this.id, now + delay, reason);
+    if (!(await outbox.markRetry(db, delivery.id, this.id, now + delay, reason))) {
+      await cancelled();
+      return;
+    }
     metrics?.retried(delivery.channel);
     log.warn({ reason, retryInMs: delay }, "inquiry delivery failed; will retry");
   }
@@ -197,7 +209,7 @@ export class OutboxWorker {
     for (const other of this.channels.values()) {
       if (other.name === delivery.channel) continue;
       const log = this.log.child({ inquiryId: delivery.inquiryId, channel: delivery.channel, via: other.name });
-      await other.notify(subject, text, [delivery.inquiryId]).then(
+      await other.notify("delivery-failed", subject, text, [delivery.inquiryId]).then(
         () => log.info("delivery failure reported"),
         (err: Error) => log.error({ err: { message: err.message } }, "could not report a delivery failure"),
       );

@@ -34,6 +34,21 @@ export type Submission = {
 };
 
 /**
+ * The page a message was sent from, as stored, emailed and posted: its path only. A query or a
+ * fragment (campaign tags, an email address in a URL) and the host are never kept.
+ */
+function pathOf(page: string | undefined): string | null {
+  if (!page) return null;
+  let path: string;
+  try {
+    path = new URL(page, "http://x").pathname;
+  } catch {
+    return null;
+  }
+  return path.slice(0, 500);
+}
+
+/**
  * What became of a submission; each door renders it (http/endpoint.ts: JSON and a status; the
  * form's action in app/routes/contact.tsx: a page).
  */
@@ -108,7 +123,7 @@ export class ContactPipeline implements Submitter {
         ...valid.data,
         id,
         receivedAt: now,
-        page: s.page?.slice(0, 500) ?? null,
+        page: pathOf(s.page),
         userAgent: s.userAgent?.slice(0, 500) ?? null,
         ipHash: hashes?.address ?? null,
         source: s.source,

@@ -2,7 +2,7 @@ import type { ReviewAction } from "../../../app/contact/lead.ts";
 import type { Config } from "../../config.ts";
 import { destinationsFor, newDeliveries, type Routing } from "../delivery/routing.ts";
 import type { Database } from "../storage/database.ts";
-import { type Marked, markSpam, release } from "../storage/inquiries.ts";
+import { type Marked, markSpam, release, undo } from "../storage/inquiries.ts";
 import { readSetting } from "../storage/settings.ts";
 import { type Taken, take } from "../storage/taken.ts";
 
@@ -14,6 +14,8 @@ import { type Taken, take } from "../storage/taken.ts";
  *   service's leads are routed now (to channels that have not had it).
  * - "take" ("I'm on it"): records who (the name given, if any) and when; its reminder no longer goes.
  * All are idempotent: done twice, the second changes nothing (`changed: false`; a take says who was first).
+ * Undo puts back exactly what the last Spam or Not spam changed (the mark as it was: none if there was
+ * none); a take has no undo (the others may already have read who is on it).
  */
 
 export type ActionResult =
@@ -28,13 +30,13 @@ export async function performAction(
   action: ReviewAction,
   id: string,
   now = Date.now(),
-  by: string | null = null,
+  opts: { undo?: boolean; by?: string | null } = {},
 ): Promise<ActionResult> {
   if (action === "take") {
-    const taken = await take(db, id, by, now);
+    const taken = await take(db, id, opts.by ?? null, now);
     return taken ? { kind: "taken", taken } : { kind: "unknown" };
   }
-  if (action === "spam") {
+  if (action === "spam" && !opts.undo) {
     const marked = await markSpam(db, id, now);
     return marked ? { kind: "done", marked } : { kind: "unknown" };
   }
@@ -42,11 +44,8 @@ export async function performAction(
   const recorded = await readSetting(db, "routing");
   const routing = recorded ? (JSON.parse(recorded) as Routing) : null;
   if (!routing) return { kind: "no-routing" };
-  const marked = await release(
-    db,
-    id,
-    (inquiry) => newDeliveries(destinationsFor(routing, inquiry.service), id, config, now),
-    now,
-  );
+  const destinations = (inquiry: { service: string }) =>
+    newDeliveries(destinationsFor(routing, inquiry.service), id, config, now);
+  const marked = opts.undo ? await undo(db, id, action, destinations, now) : await release(db, id, destinations, now);
   return marked ? { kind: "done", marked } : { kind: "unknown" };
 }

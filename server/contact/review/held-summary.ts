@@ -45,6 +45,7 @@ export async function sendHeldSummary(parts: {
   ].join("\n");
   try {
     await email.notify(
+      "held-summary",
       `Held as spam: ${held.length} message(s)${from}`,
       text,
       listed.map((i) => i.id),

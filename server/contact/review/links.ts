@@ -1,4 +1,5 @@
 import { createHmac, timingSafeEqual } from "node:crypto";
+import ipaddr from "ipaddr.js";
 import { ACTION_LABEL, LEAD_PATH, LEAD_TOKEN_FIELD, type ReviewAction } from "../../../app/contact/lead.ts";
 import type { Config } from "../../config.ts";
 import { type KeyRing, LEGACY_KEY_ID } from "../keys.ts";
@@ -86,3 +87,30 @@ export function leadLinks(ring: KeyRing, config: Pick<Config, "SITE_URL" | "INQU
 }
 
 export type LeadLinks = ReturnType<typeof leadLinks>;
+
+/** This machine: where plain http cannot be read on the way. */
+const isLoopback = (host: string) => {
+  const bare = host.replace(/^\[|\]$/g, "");
+  if (bare === "localhost" || bare.endsWith(".localhost")) return true;
+  return ipaddr.isValid(bare) && ipaddr.process(bare).range() === "loopback";
+};
+
+/**
+ * Why the links in a lead would be wrong with this SITE_URL in production (NODE_ENV=production), or
+ * null: they would point at someone else's site (not set), lose a path, carry a password, or travel
+ * readable (http:// to anything but this machine). The server refuses to start on it (server/main.ts).
+ */
+export function siteUrlProblem(config: Pick<Config, "SITE_URL" | "siteUrlSet" | "NODE_ENV">): string | null {
+  if (config.NODE_ENV !== "production") return null;
+  const why = "the links in a lead point at it";
+  if (!config.siteUrlSet)
+    return `SITE_URL: not set; in production ${why}, and they would go to ${config.SITE_URL}: set the site's public https:// address`;
+  const url = new URL(config.SITE_URL);
+  if (url.username || url.password)
+    return `SITE_URL: has user:password, which ${why} would copy into every link: give the address without it`;
+  if (url.pathname !== "/" || url.search || url.hash)
+    return `SITE_URL: has a path, query or fragment (${url.pathname}${url.search}${url.hash}), which ${why} would drop: give the origin only, like https://www.example.com`;
+  if (url.protocol === "http:" && !isLoopback(url.hostname))
+    return "SITE_URL: http:// would send the links in a lead, tokens included, readable over the network: use https:// (http:// only for localhost)";
+  return null;
+}

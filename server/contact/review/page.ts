@@ -56,7 +56,7 @@ export function leadPage(o: {
         if (!inquiry) return { kind: "gone" };
         return { kind: "confirm", action: check.action, summary: summaryOf(inquiry), token };
       }),
-    act: (token, clientIp, by) =>
+    act: (token, clientIp, opts = {}) =>
       guarded(async () => {
         const now = Date.now();
         const check = await o.links.verify(token, now);
@@ -67,29 +67,33 @@ export function leadPage(o: {
           log.warn({ inquiryId: check.inquiryId, action: check.action }, "lead link refused: too many actions");
           return { kind: "rate-limited", retryAfterSeconds: wait };
         }
-        const result = await performAction(pipeline.db, o.config, check.action, check.inquiryId, now, takenBy(by));
-        if (result.kind === "unknown") return { kind: "gone" };
-        if (result.kind === "no-routing") return { kind: "unavailable" };
-        if (result.kind === "taken") {
+        if (check.action === "take") {
+          // "I'm on it" has no Undo: the others may already have read who is on it.
+          const result = await performAction(pipeline.db, o.config, "take", check.inquiryId, now, {
+            by: takenBy(opts.by),
+          });
+          if (result.kind !== "taken") return { kind: "gone" };
           const { inquiry, first } = result.taken;
           log.info({ inquiryId: check.inquiryId, action: check.action, first }, "lead link used");
           return { kind: "taken", first, summary: summaryOf(inquiry) };
         }
-        const { inquiry, changed, cancelled } = result.marked;
+        const undo = opts.undo === true;
+        const result = await performAction(pipeline.db, o.config, check.action, check.inquiryId, now, { undo });
+        if (result.kind === "unknown" || result.kind === "taken") return { kind: "gone" };
+        if (result.kind === "no-routing") return { kind: "unavailable" };
+        const { changed, cancelled, delivered, underWay } = result.marked;
         const queued = result.marked.queued.map((d) => d.channel);
         if (queued.length > 0) pipeline.worker.nudge();
-        log.info({ inquiryId: check.inquiryId, action: check.action, changed, cancelled, queued }, "lead link used");
-        const undo = check.action === "spam" ? "release" : "spam";
-        const after = { ...inquiry, held: check.action === "spam" };
-        return {
-          kind: "done",
-          action: check.action,
-          changed,
-          summary: summaryOf(after),
-          cancelled,
-          queued,
-          undo: { action: undo, token: o.links.token(check.inquiryId, undo, now) },
-        };
+        log.info(
+          { inquiryId: check.inquiryId, action: check.action, undo, changed, cancelled, underWay, queued },
+          undo ? "lead link undone" : "lead link used",
+        );
+        // As it is now (a concurrent press could have changed it since): read back.
+        const inquiry = (await get(pipeline.db, check.inquiryId)) ?? result.marked.inquiry;
+        const summary = summaryOf(inquiry);
+        return undo
+          ? { kind: "undone", action: check.action, changed, summary, cancelled, underWay, queued, token }
+          : { kind: "done", action: check.action, changed, summary, cancelled, delivered, underWay, queued, token };
       }),
   };
 

@@ -1,4 +1,5 @@
 import { normalizeEmail } from "../erasure.ts";
+import type { Label } from "../intake/content-filter.ts";
 import type { Database, Sql } from "./database.ts";
 import {
   DELIVERY_COLUMNS,
@@ -13,7 +14,7 @@ import {
   toDelivery,
   toInquiry,
 } from "./records.ts";
-import { mark } from "./training.ts";
+import { undo as forgetMark, mark } from "./training.ts";
 
 /**
  * The table `inquiries` and what hangs on it. What a submission writes, in one ordinary transaction on either engine: its Idempotency-Key
@@ -213,30 +214,28 @@ export type Marked = {
   changed: boolean;
   /** The channels whose deliveries were cancelled. */
   cancelled: string[];
+  /** Marked spam: the channels it had already been delivered to, and those whose attempt was under way (never retried). */
+  delivered: string[];
+  underWay: string[];
   /** The deliveries queued, where each goes. */
   queued: Array<{ channel: string; target: string }>;
 };
 
 /**
  * "Spam": the filter learns it as spam, it is held out of the inbox from now on, and its deliveries
- * not made yet (pending, or failed and waiting for `retry`) are cancelled. Null if there is no such inquiry.
+ * not made yet (pending, or failed and waiting for `retry`) are cancelled; one under way is not
+ * retried (storage/outbox.ts). Says which had gone already. Null if there is no such inquiry.
  */
 export async function markSpam(db: Database, id: string, now: number): Promise<Marked | null> {
   return db.transaction(async (tx) => {
-    const inquiry = await get(tx, id);
+    const inquiry = await getLocked(tx, id);
     if (!inquiry) return null;
-    const changed = !inquiry.held || (await labelOf(tx, id)) !== "spam";
-    await tx.query("UPDATE inquiries SET held = ?, held_reason = COALESCE(held_reason, ?) WHERE id = ?", [
-      true,
-      "marked as spam by a person",
-      id,
-    ]);
-    const cancelled = await tx.query<{ channel: string }>(
-      "DELETE FROM deliveries WHERE inquiry_id = ? AND status IN ('pending', 'failed') RETURNING channel",
-      [id],
-    );
+    const before = await markOf(tx, id);
+    const changed = !inquiry.held || before?.label !== "spam";
+    if (changed) await remember(tx, inquiry, "spam", before);
+    const gone = await hold(tx, id, inquiry.heldReason ?? "marked as spam by a person");
     if (changed) await mark(tx, id, "spam", now);
-    return { inquiry, changed, cancelled: cancelled.map((r) => String(r.channel)), queued: [] };
+    return { inquiry, changed, ...gone, queued: [] };
   });
 }
 
@@ -252,20 +251,109 @@ export async function release(
   now: number,
 ): Promise<Marked | null> {
   return db.transaction(async (tx) => {
-    const inquiry = await get(tx, id);
+    const inquiry = await getLocked(tx, id);
     if (!inquiry) return null;
-    const changed = inquiry.held || (await labelOf(tx, id)) !== "genuine";
-    let queued: NewDelivery[] = [];
-    if (inquiry.held) {
-      await tx.query("UPDATE inquiries SET held = ?, held_reason = NULL WHERE id = ?", [false, id]);
-      const had = new Set(inquiry.deliveries.map((d) => d.channel));
-      queued = destinations(inquiry).filter((d) => !had.has(d.channel));
-      await insertDeliveries(tx, id, queued, now);
-    }
+    const before = await markOf(tx, id);
+    const changed = inquiry.held || before?.label !== "genuine";
+    if (changed) await remember(tx, inquiry, "release", before);
+    const queued = inquiry.held ? await unhold(tx, inquiry, destinations, now) : [];
     if (changed) await mark(tx, id, "genuine", now);
-    return { inquiry, changed, cancelled: [], queued: queued.map(({ channel, target }) => ({ channel, target })) };
+    return { inquiry, changed, cancelled: [], delivered: [], underWay: [], queued };
   });
 }
 
-const labelOf = async (sql: Sql, id: string) =>
-  (await sql.query<{ label: string }>("SELECT label FROM spam_training WHERE inquiry_id = ?", [id]))[0]?.label;
+/**
+ * Undo: put back exactly what the last `action` on the inquiry changed (review_undo): held or not,
+ * its reason, and the filter's mark as it was (none: none). Unheld again, it is queued where it had
+ * not gone; held again, its deliveries not made yet are cancelled. Nothing to undo (undone already,
+ * or another action since): `changed: false`. Null if there is no such inquiry.
+ */
+export async function undo(
+  db: Database,
+  id: string,
+  action: "spam" | "release",
+  destinations: (inquiry: Inquiry) => NewDelivery[],
+  now: number,
+): Promise<Marked | null> {
+  return db.transaction(async (tx) => {
+    const inquiry = await getLocked(tx, id);
+    if (!inquiry) return null;
+    const [row] = await tx.query<Record<string, unknown>>(
+      "SELECT held, held_reason, label, marked_at FROM review_undo WHERE inquiry_id = ? AND action = ?",
+      [id, action],
+    );
+    const none = { inquiry, changed: false, cancelled: [], delivered: [], underWay: [], queued: [] };
+    if (!row) return none;
+    const held = row.held === true || row.held === 1;
+    const heldReason = (row.held_reason as string | null) ?? null;
+    let result: Marked = { ...none, changed: true };
+    if (held && !inquiry.held) result = { ...result, ...(await hold(tx, id, heldReason)) };
+    else if (!held && inquiry.held) result = { ...result, queued: await unhold(tx, inquiry, destinations, now) };
+    else await tx.query("UPDATE inquiries SET held_reason = ? WHERE id = ?", [heldReason, id]);
+    if (row.label == null) await forgetMark(tx, id);
+    else await mark(tx, id, row.label as Label, Number(row.marked_at));
+    await tx.query("DELETE FROM review_undo WHERE inquiry_id = ?", [id]);
+    return result;
+  });
+}
+
+/**
+ * The inquiry, its row locked until the transaction ends (PostgreSQL; SQLite's transactions take
+ * turns anyway): two presses at once, on two instances, take turns, and the second sees the first.
+ */
+async function getLocked(tx: Sql, id: string) {
+  if (tx.engine === "postgres") await tx.query("SELECT id FROM inquiries WHERE id = ? FOR UPDATE", [id]);
+  return get(tx, id);
+}
+
+/** The filter's mark on an inquiry, if any. */
+const markOf = async (sql: Sql, id: string) =>
+  (
+    await sql.query<{ label: Label; marked_at: number }>(
+      "SELECT label, marked_at FROM spam_training WHERE inquiry_id = ?",
+      [id],
+    )
+  ).map((r) => ({ label: r.label, markedAt: Number(r.marked_at) }))[0];
+
+/** What an action is about to change, for its undo (the last action's only). */
+async function remember(
+  tx: Sql,
+  inquiry: Inquiry,
+  action: "spam" | "release",
+  before: { label: Label; markedAt: number } | undefined,
+) {
+  await tx.query(
+    `INSERT INTO review_undo (inquiry_id, action, held, held_reason, label, marked_at) VALUES (?, ?, ?, ?, ?, ?)
+       ON CONFLICT (inquiry_id) DO UPDATE SET action = excluded.action, held = excluded.held,
+         held_reason = excluded.held_reason, label = excluded.label, marked_at = excluded.marked_at`,
+    [inquiry.id, action, inquiry.held, inquiry.heldReason ?? null, before?.label ?? null, before?.markedAt ?? null],
+  );
+}
+
+/** Held, for `reason`: its deliveries not made yet are cancelled; says where it had gone and what was under way. */
+async function hold(tx: Sql, id: string, reason: string | null) {
+  await tx.query("UPDATE inquiries SET held = ?, held_reason = ? WHERE id = ?", [true, reason, id]);
+  const cancelled = await tx.query<{ channel: string }>(
+    "DELETE FROM deliveries WHERE inquiry_id = ? AND status IN ('pending', 'failed') RETURNING channel",
+    [id],
+  );
+  const left = await tx.query<{ channel: string; status: DeliveryStatus }>(
+    "SELECT channel, status FROM deliveries WHERE inquiry_id = ? ORDER BY channel",
+    [id],
+  );
+  const channelsIn = (status: DeliveryStatus) => left.filter((r) => r.status === status).map((r) => String(r.channel));
+  return {
+    cancelled: cancelled.map((r) => String(r.channel)),
+    delivered: channelsIn("sent"),
+    underWay: channelsIn("sending"),
+  };
+}
+
+/** A lead again: queued to the `destinations` it has not had. */
+async function unhold(tx: Sql, inquiry: InquiryRecord, destinations: (inquiry: Inquiry) => NewDelivery[], now: number) {
+  await tx.query("UPDATE inquiries SET held = ?, held_reason = NULL WHERE id = ?", [false, inquiry.id]);
+  const had = new Set(inquiry.deliveries.map((d) => d.channel));
+  const queued = destinations(inquiry).filter((d) => !had.has(d.channel));
+  await insertDeliveries(tx, inquiry.id, queued, now);
+  return queued.map(({ channel, target }) => ({ channel, target }));
+}

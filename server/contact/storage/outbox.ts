@@ -6,6 +6,9 @@ import { INQUIRY_COLUMNS, toInquiry } from "./records.ts";
  * (delivery/worker.ts) claims what is due, then marks each delivery sent, retried or failed; the
  * operator puts failed ones back and reads what waits.
  */
+/** Whether a delivery's inquiry is held (marked spam): such a delivery is neither started nor retried. */
+const HELD = "EXISTS (SELECT 1 FROM inquiries i WHERE i.id = deliveries.inquiry_id AND i.held)";
+
 /** What a worker claims with: its id, the channels it can deliver, and how long a claim lasts. */
 export type Claimant = { workerId: string; channels: readonly string[]; leaseMs: number };
 
@@ -14,12 +17,14 @@ export type Claimant = { workerId: string; channels: readonly string[]; leaseMs:
  * worker has ended (it died mid-send), then those that are due, oldest first. A delivery of a
  * channel this instance lacks waits for an instance that has it. On PostgreSQL, FOR UPDATE SKIP
  * LOCKED lets several workers claim at once without sharing a delivery; on SQLite the transaction
- * holds the write lock.
+ * holds the write lock. A held inquiry's deliveries are never claimed (issue 37): none starts once
+ * it is marked spam, and one whose worker died mid-send while it was marked is cancelled here.
  */
 export async function claimDue(db: Database, { workerId, channels, leaseMs }: Claimant, now: number, limit: number) {
   const lock = db.engine === "postgres" ? "FOR UPDATE SKIP LOCKED" : "";
-  const mine = `channel IN (${channels.map(() => "?").join(", ")})`;
+  const mine = `channel IN (${channels.map(() => "?").join(", ")}) AND NOT ${HELD}`;
   return db.transaction(async (tx) => {
+    await tx.query(`DELETE FROM deliveries WHERE status = 'sending' AND claimed_until < ? AND ${HELD}`, [now]);
     const rows = await tx.query<{ id: string }>(
       `WITH ended AS (SELECT id FROM deliveries WHERE claimed_until < ? AND claimed_by <> ? AND ${mine}
                       ORDER BY claimed_until LIMIT ? ${lock}),
@@ -74,22 +79,41 @@ export async function markSent(db: Sql, id: string, workerId: string, now: numbe
   return rows.length === 1;
 }
 
+/**
+ * A claimed delivery that did not go, to be tried again at `nextAttemptAt`. False (nothing changed)
+ * if its claim was lost or its inquiry was held meanwhile: then `cancelHeld`.
+ */
 export async function markRetry(db: Sql, id: string, workerId: string, nextAttemptAt: number, error: string) {
-  await writeAlone(
+  const rows = await writeAlone(
     db,
     `UPDATE deliveries SET status = 'pending', next_attempt_at = ?, last_error = ?, claimed_by = NULL, claimed_until = NULL
-       WHERE id = ? AND claimed_by = ?`,
+       WHERE id = ? AND claimed_by = ? AND NOT ${HELD} RETURNING id`,
     [nextAttemptAt, error.slice(0, 1000), id, workerId],
   );
+  return rows.length === 1;
 }
 
+/** A claimed delivery that failed for good. False (nothing changed) as `markRetry`. */
 export async function markFailed(db: Sql, id: string, workerId: string, error: string) {
-  await writeAlone(
+  const rows = await writeAlone(
     db,
     `UPDATE deliveries SET status = 'failed', last_error = ?, claimed_by = NULL, claimed_until = NULL
-       WHERE id = ? AND claimed_by = ?`,
+       WHERE id = ? AND claimed_by = ? AND NOT ${HELD} RETURNING id`,
     [error.slice(0, 1000), id, workerId],
   );
+  return rows.length === 1;
+}
+
+/**
+ * The attempt under way when its inquiry was marked spam did not go: the delivery is cancelled, as
+ * the waiting ones were (storage/inquiries.ts `markSpam`). True if it was.
+ */
+export async function cancelHeld(db: Sql, id: string, workerId: string): Promise<boolean> {
+  const rows = await writeAlone(db, `DELETE FROM deliveries WHERE id = ? AND claimed_by = ? AND ${HELD} RETURNING id`, [
+    id,
+    workerId,
+  ]);
+  return rows.length === 1;
 }
 
 /** Give back every delivery a stopping worker still holds, to be sent by the next one at once. */

@@ -1,0 +1,40 @@
+import { existsSync, readdirSync, rmSync, statSync } from "node:fs";
+import { join } from "node:path";
+
+/**
+ * The copies of the records an operator makes in DATA_DIR, erased once they are older than the
+ * privacy notice's `backupDays` (site.privacy): backups in DATA_DIR/backups/ (`inquiries backup`,
+ * and `pg_dump` files by the recipe in docs/deployment.md), exports in DATA_DIR/exports/
+ * (`inquiries export --out`), and what a restore leaves beside the database
+ * (`inquiries.sqlite*.replaced-<time>`, an interrupted `.restoring`). Every instance erases its own
+ * DATA_DIR's at each housekeeping turn (housekeeping.ts); what lies elsewhere is the operator's to
+ * delete on the same schedule (docs/operations.md, "The privacy promise").
+ */
+
+/** The folders of DATA_DIR whose files are copies, erased whole when old. */
+export const COPY_FOLDERS = ["backups", "exports"] as const;
+/** Files a restore leaves beside the database. */
+const RESTORE_LEFTOVER = /^inquiries\.sqlite.*\.(replaced-.+|restoring)$/;
+
+/** Erase the copies older than `days`; the paths erased, relative to DATA_DIR. */
+export function eraseOldCopies(dataDir: string, days: number, now = Date.now()): string[] {
+  const before = now - days * 86_400_000;
+  const candidates = [
+    ...(existsSync(dataDir) ? readdirSync(dataDir).filter((f) => RESTORE_LEFTOVER.test(f)) : []),
+    ...COPY_FOLDERS.flatMap((folder) =>
+      existsSync(join(dataDir, folder)) ? readdirSync(join(dataDir, folder)).map((f) => join(folder, f)) : [],
+    ),
+  ];
+  const erased: string[] = [];
+  for (const name of candidates) {
+    const path = join(dataDir, name);
+    try {
+      if (statSync(path).mtimeMs >= before) continue;
+      rmSync(path, { recursive: true, force: true });
+      erased.push(name);
+    } catch {
+      // Gone meanwhile, or not ours to delete: the next turn tries again.
+    }
+  }
+  return erased;
+}

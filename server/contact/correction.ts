@@ -1,0 +1,39 @@
+import { correctionSchema } from "../../app/contact/schema.ts";
+import { normalizeEmail } from "./erasure.ts";
+import type { Database } from "./storage/database.ts";
+
+/**
+ * A "correct my data" request (the privacy notice's "correct it"), as `npm run inquiries -- correct`
+ * makes it: a person's name, email address or company, changed in every inquiry they sent (found
+ * by their address in any case and Unicode form, as `forget` finds them). Each new value passes the
+ * contact form's own rule for its field. Copies already delivered (the inbox, the team chat, the CRM)
+ * and the email files under DATA_DIR/mail keep what they had: the operator corrects those by hand.
+ */
+
+export type Correction = { name?: string; email?: string; company?: string };
+
+/** The corrected fields, checked by the form's rules; a mistake throws one line naming the field. */
+export function parseCorrection(input: Correction): Correction {
+  const given = Object.fromEntries(Object.entries(input).filter(([, v]) => v !== undefined));
+  if (Object.keys(given).length === 0) throw new Error("nothing to correct: give --name, --new-email or --company");
+  const parsed = correctionSchema.safeParse(given);
+  if (!parsed.success) {
+    const issue = parsed.error.issues[0];
+    throw new Error(`${String(issue?.path[0] ?? "value")}: ${issue?.message ?? "not valid"}`);
+  }
+  // Only the fields given (a field's default is no correction).
+  return Object.fromEntries(Object.entries(parsed.data).filter(([k]) => Object.hasOwn(given, k)));
+}
+
+/** Apply a correction to every inquiry sent from `email`; how many were changed. */
+export async function correct(db: Database, email: string, correction: Correction): Promise<number> {
+  const fields = Object.entries(parseCorrection(correction));
+  const set = fields.map(([k]) => `${k} = ?`).join(", ");
+  const changed = await db.transaction((tx) =>
+    tx.query<{ id: string }>(`UPDATE inquiries SET ${set} WHERE LOWER(email) = ? RETURNING id`, [
+      ...fields.map(([, v]) => v),
+      normalizeEmail(email),
+    ]),
+  );
+  return changed.length;
+}
