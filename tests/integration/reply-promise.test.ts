@@ -210,7 +210,12 @@ describe("the reply promise, through the schedule", { timeout: 60_000 }, () => {
     expect(reminder?.mail.text).toMatch(
       /I'm on it \(records that you are answering it[^\n]*\):\nhttp:\/\/127\.0\.0\.1\/lead\?t=/,
     );
-    expect(reminder?.mail.replyTo?.value[0]?.address).toBe("waiting.lead@example.org");
+    // Its links act on the lead, so a reply stays with its recipients (ADR 0019); the visitor is one click away.
+    expect((reminder?.mail.replyTo?.value ?? []).map((v) => v.address).sort()).toEqual(to);
+    expect(reminder?.mail.headerLines.map((h) => h.line).join("\n")).not.toContain("waiting.lead@example.org");
+    expect(reminder?.mail.text).toContain(
+      "Reply to Waiting Lead (a new message to them, without this email's links):\nmailto:waiting.lead@example.org?subject=Re%3A%20",
+    );
     expect(reminderFor(smtp, suspect)[0]?.mail.subject).toContain("[Possible spam] New inquiry");
     expect(reminderFor(smtp, held)).toEqual([]);
     expect(reminderFor(smtp, taken)).toEqual([]);
