@@ -8,6 +8,7 @@ import { type KeyRing, monthOf } from "./keys.ts";
 import type { ContactMetrics } from "./metrics.ts";
 import { sendHeldSummary } from "./review/held-summary.ts";
 import type { LeadLinks } from "./review/links.ts";
+import type { Promised } from "./review/promise.ts";
 import { sendReminders, sendReplyReports } from "./review/reminders.ts";
 import type { Database, Sql } from "./storage/database.ts";
 import { deleteExpiredKeys } from "./storage/keys.ts";
@@ -55,6 +56,8 @@ type Parts = {
   metrics?: ContactMetrics;
   /** The reminders' clock (default: the database's). */
   clock?: Clock;
+  /** The reminders' calendar and promise (default: the company's facts, app/config/site.ts). */
+  facts?: Promised;
 };
 
 export class Housekeeping {
@@ -141,8 +144,8 @@ export class Housekeeping {
    * taken and reminded (review/reminders.ts); how many went.
    */
   async remindUntaken(): Promise<number> {
-    const { db, email, webhook, routing, metrics, clock = databaseNow } = this.parts;
-    const parts = { db, email, webhook, routing, metrics, now: await clock(db), log: this.log };
+    const { db, email, webhook, routing, metrics, facts, clock = databaseNow } = this.parts;
+    const parts = { db, email, webhook, routing, metrics, facts, now: await clock(db), log: this.log };
     return (await sendReminders(parts)) + (await sendReplyReports(parts));
   }
 

@@ -1,5 +1,6 @@
 import client from "prom-client";
 import { CHANNEL_NAMES } from "./delivery/channels.ts";
+import type { Promised } from "./review/promise.ts";
 import { replyFigures } from "./review/reply-figures.ts";
 import type { Sql } from "./storage/database.ts";
 import { pending } from "./storage/outbox.ts";
@@ -32,7 +33,8 @@ export type ContactMetrics = {
   watchOutbox(db: Sql): void;
 };
 
-export function createMetrics(): ContactMetrics {
+/** `facts`: the reply promise's calendar and hours (default: the company's, app/config/site.ts). */
+export function createMetrics(opts: { facts?: Promised } = {}): ContactMetrics {
   const registry = new client.Registry();
   client.collectDefaultMetrics({ register: registry });
   const inquiries = new client.Counter({
@@ -93,7 +95,7 @@ export function createMetrics(): ContactMetrics {
   // The reply promise (ADR 0020), read from the database at each scrape: the same on every instance.
   const REPLY_WINDOW_MS = 30 * 86_400_000;
   const readReply = async () =>
-    db ? await replyFigures(db, Date.now() - REPLY_WINDOW_MS, Date.now()).catch(() => null) : null;
+    db ? await replyFigures(db, Date.now() - REPLY_WINDOW_MS, Date.now(), opts.facts).catch(() => null) : null;
   type Reply = NonNullable<Awaited<ReturnType<typeof readReply>>>;
   const replyGauge = (name: string, help: string, value: (r: Reply) => number | null) =>
     new client.Gauge({

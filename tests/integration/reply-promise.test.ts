@@ -8,6 +8,7 @@ import { loadConfig } from "../../server/config.ts";
 import type { Clock } from "../../server/contact/housekeeping.ts";
 import { createMetrics } from "../../server/contact/metrics.ts";
 import { performAction } from "../../server/contact/review/actions.ts";
+import type { Promised } from "../../server/contact/review/promise.ts";
 import { REMINDER_CLAIM_MS } from "../../server/contact/review/reminders.ts";
 import { createContactPipeline } from "../../server/contact/runtime.ts";
 import type { Database } from "../../server/contact/storage/database.ts";
@@ -22,14 +23,15 @@ import { TestSmtp } from "../support/smtp.ts";
 
 /**
  * The reply promise as it runs (ADR 0020): the scheduled work (housekeeping.ts, started as the
- * server starts it) with a controlled clock, across a weekend and a public holiday of the company's
- * facts (app/config/site.ts), a real SMTP server receiving the reminder, and two instances on one
- * PostgreSQL database that never both send one.
+ * server starts it) with a controlled clock, across a weekend and a public holiday, a real SMTP
+ * server receiving the reminder, and two instances on one PostgreSQL database that never both send one.
  *
  * The scenario needs the company's hours as they are (weekdays 9–18, Saturday 10–14, Sunday closed,
- * America/Denver) and a Monday holiday in site.holidays at least 17 days ahead: a lead on the Saturday
- * before it at 13:00 has 1 business hour that day, none on Sunday and the holiday, and its 4 hours
- * are up on Tuesday at 12:00.
+ * America/Denver: app/config/site.ts) and a Monday holiday: a lead on the Saturday before it at 13:00
+ * has 1 business hour that day, none on Sunday and the holiday, and its 4 hours are up on Tuesday at
+ * 12:00. The holiday is the test's own (the company's calendar with `holidays` its one day, given to
+ * the pipeline and its metrics as their facts), so the scenario works in any year, whatever
+ * site.holidays lists.
  */
 
 const HOUR = 3_600_000;
@@ -47,17 +49,17 @@ function office(date: string, time: string): number {
 const dayAfter = (date: string, days: number) => new Date(Date.parse(date) + days * DAY).toISOString().slice(0, 10);
 
 /**
- * The first Monday holiday 17 days or more ahead: the scenario's weekend is the one before it. So far
- * ahead that the leads, stored at the real time before their receipt is moved to the scenario's,
- * are older than the reminder's look-back (14 days) at every time the scenario's clock shows.
+ * The scenario's holiday: the first Monday 17 days or more ahead; its weekend is the one before it.
+ * So far ahead that the leads, stored at the real time before their receipt is moved to the
+ * scenario's, are older than the reminder's look-back (14 days) at every time the scenario's clock shows.
  */
-function mondayHoliday(): string {
-  const found = site.holidays.find(
-    (h) => Date.parse(h.date) > Date.now() + 17 * DAY && new Date(h.date).getUTCDay() === 1,
-  );
-  if (!found) throw new Error("site.holidays lists no Monday holiday ahead: add next year's (app/config/site.ts)");
-  return found.date;
-}
+const holiday = (() => {
+  const day = new Date(Date.now() + 17 * DAY);
+  day.setUTCDate(day.getUTCDate() + ((8 - day.getUTCDay()) % 7));
+  return day.toISOString().slice(0, 10);
+})();
+/** The company's hours and promise, with the scenario's holiday as its only one. */
+const facts: Promised = { ...site, holidays: [{ date: holiday, name: "The scenario's holiday" }] };
 
 const lead = (name: string, extra: Record<string, unknown> = {}) => ({
   name,
@@ -107,8 +109,8 @@ async function instance(db: Database, smtp: TestSmtp, dataDir: string, hook?: Re
     turns++;
     return now;
   };
-  const metrics = createMetrics();
-  const made = await createContactPipeline(config, log, { keys: testKeys(), db, metrics, clock });
+  const metrics = createMetrics({ facts });
+  const made = await createContactPipeline(config, log, { keys: testKeys(), db, metrics, clock, facts });
   made.pipeline.worker.start();
   made.housekeeping.start();
   cleanups.push(() => made.close());
@@ -167,7 +169,6 @@ describe("the reply promise, through the schedule", { timeout: 60_000 }, () => {
     const smtp = await startSmtp();
     const hook = await startHook();
     const dir = tempDir();
-    const holiday = mondayHoliday();
     const saturday = dayAfter(holiday, -2);
     const tuesday = dayAfter(holiday, 1);
     now = office(saturday, "12:00");
@@ -255,7 +256,6 @@ describe("the reply promise, through the schedule", { timeout: 60_000 }, () => {
   it("loses no reminder: a relay that refuses it, and an instance that claimed it and died, are followed by one that sends it", async () => {
     const smtp = await startSmtp();
     const dir = tempDir();
-    const holiday = mondayHoliday();
     const tuesday = dayAfter(holiday, 1);
     now = office(tuesday, "09:00");
     const a = await instance(openSqlite(join(dir, "inquiries.sqlite")), smtp, dir);
@@ -287,7 +287,7 @@ describe("on PostgreSQL with two instances", { timeout: 60_000 }, () => {
     const dir = tempDir();
     const pgdb = await createTestDatabase(inject("pgAdminUrl"), "reply_promise");
     cleanups.push(pgdb.drop);
-    const tuesday = dayAfter(mondayHoliday(), 1);
+    const tuesday = dayAfter(holiday, 1);
     now = office(tuesday, "08:00");
     const hook = await startHook();
     const a = await instance(openPostgres(pgdb.url), smtp, dir, hook);
