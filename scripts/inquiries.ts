@@ -9,6 +9,8 @@ import { correct, parseCorrection } from "../server/contact/correction.ts";
 import { CHANNEL_NAMES } from "../server/contact/delivery/channels.ts";
 import { type Erased, type ErasedEverywhere, eraseEverywhere } from "../server/contact/erasure.ts";
 import { performAction } from "../server/contact/review/actions.ts";
+import { sayBusinessTime, timingOf } from "../server/contact/review/promise.ts";
+import { promised, replyFigures } from "../server/contact/review/reply-figures.ts";
 import { DATABASE_FILE, dataDirUser, isSqliteFile } from "../server/contact/storage/data-dir.ts";
 import { type Database, StorageUnavailableError } from "../server/contact/storage/database.ts";
 import * as inquiries from "../server/contact/storage/inquiries.ts";
@@ -28,7 +30,8 @@ import * as training from "../server/contact/storage/training.ts";
 
 const USAGE = `Usage: npm run inquiries -- <command>
 
-  list [--json]                    every inquiry, newest first, with each channel's delivery status
+  list [--json]                    every inquiry, newest first, with each channel's delivery status and who took it
+                                   ("I'm on it") after how much business time, or how long it has waited
   export --format csv [--out FILE] all inquiries as CSV (to standard output, or FILE)
   export --email ADDRESS           everything held about one person, as JSON (a "see my data" request)
   forget --email ADDRESS           delete everything held about one person (any case), every email file that
@@ -37,7 +40,10 @@ const USAGE = `Usage: npm run inquiries -- <command>
                                    a "correct my data" request: the new details in every inquiry they sent
   show ID [--json]                 one inquiry in full (its verdict: clean, suspect or held), with every channel's attempts and last error
   retry [--channel NAME]           put failed deliveries (of one channel: ${CHANNEL_NAMES.join(", ")}) back in the queue
-  stats [--json]                   inquiries and deliveries by channel and status: last day, week, month
+  stats [--json]                   inquiries and deliveries by channel and status, and the reply promise (leads
+                                   taken, waiting, past the promise; business time to the first take): last day,
+                                   week, month
+  take ID [--by NAME]              "I'm on it": record that someone is answering the lead (its reminder no longer goes)
   held [--json]                    messages held as suspected spam, newest first, with the reason
   release ID                       "Not spam": deliver a held message as a normal lead (to the channels the
                                    server uses); the content filter learns it as genuine
@@ -150,6 +156,7 @@ type Context = {
     "older-than"?: string;
     channel?: string;
     email?: string;
+    by?: string;
     undo?: boolean;
     name?: string;
     company?: string;
@@ -186,7 +193,12 @@ async function undoCommand(db: Database, config: Config, action: "spam" | "relea
 /** One handler per command; each answers with the process's exit code. */
 const COMMANDS: Record<string, (c: Context) => Promise<number>> = {
   async list({ db, values }) {
-    const rows = await inquiries.list(db);
+    const now = Date.now();
+    // Each lead with its reply promise: when it fell due, the business time to its first take (or waited so far).
+    const rows = (await inquiries.list(db)).map((r) => ({
+      ...r,
+      reply: r.held || !promised(r) ? null : timingOf(r, now),
+    }));
     if (values.json) {
       console.log(printableJson(rows));
     } else if (rows.length === 0) {
@@ -200,6 +212,11 @@ const COMMANDS: Record<string, (c: Context) => Promise<number>> = {
           verdict: r.verdict,
           delivery: r.deliveries.map((d) => `${d.channel}:${d.status}`).join(" ") || r.status,
           attempts: r.attempts,
+          taken:
+            r.takenAt == null ? "" : printable(`${iso(r.takenAt).slice(0, 16).replace("T", " ")} ${r.takenBy ?? ""}`),
+          reply: !r.reply
+            ? ""
+            : `${r.reply.takeBusinessMs === null ? "waiting " : "after "}${sayBusinessTime(r.reply.waitedBusinessMs)}${r.reply.missed ? " (missed)" : ""}`,
         })),
       );
     }
@@ -243,6 +260,8 @@ const COMMANDS: Record<string, (c: Context) => Promise<number>> = {
       ["User agent", r.userAgent ?? "—"],
       ["Status", r.status],
       ["Verdict", r.spamScore == null ? r.verdict : `${r.verdict} (score ${r.spamScore.toFixed(3)})`],
+      ["Taken", r.takenAt == null ? "nobody yet" : `${iso(r.takenAt)}${r.takenBy ? ` by ${r.takenBy}` : ""}`],
+      ["Reminded", r.remindedAt ? iso(r.remindedAt) : "—"],
     ];
     for (const [k, v] of fields) console.log(`${`${k}:`.padEnd(19)}${printable(String(v))}`);
     if (r.deliveries.length > 0) console.log("\nDeliveries:");
@@ -295,7 +314,7 @@ const COMMANDS: Record<string, (c: Context) => Promise<number>> = {
       console.error("The server has not started on this database yet, so its channels are not known: start it once.");
       return 1;
     }
-    if (result.kind === "unknown") {
+    if (result.kind !== "done") {
       console.error(`No inquiry with ID ${id}.`);
       return 1;
     }
@@ -308,6 +327,23 @@ const COMMANDS: Record<string, (c: Context) => Promise<number>> = {
       marked.queued.map((d) => (d.channel === "email" ? `email (${d.target})` : d.channel)).join(", ") ||
       "no channel (every channel had it already)";
     console.log(`Released ${id}: queued for ${where}; the server will deliver it. The filter learns it as genuine.`);
+    return 0;
+  },
+  async take({ db, rest, values, config }) {
+    const id = rest[0];
+    if (!id) throw new UsageError("take needs an inquiry ID");
+    const result = await performAction(db, config, "take", id, Date.now(), { by: values.by?.trim() || null });
+    if (result.kind !== "taken") {
+      console.error(`No inquiry with ID ${id}.`);
+      return 1;
+    }
+    const { inquiry, first } = result.taken;
+    const who = inquiry.takenBy ? ` by ${printable(inquiry.takenBy)}` : "";
+    console.log(
+      first
+        ? `Taken${who} at ${iso(inquiry.takenAt ?? null)}: the others see it on the lead's page; no reminder goes.`
+        : `Already taken${who} at ${iso(inquiry.takenAt ?? null)}: nothing changed.`,
+    );
     return 0;
   },
   async spam({ db, rest, config, values }) {
@@ -392,13 +428,23 @@ const COMMANDS: Record<string, (c: Context) => Promise<number>> = {
       ["last month", 30 * 86_400_000],
     ] as const;
     const stats = [];
-    for (const [label, ms] of periods) stats.push({ period: label, ...(await inquiries.stats(db, now - ms)) });
+    for (const [label, ms] of periods)
+      stats.push({
+        period: label,
+        ...(await inquiries.stats(db, now - ms)),
+        reply: await replyFigures(db, now - ms, now),
+      });
     if (values.json) {
       console.log(JSON.stringify(stats, null, 2));
       return 0;
     }
     for (const s of stats) {
       console.log(`${s.period}: ${s.inquiries.total} inquiries (${s.inquiries.held} held as spam)`);
+      const r = s.reply;
+      const take = (ms: number | null) => (ms === null ? "—" : sayBusinessTime(ms));
+      console.log(
+        `  reply promise (${site.response.promiseBusinessHours} business hours): ${r.taken} of ${r.leads} leads taken, ${r.waiting} waiting (${r.overdue} past the promise), ${r.missed} missed it, ${r.reminded} reminded; first take after ${take(r.takeMedianMs)} (median), ${take(r.takeP90Ms)} (90%)`,
+      );
       for (const d of s.deliveries) {
         console.log(
           printable(`  ${d.channel.padEnd(8)} ${d.status.padEnd(8)} ${String(d.count).padEnd(5)} ${d.target ?? ""}`),
@@ -616,6 +662,7 @@ async function main(argv: string[]): Promise<number> {
       "older-than": { type: "string" },
       channel: { type: "string" },
       email: { type: "string" },
+      by: { type: "string" },
       name: { type: "string" },
       company: { type: "string" },
       "new-email": { type: "string" },

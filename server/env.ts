@@ -261,6 +261,10 @@ export const schema = z.object({
   HELD_SUMMARY_INTERVAL_MS: positiveInt
     .default(24 * 60 * 60_000)
     .meta({ description: "how often, at most, the company gets the summary of held messages (count and senders)" }),
+  REMINDER_CHECK_MS: positiveInt.default(60_000).meta({
+    description:
+      "how often each instance looks for leads nobody took within the reply promise (`app/config/site.ts`), to send each one's reminder once. See [The reply promise](operations.md#the-reply-promise)",
+  }),
   RETENTION_INTERVAL_MS: positiveInt.default(24 * 60 * 60_000).meta({
     description:
       "how often the retention pass erases what is older than the privacy notice's period (`app/config/site.ts`): inquiries, their deliveries and marks, email files, expired rate limits",

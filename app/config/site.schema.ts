@@ -46,12 +46,22 @@ const siteSchema = z.object({
       }),
     )
     .min(1),
+  timeZone: z.string().refine((zone) => {
+    try {
+      new Intl.DateTimeFormat("en-US", { timeZone: zone });
+      return true;
+    } catch {
+      return false;
+    }
+  }, "an IANA time zone such as America/Denver"),
+  holidays: z.array(z.strictObject({ date: z.iso.date("a date like 2026-12-25"), name: z.string().min(3) })),
   response: z.object({
     infoLine: z.string(),
     tile: z.string(),
     dialogTitle: z.string(),
     dialogMessage: z.string(),
     failure: z.string(),
+    promiseBusinessHours: z.number().positive().max(72),
   }),
   consultationMinutes: z.number().int().positive(),
   emergencySupport: z.string(),

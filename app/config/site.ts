@@ -46,12 +46,43 @@ export const site: Site = {
     { label: "Saturday", days: ["Saturday"], opens: "10:00", closes: "14:00", text: "10:00 AM – 2:00 PM" },
     { label: "Sunday", days: ["Sunday"], text: "Closed" },
   ],
+  /** Where the office hours are kept (an IANA zone): the business hours the reply promise counts in. */
+  timeZone: "America/Denver",
+  /**
+   * Days the office is closed although the hours above say open: no business hours count on them
+   * (the reply promise, server/contact/review/promise.ts). Add next year's before it starts.
+   */
+  holidays: [
+    { date: "2026-01-01", name: "New Year's Day" },
+    { date: "2026-01-19", name: "Martin Luther King Jr. Day" },
+    { date: "2026-05-25", name: "Memorial Day" },
+    { date: "2026-07-03", name: "Independence Day (observed)" },
+    { date: "2026-09-07", name: "Labor Day" },
+    { date: "2026-11-26", name: "Thanksgiving Day" },
+    { date: "2026-11-27", name: "Day after Thanksgiving" },
+    { date: "2026-12-24", name: "Christmas Eve" },
+    { date: "2026-12-25", name: "Christmas Day" },
+    { date: "2027-01-01", name: "New Year's Day" },
+    { date: "2027-01-18", name: "Martin Luther King Jr. Day" },
+    { date: "2027-05-31", name: "Memorial Day" },
+    { date: "2027-07-05", name: "Independence Day (observed)" },
+    { date: "2027-09-06", name: "Labor Day" },
+    { date: "2027-11-25", name: "Thanksgiving Day" },
+    { date: "2027-11-26", name: "Day after Thanksgiving" },
+    { date: "2027-12-24", name: "Christmas Day (observed)" },
+  ],
   response: {
     infoLine: "We respond to all inquiries within 4 hours during business days.",
     tile: "We reply to every inquiry within 4 hours on business days.",
     dialogTitle: "Message Sent Successfully!",
     dialogMessage: "Thank you for your inquiry! We'll get back to you within 24 hours during business days.",
     failure: "There was an error sending your message. Please try again or contact us directly.",
+    /**
+     * The promise the server keeps (ADR 0020): a lead nobody took ("I'm on it") within this many
+     * business hours (officeHours, timeZone, holidays) goes again to its route's people and the
+     * escalation address. The stricter of the two promises above, the one a visitor reads first.
+     */
+    promiseBusinessHours: 4,
   },
   consultationMinutes: 30,
   emergencySupport: "Emergency support is available 24/7 for enterprise clients.",

@@ -13,16 +13,24 @@ export const LEAD_TOKEN_FIELD = "t";
 /** The form field of the Undo button: it posts the same token, so it works as long as the link does. */
 export const LEAD_UNDO_FIELD = "undo";
 
-/** What a person can say of an inquiry: "spam" (it is held from now on) or "release" (not spam). */
-export type ReviewAction = "spam" | "release";
+/**
+ * What a person can say of an inquiry: "spam" (it is held from now on), "release" (not spam), or
+ * "take" ("I'm on it": someone is answering it; ADR 0020).
+ */
+export type ReviewAction = "spam" | "release" | "take";
 
 /** Each action's button, the same words in the email, Slack, the held summary and the page. */
-export const ACTION_LABEL: Record<ReviewAction, string> = { spam: "Spam", release: "Not spam" };
+export const ACTION_LABEL: Record<ReviewAction, string> = { spam: "Spam", release: "Not spam", take: "I'm on it" };
+
+/** The optional form field of the "I'm on it" page: the name the others who read the lead see. */
+export const TAKEN_BY_FIELD = "by";
+export const TAKEN_BY_MAX = 60;
 
 /** What each action does, as the email's links and the page say it. */
 export const ACTION_EFFECT: Record<ReviewAction, string> = {
   spam: "the filter learns from it, it is held out of the inbox from now on, and deliveries not made yet are cancelled; one under way is not tried again",
   release: "the filter learns it is not spam; a held message is delivered as a new lead would be",
+  take: "records that you are answering it, and when, so the others who read it know, and no reminder goes",
 };
 
 /** An inquiry as the page shows it: enough to recognise it, no more. */
@@ -35,6 +43,8 @@ export type LeadSummary = {
   /** The start of the message. */
   excerpt: string;
   verdict: SpamVerdict;
+  /** Who pressed "I'm on it" first (null: no name given) and when, in UTC and in the office's time; null: nobody yet. */
+  taken: { by: string | null; at: string; local: string } | null;
 };
 
 export type LeadView =
@@ -72,10 +82,13 @@ export type LeadView =
       underWay: string[];
       queued: string[];
       token: string;
-    };
+    }
+  /** POST of "I'm on it": `first` false when someone had already taken it (summary.taken says who, when). */
+  | { kind: "taken"; first: boolean; summary: LeadSummary };
 
 /** What the route asks the server (app/contact/context.ts). */
 export interface LeadPage {
   open(token: string): Promise<LeadView>;
-  act(token: string, clientIp: string | undefined, opts?: { undo?: boolean }): Promise<LeadView>;
+  /** `undo`: the Undo button of Spam / Not spam; `by`: the name given on the "I'm on it" page, if any. */
+  act(token: string, clientIp: string | undefined, opts?: { undo?: boolean; by?: string }): Promise<LeadView>;
 }

@@ -11,6 +11,8 @@ import {
   type LeadSummary,
   type LeadView,
   type ReviewAction,
+  TAKEN_BY_FIELD,
+  TAKEN_BY_MAX,
 } from "#app/contact/lead.ts";
 import type { Route } from "./+types/lead";
 
@@ -31,6 +33,7 @@ const STATUS: Record<LeadView["kind"], number> = {
   confirm: 200,
   done: 200,
   undone: 200,
+  taken: 200,
 };
 
 const answer = (view: LeadView) => {
@@ -52,16 +55,20 @@ export async function action({ request, context }: Route.ActionArgs) {
   const contact = context.get(contactContext);
   if (!contact) return answer({ kind: "unavailable" });
   let token: FormDataEntryValue | null = null;
+  let by: FormDataEntryValue | null = null;
   let undo = false;
   try {
     const form = await request.formData();
     token = form.get(LEAD_TOKEN_FIELD);
+    by = form.get(TAKEN_BY_FIELD);
     undo = form.has(LEAD_UNDO_FIELD);
   } catch {
     // A body that is not a form: no token.
   }
   return answer(
-    typeof token === "string" ? await contact.lead.act(token, contact.clientIp, { undo }) : { kind: "invalid" },
+    typeof token === "string"
+      ? await contact.lead.act(token, contact.clientIp, { undo, by: typeof by === "string" ? by : undefined })
+      : { kind: "invalid" },
   );
 }
 
@@ -74,7 +81,7 @@ export const meta: Route.MetaFunction = () => [
 const BY_HAND =
   "whoever runs the website can do the same with the message's ID: npm run inquiries -- spam ID, or release ID.";
 
-const TITLES: Record<Exclude<LeadView["kind"], "confirm" | "done" | "undone">, [string, string]> = {
+const TITLES: Record<Exclude<LeadView["kind"], "confirm" | "done" | "undone" | "taken">, [string, string]> = {
   invalid: [
     "This link is not valid",
     `It is not a link we sent, or it was changed on the way (a mail program sometimes cuts long links). Nothing was changed. Open the link from the message again; if it still fails, ${BY_HAND}`,
@@ -98,7 +105,19 @@ const TITLES: Record<Exclude<LeadView["kind"], "confirm" | "done" | "undone">, [
   ],
 };
 
-const DONE: Record<ReviewAction, string> = { spam: "Marked as spam", release: "Marked as not spam" };
+const DONE: Record<ReviewAction, string> = {
+  spam: "Marked as spam",
+  release: "Marked as not spam",
+  take: "You are on it",
+};
+const QUESTION: Record<ReviewAction, string> = {
+  spam: "Is this message spam?",
+  release: "Is this message not spam?",
+  take: "Are you answering this lead?",
+};
+
+/** Who took a lead and when, as the page says it. */
+const takenLine = (t: NonNullable<LeadSummary["taken"]>) => `${t.by ? `Taken by ${t.by}` : "Taken"} at ${t.local}`;
 
 /** Held while an attempt was under way: said, for it may still arrive. */
 const underWay = (channels: string[]) =>
@@ -117,11 +136,35 @@ export default function Lead({ loaderData, actionData }: Route.ComponentProps) {
       {view.kind === "confirm" ? (
         <>
           <h1 id="lead-title" className="text-3xl font-bold text-slate-900 dark:text-white">
-            {view.action === "spam" ? "Is this message spam?" : "Is this message not spam?"}
+            {QUESTION[view.action]}
           </h1>
           <Summary summary={view.summary} />
-          <p className="mt-6">{effect(view.action)} You can undo it on the next page.</p>
-          <ActionButton token={view.token} label={ACTION_LABEL[view.action]} primary />
+          {view.action === "take" ? (
+            <>
+              <p className="mt-6">
+                {view.summary.taken
+                  ? `${takenLine(view.summary.taken)}: pressing again changes nothing.`
+                  : `${effect(view.action)}`}
+              </p>
+              <ActionButton token={view.token} label={ACTION_LABEL.take} primary askName />
+            </>
+          ) : (
+            <>
+              <p className="mt-6">{effect(view.action)} You can undo it on the next page.</p>
+              <ActionButton token={view.token} label={ACTION_LABEL[view.action]} primary />
+            </>
+          )}
+        </>
+      ) : view.kind === "taken" ? (
+        <>
+          <h1 id="lead-title" className="text-3xl font-bold text-slate-900 dark:text-white">
+            {view.first ? DONE.take : "Someone is already on it"}
+          </h1>
+          <p className="mt-4 text-lg" role="status">
+            {view.summary.taken ? `${takenLine(view.summary.taken)}.` : ""}
+            {view.first ? " The others who read this lead see it here, and no reminder goes." : " Nothing changed."}
+          </p>
+          <Summary summary={view.summary} />
         </>
       ) : view.kind === "done" ? (
         <>
@@ -168,13 +211,34 @@ export default function Lead({ loaderData, actionData }: Route.ComponentProps) {
 }
 
 /** One button: a form posting the token back to this page (works without JavaScript); Undo says so. */
-function ActionButton(p: { token: string; label: string; primary?: boolean; undo?: boolean }) {
-  const { token, label, primary, undo } = p;
+function ActionButton(p: {
+  token: string;
+  label: string;
+  primary?: boolean;
+  undo?: boolean;
+  /** "I'm on it": an optional name the others see. */
+  askName?: boolean;
+}) {
+  const { token, label, primary, undo, askName } = p;
   return (
     // Posted to the bare path: the answer's address carries no token (history, screenshots, a shared screen).
     <form method="post" action={LEAD_PATH} className="mt-4">
       <input type="hidden" name={LEAD_TOKEN_FIELD} value={token} />
       {undo ? <input type="hidden" name={LEAD_UNDO_FIELD} value="1" /> : null}
+      {askName ? (
+        <p className="mb-4">
+          <label htmlFor="lead-by" className="block font-semibold text-slate-900 dark:text-white">
+            Your name (optional: the others who read this lead see it)
+          </label>
+          <input
+            id="lead-by"
+            name={TAKEN_BY_FIELD}
+            maxLength={TAKEN_BY_MAX}
+            autoComplete="name"
+            className="mt-1 w-full max-w-sm rounded-md border border-slate-300 px-3 py-2 dark:border-slate-600 dark:bg-slate-900"
+          />
+        </p>
+      ) : null}
       <button type="submit" className={primary ? buttonPrimary : buttonSecondary}>
         {label}
       </button>
@@ -195,6 +259,9 @@ function Summary({ summary: s }: { summary: LeadSummary }) {
     ["Service", s.service || "—"],
     ["Received", `${s.receivedAt.slice(0, 16).replace("T", " ")} UTC`],
     ["Now", VERDICT[s.verdict]],
+    ...(s.verdict === "held"
+      ? []
+      : [["Answer", s.taken ? takenLine(s.taken) : "Nobody has taken it yet"] as [string, string]]),
   ];
   return (
     <div className={`${card} mt-6`}>

@@ -2,11 +2,15 @@ import type { Logger } from "pino";
 import type { Config } from "../config.ts";
 import { eraseOldCopies } from "./copies.ts";
 import type { Channel } from "./delivery/channel.ts";
+import type { Routing } from "./delivery/routing.ts";
 import { eraseEverywhere } from "./erasure.ts";
 import { type KeyRing, monthOf } from "./keys.ts";
+import type { ContactMetrics } from "./metrics.ts";
 import { sendHeldSummary } from "./review/held-summary.ts";
 import type { LeadLinks } from "./review/links.ts";
-import type { Database } from "./storage/database.ts";
+import type { Promised } from "./review/promise.ts";
+import { sendReminders, sendReplyReports } from "./review/reminders.ts";
+import type { Database, Sql } from "./storage/database.ts";
 import { deleteExpiredKeys } from "./storage/keys.ts";
 import { claimTurn, databaseNow } from "./storage/settings.ts";
 
@@ -14,14 +18,20 @@ import { claimTurn, databaseNow } from "./storage/settings.ts";
  * The contact pipeline's scheduled work, apart from delivery (delivery/worker.ts only delivers): the
  * summary of held messages (review/held-summary.ts), and the retention pass that keeps the privacy
  * notice's promise, each at most once per interval across every instance on the database
- * (settings.claimTurn); and the keys (keys.ts), read again and pruned. Checked every minute (sooner
- * when an interval is shorter).
+ * (settings.claimTurn); the reminders of leads nobody took (review/reminders.ts), each claimed by one
+ * instance; and the keys (keys.ts), read again and pruned. Checked every minute (sooner when an
+ * interval is shorter).
  */
+
+/** What time it is for the scheduled work: the database's clock (one for every instance), or a test's. */
+export type Clock = (db: Sql) => Promise<number>;
 
 type Parts = {
   db: Database;
-  /** The email channel: where the summary goes. */
+  /** The email channel: where the summary and the reminders go. */
   email: Channel | undefined;
+  /** The webhook channel: where the reply promise's reports go. */
+  webhook: Channel | undefined;
   log: Logger;
   config: Pick<
     Config,
@@ -31,6 +41,7 @@ type Parts = {
     | "dataDir"
     | "INQUIRY_LINK_DAYS"
     | "FORM_TOKEN_MAX_AGE_MS"
+    | "REMINDER_CHECK_MS"
   >;
   /** What is older than this many days is deleted (site.privacy.retentionDays). */
   retentionDays: number;
@@ -40,6 +51,13 @@ type Parts = {
   links: LeadLinks;
   /** The keys: read again each turn (a rotation elsewhere), and what no longer checks anything deleted. */
   ring: KeyRing;
+  /** Where each service's leads go (delivery/routing.ts): a reminder goes to its route's recipients. */
+  routing: Routing;
+  metrics?: ContactMetrics;
+  /** The reminders' clock (default: the database's). */
+  clock?: Clock;
+  /** The reminders' calendar and promise (default: the company's facts, app/config/site.ts). */
+  facts?: Promised;
 };
 
 export class Housekeeping {
@@ -55,8 +73,8 @@ export class Housekeeping {
   }
 
   start(): void {
-    const { HELD_SUMMARY_INTERVAL_MS, RETENTION_INTERVAL_MS } = this.parts.config;
-    const every = Math.min(60_000, HELD_SUMMARY_INTERVAL_MS, RETENTION_INTERVAL_MS);
+    const { HELD_SUMMARY_INTERVAL_MS, RETENTION_INTERVAL_MS, REMINDER_CHECK_MS } = this.parts.config;
+    const every = Math.min(60_000, HELD_SUMMARY_INTERVAL_MS, RETENTION_INTERVAL_MS, REMINDER_CHECK_MS);
     const tick = () => {
       this.running = this.turn().finally(() => {
         if (!this.stopped) this.timer = setTimeout(tick, every).unref();
@@ -73,12 +91,14 @@ export class Housekeeping {
 
   /** One turn of each task; a failure (storage away) is logged, and the next turn tries again. */
   private async turn(): Promise<void> {
-    for (const task of [
+    const tasks = [
       () => this.refreshKeys(),
       () => this.summarizeHeld(),
+      () => this.remindUntaken(),
       () => this.applyRetention(),
       async () => this.eraseCopies(),
-    ]) {
+    ];
+    for (const task of tasks) {
       await task().catch((err: Error) => this.log.error({ err: { message: err.message } }, "housekeeping failed"));
     }
   }
@@ -117,6 +137,16 @@ export class Housekeeping {
       );
     }
     return erased;
+  }
+
+  /**
+   * The reminders of leads nobody took within the reply promise, then the webhook's reports of leads
+   * taken and reminded (review/reminders.ts); how many went.
+   */
+  async remindUntaken(): Promise<number> {
+    const { db, email, webhook, routing, metrics, facts, clock = databaseNow } = this.parts;
+    const parts = { db, email, webhook, routing, metrics, facts, now: await clock(db), log: this.log };
+    return (await sendReminders(parts)) + (await sendReplyReports(parts));
   }
 
   /**

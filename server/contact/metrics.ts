@@ -1,5 +1,7 @@
 import client from "prom-client";
 import { CHANNEL_NAMES } from "./delivery/channels.ts";
+import type { Promised } from "./review/promise.ts";
+import { replyFigures } from "./review/reply-figures.ts";
 import type { Sql } from "./storage/database.ts";
 import { pending } from "./storage/outbox.ts";
 
@@ -25,11 +27,14 @@ export type ContactMetrics = {
   delivered(channel: string, latencySeconds: number): void;
   retried(channel: string): void;
   failed(channel: string): void;
+  /** A reminder of a lead nobody took went (review/reminders.ts). */
+  reminded(): void;
   /** Where the pending gauges read from (set once the database is open). */
   watchOutbox(db: Sql): void;
 };
 
-export function createMetrics(): ContactMetrics {
+/** `facts`: the reply promise's calendar and hours (default: the company's, app/config/site.ts). */
+export function createMetrics(opts: { facts?: Promised } = {}): ContactMetrics {
   const registry = new client.Registry();
   client.collectDefaultMetrics({ register: registry });
   const inquiries = new client.Counter({
@@ -87,6 +92,54 @@ export function createMetrics(): ContactMetrics {
     "Age of the oldest delivery not yet done, by channel (0: none waiting).",
     (p) => p.oldestAgeMs / 1000,
   );
+  // The reply promise (ADR 0020), read from the database at each scrape: the same on every instance.
+  const REPLY_WINDOW_MS = 30 * 86_400_000;
+  const readReply = async () =>
+    db ? await replyFigures(db, Date.now() - REPLY_WINDOW_MS, Date.now(), opts.facts).catch(() => null) : null;
+  type Reply = NonNullable<Awaited<ReturnType<typeof readReply>>>;
+  const replyGauge = (name: string, help: string, value: (r: Reply) => number | null) =>
+    new client.Gauge({
+      name,
+      help,
+      registers: [registry],
+      async collect() {
+        const read = await readReply();
+        this.reset();
+        const v = read === null ? null : value(read);
+        if (v !== null) this.set(v);
+      },
+    });
+  replyGauge(
+    "contact_leads_waiting",
+    'Leads (not held) of the last 30 days nobody has taken ("I\'m on it") yet.',
+    (r) => r.waiting,
+  );
+  replyGauge(
+    "contact_leads_overdue",
+    "Leads nobody has taken yet past the reply promise (business hours).",
+    (r) => r.overdue,
+  );
+  replyGauge(
+    "contact_leads_missed_promise",
+    "Leads of the last 30 days not taken within the reply promise (business hours), taken since or not.",
+    (r) => r.missed,
+  );
+  replyGauge(
+    "contact_lead_take_median_business_seconds",
+    'Median business time from receipt to the first "I\'m on it", leads of the last 30 days (no sample: none taken).',
+    (r) => (r.takeMedianMs === null ? null : r.takeMedianMs / 1000),
+  );
+  replyGauge(
+    "contact_lead_take_p90_business_seconds",
+    '90th percentile of the business time from receipt to the first "I\'m on it", leads of the last 30 days.',
+    (r) => (r.takeP90Ms === null ? null : r.takeP90Ms / 1000),
+  );
+  const reminders = new client.Counter({
+    name: "contact_lead_reminders_total",
+    help: "Reminders sent by this instance for leads nobody took within the reply promise.",
+    registers: [registry],
+  });
+  reminders.inc(0);
   // Every series exists from the start at 0, so an alert on increase(…[15m]) sees the first failure
   // after a restart, and "nothing waiting" reads 0, not "no data".
   for (const source of ["api", "form"]) for (const outcome of INQUIRY_OUTCOMES) inquiries.inc({ source, outcome }, 0);
@@ -103,6 +156,7 @@ export function createMetrics(): ContactMetrics {
     },
     retried: (channel) => deliveries.inc({ channel, outcome: "retry" }),
     failed: (channel) => deliveries.inc({ channel, outcome: "failed" }),
+    reminded: () => reminders.inc(),
     watchOutbox(outbox) {
       db = outbox;
     },

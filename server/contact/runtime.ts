@@ -5,11 +5,12 @@ import type { Channel } from "./delivery/channel.ts";
 import { channelNamed } from "./delivery/channels.ts";
 import { channelsOf, routingOf } from "./delivery/routing.ts";
 import { OutboxWorker } from "./delivery/worker.ts";
-import { Housekeeping } from "./housekeeping.ts";
+import { type Clock, Housekeeping } from "./housekeeping.ts";
 import type { SecretKeys } from "./intake/address-hash.ts";
 import { ContentFilter } from "./intake/content-filter.ts";
 import { ContactPipeline, type LimitSpec, type Outcome, type Submission } from "./intake/pipeline.ts";
 import type { ContactMetrics } from "./metrics.ts";
+import type { Promised } from "./review/promise.ts";
 import { type Database, logStorageTransitions, StorageUnavailableError } from "./storage/database.ts";
 import { openDatabase } from "./storage/open.ts";
 import { writeSetting } from "./storage/settings.ts";
@@ -21,7 +22,14 @@ import { writeSetting } from "./storage/settings.ts";
 export async function createContactPipeline(
   config: Config,
   log: Logger,
-  opts: { keys: SecretKeys; db?: Database; metrics?: ContactMetrics },
+  opts: {
+    keys: SecretKeys;
+    db?: Database;
+    metrics?: ContactMetrics;
+    /** The scheduled work's clock and the reply promise's facts (housekeeping.ts): a test's own; default the database's and site.ts. */
+    clock?: Clock;
+    facts?: Promised;
+  },
 ) {
   const db = opts.db ?? openDatabase(config, logStorageTransitions(log));
   try {
@@ -42,12 +50,17 @@ export async function createContactPipeline(
     const housekeeping = new Housekeeping({
       db,
       email,
+      webhook: channels.find((c) => c.name === "webhook"),
       log,
       config,
       retentionDays,
       backupDays,
       links: opts.keys.links,
       ring: opts.keys.ring,
+      routing,
+      metrics,
+      clock: opts.clock,
+      facts: opts.facts,
     });
     metrics?.watchOutbox(db);
     const pipeline = new ContactPipeline({

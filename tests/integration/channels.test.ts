@@ -136,11 +136,15 @@ describe.each([
     expect(
       message.blocks.every((b: { type: string }) => ["header", "section", "context", "actions"].includes(b.type)),
     ).toBe(true);
-    // Its one button: the signed "Spam" link to the site (a link button: Slack opens it, the page acts).
+    // Its two buttons: the signed "I'm on it" and "Spam" links to the site (link buttons: Slack opens them, the page acts).
     const actions = message.blocks.find((b: { type: string }) => b.type === "actions");
-    expect(actions.elements).toEqual([
-      expect.objectContaining({ type: "button", url: expect.stringMatching(/^https?:\/\/[^/]+\/lead\?t=/) }),
-    ]);
+    const button = (action: string) =>
+      expect.objectContaining({
+        type: "button",
+        action_id: `lead-${action}`,
+        url: expect.stringMatching(new RegExp(`^https?://[^/]+/lead\\?t=[^.]+\\.${action}\\.`)),
+      });
+    expect(actions.elements).toEqual([button("take"), button("spam")]);
     expect(texts).not.toContain('"mrkdwn"');
     expect(texts).toContain("<https://evil.example|click>"); // shown as typed: plain_text is never parsed
     expect(JSON.stringify(message.blocks.map((b: { text?: { type: string } }) => b.text?.type))).not.toContain(

@@ -231,6 +231,24 @@ describe.each(["sqlite", "postgres"] as const)("inquiries CLI on %s", (engine) =
     expect(cli("stats").out).toMatch(/last day: 2 inquiries \(0 held as spam\)/);
   });
 
+  it(`take: "I'm on it" from a shell, once; list and stats say who took it and how the reply promise is kept`, () => {
+    const first = cli("take", ids.fresh.id, "--by", "Dana");
+    expect(first.code).toBe(0);
+    expect(first.out).toMatch(/^Taken by Dana at \d{4}-\d\d-\d\dT/);
+    const again = cli("take", ids.fresh.id, "--by", "Sam");
+    expect(again.out).toMatch(/^Already taken by Dana at .*: nothing changed\./);
+    expect(cli("take", "no-such-id").code).toBe(1);
+    expect(cli("take").code).toBe(2);
+    const row = JSON.parse(cli("list", "--json").out).find((r: { id: string }) => r.id === ids.fresh.id);
+    expect(row).toMatchObject({ takenBy: "Dana", reply: { takeBusinessMs: expect.any(Number) } });
+    expect(cli("list").out).toContain("Dana");
+    expect(cli("show", ids.fresh.id).out).toMatch(/Taken:\s+\d{4}-\d\d-\d\dT\S+ by Dana\nReminded:\s+—/);
+    const [day] = JSON.parse(cli("stats", "--json").out);
+    expect(day.reply).toMatchObject({ taken: 1, reminded: 0 });
+    expect(day.reply.leads).toBeGreaterThanOrEqual(2);
+    expect(cli("stats").out).toMatch(/reply promise \(4 business hours\): 1 of \d+ leads taken, \d+ waiting/);
+  });
+
   it("releases a held message to the channels the server uses, whatever this shell's environment says", async () => {
     const db = openDatabase({ dataDir: env.DATA_DIR ?? "", DATABASE_URL: env.DATABASE_URL || undefined });
     const id = randomUUID();

@@ -199,6 +199,49 @@ describe("the links in a lead, on one server", { timeout: 60_000 }, () => {
     });
   }
 
+  it(`"I'm on it" from the email and from Slack: the first press is recorded with its time and name, the second says plainly who was first`, async () => {
+    slack.respond = () => ({ status: 200 });
+    const name = "Robin Answered";
+    const id = await send(site, name, "Could you look at our office network before the move in March?");
+    const mail = await waitFor(() => leadMail(id));
+    const posted = JSON.parse((await waitFor(() => slackFor(name)[0])).body) as {
+      blocks: Array<{ type: string; elements?: Array<{ url?: string; text?: { text: string } }> }>;
+    };
+    const fromSlack = posted.blocks.find((b) => b.type === "actions")?.elements?.[0];
+    expect(fromSlack?.text?.text).toBe("I'm on it");
+
+    // Dana, from the email, JavaScript off: opening shows who has it (nobody) and asks for a name.
+    const dana = await (await browser.newContext({ javaScriptEnabled: false })).newPage();
+    await dana.goto(linkIn(mail, "I'm on it"));
+    expect(await dana.getByRole("heading", { level: 1 }).textContent()).toBe("Are you answering this lead?");
+    expect(await dana.locator("main").textContent()).toContain("Nobody has taken it yet");
+    expect(site.show(id).takenAt).toBeNull();
+    await dana.getByLabel(/Your name/).fill("Dana Partner");
+    await dana.getByRole("button", { name: "I'm on it" }).click();
+    expect(await dana.getByRole("heading", { level: 1 }).textContent()).toBe("You are on it");
+    expect(await dana.getByRole("status").textContent()).toMatch(
+      /^Taken by Dana Partner at \w{3}, \w{3} \d+, \d+:\d\d [AP]M M[SD]T\./,
+    );
+    const taken = site.show(id) as { takenAt: number; takenBy: string };
+    expect(taken.takenBy).toBe("Dana Partner");
+    expect(Math.abs(taken.takenAt - Date.now())).toBeLessThan(60_000);
+
+    // Sam, from Slack's button a moment later: told before pressing, and after; nothing changes.
+    const sam = await (await browser.newContext({ javaScriptEnabled: false })).newPage();
+    await sam.goto(fromSlack?.url ?? "");
+    expect(await sam.locator("main").textContent()).toContain("Taken by Dana Partner at");
+    await sam.getByLabel(/Your name/).fill("Sam");
+    await sam.getByRole("button", { name: "I'm on it" }).click();
+    expect(await sam.getByRole("heading", { level: 1 }).textContent()).toBe("Someone is already on it");
+    expect(await sam.getByRole("status").textContent()).toMatch(/^Taken by Dana Partner at .*\. Nothing changed\.$/);
+    expect(site.show(id)).toMatchObject({ takenBy: "Dana Partner", takenAt: taken.takenAt });
+    // The CLI lists who took it.
+    expect(String(site.cli("list").stdout)).toContain("Dana Partner");
+    expect(site.server.output()).toContain(`"inquiryId":"${id}","action":"take","first":false`);
+    await dana.context().close();
+    await sam.context().close();
+  });
+
   it('"Spam" while an attempt is under way: that attempt is not retried, and the page says where the lead had gone', async () => {
     const name = "Alex Inflight";
     // Slack holds this lead's request open until the test lets it go, then fails it (a retry, normally).
@@ -311,7 +354,7 @@ describe("the links in a lead, on one server", { timeout: 60_000 }, () => {
     };
     expect(posted.text).toMatch(/^\[Possible spam\]/);
     const buttons = posted.blocks.find((b) => b.type === "actions")?.elements ?? [];
-    expect(buttons.map((b) => b.text?.text)).toEqual(["Spam", "Not spam"]);
+    expect(buttons.map((b) => b.text?.text)).toEqual(["I'm on it", "Spam", "Not spam"]);
     const payload = JSON.parse((await waitFor(() => hook.received.find((r) => r.body.includes(id)))).body) as {
       data: { spam: { verdict: string; score: number }; links: Record<string, string> };
     };
@@ -319,7 +362,7 @@ describe("the links in a lead, on one server", { timeout: 60_000 }, () => {
     expect(payload.data.spam.verdict).toBe("suspect");
     expect(payload.data.spam.score).toBeGreaterThanOrEqual(SPAM_SUSPECT_SCORE);
     expect(payload.data.spam.score).toBeLessThan(SPAM_HOLD_SCORE);
-    expect(Object.keys(payload.data.links)).toEqual(["spam", "release"]);
+    expect(Object.keys(payload.data.links)).toEqual(["take", "spam", "release"]);
     // The CLI says the same, in the field the issue names.
     const listed = JSON.parse(String(site.cli("list", "--json").stdout)) as Array<{ id: string; verdict: string }>;
     expect(listed.find((r) => r.id === id)?.verdict).toBe("suspect");

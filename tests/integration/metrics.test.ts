@@ -134,7 +134,11 @@ describe("metrics never on the public site by accident", () => {
       expect(sample(fresh, `contact_delivery_oldest_pending_seconds{channel="${channel}"}`)).toBe(0);
     }
     expect(sample(fresh, 'contact_inquiries_total{source="form",outcome="stored"}')).toBe(0);
+    // The reply promise (LeadWaitingPastPromise): nothing waiting, nothing overdue, no reminder yet.
+    for (const name of ["contact_leads_waiting", "contact_leads_overdue", "contact_lead_reminders_total"])
+      expect(sample(fresh, name), name).toBe(0);
     expect((await post(server.url, valid, "198.51.100.9")).status).toBe(201);
+    await expect.poll(async () => sample(await scrape(), "contact_leads_waiting")).toBe(1);
     await expect.poll(async () => sample(await scrape(), 'contact_deliveries_pending{channel="email"}')).toBe(1);
     await expect
       .poll(async () => sample(await scrape(), 'contact_delivery_oldest_pending_seconds{channel="email"}'))

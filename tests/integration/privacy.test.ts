@@ -81,6 +81,8 @@ describe.each(["sqlite", "postgres"] as const)("the privacy promise on %s", (eng
     await save(oldId, now - 400 * day, words, "old-key");
     const recentId = randomUUID();
     await save(recentId, now - 10 * day, "Recent words", "recent-key");
+    // Someone took it at once ("I'm on it"): no reminder file of the reply promise beside its email.
+    await db.query("UPDATE inquiries SET taken_at = ? WHERE id = ?", [now - 10 * day, recentId]);
     expect(await training.mark(db, oldId, "spam", now - 399 * day)).toBe(true);
     // The old counters expired long ago (a counter is only touched by a submission).
     await db.query("UPDATE rate_limits SET expire = ? WHERE key = ?", [now - 399 * day, `contact_min:${oldId}`]);

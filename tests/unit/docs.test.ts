@@ -37,6 +37,8 @@ describe("docs/contact-api.md", () => {
     expect(Object.keys(example.data)).toEqual(Object.keys(sent));
     expect(Object.keys(example.data.links)).toEqual(Object.keys(sent.links));
     expect(Object.keys(example.data.spam)).toEqual(Object.keys(sent.spam));
+    expect(Object.keys(example.data.reply)).toEqual(Object.keys(sent.reply));
+    expect(example.data.reply.promiseBusinessHours).toBe(sent.reply.promiseBusinessHours);
   });
 
   it("gives the lock wait the SQLite engine uses", () => {

@@ -2,6 +2,7 @@ import { z } from "zod";
 import { site } from "../../../app/config/site.ts";
 import type { Config } from "../../config.ts";
 import type { LeadLinks } from "../review/links.ts";
+import { replyOf } from "../review/promise.ts";
 import { type Delivery, type Inquiry, verdictOf } from "../storage/records.ts";
 
 /**
@@ -24,6 +25,16 @@ export interface Channel {
   deliver(delivery: Delivery): Promise<Attempt>;
   /** A short operator alert naming these inquiries, tagged with what it is (`AlertKind`). Best effort. */
   notify(kind: AlertKind, subject: string, text: string, inquiryIds: string[]): Promise<void>;
+  /**
+   * The lead again, to `target` (its route's recipients) and the escalation address: nobody took it
+   * within the reply promise (review/reminders.ts). The email channel's; says who it went to.
+   */
+  remind?(inquiry: Inquiry, target: string | null, reminder: { waited: string; promise: string }): Promise<string>;
+  /**
+   * An event about a lead after its delivery (`inquiry.taken`, `inquiry.reminded`: review/reminders.ts)
+   * to `target` (its route's receiver). The webhook channel's; throws when it did not go.
+   */
+  report?(inquiry: Inquiry, target: string, event: { type: string; timestamp: string; data: object }): Promise<void>;
   describe(): string;
   close?(): void;
 }
@@ -134,7 +145,8 @@ export async function post(
 
 /**
  * The inquiry as a webhook receiver gets it: no address hash, nothing internal; what the spam
- * defence made of it (`spam.verdict`: clean or suspect), and the signed links that fit (`links.spam`, `links.release`).
+ * defence made of it (`spam.verdict`: clean or suspect), the reply promise (`reply`: the business
+ * hours promised, when they are up, and — in the later events — who took it, when, and whether in time), and the signed links that fit (`links.take`, `links.spam`, `links.release`).
  */
 export function inquiryPayload(inquiry: Inquiry, links: LeadLinks) {
   return {
@@ -148,6 +160,7 @@ export function inquiryPayload(inquiry: Inquiry, links: LeadLinks) {
     page: inquiry.page,
     source: inquiry.source,
     spam: { verdict: verdictOf(inquiry), score: inquiry.spamScore ?? null },
+    reply: replyOf(inquiry, Date.now()),
     links: Object.fromEntries(links.for(inquiry).map((l) => [l.action, l.url])),
   };
 }

@@ -4,7 +4,7 @@ import nodemailer from "nodemailer";
 import addressparser from "nodemailer/lib/addressparser";
 import { z } from "zod";
 import { site } from "../../../app/config/site.ts";
-import { ACTION_EFFECT } from "../../../app/contact/lead.ts";
+import { ACTION_EFFECT, ACTION_LABEL } from "../../../app/contact/lead.ts";
 import { escapeHtml } from "../../../app/lib/escape.ts";
 import type { Config } from "../../config.ts";
 import type { LeadLink } from "../review/links.ts";
@@ -54,14 +54,26 @@ export const SUSPECT_MARK = "[Possible spam]";
 export const SUSPECT_NOTE =
   "Possible spam: the filter is not sure this is a person's inquiry. Tell it with a link below: either click teaches it.";
 
+/**
+ * The lead's email; with `reminder`, the same lead again (review/reminders.ts): its subject and a
+ * first paragraph say that nobody took it and how long it waited, and it has its own Message-ID.
+ */
 export function buildMail(
   inquiry: Inquiry,
-  opts: { from: string; to: string; siteHost: string; links: LeadLink[] },
+  opts: {
+    from: string;
+    to: string;
+    siteHost: string;
+    links: LeadLink[];
+    reminder?: { waited: string; promise: string };
+  },
 ): Mail {
   // The subject holds validated single-line text only (the schema rejects CR/LF), cut to a sane length.
   const who = inquiry.company ? `${inquiry.name} (${inquiry.company})` : inquiry.name;
   const mark = inquiry.suspect ? `${SUSPECT_MARK} ` : "";
-  const subject = cutAt(`${mark}New inquiry: ${inquiry.service || "General"} — ${who}`, 200);
+  const { reminder } = opts;
+  const again = reminder ? `Nobody has taken this lead for ${reminder.waited}: ` : "";
+  const subject = cutAt(`${again}${mark}New inquiry: ${inquiry.service || "General"} — ${who}`, 200);
   const received = new Date(inquiry.receivedAt).toISOString();
   const rows: Array<[string, string]> = [
     ["Name", inquiry.name],
@@ -72,7 +84,13 @@ export function buildMail(
     ["Page", inquiry.page ?? "—"],
     ["Inquiry ID", inquiry.id],
   ];
-  const note = inquiry.suspect ? [SUSPECT_NOTE, ""] : [];
+  const reminding = reminder
+    ? [
+        `Reminder: this lead has waited ${reminder.waited} of business time and nobody has pressed "${ACTION_LABEL.take}". We promise visitors a reply within ${reminder.promise}. If you are answering it, press "${ACTION_LABEL.take}" below so the others know.`,
+        "",
+      ]
+    : [];
+  const note = [...reminding, ...(inquiry.suspect ? [SUSPECT_NOTE, ""] : [])];
   const reply = replyLink(inquiry);
   const text = [
     ...note,
@@ -96,7 +114,7 @@ export function buildMail(
     )
     .join("");
   const html = `<!doctype html><html><body style="font-family:system-ui,sans-serif;color:#0f172a">
-${inquiry.suspect ? `<p style="padding:8px;background:#fef3c7;color:#78350f"><strong>${escapeHtml(SUSPECT_NOTE)}</strong></p>\n` : ""}<p>A new inquiry arrived through the ${escapeHtml(site.name)} website.</p>
+${reminding.length > 0 ? `<p style="padding:8px;background:#fee2e2;color:#7f1d1d"><strong>${escapeHtml(reminding[0] ?? "")}</strong></p>\n` : ""}${inquiry.suspect ? `<p style="padding:8px;background:#fef3c7;color:#78350f"><strong>${escapeHtml(SUSPECT_NOTE)}</strong></p>\n` : ""}<p>A new inquiry arrived through the ${escapeHtml(site.name)} website.</p>
 <table cellpadding="4" style="border-collapse:collapse">${rows
     .map(([k, v]) => `<tr><th align="left">${escapeHtml(k)}</th><td>${escapeHtml(v)}</td></tr>`)
     .join("")}</table>
@@ -113,8 +131,8 @@ ${buttons ? `<p>${buttons}</p>\n<p style="color:#475569;font-size:13px">${opts.l
     subject,
     text,
     html,
-    messageId: messageIdFor(inquiry.id, opts.siteHost),
-    headers: { "X-Inquiry-Id": inquiry.id },
+    messageId: reminder ? `<reminder-${inquiry.id}@${opts.siteHost}>` : messageIdFor(inquiry.id, opts.siteHost),
+    headers: { "X-Inquiry-Id": inquiry.id, ...(reminder ? { "X-Reminder": "reply-promise" } : {}) },
   };
 }
 
@@ -201,6 +219,11 @@ const variables = {
     description: "the company inbox inquiries go to",
     shownDefault: "the site email (`app/config/site.ts`)",
   }),
+  LEAD_ESCALATION_TO: emails.optional().meta({
+    description:
+      "who else gets the reminder of a lead nobody took within the reply promise (comma-separated addresses), besides its route's recipients. See [The reply promise](operations.md#the-reply-promise)",
+    shownDefault: "the general inbox (`CONTACT_TO`)",
+  }),
 };
 
 export const email: ChannelDefinition<typeof variables> = {
@@ -256,6 +279,20 @@ export const email: ChannelDefinition<typeof variables> = {
           id,
         );
         if (!result.accepted) throw new Error(result.detail);
+      },
+      async remind(inquiry, target, reminder) {
+        // The route's recipients and the escalation address, each once.
+        const to = [
+          ...new Set(
+            [target ?? addresses.to, config.LEAD_ESCALATION_TO ?? addresses.to].flatMap((list) =>
+              list.split(",").map((a) => a.trim().toLowerCase()),
+            ),
+          ),
+        ].join(", ");
+        const mail = buildMail(inquiry, { ...addresses, to, links: links.for(inquiry), reminder });
+        const result = await mailer.send(mail, `reminder-${inquiry.id}`);
+        if (!result.accepted) throw new Error(`relay did not accept the reminder: ${result.detail}`);
+        return to;
       },
       describe: () => mailer.describe(),
       close: () => mailer.close(),

@@ -73,6 +73,11 @@ export const webhook: ChannelDefinition<typeof variables> = {
           data: inquiryPayload(inquiry, links),
         });
       },
+      async report(inquiry, target, event) {
+        // One id per event and inquiry, the same on every try: the receiver de-duplicates on it.
+        const outcome = await send(urlFor(target), `evt_${event.type.replace(/\W/g, "_")}_${inquiry.id}`, event);
+        if (outcome.kind !== "delivered") throw new Error(outcome.reason);
+      },
       async notify(kind, subject, text) {
         const outcome = await send(urlFor("default"), `alert_${Date.now()}_${Math.random().toString(36).slice(2)}`, {
           type: kind === "delivery-failed" ? "delivery.failed" : "inquiries.held",

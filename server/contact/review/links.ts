@@ -18,11 +18,14 @@ export type LinkCheck =
 
 export type LeadLink = { action: ReviewAction; label: string; url: string };
 
-const ACTIONS: readonly ReviewAction[] = ["spam", "release"];
-/** The links that fit each verdict: a lead "Spam" (and "Not spam" when possible spam); a held one "Not spam". */
+const ACTIONS: readonly ReviewAction[] = ["spam", "release", "take"];
+/**
+ * The links that fit each verdict: a lead "I'm on it" and "Spam" (and "Not spam" when possible
+ * spam); a held one "Not spam".
+ */
 const FITTING: Record<SpamVerdict, ReviewAction[]> = {
-  clean: ["spam"],
-  suspect: ["spam", "release"],
+  clean: ["take", "spam"],
+  suspect: ["take", "spam", "release"],
   held: ["release"],
 };
 /** Links signed before "release" was the word for "not spam" still work until they expire. */

@@ -1,5 +1,6 @@
 import type { Logger } from "pino";
-import type { LeadPage, LeadSummary, LeadView } from "../../../app/contact/lead.ts";
+import { site } from "../../../app/config/site.ts";
+import { type LeadPage, type LeadSummary, type LeadView, TAKEN_BY_MAX } from "../../../app/contact/lead.ts";
 import type { Config } from "../../config.ts";
 import { cutAt } from "../delivery/channel.ts";
 import type { ContactPipeline, LimitSpec } from "../intake/pipeline.ts";
@@ -66,9 +67,19 @@ export function leadPage(o: {
           log.warn({ inquiryId: check.inquiryId, action: check.action }, "lead link refused: too many actions");
           return { kind: "rate-limited", retryAfterSeconds: wait };
         }
+        if (check.action === "take") {
+          // "I'm on it" has no Undo: the others may already have read who is on it.
+          const result = await performAction(pipeline.db, o.config, "take", check.inquiryId, now, {
+            by: takenBy(opts.by),
+          });
+          if (result.kind !== "taken") return { kind: "gone" };
+          const { inquiry, first } = result.taken;
+          log.info({ inquiryId: check.inquiryId, action: check.action, first }, "lead link used");
+          return { kind: "taken", first, summary: summaryOf(inquiry) };
+        }
         const undo = opts.undo === true;
         const result = await performAction(pipeline.db, o.config, check.action, check.inquiryId, now, { undo });
-        if (result.kind === "unknown") return { kind: "gone" };
+        if (result.kind === "unknown" || result.kind === "taken") return { kind: "gone" };
         if (result.kind === "no-routing") return { kind: "unavailable" };
         const { changed, cancelled, delivered, underWay } = result.marked;
         const queued = result.marked.queued.map((d) => d.channel);
@@ -92,6 +103,29 @@ export function leadPage(o: {
   }
 }
 
+/** The name given on the "I'm on it" page, as stored and shown: one line, printable, at most TAKEN_BY_MAX characters. */
+function takenBy(given: string | undefined): string | null {
+  const name = cutAt(
+    (given ?? "")
+      .replace(/[\p{Cc}\p{Cf}\p{Zl}\p{Zp}]/gu, " ")
+      .replace(/\s+/g, " ")
+      .trim(),
+    TAKEN_BY_MAX,
+  );
+  return name || null;
+}
+
+/** A time as the office reads it: "Tue, Jan 19, 12:01 PM MST". */
+const officeTime = new Intl.DateTimeFormat("en-US", {
+  timeZone: site.timeZone,
+  weekday: "short",
+  month: "short",
+  day: "numeric",
+  hour: "numeric",
+  minute: "2-digit",
+  timeZoneName: "short",
+});
+
 function summaryOf(i: Inquiry): LeadSummary {
   const message = i.message.replace(/\s+/g, " ").trim();
   return {
@@ -102,5 +136,9 @@ function summaryOf(i: Inquiry): LeadSummary {
     receivedAt: new Date(i.receivedAt).toISOString(),
     excerpt: Array.from(message).length > 400 ? `${cutAt(message, 399)}…` : message,
     verdict: verdictOf(i),
+    taken:
+      i.takenAt == null
+        ? null
+        : { by: i.takenBy ?? null, at: new Date(i.takenAt).toISOString(), local: officeTime.format(i.takenAt) },
   };
 }

@@ -23,6 +23,11 @@ export type Inquiry = ContactInput & {
   spamScore?: number | null;
   /** Delivered marked as possible spam (the band below the hold: intake/pipeline.ts). */
   suspect?: boolean;
+  /** When someone first pressed "I'm on it" (review/actions.ts), and the name they gave, if any. */
+  takenAt?: number | null;
+  takenBy?: string | null;
+  /** When its reminder went (review/reminders.ts); 0: received before reminders existed. */
+  remindedAt?: number | null;
 };
 
 /** What the spam defence made of an inquiry, as the CLI and the channels say it. */
@@ -91,7 +96,7 @@ export function toDelivery(r: Record<string, unknown>): DeliveryRecord {
 }
 
 export const INQUIRY_COLUMNS =
-  "i.id, i.received_at, i.name, i.email, i.company, i.service, i.message, i.page, i.user_agent, i.ip_hash, i.source, i.held, i.held_reason, i.spam_score, i.suspect";
+  "i.id, i.received_at, i.name, i.email, i.company, i.service, i.message, i.page, i.user_agent, i.ip_hash, i.source, i.held, i.held_reason, i.spam_score, i.suspect, i.taken_at, i.taken_by, i.reminded_at";
 
 export function toInquiry(r: Record<string, unknown>): Inquiry {
   return {
@@ -110,6 +115,9 @@ export function toInquiry(r: Record<string, unknown>): Inquiry {
     heldReason: (r.held_reason as string | null) ?? null,
     spamScore: r.spam_score == null ? null : Number(r.spam_score),
     suspect: r.suspect === true || r.suspect === 1,
+    takenAt: r.taken_at == null ? null : Number(r.taken_at),
+    takenBy: (r.taken_by as string | null) ?? null,
+    remindedAt: r.reminded_at == null ? null : Number(r.reminded_at),
   };
 }
 

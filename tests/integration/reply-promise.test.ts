@@ -1,0 +1,328 @@
+import { mkdtempSync, rmSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import pino from "pino";
+import { afterEach, describe, expect, inject, it } from "vitest";
+import { site } from "../../app/config/site.ts";
+import { loadConfig } from "../../server/config.ts";
+import type { Clock } from "../../server/contact/housekeeping.ts";
+import { createMetrics } from "../../server/contact/metrics.ts";
+import { performAction } from "../../server/contact/review/actions.ts";
+import type { Promised } from "../../server/contact/review/promise.ts";
+import { REMINDER_CLAIM_MS } from "../../server/contact/review/reminders.ts";
+import { createContactPipeline } from "../../server/contact/runtime.ts";
+import type { Database } from "../../server/contact/storage/database.ts";
+import * as inquiries from "../../server/contact/storage/inquiries.ts";
+import { openPostgres } from "../../server/contact/storage/postgres.ts";
+import { openSqlite } from "../../server/contact/storage/sqlite.ts";
+import { claim } from "../../server/contact/storage/taken.ts";
+import { testKeys } from "../support/keys.ts";
+import { createTestDatabase } from "../support/postgres.ts";
+import { Receiver } from "../support/receiver.ts";
+import { TestSmtp } from "../support/smtp.ts";
+
+/**
+ * The reply promise as it runs (ADR 0020): the scheduled work (housekeeping.ts, started as the
+ * server starts it) with a controlled clock, across a weekend and a public holiday, a real SMTP
+ * server receiving the reminder, and two instances on one PostgreSQL database that never both send one.
+ *
+ * The scenario needs the company's hours as they are (weekdays 9–18, Saturday 10–14, Sunday closed,
+ * America/Denver: app/config/site.ts) and a Monday holiday: a lead on the Saturday before it at 13:00
+ * has 1 business hour that day, none on Sunday and the holiday, and its 4 hours are up on Tuesday at
+ * 12:00. The holiday is the test's own (the company's calendar with `holidays` its one day, given to
+ * the pipeline and its metrics as their facts), so the scenario works in any year, whatever
+ * site.holidays lists.
+ */
+
+const HOUR = 3_600_000;
+const DAY = 24 * HOUR;
+
+/** The instant of a wall-clock time in the office's zone (Denver: UTC-7 in winter, UTC-6 in summer). */
+function office(date: string, time: string): number {
+  for (const offset of ["-07:00", "-06:00"]) {
+    const at = Date.parse(`${date}T${time}:00${offset}`);
+    const hour = new Intl.DateTimeFormat("en-US", { timeZone: site.timeZone, hour: "2-digit", hourCycle: "h23" });
+    if (hour.format(at) === time.slice(0, 2)) return at;
+  }
+  throw new Error(`no such time in ${site.timeZone}: ${date} ${time}`);
+}
+const dayAfter = (date: string, days: number) => new Date(Date.parse(date) + days * DAY).toISOString().slice(0, 10);
+
+/**
+ * The scenario's holiday: the first Monday 17 days or more ahead; its weekend is the one before it.
+ * So far ahead that the leads, stored at the real time before their receipt is moved to the
+ * scenario's, are older than the reminder's look-back (14 days) at every time the scenario's clock shows.
+ */
+const holiday = (() => {
+  const day = new Date(Date.now() + 17 * DAY);
+  day.setUTCDate(day.getUTCDate() + ((8 - day.getUTCDay()) % 7));
+  return day.toISOString().slice(0, 10);
+})();
+/** The company's hours and promise, with the scenario's holiday as its only one. */
+const facts: Promised = { ...site, holidays: [{ date: holiday, name: "The scenario's holiday" }] };
+
+const lead = (name: string, extra: Record<string, unknown> = {}) => ({
+  name,
+  email: `${name.toLowerCase().replace(/\W+/g, ".")}@example.org`,
+  company: "",
+  service: "AI Consulting",
+  message: "We would like to talk about a model audit next month.",
+  ...extra,
+});
+
+type Instance = Awaited<ReturnType<typeof createContactPipeline>> & {
+  turns: () => number;
+  config: ReturnType<typeof loadConfig>;
+  metrics: ReturnType<typeof createMetrics>;
+};
+
+const logs: Array<Record<string, unknown>> = [];
+const log = pino({ level: "info" }, { write: (line: string) => logs.push(JSON.parse(line)) });
+const cleanups: Array<() => Promise<void>> = [];
+afterEach(async () => {
+  for (const c of cleanups.splice(0).reverse()) await c();
+  logs.length = 0;
+});
+
+/** The time every instance's scheduled work reads; set by the test. */
+let now = 0;
+
+const WEBHOOK_SECRET = `whsec_${Buffer.from("reply-promise-test-secret-32-bytes!").toString("base64")}`;
+
+async function instance(db: Database, smtp: TestSmtp, dataDir: string, hook?: Receiver): Promise<Instance> {
+  const config = loadConfig({
+    DATA_DIR: dataDir,
+    SMTP_URL: smtp.url,
+    ...(hook ? { WEBHOOK_URL: hook.url, WEBHOOK_SECRET } : {}),
+    CONTACT_TO: "inbox@example.com",
+    CONTACT_ROUTES: JSON.stringify({ "AI Consulting": { to: "ai-partner@example.com" } }),
+    LEAD_ESCALATION_TO: "owner@example.com",
+    OUTBOX_POLL_MS: "25",
+    REMINDER_CHECK_MS: "20",
+    RATE_LIMIT_PER_MINUTE: "1000",
+    RATE_LIMIT_NETWORK_PER_MINUTE: "1000",
+    SPAM_FILTER: "off",
+  });
+  let turns = 0;
+  // The controlled clock, counted: a turn that read it has begun.
+  const clock: Clock = async () => {
+    turns++;
+    return now;
+  };
+  const metrics = createMetrics({ facts });
+  const made = await createContactPipeline(config, log, { keys: testKeys(), db, metrics, clock, facts });
+  made.pipeline.worker.start();
+  made.housekeeping.start();
+  cleanups.push(() => made.close());
+  return { ...made, turns: () => turns, config, metrics };
+}
+
+/** Wait until each instance has begun two turns since now: one whole turn read the clock as it is. */
+async function wholeTurn(...instances: Instance[]) {
+  const from = instances.map((i) => i.turns());
+  await expect.poll(() => instances.every((i, n) => i.turns() >= (from[n] ?? 0) + 2), { timeout: 10_000 }).toBe(true);
+}
+
+async function submit(p: Instance, body: Record<string, unknown>, receivedAt: number): Promise<string> {
+  const outcome = await p.pipeline.submit({
+    body,
+    source: "api",
+    ip: "203.0.113.9",
+    userAgent: "vitest",
+    page: "/contact",
+  });
+  const id = "id" in outcome ? String(outcome.id) : "";
+  expect(id).not.toBe("");
+  // Received at the scenario's time, as if it had come then.
+  await p.db.query("UPDATE inquiries SET received_at = ? WHERE id = ?", [receivedAt, id]);
+  return id;
+}
+
+const reminders = (smtp: TestSmtp) => smtp.received.filter((m) => m.mail.headers.get("x-reminder") === "reply-promise");
+const reminderFor = (smtp: TestSmtp, id: string) =>
+  reminders(smtp).filter((m) => m.mail.headers.get("x-inquiry-id") === id);
+
+/** What the CRM's receiver got of one type, by inquiry id. */
+const events = (hook: Receiver, type: string) =>
+  hook.received
+    .map((r) => JSON.parse(r.body) as { type: string; data: { id: string; reply: Record<string, unknown> } })
+    .filter((e) => e.type === type);
+async function startHook() {
+  const hook = await new Receiver().start("/crm");
+  cleanups.push(() => hook.stop());
+  return hook;
+}
+
+async function startSmtp() {
+  const smtp = await new TestSmtp().start();
+  cleanups.push(() => smtp.stop());
+  return smtp;
+}
+function tempDir() {
+  const dir = mkdtempSync(join(tmpdir(), "reply-promise-"));
+  cleanups.push(async () => rmSync(dir, { recursive: true, force: true }));
+  return dir;
+}
+
+describe("the reply promise, through the schedule", { timeout: 60_000 }, () => {
+  it("reminds once, after 4 business hours across a weekend and a holiday, the route's people and the escalation address; never a held one or a taken one", async () => {
+    const smtp = await startSmtp();
+    const hook = await startHook();
+    const dir = tempDir();
+    const saturday = dayAfter(holiday, -2);
+    const tuesday = dayAfter(holiday, 1);
+    now = office(saturday, "12:00");
+    let a = await instance(openSqlite(join(dir, "inquiries.sqlite")), smtp, dir, hook);
+
+    const received = office(saturday, "13:00");
+    const plain = await submit(a, lead("Waiting Lead"), received);
+    const suspect = await submit(a, lead("Possible Spam"), received);
+    await a.db.query("UPDATE inquiries SET suspect = ? WHERE id = ?", [true, suspect]);
+    const held = await submit(a, lead("Held One", { website: "filled" }), received);
+    const taken = await submit(a, lead("Taken One"), received);
+    expect((await inquiries.get(a.db, held))?.held).toBe(true);
+    // The leads themselves went (four minus the held one).
+    await expect.poll(() => smtp.received.length, { timeout: 10_000 }).toBe(3);
+
+    // Sunday noon (closed), the holiday afternoon, Tuesday 11:58: 1 h, 1 h, 3 h 58 min of business time.
+    for (const [date, time] of [
+      [dayAfter(saturday, 1), "12:00"],
+      [holiday, "15:00"],
+      [tuesday, "11:58"],
+    ] as const) {
+      now = office(date, time);
+      await wholeTurn(a);
+      expect(reminders(smtp)).toEqual([]);
+    }
+    // Someone takes one on Tuesday morning, through the action the page and the CLI use.
+    const took = await performAction(a.db, a.config, "take", taken, office(tuesday, "10:30"), { by: "Dana" });
+    expect(took).toMatchObject({ kind: "taken", taken: { first: true } });
+
+    // Tuesday 12:01: 4 h 1 min. The waiting lead and the possible spam go again, once each.
+    now = office(tuesday, "12:01");
+    await expect.poll(() => reminders(smtp).length, { timeout: 10_000 }).toBe(2);
+    const [reminder] = reminderFor(smtp, plain);
+    expect(reminder?.mail.subject).toBe(
+      "Nobody has taken this lead for 4 h 1 min: New inquiry: AI Consulting — Waiting Lead",
+    );
+    const to = [reminder?.mail.to].flat().flatMap((t) => t?.value.map((v) => v.address));
+    expect(to.sort()).toEqual(["ai-partner@example.com", "owner@example.com"]);
+    expect(reminder?.mail.text).toContain("this lead has waited 4 h 1 min of business time");
+    expect(reminder?.mail.text).toMatch(
+      /I'm on it \(records that you are answering it[^\n]*\):\nhttp:\/\/127\.0\.0\.1\/lead\?t=/,
+    );
+    // Its links act on the lead, so a reply stays with its recipients (ADR 0019); the visitor is one click away.
+    expect((reminder?.mail.replyTo?.value ?? []).map((v) => v.address).sort()).toEqual(to);
+    expect(reminder?.mail.headerLines.map((h) => h.line).join("\n")).not.toContain("waiting.lead@example.org");
+    expect(reminder?.mail.text).toContain(
+      "Reply to Waiting Lead (a new message to them, without this email's links):\nmailto:waiting.lead@example.org?subject=Re%3A%20",
+    );
+    expect(reminderFor(smtp, suspect)[0]?.mail.subject).toContain("[Possible spam] New inquiry");
+    expect(reminderFor(smtp, held)).toEqual([]);
+    expect(reminderFor(smtp, taken)).toEqual([]);
+
+    // More turns, a restart, a clock that jumps a day ahead and back: never again.
+    await wholeTurn(a);
+    await a.close();
+    cleanups.pop();
+    a = await instance(openSqlite(join(dir, "inquiries.sqlite")), smtp, dir, hook);
+    now = office(dayAfter(tuesday, 1), "12:00");
+    await wholeTurn(a);
+    now = office(tuesday, "12:02");
+    await wholeTurn(a);
+    expect(reminders(smtp)).toHaveLength(2);
+
+    // What the company's people and its tools read.
+    expect(await inquiries.get(a.db, plain)).toMatchObject({ remindedAt: office(tuesday, "12:01"), takenAt: null });
+    expect(await inquiries.get(a.db, taken)).toMatchObject({ takenBy: "Dana", takenAt: office(tuesday, "10:30") });
+    const sent = logs.filter((l) => l.msg === "reply promise: reminder sent for a lead nobody took");
+    expect(sent.map((l) => l.inquiryId).sort()).toEqual([plain, suspect].sort());
+    // The CRM was told, once each: who took which lead after how much business time, and which were reminded.
+    const tookEvents = events(hook, "inquiry.taken");
+    expect(tookEvents.map((e) => e.data.id)).toEqual([taken]);
+    // Saturday 13:00–14:00 and Tuesday 9:00–10:30: 2 h 30 min, within the promise.
+    expect(tookEvents[0]?.data.reply).toMatchObject({
+      promiseBusinessHours: 4,
+      dueAt: new Date(office(tuesday, "12:00")).toISOString(),
+      takenBy: "Dana",
+      businessSecondsToTake: 9000,
+      missed: false,
+    });
+    const remindedEvents = events(hook, "inquiry.reminded");
+    expect(remindedEvents.map((e) => e.data.id).sort()).toEqual([plain, suspect].sort());
+    expect(remindedEvents[0]?.data.reply).toMatchObject({ takenAt: null, missed: true });
+  });
+
+  it("loses no reminder: a relay that refuses it, and an instance that claimed it and died, are followed by one that sends it", async () => {
+    const smtp = await startSmtp();
+    const dir = tempDir();
+    const tuesday = dayAfter(holiday, 1);
+    now = office(tuesday, "09:00");
+    const a = await instance(openSqlite(join(dir, "inquiries.sqlite")), smtp, dir);
+    const refused = await submit(a, lead("Refused Once"), office(tuesday, "09:00"));
+    const orphan = await submit(a, lead("Claimed Then Died"), office(tuesday, "09:00"));
+    await expect.poll(() => smtp.received.length, { timeout: 10_000 }).toBe(2);
+    // Another instance claimed this one's reminder at 13:00 and died before sending it.
+    expect(await claim(a.db, "reminder", orphan, 0, office(tuesday, "13:00"))).toBe(true);
+    smtp.rejectNext = 1; // the relay answers 451 to the next message: the first reminder
+    now = office(tuesday, "13:00");
+    await wholeTurn(a);
+    await wholeTurn(a);
+    expect(reminders(smtp)).toEqual([]);
+    expect(smtp.rejected).toHaveLength(1);
+    expect(logs.some((l) => l.msg === "reply promise: could not send a reminder; tried again later")).toBe(true);
+    // Once a claim has lasted REMINDER_CLAIM_MS, the next turn sends each, once.
+    now = office(tuesday, "13:00") + REMINDER_CLAIM_MS + 60_000;
+    await expect.poll(() => reminders(smtp).length, { timeout: 10_000 }).toBe(2);
+    expect(reminderFor(smtp, refused)).toHaveLength(1);
+    expect(reminderFor(smtp, orphan)).toHaveLength(1);
+    await wholeTurn(a);
+    expect(reminders(smtp)).toHaveLength(2);
+  });
+});
+
+describe("on PostgreSQL with two instances", { timeout: 60_000 }, () => {
+  it("each lead is reminded exactly once, whichever instance sends it", async () => {
+    const smtp = await startSmtp();
+    const dir = tempDir();
+    const pgdb = await createTestDatabase(inject("pgAdminUrl"), "reply_promise");
+    cleanups.push(pgdb.drop);
+    const tuesday = dayAfter(holiday, 1);
+    now = office(tuesday, "08:00");
+    const hook = await startHook();
+    const a = await instance(openPostgres(pgdb.url), smtp, dir, hook);
+    const b = await instance(openPostgres(pgdb.url), smtp, dir, hook);
+    const ids: string[] = [];
+    for (let n = 0; n < 8; n++) ids.push(await submit(n % 2 ? a : b, lead(`Lead ${n}`), office(tuesday, "08:30")));
+    await expect.poll(() => smtp.received.length, { timeout: 10_000 }).toBe(8);
+    // 9:00 to 13:00 is 4 business hours.
+    now = office(tuesday, "13:00");
+    await expect.poll(() => reminders(smtp).length, { timeout: 10_000 }).toBe(8);
+    await wholeTurn(a, b);
+    await wholeTurn(a, b);
+    for (const id of ids) expect(reminderFor(smtp, id)).toHaveLength(1);
+    expect(reminders(smtp)).toHaveLength(8);
+    // The figures every instance reports: from the database the same on each; the reminders each sent add up.
+    await performAction(b.db, b.config, "take", ids[0] ?? "", office(tuesday, "13:30"));
+    const sample = async (i: Instance, name: string) =>
+      (await i.metrics.registry.getSingleMetric(name)?.get())?.values[0]?.value;
+    for (const i of [a, b]) {
+      expect(await sample(i, "contact_leads_waiting")).toBe(7);
+      expect(await sample(i, "contact_lead_take_median_business_seconds")).toBe(4.5 * 3600);
+    }
+    const sent = [await sample(a, "contact_lead_reminders_total"), await sample(b, "contact_lead_reminders_total")];
+    expect((sent[0] ?? 0) + (sent[1] ?? 0)).toBe(8);
+    // The CRM hears of each reminder once, and of the take once, whichever instance told it.
+    await expect.poll(() => events(hook, "inquiry.taken").length, { timeout: 10_000 }).toBe(1);
+    await wholeTurn(a, b);
+    expect(
+      events(hook, "inquiry.reminded")
+        .map((e) => e.data.id)
+        .sort(),
+    ).toEqual([...ids].sort());
+    expect(events(hook, "inquiry.taken")[0]?.data.reply).toMatchObject({
+      businessSecondsToTake: 4.5 * 3600,
+      missed: true,
+    });
+  });
+});

@@ -1,0 +1,64 @@
+import { describe, expect, it } from "vitest";
+import { site } from "../../app/config/site.ts";
+import {
+  businessDeadline,
+  businessMsBetween,
+  type Promised,
+  promiseDueAt,
+  sayBusinessTime,
+} from "../../server/contact/review/promise.ts";
+
+/** Business time as the company counts it (server/contact/review/promise.ts): office hours, time zone, holidays. */
+
+const HOUR = 3_600_000;
+const facts: Promised = {
+  timeZone: "America/Denver",
+  officeHours: [
+    {
+      label: "Weekdays",
+      days: ["Monday", "Tuesday", "Wednesday", "Thursday", "Friday"],
+      opens: "09:00",
+      closes: "18:00",
+      text: "",
+    },
+    { label: "Saturday", days: ["Saturday"], opens: "10:00", closes: "14:00", text: "" },
+    { label: "Sunday", days: ["Sunday"], text: "Closed" },
+  ],
+  holidays: [{ date: "2027-01-18", name: "Martin Luther King Jr. Day" }],
+  response: { promiseBusinessHours: 4 },
+};
+const at = (iso: string) => Date.parse(iso);
+
+describe("business time", () => {
+  it("counts office hours only: none at night, on Sunday or on a holiday", () => {
+    // Saturday 13:00 MST to Tuesday 12:00 MST: Saturday 1 h, Sunday closed, Monday a holiday, Tuesday 3 h.
+    expect(businessMsBetween(at("2027-01-16T13:00-07:00"), at("2027-01-19T12:00-07:00"), facts)).toBe(4 * HOUR);
+    expect(promiseDueAt(at("2027-01-16T13:00-07:00"), facts)).toBe(at("2027-01-19T12:00-07:00"));
+    // Received at night: the hours start when the office opens.
+    expect(promiseDueAt(at("2027-01-20T23:30-07:00"), facts)).toBe(at("2027-01-21T13:00-07:00"));
+    // Nothing backwards.
+    expect(businessMsBetween(at("2027-01-21T12:00-07:00"), at("2027-01-21T10:00-07:00"), facts)).toBe(0);
+  });
+
+  it("keeps the office's wall clock across a daylight saving change", () => {
+    // Sunday 14 March 2027 Denver moves to MDT (UTC-6); Friday 16:00 MST + 2 h + Saturday 2 h.
+    expect(promiseDueAt(at("2027-03-12T16:00-07:00"), facts)).toBe(at("2027-03-13T12:00-07:00"));
+    // Monday after the change: 9:00 MDT opens.
+    expect(promiseDueAt(at("2027-03-15T07:00-06:00"), facts)).toBe(at("2027-03-15T13:00-06:00"));
+  });
+
+  it("has no deadline on a calendar with no open hours, and says times as people do", () => {
+    const closed = { ...facts, officeHours: [{ label: "Never", days: ["Monday" as const], text: "Closed" }] };
+    expect(businessDeadline(at("2027-01-20T10:00-07:00"), HOUR, closed)).toBeNull();
+    expect([sayBusinessTime(4 * HOUR + 60_000), sayBusinessTime(45 * 60_000), sayBusinessTime(2 * HOUR)]).toEqual([
+      "4 h 1 min",
+      "45 min",
+      "2 h",
+    ]);
+  });
+
+  it("is the company's promise: 4 business hours, the stricter of the spec's two (ADR 0020)", () => {
+    expect(site.response.promiseBusinessHours).toBe(4);
+    expect(site.response.tile).toContain("4 hours");
+  });
+});
