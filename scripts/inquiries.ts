@@ -9,6 +9,7 @@ import { correct, parseCorrection } from "../server/contact/correction.ts";
 import { CHANNEL_NAMES } from "../server/contact/delivery/channels.ts";
 import { type Erased, type ErasedEverywhere, eraseEverywhere } from "../server/contact/erasure.ts";
 import { performAction } from "../server/contact/review/actions.ts";
+import { takenBy } from "../server/contact/review/page.ts";
 import { sayBusinessTime, timingOf } from "../server/contact/review/promise.ts";
 import { promised, replyFigures } from "../server/contact/review/reply-figures.ts";
 import { DATABASE_FILE, dataDirUser, isSqliteFile } from "../server/contact/storage/data-dir.ts";
@@ -332,7 +333,7 @@ const COMMANDS: Record<string, (c: Context) => Promise<number>> = {
   async take({ db, rest, values, config }) {
     const id = rest[0];
     if (!id) throw new UsageError("take needs an inquiry ID");
-    const result = await performAction(db, config, "take", id, Date.now(), { by: values.by?.trim() || null });
+    const result = await performAction(db, config, "take", id, Date.now(), { by: takenBy(values.by) });
     if (result.kind !== "taken") {
       console.error(`No inquiry with ID ${id}.`);
       return 1;

@@ -1,7 +1,7 @@
 import { resolve } from "node:path";
 import { contactPublicKey } from "../app/contact/api.ts";
 import { seedCorpus } from "./contact/intake/content-filter.ts";
-import { loadEnv } from "./env.ts";
+import { loadEnv, setVariables } from "./env.ts";
 import { externalOrigin } from "./security.ts";
 
 /**
@@ -21,7 +21,7 @@ export function loadConfig(source: NodeJS.ProcessEnv = process.env) {
     ...env,
     dataDir: resolve(env.DATA_DIR),
     /** Whether SITE_URL was set (unset, it is the example's: review/links.ts refuses that in production). */
-    siteUrlSet: Boolean(source.SITE_URL),
+    siteUrlSet: "SITE_URL" in setVariables(source),
     /** The host of SITE_URL: the sender's domain and the Message-IDs' right side. */
     siteHost: new URL(env.SITE_URL).hostname,
     /** The anonymous public keys the server accepts as bearer token: the pages' (app/contact/api.ts has the default), and while it changes the previous one. */

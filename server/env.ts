@@ -277,16 +277,23 @@ export type Env = z.infer<typeof schema>;
 export const BUILD_TIME = ["SITE_URL", "CONTACT_ENDPOINT", "CONTACT_PUBLIC_KEY"] as const;
 
 /** The environment, validated; an empty variable (`DATABASE_URL=` in a .env) means "not set". */
-export function loadEnv(source: NodeJS.ProcessEnv): Env {
-  // `podman run --env-file` and `docker run --env-file` keep the quotes that a shell, Node's
-  // --env-file and compose's env_file take away: a value in one pair of matching quotes is read
-  // without them, however it came (`WEBHOOK_SECRET="whsec_NEW whsec_OLD"` as the docs show it).
+/**
+ * The variables that are set, as the server reads them. `podman run --env-file` and `docker run
+ * --env-file` keep the quotes that a shell, Node's --env-file and compose's env_file take away: a
+ * value in one pair of matching quotes is read without them, however it came
+ * (`WEBHOOK_SECRET="whsec_NEW whsec_OLD"` as the docs show it); an empty value is not set.
+ */
+export function setVariables(source: NodeJS.ProcessEnv): Record<string, string> {
   const unquote = (v: string) => /^(["'])(.*)\1$/s.exec(v)?.[2] ?? v;
-  const set = Object.fromEntries(
+  return Object.fromEntries(
     Object.entries(source)
-      .map(([k, v]) => [k, v === undefined ? v : unquote(v)] as const)
-      .filter(([, v]) => v !== undefined && v !== ""),
+      .map(([k, v]) => [k, v === undefined ? "" : unquote(v)] as const)
+      .filter(([, v]) => v !== ""),
   );
+}
+
+export function loadEnv(source: NodeJS.ProcessEnv): Env {
+  const set = setVariables(source);
   const parsed = schema.safeParse(set);
   if (!parsed.success) {
     const problems = parsed.error.issues.map((i) => `${i.path.join(".")}: ${i.message}`);

@@ -217,3 +217,13 @@ export function formPostGuard(max: number): RequestHandler {
     next();
   };
 }
+
+/** A host on this machine (`localhost`, `*.localhost`, 127.0.0.0/8, ::1, in brackets or not). */
+export function isLoopbackHost(host: string): boolean {
+  const bare = host
+    .replace(/^\[|\]$/g, "")
+    .replace(/\.$/, "")
+    .toLowerCase();
+  if (bare === "localhost" || bare.endsWith(".localhost")) return true;
+  return ipaddr.isValid(bare) && ipaddr.process(bare).range() === "loopback";
+}

@@ -91,11 +91,17 @@ const keys = secretKeys(new KeyRing(legacySecret(config)), config);
 // data folder is marked as used by this process, so a restore refuses while it runs (storage/data-dir.ts).
 let inUse: { release(): void } | null = null;
 try {
-  keepPrivate(config.dataDir);
+  // The mark first, and on its own: nothing about modes may leave a running server unmarked.
   if (!config.DATABASE_URL) {
     mkdirSync(config.dataDir, { recursive: true });
     inUse = markInUse(config.dataDir);
   }
+  const untouched = keepPrivate(config.dataDir);
+  if (untouched.length > 0)
+    log.warn(
+      { untouched },
+      "files in the data folder whose mode this server may not change: make them private by hand",
+    );
 } catch (err) {
   log.warn(
     { reason: (err as Error).message },

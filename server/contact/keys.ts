@@ -1,6 +1,7 @@
 import { createHmac, randomBytes } from "node:crypto";
 import type { Sql } from "./storage/database.ts";
-import { ensureKey, type KeyPurpose, listKeys } from "./storage/keys.ts";
+import { StorageUnavailableError } from "./storage/database.ts";
+import { ensureFirstKey, ensureKey, type KeyPurpose, listKeys } from "./storage/keys.ts";
 
 /**
  * The keys the server signs and hashes with, one set per job (docs/decisions/0017-keys-in-the-database.md):
@@ -37,7 +38,7 @@ export class KeyRing {
    * an earlier release's keys as retired ones), then read them all.
    */
   async attach(db: Sql, now = Date.now()): Promise<void> {
-    for (const purpose of ["links", "form"] as const) await ensureKey(db, { purpose, id: "k1" }, now);
+    for (const purpose of ["links", "form"] as const) await ensureFirstKey(db, purpose, now);
     if (this.legacySecret) {
       // What an earlier release derived from its one secret; retired now, they check what they signed until it expires.
       for (const [purpose, label] of [
@@ -75,13 +76,40 @@ export class KeyRing {
     throw new Error("the link key is not loaded yet: the contact storage has not started");
   }
 
-  /** The key with that id, read again from the database once if it is not known here; undefined if none has it. */
+  /**
+   * The key with that id, read again from the database once if it is not known here; undefined if
+   * none has it. Before the database is attached only this process's form key is known: a link
+   * cannot be checked yet (StorageUnavailableError: "try again", not "not valid").
+   */
   async find(purpose: "links" | "form", id: string, now = Date.now()): Promise<Buffer | undefined> {
     if (purpose === "form" && id === this.processKey.id) return this.processKey.secret;
     const have = this.known.get(`${purpose}:${id}`);
-    if (have || !this.db || now - this.lastRead < 1_000) return have;
+    if (have) return have;
+    if (!this.db) {
+      if (purpose === "links")
+        throw new StorageUnavailableError("the keys are not read yet: the contact storage has not started");
+      return undefined;
+    }
+    if (now - this.lastRead < 1_000) return undefined;
     await this.read(now);
     return this.known.get(`${purpose}:${id}`);
+  }
+
+  /**
+   * Whether a key of that id was ever made for the job, though it is gone now: an earlier release's,
+   * or k1…kN up to the newest known. An id never made is a forgery, not a rotation.
+   */
+  wasIssued(purpose: "links" | "form", id: string): boolean {
+    if (id === LEGACY_KEY_ID) return true;
+    const n = /^k(\d+)$/.exec(id)?.[1];
+    if (!n) return false;
+    const newest = Math.max(
+      0,
+      ...[...this.known.keys()]
+        .filter((k) => k.startsWith(`${purpose}:k`))
+        .map((k) => Number(k.slice(purpose.length + 2))),
+    );
+    return Number(n) <= newest;
   }
 
   /** This month's address key, made when the month's first submission needs it. Undefined until attached. */

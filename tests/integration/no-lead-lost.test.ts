@@ -303,6 +303,43 @@ describe.each(["sqlite", "postgres"] as const)("on %s", (engine) => {
 });
 
 describe("instances with other settings on one PostgreSQL database", () => {
+  it("a rolling upgrade across the `spam` → `held` rename: what the release before writes and what this one writes agree", async () => {
+    const database = await createTestDatabase(inject("pgAdminUrl"), "rename");
+    stops.push(() => database.drop());
+    const db = openDatabase({ dataDir: "", DATABASE_URL: database.url });
+    stops.push(() => db.close());
+    await db.migrate();
+    const client = new pg.Client({ connectionString: database.url });
+    await client.connect();
+    stops.push(() => client.end());
+    const row = async (id: string) =>
+      (await client.query("SELECT held, spam FROM inquiries WHERE id = $1", [id])).rows[0] as {
+        held: boolean;
+        spam: boolean;
+      };
+    const insert = (id: string, column: "held" | "spam", value: boolean) =>
+      client.query(
+        `INSERT INTO inquiries (id, received_at, name, email, company, service, message, source, ${column}, message_hash)
+         VALUES ($1, 0, 'Ada', 'ada@example.org', '', '', 'Hi', 'api', $2, 'h')`,
+        [id, value],
+      );
+    // The release before stores a held message (it names `spam`), this one a held and a clean one.
+    await insert("old-held", "spam", true);
+    await insert("new-held", "held", true);
+    await insert("new-clean", "held", false);
+    expect(await row("old-held")).toEqual({ held: true, spam: true });
+    expect(await row("new-held")).toEqual({ held: true, spam: true });
+    expect(await row("new-clean")).toEqual({ held: false, spam: false });
+    // Each releases or holds through its own column; the other column follows.
+    await client.query("UPDATE inquiries SET spam = FALSE WHERE id = 'old-held'");
+    expect(await row("old-held")).toEqual({ held: false, spam: false });
+    await client.query("UPDATE inquiries SET held = TRUE WHERE id = 'new-clean'");
+    expect(await row("new-clean")).toEqual({ held: true, spam: true });
+    // An update of another column leaves both as they were.
+    await client.query("UPDATE inquiries SET held_reason = 'x' WHERE id = 'new-held'");
+    expect(await row("new-held")).toEqual({ held: true, spam: true });
+  });
+
   it("an instance without Slack leaves the Slack deliveries to one that has it: none is failed", async () => {
     const database = await createTestDatabase(inject("pgAdminUrl"), "rolling");
     stops.push(() => database.drop());

@@ -1,5 +1,5 @@
 import { execFile } from "node:child_process";
-import { randomUUID } from "node:crypto";
+import { createHmac, randomUUID } from "node:crypto";
 import { copyFileSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, statSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
@@ -145,15 +145,23 @@ describe("restore", () => {
     await server.stop();
     // As the release before the keys moved into the database made it.
     const o = new DatabaseSync(old);
-    o.exec("DROP TABLE secret_keys; DELETE FROM schema_migrations WHERE version = 16;");
+    o.exec("DROP TABLE secret_keys; DELETE FROM schema_migrations WHERE version IN (16, 21);");
+    // A lead stored with its page's query and host, as releases before the path-only notice kept it.
+    o.prepare("UPDATE inquiries SET page = ? WHERE id = ?").run(
+      "https://www.example.com/contact?utm_source=x&email=a@b.c#top",
+      id,
+    );
     o.close();
     const empty = newDir("restore-older-target");
     const restored = await cli({ DATA_DIR: empty }, "restore", old);
     expect(restored.code).toBe(0);
-    expect(restored.out).toContain("Brought up to this release's schema (016_secret_keys.sql)");
+    expect(restored.out).toContain("Brought up to this release's schema (016_secret_keys.sql, 021_page_path_only.sql)");
     const again = await serve({ DATA_DIR: empty });
     expect((await fetch(`${again.url}/readyz`)).status).toBe(200);
     expect(storedIds(join(empty, "inquiries.sqlite"))).toEqual([id]);
+    const db = new DatabaseSync(join(empty, "inquiries.sqlite"), { readOnly: true });
+    expect(db.prepare("SELECT page FROM inquiries").all()).toEqual([{ page: "/contact" }]);
+    db.close();
   });
 });
 
@@ -361,5 +369,14 @@ describe("the keys, on the server's own schedule", () => {
     const after = await linkOf(await send(server));
     expect(new URL(after).searchParams.get("t")).toMatch(/\.k2\.[\w-]+$/);
     for (const link of [before, after]) expect((await fetch(link)).status, link).toBe(200);
+    // A link signed with k0, deleted above: a real link whose key was rotated out, said as such.
+    const inquiry = new URL(before).searchParams.get("t")?.split(".")[0] ?? "";
+    const payload = `${inquiry}.spam.${Math.ceil((Date.now() + 86_400_000) / 1000).toString(36)}.k0`;
+    const sig = createHmac("sha256", Buffer.from("b".repeat(64), "hex"))
+      .update(payload)
+      .digest("base64url");
+    const retired = await fetch(`${server.url}/lead?t=${payload}.${sig}`);
+    expect(retired.status).toBe(410);
+    expect(await retired.text()).toContain("key was replaced");
   });
 });

@@ -1,4 +1,5 @@
 import { describe, expect, it } from "vitest";
+import { loadConfig } from "../../server/config.ts";
 import { loadEnv } from "../../server/env.ts";
 
 /** One validated environment; a bad value is one line naming the variable. */
@@ -37,6 +38,15 @@ describe("the environment", () => {
       /WEBHOOK_SECRET/,
     );
     expect(loadEnv({ SMTP_FROM: '"Teton" <no-reply@example.com>' }).SMTP_FROM).toBe('"Teton" <no-reply@example.com>');
+  });
+
+  it("an empty value in quotes (`SITE_URL=\"\"` through podman's --env-file) is not set: the links' check sees it unset", () => {
+    expect(loadConfig({ SITE_URL: '""' }).siteUrlSet).toBe(false);
+    expect(loadConfig({ SITE_URL: "''" }).siteUrlSet).toBe(false);
+    expect(loadConfig({ SITE_URL: '"https://www.teton.test"' })).toMatchObject({
+      siteUrlSet: true,
+      SITE_URL: "https://www.teton.test",
+    });
   });
 
   it("reads leads routed by service line", () => {

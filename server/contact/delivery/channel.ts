@@ -32,9 +32,14 @@ export interface Channel {
   remind?(inquiry: Inquiry, target: string | null, reminder: { waited: string; promise: string }): Promise<string>;
   /**
    * An event about a lead after its delivery (`inquiry.taken`, `inquiry.reminded`: review/reminders.ts)
-   * to `target` (its route's receiver). The webhook channel's; throws when it did not go.
+   * to `target` (its route's receiver). The webhook channel's; throws when it did not go and may go
+   * later, says `refused` when the receiver refused it for good (not sent again).
    */
-  report?(inquiry: Inquiry, target: string, event: { type: string; timestamp: string; data: object }): Promise<void>;
+  report?(
+    inquiry: Inquiry,
+    target: string,
+    event: { type: string; timestamp: string; data: object },
+  ): Promise<{ refused?: string }>;
   describe(): string;
   close?(): void;
 }

@@ -1,4 +1,5 @@
 import type { Config } from "../../config.ts";
+import { isLoopbackHost } from "../../guards.ts";
 import { timeOrderedId } from "../intake/ids.ts";
 import type { NewDelivery } from "../storage/records.ts";
 import { CHANNELS, channelNamed } from "./channels.ts";
@@ -31,9 +32,6 @@ export const channelsOf = (routing: Routing) => [
 /** A processor as the privacy notice names it (site.privacy.processors, keyed by channel). */
 type NamedProcessor = { name: string; hosts: readonly string[] };
 
-/** On this machine (loopback): not a recipient of its own. */
-const LOOPBACK = /^(localhost|127(\.\d{1,3}){3}|\[::1\])$/i;
-
 /** `host` is one of `hosts`: the same name, or under a `*.domain` entry. */
 export function hostNamed(host: string, hosts: readonly string[]): boolean {
   const h = host.toLowerCase().replace(/\.$/, "");
@@ -57,7 +55,7 @@ export function unnamedProcessors(config: Config, named: Record<string, NamedPro
   for (const c of used) {
     const processor = named[c] as NamedProcessor;
     for (const { host, setting } of channelNamed(c)?.hostsOf(config) ?? []) {
-      if (LOOPBACK.test(host) || hostNamed(host, processor.hosts)) continue;
+      if (isLoopbackHost(host) || hostNamed(host, processor.hosts)) continue;
       return `${setting} sends leads to ${host}, a host the privacy notice does not name for ${c} (${processor.name}: ${processor.hosts.join(", ")}): if ${host} is theirs, add it to privacy.processors.${c}.hosts in app/config/site.ts; if it is another provider's, name that provider there; then rebuild. Or point ${setting} at a named host`;
     }
   }

@@ -76,7 +76,11 @@ export const webhook: ChannelDefinition<typeof variables> = {
       async report(inquiry, target, event) {
         // One id per event and inquiry, the same on every try: the receiver de-duplicates on it.
         const outcome = await send(urlFor(target), `evt_${event.type.replace(/\W/g, "_")}_${inquiry.id}`, event);
+        // A receiver's final no (a 4xx other than 401/403/408/429: an event type it does not take) is
+        // its answer, not a failure to try again every few minutes.
+        if (outcome.kind === "permanent") return { refused: outcome.reason };
         if (outcome.kind !== "delivered") throw new Error(outcome.reason);
+        return {};
       },
       async notify(kind, subject, text) {
         const outcome = await send(urlFor("default"), `alert_${Date.now()}_${Math.random().toString(36).slice(2)}`, {

@@ -1,7 +1,7 @@
 import { createHmac, timingSafeEqual } from "node:crypto";
-import ipaddr from "ipaddr.js";
 import { ACTION_LABEL, LEAD_PATH, LEAD_TOKEN_FIELD, type ReviewAction } from "../../../app/contact/lead.ts";
 import type { Config } from "../../config.ts";
+import { isLoopbackHost } from "../../guards.ts";
 import { type KeyRing, LEGACY_KEY_ID } from "../keys.ts";
 import { type Inquiry, type SpamVerdict, verdictOf } from "../storage/records.ts";
 
@@ -72,8 +72,9 @@ export function leadLinks(ring: KeyRing, config: Pick<Config, "SITE_URL" | "INQU
       const keyId = parts.length === 5 ? (parts[3] ?? "") : LEGACY_KEY_ID;
       if (!KEY_ID.test(keyId)) return { ok: false, reason: "invalid" };
       const key = await ring.find("links", keyId, now);
-      // Signed by this server with a key since retired and deleted (a rotation): said as such, not as a forgery.
-      if (!key) return { ok: false, reason: "retired" };
+      // Signed by this server with a key since retired and deleted (a rotation): said as such; an id
+      // never made is a forgery.
+      if (!key) return { ok: false, reason: ring.wasIssued("links", keyId) ? "retired" : "invalid" };
       const expected = Buffer.from(sign(key, parts.slice(0, -1).join(".")));
       const actual = Buffer.from(parts.at(-1) ?? "");
       if (actual.length !== expected.length || !timingSafeEqual(actual, expected))
@@ -87,13 +88,6 @@ export function leadLinks(ring: KeyRing, config: Pick<Config, "SITE_URL" | "INQU
 }
 
 export type LeadLinks = ReturnType<typeof leadLinks>;
-
-/** This machine: where plain http cannot be read on the way. */
-const isLoopback = (host: string) => {
-  const bare = host.replace(/^\[|\]$/g, "");
-  if (bare === "localhost" || bare.endsWith(".localhost")) return true;
-  return ipaddr.isValid(bare) && ipaddr.process(bare).range() === "loopback";
-};
 
 /**
  * Why the links in a lead would be wrong with this SITE_URL, or null. Set, it must be an origin
@@ -113,7 +107,7 @@ export function siteUrlProblem(config: Pick<Config, "SITE_URL" | "siteUrlSet">, 
     return `SITE_URL: has user:password, which ${why} would copy into every link: give the address without it`;
   if (url.pathname !== "/" || url.search || url.hash)
     return `SITE_URL: has a path, query or fragment (${url.pathname}${url.search}${url.hash}), which ${why} would drop: give the origin only, like https://www.example.com`;
-  if (url.protocol === "http:" && !isLoopback(url.hostname))
+  if (url.protocol === "http:" && !isLoopbackHost(url.hostname))
     return "SITE_URL: http:// would send the links in a lead, tokens included, readable over the network: use https:// (http:// only for localhost)";
   return null;
 }

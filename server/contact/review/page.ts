@@ -104,7 +104,7 @@ export function leadPage(o: {
 }
 
 /** The name given on the "I'm on it" page, as stored and shown: one line, printable, at most TAKEN_BY_MAX characters. */
-function takenBy(given: string | undefined): string | null {
+export function takenBy(given: string | undefined): string | null {
   const name = cutAt(
     (given ?? "")
       .replace(/[\p{Cc}\p{Cf}\p{Zl}\p{Zp}]/gu, " ")

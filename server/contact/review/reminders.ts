@@ -127,12 +127,12 @@ export async function sendReplyReports(p: Parts): Promise<number> {
         const target = destinationsFor(routing, i.service).find((d) => d.channel === "webhook")?.target;
         if (!target || !webhook?.report) return null;
         const at = job === "taken_report" ? i.takenAt : i.remindedAt;
-        await webhook.report(i, target, {
+        const { refused } = await webhook.report(i, target, {
           type,
           timestamp: new Date(at ?? now).toISOString(),
           data: { id: i.id, reply: replyOf(i, now, facts) },
         });
-        return { to: target };
+        return refused ? { to: target, refused } : { to: target };
       },
     );
   }

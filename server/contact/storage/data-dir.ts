@@ -1,6 +1,7 @@
 import {
   chmodSync,
   closeSync,
+  type Dirent,
   existsSync,
   openSync,
   readdirSync,
@@ -32,19 +33,37 @@ export type DataDirUser = { pid: number; host: string; startedAt: string };
 /**
  * Everything holding a lead is readable by its owner alone, whatever the umask: files created from
  * now on (the process's umask), and what an earlier release or the operator made (tightened here).
+ * What it may not change (another user's file, `lost+found`) is skipped, and returned.
  */
-export function keepPrivate(dataDir: string): void {
+export function keepPrivate(dataDir: string): string[] {
   process.umask(0o077);
-  if (!existsSync(dataDir)) return;
+  const untouched: string[] = [];
+  if (!existsSync(dataDir)) return untouched;
+  const tighten = (path: string, mode: number) => {
+    try {
+      chmodSync(path, mode);
+      return true;
+    } catch {
+      untouched.push(path);
+      return false;
+    }
+  };
   const walk = (dir: string, depth: number) => {
-    chmodSync(dir, 0o700);
-    for (const entry of readdirSync(dir, { withFileTypes: true })) {
+    if (!tighten(dir, 0o700)) return;
+    let entries: Dirent[] = [];
+    try {
+      entries = readdirSync(dir, { withFileTypes: true });
+    } catch {
+      // Not ours to list: named above if its mode could not be changed either.
+    }
+    for (const entry of entries) {
       const path = join(dir, entry.name);
       if (entry.isDirectory() && depth < 2) walk(path, depth + 1);
-      else if (entry.isFile()) chmodSync(path, 0o600);
+      else if (entry.isFile()) tighten(path, 0o600);
     }
   };
   walk(dataDir, 0);
+  return untouched;
 }
 
 /** Mark the data folder as used by this process until `release` (the server, while it runs on SQLite). */

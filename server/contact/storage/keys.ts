@@ -49,6 +49,20 @@ export async function ensureKey(
   );
 }
 
+/**
+ * The first key of a job, `k1`, unless the job has a key of its own already (after a rotation k1 is
+ * retired and, in time, deleted: it is not made again). Instances starting together make one.
+ */
+export async function ensureFirstKey(sql: Sql, purpose: Exclude<KeyPurpose, "address">, now: number): Promise<void> {
+  await writeAlone(
+    sql,
+    `INSERT INTO secret_keys (purpose, id, secret, created_at, retired_at)
+       SELECT ?, 'k1', ?, ?, NULL WHERE NOT EXISTS (SELECT 1 FROM secret_keys WHERE purpose = ? AND id LIKE 'k%')
+       ON CONFLICT (purpose, id) DO NOTHING`,
+    [purpose, newSecret(), now, purpose],
+  );
+}
+
 /** A new current key for `purpose` (k1, k2, …); the one it replaces is retired now and still checks until it expires. */
 export async function rotateKey(sql: Sql, purpose: Exclude<KeyPurpose, "address">, now: number): Promise<string> {
   return sql.transaction(async (tx) => {

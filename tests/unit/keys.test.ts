@@ -1,0 +1,36 @@
+import { describe, expect, it } from "vitest";
+import { KeyRing } from "../../server/contact/keys.ts";
+import { StorageUnavailableError } from "../../server/contact/storage/database.ts";
+import { deleteExpiredKeys, listKeys, rotateKey } from "../../server/contact/storage/keys.ts";
+import { openSqlite } from "../../server/contact/storage/sqlite.ts";
+
+/** The key ring (server/contact/keys.ts, ADR 0017) on a real in-memory SQLite database. */
+describe("the keys in the database", () => {
+  it("a rotation stays: k1, once rotated out and deleted, is not made again at the next start", async () => {
+    const db = openSqlite(":memory:");
+    await db.migrate();
+    await new KeyRing().attach(db, 1_000);
+    expect(await rotateKey(db, "links", 2_000)).toBe("k2");
+    // k1's links have all expired: it goes.
+    await deleteExpiredKeys(db, { now: 10_000, linkTtlMs: 1_000, formTtlMs: 1_000, month: "1970-01" });
+    const restarted = new KeyRing();
+    await restarted.attach(db, 20_000);
+    expect((await listKeys(db)).filter((k) => k.purpose === "links").map((k) => [k.id, k.retiredAt])).toEqual([
+      ["k2", null],
+    ]);
+    expect(restarted.signing("links").id).toBe("k2");
+    // An id that was made and is gone is a rotation; one never made is not.
+    expect(restarted.wasIssued("links", "k1")).toBe(true);
+    expect(restarted.wasIssued("links", "k3")).toBe(false);
+    expect(restarted.wasIssued("links", "legacy")).toBe(true);
+    await db.close();
+  });
+
+  it("before the database is attached a link cannot be checked: storage unavailable, not 'not valid'", async () => {
+    const ring = new KeyRing();
+    await expect(ring.find("links", "k1")).rejects.toBeInstanceOf(StorageUnavailableError);
+    // The form still works: pages are served while storage is away, signed with this process's key.
+    const key = ring.signing("form");
+    expect(await ring.find("form", key.id)).toEqual(key.secret);
+  });
+});
