@@ -120,7 +120,8 @@ export function stance(message: string): number[] {
   const me = count(/\b(?:we|our|us|i|my|me)\b/g);
   return [...STANCE_NAMES.map((k) => (STANCE[k].test(t) ? 1 : 0)), you > me ? 1 : 0];
 }
-const FEATURE_NAMES = ["wordsAgainst", "wordsFor", ...STANCE_NAMES, "youHeavy"];
+/** The combination's inputs, in order: the words' log2 odds (against, for; divided by WORDS_SCALE), then the stance. */
+export const FEATURE_NAMES = ["wordsAgainst", "wordsFor", ...STANCE_NAMES, "youHeavy"];
 
 /** How many examples one of the company's marks counts as: a few marks of a new kind must move the model. */
 export const MARK_WEIGHT = 8;
