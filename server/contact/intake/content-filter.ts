@@ -6,10 +6,12 @@ import type { Sql } from "../storage/database.ts";
 import * as training from "../storage/training.ts";
 
 /**
- * The content layer of the spam defence (docs/decisions/0012-content-filter.md): a naive Bayes
- * classifier (wink-naive-bayes-text-classifier) over a message's words, two-word phrases and shape
- * (prices, rates, links, opt-out lines, capitals), trained on the seed corpus in ./corpus/ and on
- * the company's marks (the links in a lead, `npm run inquiries -- spam <id>` / `release <id>`), which
+ * The content layer of the spam defence (docs/decisions/0012-content-filter.md, 0017): naive Bayes
+ * over a message's words, two-word phrases and shape (prices, rates, links, opt-out lines, capitals),
+ * combined with who sells to whom (the stance: offering, the company's business, asking for its time;
+ * against a request and the sender's own things) by a logistic regression fitted on what the words
+ * said of corpus groups they had not seen. Trained on the seed corpus in ./corpus/ and on the
+ * company's marks (the links in a lead, `npm run inquiries -- spam <id>` / `release <id>`), which
  * the database keeps for every instance. It only scores: the pipeline holds a message at or above
  * SPAM_HOLD_SCORE and marks one at or above SPAM_SUSPECT_SCORE as possible spam (ADR 0016).
  */
