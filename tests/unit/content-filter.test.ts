@@ -103,6 +103,15 @@ describe("how far words are trusted", () => {
     expect(weight("offer") + weight("yourBusiness") + weight("asksForTime")).toBeGreaterThan(0.5);
     expect(weight("request") + weight("ourThings")).toBeLessThan(-0.3);
   });
+  it("a corpus of one file per label (SPAM_CORPUS_DIR) is cut in folds: its words still count toward their label", () => {
+    const oneFileEach = new ContentModel(seed.map((e) => ({ ...e, group: `${e.label}.tsv` })));
+    const [against, forSpam] = oneFileEach.combination.weights as [number, number];
+    expect(against).toBeGreaterThan(0.5);
+    expect(forSpam).toBeGreaterThan(0.5);
+    expect(oneFileEach.score({ company: "", message: "We need a quote for new laptops for our office." })).toBeLessThan(
+      SUSPECT,
+    );
+  });
   it("keeps a margin: no genuine inquiry of a kind it never saw comes within 2 in log-odds of the hold", () => {
     const kinds = heldOutKinds();
     const loko = scoresByKind(seed, kinds, true);

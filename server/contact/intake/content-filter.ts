@@ -214,10 +214,13 @@ export class ContentModel {
 
   /**
    * Out of group: each example's words scored by the counts of every other group (counts subtract,
-   * so this costs one pass); examples without a group fall in one of five folds per label.
+   * so this costs one pass). A label with fewer than three groups (a corpus of one file each, or
+   * none named) is cut in five folds instead: leaving out a whole label would teach nothing.
    */
   private fitCombination(examples: readonly Example[], toks: string[][]): Combination {
-    const keys = examples.map((e, i) => e.group ?? `${e.label}:${i % 5}`);
+    const groupsOf = (label: Label) => new Set(examples.filter((e) => e.label === label).map((e) => e.group)).size;
+    const byGroup = { spam: groupsOf("spam") >= 3, genuine: groupsOf("genuine") >= 3 };
+    const keys = examples.map((e, i) => (byGroup[e.label] && e.group ? e.group : `${e.label}:${i % 5}`));
     const groups = new Map<string, Counts>();
     for (const [i, e] of examples.entries()) {
       const c = groups.get(keys[i] as string) ?? new Counts();
