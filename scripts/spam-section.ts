@@ -13,6 +13,7 @@ export function spamSection(): string {
       paced: Record<string, number>;
       learningCurve: Array<{ marks: number; held: number; of: number }>;
       scoringMicroseconds: number;
+      evaluation?: Evaluation;
     };
   };
   const rows = s.rows
@@ -24,17 +25,17 @@ export function spamSection(): string {
   const c = s.content;
   const content = c
     ? `
-Content filter (held at ${c.bounds.hold}, marked as possible spam from ${c.bounds.suspect}: docs/decisions/0012-content-filter.md, 0016), on messages it was not trained on:
+Content filter (held at ${c.bounds.hold}, marked as possible spam from ${c.bounds.suspect}: docs/decisions/0012-content-filter.md, 0016, 0022-filter-for-unseen-kinds.md), on messages it was not trained on:
 
 | measure | spam held | genuine delivered |
 |---|---|---|
-| 5-fold cross-validation of the seed corpus | ${c.crossValidation.spamHeld} of ${c.crossValidation.spam} (${c.crossValidation.spamHeldPct}%, bar ≥ 80%) | ${c.crossValidation.genuineDelivered} of ${c.crossValidation.genuine} (${c.crossValidation.genuineDeliveredPct}%, bar ≥ 99%) |
+| 5-fold cross-validation of the seed corpus | ${c.crossValidation.spamHeld} of ${c.crossValidation.spam} (${c.crossValidation.spamHeldPct}%, bar ≥ 50%) | ${c.crossValidation.genuineDelivered} of ${c.crossValidation.genuine} (${c.crossValidation.genuineDeliveredPct}%, bar ≥ 99%) |
 | the held-out fifth, typed in Chromium at a person's pace | ${c.paced.spamHeld} of ${c.paced.spam} | ${c.paced.genuineDelivered} of ${c.paced.genuine} |
 
 Learning curve on a kind of spam the corpus lacks (podcast guest booking), marked or held by its
 words after marks (\`inquiries spam ID\`, what the Spam link does), on the server:
 ${c.learningCurve.map((p) => `${p.marks} marks ${p.held}/${p.of}`).join(", ")}. Scoring costs ${c.scoringMicroseconds} µs a message.
-${heldOutSection(c.heldOut, c.bounds)}`
+${evaluationSection(c.evaluation, c.bounds)}${heldOutSection(c.heldOut, c.bounds)}`
     : "";
   return `
 ## Spam (\`npm run bench:spam\`, ${s.date})
@@ -46,9 +47,13 @@ ${content}`;
 }
 
 type Tally = { total: number; clean: number; suspect: number; held: number };
+type Margin = { closest: number[]; logOdds: number };
+type Evaluation = Summary & { kinds: number; margin: Margin };
 type HeldOut = {
   kinds: Array<{ kind: string; messages: number }>;
   leaveOneKindOut: Summary;
+  corpusLeaveOneKindOut?: Summary;
+  margin?: Margin;
   shipped: Summary;
   tokenlessFromAllowedOrigin: Summary;
   sweep: Array<Record<string, number>>;
@@ -64,11 +69,35 @@ type Summary = {
   perKind: Array<{ kind: string } & Tally>;
 };
 
+const targetsLine = (name: string, s: Summary) =>
+  `| ${name} | ${s.spam.clean} of ${s.spam.total} (${s.spamUnmarkedPct}%) | ${s.genuine.held} of ${s.genuine.total} (${s.genuineHeldPct}%) | ${s.genuine.suspect} of ${s.genuine.total} (${s.genuineMarkedPct}%) |`;
+const TARGETS_HEAD = `| model | spam reaching the inbox unmarked (target ≤ 5%) | genuine held (target 0%) | genuine marked possible spam (target ≤ 5%) |
+|---|---|---|---|`;
+
+/** The evaluation set (bench/spam-eval/, never tuned on): the targets, per kind, the margin. */
+function evaluationSection(e: Evaluation | undefined, bounds: { suspect: number; hold: number }): string {
+  if (!e) return "";
+  const kinds = e.perKind.map((k) => `| ${k.kind} | ${k.total} | ${k.clean} | ${k.suspect} | ${k.held} |`).join("\n");
+  return `
+The evaluation set (\`bench/spam-eval/\`: ${e.kinds} kinds written by someone who never saw the corpus, the
+held-out set or the filter; never tuned on), scored by the model as shipped (the seed corpus):
+
+${TARGETS_HEAD}
+${targetsLine("as shipped", e)}
+
+Margin: the genuine messages closest to the hold (${bounds.hold}) scored ${e.margin.closest.join(", ")}; the closest is
+${e.margin.logOdds} below it in log-odds (natural log).
+
+| kind | messages | clean | possible spam | held |
+|---|---|---|---|---|
+${kinds}
+`;
+}
+
 /** The held-out set (bench/spam-heldout/): the targets, the band's sweep, the learning per kind. */
 function heldOutSection(h: HeldOut | undefined, bounds: { suspect: number; hold: number }): string {
   if (!h) return "";
-  const line = (name: string, s: Summary) =>
-    `| ${name} | ${s.spam.clean} of ${s.spam.total} (${s.spamUnmarkedPct}%) | ${s.genuine.held} of ${s.genuine.total} (${s.genuineHeldPct}%) | ${s.genuine.suspect} of ${s.genuine.total} (${s.genuineMarkedPct}%) |`;
+  const line = targetsLine;
   const kinds = h.leaveOneKindOut.perKind
     .map((k) => `| ${k.kind} | ${k.total} | ${k.clean} | ${k.suspect} | ${k.held} |`)
     .join("\n");
@@ -83,17 +112,16 @@ function heldOutSection(h: HeldOut | undefined, bounds: { suspect: number; hold:
 The held-out set (\`bench/spam-heldout/\`: ${h.kinds.length} kinds, never in the seed corpus), possible spam
 from ${bounds.suspect}, held from ${bounds.hold}:
 
-| model | spam reaching the inbox unmarked (target ≤ 5%) | genuine held (target 0%) | genuine marked possible spam (target ≤ 5%) |
-|---|---|---|---|
+${TARGETS_HEAD}
 ${line("leave-one-kind-out (seed corpus + the other kinds)", h.leaveOneKindOut)}
-${line("as shipped (seed corpus only)", h.shipped)}
+${h.corpusLeaveOneKindOut ? `${line("leave-one-kind-out on the corpus (its spam in kinds by keyword, genuine in five folds; + the held-out set)", h.corpusLeaveOneKindOut)}\n` : ""}${line("as shipped (seed corpus only)", h.shipped)}
 ${line("leave-one-kind-out, without a form token from an allowed origin", h.tokenlessFromAllowedOrigin)}
 
 | kind | messages | clean | possible spam | held |
 |---|---|---|---|---|
 ${kinds}
 
-The band's lower bound (\`SPAM_SUSPECT_SCORE\`), swept:
+${h.margin ? `Margin, leave-one-kind-out (held-out set and corpus): the genuine messages closest to the hold scored ${h.margin.closest.join(", ")}; the closest is ${h.margin.logOdds} below it in log-odds.\n\n` : ""}The band's lower bound (\`SPAM_SUSPECT_SCORE\`), swept (leave-one-kind-out: the held-out set and the corpus; as shipped: the held-out set):
 
 | from | spam unmarked | genuine marked | as shipped: spam unmarked | as shipped: genuine marked |
 |---|---|---|---|---|

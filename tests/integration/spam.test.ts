@@ -183,6 +183,25 @@ describe("scripted senders are held, people reach the inbox", () => {
   });
 });
 
+describe("who sells to whom", () => {
+  it("a pitch in words the corpus never had arrives marked possible spam; a request about the same thing, unmarked", async () => {
+    const token = await pageToken();
+    await sleep(MIN_FILL_MS + 200);
+    const pitch =
+      "Hello, we look after aquariums in offices across the state. Would you be open to a quick call about one for your lobby?";
+    const request =
+      "Hello, we keep an aquarium in our lobby and its controller needs to report to our network. Can you help us set that up?";
+    expect((await postJson(lead("Aquarium Seller", pitch), { "x-form-token": token })).status).toBe(201);
+    expect((await postJson(lead("Aquarium Owner", request), { "x-form-token": token })).status).toBe(201);
+    expect(held("Aquarium Seller")).toMatchObject({ held: false, verdict: "suspect" });
+    expect(held("Aquarium Owner")).toMatchObject({ held: false, verdict: "clean" });
+    const subject = (name: string) =>
+      smtp.received.find((m) => /New inquiry/.test(m.mail.subject ?? "") && m.raw.includes(name))?.mail.subject;
+    await expect.poll(() => subject("Aquarium Seller"), { timeout: 10_000 }).toMatch(/^\[Possible spam\] New inquiry/);
+    await expect.poll(() => subject("Aquarium Owner"), { timeout: 10_000 }).toMatch(/^New inquiry/);
+  });
+});
+
 describe("in Chromium", () => {
   async function person(
     page: Page,
@@ -219,7 +238,10 @@ describe("in Chromium", () => {
       "Hi, I noticed your website is not on the first page of Google. We can get you ranked in 30 days. Can I send you our pricing?",
     );
     await page.getByRole("dialog", { name: "Message Sent Successfully!" }).waitFor();
-    expect(String(held("Paced Marketer")?.heldReason)).toMatch(/^reads like marketing \((0\.999|1\.000)\): "/);
+    // Its score, its words, and who sells to whom.
+    expect(String(held("Paced Marketer")?.heldReason)).toMatch(
+      /^reads like marketing \((0\.99\d|1\.000)\): ".+", offers what the sender does$/,
+    );
     expect(inboxHas("Paced Marketer")).toBe(false);
     await page.close();
   });

@@ -1,11 +1,14 @@
 import { readFileSync } from "node:fs";
 import { describe, expect, it } from "vitest";
+import { corpusLeaveOneKindOut, heldOutKinds, margin, scoresByKind } from "../../scripts/spam-heldout.ts";
 import {
   ContentModel,
   type Example,
+  FEATURE_NAMES,
   parseTsv,
   reasonOf,
   seedCorpus,
+  stance,
   tokens,
 } from "../../server/contact/intake/content-filter.ts";
 import { loadEnv } from "../../server/env.ts";
@@ -55,6 +58,69 @@ describe("what it reads", () => {
   });
 });
 
+describe("who sells to whom", () => {
+  it("reads a seller's stance and a buyer's, whatever the words", () => {
+    const on = (message: string) => {
+      const names = ["offer", "ourTrade", "yourBusiness", "asksForTime", "request", "ourThings", "youHeavy"];
+      return names.filter((_, i) => stance(message)[i] === 1);
+    };
+    expect(on("Hi, we help firms like yours grow your revenue. Would you be open to a quick call?")).toEqual([
+      "offer",
+      "yourBusiness",
+      "asksForTime",
+      "youHeavy",
+    ]);
+    expect(on("Hello, our office printers keep failing and we need someone this week. Can you help?")).toEqual([
+      "request",
+      "ourThings",
+    ]);
+  });
+  it("marks a pitch in words the corpus never had, and delivers a request about the same thing", () => {
+    const pitch = {
+      company: "",
+      message:
+        "Hello, we look after aquariums in offices across the state. Would you be open to a quick call about one for your lobby?",
+    };
+    const request = {
+      company: "",
+      message:
+        "Hello, we keep an aquarium in our lobby and its controller needs to report to our network. Can you help us set that up?",
+    };
+    expect(model.score(pitch)).toBeGreaterThanOrEqual(SUSPECT);
+    expect(model.score(pitch)).toBeLessThan(HOLD);
+    expect(model.score(request)).toBeLessThan(SUSPECT);
+  });
+});
+
+describe("how far words are trusted", () => {
+  it("fitted on groups the words had not seen, the stance weighs: a seller's adds, a buyer's takes off", () => {
+    const weight = (name: string) => model.combination.weights[FEATURE_NAMES.indexOf(name)] as number;
+    for (const w of [weight("wordsAgainst"), weight("wordsFor")]) {
+      // Per log2 unit of the words' evidence (fed divided by 10): less than naive Bayes' own ln 2.
+      expect(w / 10).toBeGreaterThan(0);
+      expect(w / 10).toBeLessThan(Math.LN2 / 2);
+    }
+    expect(weight("offer") + weight("yourBusiness") + weight("asksForTime")).toBeGreaterThan(0.5);
+    expect(weight("request") + weight("ourThings")).toBeLessThan(-0.3);
+  });
+  it("a corpus of one file per label (SPAM_CORPUS_DIR) is cut in folds: its words still count toward their label", () => {
+    const oneFileEach = new ContentModel(seed.map((e) => ({ ...e, group: `${e.label}.tsv` })));
+    const [against, forSpam] = oneFileEach.combination.weights as [number, number];
+    expect(against).toBeGreaterThan(0.5);
+    expect(forSpam).toBeGreaterThan(0.5);
+    expect(oneFileEach.score({ company: "", message: "We need a quote for new laptops for our office." })).toBeLessThan(
+      SUSPECT,
+    );
+  });
+  it("keeps a margin: no genuine inquiry of a kind it never saw comes within 2 in log-odds of the hold", () => {
+    const kinds = heldOutKinds();
+    const loko = scoresByKind(seed, kinds, true);
+    const corpus = corpusLeaveOneKindOut(seed, kinds);
+    const m = margin([...kinds, ...corpus.kinds], new Map([...loko, ...corpus.scores]), HOLD);
+    expect(m.logOdds).toBeGreaterThanOrEqual(2);
+  });
+});
+
 describe("what it holds", () => {
   it("holds a pitch that reads like marketing, and says why, with its score", () => {
     const pitch = {
@@ -66,7 +132,7 @@ describe("what it holds", () => {
     expect(score).toBeGreaterThanOrEqual(HOLD);
     const evidence = model.evidence(pitch);
     expect(evidence.length).toBeGreaterThan(0);
-    expect(reasonOf(score, evidence)).toMatch(/^reads like marketing \((0\.999|1\.000)\): ".+"/);
+    expect(reasonOf(score, evidence)).toMatch(/^reads like marketing \((0\.99\d|1\.000)\): ".+"/);
   });
   it("delivers a genuine inquiry, with money and a link in it", () => {
     const v = model.score({

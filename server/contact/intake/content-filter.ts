@@ -1,5 +1,4 @@
 import { readdirSync, readFileSync } from "node:fs";
-import { createRequire } from "node:module";
 import { join } from "node:path";
 import { serviceOptions } from "../../../app/config/service-options.ts";
 import { site } from "../../../app/config/site.ts";
@@ -7,27 +6,21 @@ import type { Sql } from "../storage/database.ts";
 import * as training from "../storage/training.ts";
 
 /**
- * The content layer of the spam defence (docs/decisions/0012-content-filter.md): a naive Bayes
- * classifier (wink-naive-bayes-text-classifier) over a message's words, two-word phrases and shape
- * (prices, rates, links, opt-out lines, capitals), trained on the seed corpus in ./corpus/ and on
- * the company's marks (the links in a lead, `npm run inquiries -- spam <id>` / `release <id>`), which
+ * The content layer of the spam defence (docs/decisions/0012-content-filter.md, 0022): naive Bayes
+ * over a message's words, two-word phrases and shape (prices, rates, links, opt-out lines, capitals),
+ * combined with who sells to whom (the stance: offering, the company's business, asking for its time;
+ * against a request and the sender's own things) by a logistic regression fitted on what the words
+ * said of corpus groups they had not seen. Trained on the seed corpus in ./corpus/ and on the
+ * company's marks (the links in a lead, `npm run inquiries -- spam <id>` / `release <id>`), which
  * the database keeps for every instance. It only scores: the pipeline holds a message at or above
  * SPAM_HOLD_SCORE and marks one at or above SPAM_SUSPECT_SCORE as possible spam (ADR 0016).
  */
 
 export type Label = "spam" | "genuine";
-export type Example = { label: Label; company: string; message: string };
-
-type WinkClassifier = {
-  definePrepTasks(tasks: Array<(input: string) => string[]>): void;
-  defineConfig(cfg: { considerOnlyPresence: boolean; smoothingFactor: number }): void;
-  learn(input: string, label: string): boolean;
-  consolidate(): boolean;
-  computeOdds(input: string): Array<[string, number]>;
-  exportJSON(): string;
-};
-const require = createRequire(import.meta.url);
-const winkClassifier = require("wink-naive-bayes-text-classifier") as () => WinkClassifier;
+/** A message and its label; `group`: where it came from (a corpus file), so that the reader of the words is judged on groups it did not see. */
+export type Example = { label: Label; company: string; message: string; group?: string };
+/** What the filter reads of a submission: the message and the company field (the pipeline passes the whole form). */
+export type Input = { company: string; message: string };
 
 const SMOOTHING = 0.5;
 const STOPWORDS = new Set(
@@ -57,8 +50,8 @@ const OWN_WORDS = new Set(
     .match(/[a-z][a-z0-9]*/g) ?? [],
 );
 
-/** The tokens a message is scored by: its shape, its words, its two-word phrases, and the sender company's words. */
-export function tokens(input: { company: string; message: string }): string[] {
+/** The tokens the words model reads: the message's shape, its words, its two-word phrases, and the sender company's words. */
+export function tokens(input: Input): string[] {
   const text = input.message;
   const out: string[] = [];
   if (/(?:[$€£]\s?\d|\d[\d,.]*\s?(?:usd|dollars)\b)/i.test(text)) out.push("_price");
@@ -91,65 +84,200 @@ export function tokens(input: { company: string; message: string }): string[] {
   return out;
 }
 
-/** One input string per example: the classifier's prep task splits it again (company, then message). */
-const SEP = "\u0000";
-const joined = (e: { company: string; message: string }) => `${e.company}${SEP}${e.message}`;
-const prep = (input: string) => {
-  const [company = "", message = ""] = input.split(SEP);
-  return tokens({ company, message });
+/**
+ * Who sells to whom, in words no kind of spam owns: the sender offering what they or their clients
+ * do, the company's business as the subject, a closing that asks for the company's time — against
+ * the sender's own things and a request that the company act on them. Each is a 0/1 feature of
+ * the combination (`STANCE` order), weighed by what it was worth on messages the words had not seen.
+ */
+export const STANCE = {
+  offer:
+    /\b(?:we|i)(?:'ll|'d| will| can| could| would| also)? (?:help|offer|provide|deliver|supply|specialize|specialise|work with|partner with|connect|generate|bring|put|place|increase|boost|grow|get you|handle|represent)\b/,
+  ourTrade:
+    /\bour (?:clients|customers|members|partners|agency|platform|solution|solutions|service|services|network|team of|database|readers|audience|listeners|experts|specialists|developers|engineers|rates|pricing|packages?)\b/,
+  yourBusiness:
+    /\byour (?:business|company|firm|website|site|brand|clients|customers|team|agency|rankings?|revenue|sales|growth|pipeline|online|profile|listing|reviews|competitors|content|marketing|leads)\b/,
+  asksForTime:
+    /\b(?:would you be|are you|if you're|if you are) (?:open|interested)\b|\b(?:worth a|quick|short|brief) (?:call|chat|conversation)\b|\b(?:can|may|shall|should) i (?:send|share|show|book)\b|\b\d{1,2}[- ]min(?:ute)?s?\b|\binterested\?/,
+  request:
+    /\b(?:can|could|would|will|do) you (?:help|quote|send us|provide|do|offer|handle|take|look|recommend|set|fix|support|give|tell|advise|come|install|migrate|move|build)\b|\b(?:we|i) (?:need|want|would like|'d like|are looking for|'m looking for|'re looking for|am looking for)\b/,
+  ourThings:
+    /\b(?:our|my) (?:office|offices|server|servers|network|staff|employees|people|computers|laptops|system|systems|data|practice|clinic|shop|store|setup|files|email|website|site|software|budget|company|firm|business|team|it)\b/,
+} as const;
+const STANCE_NAMES = Object.keys(STANCE) as Array<keyof typeof STANCE>;
+/** How a stance reads in a held message's reason. */
+const STANCE_READS: Record<string, string> = {
+  offer: "offers what the sender does",
+  ourTrade: "speaks of the sender's clients or services",
+  yourBusiness: "speaks of the company's business",
+  asksForTime: "asks for the company's time",
+  youHeavy: "more about the company than the sender",
 };
+
+/** The stance features of a message, 0/1, in `STANCE` order, then: more "you" than "we/I". */
+export function stance(message: string): number[] {
+  const t = message.toLowerCase().replace(/’/g, "'");
+  const count = (re: RegExp) => (t.match(re) ?? []).length;
+  const you = count(/\b(?:you|your|yours)\b/g);
+  const me = count(/\b(?:we|our|us|i|my|me)\b/g);
+  return [...STANCE_NAMES.map((k) => (STANCE[k].test(t) ? 1 : 0)), you > me ? 1 : 0];
+}
+/** The combination's inputs, in order: the words' log2 odds (against, for; divided by WORDS_SCALE), then the stance. */
+export const FEATURE_NAMES = ["wordsAgainst", "wordsFor", ...STANCE_NAMES, "youHeavy"];
 
 /** How many examples one of the company's marks counts as: a few marks of a new kind must move the model. */
 export const MARK_WEIGHT = 8;
 
-/** A trained model: built once from examples, then scores messages (well under 1 ms each). */
-export class ContentModel {
-  private readonly nb: WinkClassifier;
-  private readonly counts: { spam: Record<string, number>; genuine: Record<string, number> };
-  private readonly totals: { spam: number; genuine: number };
-  private readonly vocabulary: number;
+/** Token counts per label (in how many messages each token occurs): naive Bayes over presence. */
+class Counts {
+  readonly spam = new Map<string, number>();
+  readonly genuine = new Map<string, number>();
+  readonly totals = { spam: 0, genuine: 0 };
+  readonly docs = { spam: 0, genuine: 0 };
 
-  /** `marks`: the company's marks, each learned MARK_WEIGHT times. */
-  constructor(examples: readonly Example[], marks: readonly Example[] = []) {
-    this.nb = winkClassifier();
-    this.nb.definePrepTasks([prep]);
-    this.nb.defineConfig({ considerOnlyPresence: true, smoothingFactor: SMOOTHING });
-    for (const e of examples) this.nb.learn(joined(e), e.label);
-    for (const e of marks) for (let k = 0; k < MARK_WEIGHT; k++) this.nb.learn(joined(e), e.label);
-    this.nb.consolidate();
-    // The model's own counts, to say which of a message's tokens weighed most (the reason shown).
-    const [, , count, words, voc] = JSON.parse(this.nb.exportJSON()) as [
-      unknown,
-      unknown,
-      { spam: Record<string, number>; genuine: Record<string, number> },
-      { spam: number; genuine: number },
-      string[],
+  add(label: Label, toks: readonly string[], weight: number): void {
+    const map = this[label];
+    for (const t of toks) map.set(t, (map.get(t) ?? 0) + weight);
+    this.totals[label] += toks.length * weight;
+    this.docs[label] += weight;
+  }
+
+  /** Log2 odds of spam for a message's (unique) tokens; `minus`: counts to leave out (a message or group not to be seen). */
+  log2Odds(toks: readonly string[], vocabulary: number, minus?: Counts): number {
+    const v = vocabulary * SMOOTHING;
+    const get = (label: Label, t: string) => (this[label].get(t) ?? 0) - (minus?.[label].get(t) ?? 0);
+    const ts = this.totals.spam - (minus?.totals.spam ?? 0);
+    const tg = this.totals.genuine - (minus?.totals.genuine ?? 0);
+    const ds = this.docs.spam - (minus?.docs.spam ?? 0);
+    const dg = this.docs.genuine - (minus?.docs.genuine ?? 0);
+    let odds = Math.log2((ds + SMOOTHING) / (dg + SMOOTHING));
+    for (const t of toks) {
+      const s = get("spam", t);
+      const g = get("genuine", t);
+      if (s <= 0 && g <= 0) continue;
+      odds += Math.log2((s + SMOOTHING) / (ts + v)) - Math.log2((g + SMOOTHING) / (tg + v));
+    }
+    return odds;
+  }
+}
+
+const unique = (input: Input) => [...new Set(tokens(input))];
+/** The words model's log2 odds enter the combination divided by this (a scale near the others'). */
+const WORDS_SCALE = 10;
+const L2 = 0.01;
+
+/**
+ * The combination: logistic regression over the words model's log2 odds and the stance features,
+ * fitted on what the words model said of each corpus group *without* that group (out of group), so
+ * it learns how far the words of a kind it never saw can be trusted — less than naive Bayes claims.
+ */
+export type Combination = { weights: number[]; bias: number };
+
+function logisticRegression(rows: Array<{ x: number[]; y: number }>): Combination {
+  const d = FEATURE_NAMES.length;
+  const w = new Array<number>(d).fill(0);
+  let b = 0;
+  for (let it = 0; it < 1500; it++) {
+    const g = new Array<number>(d).fill(0);
+    let gb = 0;
+    for (const { x, y } of rows) {
+      let z = b;
+      for (let j = 0; j < d; j++) z += (w[j] as number) * (x[j] as number);
+      const r = 1 / (1 + Math.exp(-z)) - y;
+      for (let j = 0; j < d; j++) g[j] = (g[j] as number) + r * (x[j] as number);
+      gb += r;
+    }
+    for (let j = 0; j < d; j++)
+      w[j] = (w[j] as number) - 0.5 * ((g[j] as number) / rows.length + L2 * (w[j] as number));
+    b -= (0.5 * gb) / rows.length;
+  }
+  return { weights: w, bias: b };
+}
+
+/** A trained model: built once from examples, then scores messages (microseconds each). */
+export class ContentModel {
+  private readonly counts = new Counts();
+  private readonly vocabulary: number;
+  readonly combination: Combination;
+
+  /**
+   * `marks`: the company's marks, each counted MARK_WEIGHT times; `combination`: one fitted before
+   * (the filter fits it once on the seed and keeps it while marks come and go).
+   */
+  constructor(examples: readonly Example[], marks: readonly Example[] = [], combination?: Combination) {
+    const toks = examples.map(unique);
+    for (const [i, e] of examples.entries()) this.counts.add(e.label, toks[i] as string[], 1);
+    for (const e of marks) this.counts.add(e.label, unique(e), MARK_WEIGHT);
+    this.vocabulary = new Set([...this.counts.spam.keys(), ...this.counts.genuine.keys()]).size;
+    this.combination = combination ?? this.fitCombination(examples, toks);
+  }
+
+  /**
+   * Out of group: each example's words scored by the counts of every other group (counts subtract,
+   * so this costs one pass). A label with fewer than three groups (a corpus of one file each, or
+   * none named) is cut in five folds instead: leaving out a whole label would teach nothing.
+   */
+  private fitCombination(examples: readonly Example[], toks: string[][]): Combination {
+    const groupsOf = (label: Label) => new Set(examples.filter((e) => e.label === label).map((e) => e.group)).size;
+    const byGroup = { spam: groupsOf("spam") >= 3, genuine: groupsOf("genuine") >= 3 };
+    const keys = examples.map((e, i) => (byGroup[e.label] && e.group ? e.group : `${e.label}:${i % 5}`));
+    const groups = new Map<string, Counts>();
+    for (const [i, e] of examples.entries()) {
+      const c = groups.get(keys[i] as string) ?? new Counts();
+      c.add(e.label, toks[i] as string[], 1);
+      groups.set(keys[i] as string, c);
+    }
+    return logisticRegression(
+      examples.map((e, i) => {
+        const outOfGroup = this.counts.log2Odds(toks[i] as string[], this.vocabulary, groups.get(keys[i] as string));
+        return { x: this.features(e, outOfGroup), y: e.label === "spam" ? 1 : 0 };
+      }),
+    );
+  }
+
+  private features(input: Input, wordsLog2Odds: number): number[] {
+    return [
+      Math.min(0, wordsLog2Odds) / WORDS_SCALE,
+      Math.max(0, wordsLog2Odds) / WORDS_SCALE,
+      ...stance(input.message),
     ];
-    this.counts = count;
-    this.totals = words;
-    this.vocabulary = voc.length;
+  }
+
+  /** The words model's log2 odds of spam. */
+  wordsLog2Odds(input: Input): number {
+    return this.counts.log2Odds(unique(input), this.vocabulary);
   }
 
   /** The probability that the message is marketing spam, 0–1; `log2Odds` more are added for a signal outside the text. */
-  score(input: { company: string; message: string }, log2Odds = 0): number {
-    const odds = this.nb.computeOdds(joined(input));
-    const spamLog2Odds = (odds.find(([label]) => label === "spam")?.[1] ?? 0) + log2Odds;
-    return 1 / (1 + 2 ** -spamLog2Odds);
+  score(input: Input, log2Odds = 0): number {
+    const x = this.features(input, this.wordsLog2Odds(input));
+    let z = this.combination.bias + log2Odds * Math.LN2;
+    x.forEach((v, j) => {
+      z += (this.combination.weights[j] as number) * v;
+    });
+    return 1 / (1 + Math.exp(-z));
   }
 
-  /** The message's three tokens with the highest spam-to-genuine likelihood ratio in this model: why it was held. */
-  evidence(input: { company: string; message: string }): string[] {
+  /** Why it scored high: the stances that weighed toward spam, then the tokens with the highest spam-to-genuine ratio. */
+  evidence(input: Input): string[] {
     const v = this.vocabulary * SMOOTHING;
+    const c = this.counts;
     const weight = (t: string) =>
-      Math.log2(((this.counts.spam[t] ?? 0) + SMOOTHING) / (this.totals.spam + v)) -
-      Math.log2(((this.counts.genuine[t] ?? 0) + SMOOTHING) / (this.totals.genuine + v));
-    return [...new Set(tokens(input))]
-      .filter((t) => (this.counts.spam[t] ?? 0) > 0)
+      Math.log2(((c.spam.get(t) ?? 0) + SMOOTHING) / (c.totals.spam + v)) -
+      Math.log2(((c.genuine.get(t) ?? 0) + SMOOTHING) / (c.totals.genuine + v));
+    const stances = stance(input.message)
+      .map((on, j) => [FEATURE_NAMES[j + 2] as string, on * (this.combination.weights[j + 2] as number)] as const)
+      .filter(([, w]) => w > 0.2)
+      .map(([name]) => STANCE_READS[name])
+      .filter((s): s is string => Boolean(s));
+    const words = unique(input)
+      .filter((t) => (c.spam.get(t) ?? 0) > 0)
       .map((t) => [t, weight(t)] as const)
       .filter(([, w]) => w > 0)
       .sort((a, b) => b[1] - a[1])
       .slice(0, 3)
       .map(([t]) => SHAPES[t] ?? `"${t.replace(/^company:/, "company ")}"`);
+    return [...words, ...stances].slice(0, 4);
   }
 }
 
@@ -174,7 +302,7 @@ export function seedCorpus(dir = corpusDir): Example[] {
   }
   const examples = files.sort().flatMap((f) => {
     const label: Label = f.startsWith("spam") ? "spam" : "genuine";
-    return parseTsv(readFileSync(join(dir, f), "utf8")).map((e) => ({ label, ...e }));
+    return parseTsv(readFileSync(join(dir, f), "utf8")).map((e) => ({ label, ...e, group: f }));
   });
   for (const label of ["spam", "genuine"] as const) {
     if (!examples.some((e) => e.label === label)) {
@@ -210,12 +338,15 @@ export class ContentFilter {
   private checkedAt = 0;
   private readonly seed: readonly Example[];
   private readonly db: Sql;
+  /** Fitted once on the seed: marks move the words, not how far words are trusted. */
+  private readonly combination: Combination;
 
   /** The seed corpus, and the database whose marks (storage/training.ts) it learns from. */
   constructor(seed: readonly Example[], db: Sql) {
     this.seed = seed;
     this.db = db;
     this.model = new ContentModel(seed);
+    this.combination = this.model.combination;
   }
 
   /** Learn again if the marks changed since the last look (at most every RELEARN_CHECK_MS). */
@@ -224,15 +355,15 @@ export class ContentFilter {
     this.checkedAt = now;
     const revision = await training.revision(this.db);
     if (revision === this.revision) return;
-    this.model = new ContentModel(this.seed, await training.examples(this.db));
+    this.model = new ContentModel(this.seed, await training.examples(this.db), this.combination);
     this.revision = revision;
   }
 
-  score(input: { company: string; message: string }, log2Odds = 0): number {
+  score(input: Input, log2Odds = 0): number {
     return this.model.score(input, log2Odds);
   }
 
-  evidence(input: { company: string; message: string }): string[] {
+  evidence(input: Input): string[] {
     return this.model.evidence(input);
   }
 }
