@@ -12,6 +12,7 @@ import { loadConfig } from "../../server/config.ts";
 import { createContactPipeline } from "../../server/contact/runtime.ts";
 import * as inquiries from "../../server/contact/storage/inquiries.ts";
 import { openDatabase } from "../../server/contact/storage/open.ts";
+import { inquiriesCli } from "../support/cli.ts";
 import { engineEnv } from "../support/engines.ts";
 import { testKeys } from "../support/keys.ts";
 import { freePort } from "../support/ports.ts";
@@ -29,20 +30,11 @@ import { TestSmtp } from "../support/smtp";
  */
 
 const root = new URL("../../", import.meta.url).pathname;
-const run = promisify(execFile);
+const _run = promisify(execFile);
 const nodeDir = dirname(process.execPath);
 
 type Env = Record<string, string>;
-const cli = async (env: Env, ...args: string[]) => {
-  const r = await run(process.execPath, ["scripts/inquiries.ts", ...args], {
-    cwd: root,
-    env: { ...process.env, ...env },
-  }).then(
-    (ok) => ({ ...ok, code: 0 }),
-    (e: { stdout: string; stderr: string; code: number }) => e,
-  );
-  return { out: r.stdout, err: r.stderr, code: r.code };
-};
+const cli = inquiriesCli;
 const stops: Array<() => unknown> = [];
 afterEach(async () => {
   for (const stop of stops.splice(0).reverse()) await stop();

@@ -8,6 +8,7 @@ import { promisify } from "node:util";
 import pg from "pg";
 import { afterEach, describe, expect, inject, it } from "vitest";
 import { site } from "../../app/config/site.ts";
+import { inquiriesCli } from "../support/cli.ts";
 import { freePort } from "../support/ports.ts";
 import { json, nextIp } from "../support/requests.ts";
 import { type RunningServer, startServer } from "../support/server.ts";
@@ -19,20 +20,12 @@ import { TestSmtp } from "../support/smtp.ts";
  * recovery; who may read what holds a lead; and `forget` reaching every copy the data folder holds.
  */
 
-const root = new URL("../../", import.meta.url).pathname;
+const _root = new URL("../../", import.meta.url).pathname;
 const run = promisify(execFile);
 type Env = Record<string, string>;
 
-const cli = async (env: Env, ...args: string[]) => {
-  const r = await run(process.execPath, ["scripts/inquiries.ts", ...args], {
-    cwd: root,
-    env: { ...process.env, DATABASE_URL: "", ...env },
-  }).then(
-    (ok) => ({ ...ok, code: 0 }),
-    (e: { stdout: string; stderr: string; code: number }) => e,
-  );
-  return { out: r.stdout, err: r.stderr, code: r.code };
-};
+/** The CLI on SQLite unless the test names a database. */
+const cli = (env: Env, ...args: string[]) => inquiriesCli({ DATABASE_URL: "", ...env }, ...args);
 const stops: Array<() => unknown> = [];
 afterEach(async () => {
   for (const stop of stops.splice(0).reverse()) await stop();
