@@ -30,7 +30,7 @@ import { TestSmtp } from "../support/smtp";
  */
 
 const root = new URL("../../", import.meta.url).pathname;
-const _run = promisify(execFile);
+const run = promisify(execFile);
 const nodeDir = dirname(process.execPath);
 
 type Env = Record<string, string>;
@@ -62,8 +62,8 @@ const to = (smtp: TestSmtp, id: string) =>
   smtp.received
     .filter((m) => m.mail.headers.get("x-inquiry-id") === id)
     .map((m) => (m.mail.to && "text" in m.mail.to ? m.mail.to.text : ""));
-const storedIds = (dataDir: string) => {
-  const db = new DatabaseSync(join(dataDir, "inquiries.sqlite"), { readOnly: true });
+const storedIds = (dataDir: string, file = "inquiries.sqlite") => {
+  const db = new DatabaseSync(join(dataDir, file), { readOnly: true });
   try {
     return (db.prepare("SELECT id FROM inquiries").all() as Array<{ id: string }>).map((r) => r.id).sort();
   } finally {
@@ -140,8 +140,25 @@ describe("backups and restore (SQLite)", () => {
     const url = `http://127.0.0.1:${port}`;
     const acked: string[] = [];
     for (let i = 0; i < 20; i++) acked.push(await send(url));
-    // Replicated within about a second; SIGTERM reaches the server through Litestream.
-    await new Promise((r) => setTimeout(r, 1_500));
+    // Replicated within about a second: waited for by restoring the replica into a scratch file
+    // until it holds every acknowledged lead. Then SIGTERM reaches the server through Litestream.
+    const litestream = join(root, `node_modules/@flydotio/litestream-${process.platform}-${process.arch}/litestream`);
+    const inReplica = async () => {
+      const copy = join(mkdtempSync(join(tmpdir(), "litestream-copy-")), "copy.sqlite");
+      const restored = await run(
+        litestream,
+        ["restore", "-config", "deploy/litestream.yml", "-o", copy, join(dataDir, "inquiries.sqlite")],
+        {
+          cwd: root,
+          env,
+        },
+      ).then(
+        () => true,
+        () => false,
+      );
+      return restored ? storedIds(dirname(copy), "copy.sqlite").length : 0;
+    };
+    await expect.poll(inReplica, { timeout: 20_000, interval: 250 }).toBe(acked.length);
     first.child.kill("SIGTERM");
     await first.exited;
     expect(first.out()).toContain("server stopped");
