@@ -137,6 +137,9 @@ async function main() {
     const offsite = mkdtempSync(join(tmpdir(), "deploy-backups-"));
     podman("cp", "teton-sqlite:/data/backups/leads.sqlite", join(offsite, "leads.sqlite"));
     podman("exec", "teton-sqlite", "rm", "/data/backups/leads.sqlite");
+    // The image runs as uid 1000 (node): the folder it restores from is readable by it, as the docs say.
+    chownSync(offsite, 1000, 1000);
+    chownSync(join(offsite, "leads.sqlite"), 1000, 1000);
     const underServer = spawnSync(
       "podman",
       [...PODMAN, "exec", "teton-sqlite", ...cli("restore", "/data/inquiries.sqlite", "--force")],
@@ -148,7 +151,9 @@ async function main() {
       underServer.stderr.trim().slice(0, 120),
     );
     const link = /https:\/\/www\.example\.com(\/lead\?t=[\w.%-]+)/.exec(
-      readFileSync(join(data, "mail", emails[0] ?? ""), "utf8").replace(/=\r?\n/g, ""),
+      readFileSync(join(data, "mail", emails[0] ?? ""), "utf8")
+        .replace(/=\r?\n/g, "")
+        .replace(/=([0-9A-F]{2})/g, (_, hex: string) => String.fromCharCode(Number.parseInt(hex, 16))),
     )?.[1];
     podman("stop", "-t", "15", "teton-sqlite");
     const code = podman("inspect", "teton-sqlite", "--format", "{{.State.ExitCode}}");
