@@ -6,11 +6,11 @@ import { parseArgs } from "node:util";
 import autocannon from "autocannon";
 import pg from "pg";
 import { SMTPServer } from "smtp-server";
-import { CONTACT_API_PATH, DEFAULT_PUBLIC_KEY } from "../app/contact/api.ts";
 import { openDatabase } from "../server/contact/storage/open.ts";
 import { freePort } from "../tests/support/ports.ts";
 import { startPostgres } from "../tests/support/postgres.ts";
 import { type RunningServer, startServer } from "../tests/support/server.ts";
+import { submissionRequest } from "./bench-submissions.ts";
 
 /**
  * The contact pipeline under load, against the production server (node server.js), with autocannon:
@@ -74,13 +74,6 @@ class CountingRelay {
   }
 }
 
-let visitor = 0;
-/** Each submission from its own visitor: its own address on its own /24, as a site's inquiries come. */
-const nextAddress = () => {
-  const i = visitor++;
-  return `10.${i & 255}.${(i >> 8) & 255}.${((i >> 16) & 255) + 1}`;
-};
-
 type Run = { acked: Set<string>; seconds: number; p99: number; errors: number };
 
 /** Submissions through the JSON endpoint, as the contact page sends them; `onAck` sees each acknowledgement. */
@@ -94,36 +87,7 @@ async function submissions(
     url,
     connections: C,
     ...options,
-    requests: [
-      {
-        method: "POST",
-        path: CONTACT_API_PATH,
-        setupRequest(req) {
-          const i = visitor;
-          return {
-            ...req,
-            headers: {
-              "content-type": "application/json",
-              authorization: `Bearer ${DEFAULT_PUBLIC_KEY}`,
-              "idempotency-key": randomUUID(),
-              "x-forwarded-for": nextAddress(),
-            },
-            body: JSON.stringify({
-              name: `Bench Visitor ${i}`,
-              email: `visitor${i}@example.org`,
-              company: "Load Test Inc",
-              service: "General Inquiry",
-              message: `Benchmark submission ${i}: ${"x".repeat(200)}`,
-            }),
-          };
-        },
-        onResponse(status, body) {
-          if (status !== 201) return;
-          acked.add((JSON.parse(body) as { id: string }).id);
-          onAck(acked.size);
-        },
-      },
-    ],
+    requests: [submissionRequest(acked, onAck)],
   });
   return {
     acked,

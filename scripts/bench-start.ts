@@ -1,5 +1,4 @@
 import { spawn } from "node:child_process";
-import { randomUUID } from "node:crypto";
 import { mkdirSync, mkdtempSync, readFileSync, rmdirSync, rmSync, writeFileSync } from "node:fs";
 import { get } from "node:http";
 import { tmpdir } from "node:os";
@@ -7,8 +6,8 @@ import { join } from "node:path";
 import { DatabaseSync } from "node:sqlite";
 import { parseArgs } from "node:util";
 import autocannon from "autocannon";
-import { CONTACT_API_PATH, DEFAULT_PUBLIC_KEY } from "../app/contact/api.ts";
 import { freePort } from "../tests/support/ports.ts";
+import { submissionRequest } from "./bench-submissions.ts";
 
 /**
  * What a restart costs: the server as `npm start` runs it (`node server.js`, NODE_ENV unset), on SQLite:
@@ -124,12 +123,6 @@ async function serve(cgroup: string | null) {
   };
 }
 
-let visitor = 0;
-const nextAddress = () => {
-  const i = visitor++;
-  return `10.${i & 255}.${(i >> 8) & 255}.${((i >> 16) & 255) + 1}`;
-};
-
 async function main() {
   const starts: number[] = [];
   for (let i = 0; i < Number(opts.runs); i++) starts.push(await coldStart());
@@ -152,31 +145,7 @@ async function main() {
       connections: 16,
       duration: seconds,
       overallRate: 200,
-      requests: [
-        {
-          method: "POST",
-          path: CONTACT_API_PATH,
-          setupRequest: (req) => ({
-            ...req,
-            headers: {
-              "content-type": "application/json",
-              authorization: `Bearer ${DEFAULT_PUBLIC_KEY}`,
-              "idempotency-key": randomUUID(),
-              "x-forwarded-for": nextAddress(),
-            },
-            body: JSON.stringify({
-              name: `Bench Visitor ${visitor}`,
-              email: `visitor${visitor}@example.org`,
-              company: "",
-              service: "",
-              message: `Benchmark submission ${visitor}: ${"x".repeat(200)}`,
-            }),
-          }),
-          onResponse: (code, body) => {
-            if (code === 201) acked.add((JSON.parse(body) as { id: string }).id);
-          },
-        },
-      ],
+      requests: [submissionRequest(acked)],
     });
     const pages = autocannon({ url: `${server.url}/`, connections: 32, duration: seconds });
     const [flooded] = await Promise.all([flood, pages]);

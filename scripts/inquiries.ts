@@ -603,9 +603,9 @@ function backupInquiries(file: string): number {
 
 function checkBackup(file: string): { ok: true; inquiries: number } | { ok: false; reason: string } {
   if (!existsSync(file)) return { ok: false, reason: "no such file" };
-  if (!isSqliteFile(file)) return { ok: false, reason: "it is not an SQLite database" };
   let backup: DatabaseSync | undefined;
   try {
+    if (!isSqliteFile(file)) return { ok: false, reason: "it is not an SQLite database" };
     backup = new DatabaseSync(file, { readOnly: true });
     const { integrity_check } = backup.prepare("PRAGMA integrity_check").get() as { integrity_check: string };
     if (integrity_check !== "ok") return { ok: false, reason: `it is damaged (${integrity_check})` };

@@ -118,7 +118,7 @@ export const site: Site = {
     logDays: 14,
     /** What is done with a visitor's network address (the monthly key: server/contact/intake/address-hash.ts). */
     addressKey:
-      "Your network address is never stored: we keep only a keyed hash of it, used to limit repeated submissions. The key is random, made anew each month, and deleted when the month's limits have expired, so once it is gone nobody — including us — can tell which address made a hash.",
+      "Your network address is never stored: we keep only a keyed hash of it, used to limit repeated submissions. The key is random, made anew each month, and deleted once the month is over, so once it is gone nobody — including us — can tell which address made a hash.",
     /** How long the company takes at most to answer a request to see or delete data. */
     answerDays: 30,
     /**

@@ -113,6 +113,7 @@ describe("restore", () => {
       ["foreign", foreign, /not a backup of this application's inquiries database/],
       ["newer", newer, /newer release \(schema version 999; this release knows up to \d+\)/],
       ["damaged", damaged, /damaged|cannot be read/],
+      ["a folder", dir, /cannot be read as a database \(EISDIR/],
     ];
     for (const [what, file, said] of cases) {
       const r = await cli(env, "restore", file, "--force");

@@ -52,16 +52,22 @@ describe("a start that cannot succeed says so in one line", () => {
     }
   });
 
-  it.each([
-    ["PORT", "eighty", "PORT: "],
-    ["SITE_URL", "www.example.com", "SITE_URL: an http:// or https:// URL"],
-  ])("%s=%s stops the start with one line naming the variable", async (name, value, message) => {
-    const err = await startServer({ [name]: value }).then(
+  /** A start that must fail: it exits 1, and its output and fatal lines. */
+  const refusedStart = async (env: Record<string, string>) => {
+    const err = await startServer(env).then(
       (started) => started.stop().then(() => null),
       (e: Error) => e.message,
     );
     expect(err).toMatch(/server exited \(1\)/);
     const fatal = lines(String(err).replace(/^server exited \(1\):\n/, "")).filter((l) => l.level === "fatal");
+    return { err: String(err), fatal };
+  };
+
+  it.each([
+    ["PORT", "eighty", "PORT: "],
+    ["SITE_URL", "www.example.com", "SITE_URL: an http:// or https:// URL"],
+  ])("%s=%s stops the start with one line naming the variable", async (name, value, message) => {
+    const { err, fatal } = await refusedStart({ [name]: value });
     expect(fatal).toHaveLength(1);
     expect(fatal[0]?.msg).toMatch(/^Invalid environment: /);
     expect(fatal[0]?.msg).toContain(message);
@@ -75,12 +81,7 @@ describe("a start that cannot succeed says so in one line", () => {
     ["over http", "http://www.teton.test", /^SITE_URL: http:\/\/ would send the links in a lead/],
   ])("SITE_URL %s stops the start with one line saying why", async (_what, value, said) => {
     // A relay: the links leave this machine.
-    const err = await startServer({ SITE_URL: value, SMTP_URL: "smtp://127.0.0.1:2525" }).then(
-      (started) => started.stop().then(() => null),
-      (e: Error) => e.message,
-    );
-    expect(err).toMatch(/server exited \(1\)/);
-    const fatal = lines(String(err).replace(/^server exited \(1\):\n/, "")).filter((l) => l.level === "fatal");
+    const { err, fatal } = await refusedStart({ SITE_URL: value, SMTP_URL: "smtp://127.0.0.1:2525" });
     expect(fatal).toHaveLength(1);
     expect(fatal[0]?.msg).toMatch(said);
     expect(err).not.toMatch(/server started/);
@@ -101,12 +102,7 @@ describe("a start that cannot succeed says so in one line", () => {
       [join(onlyGenuine, "missing"), /^SPAM_CORPUS_DIR: cannot read .*missing \(ENOENT\)$/],
       [onlyGenuine, /^SPAM_CORPUS_DIR: .* has no spam messages/],
     ] as const) {
-      const err = await startServer({ SPAM_CORPUS_DIR: dir }).then(
-        (started) => started.stop().then(() => null),
-        (e: Error) => e.message,
-      );
-      expect(err).toMatch(/server exited \(1\)/);
-      const fatal = lines(String(err).replace(/^server exited \(1\):\n/, "")).filter((l) => l.level === "fatal");
+      const { err, fatal } = await refusedStart({ SPAM_CORPUS_DIR: dir });
       expect(fatal).toHaveLength(1);
       expect(fatal[0]?.msg).toMatch(said);
       expect(err).not.toMatch(/^\s+at /m);

@@ -14,7 +14,7 @@ import { formTokens } from "./form-token.ts";
  */
 
 /** Where an earlier release kept its one secret when IP_HASH_KEY was not set. */
-export const LEGACY_KEY_FILE = "secrets/ip-hash.key";
+const LEGACY_KEY_FILE = "secrets/ip-hash.key";
 
 /** The one secret of an earlier release (IP_HASH_KEY, or its key file), whose links and tokens keep working; undefined if none. */
 export function legacySecret(opts: { IP_HASH_KEY?: string; dataDir: string }): string | undefined {

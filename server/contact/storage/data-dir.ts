@@ -23,10 +23,10 @@ import { join } from "node:path";
 /** The live SQLite database in a data folder. */
 export const DATABASE_FILE = "inquiries.sqlite";
 /** Written by a server while it uses the data folder, touched every few seconds, removed when it stops. */
-export const IN_USE_FILE = "server.lock";
+const IN_USE_FILE = "server.lock";
 const TOUCH_MS = 5_000;
 /** A mark not touched for this long belongs to a server that is gone (killed, or its machine died). */
-export const STALE_MS = 30_000;
+const STALE_MS = 30_000;
 
 export type DataDirUser = { pid: number; host: string; startedAt: string };
 
@@ -141,7 +141,12 @@ export function databaseCopies(dataDir: string): string[] {
       const path = join(dir, entry.name);
       if (entry.isDirectory() && depth < 1 && entry.name !== "mail") look(path, depth + 1);
       else if (entry.isFile() && !(depth === 0 && live.has(entry.name)) && !/-(wal|shm|journal)$/.test(entry.name)) {
-        if (isSqliteFile(path)) found.push(path);
+        // One it may not read is named as a copy too: the erasure then says it could not reach it.
+        try {
+          if (isSqliteFile(path)) found.push(path);
+        } catch {
+          found.push(path);
+        }
       }
     }
   };

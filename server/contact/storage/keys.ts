@@ -9,9 +9,8 @@ import { type Sql, writeAlone } from "./database.ts";
  */
 
 export type KeyPurpose = "links" | "form" | "address";
-export const KEY_PURPOSES: readonly KeyPurpose[] = ["links", "form", "address"];
 
-export type KeyRow = { purpose: KeyPurpose; id: string; secret: string; createdAt: number; retiredAt: number | null };
+type KeyRow = { purpose: KeyPurpose; id: string; secret: string; createdAt: number; retiredAt: number | null };
 
 const newSecret = () => randomBytes(32).toString("hex");
 
