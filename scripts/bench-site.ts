@@ -64,12 +64,26 @@ type Scores = Pick<
   "performance" | "accessibility" | "bestPractices" | "seo" | "lcpMs" | "fcpMs" | "cls" | "tbtMs"
 >;
 
+/** A run that failed to measure (no score; NO_NAVSTART comes about one run in ten on a busy machine) is not a score of 0: it is run again, up to this many failures a route. */
+const FAILED_RUNS_ALLOWED = 10;
+
 async function lighthouseRuns(url: string, port: number): Promise<Scores> {
   const runs: Scores[] = [];
-  for (let i = 0; i < RUNS; i++) {
+  let failed = 0;
+  while (runs.length < RUNS) {
     const result = await lighthouse(url, { port, output: "json", logLevel: "error" });
     if (!result) throw new Error(`Lighthouse returned nothing for ${url}`);
-    const { categories: c, audits: a } = result.lhr;
+    const { categories: c, audits: a, runtimeError } = result.lhr;
+    const unscored = ["performance", "accessibility", "best-practices", "seo"].filter(
+      (k) => typeof c[k]?.score !== "number",
+    );
+    if (runtimeError || unscored.length > 0) {
+      failed++;
+      const why = runtimeError ? `${runtimeError.code}: ${runtimeError.message}` : `no score for ${unscored.join(", ")}`;
+      console.error(`Lighthouse could not measure ${url} (${why}); run again (${failed} of ${FAILED_RUNS_ALLOWED})`);
+      if (failed >= FAILED_RUNS_ALLOWED) throw new Error(`Lighthouse failed ${failed} times on ${url}: ${why}`);
+      continue;
+    }
     runs.push({
       performance: Math.round((c.performance?.score ?? 0) * 100),
       accessibility: Math.round((c.accessibility?.score ?? 0) * 100),
