@@ -79,7 +79,9 @@ async function lighthouseRuns(url: string, port: number): Promise<Scores> {
     );
     if (runtimeError || unscored.length > 0) {
       failed++;
-      const why = runtimeError ? `${runtimeError.code}: ${runtimeError.message}` : `no score for ${unscored.join(", ")}`;
+      const why = runtimeError
+        ? `${runtimeError.code}: ${runtimeError.message}`
+        : `no score for ${unscored.join(", ")}`;
       console.error(`Lighthouse could not measure ${url} (${why}); run again (${failed} of ${FAILED_RUNS_ALLOWED})`);
       if (failed >= FAILED_RUNS_ALLOWED) throw new Error(`Lighthouse failed ${failed} times on ${url}: ${why}`);
       continue;
