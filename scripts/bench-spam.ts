@@ -1,12 +1,10 @@
 import { spawnSync } from "node:child_process";
-import { existsSync, mkdtempSync, readFileSync, writeFileSync } from "node:fs";
+import { existsSync, readFileSync, writeFileSync } from "node:fs";
 import { request } from "node:http";
-import { tmpdir } from "node:os";
-import { join } from "node:path";
 import { parseArgs } from "node:util";
 import type { Page } from "playwright-core";
 import { CONTACT_API_PATH, DEFAULT_PUBLIC_KEY } from "../app/contact/api.ts";
-import { ContentModel, type Example, parseTsv, seedCorpus } from "../server/contact/intake/content-filter.ts";
+import { ContentModel, type Example, seedCorpus } from "../server/contact/intake/content-filter.ts";
 import { NO_TOKEN_LOG2_ODDS } from "../server/contact/intake/pipeline.ts";
 import { loadEnv } from "../server/env.ts";
 import { launchChromium } from "../tests/support/chromium.ts";
@@ -14,15 +12,17 @@ import { startServer } from "../tests/support/server.ts";
 import { TestSmtp } from "../tests/support/smtp.ts";
 import {
   type Bounds,
-  corpusLeaveOneKindOut,
+  corpusKinds,
   evalKinds,
-  heldOutKinds,
   learning,
+  leaveOneKindOut,
   margin,
+  newKind,
   newKindWindows,
-  scoresByKind,
   summary,
-} from "./spam-heldout.ts";
+  withoutNewKind,
+  writeCorpus,
+} from "./spam-kinds.ts";
 import { spamSection } from "./spam-section.ts";
 
 /**
@@ -49,17 +49,19 @@ const FOLDS = 5;
 const defaults = loadEnv({});
 const BOUNDS: Bounds = { suspect: defaults.SPAM_SUSPECT_SCORE, hold: defaults.SPAM_HOLD_SCORE };
 
-/** The seed corpus split: every fifth message of each kind held out, the rest written where the server reads it. */
+/**
+ * The seed corpus split: every fifth message of each label held out, the rest written where the
+ * server reads it, without the learning curve's kind (podcast guest booking).
+ */
 function splitCorpus(): { dir: string; heldOut: Example[] } {
-  const dir = mkdtempSync(join(tmpdir(), "spam-corpus-"));
   const heldOut: Example[] = [];
+  const train: Example[] = [];
   for (const label of ["spam", "genuine"] as const) {
-    const all = seedCorpus().filter((e) => e.label === label);
-    const train = all.filter((_, i) => i % FOLDS !== 0);
+    const all = withoutNewKind(seedCorpus()).filter((e) => e.label === label);
+    train.push(...all.filter((_, i) => i % FOLDS !== 0));
     heldOut.push(...all.filter((_, i) => i % FOLDS === 0));
-    writeFileSync(join(dir, `${label}.tsv`), train.map((e) => `${e.company}\t${e.message}`).join("\n"));
   }
-  return { dir, heldOut };
+  return { dir: writeCorpus(train), heldOut };
 }
 
 /** Every message scored by a model trained on the other four fifths (the server's own model code). */
@@ -83,46 +85,27 @@ function crossValidate() {
 }
 
 /**
- * The held-out set, which no model of the product trains on: each kind scored by a model that never
- * saw it (the seed corpus and the other kinds: leave-one-kind-out), and by the seed corpus alone (as
- * shipped); the band's lower bound swept, to choose its default; a missing form token from an allowed
- * origin weighed in; and the learning from three marks of each kind.
+ * The corpus in kinds, each scored by a model that never saw it (leave-one-kind-out); the band's
+ * lower bound swept, to choose its default; a missing form token from an allowed origin weighed in;
+ * the learning from three marks of each kind; and the learning curve's kind, window by window.
  */
-function heldOut() {
+function kindsFigures() {
   const seed = seedCorpus();
-  const kinds = heldOutKinds();
-  const loko = scoresByKind(seed, kinds, true);
-  const shipped = scoresByKind(seed, kinds, false);
-  // Leave-one-kind-out on the corpus too (its spam grouped by keyword), and the margin of both.
-  const corpus = corpusLeaveOneKindOut(seed, kinds);
-  const bothKinds = [...kinds, ...corpus.kinds];
-  const both = new Map([...loko, ...corpus.scores]);
+  const kinds = corpusKinds(seed);
+  const loko = leaveOneKindOut(seed, kinds);
   const sweep = [0.1, 0.2, 0.25, 0.3, 0.4, 0.5].map((suspect) => {
-    const b = { suspect, hold: BOUNDS.hold };
-    const [l, s] = [summary(bothKinds, both, b), summary(kinds, shipped, b)];
-    return {
-      suspect,
-      spamUnmarkedPct: l.spamUnmarkedPct,
-      genuineMarkedPct: l.genuineMarkedPct,
-      shippedSpamUnmarkedPct: s.spamUnmarkedPct,
-      shippedGenuineMarkedPct: s.genuineMarkedPct,
-    };
+    const l = summary(kinds, loko, { suspect, hold: BOUNDS.hold });
+    return { suspect, spamUnmarkedPct: l.spamUnmarkedPct, genuineMarkedPct: l.genuineMarkedPct };
   });
-  const tokenless = scoresByKind(seed, kinds, true, NO_TOKEN_LOG2_ODDS);
-  const lokoSummary = summary(kinds, loko, BOUNDS);
-  const taught = learning(seed, kinds, BOUNDS);
-  const windows = newKindWindows(seed, BOUNDS);
   return {
     kinds: kinds.map((k) => ({ kind: k.name, messages: k.examples.length })),
     bounds: BOUNDS,
-    leaveOneKindOut: lokoSummary,
-    corpusLeaveOneKindOut: summary(corpus.kinds, corpus.scores, BOUNDS),
-    margin: margin(bothKinds, both, BOUNDS.hold),
-    shipped: summary(kinds, shipped, BOUNDS),
-    tokenlessFromAllowedOrigin: summary(kinds, tokenless, BOUNDS),
+    leaveOneKindOut: summary(kinds, loko, BOUNDS),
+    margin: margin(kinds, loko, BOUNDS.hold),
+    tokenlessFromAllowedOrigin: summary(kinds, leaveOneKindOut(seed, kinds, NO_TOKEN_LOG2_ODDS), BOUNDS),
     sweep,
-    learning: taught,
-    newKindWindows: windows,
+    learning: learning(seed, kinds, BOUNDS),
+    newKindWindows: newKindWindows(seed, BOUNDS),
   };
 }
 
@@ -380,8 +363,8 @@ async function main() {
     await browser.close();
 
     // The learning curve: a kind of spam the corpus lacks, before and after operator marks.
-    const newKind = parseTsv(readFileSync(new URL("../bench/spam-new-kind.tsv", import.meta.url), "utf8"));
-    const [toMark, toTest] = [newKind.slice(0, 20), newKind.slice(20)];
+    const podcasts = newKind();
+    const [toMark, toTest] = [podcasts.slice(0, 20), podcasts.slice(20)];
     let ipSeq = 0;
     const sendAll = async (list: Array<{ company: string; message: string }>, tag: string) => {
       const tokens = await Promise.all(list.map(() => tokenOf()));
@@ -458,7 +441,7 @@ async function main() {
     const costUs = scoringCost();
     const pacedSpam = rows.find((r) => r.kind === "paced spam");
     const pacedPeople = rows.find((r) => r.kind === "paced genuine");
-    const held = heldOut();
+    const kinds = kindsFigures();
     const content = {
       bounds: BOUNDS,
       crossValidation: {
@@ -478,7 +461,7 @@ async function main() {
       },
       learningCurve: curve,
       scoringMicroseconds: costUs,
-      heldOut: held,
+      kinds,
       evaluation: evaluation(),
     };
     console.log(
@@ -490,29 +473,25 @@ async function main() {
     console.log(
       `Learning curve (a kind the corpus lacks): ${curve.map((c) => `${c.marks} marks: ${c.held}/${c.of} held`).join("; ")}. Scoring: ${costUs} µs a message.`,
     );
-    const h = held.leaveOneKindOut;
+    const h = kinds.leaveOneKindOut;
     console.log(
-      `Held-out set (${h.spam.total} pitches, ${h.genuine.total} prospects, ${held.kinds.length} kinds; leave-one-kind-out; possible spam from ${BOUNDS.suspect}): spam unmarked ${h.spamUnmarkedPct}% (target ≤ 5%), genuine held ${h.genuineHeldPct}% (target 0%), genuine marked ${h.genuineMarkedPct}% (target ≤ 5%). As shipped (seed corpus only): ${held.shipped.spamUnmarkedPct}%, ${held.shipped.genuineHeldPct}%, ${held.shipped.genuineMarkedPct}%.`,
-    );
-    const c = held.corpusLeaveOneKindOut;
-    console.log(
-      `Corpus, leave-one-kind-out (${c.spam.total} pitches in kinds by keyword, ${c.genuine.total} genuine in five folds): spam unmarked ${c.spamUnmarkedPct}%, genuine held ${c.genuineHeldPct}%, genuine marked ${c.genuineMarkedPct}%. Margin: the genuine closest to the hold scored ${held.margin.closest.join(", ")}, ${held.margin.logOdds} in log-odds below ${BOUNDS.hold}.`,
+      `The corpus in ${kinds.kinds.length} kinds, each scored by a model that never saw it (${h.spam.total} pitches, ${h.genuine.total} genuine; possible spam from ${BOUNDS.suspect}): spam unmarked ${h.spamUnmarkedPct}% (target ≤ 5%), genuine held ${h.genuineHeldPct}% (target 0%), genuine marked ${h.genuineMarkedPct}% (target ≤ 5%). Margin: the genuine closest to the hold scored ${kinds.margin.closest.join(", ")}, ${kinds.margin.logOdds} in log-odds below ${BOUNDS.hold}.`,
     );
     const ev = content.evaluation;
     console.log(
       `Evaluation set (never tuned on; ${ev.spam.total} pitches, ${ev.genuine.total} genuine, ${ev.kinds} kinds; as shipped): spam unmarked ${ev.spamUnmarkedPct}% (target ≤ 5%), genuine held ${ev.genuineHeldPct}% (target 0%), genuine marked ${ev.genuineMarkedPct}% (target ≤ 5%); closest genuine ${ev.margin.closest.join(", ")} (${ev.margin.logOdds} log-odds below the hold).`,
     );
-    console.table(held.sweep);
-    const learnt = held.learning.filter((l) => l.after >= 2).length;
+    console.table(kinds.sweep);
+    const learnt = kinds.learning.filter((l) => l.after >= 2).length;
     console.log(
-      `Learning, three marks of a kind it never saw, then the next three: ${learnt} of ${held.learning.length} held-out kinds caught ≥ 2 of 3 (${held.learning.map((l) => `${l.kind.replace("spam-", "")} ${l.before}→${l.after}`).join(", ")}); podcast bookings (the seed lacks them): ${held.newKindWindows.ok} of ${held.newKindWindows.windows} windows (${held.newKindWindows.caughtBefore}→${held.newKindWindows.caughtAfter} of ${held.newKindWindows.tested} caught).`,
+      `Learning, three marks of a kind it never saw, then the next three: ${learnt} of ${kinds.learning.length} spam kinds caught ≥ 2 of 3 (${kinds.learning.map((l) => `${l.kind.replace("spam-", "")} ${l.before}→${l.after}`).join(", ")}); podcast bookings (taken out of the corpus first): ${kinds.newKindWindows.ok} of ${kinds.newKindWindows.windows} windows (${kinds.newKindWindows.caughtBefore}→${kinds.newKindWindows.caughtAfter} of ${kinds.newKindWindows.tested} caught).`,
     );
-    const heldOutMissed =
+    const unseenMissed =
       h.spamUnmarkedPct > 5 ||
       h.genuineHeldPct > 0 ||
       h.genuineMarkedPct > 5 ||
-      learnt < held.learning.length ||
-      held.newKindWindows.ok < held.newKindWindows.windows;
+      learnt < kinds.learning.length ||
+      kinds.newKindWindows.ok < kinds.newKindWindows.windows;
     const scripted = rows.filter((r) => r.kind === "bot" && !r.class.startsWith("headless"));
     const scriptedSent = scripted.reduce((n, r) => n + r.sent, 0);
     const scriptedInbox = scripted.reduce((n, r) => n + r.inbox, 0);
@@ -532,7 +511,7 @@ async function main() {
       writeFileSync("BENCHMARKS.md", `${cut < 0 ? md : md.slice(0, cut)}${spamSection()}`);
     }
     const contentMissed = content.crossValidation.spamHeldPct < 50 || content.crossValidation.genuineDeliveredPct < 99;
-    if (scriptedInbox / scriptedSent > 0.05 || peopleInbox < peopleSent || contentMissed || heldOutMissed)
+    if (scriptedInbox / scriptedSent > 0.05 || peopleInbox < peopleSent || contentMissed || unseenMissed)
       process.exitCode = 1;
   } finally {
     await server.stop();

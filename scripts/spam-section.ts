@@ -8,7 +8,7 @@ export function spamSection(): string {
     rows: Array<Record<string, string | number>>;
     content?: {
       bounds: { suspect: number; hold: number };
-      heldOut: HeldOut;
+      kinds?: Kinds;
       crossValidation: Record<string, number>;
       paced: Record<string, number>;
       learningCurve: Array<{ marks: number; held: number; of: number }>;
@@ -35,7 +35,7 @@ Content filter (held at ${c.bounds.hold}, marked as possible spam from ${c.bound
 Learning curve on a kind of spam the corpus lacks (podcast guest booking), marked or held by its
 words after marks (\`inquiries spam ID\`, what the Spam link does), on the server:
 ${c.learningCurve.map((p) => `${p.marks} marks ${p.held}/${p.of}`).join(", ")}. Scoring costs ${c.scoringMicroseconds} µs a message.
-${evaluationSection(c.evaluation, c.bounds)}${heldOutSection(c.heldOut, c.bounds)}`
+${evaluationSection(c.evaluation, c.bounds)}${kindsSection(c.kinds, c.bounds)}`
     : "";
   return `
 ## Spam (\`npm run bench:spam\`, ${s.date})
@@ -49,12 +49,10 @@ ${content}`;
 type Tally = { total: number; clean: number; suspect: number; held: number };
 type Margin = { closest: number[]; logOdds: number };
 type Evaluation = Summary & { kinds: number; margin: Margin };
-type HeldOut = {
+type Kinds = {
   kinds: Array<{ kind: string; messages: number }>;
   leaveOneKindOut: Summary;
-  corpusLeaveOneKindOut?: Summary;
-  margin?: Margin;
-  shipped: Summary;
+  margin: Margin;
   tokenlessFromAllowedOrigin: Summary;
   sweep: Array<Record<string, number>>;
   learning: Array<{ kind: string; before: number; after: number; of: number }>;
@@ -79,8 +77,8 @@ function evaluationSection(e: Evaluation | undefined, bounds: { suspect: number;
   if (!e) return "";
   const kinds = e.perKind.map((k) => `| ${k.kind} | ${k.total} | ${k.clean} | ${k.suspect} | ${k.held} |`).join("\n");
   return `
-The evaluation set (\`bench/spam-eval/\`: ${e.kinds} kinds written by someone who never saw the corpus, the
-held-out set or the filter; never tuned on), scored by the model as shipped (the seed corpus):
+The evaluation set (\`bench/spam-eval/\`: ${e.kinds} kinds written by someone who never saw the corpus or
+the filter; never tuned on), scored by the model as shipped (the seed corpus):
 
 ${TARGETS_HEAD}
 ${targetsLine("as shipped", e)}
@@ -94,42 +92,37 @@ ${kinds}
 `;
 }
 
-/** The held-out set (bench/spam-heldout/): the targets, the band's sweep, the learning per kind. */
-function heldOutSection(h: HeldOut | undefined, bounds: { suspect: number; hold: number }): string {
+/** The corpus in kinds, each scored by a model that never saw it: the targets, the band's sweep, the learning per kind. */
+function kindsSection(h: Kinds | undefined, bounds: { suspect: number; hold: number }): string {
   if (!h) return "";
-  const line = targetsLine;
   const kinds = h.leaveOneKindOut.perKind
     .map((k) => `| ${k.kind} | ${k.total} | ${k.clean} | ${k.suspect} | ${k.held} |`)
     .join("\n");
-  const sweep = h.sweep
-    .map(
-      (r) =>
-        `| ${r.suspect} | ${r.spamUnmarkedPct}% | ${r.genuineMarkedPct}% | ${r.shippedSpamUnmarkedPct}% | ${r.shippedGenuineMarkedPct}% |`,
-    )
-    .join("\n");
+  const sweep = h.sweep.map((r) => `| ${r.suspect} | ${r.spamUnmarkedPct}% | ${r.genuineMarkedPct}% |`).join("\n");
   const learnt = h.learning.filter((l) => l.after >= 2).length;
   return `
-The held-out set (\`bench/spam-heldout/\`: ${h.kinds.length} kinds, never in the seed corpus), possible spam
-from ${bounds.suspect}, held from ${bounds.hold}:
+The seed corpus in ${h.kinds.length} kinds (server/contact/intake/corpus/README.md), each scored by a model of
+the rest (leave-one-kind-out), possible spam from ${bounds.suspect}, held from ${bounds.hold}:
 
 ${TARGETS_HEAD}
-${line("leave-one-kind-out (seed corpus + the other kinds)", h.leaveOneKindOut)}
-${h.corpusLeaveOneKindOut ? `${line("leave-one-kind-out on the corpus (its spam in kinds by keyword, genuine in five folds; + the held-out set)", h.corpusLeaveOneKindOut)}\n` : ""}${line("as shipped (seed corpus only)", h.shipped)}
-${line("leave-one-kind-out, without a form token from an allowed origin", h.tokenlessFromAllowedOrigin)}
+${targetsLine("leave-one-kind-out", h.leaveOneKindOut)}
+${targetsLine("leave-one-kind-out, without a form token from an allowed origin", h.tokenlessFromAllowedOrigin)}
+
+Margin: the genuine messages closest to the hold scored ${h.margin.closest.join(", ")}; the closest is ${h.margin.logOdds} below it in log-odds.
 
 | kind | messages | clean | possible spam | held |
 |---|---|---|---|---|
 ${kinds}
 
-${h.margin ? `Margin, leave-one-kind-out (held-out set and corpus): the genuine messages closest to the hold scored ${h.margin.closest.join(", ")}; the closest is ${h.margin.logOdds} below it in log-odds.\n\n` : ""}The band's lower bound (\`SPAM_SUSPECT_SCORE\`), swept (leave-one-kind-out: the held-out set and the corpus; as shipped: the held-out set):
+The band's lower bound (\`SPAM_SUSPECT_SCORE\`), swept (leave-one-kind-out):
 
-| from | spam unmarked | genuine marked | as shipped: spam unmarked | as shipped: genuine marked |
-|---|---|---|---|---|
+| from | spam unmarked | genuine marked |
+|---|---|---|
 ${sweep}
 
 Learning (target: after 3 marks of a kind it had not seen, ≥ 2 of the next 3 caught): ${learnt} of
-${h.learning.length} held-out kinds (${h.learning.map((l) => `${l.kind.replace("spam-", "")} ${l.before}→${l.after}`).join(", ")}
-of 3, before→after); podcast guest booking, which the seed lacks, ${h.newKindWindows.ok} of
+${h.learning.length} spam kinds (${h.learning.map((l) => `${l.kind.replace("spam-", "")} ${l.before}→${l.after}`).join(", ")}
+of 3, before→after); podcast guest booking, taken out of the corpus first, ${h.newKindWindows.ok} of
 ${h.newKindWindows.windows} windows (caught ${h.newKindWindows.caughtBefore} → ${h.newKindWindows.caughtAfter} of ${h.newKindWindows.tested}).
 `;
 }

@@ -338,7 +338,7 @@ describe("the links in a lead, on one server", { timeout: 60_000 }, () => {
 
   it("a possible-spam lead says so in the email, in Slack and in the webhook, with both links", async () => {
     slack.respond = () => ({ status: 200 });
-    const message = "We have a proposal that could interest your company. When can we talk?";
+    const message = "We have a proposal for your company. Who is the right person to talk to?";
     const score = model.score({ company: "", message });
     expect(score).toBeGreaterThanOrEqual(SPAM_SUSPECT_SCORE);
     expect(score).toBeLessThan(SPAM_HOLD_SCORE);

@@ -1,5 +1,5 @@
 import { randomUUID } from "node:crypto";
-import { mkdtempSync, readFileSync, rmSync } from "node:fs";
+import { mkdtempSync, rmSync } from "node:fs";
 import type { AddressInfo } from "node:net";
 import { createServer as createNetServer } from "node:net";
 import { tmpdir } from "node:os";
@@ -7,12 +7,13 @@ import { join } from "node:path";
 import { DatabaseSync } from "node:sqlite";
 import pg from "pg";
 import pino from "pino";
-import { afterEach, beforeEach, describe, expect, inject, it } from "vitest";
+import { afterEach, beforeEach, describe, expect, inject, it, onTestFinished } from "vitest";
+import { newKind, withoutNewKind, writeCorpus } from "../../scripts/spam-kinds.ts";
 import { loadConfig } from "../../server/config.ts";
 import { erase } from "../../server/contact/erasure.ts";
 import type { Housekeeping } from "../../server/contact/housekeeping.ts";
 import { jsonAnswer } from "../../server/contact/http/endpoint.ts";
-import { parseTsv, RELEARN_CHECK_MS } from "../../server/contact/intake/content-filter.ts";
+import { RELEARN_CHECK_MS, seedCorpus } from "../../server/contact/intake/content-filter.ts";
 import type { ContactPipeline } from "../../server/contact/intake/pipeline.ts";
 import { createContactPipeline } from "../../server/contact/runtime.ts";
 import {
@@ -485,11 +486,12 @@ describe.each([
 
   it("learns from the company's marks, kept in the database for every instance, and forgets what is taken back", async () => {
     smtp = await new TestSmtp().start();
-    const [a, b] = [await pipeline({ SPAM_FILTER: "on" }), await pipeline({ SPAM_FILTER: "on" })] as [
-      ContactPipeline,
-      ContactPipeline,
-    ];
-    // A kind of pitch the seed corpus lacks: scored, not held by its words (the missing form token holds it).
+    // The shipped corpus without a kind of pitch (podcast guest booking), to teach it as new.
+    const corpus = writeCorpus(withoutNewKind(seedCorpus()));
+    onTestFinished(() => rmSync(corpus, { recursive: true, force: true }));
+    const env = { SPAM_FILTER: "on", SPAM_CORPUS_DIR: corpus };
+    const [a, b] = [await pipeline(env), await pipeline(env)] as [ContactPipeline, ContactPipeline];
+    // A kind of pitch the corpus lacks: scored, not held by its words (the missing form token holds it).
     const pitch =
       "Hi, would your founder like to be a guest on podcasts about technology? We arrange the interviews with hosts.";
     const scoreOf = async (p: ContactPipeline, signature: string) => {
@@ -501,8 +503,7 @@ describe.each([
     expect(before.score).toBeLessThan(HOLD);
     expect(before.reason).not.toMatch(/reads like marketing/);
     // An operator marks twenty such pitches, through the other instance.
-    const newKind = parseTsv(readFileSync(new URL("../../bench/spam-new-kind.tsv", import.meta.url), "utf8"));
-    for (const e of newKind.slice(0, 20)) {
+    for (const e of newKind().slice(0, 20)) {
       const { body } = await submit(a, { ...valid, company: e.company, message: e.message });
       expect(await training.mark(a.db, String(body.id), "spam", Date.now())).toBe(true);
     }
