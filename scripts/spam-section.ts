@@ -78,7 +78,8 @@ function evaluationSection(e: Evaluation | undefined, bounds: { suspect: number;
   const kinds = e.perKind.map((k) => `| ${k.kind} | ${k.total} | ${k.clean} | ${k.suspect} | ${k.held} |`).join("\n");
   return `
 The evaluation set (\`bench/spam-eval/\`: ${e.kinds} kinds written by someone who never saw the corpus or
-the filter; never tuned on), scored by the model as shipped (the seed corpus):
+the filter; never tuned on), scored by the model as shipped (the seed corpus). The sets before it, and how
+each model did on them: \`bench/spam-eval-history.md\`.
 
 ${TARGETS_HEAD}
 ${targetsLine("as shipped", e)}
