@@ -235,7 +235,7 @@ export const schema = z.object({
     description:
       'a lead the content filter scores at or above this (and below `SPAM_HOLD_SCORE`) is delivered marked as possible spam: `[Possible spam]` in the subject, said in Slack, `"spam": {"verdict": "suspect"}` in the webhook. See [Spam](operations.md#spam)',
   }),
-  SPAM_HOLD_SCORE: probability.default(0.995).meta({
+  SPAM_HOLD_SCORE: probability.default(0.997).meta({
     description:
       "a message the content filter scores at or above this is held (stored, delivered nowhere, listed in the held summary)",
   }),
