@@ -196,7 +196,14 @@ const answered = (status: number) => status >= 200 && status < 400;
 async function main() {
   const smtp = await new TestSmtp().start();
   const split = splitCorpus();
-  const server = await startServer({ SMTP_URL: smtp.url, OUTBOX_POLL_MS: "100", SPAM_CORPUS_DIR: split.dir });
+  // The browsers stand for visitors behind the proxy: each context's X-Forwarded-For is its address.
+  // Untrusted, every page would come from 127.0.0.1 and meet RATE_LIMIT_PER_DAY (50) after about 60.
+  const server = await startServer({
+    SMTP_URL: smtp.url,
+    OUTBOX_POLL_MS: "100",
+    SPAM_CORPUS_DIR: split.dir,
+    TRUST_PROXY: "loopback",
+  });
   const cli = (...args: string[]) =>
     spawnSync(process.execPath, ["scripts/inquiries.ts", ...args], {
       env: { ...process.env, DATA_DIR: server.dataDir, DATABASE_URL: "" },

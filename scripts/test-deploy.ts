@@ -2,6 +2,7 @@ import { type ChildProcess, execFileSync, spawn, spawnSync } from "node:child_pr
 import { chownSync, existsSync, mkdtempSync, readdirSync, readFileSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
+import { DatabaseSync } from "node:sqlite";
 import pgClient from "pg";
 import { chromium } from "playwright-core";
 import YAML from "yaml";
@@ -213,7 +214,22 @@ async function main() {
       });
       if (res.status === 201) acked.push(String(((await res.json()) as { id: string }).id));
     }
-    await sleep(1_500);
+    // Replicated within about a second: waited for by restoring the replica (the host's Litestream
+    // binary, from the folder the container writes) until it holds every acknowledged lead.
+    const litestream = join(root, `node_modules/@flydotio/litestream-${process.platform}-${process.arch}/litestream`);
+    const inReplica = () => {
+      const copy = join(mkdtempSync(join(tmpdir(), "deploy-ls-copy-")), "copy.sqlite");
+      if (spawnSync(litestream, ["restore", "-o", copy, `file://${replica}`]).status !== 0) return 0;
+      const db = new DatabaseSync(copy, { readOnly: true });
+      try {
+        const ids = new Set((db.prepare("SELECT id FROM inquiries").all() as Array<{ id: string }>).map((r) => r.id));
+        return acked.filter((id) => ids.has(id)).length;
+      } finally {
+        db.close();
+      }
+    };
+    const replicated = Date.now() + 20_000;
+    while (inReplica() < acked.length && Date.now() < replicated) await sleep(250);
     podman("stop", "-t", "15", "teton-litestream");
     spawnSync("podman", [...PODMAN, "rm", "-f", "teton-litestream"]);
     const fresh = mkdtempSync(join(tmpdir(), "deploy-ls-new-disk-"));
