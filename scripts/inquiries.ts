@@ -333,6 +333,7 @@ const COMMANDS: Record<string, (c: Context) => Promise<number>> = {
   async take({ db, rest, values, config }) {
     const id = rest[0];
     if (!id) throw new UsageError("take needs an inquiry ID");
+    if (values.undo) throw new UsageError("take has no --undo: the others may already have read who is on it");
     const result = await performAction(db, config, "take", id, Date.now(), { by: takenBy(values.by) });
     if (result.kind !== "taken") {
       console.error(`No inquiry with ID ${id}.`);

@@ -239,6 +239,9 @@ describe.each(["sqlite", "postgres"] as const)("inquiries CLI on %s", (engine) =
     expect(again.out).toMatch(/^Already taken by Dana at .*: nothing changed\./);
     expect(cli("take", "no-such-id").code).toBe(1);
     expect(cli("take").code).toBe(2);
+    const undo = cli("take", ids.fresh.id, "--undo");
+    expect(undo.code).toBe(2);
+    expect(undo.err).toMatch(/take has no --undo/);
     const row = JSON.parse(cli("list", "--json").out).find((r: { id: string }) => r.id === ids.fresh.id);
     expect(row).toMatchObject({ takenBy: "Dana", reply: { takeBusinessMs: expect.any(Number) } });
     expect(cli("list").out).toContain("Dana");
