@@ -79,7 +79,7 @@ export const meta: Route.MetaFunction = () => [
 
 /** Where a link cannot help: the same actions, by whoever runs the website (docs/operations.md). */
 const BY_HAND =
-  "whoever runs the website can do the same with the message's ID: npm run inquiries -- spam ID, or release ID.";
+  "whoever runs the website can do the same with the message's ID: npm run inquiries -- spam ID, release ID, or take ID --by NAME (I'm on it).";
 
 const TITLES: Record<Exclude<LeadView["kind"], "confirm" | "done" | "undone" | "taken">, [string, string]> = {
   invalid: [
