@@ -67,14 +67,16 @@ function splitCorpus(): { dir: string; heldOut: Example[] } {
 /** Every message scored by a model trained on the other four fifths (the server's own model code). */
 function crossValidate() {
   const all = seedCorpus();
-  const held = { spam: 0, spamTotal: 0, genuineDelivered: 0, genuineTotal: 0 };
+  const held = { spam: 0, spamCaught: 0, spamTotal: 0, genuineDelivered: 0, genuineTotal: 0 };
   for (let k = 0; k < FOLDS; k++) {
     const model = new ContentModel(all.filter((_, i) => i % FOLDS !== k));
     for (const e of all.filter((_, i) => i % FOLDS === k)) {
-      const isHeld = model.score(e) >= BOUNDS.hold;
+      const score = model.score(e);
+      const isHeld = score >= BOUNDS.hold;
       if (e.label === "spam") {
         held.spamTotal += 1;
         if (isHeld) held.spam += 1;
+        if (score >= BOUNDS.suspect) held.spamCaught += 1;
       } else {
         held.genuineTotal += 1;
         if (!isHeld) held.genuineDelivered += 1;
@@ -456,12 +458,15 @@ async function main() {
         spamHeld: cv.spam,
         spam: cv.spamTotal,
         spamHeldPct: pct(cv.spam, cv.spamTotal),
+        spamCaught: cv.spamCaught,
+        spamCaughtPct: pct(cv.spamCaught, cv.spamTotal),
         genuineDelivered: cv.genuineDelivered,
         genuine: cv.genuineTotal,
         genuineDeliveredPct: pct(cv.genuineDelivered, cv.genuineTotal),
       },
       paced: {
         spamHeld: (pacedSpam?.sent ?? 0) - (pacedSpam?.inbox ?? 0),
+        spamCaught: (pacedSpam?.sent ?? 0) - (pacedSpam?.inbox ?? 0) + (pacedSpam?.marked ?? 0),
         spam: pacedSpam?.sent ?? 0,
         genuineDelivered: pacedPeople?.inbox ?? 0,
         genuine: pacedPeople?.sent ?? 0,
@@ -472,7 +477,7 @@ async function main() {
       evaluation: evaluation(),
     };
     console.log(
-      `Content filter (held at ${BOUNDS.hold}): 5-fold cross-validation of ${cv.spamTotal + cv.genuineTotal} messages: spam held ${content.crossValidation.spamHeldPct}% (bar ≥ 50%), genuine delivered ${content.crossValidation.genuineDeliveredPct}% (bar ≥ 99%).`,
+      `Content filter (held at ${BOUNDS.hold}): 5-fold cross-validation of ${cv.spamTotal + cv.genuineTotal} messages: spam held or marked ${content.crossValidation.spamCaughtPct}% (bar ≥ 95%; held ${content.crossValidation.spamHeldPct}%), genuine delivered ${content.crossValidation.genuineDeliveredPct}% (bar ≥ 99%).`,
     );
     console.log(
       `Typed at a person's pace, never trained on: spam held ${content.paced.spamHeld} of ${content.paced.spam}, genuine delivered ${content.paced.genuineDelivered} of ${content.paced.genuine}.`,
@@ -517,7 +522,8 @@ async function main() {
       const cut = md.indexOf("\n## Spam");
       writeFileSync("BENCHMARKS.md", `${cut < 0 ? md : md.slice(0, cut)}${spamSection()}`);
     }
-    const contentMissed = content.crossValidation.spamHeldPct < 50 || content.crossValidation.genuineDeliveredPct < 99;
+    const contentMissed =
+      content.crossValidation.spamCaughtPct < 95 || content.crossValidation.genuineDeliveredPct < 99;
     if (scriptedInbox / scriptedSent > 0.05 || peopleInbox < peopleSent || contentMissed || unseenMissed)
       process.exitCode = 1;
   } finally {
