@@ -1,5 +1,5 @@
 import { type ChildProcess, execFileSync, spawn, spawnSync } from "node:child_process";
-import { chownSync, existsSync, mkdtempSync, readdirSync, readFileSync, writeFileSync } from "node:fs";
+import { chownSync, existsSync, mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { DatabaseSync } from "node:sqlite";
@@ -218,18 +218,35 @@ async function main() {
     // binary, from the folder the container writes) until it holds every acknowledged lead.
     const litestream = join(root, `node_modules/@flydotio/litestream-${process.platform}-${process.arch}/litestream`);
     const inReplica = () => {
-      const copy = join(mkdtempSync(join(tmpdir(), "deploy-ls-copy-")), "copy.sqlite");
-      if (spawnSync(litestream, ["restore", "-o", copy, `file://${replica}`]).status !== 0) return 0;
-      const db = new DatabaseSync(copy, { readOnly: true });
+      const folder = mkdtempSync(join(tmpdir(), "deploy-ls-copy-"));
       try {
-        const ids = new Set((db.prepare("SELECT id FROM inquiries").all() as Array<{ id: string }>).map((r) => r.id));
-        return acked.filter((id) => ids.has(id)).length;
+        const copy = join(folder, "copy.sqlite");
+        const restored = spawnSync(litestream, ["restore", "-o", copy, `file://${replica}`], { encoding: "utf8" });
+        if (restored.error) throw restored.error;
+        if (restored.status !== 0) return { count: 0, why: restored.stderr.trim().split("\n").at(-1) ?? "" };
+        const db = new DatabaseSync(copy, { readOnly: true });
+        try {
+          const rows = db.prepare("SELECT id FROM inquiries").all() as Array<{ id: string }>;
+          const ids = new Set(rows.map((r) => r.id));
+          return { count: acked.filter((id) => ids.has(id)).length, why: "" };
+        } finally {
+          db.close();
+        }
       } finally {
-        db.close();
+        rmSync(folder, { recursive: true, force: true });
       }
     };
     const replicated = Date.now() + 20_000;
-    while (inReplica() < acked.length && Date.now() < replicated) await sleep(250);
+    let seen = inReplica();
+    while (seen.count < acked.length && Date.now() < replicated) {
+      await sleep(250);
+      seen = inReplica();
+    }
+    check(
+      "Litestream in the image: every acknowledged lead reaches the replica while the server runs",
+      acked.length === 10 && seen.count === acked.length,
+      `${seen.count} of ${acked.length} in the replica${seen.why ? ` (${seen.why})` : ""}`,
+    );
     podman("stop", "-t", "15", "teton-litestream");
     spawnSync("podman", [...PODMAN, "rm", "-f", "teton-litestream"]);
     const fresh = mkdtempSync(join(tmpdir(), "deploy-ls-new-disk-"));

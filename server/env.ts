@@ -231,11 +231,11 @@ export const schema = z.object({
       "a folder of `spam*.tsv` and `genuine*.tsv` files (`company<TAB>message` a line) the content filter starts from instead of the corpus shipped in `server/contact/intake/corpus/`; a folder that cannot be read or lacks either kind stops the start",
     shownDefault: "the shipped corpus",
   }),
-  SPAM_SUSPECT_SCORE: probability.default(0.4).meta({
+  SPAM_SUSPECT_SCORE: probability.default(0.45).meta({
     description:
       'a lead the content filter scores at or above this (and below `SPAM_HOLD_SCORE`) is delivered marked as possible spam: `[Possible spam]` in the subject, said in Slack, `"spam": {"verdict": "suspect"}` in the webhook. See [Spam](operations.md#spam)',
   }),
-  SPAM_HOLD_SCORE: probability.default(0.997).meta({
+  SPAM_HOLD_SCORE: probability.default(0.998).meta({
     description:
       "a message the content filter scores at or above this is held (stored, delivered nowhere, listed in the held summary)",
   }),

@@ -143,15 +143,15 @@ describe("the links in a lead, on one server", { timeout: 60_000 }, () => {
       // Slack is down: its delivery waits for a retry while the email arrives.
       slack.respond = () => ({ status: 503, headers: { "retry-after": "1" } });
       const name = `Pat ${javaScript ? "On" : "Off"}`;
-      // Pitches of a kind the seed corpus lacks: delivered (clean) until someone says otherwise.
+      // Pitches of a kind the corpus lacks: delivered (clean) until someone says otherwise.
       const message = javaScript
-        ? "Hi, our drone team films aerial footage of offices and campuses. Want to see a reel from Jackson?"
-        : "Hello, our studio records customer testimonial videos on location in Wyoming. Would your clients like one?";
+        ? "Hi, we plow snow for office parking lots in Gillette. Should we add your lot to our route?"
+        : "Hello, we clean gutters and roofs for commercial buildings in Riverton. Should we look at yours before winter?";
       const id = await send(site, name, message);
       const mail = await waitFor(() => leadMail(id));
       await waitFor(() => (slackFor(name).length > 0 ? true : undefined));
       const before = site.show(id);
-      expect(before.verdict).not.toBe("held");
+      expect(before.verdict).toBe("clean");
 
       const context = await browser.newContext({ javaScriptEnabled: javaScript });
       const page = await context.newPage();
@@ -577,9 +577,9 @@ describe("on PostgreSQL with two instances", { timeout: 60_000 }, () => {
   });
 
   it("a mark through one instance's link is seen by the other within seconds", async () => {
-    // A kind the seed corpus lacks, scored clean by both instances before any mark.
+    // A kind the corpus lacks, scored clean by both instances before any mark.
     const pitch = (who: string) =>
-      `Hello, our studio records customer testimonial videos on location in Wyoming. Would your clients like one? Best, ${who}`;
+      `Hello, we tune up bicycles for commuters at their workplace in Laramie. Should we come by your building on Friday? Best, ${who}`;
     const first = await send(b, "Pod One", pitch("Ana"));
     expect(b.show(first).verdict).toBe("clean");
     // Marked spam through instance A's link (the email came from whichever instance sent it).

@@ -34,8 +34,12 @@ describe("the seed corpus", () => {
     expect(kinds.flatMap((k) => k.examples).length).toBe(seed.length);
   });
   it("teaches the learning curve's kind from a corpus that has none of it", () => {
-    expect(lacking.length).toBeLessThan(seed.length);
-    expect(lacking.filter((e) => /podcast/i.test(e.message))).toEqual([]);
+    const podcastKind = seed.filter((e) => e.group === "spam-podcasts.tsv");
+    expect(podcastKind.length).toBeGreaterThanOrEqual(5);
+    const left = new Set(lacking);
+    expect(podcastKind.filter((e) => left.has(e))).toEqual([]);
+    const texts = new Set(lacking.map((e) => e.message));
+    expect(podcasts.filter((e) => texts.has(e.message))).toEqual([]);
   });
 });
 
@@ -107,8 +111,8 @@ describe("how far words are trusted", () => {
       expect(w / 10).toBeGreaterThan(0);
       expect(w / 10).toBeLessThan(Math.LN2 / 2);
     }
-    expect(weight("offer") + weight("yourBusiness") + weight("asksForTime")).toBeGreaterThan(0.1);
-    expect(weight("request") + weight("ourThings")).toBeLessThan(-0.1);
+    expect(weight("offer") + weight("yourBusiness") + weight("asksForTime")).toBeGreaterThan(0.2);
+    expect(weight("request") + weight("ourThings")).toBeLessThan(-0.3);
   });
   it("a corpus of one file per label (SPAM_CORPUS_DIR) is cut in folds: its words still count toward their label", () => {
     const oneFileEach = new ContentModel(seed.map((e) => ({ ...e, group: `${e.label}.tsv` })));
