@@ -2,7 +2,8 @@
 # The image's start (Dockerfile CMD): the server, under Litestream when LITESTREAM_REPLICA_URL names
 # a replica for the SQLite database. A data folder without a database (a new disk) is first restored
 # from the replica, so the leads acknowledged before the old disk died are back before the server
-# answers. Litestream passes SIGTERM on to the server and replicates what is left before it exits.
+# answers. Litestream passes SIGTERM on to the server. A write of the last second before a stop may
+# reach the replica only when Litestream next runs on this disk (docs/deployment.md).
 set -eu
 # What holds a lead (the database Litestream restores, its WAL, the email files) is the owner's alone.
 umask 077
