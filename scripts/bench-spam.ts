@@ -1,5 +1,5 @@
 import { spawnSync } from "node:child_process";
-import { existsSync, readFileSync, writeFileSync } from "node:fs";
+import { existsSync, readFileSync, rmSync, writeFileSync } from "node:fs";
 import { request } from "node:http";
 import { parseArgs } from "node:util";
 import type { Page } from "playwright-core";
@@ -532,6 +532,7 @@ async function main() {
   } finally {
     await server.stop();
     await smtp.stop();
+    rmSync(split.dir, { recursive: true, force: true });
   }
 }
 

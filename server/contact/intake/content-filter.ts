@@ -205,11 +205,10 @@ export class ContentModel {
    * (the filter fits it once on the seed and keeps it while marks come and go).
    */
   constructor(examples: readonly Example[], marks: readonly Example[] = [], combination?: Combination) {
-    const toks = examples.map(unique);
-    for (const [i, e] of examples.entries()) this.counts.add(e.label, toks[i] as string[], 1);
+    for (const e of examples) this.counts.add(e.label, unique(e), 1);
     for (const e of marks) this.counts.add(e.label, unique(e), MARK_WEIGHT);
     this.vocabulary = new Set([...this.counts.spam.keys(), ...this.counts.genuine.keys()]).size;
-    this.combination = combination ?? this.fitCombination(examples, toks);
+    this.combination = combination ?? this.fitCombination(examples);
   }
 
   /**
@@ -217,22 +216,28 @@ export class ContentModel {
    * so this costs one pass). A label with fewer than three groups (a corpus of one file each, or
    * none named) is cut in five folds instead: leaving out a whole label would teach nothing.
    */
-  private fitCombination(examples: readonly Example[], toks: string[][]): Combination {
+  private fitCombination(examples: readonly Example[]): Combination {
     const groupsOf = (label: Label) => new Set(examples.filter((e) => e.label === label).map((e) => e.group)).size;
     const byGroup = { spam: groupsOf("spam") >= 3, genuine: groupsOf("genuine") >= 3 };
-    const keys = examples.map((e, i) => (byGroup[e.label] && e.group ? e.group : `${e.label}:${i % 5}`));
-    const groups = new Map<string, Counts>();
+    const members = new Map<string, number[]>();
     for (const [i, e] of examples.entries()) {
-      const c = groups.get(keys[i] as string) ?? new Counts();
-      c.add(e.label, toks[i] as string[], 1);
-      groups.set(keys[i] as string, c);
+      const key = byGroup[e.label] && e.group ? e.group : `${e.label}:${i % 5}`;
+      members.set(key, [...(members.get(key) ?? []), i]);
     }
-    return logisticRegression(
-      examples.map((e, i) => {
-        const outOfGroup = this.counts.log2Odds(toks[i] as string[], this.vocabulary, groups.get(keys[i] as string));
-        return { x: this.features(e, outOfGroup), y: e.label === "spam" ? 1 : 0 };
-      }),
-    );
+    // One group's tokens and counts at a time: all of them at once would leave a start's memory far
+    // larger than the model it keeps.
+    const rows: Array<{ x: number[]; y: number }> = new Array(examples.length);
+    for (const group of members.values()) {
+      const toks = group.map((i) => unique(examples[i] as Example));
+      const left = new Counts();
+      group.forEach((i, j) => left.add((examples[i] as Example).label, toks[j] as string[], 1));
+      group.forEach((i, j) => {
+        const e = examples[i] as Example;
+        const outOfGroup = this.counts.log2Odds(toks[j] as string[], this.vocabulary, left);
+        rows[i] = { x: this.features(e, outOfGroup), y: e.label === "spam" ? 1 : 0 };
+      });
+    }
+    return logisticRegression(rows);
   }
 
   private features(input: Input, wordsLog2Odds: number): number[] {
@@ -334,7 +339,8 @@ export const RELEARN_CHECK_MS = 2_000;
  */
 export class ContentFilter {
   private model: ContentModel;
-  private revision = "";
+  /** Built from the seed alone, the model has learned no marks: a start without marks learns nothing again. */
+  private revision = training.NO_MARKS;
   private checkedAt = 0;
   private readonly seed: readonly Example[];
   private readonly db: Sql;

@@ -57,6 +57,9 @@ export async function examples(sql: Sql): Promise<Example[]> {
   return (await list(sql)).map(({ label, company, message }) => ({ label, company, message }));
 }
 
+/** The revision of no marks at all: what a model of the seed alone has learned. */
+export const NO_MARKS = "0:0";
+
 /** Changes whenever a mark is made, replaced or goes: instances compare it to know when to learn again. */
 export async function revision(sql: Sql): Promise<string> {
   const [row] = await sql.query<{ n: number; s: number }>(
