@@ -230,7 +230,9 @@ export class ContentModel {
     for (const group of members.values()) {
       const toks = group.map((i) => unique(examples[i] as Example));
       const left = new Counts();
-      group.forEach((i, j) => left.add((examples[i] as Example).label, toks[j] as string[], 1));
+      group.forEach((i, j) => {
+        left.add((examples[i] as Example).label, toks[j] as string[], 1);
+      });
       group.forEach((i, j) => {
         const e = examples[i] as Example;
         const outOfGroup = this.counts.log2Odds(toks[j] as string[], this.vocabulary, left);
