@@ -12,13 +12,30 @@ import { externalOrigin } from "./security.ts";
 
 export type Config = ReturnType<typeof loadConfig>;
 
+/**
+ * Timings and limits no operator needs to set: each is a named constant beside the code that uses it,
+ * gathered here so the composition root can pass it down. A test changes them through the composition
+ * root (`server.js --tuning=JSON`, see tests/support/server.ts; `loadConfig(env, tuning)` in process),
+ * never through the environment.
+ */
+export const TUNING = {};
+export type Tuning = typeof TUNING;
+
+/** The `--tuning=JSON` argument a test starts the server (or the CLI) with; none for everyone else. */
+export function tuningFromArgs(argv: readonly string[]): Partial<Tuning> {
+  const arg = argv.find((a) => a.startsWith("--tuning="));
+  return arg ? (JSON.parse(arg.slice("--tuning=".length)) as Partial<Tuning>) : {};
+}
+
 /** The environment alone, for the build (vite.config.ts, scripts/postbuild.js): what the pages bake in. */
 export const loadBuildEnv = (source: NodeJS.ProcessEnv = process.env) => loadEnv(source);
 
-export function loadConfig(source: NodeJS.ProcessEnv = process.env) {
+export function loadConfig(source: NodeJS.ProcessEnv = process.env, tuning: Partial<Tuning> = {}) {
   const env = loadEnv(source);
   return {
     ...env,
+    ...TUNING,
+    ...tuning,
     dataDir: resolve(env.DATA_DIR),
     /** Whether SITE_URL was set (unset, it is the example's: review/links.ts refuses that in production). */
     siteUrlSet: "SITE_URL" in setVariables(source),

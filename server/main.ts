@@ -6,7 +6,7 @@ import pino from "pino";
 import type { ServerBuild } from "react-router";
 import { site } from "../app/config/site.ts";
 import { createApp } from "./app.ts";
-import { type Config, loadConfig } from "./config.ts";
+import { type Config, loadConfig, tuningFromArgs } from "./config.ts";
 import { channelsOf, routingOf, unnamedProcessors } from "./contact/delivery/routing.ts";
 import { legacySecret, secretKeys } from "./contact/intake/address-hash.ts";
 import { KeyRing } from "./contact/keys.ts";
@@ -66,7 +66,7 @@ function refuseToStart(err: unknown): never {
 
 let config: Config;
 try {
-  config = loadConfig();
+  config = loadConfig(process.env, tuningFromArgs(process.argv));
   // The privacy notice never falls behind the running system: a lead goes to no one it does not name.
   const unnamed = unnamedProcessors(config, site.privacy.processors);
   if (unnamed) throw new Error(unnamed);

@@ -2,6 +2,7 @@ import { type ChildProcess, spawn } from "node:child_process";
 import { existsSync, mkdtempSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
+import type { Tuning } from "../../server/config.ts";
 import { freePort } from "./ports.ts";
 
 /** The production server (node server.js) on a free loopback port, for tests and benchmarks. */
@@ -25,11 +26,16 @@ const MARK_LINES = /^.*"path":"\/log-mark-[^"]*".*\n/gm;
 
 const root = new URL("../../", import.meta.url).pathname;
 
-export async function startServer(env: Record<string, string> = {}, port?: number): Promise<RunningServer> {
+/** `tuning`: the composition root's knobs this test turns (server/config.ts `TUNING`), passed as `--tuning=JSON`. */
+export async function startServer(
+  env: Record<string, string> = {},
+  port?: number,
+  tuning: Partial<Tuning> = {},
+): Promise<RunningServer> {
   if (!existsSync(join(root, "build/server/index.js"))) throw new Error("No build: run `npm run build` first.");
   const p = port ?? (await freePort());
   const dataDir = env.DATA_DIR ?? mkdtempSync(join(tmpdir(), "contact-server-"));
-  const child = spawn(process.execPath, ["server.js"], {
+  const child = spawn(process.execPath, ["server.js", `--tuning=${JSON.stringify(tuning)}`], {
     cwd: root,
     env: {
       ...process.env,
