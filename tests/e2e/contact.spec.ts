@@ -266,7 +266,7 @@ test.describe("without JavaScript", () => {
     await page.goto("/contact");
     const line = page.locator("#form-privacy");
     await expect(line).toHaveText(
-      "We use what you send only to answer you, and keep it no longer than one year. Read our Privacy Policy.",
+      "We use what you send to answer you and to keep spam out, and keep it no longer than one year. Read our Privacy Policy.",
     );
     // Next to the button: the line follows the row that holds Send, inside the same form.
     await expect(page.locator("form[data-contact-form] > div:has(button[type=submit]) + #form-privacy")).toHaveCount(1);

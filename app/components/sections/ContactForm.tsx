@@ -222,7 +222,7 @@ export function ContactForm({
           <p role="status" data-send-status="" className="text-sm text-slate-700 dark:text-slate-300" />
         </div>
         <p id="form-privacy" className="text-sm text-slate-700 dark:text-slate-300">
-          We use what you send only to answer you, and keep it no longer than{" "}
+          We use what you send to answer you and to keep spam out, and keep it no longer than{" "}
           {retentionPeriod(site.privacy.retentionDays)}. Read our{" "}
           <a href={link.privacy} className={textLink}>
             Privacy Policy
