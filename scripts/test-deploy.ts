@@ -502,8 +502,8 @@ async function p2(site: string, key: string, i: number): Promise<number> {
   });
 }
 
-/** A GET through the proxy on a fresh connection (round-robin over the upstream): its status. */
-async function p2get(site: string, path: string): Promise<number> {
+/** A GET through the proxy on a fresh connection (round-robin over the upstream): its status and body. */
+async function p2get(site: string, path: string): Promise<{ status: number; body: string }> {
   const { request } = await import("node:https");
   const url = new URL(`${site}${path}`);
   return new Promise((resolve) => {
@@ -518,11 +518,15 @@ async function p2get(site: string, path: string): Promise<number> {
         headers: { host: url.host },
       },
       (res) => {
-        res.resume();
-        resolve(res.statusCode ?? 0);
+        let body = "";
+        res.setEncoding("utf8");
+        res.on("data", (chunk: string) => {
+          body += chunk;
+        });
+        res.on("end", () => resolve({ status: res.statusCode ?? 0, body }));
       },
     );
-    req.on("error", () => resolve(0));
+    req.on("error", () => resolve({ status: 0, body: "" }));
     req.end();
   });
 }
@@ -644,6 +648,7 @@ nginx() { command ${nginxBin} -c ${nginxConf} -p ${dir} "$@"; }
       args: [...chromiumArgs, "--host-resolver-rules=MAP www.example.com 127.0.0.1", "--ignore-certificate-errors"],
     });
     const siteUrl = `https://www.example.com:${httpsPort}`;
+    const NEXT_KEY = "pk_public_next_rotation_0001";
     try {
       const page = await browser.newPage();
       await page.goto(`${siteUrl}/contact`);
@@ -678,7 +683,6 @@ nginx() { command ${nginxBin} -c ${nginxConf} -p ${dir} "$@"; }
           }
         }
       })();
-      const NEXT_KEY = "pk_public_next_rotation_0001";
       const started = Date.now() + 60_000;
       while (sent.length < 3 && Date.now() < started) await sleep(100);
       // Rotating the public key, step 1: a line added to .env, then the rolling restart as written.
@@ -713,6 +717,55 @@ nginx() { command ${nginxBin} -c ${nginxConf} -p ${dir} "$@"; }
       await browser.close();
     }
 
+    // Rotation, steps 2 and 3, as docs/deployment.md writes them: both lines changed in .env, the
+    // image rebuilt from that .env (the build recipe, its .env this test's), the instances
+    // re-created; a day later the second line removed and the instances re-created again.
+    const setKeys = (lines: string) =>
+      writeFileSync(
+        envFile,
+        `${readFileSync(envFile, "utf8")
+          .split("\n")
+          .filter((l) => !l.startsWith("CONTACT_PUBLIC_KEY"))
+          .join("\n")
+          .trimEnd()}\n${lines}`,
+      );
+    const roll = () => shell(prelude + atPorts(recipe("rolling-restart"), base), { cwd: dir });
+    setKeys(`CONTACT_PUBLIC_KEY=${NEXT_KEY}\nCONTACT_PUBLIC_KEY_PREVIOUS=${DEFAULT_PUBLIC_KEY}\n`);
+    const step2 = await shell(recipe("podman-build").replace(/ \.env\b/g, ` ${envFile}`))
+      .then(roll)
+      .then(
+        () => "",
+        (err: Error) => err.message,
+      );
+    const pageKeys = async () => {
+      const keys = new Set<string>();
+      for (let i = 0; i < 4; i++) {
+        keys.add(/data-public-key="([^"]*)"/.exec((await p2get(siteUrl, "/contact")).body)?.[1] ?? "none");
+      }
+      return [...keys].join(" ");
+    };
+    const afterStep2 = {
+      pages: await pageKeys(),
+      next: await p2(siteUrl, NEXT_KEY, 10),
+      old: await p2(siteUrl, DEFAULT_PUBLIC_KEY, 11),
+    };
+    check(
+      "rotation step 2 as written: the image rebuilt from .env's new key, re-created; its pages carry it, both keys accepted",
+      step2 === "" && afterStep2.pages === NEXT_KEY && afterStep2.next === 201 && afterStep2.old === 201,
+      `pages ${afterStep2.pages}, next ${afterStep2.next}, old ${afterStep2.old}${step2 ? `; ${step2.slice(-300)}` : ""}`,
+    );
+    setKeys(`CONTACT_PUBLIC_KEY=${NEXT_KEY}\n`);
+    const step3 = await roll().then(
+      () => "",
+      (err: Error) => err.message,
+    );
+    const afterStep3 = { next: await p2(siteUrl, NEXT_KEY, 12), old: await p2(siteUrl, DEFAULT_PUBLIC_KEY, 13) };
+    check(
+      "rotation step 3 as written: the second line removed, re-created; the new key accepted, the old one no longer",
+      step3 === "" && afterStep3.next === 201 && afterStep3.old === 401,
+      `next ${afterStep3.next}, old ${afterStep3.old}${step3 ? `; ${step3.slice(-300)}` : ""}`,
+    );
+
     // A new instance beside the old one, as written: nginx's upstream gains its port and loses the old one's.
     const beside = await shell(
       prelude +
@@ -725,7 +778,7 @@ nginx() { command ${nginxBin} -c ${nginxConf} -p ${dir} "$@"; }
       (err: Error) => err.message,
     );
     const viaProxy: number[] = [];
-    for (let i = 0; i < 6; i++) viaProxy.push(await p2get(siteUrl, "/services"));
+    for (let i = 0; i < 6; i++) viaProxy.push((await p2get(siteUrl, "/services")).status);
     const newLog = spawnSync("podman", [...PODMAN, "logs", "teton-site-2"], { encoding: "utf8" }).stdout;
     const servedByNew = newLog.split("\n").filter((l) => l.includes('"path":"/services"')).length;
     const upstream = readFileSync(nginxConf, "utf8");
