@@ -114,7 +114,7 @@ async function waitReady(url: string, ms = 60_000) {
 }
 
 function run(name: string, port: number, env: Record<string, string>, volume?: string, more: string[] = []): string {
-  spawnSync("podman", [...PODMAN, "rm", "-f", name]);
+  spawnSync("podman", [...PODMAN, "rm", "-f", "-v", name]);
   const envArgs = Object.entries({ PORT: String(port), HOST: "127.0.0.1", ...env }).flatMap(([k, v]) => [
     "-e",
     `${k}=${v}`,
@@ -184,8 +184,8 @@ async function main() {
           .replace(/=\r?\n/g, "")
           .replace(/=([0-9A-F]{2})/g, (_, hex: string) => String.fromCharCode(Number.parseInt(hex, 16))),
       )?.[1];
-    const removeVolume = () => spawnSync("podman", [...PODMAN, "volume", "rm", "-f", "teton-data"]);
-    spawnSync("podman", [...PODMAN, "rm", "-f", "teton"]);
+    const removeVolume = () => spawnSync("podman", [...PODMAN, "volume", "rm", "-f", "-v", "teton-data"]);
+    spawnSync("podman", [...PODMAN, "rm", "-f", "-v", "teton"]);
     removeVolume();
     const sqliteEnv = { SPAM_MIN_FILL_MS: "0" };
     run("teton", port, sqliteEnv, "teton-data", ["--env-file", join(root, ".env.example")]);
@@ -250,7 +250,7 @@ async function main() {
       const code = podman("inspect", "teton", "--format", "{{.State.ExitCode}}");
       const logs = podman("logs", "teton");
       check("SIGTERM stops it cleanly", code === "0" && logs.includes("server stopped"), `exit ${code}`);
-      spawnSync("podman", [...PODMAN, "rm", "-f", "teton"]);
+      spawnSync("podman", [...PODMAN, "rm", "-f", "-v", "teton"]);
       // The volume is lost; the restore recipe, as written (its date today's), on a new one.
       removeVolume();
       const today = execFileSync("date", ["+%F"], { encoding: "utf8" }).trim();
@@ -282,7 +282,7 @@ async function main() {
         `link ${newer?.status ?? "not found in the email"}`,
       );
     } finally {
-      spawnSync("podman", [...PODMAN, "rm", "-f", "teton"]);
+      spawnSync("podman", [...PODMAN, "rm", "-f", "-v", "teton"]);
       removeVolume();
     }
   }
@@ -357,7 +357,7 @@ async function main() {
         lines.some((l) => l.includes("litestream")) && notJson.length === 0,
         `${lines.length} lines${notJson.length ? `, not JSON: ${notJson.slice(0, 2).join(" | ")}` : ""}`,
       );
-      spawnSync("podman", [...PODMAN, "rm", "-f", "teton-litestream"]);
+      spawnSync("podman", [...PODMAN, "rm", "-f", "-v", "teton-litestream"]);
       const fresh = mkdtempSync(join(tmpdir(), "deploy-ls-new-disk-"));
       chownSync(fresh, 1000, 1000);
       run("teton-litestream", lsPort, lsEnv, fresh, withReplica);
@@ -370,7 +370,7 @@ async function main() {
         `${acked.filter((id) => back.has(id)).length} of ${acked.length} acknowledged leads back`,
       );
     } finally {
-      spawnSync("podman", [...PODMAN, "rm", "-f", "teton-litestream"]);
+      spawnSync("podman", [...PODMAN, "rm", "-f", "-v", "teton-litestream"]);
     }
   }
   if (wanted("postgres")) {
@@ -453,7 +453,7 @@ async function main() {
         `${restoredIds.size} inquiries restored`,
       );
     } finally {
-      for (let i = 0; i < 2; i++) spawnSync("podman", [...PODMAN, "rm", "-f", `teton-pg-${i}`]);
+      for (let i = 0; i < 2; i++) spawnSync("podman", [...PODMAN, "rm", "-f", "-v", `teton-pg-${i}`]);
       await smtp.stop();
       pg.stop();
     }
@@ -561,8 +561,8 @@ async function behindTlsProxy() {
   const children: ChildProcess[] = [];
   const instances = ["teton-site-0", "teton-site-1", "teton-site-2"];
   const clean = () => {
-    for (const name of instances) spawnSync("podman", [...PODMAN, "rm", "-f", name]);
-    spawnSync("podman", [...PODMAN, "volume", "rm", "-f", "teton-site-data"]);
+    for (const name of instances) spawnSync("podman", [...PODMAN, "rm", "-f", "-v", name]);
+    spawnSync("podman", [...PODMAN, "volume", "rm", "-f", "-v", "teton-site-data"]);
   };
   clean();
   try {
