@@ -1,4 +1,17 @@
-import { chmodSync, copyFileSync, existsSync, mkdirSync, renameSync, rmSync, utimesSync, writeFileSync } from "node:fs";
+import {
+  accessSync,
+  chmodSync,
+  constants,
+  copyFileSync,
+  existsSync,
+  mkdirSync,
+  renameSync,
+  rmSync,
+  statSync,
+  utimesSync,
+  writeFileSync,
+} from "node:fs";
+import { userInfo } from "node:os";
 import { dirname, join, resolve } from "node:path";
 import { DatabaseSync } from "node:sqlite";
 import { parseArgs } from "node:util";
@@ -541,7 +554,7 @@ async function restore(config: Config, from: string | undefined, force: boolean)
     );
     return 1;
   }
-  const checked = checkBackup(from);
+  const checked = unreadable(from) ?? checkBackup(from);
   if (!checked.ok) {
     console.error(`${from} cannot be restored: ${checked.reason}. Nothing was changed.`);
     return 1;
@@ -588,6 +601,40 @@ async function restore(config: Config, from: string | undefined, force: boolean)
     `Restored ${checked.inquiries} inquiries from ${from} into ${target}.${upgraded} Start the server.${kept}`,
   );
   return 0;
+}
+
+/**
+ * When this process may not read `file` (a copy written by root, a folder closed to the container's
+ * user): whose it is and who must be able to read it. Nothing when it can.
+ */
+function unreadable(file: string): { ok: false; reason: string } | null {
+  try {
+    accessSync(file, constants.R_OK);
+    return null;
+  } catch (err) {
+    if ((err as NodeJS.ErrnoException).code !== "EACCES") return null;
+  }
+  const uid = process.getuid?.() ?? -1;
+  let name = "";
+  try {
+    name = ` (${userInfo().username})`;
+  } catch {
+    // A uid without a name: the number says it.
+  }
+  const me = `this command runs as uid ${uid}${name}`;
+  try {
+    const { uid: owner, mode } = statSync(file);
+    const octal = (mode & 0o777).toString(8).padStart(4, "0");
+    return {
+      ok: false,
+      reason: `${me} and may not read it (it belongs to uid ${owner}, mode ${octal}). Make it readable by uid ${uid}, for example as root on the host: chown ${uid} FILE (it may stay mode 0600), then run restore again`,
+    };
+  } catch {
+    return {
+      ok: false,
+      reason: `${me} and may not enter a folder above it. Make the folder and the file readable by uid ${uid}, for example as root on the host: chown ${uid} on both, then run restore again`,
+    };
+  }
 }
 
 /**

@@ -102,10 +102,10 @@ export const site: Site = {
    * list does not name (keyed by delivery channel: server/contact/delivery/channels.ts).
    */
   privacy: {
-    effectiveDate: "November 25, 2026",
+    effectiveDate: "November 27, 2026",
     /** What changed on the effective date, said at the top of the notice (it promises to). */
     lastChange:
-      "We now name every provider that runs our website, say what our proxy logs and how long, keep only the path of the page you wrote from, explain how we protect your information and how we confirm a request, and say how to have it corrected.",
+      "We now say that California's Online Privacy Protection Act applies to this website, and the note under our contact form names both uses of your message: answering you and keeping spam out.",
     retentionDays: 365,
     /**
      * How much longer a backup may hold what was erased. Every copy keeps it: Litestream's replica

@@ -7,32 +7,53 @@ import { FIELDS, type FieldErrors, FORM_TOKEN_FIELD, HONEYPOT_FIELD, serviceOpti
  * server (ContactForm.tsx); this module only adds behaviour, so the page needs no framework in the
  * browser (docs/decisions/0005-contact-page-without-hydration.md).
  *
- * The form carries what the page needs: data-endpoint, data-public-key and data-failure.
+ * The form carries what the page needs: data-endpoint, data-public-key and data-failure; [data-send-status]
+ * is the polite live region that says a message is being sent again.
  */
 
-/** How long a message is sent again, with its Idempotency-Key, while the site restarts (longer than a restart). */
-const RETRY_FOR_MS = 60_000;
+/**
+ * How long after the first failure a message is sent again, with its Idempotency-Key: long enough for
+ * nginx to reach the other instance, or for a single instance to come back; short enough that a
+ * visitor whose network is down sees the spec's alert within 10 s.
+ */
+const RETRY_FOR_MS = 7_500;
+/** The last try's own limit past RETRY_FOR_MS: a request still unanswered then ends in the alert. */
+const LAST_ANSWER_MS = 2_000;
+/** Said politely while a message is sent again, so the form does not look frozen. */
+const RETRYING = "No answer yet: trying again...";
 /** Answers of a proxy or a site that is restarting or briefly unavailable: worth sending again. */
 const TRANSIENT = new Set([502, 503, 504]);
 
 /**
  * POST it; on a network error or a 502/503/504, again with the same headers (its Idempotency-Key:
- * stored once however many arrive) after 0.5, 1, 2, 4… s (or the Retry-After asked for, up to 8 s),
- * until RETRY_FOR_MS has passed. The last answer, or the last error thrown.
+ * stored once however many arrive) after 0.5, 1, 2, 2… s (or the Retry-After asked for, up to what
+ * is left) until RETRY_FOR_MS after the first failure, calling `retrying` before each. Not when the
+ * browser says it is offline: no answer can come. The last answer, or the last error thrown.
  */
-async function send(endpoint: string, init: RequestInit): Promise<Response> {
-  const until = Date.now() + RETRY_FOR_MS;
-  for (let wait = 500; ; wait = Math.min(wait * 2, 4_000)) {
+async function send(endpoint: string, init: RequestInit, retrying: () => void): Promise<Response> {
+  let until = 0;
+  for (let wait = 500; ; wait = Math.min(wait * 2, 2_000)) {
+    const abort = new AbortController();
+    const timer = until ? setTimeout(() => abort.abort(), until + LAST_ANSWER_MS - Date.now()) : undefined;
     let response: Response | null = null;
+    let error: unknown = null;
     try {
-      response = await fetch(endpoint, init);
+      response = await fetch(endpoint, { ...init, signal: abort.signal });
       if (!TRANSIENT.has(response.status)) return response;
     } catch (err) {
-      if (Date.now() + wait > until) throw err;
+      error = err;
+    } finally {
+      clearTimeout(timer);
     }
+    until ||= Date.now() + RETRY_FOR_MS;
+    const left = until - Date.now();
     const asked = Number(response?.headers.get("retry-after")) * 1_000;
-    const pause = asked > 0 ? Math.min(asked, 8_000) : wait;
-    if (response && Date.now() + pause > until) return response;
+    const pause = asked > 0 ? Math.min(asked, left) : wait;
+    if (navigator.onLine === false || left <= 0 || pause > left) {
+      if (response) return response;
+      throw error;
+    }
+    retrying();
     await new Promise((r) => setTimeout(r, pause));
   }
 }
@@ -42,6 +63,7 @@ function enhance(form: HTMLFormElement) {
   const button = form.querySelector<HTMLButtonElement>('button[type="submit"]');
   const label = button?.querySelector<HTMLElement>("[data-label]");
   const alert = form.querySelector<HTMLElement>('[role="alert"]');
+  const status = form.querySelector<HTMLElement>("[data-send-status]");
   const endpoint = form.dataset.endpoint ?? CONTACT_API_PATH;
   const publicKey = form.dataset.publicKey ?? "";
   const failure = form.dataset.failure ?? "";
@@ -139,6 +161,7 @@ function enhance(form: HTMLFormElement) {
   }
 
   function setSending(sending: boolean) {
+    if (status) status.textContent = "";
     if (!button) return;
     button.disabled = sending;
     if (label) label.textContent = sending ? "Sending..." : "Send Message";
@@ -165,7 +188,9 @@ function enhance(form: HTMLFormElement) {
       // The token the server wrote into this page (see form-token.ts): proof the message comes from it.
       const token = form.elements.namedItem(FORM_TOKEN_FIELD);
       if (token instanceof HTMLInputElement && token.value) headers["X-Form-Token"] = token.value;
-      const response = await send(endpoint, { method: "POST", headers, body: JSON.stringify(payload) });
+      const response = await send(endpoint, { method: "POST", headers, body: JSON.stringify(payload) }, () => {
+        if (status) status.textContent = RETRYING;
+      });
       if (response.ok) {
         form.reset();
         updateCount();

@@ -53,7 +53,7 @@ export type LeadView =
   | { kind: "expired" }
   /** Signed by us with a key that has since been rotated out: the link was real, it no longer works. */
   | { kind: "retired" }
-  /** Signed, but its inquiry is gone (retention, or a deletion request). */
+  /** Signed, but this database does not hold its inquiry (deleted, or newer than a restored backup). */
   | { kind: "gone" }
   | { kind: "rate-limited"; retryAfterSeconds: number }
   | { kind: "unavailable" }

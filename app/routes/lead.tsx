@@ -94,9 +94,10 @@ const TITLES: Record<Exclude<LeadView["kind"], "confirm" | "done" | "undone" | "
     "This link's key was replaced",
     `We signed this link with a key that has since been replaced (a key rotation), so it no longer works. Nothing was changed. Instead, ${BY_HAND}`,
   ],
+  // All the server knows is that this database does not hold it: deleted, or newer than a restored backup.
   gone: [
-    "This inquiry is no longer here",
-    "It was deleted: past the retention period of our privacy notice, or at its sender's request. Nothing was changed.",
+    "This inquiry is not in our records",
+    "This website's database has no inquiry for this link. It may have been deleted (at the end of the retention period of our privacy notice, or at its sender's request), or, if the database was restored from a backup, it may be newer than that backup. The email this link came in still holds the message. Nothing was changed.",
   ],
   "rate-limited": ["Too many actions", "Please wait a few minutes, then press the button again."],
   unavailable: [

@@ -47,8 +47,8 @@ export default function Privacy() {
         <LegalSection id="summary" title="In Short">
           <p>
             This website sets no cookies, runs no analytics and tracks no one. We collect only what you send us through
-            the contact form, use it to answer you, keep it no longer than {period}, and never sell it or use it for
-            advertising. You can see, correct or delete it at any time.
+            the contact form, use it to answer you and to keep spam out, keep it no longer than {period}, and never sell
+            it or use it for advertising. You can see, correct or delete it at any time.
           </p>
         </LegalSection>
         <LegalSection id="collect" title="What We Collect">
@@ -90,7 +90,7 @@ export default function Privacy() {
           <ul className="list-disc space-y-1 pl-6">{privacy.infrastructure.map(provider)}</ul>
           <p>
             We give your information to no one else, unless the law requires us to (a court order, for example). We do
-            not sell it, share it for advertising, or use it for anything but answering you.
+            not sell it, share it for advertising, or use it for anything but answering you and keeping spam out.
           </p>
         </LegalSection>
         <LegalSection id="retention" title="How Long We Keep It">
@@ -126,8 +126,10 @@ export default function Privacy() {
             will never treat you differently for asking.
           </p>
           <p>
-            Privacy laws such as California&rsquo;s apply to businesses larger than ours; we offer these choices to
-            everyone anyway, wherever you live, by our own choice.
+            California&rsquo;s Online Privacy Protection Act (CalOPPA) applies to this website, as to any commercial
+            website that collects personal information from California residents: this notice is what it asks for.
+            Broader state laws, such as the California Consumer Privacy Act, apply only to businesses above their size
+            or data thresholds; we offer the choices above to everyone, wherever you live, by our own choice.
           </p>
         </LegalSection>
         <LegalSection id="signals" title="Do Not Track and Global Privacy Control">

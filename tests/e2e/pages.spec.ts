@@ -249,6 +249,12 @@ test("the privacy notice: what is collected, who gets it, how long, choices, DNT
   await expect(main).toContainText("No third party collects anything on this website");
   await expect(main).toContainText("we answer it only at the email address it names");
   await expect(main).toContainText("by our own choice");
+  // CalOPPA applies to any commercial website that collects personal information from Californians, whatever its size.
+  await expect(main).toContainText("Online Privacy Protection Act (CalOPPA) applies to this website");
+  await expect(main).not.toContainText("larger than ours");
+  // The note under Send and this section name the same uses: answering, and keeping spam out.
+  await expect(main).toContainText("To answer your inquiry, and to keep the form free of automated spam");
+  await expect(main).not.toContainText(/only to answer you|anything but answering you\./);
   await expect(main).not.toContainText("by law;");
   await expect(page.locator("h1 + p")).toContainText(`What changed: ${site.privacy.lastChange}`);
   await expect(main).toContainText(/no longer than one\s+year/);
@@ -263,7 +269,10 @@ test("the privacy notice: what is collected, who gets it, how long, choices, DNT
   await expect(main.getByRole("link", { name: "GPC statement" })).toHaveAttribute("href", "/.well-known/gpc.json");
   const gpc = await request.get("/.well-known/gpc.json");
   expect(gpc.headers()["content-type"]).toMatch(/^application\/json/);
-  expect(await gpc.json()).toEqual({ gpc: true, lastUpdate: "2026-11-25" });
+  expect(await gpc.json()).toEqual({
+    gpc: true,
+    lastUpdate: new Date(`${site.privacy.effectiveDate} UTC`).toISOString().slice(0, 10),
+  });
   // The imprint's privacy note points here instead of keeping a copy of its own.
   await page.goto("/imprint");
   await expect(page.locator("#privacy").locator("..").getByRole("link", { name: "Privacy Policy" })).toHaveAttribute(

@@ -403,6 +403,16 @@ describe("the links in a lead, on one server", { timeout: 60_000 }, () => {
       ["naming a key never made", otherKey.token(id, "spam").replace(".k1.", ".k9."), 400, "This link is not valid"],
       ["not a token", "hello", 400, "This link is not valid"],
     ];
+    // Signed by this server for an inquiry its database does not hold (deleted, or newer than the
+    // backup it was restored from): the page says only that, never that it was deleted.
+    const absent = await fetch(
+      `${site.server.url}/lead?t=${encodeURIComponent(leadLinks(ring, config).token(id.replace(/^[0-9a-f]{8}/, "00000000"), "spam"))}`,
+    );
+    expect(absent.status).toBe(404);
+    const absentPage = await absent.text();
+    expect(absentPage).toContain("This inquiry is not in our records");
+    expect(absentPage).toContain("if the database was restored from a backup, it may be newer than that backup");
+    expect(absentPage).not.toMatch(/It was deleted|no longer here/);
     for (const [what, t, status, title] of cases) {
       const get = await fetch(`${site.server.url}/lead?t=${encodeURIComponent(t)}`);
       expect(get.status, what).toBe(status);

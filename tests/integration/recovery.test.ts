@@ -1,6 +1,16 @@
 import { execFile } from "node:child_process";
 import { createHmac, randomUUID } from "node:crypto";
-import { copyFileSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, statSync, writeFileSync } from "node:fs";
+import {
+  chmodSync,
+  chownSync,
+  copyFileSync,
+  mkdirSync,
+  mkdtempSync,
+  readdirSync,
+  readFileSync,
+  statSync,
+  writeFileSync,
+} from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { DatabaseSync } from "node:sqlite";
@@ -20,7 +30,7 @@ import { TestSmtp } from "../support/smtp.ts";
  * recovery; who may read what holds a lead; and `forget` reaching every copy the data folder holds.
  */
 
-const _root = new URL("../../", import.meta.url).pathname;
+const root = new URL("../../", import.meta.url).pathname;
 const run = promisify(execFile);
 type Env = Record<string, string>;
 
@@ -79,6 +89,44 @@ describe("restore", () => {
     expect(kept).toHaveLength(1);
     expect(storedIds(join(dataDir, kept[0] ?? ""))).toEqual([...before, after].sort());
     expect(storedIds(join(dataDir, "inquiries.sqlite"))).toEqual([...before].sort());
+  });
+
+  it("a backup its user may not read (root's copy, mode 0600): says whose it is and who must read it", async () => {
+    const dataDir = newDir("restore-unreadable");
+    const env = { DATA_DIR: dataDir };
+    const server = await serve(env);
+    await send(server);
+    const dir = newDir("backups-of-root");
+    const backup = join(dir, "leads.sqlite");
+    expect((await cli(env, "backup", backup)).code).toBe(0);
+    await server.stop();
+    // As the container's recipe runs it: the image's user (uid 1000), the file root's with mode 0600.
+    chmodSync(dir, 0o755);
+    chmodSync(backup, 0o600);
+    const newDisk = newDir("restore-new-disk");
+    chownSync(newDisk, 1000, 1000);
+    const asNode = () =>
+      run(
+        "setpriv",
+        ["--reuid=1000", "--regid=1000", "--clear-groups", process.execPath, "scripts/inquiries.ts", "restore", backup],
+        {
+          cwd: root,
+          env: { ...process.env, DATA_DIR: newDisk, DATABASE_URL: "" },
+        },
+      ).then(
+        () => ({ code: 0, err: "" }),
+        (e: { code: number; stderr: string }) => ({ code: e.code, err: e.stderr }),
+      );
+    const refused = await asNode();
+    expect(refused.code).toBe(1);
+    expect(refused.err).toContain(`${backup} cannot be restored: this command runs as uid 1000`);
+    expect(refused.err).toContain("it belongs to uid 0, mode 0600");
+    expect(refused.err).toContain("chown 1000 FILE");
+    expect(refused.err).toContain("Nothing was changed");
+    // Done as it says: the file given to uid 1000, still 0600, restores.
+    chownSync(backup, 1000, 1000);
+    expect(await asNode()).toEqual({ code: 0, err: "" });
+    expect(storedIds(join(newDisk, "inquiries.sqlite"))).toHaveLength(1);
   });
 
   it("checks the file before replacing anything: not SQLite, another application's, damaged, a newer release's", async () => {

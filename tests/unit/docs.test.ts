@@ -1,4 +1,4 @@
-import { readFileSync } from "node:fs";
+import { readdirSync, readFileSync, statSync } from "node:fs";
 import { describe, expect, it } from "vitest";
 import { inquiryPayload } from "../../server/contact/delivery/channel.ts";
 import { LOCK_WAIT_MS } from "../../server/contact/storage/sqlite.ts";
@@ -43,5 +43,21 @@ describe("docs/contact-api.md", () => {
 
   it("gives the lock wait the SQLite engine uses", () => {
     expect(api).toContain(`locked by another process for more than ${LOCK_WAIT_MS / 1000} s`);
+  });
+});
+
+describe("the documents' own limits (docs/decisions and the newcomer's page)", () => {
+  const root = new URL("../../", import.meta.url);
+  it("README.md stays under 6.5 KB", () => {
+    expect(statSync(new URL("README.md", root)).size).toBeLessThan(6_500);
+  });
+
+  it("each decision record decides in under 4 KB (measurement history goes to bench/)", () => {
+    const dir = new URL("docs/decisions/", root);
+    const over = readdirSync(dir)
+      .filter((f) => f.endsWith(".md"))
+      .map((f) => [f, statSync(new URL(f, dir)).size] as const)
+      .filter(([, size]) => size >= 4_000);
+    expect(over).toEqual([]);
   });
 });

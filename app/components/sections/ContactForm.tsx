@@ -219,9 +219,10 @@ export function ContactForm({
           <div role="alert" data-message-class={alertClass} className="flex-1">
             {result ? <p className={alertClass}>{result.error}</p> : null}
           </div>
+          <p role="status" data-send-status="" className="text-sm text-slate-700 dark:text-slate-300" />
         </div>
         <p id="form-privacy" className="text-sm text-slate-700 dark:text-slate-300">
-          We use what you send only to answer you, and keep it no longer than{" "}
+          We use what you send to answer you and to keep spam out, and keep it no longer than{" "}
           {retentionPeriod(site.privacy.retentionDays)}. Read our{" "}
           <a href={link.privacy} className={textLink}>
             Privacy Policy
