@@ -1,4 +1,4 @@
-import { createHmac, randomBytes } from "node:crypto";
+import { randomBytes } from "node:crypto";
 import type { Sql } from "./storage/database.ts";
 import { StorageUnavailableError } from "./storage/database.ts";
 import { ensureFirstKey, ensureKey, type KeyPurpose, listKeys } from "./storage/keys.ts";
@@ -14,9 +14,6 @@ import { ensureFirstKey, ensureKey, type KeyPurpose, listKeys } from "./storage/
 
 export type SigningKey = { id: string; secret: Buffer };
 
-/** The id a token of an earlier release stands for: signed with the secret of IP_HASH_KEY or DATA_DIR/secrets. */
-export const LEGACY_KEY_ID = "legacy";
-
 /** The month an address key is for: "2026-11" (UTC). */
 export const monthOf = (now: number) => new Date(now).toISOString().slice(0, 7);
 
@@ -26,29 +23,10 @@ export class KeyRing {
   private readonly processKey: SigningKey = { id: `p${randomBytes(4).toString("hex")}`, secret: randomBytes(32) };
   private db: Sql | null = null;
   private lastRead = 0;
-  private readonly legacySecret: string | undefined;
 
-  /** `legacySecret`: the secret of an earlier release, if there is one; its keys are kept so its links keep working. */
-  constructor(legacySecret?: string) {
-    this.legacySecret = legacySecret;
-  }
-
-  /**
-   * Use the database: make the keys it lacks (the first key of each job, this month's address key,
-   * an earlier release's keys as retired ones), then read them all.
-   */
+  /** Use the database: make the first key of each job if it lacks one, then read them all. */
   async attach(db: Sql, now = Date.now()): Promise<void> {
     for (const purpose of ["links", "form"] as const) await ensureFirstKey(db, purpose, now);
-    if (this.legacySecret) {
-      // What an earlier release derived from its one secret; retired now, they check what they signed until it expires.
-      for (const [purpose, label] of [
-        ["links", "lead-link:v1"],
-        ["form", "form-token:v1"],
-      ] as const) {
-        const secret = createHmac("sha256", this.legacySecret).update(label).digest("hex");
-        await ensureKey(db, { purpose, id: LEGACY_KEY_ID, secret, retiredAt: now }, now);
-      }
-    }
     this.db = db;
     await this.read(now);
   }
@@ -95,12 +73,8 @@ export class KeyRing {
     return this.known.get(`${purpose}:${id}`);
   }
 
-  /**
-   * Whether a key of that id was ever made for the job, though it is gone now: an earlier release's,
-   * or k1…kN up to the newest known. An id never made is a forgery, not a rotation.
-   */
+  /** Whether a key of that id was ever made for the job, though it is gone now (k1…kN up to the newest known): an id never made is a forgery, not a rotation. */
   wasIssued(purpose: "links" | "form", id: string): boolean {
-    if (id === LEGACY_KEY_ID) return true;
     const n = /^k(\d+)$/.exec(id)?.[1];
     if (!n) return false;
     const newest = Math.max(

@@ -5,7 +5,7 @@ import type { Channel } from "./delivery/channel.ts";
 import { channelNamed } from "./delivery/channels.ts";
 import { channelsOf, routingOf } from "./delivery/routing.ts";
 import { OutboxWorker } from "./delivery/worker.ts";
-import { type Clock, Housekeeping } from "./housekeeping.ts";
+import { Housekeeping } from "./housekeeping.ts";
 import type { SecretKeys } from "./intake/address-hash.ts";
 import { ContentFilter } from "./intake/content-filter.ts";
 import { ContactPipeline, type LimitSpec, type Outcome, type Submission } from "./intake/pipeline.ts";
@@ -26,8 +26,8 @@ export async function createContactPipeline(
     keys: SecretKeys;
     db?: Database;
     metrics?: ContactMetrics;
-    /** The scheduled work's clock and the reply promise's facts (housekeeping.ts): a test's own; default the database's and site.ts. */
-    clock?: Clock;
+    /** The outbox's clock and the reply promise's facts: a test's own; default the process's and site.ts. */
+    clock?: () => number;
     facts?: Promised;
   },
 ) {
@@ -40,27 +40,19 @@ export async function createContactPipeline(
     const channels: Channel[] = channelsOf(routing).flatMap(
       (name) => channelNamed(name)?.create(config, opts.keys.links) ?? [],
     );
-    // Where the server sends each service's leads, so that `release` from any shell queues the same.
+    // Where the server sends each service's leads, so that "Not spam" from any shell queues the same.
     await writeSetting(db, "routing", JSON.stringify(routing));
     const { metrics } = opts;
-    const worker = new OutboxWorker({ db, channels, routing, log, config, metrics });
-    const email = channels.find((c) => c.name === "email");
-    const retentionDays = site.privacy.retentionDays;
-    const { backupDays } = site.privacy;
+    const { clock, facts } = opts;
+    const worker = new OutboxWorker({ db, channels, routing, log, config, metrics, clock, facts });
     const housekeeping = new Housekeeping({
       db,
-      email,
-      webhook: channels.find((c) => c.name === "webhook"),
       log,
       config,
-      retentionDays,
-      backupDays,
+      ...site.privacy,
       links: opts.keys.links,
       ring: opts.keys.ring,
-      routing,
-      metrics,
-      clock: opts.clock,
-      facts: opts.facts,
+      worker,
     });
     metrics?.watchOutbox(db);
     const pipeline = new ContactPipeline({
@@ -74,6 +66,7 @@ export async function createContactPipeline(
       routing,
       metrics,
       limits: limitsOf(config),
+      clock,
     });
     log.info({ storage: db.describe(), channels: channels.map((c) => c.describe()) }, "contact pipeline ready");
     return {

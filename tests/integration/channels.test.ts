@@ -7,7 +7,7 @@ import pg from "pg";
 import pino from "pino";
 import { Webhook } from "standardwebhooks";
 import { afterEach, beforeEach, describe, expect, inject, it } from "vitest";
-import { loadConfig } from "../../server/config.ts";
+import { loadConfig, type Tuning } from "../../server/config.ts";
 import { classifyHttp, parseRetryAfter } from "../../server/contact/delivery/channel.ts";
 import { escapeSlack, slackMessage } from "../../server/contact/delivery/slack.ts";
 import { jsonAnswer } from "../../server/contact/http/endpoint.ts";
@@ -62,22 +62,21 @@ describe.each([
   const open: Array<{ close: () => Promise<void> }> = [];
   const log = pino({ level: "trace" }, { write: (line: string) => logs.push(JSON.parse(line)) });
 
-  async function pipeline(env: Record<string, string> = {}): Promise<ContactPipeline> {
-    const config = loadConfig({
-      DATA_DIR: mkdtempSync(join(tmpdir(), "channels-data-")),
-      SMTP_URL: smtp.url,
-      WEBHOOK_URL: hook.url,
-      WEBHOOK_SECRET: SECRET,
-      SLACK_WEBHOOK_URL: slack.url,
-      OUTBOX_POLL_MS: "20",
-      OUTBOX_RETRY_BASE_MS: "50",
-      OUTBOX_RETRY_MAX_MS: "200",
-      DELIVERY_TIMEOUT_MS: "500",
-      RATE_LIMIT_PER_MINUTE: "10000",
-      RATE_LIMIT_NETWORK_PER_MINUTE: "10000",
-      SPAM_FILTER: "off",
-      ...env,
-    });
+  async function pipeline(env: Record<string, string> = {}, tuning: Partial<Tuning> = {}): Promise<ContactPipeline> {
+    const config = loadConfig(
+      {
+        DATA_DIR: mkdtempSync(join(tmpdir(), "channels-data-")),
+        SMTP_URL: smtp.url,
+        WEBHOOK_URL: hook.url,
+        WEBHOOK_SECRET: SECRET,
+        SLACK_WEBHOOK_URL: slack.url,
+        RATE_LIMIT_PER_MINUTE: "10000",
+        RATE_LIMIT_NETWORK_PER_MINUTE: "10000",
+        SPAM_FILTER: "off",
+        ...env,
+      },
+      { OUTBOX_POLL_MS: 20, OUTBOX_RETRY_BASE_MS: 50, OUTBOX_RETRY_MAX_MS: 200, DELIVERY_TIMEOUT_MS: 500, ...tuning },
+    );
     const made = await createContactPipeline(config, log, { keys: testKeys(), db: engine.open() });
     open.push(made);
     return made.pipeline;
@@ -247,7 +246,7 @@ describe.each([
   it("delivers each lead on its own: a receiver taking its time holds no other delivery", async () => {
     // The first webhook call takes 4 s (within DELIVERY_TIMEOUT_MS); every other answers at once.
     hook.respond = (_r, n) => ({ status: 200, delayMs: n === 1 ? 4_000 : 0 });
-    const p = await pipeline({ DELIVERY_TIMEOUT_MS: "10000" });
+    const p = await pipeline({}, { DELIVERY_TIMEOUT_MS: 10_000 });
     p.worker.start();
     const first = String((await submit(p)).body.id);
     await expect.poll(() => hook.received.length).toBe(1);
@@ -339,8 +338,8 @@ describe.each([
       const writer = await pipeline();
       const ids = new Set<string>();
       for (let i = 0; i < 40; i++) ids.add(String((await submit(writer, { ...valid, message: `Lead ${i}` })).body.id));
-      const a = await pipeline({ OUTBOX_POLL_MS: "5" });
-      const b = await pipeline({ OUTBOX_POLL_MS: "5" });
+      const a = await pipeline({}, { OUTBOX_POLL_MS: 5 });
+      const b = await pipeline({}, { OUTBOX_POLL_MS: 5 });
       a.worker.start();
       b.worker.start();
       await expect.poll(async () => (await counts(writer.db)).sent, { timeout: 30_000 }).toBe(120);

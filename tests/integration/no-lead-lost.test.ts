@@ -8,7 +8,7 @@ import { promisify } from "node:util";
 import pg from "pg";
 import pino from "pino";
 import { afterEach, beforeEach, describe, expect, inject, it } from "vitest";
-import { loadConfig } from "../../server/config.ts";
+import { loadConfig, type Tuning } from "../../server/config.ts";
 import { createContactPipeline } from "../../server/contact/runtime.ts";
 import * as inquiries from "../../server/contact/storage/inquiries.ts";
 import { openDatabase } from "../../server/contact/storage/open.ts";
@@ -39,8 +39,8 @@ const stops: Array<() => unknown> = [];
 afterEach(async () => {
   for (const stop of stops.splice(0).reverse()) await stop();
 });
-const serve = async (env: Env) => {
-  const server = await startServer({ SPAM_FILTER: "off", OUTBOX_POLL_MS: "50", ...env });
+const serve = async (env: Env, tuning: Partial<Tuning> = {}) => {
+  const server = await startServer({ SPAM_FILTER: "off", ...env }, undefined, { OUTBOX_POLL_MS: 50, ...tuning });
   stops.push(() => server.stop());
   return server;
 };
@@ -252,13 +252,15 @@ describe.each(["sqlite", "postgres"] as const)("on %s", (engine) => {
     const route = (to: string, webhook: string) => JSON.stringify({ "AI Consulting": { to, webhook } });
     // The relay and the receiver are down: the lead waits.
     const deadPort = await freePort();
-    const first = await serve({
-      ...env,
-      SMTP_URL: `smtp://127.0.0.1:${deadPort}`,
-      WEBHOOK_SECRET: secret,
-      CONTACT_ROUTES: route("old-partner@example.com", `http://127.0.0.1:${deadPort}/old`),
-      OUTBOX_RETRY_BASE_MS: "60000",
-    });
+    const first = await serve(
+      {
+        ...env,
+        SMTP_URL: `smtp://127.0.0.1:${deadPort}`,
+        WEBHOOK_SECRET: secret,
+        CONTACT_ROUTES: route("old-partner@example.com", `http://127.0.0.1:${deadPort}/old`),
+      },
+      { OUTBOX_RETRY_BASE_MS: 60_000 },
+    );
     const id = await send(first.url, { service: "AI Consulting" });
     const db = open();
     stops.push(() => db.close());
@@ -283,13 +285,14 @@ describe.each(["sqlite", "postgres"] as const)("on %s", (engine) => {
   it("one refused recipient among two: the other gets the lead once, and the refused one is named", async () => {
     const smtp = await relay();
     smtp.unknownRecipients.add("gone@example.com");
-    const server = await serve({
-      ...env,
-      SMTP_URL: smtp.url,
-      CONTACT_ROUTES: JSON.stringify({ none: { to: "sales@example.com, gone@example.com" } }),
-      OUTBOX_RETRY_BASE_MS: "50",
-      OUTBOX_RETRY_MAX_MS: "100",
-    });
+    const server = await serve(
+      {
+        ...env,
+        SMTP_URL: smtp.url,
+        CONTACT_ROUTES: JSON.stringify({ none: { to: "sales@example.com, gone@example.com" } }),
+      },
+      { OUTBOX_RETRY_BASE_MS: 50, OUTBOX_RETRY_MAX_MS: 100 },
+    );
     const id = await send(server.url);
     await expect.poll(() => smtp.received.length, { timeout: 10_000 }).toBe(1);
     await new Promise((r) => setTimeout(r, 1_000));
@@ -303,7 +306,7 @@ describe.each(["sqlite", "postgres"] as const)("on %s", (engine) => {
   it("a send that outlasts the lease is not sent again by its own worker", async () => {
     const smtp = await relay();
     smtp.answerAfterMs = 1_500;
-    const server = await serve({ ...env, SMTP_URL: smtp.url, OUTBOX_LEASE_MS: "400" });
+    const server = await serve({ ...env, SMTP_URL: smtp.url }, { OUTBOX_LEASE_MS: 400 });
     const id = await send(server.url);
     await expect.poll(() => to(smtp, id).length, { timeout: 10_000 }).toBe(1);
     await new Promise((r) => setTimeout(r, 3_000));
@@ -362,11 +365,11 @@ describe("instances with other settings on one PostgreSQL database", () => {
       DATABASE_URL: database.url,
       SMTP_URL: smtp.url,
       SPAM_FILTER: "off",
-      OUTBOX_POLL_MS: "25",
       RATE_LIMIT_PER_MINUTE: "1000",
     };
     const instance = async (env: Env) => {
-      const made = await createContactPipeline(loadConfig({ ...base, ...env }), log, { keys: testKeys() });
+      const config = loadConfig({ ...base, ...env }, { OUTBOX_POLL_MS: 25 });
+      const made = await createContactPipeline(config, log, { keys: testKeys() });
       stops.push(() => made.close());
       return made.pipeline;
     };
@@ -408,7 +411,6 @@ describe("a database that does not answer", () => {
     expect(said.err).not.toContain("behind this code");
     const server: RunningServer = await serve({
       ...nowhere,
-      IP_HASH_KEY: "k".repeat(64),
       METRICS_TOKEN: "m".repeat(32),
     });
     const metrics = await (
@@ -423,8 +425,8 @@ describe("a database that does not answer", () => {
     const { env, cleanup } = await engineEnv("postgres", "keys");
     stops.push(cleanup);
     const spam = { SPAM_FILTER: "on", SPAM_MIN_FILL_MS: "0" };
-    const a = await serve({ ...env, ...spam, IP_HASH_KEY: "" });
-    const b = await serve({ ...env, ...spam, IP_HASH_KEY: "", DATA_DIR: mkdtempSync(join(tmpdir(), "keys-b-")) });
+    const a = await serve({ ...env, ...spam });
+    const b = await serve({ ...env, ...spam, DATA_DIR: mkdtempSync(join(tmpdir(), "keys-b-")) });
     const html = await (await fetch(`${a.url}/contact`)).text();
     const token = /name="form_token" value="([^"]+)"/.exec(html)?.[1] ?? "";
     expect(token).toMatch(/^k1\./);

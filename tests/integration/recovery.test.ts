@@ -8,6 +8,7 @@ import { promisify } from "node:util";
 import pg from "pg";
 import { afterEach, describe, expect, inject, it } from "vitest";
 import { site } from "../../app/config/site.ts";
+import type { Tuning } from "../../server/config.ts";
 import { inquiriesCli } from "../support/cli.ts";
 import { freePort } from "../support/ports.ts";
 import { json, nextIp } from "../support/requests.ts";
@@ -30,8 +31,11 @@ const stops: Array<() => unknown> = [];
 afterEach(async () => {
   for (const stop of stops.splice(0).reverse()) await stop();
 });
-const serve = async (env: Env, port?: number) => {
-  const server = await startServer({ SPAM_FILTER: "off", OUTBOX_POLL_MS: "50", DATABASE_URL: "", ...env }, port);
+const serve = async (env: Env, port?: number, tuning: Partial<Tuning> = {}) => {
+  const server = await startServer({ SPAM_FILTER: "off", DATABASE_URL: "", ...env }, port, {
+    OUTBOX_POLL_MS: 50,
+    ...tuning,
+  });
   stops.push(() => server.stop());
   return server;
 };
@@ -333,9 +337,8 @@ describe("the keys, on the server's own schedule", () => {
       DATA_DIR: dataDir,
       SMTP_URL: smtp.url,
       SITE_URL: `http://127.0.0.1:${port}`,
-      RETENTION_INTERVAL_MS: "1000",
     };
-    const server = await serve(env, port);
+    const server = await serve(env, port, { RETENTION_INTERVAL_MS: 1_000 });
     const linkOf = async (id: string) => {
       await expect
         .poll(() => smtp.received.some((m) => m.mail.headers.get("x-inquiry-id") === id), { timeout: 10_000 })

@@ -22,24 +22,18 @@ export type AlertKind = "delivery-failed" | "held-summary";
 
 export interface Channel {
   readonly name: string;
-  deliver(delivery: Delivery): Promise<Attempt>;
-  /** A short operator alert naming these inquiries, tagged with what it is (`AlertKind`). Best effort. */
-  notify(kind: AlertKind, subject: string, text: string, inquiryIds: string[]): Promise<void>;
-  /**
-   * The lead again, to `target` (its route's recipients) and the escalation address: nobody took it
-   * within the reply promise (review/reminders.ts). The email channel's; says who it went to.
-   */
-  remind?(inquiry: Inquiry, target: string | null, reminder: { waited: string; promise: string }): Promise<string>;
-  /**
-   * An event about a lead after its delivery (`inquiry.taken`, `inquiry.reminded`: review/reminders.ts)
-   * to `target` (its route's receiver). The webhook channel's; throws when it did not go and may go
-   * later, says `refused` when the receiver refused it for good (not sent again).
-   */
+  deliver(delivery: Delivery & { inquiry: Inquiry }): Promise<Attempt>;
+  /** A short operator alert naming these inquiries, tagged with what it is (`AlertKind`). */
+  notify(kind: AlertKind, subject: string, text: string, inquiryIds: string[]): Promise<Attempt>;
+  /** The email channel's: the lead again, to `target` and the escalation address (review/reminders.ts); `detail` says who. */
+  remind?(inquiry: Inquiry, target: string, reminder: { waited: string; promise: string }): Promise<Attempt>;
+  /** The webhook channel's: an event about a lead after its delivery (review/reminders.ts), with its webhook-id. */
   report?(
     inquiry: Inquiry,
     target: string,
     event: { type: string; timestamp: string; data: object },
-  ): Promise<{ refused?: string }>;
+    id: string,
+  ): Promise<Attempt>;
   describe(): string;
   close?(): void;
 }
@@ -94,8 +88,8 @@ export function receiverHosts(config: Config, field: string, variable: string, g
   return hosts;
 }
 
-export function receiverUrlOf(config: Config, target: string | null, field: string, general: string | undefined) {
-  const own = target && target !== "default" ? config.routes[target]?.[field] : undefined;
+export function receiverUrlOf(config: Config, target: string, field: string, general: string | undefined) {
+  const own = target !== "default" ? config.routes[target]?.[field] : undefined;
   return own ?? general;
 }
 
@@ -121,6 +115,9 @@ export function parseRetryAfter(value: string | null, now = Date.now()): number 
   const ms = /^\d+$/.test(value.trim()) ? Number(value) * 1000 : Date.parse(value) - now;
   return Number.isFinite(ms) && ms > 0 ? Math.min(ms, 86_400_000) : undefined;
 }
+
+/** How long a webhook or Slack receiver may take to answer before the attempt counts as failed. */
+export const DELIVERY_TIMEOUT_MS = 10_000;
 
 export async function post(
   url: string,

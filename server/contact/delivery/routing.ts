@@ -1,6 +1,7 @@
 import type { Config } from "../../config.ts";
 import { isLoopbackHost } from "../../guards.ts";
 import { timeOrderedId } from "../intake/ids.ts";
+import { promiseMs } from "../review/promise.ts";
 import type { NewDelivery } from "../storage/records.ts";
 import { CHANNELS, channelNamed } from "./channels.ts";
 
@@ -66,14 +67,34 @@ export function unnamedProcessors(config: Config, named: Record<string, NamedPro
 export const destinationsFor = (routing: Routing, service: string): Destination[] =>
   routing[service || "none"] ?? routing.default ?? [];
 
-/** An inquiry's deliveries, one per destination, each with the id it carries on every attempt. */
-export function newDeliveries(destinations: Destination[], inquiryId: string, config: Config, now = Date.now()) {
-  return destinations.map(
+/**
+ * A lead's deliveries, one per destination, each with the id it carries on every attempt, and its
+ * reminder: an email due when the reply promise may be up (business time never runs faster than the
+ * clock; the worker puts it off to the hour it is really up: review/reminders.ts).
+ */
+export function newDeliveries(
+  destinations: Destination[],
+  inquiry: { id: string; receivedAt: number },
+  config: Config,
+  now = Date.now(),
+) {
+  const leads = destinations.map(
     ({ channel, target }): NewDelivery => ({
       id: timeOrderedId(now),
       channel,
       target,
-      messageId: channelNamed(channel)?.deliveryId?.(inquiryId, config) ?? `msg_${inquiryId}`,
+      messageId: channelNamed(channel)?.deliveryId?.(inquiry.id, config) ?? `msg_${inquiry.id}`,
     }),
   );
+  const email = destinations.find((d) => d.channel === "email");
+  if (!email) return leads;
+  const reminder: NewDelivery = {
+    id: timeOrderedId(now),
+    kind: "reminder",
+    channel: "email",
+    target: email.target,
+    messageId: `<reminder-${inquiry.id}@${config.siteHost}>`,
+    at: inquiry.receivedAt + promiseMs(),
+  };
+  return [...leads, reminder];
 }

@@ -1,5 +1,4 @@
 import type { Sql } from "../storage/database.ts";
-import type { Inquiry } from "../storage/records.ts";
 import { leadTimes } from "../storage/taken.ts";
 import { type Promised, timingOf } from "./promise.ts";
 
@@ -8,12 +7,9 @@ import { type Promised, timingOf } from "./promise.ts";
  * (metrics.ts), `inquiries stats` and `list` (scripts/inquiries.ts). Business time throughout.
  */
 
-/** A lead received before reminders existed (migration 020) was never promised anything. */
-export const promised = (i: Pick<Inquiry, "remindedAt">) => i.remindedAt !== 0;
-
-/** The figures of the leads (not held, promised) received since `since`. */
+/** The figures of the leads (not held) received since `since`. */
 export async function replyFigures(sql: Sql, since: number, now: number, facts?: Promised) {
-  const leads = (await leadTimes(sql, since)).filter(promised);
+  const leads = await leadTimes(sql, since);
   const timings = leads.map((i) => ({ i, t: timingOf(i, now, facts) }));
   const takes = timings.flatMap(({ t }) => (t.takeBusinessMs === null ? [] : [t.takeBusinessMs])).sort((a, b) => a - b);
   const quantile = (q: number) => (takes.length === 0 ? null : (takes[Math.ceil(q * takes.length) - 1] ?? null));

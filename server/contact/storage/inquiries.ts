@@ -1,6 +1,7 @@
 import { normalizeEmail } from "../erasure.ts";
 import type { Label } from "../intake/content-filter.ts";
 import type { Database, Sql } from "./database.ts";
+import { queue } from "./outbox.ts";
 import {
   DELIVERY_COLUMNS,
   type DeliveryRecord,
@@ -8,7 +9,6 @@ import {
   INQUIRY_COLUMNS,
   type Inquiry,
   type InquiryRecord,
-  insertDeliveries,
   type NewDelivery,
   summarize,
   toDelivery,
@@ -84,7 +84,7 @@ export async function save(
           i.suspect ?? false,
         ],
       );
-      await insertDeliveries(tx, i.id, deliveries, i.receivedAt);
+      await queue(tx, i.id, deliveries, i.receivedAt);
       if (idempotency) {
         await tx.query("INSERT INTO idempotency_keys (key, inquiry_id, created_at, fingerprint) VALUES (?, ?, ?, ?)", [
           idempotency.key,
@@ -153,7 +153,7 @@ async function records(sql: Sql, where: string, params: unknown[]): Promise<Inqu
   );
   const deliveries = await sql.query(
     `SELECT d.inquiry_id, ${DELIVERY_COLUMNS} FROM deliveries d JOIN inquiries i ON i.id = d.inquiry_id
-       WHERE ${where} ORDER BY d.channel`,
+       WHERE d.kind = 'lead' AND ${where} ORDER BY d.channel`,
     params,
   );
   const byInquiry = new Map<string, DeliveryRecord[]>();
@@ -180,19 +180,19 @@ export async function stats(sql: Sql, since: number) {
   // Where the leads went: per channel, target (delivery/routing.ts) and status.
   const rows = await sql.query<{
     channel: string;
-    target: string | null;
+    target: string;
     status: DeliveryStatus;
     n: number;
   }>(
     `SELECT d.channel, d.target, d.status, COUNT(*) AS n FROM deliveries d JOIN inquiries i ON i.id = d.inquiry_id
-       WHERE i.received_at >= ? GROUP BY d.channel, d.target, d.status ORDER BY d.channel, d.target, d.status`,
+       WHERE d.kind = 'lead' AND i.received_at >= ? GROUP BY d.channel, d.target, d.status ORDER BY d.channel, d.target, d.status`,
     [since],
   );
   return {
     inquiries: { total: Number(i?.n ?? 0), held: Number(i?.held ?? 0) },
     deliveries: rows.map((r) => ({
       channel: r.channel,
-      target: r.target ?? null,
+      target: r.target,
       status: r.status,
       count: Number(r.n),
     })),
@@ -240,11 +240,11 @@ export async function markSpam(db: Database, id: string, now: number): Promise<M
 }
 
 /**
- * "Release" (not spam): the filter learns it as genuine; a held inquiry is a lead from now on, queued for the
+ * "Not spam": the filter learns it as genuine; a held inquiry is a lead from now on, queued for the
  * `destinations` its service's leads have now that have not had it (a lead marked spam by mistake
  * gets what was cancelled). Null if there is no such inquiry.
  */
-export async function release(
+export async function notSpam(
   db: Database,
   id: string,
   destinations: (inquiry: Inquiry) => NewDelivery[],
@@ -255,7 +255,7 @@ export async function release(
     if (!inquiry) return null;
     const before = await markOf(tx, id);
     const changed = inquiry.held || before?.label !== "genuine";
-    if (changed) await remember(tx, inquiry, "release", before);
+    if (changed) await remember(tx, inquiry, "not-spam", before);
     const queued = inquiry.held ? await unhold(tx, inquiry, destinations, now) : [];
     if (changed) await mark(tx, id, "genuine", now);
     return { inquiry, changed, cancelled: [], delivered: [], underWay: [], queued };
@@ -271,7 +271,7 @@ export async function release(
 export async function undo(
   db: Database,
   id: string,
-  action: "spam" | "release",
+  action: "spam" | "not-spam",
   destinations: (inquiry: Inquiry) => NewDelivery[],
   now: number,
 ): Promise<Marked | null> {
@@ -319,7 +319,7 @@ const markOf = async (sql: Sql, id: string) =>
 async function remember(
   tx: Sql,
   inquiry: Inquiry,
-  action: "spam" | "release",
+  action: "spam" | "not-spam",
   before: { label: Label; markedAt: number } | undefined,
 ) {
   await tx.query(
@@ -330,30 +330,30 @@ async function remember(
   );
 }
 
-/** Held, for `reason`: its deliveries not made yet are cancelled; says where it had gone and what was under way. */
+/** Held, for `reason`: nothing not sent yet goes (its reminder, its reports); says where the lead had gone and what was under way. */
 async function hold(tx: Sql, id: string, reason: string | null) {
   await tx.query("UPDATE inquiries SET held = ?, held_reason = ? WHERE id = ?", [true, reason, id]);
-  const cancelled = await tx.query<{ channel: string }>(
-    "DELETE FROM deliveries WHERE inquiry_id = ? AND status IN ('pending', 'failed') RETURNING channel",
+  const cancelled = await tx.query<{ channel: string; kind: string }>(
+    "DELETE FROM deliveries WHERE inquiry_id = ? AND status IN ('pending', 'failed') RETURNING channel, kind",
     [id],
   );
   const left = await tx.query<{ channel: string; status: DeliveryStatus }>(
-    "SELECT channel, status FROM deliveries WHERE inquiry_id = ? ORDER BY channel",
+    "SELECT channel, status FROM deliveries WHERE inquiry_id = ? AND kind = 'lead' ORDER BY channel",
     [id],
   );
   const channelsIn = (status: DeliveryStatus) => left.filter((r) => r.status === status).map((r) => String(r.channel));
   return {
-    cancelled: cancelled.map((r) => String(r.channel)),
+    cancelled: cancelled.filter((r) => r.kind === "lead").map((r) => String(r.channel)),
     delivered: channelsIn("sent"),
     underWay: channelsIn("sending"),
   };
 }
 
-/** A lead again: queued to the `destinations` it has not had. */
+/** A lead again: queued to the `destinations` it has not had, with its reminder. */
 async function unhold(tx: Sql, inquiry: InquiryRecord, destinations: (inquiry: Inquiry) => NewDelivery[], now: number) {
   await tx.query("UPDATE inquiries SET held = ?, held_reason = NULL WHERE id = ?", [false, inquiry.id]);
   const had = new Set(inquiry.deliveries.map((d) => d.channel));
-  const queued = destinations(inquiry).filter((d) => !had.has(d.channel));
-  await insertDeliveries(tx, inquiry.id, queued, now);
-  return queued.map(({ channel, target }) => ({ channel, target }));
+  const queued = destinations(inquiry).filter((d) => (d.kind ?? "lead") !== "lead" || !had.has(d.channel));
+  await queue(tx, inquiry.id, queued, now);
+  return queued.filter((d) => (d.kind ?? "lead") === "lead").map(({ channel, target }) => ({ channel, target }));
 }

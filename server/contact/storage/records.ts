@@ -1,5 +1,4 @@
 import type { ContactInput } from "../../../app/contact/schema.ts";
-import type { Sql } from "./database.ts";
 
 /** What the contact tables hold, as records, and the columns they are read from. */
 
@@ -26,7 +25,7 @@ export type Inquiry = ContactInput & {
   /** When someone first pressed "I'm on it" (review/actions.ts), and the name they gave, if any. */
   takenAt?: number | null;
   takenBy?: string | null;
-  /** When its reminder went (review/reminders.ts); 0: received before reminders existed. */
+  /** When its reminder went (review/reminders.ts). */
   remindedAt?: number | null;
 };
 
@@ -35,22 +34,33 @@ export type SpamVerdict = "clean" | "suspect" | "held";
 export const verdictOf = (i: Pick<Inquiry, "held" | "suspect">): SpamVerdict =>
   i.held ? "held" : i.suspect ? "suspect" : "clean";
 
-/** One delivery of one inquiry to one channel (a row of the outbox), claimed by a worker. */
+/** What a delivery is: a lead, its reminder, a report to a webhook, an alert (storage/outbox.ts). */
+export type DeliveryKind =
+  | "lead"
+  | "reminder"
+  | "inquiry.taken"
+  | "inquiry.reminded"
+  | "delivery-failed"
+  | "held-summary";
+
+/** A row of the outbox, claimed by a worker; an alert's `payload` is its words (JSON), its inquiry null for the held summary. */
 export type Delivery = {
   id: string;
-  inquiryId: string;
+  inquiryId: string | null;
+  kind: string;
   channel: string;
   messageId: string;
-  /** Where it goes on its channel (delivery/routing.ts); null on rows from before routing: the general inbox and receivers. */
-  target: string | null;
+  /** Where it goes on its channel (delivery/routing.ts). */
+  target: string;
+  payload: string | null;
   attempts: number;
   createdAt: number;
-  inquiry: Inquiry;
+  inquiry: Inquiry | null;
 };
 
 export type DeliveryRecord = {
   channel: string;
-  target: string | null;
+  target: string;
   status: DeliveryStatus;
   attempts: number;
   lastError: string | null;
@@ -69,25 +79,23 @@ export type InquiryRecord = Inquiry & {
   deliveries: DeliveryRecord[];
 };
 
-export type NewDelivery = { id: string; channel: string; messageId: string; target: string };
-
-/** Queue deliveries of an inquiry, due now: the one place a delivery is made (a new lead, a released one). */
-export async function insertDeliveries(tx: Sql, inquiryId: string, deliveries: NewDelivery[], now: number) {
-  for (const d of deliveries) {
-    await tx.query(
-      `INSERT INTO deliveries (id, inquiry_id, channel, message_id, target, status, attempts, created_at, next_attempt_at)
-       VALUES (?, ?, ?, ?, ?, 'pending', 0, ?, ?)`,
-      [d.id, inquiryId, d.channel, d.messageId, d.target, now, now],
-    );
-  }
-}
+export type NewDelivery = {
+  id: string;
+  channel: string;
+  messageId: string;
+  target: string;
+  kind?: DeliveryKind;
+  payload?: string;
+  /** When it is due (default: now). */
+  at?: number;
+};
 
 export const DELIVERY_COLUMNS = "d.channel, d.target, d.status, d.attempts, d.last_error, d.sent_at";
 
 export function toDelivery(r: Record<string, unknown>): DeliveryRecord {
   return {
     channel: r.channel as string,
-    target: (r.target as string | null) ?? null,
+    target: String(r.target),
     status: r.status as DeliveryStatus,
     attempts: Number(r.attempts ?? 0),
     lastError: (r.last_error as string | null) ?? null,
