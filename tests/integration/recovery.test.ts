@@ -132,35 +132,6 @@ describe("restore", () => {
       ).toEqual([]);
     }
   });
-
-  it("an older release's backup is brought to this schema before it replaces anything, and the server runs on it", async () => {
-    const dataDir = newDir("restore-older");
-    const env = { DATA_DIR: dataDir };
-    const server = await serve(env);
-    const id = await send(server);
-    const old = join(newDir("old"), "old.sqlite");
-    expect((await cli(env, "backup", old)).code).toBe(0);
-    await server.stop();
-    // As the release before the keys moved into the database made it.
-    const o = new DatabaseSync(old);
-    o.exec("DROP TABLE secret_keys; DELETE FROM schema_migrations WHERE version IN (16, 21);");
-    // A lead stored with its page's query and host, as releases before the path-only notice kept it.
-    o.prepare("UPDATE inquiries SET page = ? WHERE id = ?").run(
-      "https://www.example.com/contact?utm_source=x&email=a@b.c#top",
-      id,
-    );
-    o.close();
-    const empty = newDir("restore-older-target");
-    const restored = await cli({ DATA_DIR: empty }, "restore", old);
-    expect(restored.code).toBe(0);
-    expect(restored.out).toContain("Brought up to this release's schema (016_secret_keys.sql, 021_page_path_only.sql)");
-    const again = await serve({ DATA_DIR: empty });
-    expect((await fetch(`${again.url}/readyz`)).status).toBe(200);
-    expect(storedIds(join(empty, "inquiries.sqlite"))).toEqual([id]);
-    const db = new DatabaseSync(join(empty, "inquiries.sqlite"), { readOnly: true });
-    expect(db.prepare("SELECT page FROM inquiries").all()).toEqual([{ page: "/contact" }]);
-    db.close();
-  });
 });
 
 describe("the links sent before a recovery", () => {
