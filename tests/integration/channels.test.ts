@@ -231,8 +231,12 @@ describe.each([
     await expect.poll(async () => (await deliveries(p, id)).webhook?.lastError, { timeout: 5_000 }).toBe("HTTP 429");
     const retried = hook.received.length;
     const at = hook.received.at(-1)?.at ?? 0;
-    // Backoff alone would try again within 200 ms; the receiver asked for 3 s.
-    await new Promise((r) => setTimeout(r, 1_500));
+    // Backoff alone would try again within 200 ms; the receiver asked for 3 s, and the outbox holds it until then.
+    const [next] = await p.db.query<{ at: number }>(
+      "SELECT next_attempt_at AS at FROM deliveries WHERE inquiry_id = ? AND channel = 'webhook'",
+      [id],
+    );
+    expect(Number(next?.at) - at).toBeGreaterThanOrEqual(2_900);
     expect(hook.received.length).toBe(retried);
     hook.respond = () => ({ status: 200 });
     await expect.poll(async () => (await deliveries(p, id)).webhook?.status, { timeout: 10_000 }).toBe("sent");

@@ -137,10 +137,10 @@ describe.each(["sqlite", "postgres"] as const)("the privacy promise on %s", (eng
     const crm = await new Receiver().start();
     crm.respond = () => ({ status: 400 }); // refuses the lead for good: an alert names the inquiry
     stops.push(() => crm.stop());
-    const server = await serve({
-      WEBHOOK_URL: crm.url,
-      WEBHOOK_SECRET: `whsec_${"A".repeat(32)}`,
-    });
+    const server = await serve(
+      { WEBHOOK_URL: crm.url, WEBHOOK_SECRET: `whsec_${"A".repeat(32)}` },
+      { HELD_SUMMARY_INTERVAL_MS: 300 },
+    );
     const lead = (await (
       await send(server, { name: "Ada Lovelace", email: "ada@example.org", message: "A lead." })
     ).json()) as { id: string };
