@@ -7,7 +7,6 @@ import { queueHeldSummary } from "./review/held-summary.ts";
 import type { LeadLinks } from "./review/links.ts";
 import type { Database } from "./storage/database.ts";
 import { deleteExpiredKeys } from "./storage/keys.ts";
-import { databaseNow } from "./storage/settings.ts";
 
 /**
  * The contact pipeline's scheduled work on each instance, apart from sending (delivery/worker.ts
@@ -72,7 +71,6 @@ export class Housekeeping {
     await this.running;
   }
 
-  /** One turn of each task; a failure (storage away) is logged, and the next turn tries again. */
   private async turn(): Promise<void> {
     const tasks = [
       () => this.refreshKeys(),
@@ -85,14 +83,9 @@ export class Housekeeping {
     }
   }
 
-  /**
-   * Every turn, on every instance: delete the keys that no longer check anything — a retired link or
-   * form key once what it signed has expired, and every address key but this month's (by the
-   * database's clock) — then read the ring again, so a rotation reaches this instance within a turn.
-   */
-  async refreshKeys(): Promise<void> {
+  /** A rotation elsewhere reaches this instance within a turn, and a key that checks nothing any more goes. */
+  async refreshKeys(now = Date.now()): Promise<void> {
     const { db, ring, config } = this.parts;
-    const now = await databaseNow(db);
     const deleted = await deleteExpiredKeys(db, {
       now,
       linkTtlMs: config.INQUIRY_LINK_DAYS * 86_400_000,
@@ -110,7 +103,6 @@ export class Housekeeping {
     return queued;
   }
 
-  /** At every turn, on every instance: its DATA_DIR's copies past the notice's backup period (copies.ts). */
   eraseCopies(now = Date.now()): string[] {
     const erased = eraseOldCopies(this.parts.config.dataDir, this.parts.backupDays, now);
     if (erased.length > 0) {

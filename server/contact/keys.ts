@@ -68,7 +68,8 @@ export class KeyRing {
         throw new StorageUnavailableError("the keys are not read yet: the contact storage has not started");
       return undefined;
     }
-    if (now - this.lastRead < 1_000) return undefined;
+    // At most once a second; a read stamped ahead (a clock that jumped back) does not stop the next.
+    if (now >= this.lastRead && now - this.lastRead < 1_000) return undefined;
     await this.read(now);
     return this.known.get(`${purpose}:${id}`);
   }

@@ -37,6 +37,11 @@ describe("the keys in the database", () => {
     const signed = there.signing("form");
     expect(signed.id).toBe("k2");
     expect(await here.find("form", "k2", 4_000)).toEqual(signed.secret);
+    // Read last at a time ahead of this process's clock (another clock), it reads again all the same.
+    expect(await rotateKey(db, "form", 5_000)).toBe("k3");
+    await here.read(60_000);
+    expect(await rotateKey(db, "form", 6_000)).toBe("k4");
+    expect(await here.find("form", "k4", 7_000)).toBeDefined();
     await db.close();
   });
 

@@ -16,13 +16,3 @@ export async function writeSetting(sql: Sql, name: string, value: string): Promi
     "INSERT INTO settings (name, value) VALUES (?, ?) ON CONFLICT (name) DO UPDATE SET value = excluded.value";
   await writeAlone(sql, upsert, [name, value]);
 }
-
-/** The database's clock, in epoch milliseconds: the one clock every instance on it shares. */
-export async function databaseNow(sql: Sql): Promise<number> {
-  const now =
-    sql.engine === "postgres"
-      ? "SELECT FLOOR(EXTRACT(EPOCH FROM clock_timestamp()) * 1000) AS now"
-      : "SELECT CAST(ROUND((julianday('now') - 2440587.5) * 86400000) AS INTEGER) AS now";
-  const [row] = await sql.query<{ now: number }>(now);
-  return Number(row?.now);
-}
