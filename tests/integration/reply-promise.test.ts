@@ -190,6 +190,9 @@ describe("the reply promise, through the schedule", { timeout: 60_000 }, () => {
     // Someone takes one on Tuesday morning, through the action the page and the CLI use.
     const took = await performAction(a.db, a.config, "take", taken, office(tuesday, "10:30"), { by: "Dana" });
     expect(took).toMatchObject({ kind: "taken", taken: { first: true } });
+    // A held message taken (after Spam, say) is no lead: the CRM, which never had it, is told nothing.
+    await performAction(a.db, a.config, "take", held, office(tuesday, "10:31"), { by: "Dana" });
+    expect(await a.db.query("SELECT kind FROM deliveries WHERE inquiry_id = ?", [held])).toEqual([]);
 
     // Tuesday 12:01: 4 h 1 min. The waiting lead and the possible spam go again, once each.
     now = office(tuesday, "12:01");
