@@ -31,13 +31,10 @@ type Parts = {
     | "RETENTION_INTERVAL_MS"
     | "OUTBOX_LEASE_MS"
   >;
-  /** site.privacy.retentionDays: what is older goes. */
   retentionDays: number;
-  /** site.privacy.backupDays: copies in DATA_DIR older than this go (copies.ts). */
   backupDays: number;
   links: LeadLinks;
   ring: KeyRing;
-  /** Told when something was queued. */
   worker: { nudge(): void };
 };
 
@@ -83,7 +80,6 @@ export class Housekeeping {
     }
   }
 
-  /** A rotation elsewhere reaches this instance within a turn, and a key that checks nothing any more goes. */
   async refreshKeys(now = Date.now()): Promise<void> {
     const { db, ring, config } = this.parts;
     const deleted = await deleteExpiredKeys(db, {
@@ -114,7 +110,6 @@ export class Housekeeping {
     return erased;
   }
 
-  /** Once per RETENTION_INTERVAL_MS: erase what is older than the privacy notice's period (erasure.ts). */
   async applyRetention(now = Date.now()) {
     const { db, retentionDays, config } = this.parts;
     if (this.retainedAt <= now && now - this.retainedAt < config.RETENTION_INTERVAL_MS) return null;

@@ -14,7 +14,6 @@ import { ensureFirstKey, ensureKey, type KeyPurpose, listKeys } from "./storage/
 
 export type SigningKey = { id: string; secret: Buffer };
 
-/** The month an address key is for: "2026-11" (UTC). */
 export const monthOf = (now: number) => new Date(now).toISOString().slice(0, 7);
 
 export class KeyRing {
@@ -24,14 +23,12 @@ export class KeyRing {
   private db: Sql | null = null;
   private lastRead = 0;
 
-  /** Use the database: make the first key of each job if it lacks one, then read them all. */
   async attach(db: Sql, now = Date.now()): Promise<void> {
     for (const purpose of ["links", "form"] as const) await ensureFirstKey(db, purpose, now);
     this.db = db;
     await this.read(now);
   }
 
-  /** Read every key again (a rotation by the CLI or another instance). */
   async read(now = Date.now()): Promise<void> {
     if (!this.db) return;
     this.lastRead = now;
@@ -46,7 +43,6 @@ export class KeyRing {
     }
   }
 
-  /** The key that signs for `purpose` now. */
   signing(purpose: "links" | "form"): SigningKey {
     const key = this.current.get(purpose);
     if (key) return key;
@@ -74,7 +70,6 @@ export class KeyRing {
     return this.known.get(`${purpose}:${id}`);
   }
 
-  /** Whether a key of that id was ever made for the job, though it is gone now (k1…kN up to the newest known): an id never made is a forgery, not a rotation. */
   wasIssued(purpose: "links" | "form", id: string): boolean {
     const n = /^k(\d+)$/.exec(id)?.[1];
     if (!n) return false;
@@ -87,7 +82,6 @@ export class KeyRing {
     return Number(n) <= newest;
   }
 
-  /** This month's address key, made when the month's first submission needs it. Undefined until attached. */
   async addressKey(now = Date.now()): Promise<Buffer | undefined> {
     const month = monthOf(now);
     const have = this.known.get(`address:${month}`);

@@ -26,7 +26,6 @@ export async function createContactPipeline(
     keys: SecretKeys;
     db?: Database;
     metrics?: ContactMetrics;
-    /** The outbox's clock and the reply promise's facts: a test's own; default the process's and site.ts. */
     clock?: () => number;
     facts?: Promised;
   },
@@ -85,7 +84,6 @@ export async function createContactPipeline(
   }
 }
 
-/** The rate limits, counted in table rate_limits (storage/inquiries.ts). */
 const limitsOf = (config: Config): LimitSpec[] => [
   { prefix: "contact_min", per: "address", points: config.RATE_LIMIT_PER_MINUTE, durationMs: 60_000 },
   { prefix: "contact_day", per: "address", points: config.RATE_LIMIT_PER_DAY, durationMs: 86_400_000 },
@@ -140,21 +138,17 @@ export function startContactRuntime(config: Config, log: Logger, opts: { keys: S
   starting = attempt();
 
   return {
-    /** The pipeline's submit; it throws StorageUnavailableError until storage works. */
     submit(submission: Submission): Promise<Outcome> {
       if (!made) return Promise.reject(new StorageUnavailableError(`contact storage not ready: ${reason}`, 10));
       return made.pipeline.submit(submission);
     },
-    /** The database and the worker, once storage works; it throws StorageUnavailableError until then. */
     pipeline(): ContactPipeline {
       if (!made) throw new StorageUnavailableError(`contact storage not ready: ${reason}`, 10);
       return made.pipeline;
     },
-    /** From now on not ready ("shutting down"); submissions are still taken until the server closes. */
     leaveRotation() {
       leaving = true;
     },
-    /** Ready when the pipeline started, the server is not stopping, and the database answers a query within 2 s. */
     async readiness(): Promise<{ ready: true } | { ready: false; reason: string }> {
       const timeoutMs = 2_000;
       if (leaving) return { ready: false, reason: "shutting down" };

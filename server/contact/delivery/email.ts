@@ -31,7 +31,6 @@ export type Mail = {
 };
 
 export interface Mailer {
-  /** Sent to at least one recipient (`accepted`), and which recipients refused it for good. */
   send(mail: Mail, inquiryId: string): Promise<{ accepted: boolean; refused: string[]; detail: string }>;
   close(): void;
   describe(): string;
@@ -39,7 +38,6 @@ export interface Mailer {
 
 export const messageIdFor = (inquiryId: string, siteHost: string) => `<inquiry-${inquiryId}@${siteHost}>`;
 
-/** The subject of an answer to a visitor. */
 export const replySubject = () => `Re: Your inquiry to ${site.name}`;
 
 /**
@@ -49,7 +47,6 @@ export const replySubject = () => `Re: Your inquiry to ${site.name}`;
 export const replyLink = (inquiry: Pick<Inquiry, "email">) =>
   `mailto:${inquiry.email.replace(/[^A-Za-z0-9@._+-]/g, (c) => encodeURIComponent(c))}?subject=${encodeURIComponent(replySubject())}`;
 
-/** What a lead's email, Slack message and webhook say of a lead marked as possible spam. */
 export const SUSPECT_MARK = "[Possible spam]";
 export const SUSPECT_NOTE =
   "Possible spam: the filter is not sure this is a person's inquiry. Tell it with a link below: either click teaches it.";
@@ -163,14 +160,12 @@ export function smtpMailer(url: string): Mailer {
   };
 }
 
-/** The raw message (CRLF lines) as the relay would receive it. */
 export async function composeMail(mail: Mail): Promise<string> {
   const info = await composer.sendMail(mail);
   return info.message.toString();
 }
 const composer = nodemailer.createTransport({ streamTransport: true, buffer: true, newline: "windows" });
 
-/** No relay configured: write each email as an .eml file under DATA_DIR/mail/, so nothing is lost. */
 export function fileMailer(dir: string): Mailer {
   mkdirSync(dir, { recursive: true });
   return {
@@ -189,7 +184,6 @@ const emails = z
   .string()
   .refine((v) => v.split(",").every((a) => z.email().safeParse(a.trim()).success), "email addresses, comma-separated");
 
-/** The general inbox, and the sender of every email. */
 const inbox = (config: Config) => config.CONTACT_TO ?? site.email;
 const sender = (config: Config) =>
   config.SMTP_FROM ?? `${site.name} Website <no-reply@${config.siteHost.replace(/^www\./, "")}>`;
@@ -238,7 +232,6 @@ export const email: ChannelDefinition<typeof variables> = {
   create(config, links) {
     const mailer = config.SMTP_URL ? smtpMailer(config.SMTP_URL) : fileMailer(join(config.dataDir, "mail"));
     const addresses = { from: sender(config), to: inbox(config), siteHost: config.siteHost };
-    /** One email, as an attempt: a relay's 5xx to the envelope or the message (550 unknown recipient) is its final word; a refused login (a password being fixed), 4xx and connection errors are tried again. */
     const send = async (mail: Mail, id: string, detail?: string): Promise<Attempt> => {
       try {
         const result = await mailer.send(mail, id);

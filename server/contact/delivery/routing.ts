@@ -13,7 +13,6 @@ import { CHANNELS, channelNamed } from "./channels.ts";
 
 /** One channel's share of a lead: the channel, and its target there. */
 export type Destination = { channel: string; target: string };
-/** The destinations of a lead, per route key ("default", a service, "none"): what the server records for `release`. */
 export type Routing = Record<string, Destination[]>;
 
 export function routingOf(config: Config): Routing {
@@ -25,15 +24,12 @@ export function routingOf(config: Config): Routing {
   return Object.fromEntries(["default", ...Object.keys(config.routes)].map((key) => [key, destinations(key)]));
 }
 
-/** The channels a routing sends leads through. */
 export const channelsOf = (routing: Routing) => [
   ...new Set(Object.values(routing).flatMap((ds) => ds.map((d) => d.channel))),
 ];
 
-/** A processor as the privacy notice names it (site.privacy.processors, keyed by channel). */
 type NamedProcessor = { name: string; hosts: readonly string[] };
 
-/** `host` is one of `hosts`: the same name, or under a `*.domain` entry. */
 export function hostNamed(host: string, hosts: readonly string[]): boolean {
   const h = host.toLowerCase().replace(/\.$/, "");
   return hosts.some((entry) => {
@@ -63,7 +59,6 @@ export function unnamedProcessors(config: Config, named: Record<string, NamedPro
   return undefined;
 }
 
-/** Where a lead for `service` goes ("" is no service chosen). */
 export const destinationsFor = (routing: Routing, service: string): Destination[] =>
   routing[service || "none"] ?? routing.default ?? [];
 

@@ -11,12 +11,8 @@ import {
 } from "./channel.ts";
 import { SUSPECT_MARK, SUSPECT_NOTE } from "./email.ts";
 
-/** A message to a Slack incoming webhook (SLACK_WEBHOOK_URL, or a route's own), every field as plain text. */
-
-/** Slack's markup has three control characters; escaped, a visitor's text cannot mention or link. */
 export const escapeSlack = (s: string) => s.replace(/&/g, "&amp;").replace(/</g, "&lt;").replace(/>/g, "&gt;");
 
-/** At most `max` characters, never half of one (a surrogate pair, an emoji); a cut says so. */
 export function cut(text: string, max: number): string {
   if (Array.from(text).length <= max) return text;
   const mark = " … (cut: the whole message is in the email)";

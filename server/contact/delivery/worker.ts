@@ -39,7 +39,6 @@ function retryDelay(attempt: number, baseMs: number, maxMs: number, random = Mat
   return Math.round(exponential / 2 + (random() * exponential) / 2);
 }
 
-/** Each kind's log lines: sent, and not sent (tried again). */
 const SAID: Record<DeliveryKind, [string, string]> = {
   lead: ["inquiry delivered", "inquiry delivery failed; will retry"],
   reminder: [
@@ -65,9 +64,7 @@ type WorkerParts = {
   log: Logger;
   config: OutboxTuning;
   metrics?: ContactMetrics;
-  /** The worker's clock (default the process's): a test's own. */
   clock?: () => number;
-  /** The reply promise's calendar (default app/config/site.ts). */
   facts?: Promised;
 };
 
@@ -96,7 +93,6 @@ export class OutboxWorker {
     this.loop = this.run();
   }
 
-  /** Something was queued: look for work now instead of at the next poll. */
   nudge(): void {
     this.wake?.();
   }
@@ -105,7 +101,6 @@ export class OutboxWorker {
     while (this.inFlight.size > 0) await Promise.all(this.inFlight);
   }
 
-  /** Finish the deliveries in hand (up to `graceMs`), then give back any still claimed. */
   async stop(graceMs = 10_000): Promise<void> {
     if (!this.running) return;
     this.running = false;
@@ -261,7 +256,6 @@ export class OutboxWorker {
     log.warn({ reason, retryInMs: delay }, SAID[kind][1]);
   }
 
-  /** An alert to every other channel that one delivery of a lead failed for good, queued as deliveries. */
   private async alert(d: Delivery, reason: string, why: string, now: number): Promise<void> {
     const i = d.inquiry;
     const subject = `Lead delivery failed: ${d.channel} for inquiry ${d.inquiryId}`;

@@ -12,7 +12,6 @@ import { formTokens } from "./form-token.ts";
  */
 
 export type AddressHasher = {
-  /** The hashes an address is stored and limited by: its own, and its network's. Null without an address. */
   hashes(ip: string | undefined, now?: number): Promise<{ address: string; network: string } | null>;
 };
 
@@ -29,7 +28,6 @@ export function addressHasher(ring: KeyRing): AddressHasher {
   };
 }
 
-/** What each key of the ring does: client addresses' hashes, the contact page's form tokens (form-token.ts), the links in a lead (review/links.ts). */
 export const secretKeys = (ring: KeyRing, config: Pick<Config, "SITE_URL" | "INQUIRY_LINK_DAYS">) => ({
   ring,
   hasher: addressHasher(ring),

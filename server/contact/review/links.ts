@@ -33,11 +33,9 @@ const KEY_ID = /^[a-z0-9]{1,16}$/;
 
 const sign = (key: Buffer, payload: string) => createHmac("sha256", key).update(payload).digest("base64url");
 
-/** `<inquiry>.<action>.<expires>.<key id>.<signature>`, signed with the ring's `links` key (keys.ts). */
 export function leadLinks(ring: KeyRing, config: Pick<Config, "SITE_URL" | "INQUIRY_LINK_DAYS">) {
   const ttlMs = config.INQUIRY_LINK_DAYS * 86_400_000;
 
-  /** A token; `expires` (epoch ms) for one that must not outlive the link it came from. */
   const token = (inquiryId: string, action: ReviewAction, now = Date.now(), expires = now + ttlMs) => {
     const key = ring.signing("links");
     const payload = `${inquiryId}.${action}.${Math.ceil(expires / 1000).toString(36)}.${key.id}`;
@@ -51,7 +49,6 @@ export function leadLinks(ring: KeyRing, config: Pick<Config, "SITE_URL" | "INQU
 
   return {
     token,
-    /** The links that fit an inquiry's state (FITTING). */
     for(inquiry: Pick<Inquiry, "id" | "held" | "suspect">, now = Date.now()): LeadLink[] {
       return FITTING[verdictOf(inquiry)].map((action) => ({
         action,

@@ -17,7 +17,6 @@ export const REMINDER_LOOKBACK_MS = 14 * 86_400_000;
 
 export type ReportType = "inquiry.taken" | "inquiry.reminded";
 
-/** The webhook's report of `type` on a lead whose route has a webhook (none otherwise). */
 export function reportOf(type: ReportType, inquiry: Inquiry, routing: Routing, now: number): NewDelivery[] {
   return destinationsFor(routing, inquiry.service)
     .filter((d) => d.channel === "webhook")
@@ -30,7 +29,6 @@ export function reportOf(type: ReportType, inquiry: Inquiry, routing: Routing, n
     }));
 }
 
-/** What a reminder due now does: nothing (taken, held, too old, no open hours ahead), wait until `at`, or go. */
 export function reminderNow(
   i: Inquiry,
   now: number,
@@ -45,7 +43,6 @@ export function reminderNow(
   };
 }
 
-/** A report as Standard Webhooks' envelope: the event's time, and the lead's promise as it stands. */
 export const reportEvent = (type: string, i: Inquiry, now: number, facts: Promised = site) => ({
   type,
   timestamp: new Date((type === "inquiry.taken" ? i.takenAt : i.remindedAt) ?? now).toISOString(),

@@ -17,15 +17,10 @@ export async function replyFigures(sql: Sql, since: number, now: number, facts?:
   return {
     leads: leads.length,
     taken: takes.length,
-    /** Nobody took them yet. */
     waiting: waiting.length,
-    /** Nobody took them yet, and the promise fell due. */
     overdue: waiting.filter(({ t }) => t.missed).length,
-    /** Not taken in time, taken since or not. */
     missed: timings.filter(({ t }) => t.missed).length,
-    /** Reminders that went. */
     reminded: leads.filter((i) => (i.remindedAt ?? 0) > 0).length,
-    /** Business time to the first take: median and 90th percentile, ms (null: none taken). */
     takeMedianMs: quantile(0.5),
     takeP90Ms: quantile(0.9),
   };

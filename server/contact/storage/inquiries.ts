@@ -22,10 +22,8 @@ import { undo as forgetMark, mark } from "./training.ts";
  * is stored), then the inquiry, its deliveries and the key's record — together or not at all.
  */
 
-/** A limit: at most `points` submissions per `durationMs` for one counter (`key`: a prefix and a hash). */
 export type Limit = { key: string; points: number; durationMs: number };
 
-/** What an Idempotency-Key was given the first time: the inquiry it stored, for which message. */
 export type KeyRecord = { inquiryId: string; fingerprint: string | null };
 
 export type SaveRequest = {
@@ -38,10 +36,8 @@ export type SaveRequest = {
 export type SaveResult =
   | { kind: "saved" }
   | { kind: "key-seen"; first: KeyRecord }
-  /** Over a rate limit: nothing stored; the limit frees up in `retryAfterMs`. */
   | { kind: "over-limit"; retryAfterMs: number };
 
-/** What an Idempotency-Key stored the first time, if it was used before. */
 export async function keyRecord(sql: Sql, key: string): Promise<KeyRecord | null> {
   const [row] = await sql.query<{ inquiry_id: string; fingerprint: string | null }>(
     "SELECT inquiry_id, fingerprint FROM idempotency_keys WHERE key = ?",
@@ -103,7 +99,6 @@ export async function save(
   }
 }
 
-/** Whether the same message (by hash) was received since `since`. */
 export async function seenMessage(sql: Sql, messageHash: string, since: number): Promise<boolean> {
   const rows = await sql.query("SELECT 1 AS x FROM inquiries WHERE message_hash = ? AND received_at >= ? LIMIT 1", [
     messageHash,
@@ -112,7 +107,6 @@ export async function seenMessage(sql: Sql, messageHash: string, since: number):
   return rows.length > 0;
 }
 
-/** Count one action (a press on a lead's page) against `limits` on its own: when it frees up if over any, else null. */
 export function countAgainst(db: Database, limits: Limit[], now: number): Promise<number | null> {
   return db.transaction((tx) => countLimits(tx, limits, now));
 }
@@ -145,7 +139,6 @@ export async function get(sql: Sql, id: string): Promise<InquiryRecord | null> {
   return (await records(sql, "i.id = ?", [id]))[0] ?? null;
 }
 
-/** The inquiries that match `where` (on inquiries `i`), newest first, each with its deliveries. */
 async function records(sql: Sql, where: string, params: unknown[]): Promise<InquiryRecord[]> {
   const rows = await sql.query(
     `SELECT ${INQUIRY_COLUMNS} FROM inquiries i WHERE ${where} ORDER BY i.received_at DESC, i.id`,
@@ -165,12 +158,10 @@ async function records(sql: Sql, where: string, params: unknown[]): Promise<Inqu
   return rows.map((r) => summarize(toInquiry(r), byInquiry.get(String(r.id)) ?? []));
 }
 
-/** Everything held about one person, by email address (as erasure.ts compares it): their inquiries and deliveries. */
 export function byEmail(sql: Sql, email: string): Promise<InquiryRecord[]> {
   return records(sql, "LOWER(i.email) = ?", [normalizeEmail(email)]);
 }
 
-/** Inquiries by outcome and deliveries by channel and status, received since `since`. */
 export async function stats(sql: Sql, since: number) {
   const [i] = await sql.query<{ n: number; held: number }>(
     `SELECT COUNT(*) AS n, COALESCE(SUM(CASE WHEN held THEN 1 ELSE 0 END), 0) AS held
@@ -199,7 +190,6 @@ export async function stats(sql: Sql, since: number) {
   };
 }
 
-/** Inquiries held out of the inbox, newest first. */
 export async function listHeld(sql: Sql, since = 0): Promise<Inquiry[]> {
   const rows = await sql.query(
     `SELECT ${INQUIRY_COLUMNS} FROM inquiries i WHERE i.held AND i.received_at >= ? ORDER BY i.received_at DESC, i.id`,
@@ -208,16 +198,12 @@ export async function listHeld(sql: Sql, since = 0): Promise<Inquiry[]> {
   return rows.map(toInquiry);
 }
 
-/** What became of an inquiry marked by a person (review/actions.ts), if it exists. */
 export type Marked = {
   inquiry: InquiryRecord;
   changed: boolean;
-  /** The channels whose deliveries were cancelled. */
   cancelled: string[];
-  /** Marked spam: the channels it had already been delivered to, and those whose attempt was under way (never retried). */
   delivered: string[];
   underWay: string[];
-  /** The deliveries queued, where each goes. */
   queued: Array<{ channel: string; target: string }>;
 };
 
@@ -306,7 +292,6 @@ async function getLocked(tx: Sql, id: string) {
   return get(tx, id);
 }
 
-/** The filter's mark on an inquiry, if any. */
 const markOf = async (sql: Sql, id: string) =>
   (
     await sql.query<{ label: Label; marked_at: number }>(
@@ -315,7 +300,6 @@ const markOf = async (sql: Sql, id: string) =>
     )
   ).map((r) => ({ label: r.label, markedAt: Number(r.marked_at) }))[0];
 
-/** What an action is about to change, for its undo (the last action's only). */
 async function remember(
   tx: Sql,
   inquiry: Inquiry,
@@ -330,7 +314,6 @@ async function remember(
   );
 }
 
-/** Held, for `reason`: nothing not sent yet goes (its reminder, its reports); says where the lead had gone and what was under way. */
 async function hold(tx: Sql, id: string, reason: string | null) {
   await tx.query("UPDATE inquiries SET held = ?, held_reason = ? WHERE id = ?", [true, reason, id]);
   const cancelled = await tx.query<{ channel: string; kind: string }>(
@@ -349,7 +332,6 @@ async function hold(tx: Sql, id: string, reason: string | null) {
   };
 }
 
-/** A lead again: queued to the `destinations` it has not had, with its reminder. */
 async function unhold(tx: Sql, inquiry: InquiryRecord, destinations: (inquiry: Inquiry) => NewDelivery[], now: number) {
   await tx.query("UPDATE inquiries SET held = ?, held_reason = NULL WHERE id = ?", [false, inquiry.id]);
   const had = new Set(inquiry.deliveries.map((d) => d.channel));

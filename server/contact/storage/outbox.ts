@@ -59,7 +59,6 @@ export async function claimDue(db: Database, { workerId, channels, leaseMs }: Cl
   });
 }
 
-/** Queue deliveries, each due at its `at` (default `now`); one already queued is left as it is. */
 export async function queue(tx: Sql, inquiryId: string | null, deliveries: NewDelivery[], now: number) {
   for (const d of deliveries) {
     const at = d.at ?? now;
@@ -71,7 +70,6 @@ export async function queue(tx: Sql, inquiryId: string | null, deliveries: NewDe
   }
 }
 
-/** A send still under way is never taken over while its worker lives. */
 export async function extendClaim(db: Sql, id: string, workerId: string, until: number): Promise<void> {
   await writeAlone(db, "UPDATE deliveries SET claimed_until = ? WHERE id = ? AND claimed_by = ?", [
     until,
@@ -80,7 +78,6 @@ export async function extendClaim(db: Sql, id: string, workerId: string, until: 
   ]);
 }
 
-/** False if its claim was lost (another worker took it over after the lease). */
 export async function recordSent(db: Sql, id: string, workerId: string, now: number, target: string) {
   const rows = await writeAlone(
     db,
@@ -91,7 +88,6 @@ export async function recordSent(db: Sql, id: string, workerId: string, now: num
   return rows.length === 1;
 }
 
-/** False (nothing changed) if its claim was lost or its inquiry was held meanwhile: then `cancelHeld`. */
 export async function retryAt(db: Sql, id: string, workerId: string, nextAttemptAt: number, error: string) {
   const rows = await writeAlone(
     db,
@@ -102,7 +98,6 @@ export async function retryAt(db: Sql, id: string, workerId: string, nextAttempt
   return rows.length === 1;
 }
 
-/** Not due yet after all (a reminder whose business hours are not up): due at `at`, no attempt counted. */
 export async function postpone(db: Sql, id: string, workerId: string, at: number) {
   await writeAlone(
     db,
@@ -112,7 +107,6 @@ export async function postpone(db: Sql, id: string, workerId: string, at: number
   );
 }
 
-/** False (nothing changed) as `retryAt`. */
 export async function fail(db: Sql, id: string, workerId: string, error: string) {
   const rows = await writeAlone(
     db,
@@ -123,12 +117,10 @@ export async function fail(db: Sql, id: string, workerId: string, error: string)
   return rows.length === 1;
 }
 
-/** Nothing to send after all (a reminder of a lead taken meanwhile). */
 export async function drop(db: Sql, id: string, workerId: string) {
   await writeAlone(db, "DELETE FROM deliveries WHERE id = ? AND claimed_by = ?", [id, workerId]);
 }
 
-/** The attempt under way when its inquiry was held did not go: cancelled, as the waiting ones were. */
 export async function cancelHeld(db: Sql, id: string, workerId: string): Promise<boolean> {
   const rows = await writeAlone(db, `DELETE FROM deliveries WHERE id = ? AND claimed_by = ? AND ${HELD} RETURNING id`, [
     id,
@@ -137,7 +129,6 @@ export async function cancelHeld(db: Sql, id: string, workerId: string): Promise
   return rows.length === 1;
 }
 
-/** A stopping worker's claims, to be sent by the next one at once. */
 export async function giveBack(db: Sql, workerId: string): Promise<number> {
   const rows = await writeAlone(
     db,
@@ -148,7 +139,6 @@ export async function giveBack(db: Sql, workerId: string): Promise<number> {
   return rows.length;
 }
 
-/** Failed deliveries (of one channel, or all) back to pending, due now, with a fresh retry window. */
 export async function retryFailed(db: Sql, now: number, channel?: string): Promise<number> {
   const rows = await writeAlone(
     db,
@@ -159,7 +149,6 @@ export async function retryFailed(db: Sql, now: number, channel?: string): Promi
   return rows.length;
 }
 
-/** What is due and not yet sent, per channel, with the age of the oldest (for alerts and metrics). */
 export async function pending(db: Sql, now: number) {
   const rows = await db.query<{ channel: string; n: number; oldest: number }>(
     `SELECT channel, COUNT(*) AS n, MIN(created_at) AS oldest FROM deliveries
@@ -169,7 +158,6 @@ export async function pending(db: Sql, now: number) {
   return rows.map((r) => ({ channel: r.channel, count: Number(r.n), oldestAgeMs: now - Number(r.oldest) }));
 }
 
-/** Whether a delivery of `kind` waits (pending or under way). */
 export async function waiting(db: Sql, kind: string): Promise<boolean> {
   const rows = await db.query("SELECT 1 AS x FROM deliveries WHERE kind = ? AND status IN ('pending', 'sending')", [
     kind,

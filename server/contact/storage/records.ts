@@ -12,29 +12,20 @@ export type Inquiry = ContactInput & {
   userAgent: string | null;
   ipHash: string | null;
   source: Source;
-  /** Held out of the inbox as suspected spam (column `held`). */
   held: boolean;
-  /** Why it is held, for the person who reviews it. */
   heldReason?: string | null;
-  /** Hash of the normalized message, to notice the same text sent again. */
   messageHash?: string | null;
-  /** The content filter's probability that it is marketing spam (intake/content-filter.ts); null if not scored. */
   spamScore?: number | null;
-  /** Delivered marked as possible spam (the band below the hold: intake/pipeline.ts). */
   suspect?: boolean;
-  /** When someone first pressed "I'm on it" (review/actions.ts), and the name they gave, if any. */
   takenAt?: number | null;
   takenBy?: string | null;
-  /** When its reminder went (review/reminders.ts). */
   remindedAt?: number | null;
 };
 
-/** What the spam defence made of an inquiry, as the CLI and the channels say it. */
 export type SpamVerdict = "clean" | "suspect" | "held";
 export const verdictOf = (i: Pick<Inquiry, "held" | "suspect">): SpamVerdict =>
   i.held ? "held" : i.suspect ? "suspect" : "clean";
 
-/** What a delivery is: a lead, its reminder, a report to a webhook, an alert (storage/outbox.ts). */
 export type DeliveryKind =
   | "lead"
   | "reminder"
@@ -43,14 +34,12 @@ export type DeliveryKind =
   | "delivery-failed"
   | "held-summary";
 
-/** A row of the outbox, claimed by a worker; an alert's `payload` is its words (JSON), its inquiry null for the held summary. */
 export type Delivery = {
   id: string;
   inquiryId: string | null;
   kind: string;
   channel: string;
   messageId: string;
-  /** Where it goes on its channel (delivery/routing.ts). */
   target: string;
   payload: string | null;
   attempts: number;
@@ -69,12 +58,9 @@ export type DeliveryRecord = {
 
 export type InquiryRecord = Inquiry & {
   verdict: SpamVerdict;
-  /** All channels sent: sent; any failed: failed; else pending (sending counts as pending). Held: held. */
   status: DeliveryStatus | "held";
-  /** The most attempts any channel took. */
   attempts: number;
   lastError: string | null;
-  /** When the last channel was delivered, once all are. */
   sentAt: number | null;
   deliveries: DeliveryRecord[];
 };
@@ -86,7 +72,6 @@ export type NewDelivery = {
   target: string;
   kind?: DeliveryKind;
   payload?: string;
-  /** When it is due (default: now). */
   at?: number;
 };
 

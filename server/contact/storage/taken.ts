@@ -34,7 +34,6 @@ export async function take(
   });
 }
 
-/** Its reminder went at `now`: recorded, and `reports` (the webhook's inquiry.reminded) queued. */
 export async function recordReminded(db: Database, id: string, now: number, reports: NewDelivery[]) {
   await db.transaction(async (tx) => {
     await tx.query("UPDATE inquiries SET reminded_at = ? WHERE id = ?", [now, id]);
@@ -42,7 +41,6 @@ export async function recordReminded(db: Database, id: string, now: number, repo
   });
 }
 
-/** The leads (not held) received since `since`: when each came, was taken and was reminded. */
 export async function leadTimes(sql: Sql, since: number): Promise<Inquiry[]> {
   const rows = await sql.query(
     `SELECT ${INQUIRY_COLUMNS} FROM inquiries i WHERE NOT i.held AND i.received_at >= ? ORDER BY i.received_at`,
