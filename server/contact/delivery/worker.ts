@@ -4,9 +4,9 @@ import type { ContactMetrics } from "../metrics.ts";
 import type { Promised } from "../review/promise.ts";
 import { reminderNow, reportEvent, reportOf } from "../review/reminders.ts";
 import { type Database, StorageUnavailableError } from "../storage/database.ts";
+import { recordReminded } from "../storage/inquiries.ts";
 import * as outbox from "../storage/outbox.ts";
 import type { Delivery, DeliveryKind, NewDelivery } from "../storage/records.ts";
-import { recordReminded } from "../storage/taken.ts";
 import type { Attempt, Channel } from "./channel.ts";
 import { destinationsFor, type Routing } from "./routing.ts";
 

@@ -2,10 +2,9 @@ import type { ReviewAction } from "../../../app/contact/lead.ts";
 import type { Config } from "../../config.ts";
 import { destinationsFor, newDeliveries, type Routing } from "../delivery/routing.ts";
 import type { Database } from "../storage/database.ts";
-import { type Marked, markSpam, notSpam, undo } from "../storage/inquiries.ts";
+import { type Marked, markSpam, notSpam, type Taken, take, undo } from "../storage/inquiries.ts";
 import type { Inquiry } from "../storage/records.ts";
 import { readSetting } from "../storage/settings.ts";
-import { type Taken, take } from "../storage/taken.ts";
 import { reportOf } from "./reminders.ts";
 
 /**

@@ -1,5 +1,5 @@
 import type { Sql } from "../storage/database.ts";
-import { leadTimes } from "../storage/taken.ts";
+import { leadTimes } from "../storage/inquiries.ts";
 import { type Promised, timingOf } from "./promise.ts";
 
 /**

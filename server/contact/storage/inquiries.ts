@@ -242,7 +242,7 @@ export async function notSpam(
     const before = await markOf(tx, id);
     const changed = inquiry.held || before?.label !== "genuine";
     if (changed) await remember(tx, inquiry, "not-spam", before);
-    const queued = inquiry.held ? await unhold(tx, inquiry, destinations, now) : [];
+    const queued = inquiry.held ? await asLead(tx, inquiry, destinations, now) : [];
     if (changed) await mark(tx, id, "genuine", now);
     return { inquiry, changed, cancelled: [], delivered: [], underWay: [], queued };
   });
@@ -274,7 +274,7 @@ export async function undo(
     const heldReason = (row.held_reason as string | null) ?? null;
     let result: Marked = { ...none, changed: true };
     if (held && !inquiry.held) result = { ...result, ...(await hold(tx, id, heldReason)) };
-    else if (!held && inquiry.held) result = { ...result, queued: await unhold(tx, inquiry, destinations, now) };
+    else if (!held && inquiry.held) result = { ...result, queued: await asLead(tx, inquiry, destinations, now) };
     else await tx.query("UPDATE inquiries SET held_reason = ? WHERE id = ?", [heldReason, id]);
     if (row.label == null) await forgetMark(tx, id);
     else await mark(tx, id, row.label as Label, Number(row.marked_at));
@@ -332,10 +332,56 @@ async function hold(tx: Sql, id: string, reason: string | null) {
   };
 }
 
-async function unhold(tx: Sql, inquiry: InquiryRecord, destinations: (inquiry: Inquiry) => NewDelivery[], now: number) {
+async function asLead(tx: Sql, inquiry: InquiryRecord, destinations: (inquiry: Inquiry) => NewDelivery[], now: number) {
   await tx.query("UPDATE inquiries SET held = ?, held_reason = NULL WHERE id = ?", [false, inquiry.id]);
   const had = new Set(inquiry.deliveries.map((d) => d.channel));
   const queued = destinations(inquiry).filter((d) => (d.kind ?? "lead") !== "lead" || !had.has(d.channel));
   await queue(tx, inquiry.id, queued, now);
   return queued.filter((d) => (d.kind ?? "lead") === "lead").map(({ channel, target }) => ({ channel, target }));
+}
+
+/* The reply promise's columns (ADR 0020): who took a lead and when ("I'm on it"), and its reminder. */
+
+export type Taken = { inquiry: InquiryRecord; first: boolean };
+
+/**
+ * The first press keeps its time and name, its reminder no longer goes, and `reports` (the webhook's
+ * inquiry.taken) are queued unless it is held; later presses change nothing and learn who was
+ * first. Null if there is no such inquiry.
+ */
+export async function take(
+  db: Database,
+  id: string,
+  by: string | null,
+  now: number,
+  reports: (inquiry: Inquiry) => NewDelivery[],
+): Promise<Taken | null> {
+  return db.transaction(async (tx) => {
+    const updated = await tx.query(
+      "UPDATE inquiries SET taken_at = ?, taken_by = ? WHERE id = ? AND taken_at IS NULL RETURNING id",
+      [now, by, id],
+    );
+    const inquiry = await get(tx, id);
+    const first = updated.length === 1;
+    if (inquiry && first) {
+      await tx.query("DELETE FROM deliveries WHERE inquiry_id = ? AND kind = 'reminder' AND status <> 'sending'", [id]);
+      if (!inquiry.held) await queue(tx, id, reports(inquiry), now);
+    }
+    return inquiry ? { inquiry, first } : null;
+  });
+}
+
+export async function recordReminded(db: Database, id: string, now: number, reports: NewDelivery[]) {
+  await db.transaction(async (tx) => {
+    await tx.query("UPDATE inquiries SET reminded_at = ? WHERE id = ?", [now, id]);
+    await queue(tx, id, reports, now);
+  });
+}
+
+export async function leadTimes(sql: Sql, since: number): Promise<Inquiry[]> {
+  const rows = await sql.query(
+    `SELECT ${INQUIRY_COLUMNS} FROM inquiries i WHERE NOT i.held AND i.received_at >= ? ORDER BY i.received_at`,
+    [since],
+  );
+  return rows.map(toInquiry);
 }
