@@ -338,8 +338,9 @@ describe.each([
       const writer = await pipeline();
       const ids = new Set<string>();
       for (let i = 0; i < 40; i++) ids.add(String((await submit(writer, { ...valid, message: `Lead ${i}` })).body.id));
-      const a = await pipeline({}, { OUTBOX_POLL_MS: 5 });
-      const b = await pipeline({}, { OUTBOX_POLL_MS: 5 });
+      // A receiver slow on a busy machine is not a duplicate claim: the timeout is not under test here.
+      const a = await pipeline({}, { OUTBOX_POLL_MS: 5, DELIVERY_TIMEOUT_MS: 10_000 });
+      const b = await pipeline({}, { OUTBOX_POLL_MS: 5, DELIVERY_TIMEOUT_MS: 10_000 });
       a.worker.start();
       b.worker.start();
       await expect.poll(async () => (await counts(writer.db)).sent, { timeout: 30_000 }).toBe(120);
