@@ -4,7 +4,6 @@ import { eraseOldCopies } from "./copies.ts";
 import { eraseEverywhere } from "./erasure.ts";
 import { type KeyRing, monthOf } from "./keys.ts";
 import { queueHeldSummary } from "./review/held-summary.ts";
-import type { LeadLinks } from "./review/links.ts";
 import type { Database } from "./storage/database.ts";
 import { deleteExpiredKeys } from "./storage/keys.ts";
 
@@ -33,7 +32,6 @@ type Parts = {
   >;
   retentionDays: number;
   backupDays: number;
-  links: LeadLinks;
   ring: KeyRing;
   worker: { nudge(): void };
 };
@@ -93,8 +91,8 @@ export class Housekeeping {
   }
 
   async summarizeHeld(now = Date.now()): Promise<boolean> {
-    const { db, links, config, worker } = this.parts;
-    const queued = await queueHeldSummary(db, links, config.HELD_SUMMARY_INTERVAL_MS, now);
+    const { db, config, worker } = this.parts;
+    const queued = await queueHeldSummary(db, config.HELD_SUMMARY_INTERVAL_MS, now);
     if (queued) worker.nudge();
     return queued;
   }

@@ -43,13 +43,13 @@ export async function createContactPipeline(
     await writeSetting(db, "routing", JSON.stringify(routing));
     const { metrics } = opts;
     const { clock, facts } = opts;
-    const worker = new OutboxWorker({ db, channels, routing, log, config, metrics, clock, facts });
+    const links = opts.keys.links;
+    const worker = new OutboxWorker({ db, channels, routing, log, config, metrics, clock, facts, links });
     const housekeeping = new Housekeeping({
       db,
       log,
       config,
       ...site.privacy,
-      links: opts.keys.links,
       ring: opts.keys.ring,
       worker,
     });

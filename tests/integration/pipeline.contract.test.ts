@@ -605,6 +605,8 @@ describe.each([
     const received = smtp.received.filter((m) => m.mail.subject?.startsWith("Held as spam"));
     expect(received).toHaveLength(1);
     expect(received[0]?.mail.text).toContain(held);
+    // Its words are written as it is sent, and the outbox keeps none of them after.
+    expect(await a.db.query("SELECT payload FROM deliveries WHERE kind = 'held-summary'")).toEqual([{ payload: null }]);
     // Not again within the interval.
     expect(await ha?.summarizeHeld(now + 60_000)).toBe(false);
   });

@@ -1,6 +1,8 @@
 import { randomUUID } from "node:crypto";
 import type { Logger } from "pino";
 import type { ContactMetrics } from "../metrics.ts";
+import { heldSummary } from "../review/held-summary.ts";
+import type { LeadLinks } from "../review/links.ts";
 import type { Promised } from "../review/promise.ts";
 import { reminderNow, reportEvent, reportOf } from "../review/reminders.ts";
 import { type Database, StorageUnavailableError } from "../storage/database.ts";
@@ -66,6 +68,8 @@ type WorkerParts = {
   metrics?: ContactMetrics;
   clock?: () => number;
   facts?: Promised;
+  /** The held summary's Not spam links. */
+  links?: LeadLinks;
 };
 
 type Outcome = Attempt | "drop" | { at: number };
@@ -164,8 +168,11 @@ export class OutboxWorker {
     const channel = this.channels.get(d.channel);
     if (!channel) return { kind: "permanent", reason: `the ${d.channel} channel is not configured on this server` };
     if (d.kind === "delivery-failed" || d.kind === "held-summary") {
-      const { subject, text, inquiryIds } = JSON.parse(d.payload ?? "{}");
-      return channel.notify(d.kind, subject, text, inquiryIds);
+      const words =
+        d.kind === "held-summary" && this.parts.links
+          ? await heldSummary(this.parts.db, this.parts.links, d.payload ?? "{}", now)
+          : JSON.parse(d.payload ?? "{}");
+      return words ? channel.notify(d.kind, words.subject, words.text, words.inquiryIds) : "drop";
     }
     const { inquiry } = d;
     if (!inquiry) return "drop";

@@ -14,14 +14,29 @@ import type { LeadLinks } from "./links.ts";
 export const HELD_SUMMARY_INTERVAL_MS = 24 * 60 * 60_000;
 const LISTED = 20;
 
-export async function queueHeldSummary(db: Database, links: LeadLinks, interval: number, now: number) {
+export async function queueHeldSummary(db: Database, interval: number, now: number) {
   if (await waiting(db, "held-summary")) return false;
   const last = Number((await readSetting(db, "held_summary_at")) ?? 0);
   // Stamped ahead (a clock that ran ahead): one interval back.
   if (last <= now && now - last < interval) return false;
   const since = last <= now ? last : now - interval;
-  const held = await listHeld(db, since);
-  if (held.length === 0) return false;
+  if ((await listHeld(db, since)).length === 0) return false;
+  const id = `held-summary-${Math.floor(now / interval)}`;
+  // Its words are written when it is sent, so a message erased meanwhile is in no summary.
+  const payload = JSON.stringify({ since, until: now });
+  await db.transaction(async (tx) => {
+    const summary = { id, kind: "held-summary" as const, channel: "email", target: "default", messageId: id, payload };
+    await queue(tx, null, [summary], now);
+    await writeSetting(tx, "held_summary_at", String(now));
+  });
+  return true;
+}
+
+/** The summary's words, as they are when it is sent; null when nothing it covers is still held. */
+export async function heldSummary(db: Database, links: LeadLinks, payload: string, now: number) {
+  const { since, until } = JSON.parse(payload) as { since: number; until: number };
+  const held = (await listHeld(db, since)).filter((i) => i.receivedAt <= until);
+  if (held.length === 0) return null;
   const listed = held.slice(0, LISTED);
   const lines = listed.flatMap((i) => [
     `- ${i.name} <${i.email}>: ${i.heldReason ?? "held"} (${i.id})`,
@@ -35,16 +50,5 @@ export async function queueHeldSummary(db: Database, links: LeadLinks, interval:
     "",
     "A message a person sent: open its link and press the button; it is delivered as a new lead would be, and the filter learns from it. The link works for the days INQUIRY_LINK_DAYS says.",
   ].join("\n");
-  const payload = JSON.stringify({
-    subject: `Held as spam: ${held.length} message(s)${from}`,
-    text,
-    inquiryIds: listed.map((i) => i.id),
-  });
-  const id = `held-summary-${Math.floor(now / interval)}`;
-  await db.transaction(async (tx) => {
-    const summary = { id, kind: "held-summary" as const, channel: "email", target: "default", messageId: id, payload };
-    await queue(tx, null, [summary], now);
-    await writeSetting(tx, "held_summary_at", String(now));
-  });
-  return true;
+  return { subject: `Held as spam: ${held.length} message(s)${from}`, text, inquiryIds: listed.map((i) => i.id) };
 }

@@ -81,7 +81,7 @@ export async function extendClaim(db: Sql, id: string, workerId: string, until: 
 export async function recordSent(db: Sql, id: string, workerId: string, now: number, target: string) {
   const rows = await writeAlone(
     db,
-    `UPDATE deliveries SET status = 'sent', sent_at = ?, target = ?, claimed_by = NULL, claimed_until = NULL, last_error = NULL
+    `UPDATE deliveries SET status = 'sent', sent_at = ?, target = ?, payload = NULL, claimed_by = NULL, claimed_until = NULL, last_error = NULL
        WHERE id = ? AND claimed_by = ? RETURNING id`,
     [now, target, id, workerId],
   );
