@@ -417,7 +417,7 @@ const COMMANDS: Record<string, (c: Context) => Promise<number>> = {
         marks.map((m) => ({
           id: m.inquiryId,
           marked: iso(m.markedAt).replace("T", " ").slice(0, 19),
-          as: m.label,
+          as: m.label === "genuine" ? "not spam" : m.label,
           name: shorten(m.name, 24),
           message: shorten(m.message, 50),
         })),
