@@ -203,12 +203,11 @@ async function main() {
   const split = splitCorpus();
   // The browsers stand for visitors behind the proxy: each context's X-Forwarded-For is its address.
   // Untrusted, every page would come from 127.0.0.1 and meet RATE_LIMIT_PER_DAY (50) after about 60.
-  const server = await startServer({
-    SMTP_URL: smtp.url,
-    OUTBOX_POLL_MS: "100",
-    SPAM_CORPUS_DIR: split.dir,
-    TRUST_PROXY: "loopback",
-  });
+  const server = await startServer(
+    { SMTP_URL: smtp.url, SPAM_CORPUS_DIR: split.dir, TRUST_PROXY: "loopback" },
+    undefined,
+    { OUTBOX_POLL_MS: 100 },
+  );
   const cli = (...args: string[]) =>
     spawnSync(process.execPath, ["scripts/inquiries.ts", ...args], {
       env: { ...process.env, DATA_DIR: server.dataDir, DATABASE_URL: "" },

@@ -17,14 +17,14 @@ import { DatabaseSync } from "node:sqlite";
 import { parseArgs } from "node:util";
 import { stringify } from "csv-stringify/sync";
 import { site } from "../app/config/site.ts";
-import { type Config, loadConfig } from "../server/config.ts";
+import { type Config, loadConfig, tuningFromArgs } from "../server/config.ts";
 import { correct, parseCorrection } from "../server/contact/correction.ts";
 import { CHANNEL_NAMES } from "../server/contact/delivery/channels.ts";
 import { type Erased, type ErasedEverywhere, eraseEverywhere } from "../server/contact/erasure.ts";
 import { performAction } from "../server/contact/review/actions.ts";
 import { takenBy } from "../server/contact/review/page.ts";
 import { sayBusinessTime, timingOf } from "../server/contact/review/promise.ts";
-import { promised, replyFigures } from "../server/contact/review/reply-figures.ts";
+import { replyFigures } from "../server/contact/review/reply-figures.ts";
 import { DATABASE_FILE, dataDirUser, isSqliteFile } from "../server/contact/storage/data-dir.ts";
 import { type Database, StorageUnavailableError } from "../server/contact/storage/database.ts";
 import * as inquiries from "../server/contact/storage/inquiries.ts";
@@ -59,12 +59,12 @@ const USAGE = `Usage: npm run inquiries -- <command>
                                    week, month
   take ID [--by NAME]              "I'm on it": record that someone is answering the lead (its reminder no longer goes)
   held [--json]                    messages held as suspected spam, newest first, with the reason
-  release ID                       "Not spam": deliver a held message as a normal lead (to the channels the
-                                   server uses); the content filter learns it as genuine
+  not-spam ID                      "Not spam": deliver a held message as a normal lead (to the channels the
+                                   server uses); the content filter learns it is not spam
   spam ID                          "Spam": the content filter learns it, it is held from now on, and its
                                    deliveries not made yet are cancelled
-  spam ID --undo, release ID --undo
-                                   put back exactly what the last spam / release of it changed (the page's Undo)
+  spam ID --undo, not-spam ID --undo
+                                   put back exactly what the last spam / not-spam of it changed (the page's Undo)
   keys [--json]                    the signing and address keys (never their secrets): which signs, which are retired
   keys rotate links|form           a new key for the links in a lead or the form tokens; the old one still
                                    checks what it signed until that expires
@@ -180,8 +180,8 @@ type Context = {
   config: Config;
 };
 
-/** Undo of the last `spam` or `release` of an inquiry, as the page's Undo button does it. */
-async function undoCommand(db: Database, config: Config, action: "spam" | "release", id: string) {
+/** Undo of the last `spam` or `not-spam` of an inquiry, as the page's Undo button does it. */
+async function undoCommand(db: Database, config: Config, action: "spam" | "not-spam", id: string) {
   const result = await performAction(db, config, action, id, Date.now(), { undo: true });
   if (result.kind !== "done") {
     console.error(
@@ -211,7 +211,7 @@ const COMMANDS: Record<string, (c: Context) => Promise<number>> = {
     // Each lead with its reply promise: when it fell due, the business time to its first take (or waited so far).
     const rows = (await inquiries.list(db)).map((r) => ({
       ...r,
-      reply: r.held || !promised(r) ? null : timingOf(r, now),
+      reply: r.held ? null : timingOf(r, now),
     }));
     if (values.json) {
       console.log(printableJson(rows));
@@ -319,11 +319,11 @@ const COMMANDS: Record<string, (c: Context) => Promise<number>> = {
     }
     return 0;
   },
-  async release({ db, rest, config, values }) {
+  async "not-spam"({ db, rest, config, values }) {
     const id = rest[0];
-    if (!id) throw new UsageError("release needs an inquiry ID");
-    if (values.undo) return undoCommand(db, config, "release", id);
-    const result = await performAction(db, config, "release", id);
+    if (!id) throw new UsageError("not-spam needs an inquiry ID");
+    if (values.undo) return undoCommand(db, config, "not-spam", id);
+    const result = await performAction(db, config, "not-spam", id);
     if (result.kind === "no-routing") {
       console.error("The server has not started on this database yet, so its channels are not known: start it once.");
       return 1;
@@ -334,13 +334,15 @@ const COMMANDS: Record<string, (c: Context) => Promise<number>> = {
     }
     const { marked } = result;
     if (!marked.inquiry.held) {
-      console.log(`${id} was not held: the content filter learns it as genuine${marked.changed ? "" : " (it had)"}.`);
+      console.log(`${id} was not held: the content filter learns it is not spam${marked.changed ? "" : " (it had)"}.`);
       return 0;
     }
     const where =
       marked.queued.map((d) => (d.channel === "email" ? `email (${d.target})` : d.channel)).join(", ") ||
       "no channel (every channel had it already)";
-    console.log(`Released ${id}: queued for ${where}; the server will deliver it. The filter learns it as genuine.`);
+    console.log(
+      `${id} is not spam: queued for ${where}; the server will deliver it. The filter learns it is not spam.`,
+    );
     return 0;
   },
   async take({ db, rest, values, config }) {
@@ -428,7 +430,7 @@ const COMMANDS: Record<string, (c: Context) => Promise<number>> = {
         marks.map((m) => ({
           id: m.inquiryId,
           marked: iso(m.markedAt).replace("T", " ").slice(0, 19),
-          as: m.label,
+          as: m.label === "genuine" ? "not spam" : m.label,
           name: shorten(m.name, 24),
           message: shorten(m.message, 50),
         })),
@@ -718,6 +720,7 @@ async function main(argv: string[]): Promise<number> {
       force: { type: "boolean", default: false },
       undo: { type: "boolean", default: false },
       help: { type: "boolean", short: "h", default: false },
+      tuning: { type: "string" },
     },
   });
   const [command, ...rest] = positionals;
@@ -726,7 +729,7 @@ async function main(argv: string[]): Promise<number> {
     return command || values.help ? 0 : 2;
   }
 
-  const config = loadConfig();
+  const config = loadConfig(process.env, tuningFromArgs(argv));
   // What it writes (a backup, an export) is readable by its owner alone, whatever the shell's umask.
   process.umask(0o077);
   // Restore comes before any database is opened: it makes the one there is.

@@ -1,6 +1,16 @@
 import { resolve } from "node:path";
 import { contactPublicKey } from "../app/contact/api.ts";
+import { DELIVERY_TIMEOUT_MS } from "./contact/delivery/channel.ts";
+import {
+  OUTBOX_GIVE_UP_AFTER_MS,
+  OUTBOX_LEASE_MS,
+  OUTBOX_POLL_MS,
+  OUTBOX_RETRY_BASE_MS,
+  OUTBOX_RETRY_MAX_MS,
+} from "./contact/delivery/worker.ts";
+import { RETENTION_INTERVAL_MS } from "./contact/housekeeping.ts";
 import { seedCorpus } from "./contact/intake/content-filter.ts";
+import { HELD_SUMMARY_INTERVAL_MS } from "./contact/review/held-summary.ts";
 import { loadEnv, setVariables } from "./env.ts";
 import { externalOrigin } from "./security.ts";
 
@@ -18,7 +28,16 @@ export type Config = ReturnType<typeof loadConfig>;
  * root (`server.js --tuning=JSON`, see tests/support/server.ts; `loadConfig(env, tuning)` in process),
  * never through the environment.
  */
-export const TUNING = {};
+export const TUNING = {
+  OUTBOX_POLL_MS,
+  OUTBOX_RETRY_BASE_MS,
+  OUTBOX_RETRY_MAX_MS,
+  OUTBOX_GIVE_UP_AFTER_MS,
+  OUTBOX_LEASE_MS,
+  DELIVERY_TIMEOUT_MS,
+  HELD_SUMMARY_INTERVAL_MS,
+  RETENTION_INTERVAL_MS,
+};
 export type Tuning = typeof TUNING;
 
 /** The `--tuning=JSON` argument a test starts the server (or the CLI) with; none for everyone else. */

@@ -183,32 +183,11 @@ export const schema = z.object({
     description:
       "comma-separated origins (`https://www.example.com,https://example.com`) that may call the endpoint from a browser (CORS) and post the form; the request's own origin is always allowed. Set it behind a proxy that changes the Host",
   }),
-  IP_HASH_KEY: z.string().min(32, "at least 32 characters").optional().meta({
-    description:
-      "**No longer needed**: the one secret of releases before the keys moved into the database (ADR 0017). Left set (or its key file `DATA_DIR/secrets/ip-hash.key` left in place), the links and form tokens it signed keep working until they expire; remove it after `INQUIRY_LINK_DAYS`. Keys are now made by the server, kept in the database and rotated with `npm run inquiries -- keys rotate links|form`",
-    shownDefault: "unset",
-  }),
   RATE_LIMIT_PER_MINUTE: positiveInt.default(5).meta({ description: "submissions per client address per minute" }),
   RATE_LIMIT_PER_DAY: positiveInt.default(50).meta({ description: "submissions per client address per day" }),
   RATE_LIMIT_NETWORK_PER_MINUTE: positiveInt.default(20).meta({
     description:
       "submissions per minute from one network (IPv4 /24, IPv6 /48), for a sender who rotates addresses. An IPv6 client counts as its /64 for the per-address limits",
-  }),
-  OUTBOX_POLL_MS: positiveInt
-    .default(1_000)
-    .meta({ description: "how often the delivery worker looks for work when idle" }),
-  OUTBOX_RETRY_BASE_MS: positiveInt
-    .default(30_000)
-    .meta({ description: "the first retry delay of a failed delivery (doubling, with jitter)" }),
-  OUTBOX_RETRY_MAX_MS: positiveInt.default(60 * 60_000).meta({ description: "the longest retry delay" }),
-  OUTBOX_GIVE_UP_AFTER_MS: positiveInt
-    .default(24 * 60 * 60_000)
-    .meta({ description: "how long a delivery is retried before it fails for good (and alerts)" }),
-  OUTBOX_LEASE_MS: positiveInt.default(2 * 60_000).meta({
-    description: "how long a worker holds a delivery it claimed; a dead worker's claims are taken over after it",
-  }),
-  DELIVERY_TIMEOUT_MS: positiveInt.default(10_000).meta({
-    description: "how long a webhook or Slack receiver may take to answer before the attempt counts as failed",
   }),
   METRICS_TOKEN: z.string().min(16, "at least 16 characters").optional().meta({
     description:
@@ -258,17 +237,6 @@ export const schema = z.object({
   FORM_TOKEN_MAX_AGE_MS: positiveInt
     .default(24 * 60 * 60_000)
     .meta({ description: "a message from a page served longer ago than this is held" }),
-  HELD_SUMMARY_INTERVAL_MS: positiveInt
-    .default(24 * 60 * 60_000)
-    .meta({ description: "how often, at most, the company gets the summary of held messages (count and senders)" }),
-  REMINDER_CHECK_MS: positiveInt.default(60_000).meta({
-    description:
-      "how often each instance looks for leads nobody took within the reply promise (`app/config/site.ts`), to send each one's reminder once. See [The reply promise](operations.md#the-reply-promise)",
-  }),
-  RETENTION_INTERVAL_MS: positiveInt.default(24 * 60 * 60_000).meta({
-    description:
-      "how often the retention pass erases what is older than the privacy notice's period (`app/config/site.ts`): inquiries, their deliveries and marks, email files, expired rate limits",
-  }),
 });
 
 export type Env = z.infer<typeof schema>;

@@ -8,7 +8,7 @@ import { site } from "../app/config/site.ts";
 import { createApp } from "./app.ts";
 import { type Config, loadConfig, tuningFromArgs } from "./config.ts";
 import { channelsOf, routingOf, unnamedProcessors } from "./contact/delivery/routing.ts";
-import { legacySecret, secretKeys } from "./contact/intake/address-hash.ts";
+import { secretKeys } from "./contact/intake/address-hash.ts";
 import { KeyRing } from "./contact/keys.ts";
 import { type ContactMetrics, createMetrics } from "./contact/metrics.ts";
 import { siteUrlProblem } from "./contact/review/links.ts";
@@ -83,9 +83,8 @@ const placeholders = placeholderContacts(site);
 if (placeholders.length > 0) log.warn({ placeholders }, PLACEHOLDER_WARNING);
 
 // The keys that sign form tokens and links and key the address hashes, one set per job, in the
-// database (contact/keys.ts): read when the contact storage starts; an earlier release's one secret,
-// if there is one, keeps the links and tokens it signed working.
-const keys = secretKeys(new KeyRing(legacySecret(config)), config);
+// database (contact/keys.ts): read when the contact storage starts.
+const keys = secretKeys(new KeyRing(), config);
 
 // What holds a lead is its owner's alone (files 0600, folders 0700), whatever the umask; on SQLite the
 // data folder is marked as used by this process, so a restore refuses while it runs (storage/data-dir.ts).

@@ -5,7 +5,7 @@ import type { Channel } from "./delivery/channel.ts";
 import { channelNamed } from "./delivery/channels.ts";
 import { channelsOf, routingOf } from "./delivery/routing.ts";
 import { OutboxWorker } from "./delivery/worker.ts";
-import { type Clock, Housekeeping } from "./housekeeping.ts";
+import { Housekeeping } from "./housekeeping.ts";
 import type { SecretKeys } from "./intake/address-hash.ts";
 import { ContentFilter } from "./intake/content-filter.ts";
 import { ContactPipeline, type LimitSpec, type Outcome, type Submission } from "./intake/pipeline.ts";
@@ -26,8 +26,7 @@ export async function createContactPipeline(
     keys: SecretKeys;
     db?: Database;
     metrics?: ContactMetrics;
-    /** The scheduled work's clock and the reply promise's facts (housekeeping.ts): a test's own; default the database's and site.ts. */
-    clock?: Clock;
+    clock?: () => number;
     facts?: Promised;
   },
 ) {
@@ -40,27 +39,19 @@ export async function createContactPipeline(
     const channels: Channel[] = channelsOf(routing).flatMap(
       (name) => channelNamed(name)?.create(config, opts.keys.links) ?? [],
     );
-    // Where the server sends each service's leads, so that `release` from any shell queues the same.
+    // Where the server sends each service's leads, so that "Not spam" from any shell queues the same.
     await writeSetting(db, "routing", JSON.stringify(routing));
     const { metrics } = opts;
-    const worker = new OutboxWorker({ db, channels, routing, log, config, metrics });
-    const email = channels.find((c) => c.name === "email");
-    const retentionDays = site.privacy.retentionDays;
-    const { backupDays } = site.privacy;
+    const { clock, facts } = opts;
+    const links = opts.keys.links;
+    const worker = new OutboxWorker({ db, channels, routing, log, config, metrics, clock, facts, links });
     const housekeeping = new Housekeeping({
       db,
-      email,
-      webhook: channels.find((c) => c.name === "webhook"),
       log,
       config,
-      retentionDays,
-      backupDays,
-      links: opts.keys.links,
+      ...site.privacy,
       ring: opts.keys.ring,
-      routing,
-      metrics,
-      clock: opts.clock,
-      facts: opts.facts,
+      worker,
     });
     metrics?.watchOutbox(db);
     const pipeline = new ContactPipeline({
@@ -74,6 +65,7 @@ export async function createContactPipeline(
       routing,
       metrics,
       limits: limitsOf(config),
+      clock,
     });
     log.info({ storage: db.describe(), channels: channels.map((c) => c.describe()) }, "contact pipeline ready");
     return {
@@ -92,7 +84,6 @@ export async function createContactPipeline(
   }
 }
 
-/** The rate limits, counted in table rate_limits (storage/inquiries.ts). */
 const limitsOf = (config: Config): LimitSpec[] => [
   { prefix: "contact_min", per: "address", points: config.RATE_LIMIT_PER_MINUTE, durationMs: 60_000 },
   { prefix: "contact_day", per: "address", points: config.RATE_LIMIT_PER_DAY, durationMs: 86_400_000 },
@@ -147,21 +138,17 @@ export function startContactRuntime(config: Config, log: Logger, opts: { keys: S
   starting = attempt();
 
   return {
-    /** The pipeline's submit; it throws StorageUnavailableError until storage works. */
     submit(submission: Submission): Promise<Outcome> {
       if (!made) return Promise.reject(new StorageUnavailableError(`contact storage not ready: ${reason}`, 10));
       return made.pipeline.submit(submission);
     },
-    /** The database and the worker, once storage works; it throws StorageUnavailableError until then. */
     pipeline(): ContactPipeline {
       if (!made) throw new StorageUnavailableError(`contact storage not ready: ${reason}`, 10);
       return made.pipeline;
     },
-    /** From now on not ready ("shutting down"); submissions are still taken until the server closes. */
     leaveRotation() {
       leaving = true;
     },
-    /** Ready when the pipeline started, the server is not stopping, and the database answers a query within 2 s. */
     async readiness(): Promise<{ ready: true } | { ready: false; reason: string }> {
       const timeoutMs = 2_000;
       if (leaving) return { ready: false, reason: "shutting down" };

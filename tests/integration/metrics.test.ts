@@ -30,14 +30,17 @@ describe("metrics on the site's port, behind METRICS_TOKEN", () => {
   let hook: Receiver;
   beforeAll(async () => {
     hook = await new Receiver().start();
-    server = await startServer({
-      METRICS_TOKEN: TOKEN,
-      RATE_LIMIT_PER_MINUTE: "2",
-      OUTBOX_POLL_MS: "50",
-      SPAM_FILTER: "off",
-      WEBHOOK_URL: hook.url,
-      WEBHOOK_SECRET: `whsec_${randomBytes(32).toString("base64")}`,
-    });
+    server = await startServer(
+      {
+        METRICS_TOKEN: TOKEN,
+        RATE_LIMIT_PER_MINUTE: "2",
+        SPAM_FILTER: "off",
+        WEBHOOK_URL: hook.url,
+        WEBHOOK_SECRET: `whsec_${randomBytes(32).toString("base64")}`,
+      },
+      undefined,
+      { OUTBOX_POLL_MS: 50 },
+    );
   });
   afterAll(async () => {
     await server?.stop();
@@ -105,12 +108,15 @@ describe("metrics never on the public site by accident", () => {
   beforeAll(async () => {
     metricsPort = await freePort();
     // A relay nobody listens on: an email delivery stays pending, retried later.
-    server = await startServer({
-      METRICS_PORT: String(metricsPort),
-      SMTP_URL: `smtp://127.0.0.1:${await freePort()}`,
-      SPAM_FILTER: "off",
-      OUTBOX_POLL_MS: "50",
-    });
+    server = await startServer(
+      {
+        METRICS_PORT: String(metricsPort),
+        SMTP_URL: `smtp://127.0.0.1:${await freePort()}`,
+        SPAM_FILTER: "off",
+      },
+      undefined,
+      { OUTBOX_POLL_MS: 50 },
+    );
   });
   afterAll(async () => {
     await server?.stop();

@@ -18,6 +18,7 @@ import { promisify } from "node:util";
 import pg from "pg";
 import { afterEach, describe, expect, inject, it } from "vitest";
 import { site } from "../../app/config/site.ts";
+import type { Tuning } from "../../server/config.ts";
 import { inquiriesCli } from "../support/cli.ts";
 import { freePort } from "../support/ports.ts";
 import { json, nextIp } from "../support/requests.ts";
@@ -40,8 +41,11 @@ const stops: Array<() => unknown> = [];
 afterEach(async () => {
   for (const stop of stops.splice(0).reverse()) await stop();
 });
-const serve = async (env: Env, port?: number) => {
-  const server = await startServer({ SPAM_FILTER: "off", OUTBOX_POLL_MS: "50", DATABASE_URL: "", ...env }, port);
+const serve = async (env: Env, port?: number, tuning: Partial<Tuning> = {}) => {
+  const server = await startServer({ SPAM_FILTER: "off", DATABASE_URL: "", ...env }, port, {
+    OUTBOX_POLL_MS: 50,
+    ...tuning,
+  });
   stops.push(() => server.stop());
   return server;
 };
@@ -175,35 +179,6 @@ describe("restore", () => {
         what,
       ).toEqual([]);
     }
-  });
-
-  it("an older release's backup is brought to this schema before it replaces anything, and the server runs on it", async () => {
-    const dataDir = newDir("restore-older");
-    const env = { DATA_DIR: dataDir };
-    const server = await serve(env);
-    const id = await send(server);
-    const old = join(newDir("old"), "old.sqlite");
-    expect((await cli(env, "backup", old)).code).toBe(0);
-    await server.stop();
-    // As the release before the keys moved into the database made it.
-    const o = new DatabaseSync(old);
-    o.exec("DROP TABLE secret_keys; DELETE FROM schema_migrations WHERE version IN (16, 21);");
-    // A lead stored with its page's query and host, as releases before the path-only notice kept it.
-    o.prepare("UPDATE inquiries SET page = ? WHERE id = ?").run(
-      "https://www.example.com/contact?utm_source=x&email=a@b.c#top",
-      id,
-    );
-    o.close();
-    const empty = newDir("restore-older-target");
-    const restored = await cli({ DATA_DIR: empty }, "restore", old);
-    expect(restored.code).toBe(0);
-    expect(restored.out).toContain("Brought up to this release's schema (016_secret_keys.sql, 021_page_path_only.sql)");
-    const again = await serve({ DATA_DIR: empty });
-    expect((await fetch(`${again.url}/readyz`)).status).toBe(200);
-    expect(storedIds(join(empty, "inquiries.sqlite"))).toEqual([id]);
-    const db = new DatabaseSync(join(empty, "inquiries.sqlite"), { readOnly: true });
-    expect(db.prepare("SELECT page FROM inquiries").all()).toEqual([{ page: "/contact" }]);
-    db.close();
   });
 });
 
@@ -381,9 +356,8 @@ describe("the keys, on the server's own schedule", () => {
       DATA_DIR: dataDir,
       SMTP_URL: smtp.url,
       SITE_URL: `http://127.0.0.1:${port}`,
-      RETENTION_INTERVAL_MS: "1000",
     };
-    const server = await serve(env, port);
+    const server = await serve(env, port, { RETENTION_INTERVAL_MS: 1_000 });
     const linkOf = async (id: string) => {
       await expect
         .poll(() => smtp.received.some((m) => m.mail.headers.get("x-inquiry-id") === id), { timeout: 10_000 })

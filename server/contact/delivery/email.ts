@@ -9,7 +9,7 @@ import { escapeHtml } from "../../../app/lib/escape.ts";
 import type { Config } from "../../config.ts";
 import type { LeadLink } from "../review/links.ts";
 import type { Inquiry } from "../storage/records.ts";
-import { type ChannelDefinition, cutAt } from "./channel.ts";
+import { type Attempt, type ChannelDefinition, cutAt } from "./channel.ts";
 
 /**
  * The email a new inquiry becomes: to the company inbox, plain text and HTML with every field
@@ -31,7 +31,6 @@ export type Mail = {
 };
 
 export interface Mailer {
-  /** Sent to at least one recipient (`accepted`), and which recipients refused it for good. */
   send(mail: Mail, inquiryId: string): Promise<{ accepted: boolean; refused: string[]; detail: string }>;
   close(): void;
   describe(): string;
@@ -39,7 +38,6 @@ export interface Mailer {
 
 export const messageIdFor = (inquiryId: string, siteHost: string) => `<inquiry-${inquiryId}@${siteHost}>`;
 
-/** The subject of an answer to a visitor. */
 export const replySubject = () => `Re: Your inquiry to ${site.name}`;
 
 /**
@@ -49,7 +47,6 @@ export const replySubject = () => `Re: Your inquiry to ${site.name}`;
 export const replyLink = (inquiry: Pick<Inquiry, "email">) =>
   `mailto:${inquiry.email.replace(/[^A-Za-z0-9@._+-]/g, (c) => encodeURIComponent(c))}?subject=${encodeURIComponent(replySubject())}`;
 
-/** What a lead's email, Slack message and webhook say of a lead marked as possible spam. */
 export const SUSPECT_MARK = "[Possible spam]";
 export const SUSPECT_NOTE =
   "Possible spam: the filter is not sure this is a person's inquiry. Tell it with a link below: either click teaches it.";
@@ -163,14 +160,12 @@ export function smtpMailer(url: string): Mailer {
   };
 }
 
-/** The raw message (CRLF lines) as the relay would receive it. */
 export async function composeMail(mail: Mail): Promise<string> {
   const info = await composer.sendMail(mail);
   return info.message.toString();
 }
 const composer = nodemailer.createTransport({ streamTransport: true, buffer: true, newline: "windows" });
 
-/** No relay configured: write each email as an .eml file under DATA_DIR/mail/, so nothing is lost. */
 export function fileMailer(dir: string): Mailer {
   mkdirSync(dir, { recursive: true });
   return {
@@ -189,7 +184,6 @@ const emails = z
   .string()
   .refine((v) => v.split(",").every((a) => z.email().safeParse(a.trim()).success), "email addresses, comma-separated");
 
-/** The general inbox, and the sender of every email. */
 const inbox = (config: Config) => config.CONTACT_TO ?? site.email;
 const sender = (config: Config) =>
   config.SMTP_FROM ?? `${site.name} Website <no-reply@${config.siteHost.replace(/^www\./, "")}>`;
@@ -238,61 +232,51 @@ export const email: ChannelDefinition<typeof variables> = {
   create(config, links) {
     const mailer = config.SMTP_URL ? smtpMailer(config.SMTP_URL) : fileMailer(join(config.dataDir, "mail"));
     const addresses = { from: sender(config), to: inbox(config), siteHost: config.siteHost };
+    const send = async (mail: Mail, id: string, detail?: string): Promise<Attempt> => {
+      try {
+        const result = await mailer.send(mail, id);
+        if (!result.accepted) return { kind: "retry", reason: `relay did not accept the message: ${result.detail}` };
+        // Those who took it have it: never sent to them again for the ones who refused it.
+        const refused = result.refused.length ? result.refused : undefined;
+        return { kind: "delivered", detail: detail ?? result.detail, refused };
+      } catch (err) {
+        const e = err as Error & { responseCode?: number; code?: string };
+        const reason = e.message || String(err);
+        const final = (e.responseCode ?? 0) >= 500 && (e.code === "EENVELOPE" || e.code === "EMESSAGE");
+        return final ? { kind: "permanent", reason } : { kind: "retry", reason };
+      }
+    };
     return {
       name: "email",
-      async deliver({ inquiry, inquiryId, target }) {
-        try {
-          // The route's recipients (delivery/routing.ts); the general inbox for rows from before routing.
-          const mail = buildMail(inquiry, { ...addresses, to: target ?? addresses.to, links: links.for(inquiry) });
-          const result = await mailer.send(mail, inquiryId);
-          if (!result.accepted) return { kind: "retry", reason: `relay did not accept the message: ${result.detail}` };
-          // Those who took it have it: never sent to them again for the ones who refused it.
-          return {
-            kind: "delivered",
-            detail: result.detail,
-            refused: result.refused.length ? result.refused : undefined,
-          };
-        } catch (err) {
-          const e = err as Error & { responseCode?: number; code?: string };
-          const reason = e.message || String(err);
-          // A relay's 5xx to the envelope or the message (550 unknown recipient) is its final word; a
-          // refused login (a password being fixed), 4xx and connection errors are tried again.
-          const final = (e.responseCode ?? 0) >= 500 && (e.code === "EENVELOPE" || e.code === "EMESSAGE");
-          return final ? { kind: "permanent", reason } : { kind: "retry", reason };
-        }
-      },
-      async notify(kind, subject, text, inquiryIds) {
+      deliver: ({ inquiry, target }) =>
+        send(buildMail(inquiry, { ...addresses, to: target, links: links.for(inquiry) }), inquiry.id),
+      notify(kind, subject, text, inquiryIds) {
         const id = `alert-${Date.now()}-${Math.random().toString(36).slice(2, 8)}`;
-        const result = await mailer.send(
-          {
-            from: addresses.from,
-            to: addresses.to,
-            replyTo: { name: site.name, address: addresses.to },
-            subject: cutAt(subject, 200),
-            text,
-            // Links in the text (the held summary's) are links in the HTML too.
-            html: `<pre style="white-space:pre-wrap">${escapeHtml(text).replace(/https?:\/\/[^\s<]+/g, (u) => `<a href="${u}">${u}</a>`)}</pre>`,
-            messageId: `<${id}@${config.siteHost}>`,
-            // What retention and `forget` read to delete a copy written to DATA_DIR/mail (contact/erasure.ts).
-            headers: { "X-Alert": kind, "X-Inquiry-Ids": inquiryIds.join(" ") },
-          },
-          id,
-        );
-        if (!result.accepted) throw new Error(result.detail);
+        const mail = {
+          from: addresses.from,
+          to: addresses.to,
+          replyTo: { name: site.name, address: addresses.to },
+          subject: cutAt(subject, 200),
+          text,
+          // Links in the text (the held summary's) are links in the HTML too.
+          html: `<pre style="white-space:pre-wrap">${escapeHtml(text).replace(/https?:\/\/[^\s<]+/g, (u) => `<a href="${u}">${u}</a>`)}</pre>`,
+          messageId: `<${id}@${config.siteHost}>`,
+          // What retention and `forget` read to delete a copy written to DATA_DIR/mail (contact/erasure.ts).
+          headers: { "X-Alert": kind, "X-Inquiry-Ids": inquiryIds.join(" ") },
+        };
+        return send(mail, id);
       },
-      async remind(inquiry, target, reminder) {
+      remind(inquiry, target, reminder) {
         // The route's recipients and the escalation address, each once.
         const to = [
           ...new Set(
-            [target ?? addresses.to, config.LEAD_ESCALATION_TO ?? addresses.to].flatMap((list) =>
+            [target, config.LEAD_ESCALATION_TO ?? addresses.to].flatMap((list) =>
               list.split(",").map((a) => a.trim().toLowerCase()),
             ),
           ),
         ].join(", ");
         const mail = buildMail(inquiry, { ...addresses, to, links: links.for(inquiry), reminder });
-        const result = await mailer.send(mail, `reminder-${inquiry.id}`);
-        if (!result.accepted) throw new Error(`relay did not accept the reminder: ${result.detail}`);
-        return to;
+        return send(mail, `reminder-${inquiry.id}`, to);
       },
       describe: () => mailer.describe(),
       close: () => mailer.close(),

@@ -1,6 +1,7 @@
 import type { Config } from "../../config.ts";
 import { isLoopbackHost } from "../../guards.ts";
 import { timeOrderedId } from "../intake/ids.ts";
+import { promiseMs } from "../review/promise.ts";
 import type { NewDelivery } from "../storage/records.ts";
 import { CHANNELS, channelNamed } from "./channels.ts";
 
@@ -12,7 +13,6 @@ import { CHANNELS, channelNamed } from "./channels.ts";
 
 /** One channel's share of a lead: the channel, and its target there. */
 export type Destination = { channel: string; target: string };
-/** The destinations of a lead, per route key ("default", a service, "none"): what the server records for `release`. */
 export type Routing = Record<string, Destination[]>;
 
 export function routingOf(config: Config): Routing {
@@ -24,15 +24,12 @@ export function routingOf(config: Config): Routing {
   return Object.fromEntries(["default", ...Object.keys(config.routes)].map((key) => [key, destinations(key)]));
 }
 
-/** The channels a routing sends leads through. */
 export const channelsOf = (routing: Routing) => [
   ...new Set(Object.values(routing).flatMap((ds) => ds.map((d) => d.channel))),
 ];
 
-/** A processor as the privacy notice names it (site.privacy.processors, keyed by channel). */
 type NamedProcessor = { name: string; hosts: readonly string[] };
 
-/** `host` is one of `hosts`: the same name, or under a `*.domain` entry. */
 export function hostNamed(host: string, hosts: readonly string[]): boolean {
   const h = host.toLowerCase().replace(/\.$/, "");
   return hosts.some((entry) => {
@@ -62,18 +59,37 @@ export function unnamedProcessors(config: Config, named: Record<string, NamedPro
   return undefined;
 }
 
-/** Where a lead for `service` goes ("" is no service chosen). */
 export const destinationsFor = (routing: Routing, service: string): Destination[] =>
   routing[service || "none"] ?? routing.default ?? [];
 
-/** An inquiry's deliveries, one per destination, each with the id it carries on every attempt. */
-export function newDeliveries(destinations: Destination[], inquiryId: string, config: Config, now = Date.now()) {
-  return destinations.map(
+/**
+ * A lead's deliveries, one per destination, each with the id it carries on every attempt, and its
+ * reminder: an email due when the reply promise may be up (business time never runs faster than the
+ * clock; the worker puts it off to the hour it is really up: review/reminders.ts).
+ */
+export function newDeliveries(
+  destinations: Destination[],
+  inquiry: { id: string; receivedAt: number },
+  config: Config,
+  now = Date.now(),
+) {
+  const leads = destinations.map(
     ({ channel, target }): NewDelivery => ({
       id: timeOrderedId(now),
       channel,
       target,
-      messageId: channelNamed(channel)?.deliveryId?.(inquiryId, config) ?? `msg_${inquiryId}`,
+      messageId: channelNamed(channel)?.deliveryId?.(inquiry.id, config) ?? `msg_${inquiry.id}`,
     }),
   );
+  const email = destinations.find((d) => d.channel === "email");
+  if (!email) return leads;
+  const reminder: NewDelivery = {
+    id: timeOrderedId(now),
+    kind: "reminder",
+    channel: "email",
+    target: email.target,
+    messageId: `<reminder-${inquiry.id}@${config.siteHost}>`,
+    at: inquiry.receivedAt + promiseMs(),
+  };
+  return [...leads, reminder];
 }

@@ -46,7 +46,7 @@ export const webhook: ChannelDefinition<typeof variables> = {
   hostsOf: (config) => receiverHosts(config, "webhook", "WEBHOOK_URL", config.WEBHOOK_URL),
   create(config, links) {
     const general = config.WEBHOOK_URL;
-    const urlFor = (target: string | null) => receiverUrlOf(config, target, "webhook", general);
+    const urlFor = (target: string) => receiverUrlOf(config, target, "webhook", general);
     // While rotating, two secrets: each payload carries a signature by each (Standard Webhooks allows several).
     const signers = (config.WEBHOOK_SECRET ?? "")
       .split(" ")
@@ -73,23 +73,13 @@ export const webhook: ChannelDefinition<typeof variables> = {
           data: inquiryPayload(inquiry, links),
         });
       },
-      async report(inquiry, target, event) {
-        // One id per event and inquiry, the same on every try: the receiver de-duplicates on it.
-        const outcome = await send(urlFor(target), `evt_${event.type.replace(/\W/g, "_")}_${inquiry.id}`, event);
-        // A receiver's final no (a 4xx other than 401/403/408/429: an event type it does not take) is
-        // its answer, not a failure to try again every few minutes.
-        if (outcome.kind === "permanent") return { refused: outcome.reason };
-        if (outcome.kind !== "delivered") throw new Error(outcome.reason);
-        return {};
-      },
-      async notify(kind, subject, text) {
-        const outcome = await send(urlFor("default"), `alert_${Date.now()}_${Math.random().toString(36).slice(2)}`, {
+      report: (_inquiry, target, event, id) => send(urlFor(target), id, event),
+      notify: (kind, subject, text) =>
+        send(urlFor("default"), `alert_${Date.now()}_${Math.random().toString(36).slice(2)}`, {
           type: kind === "delivery-failed" ? "delivery.failed" : "inquiries.held",
           timestamp: new Date().toISOString(),
           data: { subject, text },
-        });
-        if (outcome.kind !== "delivered") throw new Error(outcome.reason);
-      },
+        }),
       describe: () => (general ? `webhook ${new URL(general).origin}` : "webhook (routed leads only)"),
     };
   },

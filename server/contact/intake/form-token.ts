@@ -1,11 +1,11 @@
 import { createHmac, randomBytes, timingSafeEqual } from "node:crypto";
-import { type KeyRing, LEGACY_KEY_ID } from "../keys.ts";
+import type { KeyRing } from "../keys.ts";
 
 /**
  * The form token written into every /contact page served (a hidden input; enhance.ts sends it as
  * X-Form-Token): signed, it proves the message comes from a page we served, and when. No cookie,
  * no puzzle (docs/decisions/0007-spam-defence.md). `<key id>.<issued>.<nonce>.<signature>`, signed
- * with the ring's `form` key (keys.ts); a token of an earlier release starts with "v1".
+ * with the ring's `form` key (keys.ts).
  */
 
 export type TokenCheck = { ok: true; ageMs: number } | { ok: false; reason: string };
@@ -25,7 +25,7 @@ export function formTokens(ring: KeyRing) {
       const parts = token.split(".");
       if (parts.length !== 4 || !/^[a-z0-9]{1,16}$/.test(parts[0] ?? ""))
         return { ok: false, reason: "malformed form token" };
-      const key = await ring.find("form", parts[0] === "v1" ? LEGACY_KEY_ID : (parts[0] as string), now);
+      const key = await ring.find("form", parts[0] as string, now);
       if (!key) return { ok: false, reason: "form token signed with a key this server no longer has" };
       const given = Buffer.from(parts[3] ?? "");
       const expected = Buffer.from(sign(key, parts.slice(0, 3).join(".")));

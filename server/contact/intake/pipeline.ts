@@ -86,6 +86,8 @@ export type PipelineParts = {
   config: Config;
   /** The content layer (intake/content-filter.ts). */
   content: ContentFilter;
+  /** When a submission is received (default the process's clock): a test's own. */
+  clock?: () => number;
 };
 
 export class ContactPipeline implements Submitter {
@@ -109,7 +111,7 @@ export class ContactPipeline implements Submitter {
     const { body, trap } = withoutHoneypot(s.body);
     const valid = validateContact(body);
     if (!valid.ok) return { kind: "invalid", error: valid.error, fields: valid.fields };
-    const now = Date.now();
+    const now = (this.parts.clock ?? Date.now)();
     const messageHash = createHash("sha256")
       .update(valid.data.message.toLowerCase().replace(/\s+/g, " ").trim())
       .digest("hex");
@@ -136,7 +138,12 @@ export class ContactPipeline implements Submitter {
       // Held as spam: stored, answered like any other, delivered nowhere.
       deliveries: held
         ? []
-        : newDeliveries(destinationsFor(this.parts.routing, valid.data.service), id, this.parts.config, now),
+        : newDeliveries(
+            destinationsFor(this.parts.routing, valid.data.service),
+            { id, receivedAt: now },
+            this.parts.config,
+            now,
+          ),
       limits: this.limitsFor(hashes),
       idempotency: s.idempotencyKey ? { key: s.idempotencyKey, fingerprint } : undefined,
     });

@@ -2,7 +2,7 @@ import { createHmac, timingSafeEqual } from "node:crypto";
 import { ACTION_LABEL, LEAD_PATH, LEAD_TOKEN_FIELD, type ReviewAction } from "../../../app/contact/lead.ts";
 import type { Config } from "../../config.ts";
 import { isLoopbackHost } from "../../guards.ts";
-import { type KeyRing, LEGACY_KEY_ID } from "../keys.ts";
+import type { KeyRing } from "../keys.ts";
 import { type Inquiry, type SpamVerdict, verdictOf } from "../storage/records.ts";
 
 /**
@@ -18,31 +18,24 @@ export type LinkCheck =
 
 export type LeadLink = { action: ReviewAction; label: string; url: string };
 
-const ACTIONS: readonly ReviewAction[] = ["spam", "release", "take"];
+const ACTIONS: readonly ReviewAction[] = ["spam", "not-spam", "take"];
 /**
  * The links that fit each verdict: a lead "I'm on it" and "Spam" (and "Not spam" when possible
  * spam); a held one "Not spam".
  */
 const FITTING: Record<SpamVerdict, ReviewAction[]> = {
   clean: ["take", "spam"],
-  suspect: ["take", "spam", "release"],
-  held: ["release"],
+  suspect: ["take", "spam", "not-spam"],
+  held: ["not-spam"],
 };
-/** Links signed before "release" was the word for "not spam" still work until they expire. */
-const FORMER: Record<string, ReviewAction> = { lead: "release" };
 const ID = /^[0-9a-f-]{36}$/;
 const KEY_ID = /^[a-z0-9]{1,16}$/;
 
 const sign = (key: Buffer, payload: string) => createHmac("sha256", key).update(payload).digest("base64url");
 
-/**
- * `<inquiry>.<action>.<expires>.<key id>.<signature>`, signed with the ring's `links` key (keys.ts);
- * a link of an earlier release has no key id (four parts) and is checked with its key, kept as "legacy".
- */
 export function leadLinks(ring: KeyRing, config: Pick<Config, "SITE_URL" | "INQUIRY_LINK_DAYS">) {
   const ttlMs = config.INQUIRY_LINK_DAYS * 86_400_000;
 
-  /** A token; `expires` (epoch ms) for one that must not outlive the link it came from. */
   const token = (inquiryId: string, action: ReviewAction, now = Date.now(), expires = now + ttlMs) => {
     const key = ring.signing("links");
     const payload = `${inquiryId}.${action}.${Math.ceil(expires / 1000).toString(36)}.${key.id}`;
@@ -56,7 +49,6 @@ export function leadLinks(ring: KeyRing, config: Pick<Config, "SITE_URL" | "INQU
 
   return {
     token,
-    /** The links that fit an inquiry's state (FITTING). */
     for(inquiry: Pick<Inquiry, "id" | "held" | "suspect">, now = Date.now()): LeadLink[] {
       return FITTING[verdictOf(inquiry)].map((action) => ({
         action,
@@ -66,10 +58,8 @@ export function leadLinks(ring: KeyRing, config: Pick<Config, "SITE_URL" | "INQU
     },
     async verify(given: string, now = Date.now()): Promise<LinkCheck> {
       const parts = given.split(".");
-      if (parts.length !== 4 && parts.length !== 5) return { ok: false, reason: "invalid" };
-      const [inquiryId = "", named = "", expires = ""] = parts;
-      const action = Object.hasOwn(FORMER, named) ? FORMER[named] : named;
-      const keyId = parts.length === 5 ? (parts[3] ?? "") : LEGACY_KEY_ID;
+      if (parts.length !== 5) return { ok: false, reason: "invalid" };
+      const [inquiryId = "", action = "", expires = "", keyId = ""] = parts;
       if (!KEY_ID.test(keyId)) return { ok: false, reason: "invalid" };
       const key = await ring.find("links", keyId, now);
       // Signed by this server with a key since retired and deleted (a rotation): said as such; an id

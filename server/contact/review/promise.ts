@@ -8,16 +8,13 @@ import type { Inquiry } from "../storage/records.ts";
  */
 
 export type Calendar = Pick<Site, "officeHours" | "timeZone" | "holidays">;
-/** The company facts the promise needs: its calendar and the promised business hours. */
 export type Promised = Calendar & { response: Pick<Site["response"], "promiseBusinessHours"> };
 
 const DAY_MS = 86_400_000;
-/** How far the promise is looked for: past it, a calendar with no open hours would loop for ever. */
 const HORIZON_DAYS = 400;
 const WEEKDAYS = ["Sunday", "Monday", "Tuesday", "Wednesday", "Thursday", "Friday", "Saturday"] as const;
 
 const formatters = new Map<string, Intl.DateTimeFormat>();
-/** The wall clock in `zone` at `at`: its date and its offset from UTC. */
 function wallClock(at: number, zone: string) {
   let f = formatters.get(zone);
   if (!f) {
@@ -40,7 +37,6 @@ function wallClock(at: number, zone: string) {
   return { y, m, d, offsetMs: asUtc - Math.floor(at / 1000) * 1000 };
 }
 
-/** The instant a wall-clock time of one day in `zone` names (the day's date in y, m, d; hh:mm). */
 function instantOf(y: number, m: number, d: number, hhmm: string, zone: string) {
   const [hh = 0, mm = 0] = hhmm.split(":").map(Number);
   const naive = Date.UTC(y, m - 1, d, hh, mm);
@@ -49,7 +45,6 @@ function instantOf(y: number, m: number, d: number, hhmm: string, zone: string) 
   return naive - wallClock(first, zone).offsetMs;
 }
 
-/** The open intervals of each local day, per calendar: a day's hours are worked out once (metrics read many leads). */
 const dayCache = new WeakMap<Calendar, Map<string, Array<[number, number]>>>();
 
 function openOn(day: Date, calendar: Calendar): Array<[number, number]> {
@@ -80,7 +75,6 @@ function openOn(day: Date, calendar: Calendar): Array<[number, number]> {
   return open;
 }
 
-/** The open intervals [from, to) of each local day from the one holding `start`, in order. */
 function* openIntervals(start: number, calendar: Calendar): Generator<[number, number]> {
   const first = wallClock(start, calendar.timeZone);
   for (let i = 0; i < HORIZON_DAYS; i++) {
@@ -88,7 +82,6 @@ function* openIntervals(start: number, calendar: Calendar): Generator<[number, n
   }
 }
 
-/** Business time between two instants, in milliseconds (0 when `to` is not after `from`). */
 export function businessMsBetween(from: number, to: number, calendar: Calendar = site): number {
   let total = 0;
   for (const [open, close] of openIntervals(from, calendar)) {
@@ -98,7 +91,6 @@ export function businessMsBetween(from: number, to: number, calendar: Calendar =
   return total;
 }
 
-/** When `businessMs` of business time will have passed since `from`; null past the horizon (no open hours). */
 export function businessDeadline(from: number, businessMs: number, calendar: Calendar = site): number | null {
   let left = businessMs;
   for (const [open, close] of openIntervals(from, calendar)) {
@@ -110,7 +102,6 @@ export function businessDeadline(from: number, businessMs: number, calendar: Cal
   return null;
 }
 
-/** Business time as people say it: "3 h 20 min", "45 min". */
 export function sayBusinessTime(ms: number): string {
   const minutes = Math.floor(ms / 60_000);
   const h = Math.floor(minutes / 60);
@@ -118,23 +109,17 @@ export function sayBusinessTime(ms: number): string {
   return h > 0 ? `${h} h${min > 0 ? ` ${min} min` : ""}` : `${min} min`;
 }
 
-/** The promise in milliseconds of business time. */
 export const promiseMs = (facts: Promised = site) => facts.response.promiseBusinessHours * 3_600_000;
 
-/** When a lead received at `receivedAt` must have been taken (null: the calendar has no open hours ahead). */
 export const promiseDueAt = (receivedAt: number, facts: Promised = site) =>
   businessDeadline(receivedAt, promiseMs(facts), facts);
 
 /* One lead's promise: its figures, and as a webhook receiver gets them. */
 
 export type LeadTiming = {
-  /** When the promise falls due (null: the calendar has no open hours ahead). */
   dueAt: number | null;
-  /** Business time from receipt to the first "I'm on it"; null: nobody took it yet. */
   takeBusinessMs: number | null;
-  /** Business time it has waited: to its take, or to now. */
   waitedBusinessMs: number;
-  /** Not taken before the promise fell due (taken late, or still waiting past it). */
   missed: boolean;
 };
 

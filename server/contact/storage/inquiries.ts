@@ -1,6 +1,7 @@
 import { normalizeEmail } from "../erasure.ts";
 import type { Label } from "../intake/content-filter.ts";
 import type { Database, Sql } from "./database.ts";
+import { queue } from "./outbox.ts";
 import {
   DELIVERY_COLUMNS,
   type DeliveryRecord,
@@ -8,7 +9,6 @@ import {
   INQUIRY_COLUMNS,
   type Inquiry,
   type InquiryRecord,
-  insertDeliveries,
   type NewDelivery,
   summarize,
   toDelivery,
@@ -22,10 +22,8 @@ import { undo as forgetMark, mark } from "./training.ts";
  * is stored), then the inquiry, its deliveries and the key's record — together or not at all.
  */
 
-/** A limit: at most `points` submissions per `durationMs` for one counter (`key`: a prefix and a hash). */
 export type Limit = { key: string; points: number; durationMs: number };
 
-/** What an Idempotency-Key was given the first time: the inquiry it stored, for which message. */
 export type KeyRecord = { inquiryId: string; fingerprint: string | null };
 
 export type SaveRequest = {
@@ -38,10 +36,8 @@ export type SaveRequest = {
 export type SaveResult =
   | { kind: "saved" }
   | { kind: "key-seen"; first: KeyRecord }
-  /** Over a rate limit: nothing stored; the limit frees up in `retryAfterMs`. */
   | { kind: "over-limit"; retryAfterMs: number };
 
-/** What an Idempotency-Key stored the first time, if it was used before. */
 export async function keyRecord(sql: Sql, key: string): Promise<KeyRecord | null> {
   const [row] = await sql.query<{ inquiry_id: string; fingerprint: string | null }>(
     "SELECT inquiry_id, fingerprint FROM idempotency_keys WHERE key = ?",
@@ -84,7 +80,7 @@ export async function save(
           i.suspect ?? false,
         ],
       );
-      await insertDeliveries(tx, i.id, deliveries, i.receivedAt);
+      await queue(tx, i.id, deliveries, i.receivedAt);
       if (idempotency) {
         await tx.query("INSERT INTO idempotency_keys (key, inquiry_id, created_at, fingerprint) VALUES (?, ?, ?, ?)", [
           idempotency.key,
@@ -103,7 +99,6 @@ export async function save(
   }
 }
 
-/** Whether the same message (by hash) was received since `since`. */
 export async function seenMessage(sql: Sql, messageHash: string, since: number): Promise<boolean> {
   const rows = await sql.query("SELECT 1 AS x FROM inquiries WHERE message_hash = ? AND received_at >= ? LIMIT 1", [
     messageHash,
@@ -112,7 +107,6 @@ export async function seenMessage(sql: Sql, messageHash: string, since: number):
   return rows.length > 0;
 }
 
-/** Count one action (a press on a lead's page) against `limits` on its own: when it frees up if over any, else null. */
 export function countAgainst(db: Database, limits: Limit[], now: number): Promise<number | null> {
   return db.transaction((tx) => countLimits(tx, limits, now));
 }
@@ -145,7 +139,6 @@ export async function get(sql: Sql, id: string): Promise<InquiryRecord | null> {
   return (await records(sql, "i.id = ?", [id]))[0] ?? null;
 }
 
-/** The inquiries that match `where` (on inquiries `i`), newest first, each with its deliveries. */
 async function records(sql: Sql, where: string, params: unknown[]): Promise<InquiryRecord[]> {
   const rows = await sql.query(
     `SELECT ${INQUIRY_COLUMNS} FROM inquiries i WHERE ${where} ORDER BY i.received_at DESC, i.id`,
@@ -153,7 +146,7 @@ async function records(sql: Sql, where: string, params: unknown[]): Promise<Inqu
   );
   const deliveries = await sql.query(
     `SELECT d.inquiry_id, ${DELIVERY_COLUMNS} FROM deliveries d JOIN inquiries i ON i.id = d.inquiry_id
-       WHERE ${where} ORDER BY d.channel`,
+       WHERE d.kind = 'lead' AND ${where} ORDER BY d.channel`,
     params,
   );
   const byInquiry = new Map<string, DeliveryRecord[]>();
@@ -165,12 +158,10 @@ async function records(sql: Sql, where: string, params: unknown[]): Promise<Inqu
   return rows.map((r) => summarize(toInquiry(r), byInquiry.get(String(r.id)) ?? []));
 }
 
-/** Everything held about one person, by email address (as erasure.ts compares it): their inquiries and deliveries. */
 export function byEmail(sql: Sql, email: string): Promise<InquiryRecord[]> {
   return records(sql, "LOWER(i.email) = ?", [normalizeEmail(email)]);
 }
 
-/** Inquiries by outcome and deliveries by channel and status, received since `since`. */
 export async function stats(sql: Sql, since: number) {
   const [i] = await sql.query<{ n: number; held: number }>(
     `SELECT COUNT(*) AS n, COALESCE(SUM(CASE WHEN held THEN 1 ELSE 0 END), 0) AS held
@@ -180,26 +171,25 @@ export async function stats(sql: Sql, since: number) {
   // Where the leads went: per channel, target (delivery/routing.ts) and status.
   const rows = await sql.query<{
     channel: string;
-    target: string | null;
+    target: string;
     status: DeliveryStatus;
     n: number;
   }>(
     `SELECT d.channel, d.target, d.status, COUNT(*) AS n FROM deliveries d JOIN inquiries i ON i.id = d.inquiry_id
-       WHERE i.received_at >= ? GROUP BY d.channel, d.target, d.status ORDER BY d.channel, d.target, d.status`,
+       WHERE d.kind = 'lead' AND i.received_at >= ? GROUP BY d.channel, d.target, d.status ORDER BY d.channel, d.target, d.status`,
     [since],
   );
   return {
     inquiries: { total: Number(i?.n ?? 0), held: Number(i?.held ?? 0) },
     deliveries: rows.map((r) => ({
       channel: r.channel,
-      target: r.target ?? null,
+      target: r.target,
       status: r.status,
       count: Number(r.n),
     })),
   };
 }
 
-/** Inquiries held out of the inbox, newest first. */
 export async function listHeld(sql: Sql, since = 0): Promise<Inquiry[]> {
   const rows = await sql.query(
     `SELECT ${INQUIRY_COLUMNS} FROM inquiries i WHERE i.held AND i.received_at >= ? ORDER BY i.received_at DESC, i.id`,
@@ -208,16 +198,12 @@ export async function listHeld(sql: Sql, since = 0): Promise<Inquiry[]> {
   return rows.map(toInquiry);
 }
 
-/** What became of an inquiry marked by a person (review/actions.ts), if it exists. */
 export type Marked = {
   inquiry: InquiryRecord;
   changed: boolean;
-  /** The channels whose deliveries were cancelled. */
   cancelled: string[];
-  /** Marked spam: the channels it had already been delivered to, and those whose attempt was under way (never retried). */
   delivered: string[];
   underWay: string[];
-  /** The deliveries queued, where each goes. */
   queued: Array<{ channel: string; target: string }>;
 };
 
@@ -240,11 +226,11 @@ export async function markSpam(db: Database, id: string, now: number): Promise<M
 }
 
 /**
- * "Release" (not spam): the filter learns it as genuine; a held inquiry is a lead from now on, queued for the
+ * "Not spam": the filter learns it as genuine; a held inquiry is a lead from now on, queued for the
  * `destinations` its service's leads have now that have not had it (a lead marked spam by mistake
  * gets what was cancelled). Null if there is no such inquiry.
  */
-export async function release(
+export async function notSpam(
   db: Database,
   id: string,
   destinations: (inquiry: Inquiry) => NewDelivery[],
@@ -255,8 +241,8 @@ export async function release(
     if (!inquiry) return null;
     const before = await markOf(tx, id);
     const changed = inquiry.held || before?.label !== "genuine";
-    if (changed) await remember(tx, inquiry, "release", before);
-    const queued = inquiry.held ? await unhold(tx, inquiry, destinations, now) : [];
+    if (changed) await remember(tx, inquiry, "not-spam", before);
+    const queued = inquiry.held ? await asLead(tx, inquiry, destinations, now) : [];
     if (changed) await mark(tx, id, "genuine", now);
     return { inquiry, changed, cancelled: [], delivered: [], underWay: [], queued };
   });
@@ -271,7 +257,7 @@ export async function release(
 export async function undo(
   db: Database,
   id: string,
-  action: "spam" | "release",
+  action: "spam" | "not-spam",
   destinations: (inquiry: Inquiry) => NewDelivery[],
   now: number,
 ): Promise<Marked | null> {
@@ -288,7 +274,7 @@ export async function undo(
     const heldReason = (row.held_reason as string | null) ?? null;
     let result: Marked = { ...none, changed: true };
     if (held && !inquiry.held) result = { ...result, ...(await hold(tx, id, heldReason)) };
-    else if (!held && inquiry.held) result = { ...result, queued: await unhold(tx, inquiry, destinations, now) };
+    else if (!held && inquiry.held) result = { ...result, queued: await asLead(tx, inquiry, destinations, now) };
     else await tx.query("UPDATE inquiries SET held_reason = ? WHERE id = ?", [heldReason, id]);
     if (row.label == null) await forgetMark(tx, id);
     else await mark(tx, id, row.label as Label, Number(row.marked_at));
@@ -306,7 +292,6 @@ async function getLocked(tx: Sql, id: string) {
   return get(tx, id);
 }
 
-/** The filter's mark on an inquiry, if any. */
 const markOf = async (sql: Sql, id: string) =>
   (
     await sql.query<{ label: Label; marked_at: number }>(
@@ -315,11 +300,10 @@ const markOf = async (sql: Sql, id: string) =>
     )
   ).map((r) => ({ label: r.label, markedAt: Number(r.marked_at) }))[0];
 
-/** What an action is about to change, for its undo (the last action's only). */
 async function remember(
   tx: Sql,
   inquiry: Inquiry,
-  action: "spam" | "release",
+  action: "spam" | "not-spam",
   before: { label: Label; markedAt: number } | undefined,
 ) {
   await tx.query(
@@ -330,30 +314,74 @@ async function remember(
   );
 }
 
-/** Held, for `reason`: its deliveries not made yet are cancelled; says where it had gone and what was under way. */
 async function hold(tx: Sql, id: string, reason: string | null) {
   await tx.query("UPDATE inquiries SET held = ?, held_reason = ? WHERE id = ?", [true, reason, id]);
-  const cancelled = await tx.query<{ channel: string }>(
-    "DELETE FROM deliveries WHERE inquiry_id = ? AND status IN ('pending', 'failed') RETURNING channel",
+  const cancelled = await tx.query<{ channel: string; kind: string }>(
+    "DELETE FROM deliveries WHERE inquiry_id = ? AND status IN ('pending', 'failed') RETURNING channel, kind",
     [id],
   );
   const left = await tx.query<{ channel: string; status: DeliveryStatus }>(
-    "SELECT channel, status FROM deliveries WHERE inquiry_id = ? ORDER BY channel",
+    "SELECT channel, status FROM deliveries WHERE inquiry_id = ? AND kind = 'lead' ORDER BY channel",
     [id],
   );
   const channelsIn = (status: DeliveryStatus) => left.filter((r) => r.status === status).map((r) => String(r.channel));
   return {
-    cancelled: cancelled.map((r) => String(r.channel)),
+    cancelled: cancelled.filter((r) => r.kind === "lead").map((r) => String(r.channel)),
     delivered: channelsIn("sent"),
     underWay: channelsIn("sending"),
   };
 }
 
-/** A lead again: queued to the `destinations` it has not had. */
-async function unhold(tx: Sql, inquiry: InquiryRecord, destinations: (inquiry: Inquiry) => NewDelivery[], now: number) {
+async function asLead(tx: Sql, inquiry: InquiryRecord, destinations: (inquiry: Inquiry) => NewDelivery[], now: number) {
   await tx.query("UPDATE inquiries SET held = ?, held_reason = NULL WHERE id = ?", [false, inquiry.id]);
   const had = new Set(inquiry.deliveries.map((d) => d.channel));
-  const queued = destinations(inquiry).filter((d) => !had.has(d.channel));
-  await insertDeliveries(tx, inquiry.id, queued, now);
-  return queued.map(({ channel, target }) => ({ channel, target }));
+  const queued = destinations(inquiry).filter((d) => (d.kind ?? "lead") !== "lead" || !had.has(d.channel));
+  await queue(tx, inquiry.id, queued, now);
+  return queued.filter((d) => (d.kind ?? "lead") === "lead").map(({ channel, target }) => ({ channel, target }));
+}
+
+/* The reply promise's columns (ADR 0020): who took a lead and when ("I'm on it"), and its reminder. */
+
+export type Taken = { inquiry: InquiryRecord; first: boolean };
+
+/**
+ * The first press keeps its time and name, its reminder no longer goes, and `reports` (the webhook's
+ * inquiry.taken) are queued unless it is held; later presses change nothing and learn who was
+ * first. Null if there is no such inquiry.
+ */
+export async function take(
+  db: Database,
+  id: string,
+  by: string | null,
+  now: number,
+  reports: (inquiry: Inquiry) => NewDelivery[],
+): Promise<Taken | null> {
+  return db.transaction(async (tx) => {
+    const updated = await tx.query(
+      "UPDATE inquiries SET taken_at = ?, taken_by = ? WHERE id = ? AND taken_at IS NULL RETURNING id",
+      [now, by, id],
+    );
+    const inquiry = await get(tx, id);
+    const first = updated.length === 1;
+    if (inquiry && first) {
+      await tx.query("DELETE FROM deliveries WHERE inquiry_id = ? AND kind = 'reminder' AND status <> 'sending'", [id]);
+      if (!inquiry.held) await queue(tx, id, reports(inquiry), now);
+    }
+    return inquiry ? { inquiry, first } : null;
+  });
+}
+
+export async function recordReminded(db: Database, id: string, now: number, reports: NewDelivery[]) {
+  await db.transaction(async (tx) => {
+    await tx.query("UPDATE inquiries SET reminded_at = ? WHERE id = ?", [now, id]);
+    await queue(tx, id, reports, now);
+  });
+}
+
+export async function leadTimes(sql: Sql, since: number): Promise<Inquiry[]> {
+  const rows = await sql.query(
+    `SELECT ${INQUIRY_COLUMNS} FROM inquiries i WHERE NOT i.held AND i.received_at >= ? ORDER BY i.received_at`,
+    [since],
+  );
+  return rows.map(toInquiry);
 }

@@ -14,7 +14,6 @@ type KeyRow = { purpose: KeyPurpose; id: string; secret: string; createdAt: numb
 
 const newSecret = () => randomBytes(32).toString("hex");
 
-/** Every key there is. */
 export async function listKeys(sql: Sql): Promise<KeyRow[]> {
   const rows = await sql.query<{
     purpose: KeyPurpose;
@@ -62,7 +61,6 @@ export async function ensureFirstKey(sql: Sql, purpose: Exclude<KeyPurpose, "add
   );
 }
 
-/** A new current key for `purpose` (k1, k2, …); the one it replaces is retired now and still checks until it expires. */
 export async function rotateKey(sql: Sql, purpose: Exclude<KeyPurpose, "address">, now: number): Promise<string> {
   return sql.transaction(async (tx) => {
     const rows = await tx.query<{ id: string }>("SELECT id FROM secret_keys WHERE purpose = ? AND id LIKE 'k%'", [

@@ -1,5 +1,4 @@
 import type { ContactInput } from "../../../app/contact/schema.ts";
-import type { Sql } from "./database.ts";
 
 /** What the contact tables hold, as records, and the columns they are read from. */
 
@@ -13,44 +12,44 @@ export type Inquiry = ContactInput & {
   userAgent: string | null;
   ipHash: string | null;
   source: Source;
-  /** Held out of the inbox as suspected spam (column `held`). */
   held: boolean;
-  /** Why it is held, for the person who reviews it. */
   heldReason?: string | null;
-  /** Hash of the normalized message, to notice the same text sent again. */
   messageHash?: string | null;
-  /** The content filter's probability that it is marketing spam (intake/content-filter.ts); null if not scored. */
   spamScore?: number | null;
-  /** Delivered marked as possible spam (the band below the hold: intake/pipeline.ts). */
   suspect?: boolean;
-  /** When someone first pressed "I'm on it" (review/actions.ts), and the name they gave, if any. */
   takenAt?: number | null;
   takenBy?: string | null;
-  /** When its reminder went (review/reminders.ts); 0: received before reminders existed. */
   remindedAt?: number | null;
 };
 
-/** What the spam defence made of an inquiry, as the CLI and the channels say it. */
 export type SpamVerdict = "clean" | "suspect" | "held";
 export const verdictOf = (i: Pick<Inquiry, "held" | "suspect">): SpamVerdict =>
   i.held ? "held" : i.suspect ? "suspect" : "clean";
 
-/** One delivery of one inquiry to one channel (a row of the outbox), claimed by a worker. */
+export type DeliveryKind =
+  | "lead"
+  | "reminder"
+  | "inquiry.taken"
+  | "inquiry.reminded"
+  | "delivery-failed"
+  | "held-summary";
+
 export type Delivery = {
   id: string;
-  inquiryId: string;
+  inquiryId: string | null;
+  kind: string;
   channel: string;
   messageId: string;
-  /** Where it goes on its channel (delivery/routing.ts); null on rows from before routing: the general inbox and receivers. */
-  target: string | null;
+  target: string;
+  payload: string | null;
   attempts: number;
   createdAt: number;
-  inquiry: Inquiry;
+  inquiry: Inquiry | null;
 };
 
 export type DeliveryRecord = {
   channel: string;
-  target: string | null;
+  target: string;
   status: DeliveryStatus;
   attempts: number;
   lastError: string | null;
@@ -59,35 +58,29 @@ export type DeliveryRecord = {
 
 export type InquiryRecord = Inquiry & {
   verdict: SpamVerdict;
-  /** All channels sent: sent; any failed: failed; else pending (sending counts as pending). Held: held. */
   status: DeliveryStatus | "held";
-  /** The most attempts any channel took. */
   attempts: number;
   lastError: string | null;
-  /** When the last channel was delivered, once all are. */
   sentAt: number | null;
   deliveries: DeliveryRecord[];
 };
 
-export type NewDelivery = { id: string; channel: string; messageId: string; target: string };
-
-/** Queue deliveries of an inquiry, due now: the one place a delivery is made (a new lead, a released one). */
-export async function insertDeliveries(tx: Sql, inquiryId: string, deliveries: NewDelivery[], now: number) {
-  for (const d of deliveries) {
-    await tx.query(
-      `INSERT INTO deliveries (id, inquiry_id, channel, message_id, target, status, attempts, created_at, next_attempt_at)
-       VALUES (?, ?, ?, ?, ?, 'pending', 0, ?, ?)`,
-      [d.id, inquiryId, d.channel, d.messageId, d.target, now, now],
-    );
-  }
-}
+export type NewDelivery = {
+  id: string;
+  channel: string;
+  messageId: string;
+  target: string;
+  kind?: DeliveryKind;
+  payload?: string;
+  at?: number;
+};
 
 export const DELIVERY_COLUMNS = "d.channel, d.target, d.status, d.attempts, d.last_error, d.sent_at";
 
 export function toDelivery(r: Record<string, unknown>): DeliveryRecord {
   return {
     channel: r.channel as string,
-    target: (r.target as string | null) ?? null,
+    target: String(r.target),
     status: r.status as DeliveryStatus,
     attempts: Number(r.attempts ?? 0),
     lastError: (r.last_error as string | null) ?? null,
