@@ -377,7 +377,7 @@ const COMMANDS: Record<string, (c: Context) => Promise<number>> = {
       const lasts =
         purpose === "links"
           ? `links signed before keep working until they expire (INQUIRY_LINK_DAYS, ${config.INQUIRY_LINK_DAYS} days)`
-          : `pages served before keep working for FORM_TOKEN_MAX_AGE_MS`;
+          : `pages served before keep working for ${config.FORM_TOKEN_MAX_AGE_MS / 3_600_000} hours`;
       console.log(
         `A new ${purpose} key (${id}) signs from now on, on every instance within a minute; ${lasts}, then the old key is deleted.`,
       );

@@ -103,7 +103,7 @@ async function main() {
   chownSync(data, 1000, 1000);
   const port = await freePort();
   const url = `http://127.0.0.1:${port}`;
-  run("teton-sqlite", port, { SPAM_MIN_FILL_MS: "0" }, data);
+  run("teton-sqlite", port, { SPAM_FILTER: "off" }, data);
   try {
     await waitReady(url);
     for (const path of ["/", "/services", "/blog", "/contact", "/imprint"]) {
@@ -180,7 +180,7 @@ async function main() {
       ],
       { stdio: "inherit" },
     );
-    run("teton-sqlite", port, { SPAM_MIN_FILL_MS: "0" }, newDisk);
+    run("teton-sqlite", port, { SPAM_FILTER: "off" }, newDisk);
     await waitReady(url);
     const listed = JSON.parse(podman("exec", "teton-sqlite", ...cli("list", "--json"))) as Array<{ name: string }>;
     const opened = link ? await fetch(`${url}${link}`) : null;
@@ -445,7 +445,6 @@ CONTACT_TO=sales@example.com
       RATE_LIMIT_PER_MINUTE: "1000",
       RATE_LIMIT_PER_DAY: "100000",
       RATE_LIMIT_NETWORK_PER_MINUTE: "1000",
-      SPAM_MIN_FILL_MS: "0",
       SPAM_FILTER: "off",
     });
     const start = (i: number, extra: Record<string, string> = {}) =>

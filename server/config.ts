@@ -1,6 +1,7 @@
 import { resolve } from "node:path";
 import { contactPublicKey } from "../app/contact/api.ts";
-import { seedCorpus } from "./contact/intake/content-filter.ts";
+import { HOLD_SCORE, SUSPECT_SCORE, seedCorpus } from "./contact/intake/content-filter.ts";
+import { FORM_TOKEN_MAX_AGE_MS, MAX_LINKS, MIN_FILL_MS } from "./contact/intake/spam.ts";
 import { loadEnv, setVariables } from "./env.ts";
 import { externalOrigin } from "./security.ts";
 
@@ -18,7 +19,15 @@ export type Config = ReturnType<typeof loadConfig>;
  * root (`server.js --tuning=JSON`, see tests/support/server.ts; `loadConfig(env, tuning)` in process),
  * never through the environment.
  */
-export const TUNING = {};
+export const TUNING = {
+  SPAM_HOLD_SCORE: HOLD_SCORE,
+  SPAM_SUSPECT_SCORE: SUSPECT_SCORE,
+  SPAM_MIN_FILL_MS: MIN_FILL_MS,
+  SPAM_MAX_LINKS: MAX_LINKS,
+  FORM_TOKEN_MAX_AGE_MS,
+  /** The content filter's seed corpus folder; unset, the one shipped in server/contact/intake/corpus/. */
+  SPAM_CORPUS_DIR: undefined as string | undefined,
+};
 export type Tuning = typeof TUNING;
 
 /** The `--tuning=JSON` argument a test starts the server (or the CLI) with; none for everyone else. */
@@ -32,10 +41,10 @@ export const loadBuildEnv = (source: NodeJS.ProcessEnv = process.env) => loadEnv
 
 export function loadConfig(source: NodeJS.ProcessEnv = process.env, tuning: Partial<Tuning> = {}) {
   const env = loadEnv(source);
+  const tuned = { ...TUNING, ...tuning };
   return {
     ...env,
-    ...TUNING,
-    ...tuning,
+    ...tuned,
     dataDir: resolve(env.DATA_DIR),
     /** Whether SITE_URL was set (unset, it is the example's: review/links.ts refuses that in production). */
     siteUrlSet: "SITE_URL" in setVariables(source),
@@ -55,7 +64,7 @@ export function loadConfig(source: NodeJS.ProcessEnv = process.env, tuning: Part
     contactOrigin: externalOrigin(env.CONTACT_ENDPOINT),
     /** Leads routed by service line (delivery/routing.ts). */
     routes: env.CONTACT_ROUTES ?? {},
-    /** The content filter's seed corpus (intake/content-filter.ts): read here, so a bad folder stops the start. */
-    spamSeed: seedCorpus(env.SPAM_CORPUS_DIR ? resolve(env.SPAM_CORPUS_DIR) : undefined),
+    /** The content filter's seed corpus (intake/content-filter.ts). */
+    spamSeed: seedCorpus(tuned.SPAM_CORPUS_DIR ? resolve(tuned.SPAM_CORPUS_DIR) : undefined),
   };
 }

@@ -10,7 +10,7 @@ import { type Config, loadConfig, tuningFromArgs } from "./config.ts";
 import { channelsOf, routingOf, unnamedProcessors } from "./contact/delivery/routing.ts";
 import { legacySecret, secretKeys } from "./contact/intake/address-hash.ts";
 import { KeyRing } from "./contact/keys.ts";
-import { type ContactMetrics, createMetrics } from "./contact/metrics.ts";
+import { createMetrics } from "./contact/metrics.ts";
 import { siteUrlProblem } from "./contact/review/links.ts";
 import { startContactRuntime } from "./contact/runtime.ts";
 import { keepPrivate, markInUse } from "./contact/storage/data-dir.ts";
@@ -152,30 +152,10 @@ server.on("error", (err: NodeJS.ErrnoException) => {
   process.exit(1);
 });
 server.listen(port, host, () => {
-  if (config.METRICS_PORT) serveMetricsPrivately(metrics, config.METRICS_PORT, config.METRICS_HOST);
   log.info({ url: `http://${host === "0.0.0.0" ? "localhost" : host}:${port}`, files: files.size }, "server started");
   // Everything is loaded: the compile cache (server.js) is written now, not only at a clean exit.
   flushCompileCache();
 });
-
-/** /metrics without a token on a port of its own, bound to localhost unless METRICS_HOST says otherwise. */
-function serveMetricsPrivately(metrics: ContactMetrics, metricsPort: number, metricsHost: string) {
-  const metricsServer = createServer(async (req, res) => {
-    if (req.method !== "GET" || req.url !== "/metrics") {
-      res.writeHead(404, { "content-type": "text/plain" }).end("Not Found");
-      return;
-    }
-    res.writeHead(200, { "content-type": metrics.registry.contentType, "cache-control": "no-store" });
-    res.end(await metrics.registry.metrics());
-  });
-  metricsServer.on("error", (err: NodeJS.ErrnoException) =>
-    log.error({ code: err.code }, `metrics port ${metricsPort}: ${err.message}`),
-  );
-  metricsServer.listen(metricsPort, metricsHost, () =>
-    log.info({ port: metricsPort, host: metricsHost }, "metrics served"),
-  );
-  metricsServer.unref();
-}
 
 let stopping = false;
 const GRACE_MS = 10_000;

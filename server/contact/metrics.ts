@@ -7,7 +7,7 @@ import { pending } from "./storage/outbox.ts";
 
 /**
  * The pipeline's health for Prometheus (prom-client): what arrives and what becomes of it, what waits
- * and for how long, delivery latency per channel. Only behind METRICS_TOKEN or on METRICS_PORT.
+ * and for how long, delivery latency per channel. Only behind METRICS_TOKEN.
  */
 
 const INQUIRY_OUTCOMES = [

@@ -8,7 +8,7 @@ import { promisify } from "node:util";
 import pg from "pg";
 import pino from "pino";
 import { afterEach, beforeEach, describe, expect, inject, it } from "vitest";
-import { loadConfig } from "../../server/config.ts";
+import { loadConfig, type Tuning } from "../../server/config.ts";
 import { createContactPipeline } from "../../server/contact/runtime.ts";
 import * as inquiries from "../../server/contact/storage/inquiries.ts";
 import { openDatabase } from "../../server/contact/storage/open.ts";
@@ -39,8 +39,8 @@ const stops: Array<() => unknown> = [];
 afterEach(async () => {
   for (const stop of stops.splice(0).reverse()) await stop();
 });
-const serve = async (env: Env) => {
-  const server = await startServer({ SPAM_FILTER: "off", OUTBOX_POLL_MS: "50", ...env });
+const serve = async (env: Env, tuning: Partial<Tuning> = {}) => {
+  const server = await startServer({ SPAM_FILTER: "off", OUTBOX_POLL_MS: "50", ...env }, undefined, tuning);
   stops.push(() => server.stop());
   return server;
 };
@@ -422,9 +422,13 @@ describe("a database that does not answer", () => {
   it("instances on one PostgreSQL database agree on their keys without any secret set: a page from one is posted to the other", async () => {
     const { env, cleanup } = await engineEnv("postgres", "keys");
     stops.push(cleanup);
-    const spam = { SPAM_FILTER: "on", SPAM_MIN_FILL_MS: "0" };
-    const a = await serve({ ...env, ...spam, IP_HASH_KEY: "" });
-    const b = await serve({ ...env, ...spam, IP_HASH_KEY: "", DATA_DIR: mkdtempSync(join(tmpdir(), "keys-b-")) });
+    const spam = { SPAM_FILTER: "on" };
+    const quick = { SPAM_MIN_FILL_MS: 0 };
+    const a = await serve({ ...env, ...spam, IP_HASH_KEY: "" }, quick);
+    const b = await serve(
+      { ...env, ...spam, IP_HASH_KEY: "", DATA_DIR: mkdtempSync(join(tmpdir(), "keys-b-")) },
+      quick,
+    );
     const html = await (await fetch(`${a.url}/contact`)).text();
     const token = /name="form_token" value="([^"]+)"/.exec(html)?.[1] ?? "";
     expect(token).toMatch(/^k1\./);

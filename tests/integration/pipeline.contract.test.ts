@@ -9,7 +9,7 @@ import pg from "pg";
 import pino from "pino";
 import { afterEach, beforeEach, describe, expect, inject, it, onTestFinished } from "vitest";
 import { newKind, withoutNewKind, writeCorpus } from "../../scripts/spam-kinds.ts";
-import { loadConfig } from "../../server/config.ts";
+import { loadConfig, TUNING, type Tuning } from "../../server/config.ts";
 import { erase } from "../../server/contact/erasure.ts";
 import type { Housekeeping } from "../../server/contact/housekeeping.ts";
 import { jsonAnswer } from "../../server/contact/http/endpoint.ts";
@@ -28,13 +28,12 @@ import { openPostgres } from "../../server/contact/storage/postgres.ts";
 import { writeSetting } from "../../server/contact/storage/settings.ts";
 import { openSqlite } from "../../server/contact/storage/sqlite.ts";
 import * as training from "../../server/contact/storage/training.ts";
-import { loadEnv } from "../../server/env.ts";
 import { counts } from "../support/counts.ts";
 import { testKeys } from "../support/keys.ts";
 import { createTestDatabase } from "../support/postgres";
 import { TestSmtp } from "../support/smtp";
 
-const HOLD = loadEnv({}).SPAM_HOLD_SCORE;
+const HOLD = TUNING.SPAM_HOLD_SCORE;
 
 /**
  * One contract, two engines: everything the contact pipeline promises, checked on SQLite and on a
@@ -115,20 +114,27 @@ describe.each([
 
   const log = pino({ level: "trace" }, { write: (line: string) => logs.push(JSON.parse(line)) });
 
-  async function pipeline(env: Record<string, string> = {}, start = false): Promise<ContactPipeline> {
-    const config = loadConfig({
-      DATA_DIR: tmpdir(),
-      SMTP_URL: smtp.url,
-      OUTBOX_POLL_MS: "25",
-      OUTBOX_RETRY_BASE_MS: "20",
-      OUTBOX_RETRY_MAX_MS: "100",
-      RATE_LIMIT_PER_MINUTE: "1000",
-      RATE_LIMIT_PER_DAY: "10000",
-      RATE_LIMIT_NETWORK_PER_MINUTE: "100000",
-      // Delivery is under test here; the spam layers have their own tests (spam.test.ts).
-      SPAM_FILTER: "off",
-      ...env,
-    });
+  async function pipeline(
+    env: Record<string, string> = {},
+    start = false,
+    tuning: Partial<Tuning> = {},
+  ): Promise<ContactPipeline> {
+    const config = loadConfig(
+      {
+        DATA_DIR: tmpdir(),
+        SMTP_URL: smtp.url,
+        OUTBOX_POLL_MS: "25",
+        OUTBOX_RETRY_BASE_MS: "20",
+        OUTBOX_RETRY_MAX_MS: "100",
+        RATE_LIMIT_PER_MINUTE: "1000",
+        RATE_LIMIT_PER_DAY: "10000",
+        RATE_LIMIT_NETWORK_PER_MINUTE: "100000",
+        // Delivery is under test here; the spam layers have their own tests (spam.test.ts).
+        SPAM_FILTER: "off",
+        ...env,
+      },
+      tuning,
+    );
     const made = await createContactPipeline(config, log, {
       keys: testKeys(),
       db: engine.open(logStorageTransitions(log)),
@@ -489,8 +495,12 @@ describe.each([
     // The shipped corpus without a kind of pitch (podcast guest booking), to teach it as new.
     const corpus = writeCorpus(withoutNewKind(seedCorpus()));
     onTestFinished(() => rmSync(corpus, { recursive: true, force: true }));
-    const env = { SPAM_FILTER: "on", SPAM_CORPUS_DIR: corpus };
-    const [a, b] = [await pipeline(env), await pipeline(env)] as [ContactPipeline, ContactPipeline];
+    const env = { SPAM_FILTER: "on" };
+    const tuning = { SPAM_CORPUS_DIR: corpus };
+    const [a, b] = [await pipeline(env, false, tuning), await pipeline(env, false, tuning)] as [
+      ContactPipeline,
+      ContactPipeline,
+    ];
     // A kind of pitch the corpus lacks: scored, not held by its words (the missing form token holds it).
     const pitch =
       "Hi, would your founder like to be a guest on podcasts about technology? We arrange the interviews with hosts.";

@@ -25,14 +25,17 @@ const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
 
 beforeAll(async () => {
   smtp = await new TestSmtp().start();
-  server = await startServer({
-    SMTP_URL: smtp.url,
-    OUTBOX_POLL_MS: "50",
-    SPAM_MIN_FILL_MS: String(MIN_FILL_MS),
-    HELD_SUMMARY_INTERVAL_MS: "4000",
-    RATE_LIMIT_PER_MINUTE: "100",
-    RATE_LIMIT_NETWORK_PER_MINUTE: "1000",
-  });
+  server = await startServer(
+    {
+      SMTP_URL: smtp.url,
+      OUTBOX_POLL_MS: "50",
+      HELD_SUMMARY_INTERVAL_MS: "4000",
+      RATE_LIMIT_PER_MINUTE: "100",
+      RATE_LIMIT_NETWORK_PER_MINUTE: "1000",
+    },
+    undefined,
+    { SPAM_MIN_FILL_MS: MIN_FILL_MS },
+  );
   browser = await launchChromium();
 });
 afterAll(async () => {

@@ -1,5 +1,5 @@
 import { spawn, spawnSync } from "node:child_process";
-import { mkdtempSync, writeFileSync } from "node:fs";
+import { mkdtempSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import pino from "pino";
@@ -92,20 +92,6 @@ describe("a start that cannot succeed says so in one line", () => {
       const started = await startServer({ SITE_URL: value, SMTP_URL: value ? "smtp://127.0.0.1:2525" : "" });
       expect(started.output(), value).toContain("server started");
       await started.stop();
-    }
-  });
-
-  it("a SPAM_CORPUS_DIR that is missing, or lacks spam, stops the start with one line naming it", async () => {
-    const onlyGenuine = mkdtempSync(join(tmpdir(), "corpus-"));
-    writeFileSync(join(onlyGenuine, "genuine.tsv"), "\tCould you quote a network upgrade for our office?\n");
-    for (const [dir, said] of [
-      [join(onlyGenuine, "missing"), /^SPAM_CORPUS_DIR: cannot read .*missing \(ENOENT\)$/],
-      [onlyGenuine, /^SPAM_CORPUS_DIR: .* has no spam messages/],
-    ] as const) {
-      const { err, fatal } = await refusedStart({ SPAM_CORPUS_DIR: dir });
-      expect(fatal).toHaveLength(1);
-      expect(fatal[0]?.msg).toMatch(said);
-      expect(err).not.toMatch(/^\s+at /m);
     }
   });
 
