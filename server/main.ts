@@ -13,7 +13,7 @@ import { KeyRing } from "./contact/keys.ts";
 import { createMetrics } from "./contact/metrics.ts";
 import { siteUrlProblem } from "./contact/review/links.ts";
 import { startContactRuntime } from "./contact/runtime.ts";
-import { keepPrivate, markInUse } from "./contact/storage/data-dir.ts";
+import { dataDirHolder, holdDataDir } from "./contact/storage/data-dir.ts";
 import { PLACEHOLDER_WARNING, placeholderContacts } from "./facts.ts";
 import { loadNotFoundPages, loadStaticFiles } from "./static.ts";
 
@@ -87,26 +87,30 @@ if (placeholders.length > 0) log.warn({ placeholders }, PLACEHOLDER_WARNING);
 // if there is one, keeps the links and tokens it signed working.
 const keys = secretKeys(new KeyRing(legacySecret(config)), config);
 
-// What holds a lead is its owner's alone (files 0600, folders 0700), whatever the umask; on SQLite the
-// data folder is marked as used by this process, so a restore refuses while it runs (storage/data-dir.ts).
+// What holds a lead is its owner's alone, whatever the shell's umask: files 0600, folders 0700.
+process.umask(0o077);
+// On SQLite one server per data folder: a second refuses, and so does `restore` while this one runs.
 let inUse: { release(): void } | null = null;
-try {
-  // The mark first, and on its own: nothing about modes may leave a running server unmarked.
-  if (!config.DATABASE_URL) {
+if (!config.DATABASE_URL) {
+  let taken = false;
+  try {
     mkdirSync(config.dataDir, { recursive: true });
-    inUse = markInUse(config.dataDir);
-  }
-  const untouched = keepPrivate(config.dataDir);
-  if (untouched.length > 0)
+    inUse = holdDataDir(config.dataDir);
+    taken = inUse === null;
+  } catch (err) {
     log.warn(
-      { untouched },
-      "files in the data folder whose mode this server may not change: make them private by hand",
+      { reason: (err as Error).message },
+      "the data folder cannot be used yet: the contact storage will say why",
     );
-} catch (err) {
-  log.warn(
-    { reason: (err as Error).message },
-    "the data folder cannot be prepared yet: the contact storage will say why",
-  );
+  }
+  if (taken) {
+    const holder = dataDirHolder(config.dataDir);
+    refuseToStart(
+      new Error(
+        `another server uses ${config.dataDir}${holder ? ` (process ${holder.pid} on ${holder.host})` : ""}: one server per data folder`,
+      ),
+    );
+  }
 }
 const metrics = createMetrics();
 const files = loadStaticFiles(clientDir, config.contactOrigin);

@@ -1,9 +1,10 @@
+import { join } from "node:path";
 import type { Logger } from "pino";
 import type { Config } from "../config.ts";
 import { eraseOldCopies } from "./copies.ts";
 import type { Channel } from "./delivery/channel.ts";
 import type { Routing } from "./delivery/routing.ts";
-import { eraseEverywhere } from "./erasure.ts";
+import { erase } from "./erasure.ts";
 import { type KeyRing, monthOf } from "./keys.ts";
 import type { ContactMetrics } from "./metrics.ts";
 import { sendHeldSummary } from "./review/held-summary.ts";
@@ -157,10 +158,8 @@ export class Housekeeping {
     const { db, retentionDays, config } = this.parts;
     if (!(await claimTurn(db, "retention_at", config.RETENTION_INTERVAL_MS))) return null;
     const before = now - retentionDays * 86_400_000;
-    const result = await eraseEverywhere(db, config.dataDir, { before }, { waitMs: config.OUTBOX_LEASE_MS, now });
+    const result = await erase(db, join(config.dataDir, "mail"), { before }, { waitMs: config.OUTBOX_LEASE_MS, now });
     const log = { ...result, retentionDays };
-    if (result.unreachable.length > 0)
-      this.log.error({ unreachable: result.unreachable }, "retention: copies of the database it could not erase in");
     if (result.pendingCut > 0)
       this.log.warn(log, "retention: erased old inquiries, some with a delivery still waiting");
     else this.log.info(log, "retention: erased what is past the privacy notice's period");
