@@ -1,6 +1,6 @@
 import { resolve } from "node:path";
 import { contactPublicKey } from "../app/contact/api.ts";
-import { HOLD_SCORE, SUSPECT_SCORE, seedCorpus } from "./contact/intake/content-filter.ts";
+import { HOLD_SCORE, SUSPECT_SCORE } from "./contact/intake/content-filter.ts";
 import { FORM_TOKEN_MAX_AGE_MS, MAX_LINKS, MIN_FILL_MS } from "./contact/intake/spam.ts";
 import { loadEnv, setVariables } from "./env.ts";
 import { externalOrigin } from "./security.ts";
@@ -64,7 +64,5 @@ export function loadConfig(source: NodeJS.ProcessEnv = process.env, tuning: Part
     contactOrigin: externalOrigin(env.CONTACT_ENDPOINT),
     /** Leads routed by service line (delivery/routing.ts). */
     routes: env.CONTACT_ROUTES ?? {},
-    /** The content filter's seed corpus (intake/content-filter.ts). */
-    spamSeed: seedCorpus(tuned.SPAM_CORPUS_DIR ? resolve(tuned.SPAM_CORPUS_DIR) : undefined),
   };
 }

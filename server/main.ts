@@ -114,33 +114,38 @@ if (!config.DATABASE_URL) {
 }
 const metrics = createMetrics();
 const files = loadStaticFiles(clientDir, config.contactOrigin);
-const build = (await import(serverBuild)) as ServerBuild;
+// The first page is served before anything it does not need is loaded: the contact pipeline starts
+// (in the background: pages are served even while storage does not work, contact/runtime.ts), and
+// React Router loads, once the first request is answered or the server has listened idle a moment.
+let firstServed = () => {};
+const served = new Promise<void>((resolve) => {
+  firstServed = resolve;
+});
+const runtime = startContactRuntime(config, log, { keys, metrics, after: served });
 
-// Started in the background: pages are served even while storage does not work (server/contact/runtime.ts).
-const runtime = startContactRuntime(config, log, { keys, metrics });
-
-let app: ReturnType<typeof createApp>;
-try {
-  app = createApp({
-    config,
-    log,
-    build,
-    files,
-    notFound: loadNotFoundPages(clientDir, config.contactOrigin),
-    tokens: keys.tokens,
-    links: keys.links,
-    metrics,
-    runtime,
-  });
-} catch (err) {
+const { app, ready } = createApp({
+  config,
+  log,
+  build: served.then(() => import(serverBuild) as Promise<ServerBuild>),
+  files,
+  notFound: loadNotFoundPages(clientDir, config.contactOrigin),
+  tokens: keys.tokens,
+  links: keys.links,
+  metrics,
+  runtime,
+});
+// A build the server cannot run stops the start, once React Router has loaded it. Everything is
+// loaded then: the compile cache (server.js) is written now, not only at a clean exit.
+ready.then(flushCompileCache, async (err) => {
   await runtime.close().catch(() => undefined);
   refuseToStart(err);
-}
+});
 
 // Once stopping, every answer closes its connection: a proxy's pooled connections to this instance
 // end after their request, rather than being cut while the proxy may be sending one.
 const server = createServer((req, res) => {
   if (stopping) res.setHeader("Connection", "close");
+  res.once("finish", firstServed);
   app(req, res);
 });
 // Behind a proxy that keeps idle connections to the server (nginx's upstream `keepalive`, a load
@@ -157,8 +162,7 @@ server.on("error", (err: NodeJS.ErrnoException) => {
 });
 server.listen(port, host, () => {
   log.info({ url: `http://${host === "0.0.0.0" ? "localhost" : host}:${port}`, files: files.size }, "server started");
-  // Everything is loaded: the compile cache (server.js) is written now, not only at a clean exit.
-  flushCompileCache();
+  setTimeout(firstServed, 100);
 });
 
 let stopping = false;

@@ -29,7 +29,8 @@ describe("a start that cannot succeed says so in one line", () => {
           SITE_URL: "https://www.example.com",
           PORT: String(first.port),
           HOST: "127.0.0.1",
-          DATA_DIR: first.dataDir,
+          // A folder of its own: one in use would refuse first (recovery.test.ts).
+          DATA_DIR: mkdtempSync(join(tmpdir(), "busy-port-")),
         },
         stdio: ["ignore", "pipe", "pipe"],
       });
@@ -124,7 +125,7 @@ describe("a start that cannot succeed says so in one line", () => {
       createApp({
         config: loadConfig({}),
         log: pino({ level: "silent" }),
-        build: { ...build, entry },
+        build: Promise.resolve({ ...build, entry }),
         files: new Map(),
         notFound: [],
         tokens: testKeys().tokens,
@@ -142,10 +143,10 @@ describe("a start that cannot succeed says so in one line", () => {
       });
     // The real build hands it over (app/entry.server.tsx exports it): the app is made.
     expect("contactContext" in build.entry.module).toBe(true);
-    expect(make(build.entry)).not.toThrow();
+    await expect(make(build.entry)().ready).resolves.toBeUndefined();
     // Without that export, the start is refused with one line that says where it belongs.
     const { contactContext: _, ...withoutKey } = build.entry.module as unknown as Record<string, unknown>;
-    expect(make({ module: withoutKey as unknown as ServerBuild["entry"]["module"] })).toThrow(
+    await expect(make({ module: withoutKey as unknown as ServerBuild["entry"]["module"] })().ready).rejects.toThrow(
       /contactContext from app\/entry\.server\.tsx/,
     );
   });

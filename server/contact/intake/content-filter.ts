@@ -1,4 +1,5 @@
-import { readdirSync, readFileSync } from "node:fs";
+import { createHash } from "node:crypto";
+import { readdirSync, readFileSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { serviceOptions } from "../../../app/config/service-options.ts";
 import { site } from "../../../app/config/site.ts";
@@ -337,46 +338,78 @@ export function parseTsv(text: string): Array<{ company: string; message: string
     });
 }
 
+/**
+ * The combination is fitted once per corpus, at build (scripts/postbuild.js): a start reads it
+ * instead of spending a few hundred milliseconds and megabytes on it. A fit made from another
+ * corpus (a test's, or a corpus changed since the build) is not used: that start fits its own.
+ */
+const FIT_FILE = new URL("../../../build/server/content-fit.json", import.meta.url);
+const corpusHash = (seed: readonly Example[]) => createHash("sha256").update(JSON.stringify(seed)).digest("hex");
+
+export function writeFit(seed: readonly Example[] = seedCorpus(), file = FIT_FILE): void {
+  const fit = { corpus: corpusHash(seed), combination: new ContentModel(seed).combination };
+  writeFileSync(file, `${JSON.stringify(fit)}\n`);
+}
+
+function builtFit(seed: readonly Example[]): Combination | undefined {
+  try {
+    const fit = JSON.parse(readFileSync(FIT_FILE, "utf8")) as { corpus: string; combination: Combination };
+    return fit.corpus === corpusHash(seed) ? fit.combination : undefined;
+  } catch {
+    return undefined;
+  }
+}
+
 /** How often an instance asks the database whether the marks changed: a mark reaches every instance within this. */
 export const RELEARN_CHECK_MS = 2_000;
 
 /**
  * The filter as the pipeline uses it: the seed corpus plus the marks in the database, learned again
- * when the marks change. Marks are few, so learning everything again takes milliseconds.
+ * when the marks change. Marks are few, so learning everything again takes milliseconds. Nothing is
+ * read or built until the first message it scores: a server with SPAM_FILTER=off never builds it.
  */
 export class ContentFilter {
-  private model: ContentModel;
+  private model: ContentModel | null = null;
   /** Built from the seed alone, the model has learned no marks: a start without marks learns nothing again. */
   private revision = training.NO_MARKS;
   private checkedAt = 0;
-  private readonly seed: readonly Example[];
-  private readonly db: Sql;
-  /** Fitted once on the seed: marks move the words, not how far words are trusted. */
-  private readonly combination: Combination;
+  private seed: readonly Example[] = [];
 
-  /** The seed corpus, and the database whose marks (storage/training.ts) it learns from. */
-  constructor(seed: readonly Example[], db: Sql) {
-    this.seed = seed;
+  /** The database whose marks (storage/training.ts) it learns from; `corpusDir`: a seed corpus other than the shipped one. */
+  private readonly db: Sql;
+  private readonly corpusDir: string | undefined;
+
+  /** The database whose marks (storage/training.ts) it learns from; `corpusDir`: a seed corpus other than the shipped one. */
+  constructor(db: Sql, corpusDir?: string) {
     this.db = db;
-    this.model = new ContentModel(seed);
-    this.combination = this.model.combination;
+    this.corpusDir = corpusDir;
   }
 
   /** Learn again if the marks changed since the last look (at most every RELEARN_CHECK_MS). */
   async refresh(now = Date.now()): Promise<void> {
+    if (!this.model) {
+      this.seed = seedCorpus(this.corpusDir);
+      this.model = new ContentModel(this.seed, [], builtFit(this.seed));
+    }
     if (now - this.checkedAt < RELEARN_CHECK_MS) return;
     this.checkedAt = now;
     const revision = await training.revision(this.db);
     if (revision === this.revision) return;
-    this.model = new ContentModel(this.seed, await training.examples(this.db), this.combination);
+    // Fitted once on the seed: marks move the words, not how far words are trusted.
+    this.model = new ContentModel(this.seed, await training.examples(this.db), this.model.combination);
     this.revision = revision;
   }
 
+  private get fitted(): ContentModel {
+    if (!this.model) throw new Error("ContentFilter: refresh() before scoring");
+    return this.model;
+  }
+
   score(input: Input, log2Odds = 0): number {
-    return this.model.score(input, log2Odds);
+    return this.fitted.score(input, log2Odds);
   }
 
   evidence(input: Input): string[] {
-    return this.model.evidence(input);
+    return this.fitted.evidence(input);
   }
 }
