@@ -41,11 +41,6 @@ const routes = z
       ctx.addIssue({ code: "custom", message: "a JSON object of service names" });
       return z.NEVER;
     }
-    // JSON.parse keeps the last of two entries with one name: the first would be dropped silently.
-    const names = topLevelKeys(v);
-    for (const twice of new Set(names.filter((n, i) => names.indexOf(n) !== i))) {
-      ctx.addIssue({ code: "custom", message: `"${twice}" is named twice (one entry per service)` });
-    }
     const out: Record<string, Route> = {};
     for (const [key, value] of Object.entries(json)) {
       if (!ROUTE_KEYS.includes(key)) {
@@ -60,22 +55,6 @@ const routes = z
     }
     return out;
   });
-
-/** The names at the top level of a JSON object, in order, repeats included. */
-function topLevelKeys(json: string): string[] {
-  const keys: string[] = [];
-  let depth = 0;
-  for (let i = 0; i < json.length; i++) {
-    const c = json[i];
-    if (c === '"') {
-      const text = /^"(?:[^"\\]|\\.)*"/.exec(json.slice(i))?.[0] ?? '""';
-      if (depth === 1 && /^\s*:/.test(json.slice(i + text.length))) keys.push(JSON.parse(text) as string);
-      i += text.length - 1;
-    } else if (c === "{" || c === "[") depth += 1;
-    else if (c === "}" || c === "]") depth -= 1;
-  }
-  return keys;
-}
 
 export const schema = z.object({
   // ---------------------------------------------------------------- build time
