@@ -1,4 +1,4 @@
-import { type Database, type Sql, writeAlone } from "./database.ts";
+import type { Database, Sql } from "./database.ts";
 import { INQUIRY_COLUMNS, toInquiry } from "./records.ts";
 
 /**
@@ -61,17 +61,12 @@ export async function claimDue(db: Database, { workerId, channels, leaseMs }: Cl
 
 /** Hold a claim longer: a send still under way is never taken over while its worker lives. */
 export async function extendClaim(db: Sql, id: string, workerId: string, until: number): Promise<void> {
-  await writeAlone(db, "UPDATE deliveries SET claimed_until = ? WHERE id = ? AND claimed_by = ?", [
-    until,
-    id,
-    workerId,
-  ]);
+  await db.query("UPDATE deliveries SET claimed_until = ? WHERE id = ? AND claimed_by = ?", [until, id, workerId]);
 }
 
 /** Mark a claimed delivery sent. False if its claim was lost (another worker took it over after the lease). */
 export async function markSent(db: Sql, id: string, workerId: string, now: number, target: string | null) {
-  const rows = await writeAlone(
-    db,
+  const rows = await db.query(
     `UPDATE deliveries SET status = 'sent', sent_at = ?, target = ?, claimed_by = NULL, claimed_until = NULL, last_error = NULL
        WHERE id = ? AND claimed_by = ? RETURNING id`,
     [now, target, id, workerId],
@@ -84,8 +79,7 @@ export async function markSent(db: Sql, id: string, workerId: string, now: numbe
  * if its claim was lost or its inquiry was held meanwhile: then `cancelHeld`.
  */
 export async function markRetry(db: Sql, id: string, workerId: string, nextAttemptAt: number, error: string) {
-  const rows = await writeAlone(
-    db,
+  const rows = await db.query(
     `UPDATE deliveries SET status = 'pending', next_attempt_at = ?, last_error = ?, claimed_by = NULL, claimed_until = NULL
        WHERE id = ? AND claimed_by = ? AND NOT ${HELD} RETURNING id`,
     [nextAttemptAt, error.slice(0, 1000), id, workerId],
@@ -95,8 +89,7 @@ export async function markRetry(db: Sql, id: string, workerId: string, nextAttem
 
 /** A claimed delivery that failed for good. False (nothing changed) as `markRetry`. */
 export async function markFailed(db: Sql, id: string, workerId: string, error: string) {
-  const rows = await writeAlone(
-    db,
+  const rows = await db.query(
     `UPDATE deliveries SET status = 'failed', last_error = ?, claimed_by = NULL, claimed_until = NULL
        WHERE id = ? AND claimed_by = ? AND NOT ${HELD} RETURNING id`,
     [error.slice(0, 1000), id, workerId],
@@ -109,7 +102,7 @@ export async function markFailed(db: Sql, id: string, workerId: string, error: s
  * the waiting ones were (storage/inquiries.ts `markSpam`). True if it was.
  */
 export async function cancelHeld(db: Sql, id: string, workerId: string): Promise<boolean> {
-  const rows = await writeAlone(db, `DELETE FROM deliveries WHERE id = ? AND claimed_by = ? AND ${HELD} RETURNING id`, [
+  const rows = await db.query(`DELETE FROM deliveries WHERE id = ? AND claimed_by = ? AND ${HELD} RETURNING id`, [
     id,
     workerId,
   ]);
@@ -118,8 +111,7 @@ export async function cancelHeld(db: Sql, id: string, workerId: string): Promise
 
 /** Give back every delivery a stopping worker still holds, to be sent by the next one at once. */
 export async function giveBack(db: Sql, workerId: string): Promise<number> {
-  const rows = await writeAlone(
-    db,
+  const rows = await db.query(
     `UPDATE deliveries SET status = 'pending', claimed_by = NULL, claimed_until = NULL, attempts = attempts - 1
        WHERE claimed_by = ? AND status = 'sending' RETURNING id`,
     [workerId],
@@ -129,8 +121,7 @@ export async function giveBack(db: Sql, workerId: string): Promise<number> {
 
 /** Failed deliveries (of one channel, or all) back to pending, due now, with a fresh retry window. */
 export async function retryFailed(db: Sql, now: number, channel?: string): Promise<number> {
-  const rows = await writeAlone(
-    db,
+  const rows = await db.query(
     `UPDATE deliveries SET status = 'pending', next_attempt_at = ?, created_at = ?, attempts = 0
      WHERE status = 'failed'${channel ? " AND channel = ?" : ""} RETURNING id`,
     channel ? [now, now, channel] : [now, now],
