@@ -19,10 +19,10 @@ import { loadNotFoundPages, loadStaticFiles } from "./static.ts";
 
 /**
  * The production server and its composition root (started by server.js, which checks the Node
- * version first): reads the configuration once (server/config.ts) and the build, makes the secret
- * keys, the metrics, the contact pipeline (in the background) and the app (server/app.ts), hands
- * each what it needs, listens, and stops cleanly on SIGTERM. `npm start` builds first if needed
- * (scripts/ensure-build.js).
+ * version first): reads the configuration once (server/config.ts), makes the secret keys, the
+ * metrics and the app (server/app.ts), hands each what it needs, and listens; what the first page
+ * does not need (React Router's build, the contact pipeline) loads once it is served. It stops
+ * cleanly on SIGTERM. `npm start` builds first if needed (scripts/ensure-build.js).
  */
 
 const root = fileURLToPath(new URL("../", import.meta.url));
