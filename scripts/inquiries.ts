@@ -1,4 +1,16 @@
-import { chmodSync, copyFileSync, existsSync, mkdirSync, renameSync, rmSync, utimesSync, writeFileSync } from "node:fs";
+import {
+  chmodSync,
+  closeSync,
+  copyFileSync,
+  existsSync,
+  mkdirSync,
+  openSync,
+  readSync,
+  renameSync,
+  rmSync,
+  utimesSync,
+  writeFileSync,
+} from "node:fs";
 import { dirname, join, resolve } from "node:path";
 import { DatabaseSync } from "node:sqlite";
 import { parseArgs } from "node:util";
@@ -12,7 +24,7 @@ import { performAction } from "../server/contact/review/actions.ts";
 import { takenBy } from "../server/contact/review/page.ts";
 import { sayBusinessTime, timingOf } from "../server/contact/review/promise.ts";
 import { promised, replyFigures } from "../server/contact/review/reply-figures.ts";
-import { DATABASE_FILE, dataDirHolder, holdDataDir, isSqliteFile } from "../server/contact/storage/data-dir.ts";
+import { DATABASE_FILE, dataDirHolder, holdDataDir } from "../server/contact/storage/data-dir.ts";
 import { type Database, StorageUnavailableError } from "../server/contact/storage/database.ts";
 import * as inquiries from "../server/contact/storage/inquiries.ts";
 import { listKeys, rotateKey } from "../server/contact/storage/keys.ts";
@@ -646,6 +658,17 @@ function checkBackup(file: string): { ok: true; inquiries: number } | { ok: fals
     return { ok: false, reason: `it cannot be read as a database (${(err as Error).message})` };
   } finally {
     backup?.close();
+  }
+}
+
+/** Is this file an SQLite database (its first 16 bytes)? */
+function isSqliteFile(path: string): boolean {
+  const fd = openSync(path, "r");
+  try {
+    const head = Buffer.alloc(16);
+    return readSync(fd, head, 0, 16, 0) === 16 && head.toString("latin1") === "SQLite format 3\0";
+  } finally {
+    closeSync(fd);
   }
 }
 

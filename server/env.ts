@@ -218,7 +218,6 @@ export type Env = z.infer<typeof schema>;
 /** Which variables are read at build time, and again at run time (the rest only at run time). */
 export const BUILD_TIME = ["SITE_URL", "CONTACT_ENDPOINT", "CONTACT_PUBLIC_KEY"] as const;
 
-/** The environment, validated; an empty variable (`DATABASE_URL=` in a .env) means "not set". */
 /**
  * The variables that are set, as the server reads them. `podman run --env-file` and `docker run
  * --env-file` keep the quotes that a shell, Node's --env-file and compose's env_file take away: a

@@ -1,4 +1,4 @@
-import { closeSync, openSync, readFileSync, readSync, writeFileSync } from "node:fs";
+import { readFileSync, writeFileSync } from "node:fs";
 import { hostname } from "node:os";
 import { join } from "node:path";
 import { DatabaseSync } from "node:sqlite";
@@ -41,16 +41,5 @@ export function dataDirHolder(dataDir: string): DataDirUser | null {
     return JSON.parse(readFileSync(join(dataDir, HOLDER_FILE), "utf8")) as DataDirUser;
   } catch {
     return null;
-  }
-}
-
-/** Is this file an SQLite database (its first 16 bytes)? */
-export function isSqliteFile(path: string): boolean {
-  const fd = openSync(path, "r");
-  try {
-    const head = Buffer.alloc(16);
-    return readSync(fd, head, 0, 16, 0) === 16 && head.toString("latin1") === "SQLite format 3\0";
-  } finally {
-    closeSync(fd);
   }
 }
