@@ -53,7 +53,6 @@ const FORM_PATHS = new Set(["/contact", "/contact/"]);
 /** The app, and once React Router is loaded `ready` (rejected, naming why, for a build it cannot run). */
 export function createApp(o: AppOptions): { app: express.Express; ready: Promise<void> } {
   const { config, log, files, tokens, metrics } = o;
-  // /metrics exists on the site's port only with METRICS_TOKEN; otherwise it is an unknown path (404).
   const probePaths = new Set(config.METRICS_TOKEN ? ["/healthz", "/readyz", "/metrics"] : ["/healthz", "/readyz"]);
   const isPage = (path: string) => files.has(path);
 
@@ -66,7 +65,6 @@ export function createApp(o: AppOptions): { app: express.Express; ready: Promise
   app.use(requestLog(log));
   app.use(warnUntrustedProxy(app.get("trust proxy fn"), log));
 
-  // Security headers on every response (server/security.ts); pages replace the CSP with their own.
   app.use((req, res, next) => {
     setBaseHeaders(res, req.secure);
     next();
@@ -100,7 +98,6 @@ export function createApp(o: AppOptions): { app: express.Express; ready: Promise
   app.use(canonicalRedirect(isPage));
   app.use(serveStatic(files, { formToken: () => tokens.issue() }));
   app.use(serveNotFound(o.notFound));
-  // Only the no-JavaScript form post gets this far: React Router runs its action and renders the page.
   app.post([...FORM_PATHS], formPostGuard(MAX_BODY_BYTES));
   app.use(compression());
   app.use(policyFromRouter());
