@@ -1,5 +1,4 @@
 import { timingSafeEqual } from "node:crypto";
-import compression from "compression";
 import express, { type ErrorRequestHandler, type RequestHandler } from "express";
 import onHeaders from "on-headers";
 import type { Logger } from "pino";
@@ -90,16 +89,21 @@ export function createApp(o: AppOptions): { app: express.Express; ready: Promise
   const pages: RequestHandler = (req, res, next) => {
     router.then((handle) => handle(req, res, next), next);
   };
+  // Only React Router's answers are compressed here (static.ts has its own): loaded with it.
+  const compressor = o.build.then(async () => (await import("compression")).default());
+  const compression: RequestHandler = (req, res, next) => {
+    compressor.then((compress) => compress(req, res, next), next);
+  };
   // The page behind a lead's signed links (contact/review/page.ts): React Router renders it on
   // every request; GET shows, POST (its button) acts. Never stored, indexed or passed on as a referrer.
-  app.all(LEAD_PATH, leadHeaders(), compression(), policyFromRouter(), pages);
+  app.all(LEAD_PATH, leadHeaders(), compression, policyFromRouter(), pages);
 
   app.use(methodGuard({ isKnown: (path) => isPage(path) || probePaths.has(path), formPaths: FORM_PATHS }));
   app.use(canonicalRedirect(isPage));
   app.use(serveStatic(files, { formToken: () => tokens.issue() }));
   app.use(serveNotFound(o.notFound));
   app.post([...FORM_PATHS], formPostGuard(MAX_BODY_BYTES));
-  app.use(compression());
+  app.use(compression);
   app.use(policyFromRouter());
 
   app.use(pages);
