@@ -196,7 +196,7 @@ async function main() {
     const removeVolume = () => spawnSync("podman", [...PODMAN, "volume", "rm", "-f", "-v", "teton-data"]);
     spawnSync("podman", [...PODMAN, "rm", "-f", "-v", "teton"]);
     removeVolume();
-    const sqliteEnv = { SPAM_MIN_FILL_MS: "0" };
+    const sqliteEnv = { SPAM_FILTER: "off" };
     run("teton", port, sqliteEnv, "teton-data", ["--env-file", join(root, ".env.example")]);
     try {
       const data = podman("volume", "inspect", "teton-data", "--format", "{{.Mountpoint}}");
@@ -588,7 +588,6 @@ DATABASE_URL=${pg.url}
 RATE_LIMIT_PER_MINUTE=1000
 RATE_LIMIT_PER_DAY=100000
 RATE_LIMIT_NETWORK_PER_MINUTE=1000
-SPAM_MIN_FILL_MS=0
 SPAM_FILTER=off
 `,
     );

@@ -1,10 +1,8 @@
 import { timingSafeEqual } from "node:crypto";
-import { createRequestHandler } from "@react-router/express";
-import compression from "compression";
 import express, { type ErrorRequestHandler, type RequestHandler } from "express";
 import onHeaders from "on-headers";
 import type { Logger } from "pino";
-import { RouterContextProvider, type ServerBuild } from "react-router";
+import type { ServerBuild } from "react-router";
 import { CONTACT_API_PATH } from "../app/contact/api.ts";
 import type { ContactContextKey } from "../app/contact/context.ts";
 import { LEAD_PATH } from "../app/contact/lead.ts";
@@ -13,7 +11,6 @@ import { contactEndpoint, MAX_BODY_BYTES, noted } from "./contact/http/endpoint.
 import type { FormTokens } from "./contact/intake/form-token.ts";
 import type { ContactMetrics } from "./contact/metrics.ts";
 import type { LeadLinks } from "./contact/review/links.ts";
-import { leadPage } from "./contact/review/page.ts";
 import type { ContactRuntime } from "./contact/runtime.ts";
 import {
   bodyLimit,
@@ -38,7 +35,8 @@ import { serveNotFound, serveStatic } from "./static.ts";
 export type AppOptions = {
   config: Config;
   log: Logger;
-  build: ServerBuild;
+  /** React Router's server build: loaded while the first pages are served (only the form post without JavaScript and the lead page need it). */
+  build: Promise<ServerBuild>;
   files: Map<string, StaticFile>;
   notFound: Array<[string, StaticFile]>;
   tokens: FormTokens;
@@ -51,9 +49,9 @@ export type AppOptions = {
 
 const FORM_PATHS = new Set(["/contact", "/contact/"]);
 
-export function createApp(o: AppOptions): express.Express {
+/** The app, and once React Router is loaded `ready` (rejected, naming why, for a build it cannot run). */
+export function createApp(o: AppOptions): { app: express.Express; ready: Promise<void> } {
   const { config, log, files, tokens, metrics } = o;
-  // /metrics exists on the site's port only with METRICS_TOKEN; otherwise it is an unknown path (404).
   const probePaths = new Set(config.METRICS_TOKEN ? ["/healthz", "/readyz", "/metrics"] : ["/healthz", "/readyz"]);
   const isPage = (path: string) => files.has(path);
 
@@ -66,7 +64,6 @@ export function createApp(o: AppOptions): express.Express {
   app.use(requestLog(log));
   app.use(warnUntrustedProxy(app.get("trust proxy fn"), log));
 
-  // Security headers on every response (server/security.ts); pages replace the CSP with their own.
   app.use((req, res, next) => {
     setBaseHeaders(res, req.secure);
     next();
@@ -88,23 +85,30 @@ export function createApp(o: AppOptions): express.Express {
     }),
   );
 
-  const pages = reactRouter(o);
+  const router = reactRouter(o);
+  const pages: RequestHandler = (req, res, next) => {
+    router.then((handle) => handle(req, res, next), next);
+  };
+  // Only React Router's answers are compressed here (static.ts has its own): loaded with it.
+  const compressor = o.build.then(async () => (await import("compression")).default());
+  const compression: RequestHandler = (req, res, next) => {
+    compressor.then((compress) => compress(req, res, next), next);
+  };
   // The page behind a lead's signed links (contact/review/page.ts): React Router renders it on
   // every request; GET shows, POST (its button) acts. Never stored, indexed or passed on as a referrer.
-  app.all(LEAD_PATH, leadHeaders(), compression(), policyFromRouter(), pages);
+  app.all(LEAD_PATH, leadHeaders(), compression, policyFromRouter(), pages);
 
   app.use(methodGuard({ isKnown: (path) => isPage(path) || probePaths.has(path), formPaths: FORM_PATHS }));
   app.use(canonicalRedirect(isPage));
   app.use(serveStatic(files, { formToken: () => tokens.issue() }));
   app.use(serveNotFound(o.notFound));
-  // Only the no-JavaScript form post gets this far: React Router runs its action and renders the page.
   app.post([...FORM_PATHS], formPostGuard(MAX_BODY_BYTES));
-  app.use(compression());
+  app.use(compression);
   app.use(policyFromRouter());
 
   app.use(pages);
   app.use(lastResort(log));
-  return app;
+  return { app, ready: router.then(() => undefined) };
 }
 
 /** One JSON line per request. No query strings, addresses or bodies: they can carry personal data. */
@@ -168,7 +172,13 @@ function probes({ runtime, config, metrics }: AppOptions): express.Router {
  * React Router's handler, for the no-JavaScript form post: the route's action reads the pipeline
  * under the bundle's own context key (app/entry.server.tsx exports it; a build without it stops the start).
  */
-function reactRouter({ build, config, runtime, tokens, links, log }: AppOptions): RequestHandler {
+async function reactRouter({ config, runtime, tokens, links, log, ...o }: AppOptions): Promise<RequestHandler> {
+  const build = await o.build;
+  const [{ createRequestHandler }, { RouterContextProvider }, { leadPage }] = await Promise.all([
+    import("@react-router/express"),
+    import("react-router"),
+    import("./contact/review/page.ts"),
+  ]);
   // React Router checks a form post's Origin against the Host; behind a proxy, name the public hosts.
   const actionHosts = config.allowedOrigins.map((origin) => new URL(origin).host);
   const contactContext = (build.entry.module as { contactContext?: ContactContextKey }).contactContext;

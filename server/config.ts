@@ -9,7 +9,8 @@ import {
   OUTBOX_RETRY_MAX_MS,
 } from "./contact/delivery/worker.ts";
 import { RETENTION_INTERVAL_MS } from "./contact/housekeeping.ts";
-import { seedCorpus } from "./contact/intake/content-filter.ts";
+import { HOLD_SCORE, SUSPECT_SCORE } from "./contact/intake/content-filter.ts";
+import { FORM_TOKEN_MAX_AGE_MS, MAX_LINKS, MIN_FILL_MS } from "./contact/intake/spam.ts";
 import { HELD_SUMMARY_INTERVAL_MS } from "./contact/review/held-summary.ts";
 import { loadEnv, setVariables } from "./env.ts";
 import { externalOrigin } from "./security.ts";
@@ -37,6 +38,13 @@ export const TUNING = {
   DELIVERY_TIMEOUT_MS,
   HELD_SUMMARY_INTERVAL_MS,
   RETENTION_INTERVAL_MS,
+  SPAM_HOLD_SCORE: HOLD_SCORE,
+  SPAM_SUSPECT_SCORE: SUSPECT_SCORE,
+  SPAM_MIN_FILL_MS: MIN_FILL_MS,
+  SPAM_MAX_LINKS: MAX_LINKS,
+  FORM_TOKEN_MAX_AGE_MS,
+  /** The content filter's seed corpus folder; unset, the one shipped in server/contact/intake/corpus/. */
+  SPAM_CORPUS_DIR: undefined as string | undefined,
 };
 export type Tuning = typeof TUNING;
 
@@ -51,10 +59,10 @@ export const loadBuildEnv = (source: NodeJS.ProcessEnv = process.env) => loadEnv
 
 export function loadConfig(source: NodeJS.ProcessEnv = process.env, tuning: Partial<Tuning> = {}) {
   const env = loadEnv(source);
+  const tuned = { ...TUNING, ...tuning };
   return {
     ...env,
-    ...TUNING,
-    ...tuning,
+    ...tuned,
     dataDir: resolve(env.DATA_DIR),
     /** Whether SITE_URL was set (unset, it is the example's: review/links.ts refuses that in production). */
     siteUrlSet: "SITE_URL" in setVariables(source),
@@ -74,7 +82,5 @@ export function loadConfig(source: NodeJS.ProcessEnv = process.env, tuning: Part
     contactOrigin: externalOrigin(env.CONTACT_ENDPOINT),
     /** Leads routed by service line (delivery/routing.ts). */
     routes: env.CONTACT_ROUTES ?? {},
-    /** The content filter's seed corpus (intake/content-filter.ts): read here, so a bad folder stops the start. */
-    spamSeed: seedCorpus(env.SPAM_CORPUS_DIR ? resolve(env.SPAM_CORPUS_DIR) : undefined),
   };
 }

@@ -15,7 +15,6 @@ import { parseTrustProxy } from "./guards.ts";
  */
 
 const positiveInt = z.coerce.number().int().positive();
-const probability = z.coerce.number().gt(0).lt(1, { error: "a probability between 0 and 1 (exclusive)" });
 
 /** Where one service line's leads go: each channel's field (`to`, `slack`, `webhook`), all optional. */
 const route = z.strictObject(
@@ -42,11 +41,6 @@ const routes = z
       ctx.addIssue({ code: "custom", message: "a JSON object of service names" });
       return z.NEVER;
     }
-    // JSON.parse keeps the last of two entries with one name: the first would be dropped silently.
-    const names = topLevelKeys(v);
-    for (const twice of new Set(names.filter((n, i) => names.indexOf(n) !== i))) {
-      ctx.addIssue({ code: "custom", message: `"${twice}" is named twice (one entry per service)` });
-    }
     const out: Record<string, Route> = {};
     for (const [key, value] of Object.entries(json)) {
       if (!ROUTE_KEYS.includes(key)) {
@@ -61,22 +55,6 @@ const routes = z
     }
     return out;
   });
-
-/** The names at the top level of a JSON object, in order, repeats included. */
-function topLevelKeys(json: string): string[] {
-  const keys: string[] = [];
-  let depth = 0;
-  for (let i = 0; i < json.length; i++) {
-    const c = json[i];
-    if (c === '"') {
-      const text = /^"(?:[^"\\]|\\.)*"/.exec(json.slice(i))?.[0] ?? '""';
-      if (depth === 1 && /^\s*:/.test(json.slice(i + text.length))) keys.push(JSON.parse(text) as string);
-      i += text.length - 1;
-    } else if (c === "{" || c === "[") depth += 1;
-    else if (c === "}" || c === "]") depth -= 1;
-  }
-  return keys;
-}
 
 export const schema = z.object({
   // ---------------------------------------------------------------- build time
@@ -191,52 +169,16 @@ export const schema = z.object({
   }),
   METRICS_TOKEN: z.string().min(16, "at least 16 characters").optional().meta({
     description:
-      "serve Prometheus metrics at `/metrics` on the site's port to requests with `Authorization: Bearer <token>` (≥ 16 characters). Unset: `/metrics` does not exist there",
+      "serve Prometheus metrics at `/metrics` on the site's port to requests with `Authorization: Bearer <token>` (≥ 16 characters); Prometheus sends it with `authorization: {credentials: …}`. Unset: `/metrics` does not exist",
   }),
-  METRICS_PORT: z.coerce
-    .number()
-    .int()
-    .min(1)
-    .max(65_535)
-    .optional()
-    .meta({ description: "serve `/metrics` without a token on a port of its own" }),
-  METRICS_HOST: z.string().default("127.0.0.1").meta({ description: "the address that metrics port binds to" }),
   SPAM_FILTER: z.enum(["on", "off"], { error: "on or off" }).default("on").meta({
     description:
       "the spam layers (form token, fill time, links, duplicates, content); `off` leaves only the honeypot. See [Spam](operations.md#spam)",
-  }),
-  SPAM_CORPUS_DIR: z.string().optional().meta({
-    description:
-      "a folder of `spam*.tsv` and `genuine*.tsv` files (`company<TAB>message` a line) the content filter starts from instead of the corpus shipped in `server/contact/intake/corpus/`; a folder that cannot be read or lacks either kind stops the start",
-    shownDefault: "the shipped corpus",
-  }),
-  SPAM_SUSPECT_SCORE: probability.default(0.45).meta({
-    description:
-      'a lead the content filter scores at or above this (and below `SPAM_HOLD_SCORE`) is delivered marked as possible spam: `[Possible spam]` in the subject, said in Slack, `"spam": {"verdict": "suspect"}` in the webhook. See [Spam](operations.md#spam)',
-  }),
-  SPAM_HOLD_SCORE: probability.default(0.998).meta({
-    description:
-      "a message the content filter scores at or above this is held (stored, delivered nowhere, listed in the held summary)",
   }),
   INQUIRY_LINK_DAYS: positiveInt.default(30).meta({
     description:
       "how long the signed Spam / Not spam links in a lead's email, Slack message, webhook and the held summary work. See [The links in a lead](operations.md#the-links-in-a-lead)",
   }),
-  SPAM_MIN_FILL_MS: z.coerce
-    .number()
-    .int()
-    .min(0)
-    .default(3_000)
-    .meta({ description: "a message sent sooner than this after its page was served is held" }),
-  SPAM_MAX_LINKS: z.coerce
-    .number()
-    .int()
-    .min(0)
-    .default(2)
-    .meta({ description: "a message with more links than this is held" }),
-  FORM_TOKEN_MAX_AGE_MS: positiveInt
-    .default(24 * 60 * 60_000)
-    .meta({ description: "a message from a page served longer ago than this is held" }),
 });
 
 export type Env = z.infer<typeof schema>;
@@ -244,7 +186,6 @@ export type Env = z.infer<typeof schema>;
 /** Which variables are read at build time, and again at run time (the rest only at run time). */
 export const BUILD_TIME = ["SITE_URL", "CONTACT_ENDPOINT", "CONTACT_PUBLIC_KEY"] as const;
 
-/** The environment, validated; an empty variable (`DATABASE_URL=` in a .env) means "not set". */
 /**
  * The variables that are set, as the server reads them. `podman run --env-file` and `docker run
  * --env-file` keep the quotes that a shell, Node's --env-file and compose's env_file take away: a
@@ -268,9 +209,6 @@ export function loadEnv(source: NodeJS.ProcessEnv): Env {
     throw new Error(`Invalid environment: ${problems.join("; ")}`);
   }
   const problems = CHANNELS.map((c) => c.check?.(parsed.data)).filter(Boolean);
-  if (parsed.data.SPAM_SUSPECT_SCORE >= parsed.data.SPAM_HOLD_SCORE) {
-    problems.push("SPAM_SUSPECT_SCORE: must be below SPAM_HOLD_SCORE (the band of possible spam lies between them)");
-  }
   if (problems.length > 0) throw new Error(`Invalid environment: ${problems.join("; ")}`);
   return parsed.data;
 }

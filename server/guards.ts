@@ -1,6 +1,7 @@
 import { isIP } from "node:net";
 import type { NextFunction, Request, RequestHandler, Response } from "express";
 import ipaddr from "ipaddr.js";
+import proxyaddr from "proxy-addr";
 
 /**
  * What the server checks before any page, file or form handler runs, so that no request — whatever
@@ -28,12 +29,10 @@ function refuse(req: Request, res: Response, status: number, text: string, heade
 
 // ---------------------------------------------------------------- TRUST_PROXY
 
-const NAMED_SUBNETS = new Set(["loopback", "linklocal", "uniquelocal"]);
-
 /**
  * TRUST_PROXY as Express documents `trust proxy`: `true`/`false`, a number of hops, or a
- * comma-separated list of addresses, subnets (CIDR) and the names loopback, linklocal, uniquelocal.
- * Empty or unset: loopback. Anything else throws one line naming what is wrong.
+ * comma-separated list of addresses, subnets (CIDR) and the names loopback, linklocal, uniquelocal,
+ * checked by proxy-addr, which Express hands it to. Empty or unset: loopback.
  */
 export function parseTrustProxy(value: string | undefined): boolean | number | string[] {
   const v = (value ?? "").trim();
@@ -42,23 +41,14 @@ export function parseTrustProxy(value: string | undefined): boolean | number | s
   if (v === "false") return false;
   if (/^\d+$/.test(v)) return Number(v);
   const parts = v.split(",").map((p) => p.trim());
-  for (const p of parts) {
-    if (NAMED_SUBNETS.has(p)) continue;
-    const ok = p.includes("/") ? isCidr(p) : isIP(p) !== 0;
-    if (!ok) {
-      throw new Error(
-        `TRUST_PROXY: "${p}" is not an address, a subnet, a hop count or one of loopback, linklocal, uniquelocal`,
-      );
-    }
+  try {
+    proxyaddr.compile(parts);
+  } catch (err) {
+    throw new Error(
+      `TRUST_PROXY: "${v}" is not an address, a subnet, a hop count or one of loopback, linklocal, uniquelocal (${(err as Error).message})`,
+    );
   }
   return parts;
-}
-
-function isCidr(p: string): boolean {
-  const [addr = "", bits = "", ...rest] = p.split("/");
-  const version = isIP(addr);
-  const max = version === 4 ? 32 : 128;
-  return version !== 0 && rest.length === 0 && /^\d{1,3}$/.test(bits) && Number(bits) <= max;
 }
 
 /** Where a proxy the operator runs may be: its address is logged; any other may be a visitor's. */

@@ -10,19 +10,19 @@ import { type Config, loadConfig, tuningFromArgs } from "./config.ts";
 import { channelsOf, routingOf, unnamedProcessors } from "./contact/delivery/routing.ts";
 import { secretKeys } from "./contact/intake/address-hash.ts";
 import { KeyRing } from "./contact/keys.ts";
-import { type ContactMetrics, createMetrics } from "./contact/metrics.ts";
+import { createMetrics } from "./contact/metrics.ts";
 import { siteUrlProblem } from "./contact/review/links.ts";
 import { startContactRuntime } from "./contact/runtime.ts";
-import { keepPrivate, markInUse } from "./contact/storage/data-dir.ts";
+import { dataDirHolder, holdDataDir } from "./contact/storage/data-dir.ts";
 import { PLACEHOLDER_WARNING, placeholderContacts } from "./facts.ts";
 import { loadNotFoundPages, loadStaticFiles } from "./static.ts";
 
 /**
  * The production server and its composition root (started by server.js, which checks the Node
- * version first): reads the configuration once (server/config.ts) and the build, makes the secret
- * keys, the metrics, the contact pipeline (in the background) and the app (server/app.ts), hands
- * each what it needs, listens, and stops cleanly on SIGTERM. `npm start` builds first if needed
- * (scripts/ensure-build.js).
+ * version first): reads the configuration once (server/config.ts), makes the secret keys, the
+ * metrics and the app (server/app.ts), hands each what it needs, and listens; what the first page
+ * does not need (React Router's build, the contact pipeline) loads once it is served. It stops
+ * cleanly on SIGTERM. `npm start` builds first if needed (scripts/ensure-build.js).
  */
 
 const root = fileURLToPath(new URL("../", import.meta.url));
@@ -86,56 +86,65 @@ if (placeholders.length > 0) log.warn({ placeholders }, PLACEHOLDER_WARNING);
 // database (contact/keys.ts): read when the contact storage starts.
 const keys = secretKeys(new KeyRing(), config);
 
-// What holds a lead is its owner's alone (files 0600, folders 0700), whatever the umask; on SQLite the
-// data folder is marked as used by this process, so a restore refuses while it runs (storage/data-dir.ts).
+// What holds a lead is its owner's alone, whatever the shell's umask: files 0600, folders 0700.
+process.umask(0o077);
+// On SQLite one server per data folder: a second refuses, and so does `restore` while this one runs.
 let inUse: { release(): void } | null = null;
-try {
-  // The mark first, and on its own: nothing about modes may leave a running server unmarked.
-  if (!config.DATABASE_URL) {
+if (!config.DATABASE_URL) {
+  let taken = false;
+  try {
     mkdirSync(config.dataDir, { recursive: true });
-    inUse = markInUse(config.dataDir);
-  }
-  const untouched = keepPrivate(config.dataDir);
-  if (untouched.length > 0)
+    inUse = holdDataDir(config.dataDir);
+    taken = inUse === null;
+  } catch (err) {
     log.warn(
-      { untouched },
-      "files in the data folder whose mode this server may not change: make them private by hand",
+      { reason: (err as Error).message },
+      "the data folder cannot be used yet: the contact storage will say why",
     );
-} catch (err) {
-  log.warn(
-    { reason: (err as Error).message },
-    "the data folder cannot be prepared yet: the contact storage will say why",
-  );
+  }
+  if (taken) {
+    const holder = dataDirHolder(config.dataDir);
+    refuseToStart(
+      new Error(
+        `another server uses ${config.dataDir}${holder ? ` (process ${holder.pid} on ${holder.host})` : ""}: one server per data folder`,
+      ),
+    );
+  }
 }
 const metrics = createMetrics();
 const files = loadStaticFiles(clientDir, config.contactOrigin);
-const build = (await import(serverBuild)) as ServerBuild;
+// The first page is served before anything it does not need is loaded: the contact pipeline starts
+// (in the background: pages are served even while storage does not work, contact/runtime.ts), and
+// React Router loads, once the first request is answered or the server has listened idle a moment.
+let firstServed = () => {};
+const served = new Promise<void>((resolve) => {
+  firstServed = resolve;
+});
+const runtime = startContactRuntime(config, log, { keys, metrics, after: served });
 
-// Started in the background: pages are served even while storage does not work (server/contact/runtime.ts).
-const runtime = startContactRuntime(config, log, { keys, metrics });
-
-let app: ReturnType<typeof createApp>;
-try {
-  app = createApp({
-    config,
-    log,
-    build,
-    files,
-    notFound: loadNotFoundPages(clientDir, config.contactOrigin),
-    tokens: keys.tokens,
-    links: keys.links,
-    metrics,
-    runtime,
-  });
-} catch (err) {
+const { app, ready } = createApp({
+  config,
+  log,
+  build: served.then(() => import(serverBuild) as Promise<ServerBuild>),
+  files,
+  notFound: loadNotFoundPages(clientDir, config.contactOrigin),
+  tokens: keys.tokens,
+  links: keys.links,
+  metrics,
+  runtime,
+});
+// A build the server cannot run stops the start, once React Router has loaded it. Everything is
+// loaded then: the compile cache (server.js) is written now, not only at a clean exit.
+ready.then(flushCompileCache, async (err) => {
   await runtime.close().catch(() => undefined);
   refuseToStart(err);
-}
+});
 
 // Once stopping, every answer closes its connection: a proxy's pooled connections to this instance
 // end after their request, rather than being cut while the proxy may be sending one.
 const server = createServer((req, res) => {
   if (stopping) res.setHeader("Connection", "close");
+  res.once("finish", firstServed);
   app(req, res);
 });
 // Behind a proxy that keeps idle connections to the server (nginx's upstream `keepalive`, a load
@@ -151,30 +160,9 @@ server.on("error", (err: NodeJS.ErrnoException) => {
   process.exit(1);
 });
 server.listen(port, host, () => {
-  if (config.METRICS_PORT) serveMetricsPrivately(metrics, config.METRICS_PORT, config.METRICS_HOST);
   log.info({ url: `http://${host === "0.0.0.0" ? "localhost" : host}:${port}`, files: files.size }, "server started");
-  // Everything is loaded: the compile cache (server.js) is written now, not only at a clean exit.
-  flushCompileCache();
+  setTimeout(firstServed, 100);
 });
-
-/** /metrics without a token on a port of its own, bound to localhost unless METRICS_HOST says otherwise. */
-function serveMetricsPrivately(metrics: ContactMetrics, metricsPort: number, metricsHost: string) {
-  const metricsServer = createServer(async (req, res) => {
-    if (req.method !== "GET" || req.url !== "/metrics") {
-      res.writeHead(404, { "content-type": "text/plain" }).end("Not Found");
-      return;
-    }
-    res.writeHead(200, { "content-type": metrics.registry.contentType, "cache-control": "no-store" });
-    res.end(await metrics.registry.metrics());
-  });
-  metricsServer.on("error", (err: NodeJS.ErrnoException) =>
-    log.error({ code: err.code }, `metrics port ${metricsPort}: ${err.message}`),
-  );
-  metricsServer.listen(metricsPort, metricsHost, () =>
-    log.info({ port: metricsPort, host: metricsHost }, "metrics served"),
-  );
-  metricsServer.unref();
-}
 
 let stopping = false;
 const GRACE_MS = 10_000;

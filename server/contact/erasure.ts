@@ -1,8 +1,6 @@
 import { closeSync, existsSync, openSync, readdirSync, readSync, rmSync, statSync } from "node:fs";
 import { join } from "node:path";
-import { databaseCopies } from "./storage/data-dir.ts";
 import type { Database } from "./storage/database.ts";
-import { openSqlite } from "./storage/sqlite.ts";
 
 /**
  * The one deletion routine behind the privacy notice's promises (app/routes/privacy.tsx): the daily
@@ -12,8 +10,8 @@ import { openSqlite } from "./storage/sqlite.ts";
  * records and the filter's marks (which hold no text of their own), and every email the server wrote
  * to DATA_DIR/mail that names one of them (the lead itself, the held summary, a failure alert). The
  * retention pass also deletes expired rate-limit counters and any email file older than the period.
- * `eraseEverywhere` does the same in every copy of the database the data folder holds besides the
- * live one (what `restore --force` kept, a backup written there: storage/data-dir.ts).
+ * Copies of the database (backups, exports, what a restore kept) are not opened: the server deletes
+ * them whole after `backupDays` (copies.ts), as the notice says.
  */
 
 /** What to erase: everything received before a time (retention), or one person's, by email address. */
@@ -96,45 +94,6 @@ export async function erase(
     pendingCut,
     inFlight,
   };
-}
-
-export type ErasedEverywhere = Erased & {
-  /** The copies of the database in the data folder it also erased in. */
-  copies: string[];
-  /** The inquiries it deleted in those copies (the same inquiry in several copies counts in each). */
-  inCopies: number;
-  /** Copies it could not open or erase in: named, so nobody is told "everything" when it was not. */
-  unreachable: Array<{ file: string; reason: string }>;
-};
-
-/** Erase in the live database, its email files, and every copy of it in the data folder. */
-export async function eraseEverywhere(
-  db: Database,
-  dataDir: string,
-  selection: Selection,
-  opts: { waitMs: number; now?: number },
-): Promise<ErasedEverywhere> {
-  const result = await erase(db, join(dataDir, "mail"), selection, opts);
-  const copies: string[] = [];
-  const unreachable: ErasedEverywhere["unreachable"] = [];
-  let inCopies = 0;
-  for (const file of databaseCopies(dataDir)) {
-    try {
-      const copy = openSqlite(file);
-      try {
-        // A copy from an earlier release gets the tables the erasure names.
-        await copy.migrate();
-        const inCopy = await erase(copy, "", selection, { waitMs: 0, now: opts.now });
-        inCopies += inCopy.inquiries;
-      } finally {
-        await copy.close();
-      }
-      copies.push(file);
-    } catch (err) {
-      unreachable.push({ file, reason: (err as Error).message });
-    }
-  }
-  return { ...result, copies, inCopies, unreachable };
 }
 
 /** The email files that name an erased inquiry (by name or in their X-Inquiry-Id(s) header), or are older than `before`. */

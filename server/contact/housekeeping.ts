@@ -1,7 +1,8 @@
+import { join } from "node:path";
 import type { Logger } from "pino";
 import type { Config } from "../config.ts";
 import { eraseOldCopies } from "./copies.ts";
-import { eraseEverywhere } from "./erasure.ts";
+import { erase } from "./erasure.ts";
 import { type KeyRing, monthOf } from "./keys.ts";
 import { queueHeldSummary } from "./review/held-summary.ts";
 import type { Database } from "./storage/database.ts";
@@ -113,10 +114,8 @@ export class Housekeeping {
     if (this.retainedAt <= now && now - this.retainedAt < config.RETENTION_INTERVAL_MS) return null;
     this.retainedAt = now;
     const before = now - retentionDays * 86_400_000;
-    const result = await eraseEverywhere(db, config.dataDir, { before }, { waitMs: config.OUTBOX_LEASE_MS, now });
+    const result = await erase(db, join(config.dataDir, "mail"), { before }, { waitMs: config.OUTBOX_LEASE_MS, now });
     const log = { ...result, retentionDays };
-    if (result.unreachable.length > 0)
-      this.log.error({ unreachable: result.unreachable }, "retention: copies of the database it could not erase in");
     if (result.pendingCut > 0)
       this.log.warn(log, "retention: erased old inquiries, some with a delivery still waiting");
     else this.log.info(log, "retention: erased what is past the privacy notice's period");

@@ -1,4 +1,5 @@
-import client from "prom-client";
+import { createRequire } from "node:module";
+import type client from "prom-client";
 import { CHANNEL_NAMES } from "./delivery/channels.ts";
 import type { Promised } from "./review/promise.ts";
 import { replyFigures } from "./review/reply-figures.ts";
@@ -7,7 +8,7 @@ import { pending } from "./storage/outbox.ts";
 
 /**
  * The pipeline's health for Prometheus (prom-client): what arrives and what becomes of it, what waits
- * and for how long, delivery latency per channel. Only behind METRICS_TOKEN or on METRICS_PORT.
+ * and for how long, delivery latency per channel. Only behind METRICS_TOKEN.
  */
 
 const INQUIRY_OUTCOMES = [
@@ -33,8 +34,32 @@ export type ContactMetrics = {
   watchOutbox(db: Sql): void;
 };
 
-/** `facts`: the reply promise's calendar and hours (default: the company's, app/config/site.ts). */
+/**
+ * `facts`: the reply promise's calendar and hours (default: the company's, app/config/site.ts).
+ * prom-client (and the OpenTelemetry API it loads, some 80 modules) is loaded at the first use,
+ * not before the first page: every series is registered then, before anything can read it.
+ */
 export function createMetrics(opts: { facts?: Promised } = {}): ContactMetrics {
+  let made: ContactMetrics | null = null;
+  const get = () => {
+    made ??= makeMetrics(opts);
+    return made;
+  };
+  return {
+    get registry() {
+      return get().registry;
+    },
+    inquiry: (source, outcome) => get().inquiry(source, outcome),
+    delivered: (channel, seconds) => get().delivered(channel, seconds),
+    retried: (channel) => get().retried(channel),
+    failed: (channel) => get().failed(channel),
+    reminded: () => get().reminded(),
+    watchOutbox: (db) => get().watchOutbox(db),
+  };
+}
+
+function makeMetrics(opts: { facts?: Promised }): ContactMetrics {
+  const client = createRequire(import.meta.url)("prom-client") as typeof import("prom-client");
   const registry = new client.Registry();
   client.collectDefaultMetrics({ register: registry });
   const inquiries = new client.Counter({

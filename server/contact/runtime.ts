@@ -4,16 +4,11 @@ import type { Config } from "../config.ts";
 import type { Channel } from "./delivery/channel.ts";
 import { channelNamed } from "./delivery/channels.ts";
 import { channelsOf, routingOf } from "./delivery/routing.ts";
-import { OutboxWorker } from "./delivery/worker.ts";
-import { Housekeeping } from "./housekeeping.ts";
 import type { SecretKeys } from "./intake/address-hash.ts";
-import { ContentFilter } from "./intake/content-filter.ts";
-import { ContactPipeline, type LimitSpec, type Outcome, type Submission } from "./intake/pipeline.ts";
+import type { ContactPipeline, LimitSpec, Outcome, Submission } from "./intake/pipeline.ts";
 import type { ContactMetrics } from "./metrics.ts";
 import type { Promised } from "./review/promise.ts";
 import { type Database, logStorageTransitions, StorageUnavailableError } from "./storage/database.ts";
-import { openDatabase } from "./storage/open.ts";
-import { writeSetting } from "./storage/settings.ts";
 
 /**
  * Open the database, apply migrations, and assemble the pipeline with its outbox worker and the
@@ -30,6 +25,22 @@ export async function createContactPipeline(
     facts?: Promised;
   },
 ) {
+  // Loaded here, not with the server: the first page does not wait for them (server/main.ts).
+  const [
+    { OutboxWorker },
+    { Housekeeping },
+    { ContentFilter },
+    { ContactPipeline },
+    { openDatabase },
+    { writeSetting },
+  ] = await Promise.all([
+    import("./delivery/worker.ts"),
+    import("./housekeeping.ts"),
+    import("./intake/content-filter.ts"),
+    import("./intake/pipeline.ts"),
+    import("./storage/open.ts"),
+    import("./storage/settings.ts"),
+  ]);
   const db = opts.db ?? openDatabase(config, logStorageTransitions(log));
   try {
     const applied = await db.migrate();
@@ -61,7 +72,7 @@ export async function createContactPipeline(
       hasher: opts.keys.hasher,
       tokens: opts.keys.tokens,
       config,
-      content: new ContentFilter(config.spamSeed, db),
+      content: new ContentFilter(db, config.SPAM_CORPUS_DIR),
       routing,
       metrics,
       limits: limitsOf(config),
@@ -99,7 +110,11 @@ const limitsOf = (config: Config): LimitSpec[] => [
 
 export type ContactRuntime = ReturnType<typeof startContactRuntime>;
 
-export function startContactRuntime(config: Config, log: Logger, opts: { keys: SecretKeys; metrics?: ContactMetrics }) {
+export function startContactRuntime(
+  config: Config,
+  log: Logger,
+  opts: { keys: SecretKeys; metrics?: ContactMetrics; after?: Promise<void> },
+) {
   let made: Awaited<ReturnType<typeof createContactPipeline>> | null = null;
   let reason = "starting";
   let closed = false;
@@ -135,7 +150,7 @@ export function startContactRuntime(config: Config, log: Logger, opts: { keys: S
       delay = Math.min(delay * 2, 30_000);
     }
   };
-  starting = attempt();
+  starting = (opts.after ?? Promise.resolve()).then(attempt);
 
   return {
     submit(submission: Submission): Promise<Outcome> {

@@ -3,13 +3,12 @@ import { randomBytes } from "node:crypto";
 import type { Browser } from "playwright-core";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { DEFAULT_PUBLIC_KEY } from "../../app/contact/api.ts";
-import type { Tuning } from "../../server/config.ts";
+import { TUNING, type Tuning } from "../../server/config.ts";
 import { ContentModel, seedCorpus } from "../../server/contact/intake/content-filter.ts";
 import { KeyRing } from "../../server/contact/keys.ts";
 import { leadLinks } from "../../server/contact/review/links.ts";
 import { ACTIONS_PER_WINDOW } from "../../server/contact/review/page.ts";
 import { openDatabase } from "../../server/contact/storage/open.ts";
-import { loadEnv } from "../../server/env.ts";
 import { launchChromium } from "../support/chromium.ts";
 import { engineEnv } from "../support/engines.ts";
 import { attachedTestKeys } from "../support/keys.ts";
@@ -28,7 +27,7 @@ import { type Received, TestSmtp } from "../support/smtp.ts";
 
 const root = new URL("../../", import.meta.url).pathname;
 const WEBHOOK_SECRET = `whsec_${randomBytes(32).toString("base64")}`;
-const { SPAM_SUSPECT_SCORE, SPAM_HOLD_SCORE } = loadEnv({});
+const { SPAM_SUSPECT_SCORE, SPAM_HOLD_SCORE } = TUNING;
 const model = new ContentModel(seedCorpus());
 let ip = 0;
 const nextIp = () => `198.18.${Math.floor(ip / 250) % 250}.${(ip++ % 250) + 1}`;
@@ -44,14 +43,13 @@ async function startSite(env: Record<string, string>, tuning: Partial<Tuning> = 
   const server = await startServer(
     {
       SITE_URL: `http://127.0.0.1:${port}`,
-      SPAM_MIN_FILL_MS: "0",
       RATE_LIMIT_PER_MINUTE: "1000",
       RATE_LIMIT_NETWORK_PER_MINUTE: "1000",
       TRUST_PROXY: "loopback",
       ...env,
     },
     port,
-    { OUTBOX_POLL_MS: 50, ...tuning },
+    { OUTBOX_POLL_MS: 50, SPAM_MIN_FILL_MS: 0, ...tuning },
   );
   const cli = (...args: string[]) =>
     spawnSync(process.execPath, ["scripts/inquiries.ts", ...args], {
@@ -528,8 +526,8 @@ describe("on PostgreSQL with two instances", { timeout: 60_000 }, () => {
     cleanup = engine.cleanup;
     databaseUrl = engine.env.DATABASE_URL ?? "";
     // A narrow band (possible spam from 0.9), so "before" is plainly clean and "after" plainly caught.
-    a = await startSite({ ...engine.env, SMTP_URL: smtp.url, SPAM_SUSPECT_SCORE: "0.9" });
-    b = await startSite({ ...engine.env, SMTP_URL: smtp.url, SPAM_SUSPECT_SCORE: "0.9" });
+    a = await startSite({ ...engine.env, SMTP_URL: smtp.url }, { SPAM_SUSPECT_SCORE: 0.9 });
+    b = await startSite({ ...engine.env, SMTP_URL: smtp.url }, { SPAM_SUSPECT_SCORE: 0.9 });
     browser = await launchChromium();
   });
   afterAll(async () => {

@@ -9,7 +9,7 @@ import pg from "pg";
 import pino from "pino";
 import { afterEach, beforeEach, describe, expect, inject, it, onTestFinished } from "vitest";
 import { newKind, withoutNewKind, writeCorpus } from "../../scripts/spam-kinds.ts";
-import { loadConfig, type Tuning } from "../../server/config.ts";
+import { loadConfig, TUNING, type Tuning } from "../../server/config.ts";
 import { erase } from "../../server/contact/erasure.ts";
 import type { Housekeeping } from "../../server/contact/housekeeping.ts";
 import { jsonAnswer } from "../../server/contact/http/endpoint.ts";
@@ -27,13 +27,12 @@ import * as outbox from "../../server/contact/storage/outbox.ts";
 import { openPostgres } from "../../server/contact/storage/postgres.ts";
 import { openSqlite } from "../../server/contact/storage/sqlite.ts";
 import * as training from "../../server/contact/storage/training.ts";
-import { loadEnv } from "../../server/env.ts";
 import { counts } from "../support/counts.ts";
 import { testKeys } from "../support/keys.ts";
 import { createTestDatabase } from "../support/postgres";
 import { TestSmtp } from "../support/smtp";
 
-const HOLD = loadEnv({}).SPAM_HOLD_SCORE;
+const HOLD = TUNING.SPAM_HOLD_SCORE;
 
 /**
  * One contract, two engines: everything the contact pipeline promises, checked on SQLite and on a
@@ -496,8 +495,12 @@ describe.each([
     // The shipped corpus without a kind of pitch (podcast guest booking), to teach it as new.
     const corpus = writeCorpus(withoutNewKind(seedCorpus()));
     onTestFinished(() => rmSync(corpus, { recursive: true, force: true }));
-    const env = { SPAM_FILTER: "on", SPAM_CORPUS_DIR: corpus };
-    const [a, b] = [await pipeline(env), await pipeline(env)] as [ContactPipeline, ContactPipeline];
+    const env = { SPAM_FILTER: "on" };
+    const tuning = { SPAM_CORPUS_DIR: corpus };
+    const [a, b] = [await pipeline(env, false, tuning), await pipeline(env, false, tuning)] as [
+      ContactPipeline,
+      ContactPipeline,
+    ];
     // A kind of pitch the corpus lacks: scored, not held by its words (the missing form token holds it).
     const pitch =
       "Hi, would your founder like to be a guest on podcasts about technology? We arrange the interviews with hosts.";

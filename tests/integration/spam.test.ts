@@ -28,12 +28,11 @@ beforeAll(async () => {
   server = await startServer(
     {
       SMTP_URL: smtp.url,
-      SPAM_MIN_FILL_MS: String(MIN_FILL_MS),
       RATE_LIMIT_PER_MINUTE: "100",
       RATE_LIMIT_NETWORK_PER_MINUTE: "1000",
     },
     undefined,
-    { OUTBOX_POLL_MS: 50, HELD_SUMMARY_INTERVAL_MS: 4_000 },
+    { OUTBOX_POLL_MS: 50, HELD_SUMMARY_INTERVAL_MS: 4_000, SPAM_MIN_FILL_MS: MIN_FILL_MS },
   );
   browser = await launchChromium();
 });

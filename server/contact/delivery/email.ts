@@ -1,6 +1,5 @@
 import { mkdirSync, renameSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
-import nodemailer from "nodemailer";
 import addressparser from "nodemailer/lib/addressparser";
 import { z } from "zod";
 import { site } from "../../../app/config/site.ts";
@@ -139,32 +138,40 @@ ${buttons ? `<p>${buttons}</p>\n<p style="color:#475569;font-size:13px">${opts.l
  * (no requeue): the outbox retries it.
  */
 export function smtpMailer(url: string): Mailer {
-  const transport = nodemailer.createTransport({
-    url,
-    pool: true,
-    maxConnections: 4,
-    maxRequeues: 0,
-    connectionTimeout: 10_000,
-    greetingTimeout: 10_000,
-    socketTimeout: 30_000,
-  });
+  const transport = nodemailer().then((n) =>
+    n.createTransport({
+      url,
+      pool: true,
+      maxConnections: 4,
+      maxRequeues: 0,
+      connectionTimeout: 10_000,
+      greetingTimeout: 10_000,
+      socketTimeout: 30_000,
+    }),
+  );
   return {
     async send(mail) {
-      const info = await transport.sendMail(mail);
+      const info = await (await transport).sendMail(mail);
       const address = (a: string | { address: string }) => (typeof a === "string" ? a : a.address);
       return { accepted: info.accepted.length > 0, refused: info.rejected.map(address), detail: info.response };
     },
     // A send in flight fails at once (its delivery is given back or retried) instead of holding the stop.
-    close: () => transport.close({ force: true }),
+    close: () => void transport.then((t) => t.close({ force: true })),
     describe: () => `SMTP ${new URL(url).host}`,
   };
 }
 
 export async function composeMail(mail: Mail): Promise<string> {
-  const info = await composer.sendMail(mail);
+  composer ??= makeComposer();
+  const info = await (await composer).sendMail(mail);
   return info.message.toString();
 }
-const composer = nodemailer.createTransport({ streamTransport: true, buffer: true, newline: "windows" });
+let composer: ReturnType<typeof makeComposer> | undefined;
+const makeComposer = async () =>
+  (await nodemailer()).createTransport({ streamTransport: true, buffer: true, newline: "windows" });
+
+/** nodemailer is loaded with the first email, not before the first page (env.ts reads this module). */
+const nodemailer = async () => (await import("nodemailer")).default;
 
 export function fileMailer(dir: string): Mailer {
   mkdirSync(dir, { recursive: true });

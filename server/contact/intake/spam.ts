@@ -8,6 +8,13 @@ import type { TokenCheck } from "./form-token.ts";
  * `npm run inquiries -- held` for a person to release. docs/decisions/0007-spam-defence.md.
  */
 
+/** A message sent sooner than this after its page was served is held. */
+export const MIN_FILL_MS = 3_000;
+/** A message from a page served longer ago than this is held; its form key lives as long. */
+export const FORM_TOKEN_MAX_AGE_MS = 24 * 60 * 60_000;
+/** A message with more links than this is held. */
+export const MAX_LINKS = 2;
+
 const URL_LIKE = /\b(?:https?:\/\/|www\.)\S+|\[url[=\]]|<a\s+href/gi;
 const URL_ANYWHERE = new RegExp(URL_LIKE.source, "i");
 
@@ -17,7 +24,6 @@ export function spamReasons(s: {
   /** The page token's check; null where no page token can exist (an allowed origin's app). */
   token: TokenCheck | null;
   duplicate: boolean;
-  /** The thresholds. */
   policy: Pick<Config, "SPAM_MIN_FILL_MS" | "FORM_TOKEN_MAX_AGE_MS" | "SPAM_MAX_LINKS">;
 }): string[] {
   const reasons: string[] = [];

@@ -24,14 +24,6 @@ export interface Database extends Sql {
 }
 
 /**
- * One write on its own, or in the caller's transaction when `sql` is one: on SQLite through a
- * transaction (what waits for another process's lock).
- */
-export function writeAlone(sql: Sql, text: string, params: unknown[]): Promise<Row[]> {
-  return sql.engine === "sqlite" ? sql.transaction((tx) => tx.query(text, params)) : sql.query(text, params);
-}
-
-/**
  * The database cannot be used right now (locked by another process, unreachable, out of space):
  * the visitor is answered 503 with Retry-After, never a false success, and nothing crashes.
  */

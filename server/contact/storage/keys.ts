@@ -1,5 +1,5 @@
 import { randomBytes } from "node:crypto";
-import { type Sql, writeAlone } from "./database.ts";
+import type { Sql } from "./database.ts";
 
 /**
  * The table `secret_keys`: the keys that sign the links in a lead (`links`) and the contact page's
@@ -40,8 +40,7 @@ export async function ensureKey(
   key: { purpose: KeyPurpose; id: string; secret?: string; retiredAt?: number | null },
   now: number,
 ): Promise<void> {
-  await writeAlone(
-    sql,
+  await sql.query(
     "INSERT INTO secret_keys (purpose, id, secret, created_at, retired_at) VALUES (?, ?, ?, ?, ?) ON CONFLICT (purpose, id) DO NOTHING",
     [key.purpose, key.id, key.secret ?? newSecret(), now, key.retiredAt ?? null],
   );
@@ -52,8 +51,7 @@ export async function ensureKey(
  * retired and, in time, deleted: it is not made again). Instances starting together make one.
  */
 export async function ensureFirstKey(sql: Sql, purpose: Exclude<KeyPurpose, "address">, now: number): Promise<void> {
-  await writeAlone(
-    sql,
+  await sql.query(
     `INSERT INTO secret_keys (purpose, id, secret, created_at, retired_at)
        SELECT ?, 'k1', ?, ?, NULL WHERE NOT EXISTS (SELECT 1 FROM secret_keys WHERE purpose = ? AND id LIKE 'k%')
        ON CONFLICT (purpose, id) DO NOTHING`,

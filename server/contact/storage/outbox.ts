@@ -1,4 +1,4 @@
-import { type Database, type Sql, writeAlone } from "./database.ts";
+import type { Database, Sql } from "./database.ts";
 import { INQUIRY_COLUMNS, type NewDelivery, toInquiry } from "./records.ts";
 
 /**
@@ -71,16 +71,11 @@ export async function queue(tx: Sql, inquiryId: string | null, deliveries: NewDe
 }
 
 export async function extendClaim(db: Sql, id: string, workerId: string, until: number): Promise<void> {
-  await writeAlone(db, "UPDATE deliveries SET claimed_until = ? WHERE id = ? AND claimed_by = ?", [
-    until,
-    id,
-    workerId,
-  ]);
+  await db.query("UPDATE deliveries SET claimed_until = ? WHERE id = ? AND claimed_by = ?", [until, id, workerId]);
 }
 
 export async function recordSent(db: Sql, id: string, workerId: string, now: number, target: string) {
-  const rows = await writeAlone(
-    db,
+  const rows = await db.query(
     `UPDATE deliveries SET status = 'sent', sent_at = ?, target = ?, payload = NULL, claimed_by = NULL, claimed_until = NULL, last_error = NULL
        WHERE id = ? AND claimed_by = ? RETURNING id`,
     [now, target, id, workerId],
@@ -89,8 +84,7 @@ export async function recordSent(db: Sql, id: string, workerId: string, now: num
 }
 
 export async function retryAt(db: Sql, id: string, workerId: string, nextAttemptAt: number, error: string) {
-  const rows = await writeAlone(
-    db,
+  const rows = await db.query(
     `UPDATE deliveries SET status = 'pending', next_attempt_at = ?, last_error = ?, claimed_by = NULL, claimed_until = NULL
        WHERE id = ? AND claimed_by = ? AND NOT ${HELD} RETURNING id`,
     [nextAttemptAt, error.slice(0, 1000), id, workerId],
@@ -99,8 +93,7 @@ export async function retryAt(db: Sql, id: string, workerId: string, nextAttempt
 }
 
 export async function postpone(db: Sql, id: string, workerId: string, at: number) {
-  await writeAlone(
-    db,
+  await db.query(
     `UPDATE deliveries SET status = 'pending', next_attempt_at = ?, created_at = ?, attempts = attempts - 1,
        claimed_by = NULL, claimed_until = NULL WHERE id = ? AND claimed_by = ?`,
     [at, at, id, workerId],
@@ -108,8 +101,7 @@ export async function postpone(db: Sql, id: string, workerId: string, at: number
 }
 
 export async function fail(db: Sql, id: string, workerId: string, error: string) {
-  const rows = await writeAlone(
-    db,
+  const rows = await db.query(
     `UPDATE deliveries SET status = 'failed', last_error = ?, claimed_by = NULL, claimed_until = NULL
        WHERE id = ? AND claimed_by = ? AND NOT ${HELD} RETURNING id`,
     [error.slice(0, 1000), id, workerId],
@@ -118,11 +110,11 @@ export async function fail(db: Sql, id: string, workerId: string, error: string)
 }
 
 export async function drop(db: Sql, id: string, workerId: string) {
-  await writeAlone(db, "DELETE FROM deliveries WHERE id = ? AND claimed_by = ?", [id, workerId]);
+  await db.query("DELETE FROM deliveries WHERE id = ? AND claimed_by = ?", [id, workerId]);
 }
 
 export async function cancelHeld(db: Sql, id: string, workerId: string): Promise<boolean> {
-  const rows = await writeAlone(db, `DELETE FROM deliveries WHERE id = ? AND claimed_by = ? AND ${HELD} RETURNING id`, [
+  const rows = await db.query(`DELETE FROM deliveries WHERE id = ? AND claimed_by = ? AND ${HELD} RETURNING id`, [
     id,
     workerId,
   ]);
@@ -130,8 +122,7 @@ export async function cancelHeld(db: Sql, id: string, workerId: string): Promise
 }
 
 export async function giveBack(db: Sql, workerId: string): Promise<number> {
-  const rows = await writeAlone(
-    db,
+  const rows = await db.query(
     `UPDATE deliveries SET status = 'pending', claimed_by = NULL, claimed_until = NULL, attempts = attempts - 1
        WHERE claimed_by = ? AND status = 'sending' RETURNING id`,
     [workerId],
@@ -140,8 +131,7 @@ export async function giveBack(db: Sql, workerId: string): Promise<number> {
 }
 
 export async function retryFailed(db: Sql, now: number, channel?: string): Promise<number> {
-  const rows = await writeAlone(
-    db,
+  const rows = await db.query(
     `UPDATE deliveries SET status = 'pending', next_attempt_at = ?, created_at = ?, attempts = 0
      WHERE status = 'failed'${channel ? " AND channel = ?" : ""} RETURNING id`,
     channel ? [now, now, channel] : [now, now],

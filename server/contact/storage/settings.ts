@@ -1,4 +1,4 @@
-import { type Sql, writeAlone } from "./database.ts";
+import type { Sql } from "./database.ts";
 
 /**
  * The table `settings`: what the instances on one database share — the routing the server last
@@ -14,5 +14,5 @@ export async function readSetting(sql: Sql, name: string): Promise<string | null
 export async function writeSetting(sql: Sql, name: string, value: string): Promise<void> {
   const upsert =
     "INSERT INTO settings (name, value) VALUES (?, ?) ON CONFLICT (name) DO UPDATE SET value = excluded.value";
-  await writeAlone(sql, upsert, [name, value]);
+  await sql.query(upsert, [name, value]);
 }

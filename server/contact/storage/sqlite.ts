@@ -121,7 +121,10 @@ export function openSqlite(file: string, { watcher = quietWatcher }: { watcher?:
   const database: Database = {
     engine: "sqlite",
     async query(sql, params) {
-      // A query outside a transaction waits for one in progress, so it never runs inside it.
+      // A write is a transaction of its own (it waits for another process's lock, and commits with
+      // the others); a read, a PRAGMA or VACUUM (which no transaction may hold) waits for the
+      // transaction in progress, so it never runs inside it.
+      if (!/^\s*(?:SELECT|PRAGMA|VACUUM)\b/i.test(sql)) return transaction((tx) => tx.query(sql, params)) as never;
       if (db.isTransaction) await idle;
       return run(sql, params) as never;
     },

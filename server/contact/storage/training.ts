@@ -1,5 +1,5 @@
 import type { Example, Label } from "../intake/content-filter.ts";
-import { type Sql, writeAlone } from "./database.ts";
+import type { Sql } from "./database.ts";
 
 /**
  * What the content filter learned from the company: one mark per inquiry (`spam` or `genuine`),
@@ -24,14 +24,12 @@ const MARK = `INSERT INTO spam_training (inquiry_id, label, marked_at) SELECT id
  * (`release` marks what it releases genuine). False if there is no such inquiry.
  */
 export async function mark(sql: Sql, inquiryId: string, label: Label, now: number): Promise<boolean> {
-  return (await writeAlone(sql, MARK, [label, now, inquiryId])).length === 1;
+  return (await sql.query(MARK, [label, now, inquiryId])).length === 1;
 }
 
 /** Take a mark back. False if the inquiry had none. */
 export async function undo(sql: Sql, inquiryId: string): Promise<boolean> {
-  const rows = await writeAlone(sql, "DELETE FROM spam_training WHERE inquiry_id = ? RETURNING inquiry_id", [
-    inquiryId,
-  ]);
+  const rows = await sql.query("DELETE FROM spam_training WHERE inquiry_id = ? RETURNING inquiry_id", [inquiryId]);
   return rows.length === 1;
 }
 
