@@ -193,7 +193,7 @@ async function main() {
           .replace(/=\r?\n/g, "")
           .replace(/=([0-9A-F]{2})/g, (_, hex: string) => String.fromCharCode(Number.parseInt(hex, 16))),
       )?.[1];
-    const removeVolume = () => spawnSync("podman", [...PODMAN, "volume", "rm", "-f", "-v", "teton-data"]);
+    const removeVolume = () => spawnSync("podman", [...PODMAN, "volume", "rm", "-f", "teton-data"]);
     spawnSync("podman", [...PODMAN, "rm", "-f", "-v", "teton"]);
     removeVolume();
     const sqliteEnv = { SPAM_FILTER: "off" };
@@ -570,7 +570,7 @@ async function behindTlsProxy() {
   const instances = ["teton-site-0", "teton-site-1", "teton-site-2"];
   const clean = () => {
     for (const name of instances) spawnSync("podman", [...PODMAN, "rm", "-f", "-v", name]);
-    spawnSync("podman", [...PODMAN, "volume", "rm", "-f", "-v", "teton-site-data"]);
+    spawnSync("podman", [...PODMAN, "volume", "rm", "-f", "teton-site-data"]);
   };
   clean();
   try {
