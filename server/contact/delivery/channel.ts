@@ -48,7 +48,11 @@ export type ChannelDefinition<Variables extends Record<string, z.ZodType> = Reco
 
 export type ChannelHost = { host: string; setting: string };
 
-export const cutAt = (text: string, max: number) => Array.from(text).slice(0, max).join("");
+// The one way text is cut: by characters, never inside one; `mark` (within `max`) says it was.
+export function cutAt(text: string, max: number, mark = "") {
+  const chars = Array.from(text);
+  return chars.length <= max ? text : chars.slice(0, max - Array.from(mark).length).join("") + mark;
+}
 
 export const receiverUrl = z
   .url({ protocol: /^https?$/, error: "an http:// or https:// URL" })

@@ -13,18 +13,16 @@ import { SUSPECT_MARK, SUSPECT_NOTE } from "./email.ts";
 
 export const escapeSlack = (s: string) => s.replace(/&/g, "&amp;").replace(/</g, "&lt;").replace(/>/g, "&gt;");
 
-export function cut(text: string, max: number): string {
-  if (Array.from(text).length <= max) return text;
-  const mark = " … (cut: the whole message is in the email)";
-  return cutAt(text, max - mark.length) + mark;
-}
-
 export function slackMessage(inquiry: Inquiry, links: LeadLink[]) {
   const who = inquiry.company ? `${inquiry.name} (${inquiry.company})` : inquiry.name;
   const service = inquiry.service || "General";
   const mark = inquiry.suspect ? `${SUSPECT_MARK} ` : "";
   // Slack's limits: 2,000 characters a field, 3,000 a section, 150 a header.
-  const plain = (text: string, max = 2000) => ({ type: "plain_text", text: cut(text, max) || "—", emoji: false });
+  const plain = (text: string, max = 2000) => ({
+    type: "plain_text",
+    text: cutAt(text, max, " … (cut: the whole message is in the email)") || "—",
+    emoji: false,
+  });
   return {
     // The notification text, and the fallback where blocks are not shown: markup switched off, escaped.
     text: escapeSlack(`${mark}New inquiry: ${service} — ${who} <${inquiry.email}>`),

@@ -1,7 +1,5 @@
 import type { ContactInput } from "../../../app/contact/schema.ts";
 
-/** What the contact tables hold, as records, and the columns they are read from. */
-
 export type Source = "api" | "form";
 export type DeliveryStatus = "pending" | "sending" | "sent" | "failed";
 
@@ -115,16 +113,11 @@ export function toInquiry(r: Record<string, unknown>): Inquiry {
 }
 
 export function summarize(inquiry: Inquiry, deliveries: DeliveryRecord[]): InquiryRecord {
-  const statuses = deliveries.map((d) => d.status);
+  const statuses = new Set(deliveries.map((d) => d.status));
   const status: InquiryRecord["status"] = inquiry.held
     ? "held"
-    : statuses.includes("failed")
-      ? "failed"
-      : statuses.length > 0 && statuses.every((s) => s === "sent")
-        ? "sent"
-        : statuses.includes("sending")
-          ? "sending"
-          : "pending";
+    : ((["failed", "sent", "sending"] as const).find((s) => statuses.has(s) && (s !== "sent" || statuses.size === 1)) ??
+      "pending");
   const unsent = deliveries.filter((d) => d.status !== "sent");
   return {
     ...inquiry,
