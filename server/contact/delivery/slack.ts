@@ -1,14 +1,6 @@
 import type { LeadLink } from "../review/links.ts";
 import type { Inquiry } from "../storage/records.ts";
-import {
-  type ChannelDefinition,
-  cutAt,
-  post,
-  receiverHosts,
-  receiverTarget,
-  receiverUrl,
-  receiverUrlOf,
-} from "./channel.ts";
+import { type ChannelDefinition, cutAt, post, receiver, receiverUrl } from "./channel.ts";
 import { SUSPECT_MARK, SUSPECT_NOTE } from "./email.ts";
 
 export const escapeSlack = (s: string) => s.replace(/&/g, "&amp;").replace(/</g, "&lt;").replace(/>/g, "&gt;");
@@ -24,7 +16,7 @@ export function slackMessage(inquiry: Inquiry, links: LeadLink[]) {
     emoji: false,
   });
   return {
-    // The notification text, and the fallback where blocks are not shown: markup switched off, escaped.
+    // The notification, and the fallback where blocks are not shown: markup off, escaped.
     text: escapeSlack(`${mark}New inquiry: ${service} — ${who} <${inquiry.email}>`),
     mrkdwn: false,
     blocks: [
@@ -65,14 +57,14 @@ const variables = {
     .meta({ description: "also post every lead to Slack (an incoming-webhook URL; no `user:password@`)" }),
 };
 
+const slackReceiver = receiver("slack", "SLACK_WEBHOOK_URL");
+
 export const slack: ChannelDefinition<typeof variables> = {
   name: "slack",
   variables,
-  routeField: { key: "slack", schema: receiverUrl },
-  targetFor: (config, key) => receiverTarget(config, key, "slack", config.SLACK_WEBHOOK_URL),
-  hostsOf: (config) => receiverHosts(config, "slack", "SLACK_WEBHOOK_URL", config.SLACK_WEBHOOK_URL),
+  ...slackReceiver,
   create(config, links) {
-    const urlFor = (target: string) => receiverUrlOf(config, target, "slack", config.SLACK_WEBHOOK_URL);
+    const urlFor = (target: string) => slackReceiver.urlFor(config, target);
     const timeoutMs = config.DELIVERY_TIMEOUT_MS;
     return {
       name: "slack",
