@@ -8,6 +8,7 @@ import {
   INQUIRY_COLUMNS,
   type Inquiry,
   type InquiryRecord,
+  inquiryRow,
   type NewDelivery,
   summarize,
   toDelivery,
@@ -59,24 +60,7 @@ export async function save(
       if (first) return { kind: "key-seen", first };
       const blockedUntil = await countLimits(tx, limits, i.receivedAt);
       if (blockedUntil !== null) return { kind: "over-limit", retryAfterMs: Math.max(0, blockedUntil - i.receivedAt) };
-      await insert(tx, "inquiries", {
-        id: i.id,
-        received_at: i.receivedAt,
-        name: i.name,
-        email: i.email,
-        company: i.company,
-        service: i.service,
-        message: i.message,
-        page: i.page,
-        user_agent: i.userAgent,
-        ip_hash: i.ipHash,
-        source: i.source,
-        held: i.held,
-        held_reason: i.heldReason ?? null,
-        message_hash: i.messageHash ?? null,
-        spam_score: i.spamScore ?? null,
-        suspect: i.suspect ?? false,
-      });
+      await insert(tx, "inquiries", inquiryRow(i));
       await queue(tx, i.id, deliveries, i.receivedAt);
       if (idempotency) {
         const { key, fingerprint } = idempotency;
