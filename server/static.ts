@@ -1,10 +1,9 @@
 import { createHash } from "node:crypto";
-import { readdirSync, readFileSync, statSync } from "node:fs";
+import { existsSync, readdirSync, readFileSync } from "node:fs";
 import { extname, join, relative, sep } from "node:path";
 import { brotliCompressSync, constants, gzipSync } from "node:zlib";
 import type { Request, RequestHandler, Response } from "express";
 import { FORM_TOKEN_PLACEHOLDER } from "../app/contact/fields.ts";
-import { HTML_CACHE, IMMUTABLE, OTHER_CACHE } from "./cache.ts";
 import { PAGE_HEADERS, policyForHtml } from "./security.ts";
 
 /**
@@ -16,6 +15,12 @@ import { PAGE_HEADERS, policyForHtml } from "./security.ts";
  * (`/404.html`; `/blog/404.html` for an unknown article) are served from memory with status 404, as
  * cheap as a page (rendering one per request was 26 times dearer: an easy amplifier).
  */
+
+// Cache-Control, here and in the static hosts' headers file (postbuild.js): hashed assets for ever;
+// pages revalidated on every visit (cheap with the ETag), so a deploy is seen at once; the rest a day.
+export const IMMUTABLE = "public, max-age=31536000, immutable";
+export const HTML_CACHE = "public, max-age=0, must-revalidate";
+const OTHER_CACHE = "public, max-age=86400";
 
 const contentTypes: Record<string, string> = {
   ".html": "text/html; charset=utf-8",
@@ -38,13 +43,10 @@ export const typesByPath: Record<string, string> = {
   "/speculation-rules.json": "application/speculationrules+json",
 };
 
-export function* walk(dir: string): Generator<string> {
-  for (const name of readdirSync(dir)) {
-    const path = join(dir, name);
-    if (statSync(path).isDirectory()) yield* walk(path);
-    else yield path;
-  }
-}
+export const walk = (dir: string) =>
+  readdirSync(dir, { recursive: true, withFileTypes: true })
+    .filter((e) => e.isFile())
+    .map((e) => join(e.parentPath, e.name));
 
 type Encoding = "identity" | "br" | "gzip";
 
@@ -61,13 +63,7 @@ export type StaticFile = {
 
 function loadFile(path: string, rel: string, contactOrigin: string | null): StaticFile {
   const body = readFileSync(path);
-  const variant = (ext: string) => {
-    try {
-      return readFileSync(path + ext);
-    } catch {
-      return undefined;
-    }
-  };
+  const variant = (ext: string) => (existsSync(path + ext) ? readFileSync(path + ext) : undefined);
   const ext = extname(path);
   const at = body.indexOf(FORM_TOKEN_PLACEHOLDER);
   const tag = createHash("sha1").update(body).digest("base64url").slice(0, 22);
@@ -115,33 +111,28 @@ export function loadNotFoundPages(root: string, contactOrigin: string | null): A
 }
 
 function send(req: Request, res: Response, file: StaticFile, status: number, token?: string) {
-  let encoding: Encoding;
-  let body: Buffer;
-  if (token !== undefined && file.template) {
-    const html = Buffer.concat([file.template[0], Buffer.from(token), file.template[1]]);
-    encoding = (req.acceptsEncodings("br", "gzip", "identity") || "identity") as Encoding;
-    body =
-      encoding === "br"
-        ? brotliCompressSync(html, { params: { [constants.BROTLI_PARAM_QUALITY]: 5 } })
-        : encoding === "gzip"
-          ? gzipSync(html, { level: 6 })
-          : html;
-  } else {
-    // q-values, q=0 and * as RFC 9110 says, through Express's `accepts`.
-    const offered = [file.br && "br", file.gzip && "gzip", "identity"].filter((e): e is Encoding => Boolean(e));
-    const accepted = offered.length > 1 ? req.acceptsEncodings(...offered) : false;
-    encoding = accepted === "br" || accepted === "gzip" ? accepted : "identity";
-    body = (encoding === "br" ? file.br : encoding === "gzip" ? file.gzip : undefined) ?? file.body;
-  }
+  const html =
+    token !== undefined && file.template && Buffer.concat([file.template[0], Buffer.from(token), file.template[1]]);
+  // q-values, q=0 and * as RFC 9110 says, through Express's `accepts`.
+  const offered = [(html || file.br) && "br", (html || file.gzip) && "gzip"].filter((e): e is Encoding => Boolean(e));
+  const accepted = offered.length > 0 && req.acceptsEncodings(...offered, "identity");
+  const encoding: Encoding = accepted === "br" || accepted === "gzip" ? accepted : "identity";
+  const body = !html
+    ? ((encoding === "br" ? file.br : encoding === "gzip" ? file.gzip : undefined) ?? file.body)
+    : encoding === "br"
+      ? brotliCompressSync(html, { params: { [constants.BROTLI_PARAM_QUALITY]: 5 } })
+      : encoding === "gzip"
+        ? gzipSync(html, { level: 6 })
+        : html;
   res.statusCode = status;
   res.setHeader("Content-Type", file.type);
-  res.setHeader("Cache-Control", token !== undefined ? "no-store" : file.cacheControl);
+  res.setHeader("Cache-Control", html ? "no-store" : file.cacheControl);
   res.setHeader("Vary", "Accept-Encoding");
   if (file.csp) {
     res.setHeader("Content-Security-Policy", file.csp);
     for (const [name, value] of Object.entries(PAGE_HEADERS)) res.setHeader(name, value);
   }
-  if (status === 200 && token === undefined) {
+  if (status === 200 && !html) {
     res.setHeader("ETag", file.etags[encoding]);
     // If-None-Match with weak comparison, lists and "*" (Express's req.fresh).
     if (req.fresh) {

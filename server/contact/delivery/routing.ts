@@ -61,11 +61,12 @@ export const destinationsFor = (routing: Routing, service: string): Destination[
   routing[service || "none"] ?? routing.default ?? [];
 
 export function newDeliveries(
-  destinations: Destination[],
-  inquiry: { id: string; receivedAt: number },
+  routing: Routing,
+  inquiry: { id: string; receivedAt: number; service: string },
   config: Config,
   now = Date.now(),
 ) {
+  const destinations = destinationsFor(routing, inquiry.service);
   const leads = destinations.map(
     ({ channel, target }): NewDelivery => ({
       id: timeOrderedId(now),

@@ -1,5 +1,6 @@
 import { randomUUID } from "node:crypto";
 import type { Logger } from "pino";
+import type { Tuning } from "../../config.ts";
 import type { ContactMetrics } from "../metrics.ts";
 import { heldSummary } from "../review/held-summary.ts";
 import type { LeadLinks } from "../review/links.ts";
@@ -27,11 +28,6 @@ export const OUTBOX_RETRY_MAX_MS = 60 * 60_000;
 export const OUTBOX_GIVE_UP_AFTER_MS = 24 * 60 * 60_000;
 export const OUTBOX_LEASE_MS = 2 * 60_000;
 const MAX_IN_HAND = 16;
-
-type OutboxTuning = Record<
-  "OUTBOX_POLL_MS" | "OUTBOX_RETRY_BASE_MS" | "OUTBOX_RETRY_MAX_MS" | "OUTBOX_GIVE_UP_AFTER_MS" | "OUTBOX_LEASE_MS",
-  number
->;
 
 const SAID: Record<DeliveryKind, [string, string]> = {
   lead: ["inquiry delivered", "inquiry delivery failed; will retry"],
@@ -68,7 +64,7 @@ export class OutboxWorker {
     channels: Channel[];
     routing: Routing;
     log: Logger;
-    config: OutboxTuning;
+    config: Tuning;
     metrics?: ContactMetrics;
     clock?: () => number;
     facts?: Promised;

@@ -2,7 +2,7 @@ import { createHash } from "node:crypto";
 import type { Logger } from "pino";
 import { type ContactInput, type FieldErrors, HONEYPOT_FIELD, validateContact } from "../../../app/contact/schema.ts";
 import type { Config } from "../../config.ts";
-import { destinationsFor, newDeliveries, type Routing } from "../delivery/routing.ts";
+import { newDeliveries, type Routing } from "../delivery/routing.ts";
 import type { OutboxWorker } from "../delivery/worker.ts";
 import type { ContactMetrics, InquiryOutcome } from "../metrics.ts";
 import type { Database } from "../storage/database.ts";
@@ -88,16 +88,12 @@ export class ContactPipeline implements Submitter {
     const valid = validateContact(body);
     if (!valid.ok) return { kind: "invalid", error: valid.error, fields: valid.fields };
     const now = (this.parts.clock ?? Date.now)();
-    const messageHash = createHash("sha256")
-      .update(valid.data.message.toLowerCase().replace(/\s+/g, " ").trim())
-      .digest("hex");
+    const messageHash = sha256(valid.data.message.toLowerCase().replace(/\s+/g, " ").trim());
     const { reasons, score, suspect } = await this.spamReasonsFor(valid.data, trap, s, messageHash, now);
     const held = reasons.length > 0;
     const id = timeOrderedId(now);
     const { name, email, company, service, message } = valid.data;
-    const fingerprint = createHash("sha256")
-      .update(JSON.stringify([name, email, company, service, message]))
-      .digest("hex");
+    const fingerprint = sha256(JSON.stringify([name, email, company, service, message]));
     const hashes = await this.parts.hasher.hashes(s.ip, now);
     const result = await save(this.db, {
       inquiry: {
@@ -116,12 +112,7 @@ export class ContactPipeline implements Submitter {
       },
       deliveries: held
         ? []
-        : newDeliveries(
-            destinationsFor(this.parts.routing, valid.data.service),
-            { id, receivedAt: now },
-            this.parts.config,
-            now,
-          ),
+        : newDeliveries(this.parts.routing, { id, receivedAt: now, service }, this.parts.config, now),
       limits: this.limitsOf(this.parts.limits, hashes),
       idempotency: s.idempotencyKey ? { key: s.idempotencyKey, fingerprint } : undefined,
     });
@@ -131,15 +122,11 @@ export class ContactPipeline implements Submitter {
         ? { kind: "key-reused" }
         : { kind: "replayed", id: first.inquiryId };
     }
-    if (result.kind === "over-limit") {
-      return { kind: "rate-limited", retryAfterSeconds: Math.max(1, Math.ceil(result.retryAfterMs / 1000)) };
-    }
-    if (held) this.parts.log.info({ inquiryId: id, source: s.source, reasons }, "inquiry held as suspected spam");
+    if (result.kind === "over-limit") return { kind: "rate-limited", retryAfterSeconds: seconds(result.retryAfterMs) };
+    const logged = { inquiryId: id, source: s.source };
+    if (held) this.parts.log.info({ ...logged, reasons }, "inquiry held as suspected spam");
     else {
-      this.parts.log.info(
-        { inquiryId: id, source: s.source, verdict: suspect ? "suspect" : "clean" },
-        "inquiry stored",
-      );
+      this.parts.log.info({ ...logged, verdict: suspect ? "suspect" : "clean" }, "inquiry stored");
       this.worker.nudge();
     }
     return { kind: "stored", id, held };
@@ -168,16 +155,11 @@ export class ContactPipeline implements Submitter {
   async overLimit(ip: string | undefined, specs: LimitSpec[], now = Date.now()): Promise<number | null> {
     const limits = this.limitsOf(specs, await this.parts.hasher.hashes(ip, now));
     const until = limits.length > 0 ? await countAgainst(this.db, limits, now) : null;
-    return until === null ? null : Math.max(1, Math.ceil((until - now) / 1000));
+    return until === null ? null : seconds(until - now);
   }
 
   private limitsOf(specs: LimitSpec[], hashes: Awaited<ReturnType<AddressHasher["hashes"]>>): Limit[] {
-    if (!hashes) return [];
-    return specs.map((l) => ({
-      key: `${l.prefix}:${l.per === "address" ? hashes.address : hashes.network}`,
-      points: l.points,
-      durationMs: l.durationMs,
-    }));
+    return hashes ? specs.map(({ prefix, per, ...l }) => ({ key: `${prefix}:${hashes[per]}`, ...l })) : [];
   }
 }
 
@@ -192,11 +174,15 @@ function withoutHoneypot(body: unknown): { body: unknown; trap: string } {
   return { body: rest, trap: typeof trap === "string" ? trap.trim() : "x" };
 }
 
-const METRIC: Record<Outcome["kind"], InquiryOutcome> = {
-  stored: "stored",
-  replayed: "stored",
-  invalid: "invalid",
-  "rate-limited": "rate_limited",
-  "key-reused": "refused",
-};
-const metricOf = (o: Outcome): InquiryOutcome => (o.kind === "stored" && o.held ? "held" : METRIC[o.kind]);
+const sha256 = (text: string) => createHash("sha256").update(text).digest("hex");
+const seconds = (ms: number) => Math.max(1, Math.ceil(ms / 1000));
+const metricOf = (o: Outcome): InquiryOutcome =>
+  o.kind === "stored" && o.held
+    ? "held"
+    : o.kind === "replayed"
+      ? "stored"
+      : o.kind === "rate-limited"
+        ? "rate_limited"
+        : o.kind === "key-reused"
+          ? "refused"
+          : o.kind;

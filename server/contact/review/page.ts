@@ -9,7 +9,7 @@ import {
 } from "../../../app/contact/lead.ts";
 import type { Config } from "../../config.ts";
 import { cutAt } from "../delivery/channel.ts";
-import { destinationsFor, newDeliveries, type Routing } from "../delivery/routing.ts";
+import { newDeliveries, type Routing } from "../delivery/routing.ts";
 import type { ContactPipeline, LimitSpec } from "../intake/pipeline.ts";
 import { type Database, StorageUnavailableError } from "../storage/database.ts";
 import { get, type Marked, markSpam, notSpam, type Taken, take, undo } from "../storage/inquiries.ts";
@@ -61,8 +61,7 @@ export async function performAction(
     return known(await take(db, id, opts.by ?? null, now, reports), (taken) => ({ kind: "taken", taken }));
   }
   if (!routing) return { kind: "no-routing" };
-  const destinations = (inquiry: Inquiry) =>
-    newDeliveries(destinationsFor(routing, inquiry.service), inquiry, config, now);
+  const destinations = (inquiry: Inquiry) => newDeliveries(routing, inquiry, config, now);
   const marked = opts.undo ? await undo(db, id, action, destinations, now) : await notSpam(db, id, destinations, now);
   return known(marked, (m) => ({ kind: "done", marked: m }));
 }

@@ -162,26 +162,25 @@ function review(db: Database, id: string, fn: (tx: Sql, inquiry: InquiryRecord, 
   });
 }
 
-// Spam: learnt as spam, held from now on, its deliveries not made yet cancelled (one under way is not retried).
-export const markSpam = (db: Database, id: string, now: number) =>
-  review(db, id, async (tx, inquiry, none) => {
-    const before = await markOf(tx, id);
-    const changed = !inquiry.held || before?.label !== "spam";
-    if (changed) await remember(tx, inquiry, "spam", before);
-    const gone = await hold(tx, id, inquiry.heldReason ?? "marked as spam by a person");
-    if (changed) await mark(tx, id, "spam", now);
-    return { ...none, changed, ...gone };
-  });
-
-// Not spam: learnt as genuine; a held inquiry becomes a lead, queued where its service's leads go now.
+// Spam: learnt as spam, held from now on, its deliveries not made yet cancelled (one under way is
+// not retried). Not spam: learnt as genuine; a held one becomes a lead, queued where its service's
+// leads go now.
+export const markSpam = (db: Database, id: string, now: number) => judge(db, id, "spam", () => [], now);
 export const notSpam = (db: Database, id: string, destinations: Destinations, now: number) =>
+  judge(db, id, "not-spam", destinations, now);
+
+const judge = (db: Database, id: string, action: "spam" | "not-spam", destinations: Destinations, now: number) =>
   review(db, id, async (tx, inquiry, none) => {
+    const spam = action === "spam";
+    const label = spam ? "spam" : "genuine";
     const before = await markOf(tx, id);
-    const changed = inquiry.held || before?.label !== "genuine";
-    if (changed) await remember(tx, inquiry, "not-spam", before);
-    const queued = inquiry.held ? await asLead(tx, inquiry, destinations, now) : [];
-    if (changed) await mark(tx, id, "genuine", now);
-    return { ...none, changed, queued };
+    const changed = inquiry.held !== spam || before?.label !== label;
+    if (changed) await remember(tx, inquiry, action, before);
+    const done = spam
+      ? await hold(tx, id, inquiry.heldReason ?? "marked as spam by a person")
+      : { queued: inquiry.held ? await asLead(tx, inquiry, destinations, now) : [] };
+    if (changed) await mark(tx, id, label, now);
+    return { ...none, changed, ...done };
   });
 
 // Undo puts back exactly what the last `action` changed (review_undo); nothing to undo: unchanged.
