@@ -131,17 +131,10 @@ export async function post(
 
 // The inquiry as a webhook receiver gets it: nothing internal (no address hash).
 export function inquiryPayload(inquiry: Inquiry, links: LeadLinks) {
+  const { id, receivedAt, name, email, company, service, message, page, source, spamScore } = inquiry;
   return {
-    id: inquiry.id,
-    receivedAt: new Date(inquiry.receivedAt).toISOString(),
-    name: inquiry.name,
-    email: inquiry.email,
-    company: inquiry.company,
-    service: inquiry.service,
-    message: inquiry.message,
-    page: inquiry.page,
-    source: inquiry.source,
-    spam: { verdict: verdictOf(inquiry), score: inquiry.spamScore ?? null },
+    ...{ id, receivedAt: new Date(receivedAt).toISOString(), name, email, company, service, message, page, source },
+    spam: { verdict: verdictOf(inquiry), score: spamScore ?? null },
     reply: replyOf(inquiry, Date.now()),
     links: Object.fromEntries(links.for(inquiry).map((l) => [l.action, l.url])),
   };
