@@ -136,7 +136,6 @@ export function leadPage(o: {
   };
 }
 
-/** The name given on the "I'm on it" page, as stored and shown: one printable line. */
 export const takenBy = (given: string | undefined) =>
   cutAt(
     (given ?? "")

@@ -18,9 +18,13 @@ import { undo as forgetMark, mark } from "./training.ts";
 
 /**
  * The table `inquiries` and what hangs on it. A submission is one transaction on either engine: its
- * Idempotency-Key (seen before: nothing stored or counted), its rate-limit counters (over any limit:
- * nothing stored), then the inquiry, its deliveries and the key's record, together or not at all.
- * A review action locks its row (PostgreSQL) so two presses on two instances take turns.
+ * Idempotency-Key (seen before: nothing stored or counted), its rate-limit counters (an expired
+ * window starts again; over any limit: nothing stored), then the inquiry, its deliveries and the
+ * key's record, together or not at all. A person's verdict locks the inquiry's row (PostgreSQL), so
+ * two presses on two instances take turns. Spam cancels the deliveries not made yet (one under way
+ * is not retried); Not spam queues a held one where its service's leads go now; Undo puts back
+ * exactly what the last of them changed (review_undo). The first "I'm on it" keeps its time and
+ * name, drops the reminder and tells the webhook unless held; later presses learn who was first.
  */
 
 export type Limit = { key: string; points: number; durationMs: number };
@@ -84,8 +88,6 @@ export async function seenMessage(sql: Sql, messageHash: string, since: number):
 export const countAgainst = (db: Database, limits: Limit[], now: number) =>
   db.transaction((tx) => countLimits(tx, limits, now));
 
-// One submission counted against each limit (an expired window starts again): when the furthest
-// limit it is over frees up, or null.
 async function countLimits(tx: Sql, limits: Limit[], now: number): Promise<number | null> {
   if (limits.length === 0) return null;
   const rows = await tx.query<{ key: string; points: number; expire: number }>(
@@ -100,7 +102,6 @@ async function countLimits(tx: Sql, limits: Limit[], now: number): Promise<numbe
   return over.length > 0 ? Math.max(...over.map((r) => Number(r.expire))) : null;
 }
 
-// The one read of inquiries, with their leads' deliveries.
 async function records(sql: Sql, where: string, params: unknown[]): Promise<InquiryRecord[]> {
   const rows = await sql.query(
     `SELECT ${INQUIRY_COLUMNS} FROM inquiries i WHERE ${where} ORDER BY i.received_at DESC, i.id`,
@@ -152,7 +153,6 @@ export type Marked = {
 };
 type Destinations = (inquiry: Inquiry) => NewDelivery[];
 
-// A person's verdict on one inquiry, its row locked until the transaction ends; null if there is none.
 function review(db: Database, id: string, fn: (tx: Sql, inquiry: InquiryRecord, none: Marked) => Promise<Marked>) {
   return db.transaction(async (tx) => {
     if (tx.engine === "postgres") await tx.query("SELECT id FROM inquiries WHERE id = ? FOR UPDATE", [id]);
@@ -162,9 +162,6 @@ function review(db: Database, id: string, fn: (tx: Sql, inquiry: InquiryRecord, 
   });
 }
 
-// Spam: learnt as spam, held from now on, its deliveries not made yet cancelled (one under way is
-// not retried). Not spam: learnt as genuine; a held one becomes a lead, queued where its service's
-// leads go now.
 export const markSpam = (db: Database, id: string, now: number) => judge(db, id, "spam", () => [], now);
 export const notSpam = (db: Database, id: string, destinations: Destinations, now: number) =>
   judge(db, id, "not-spam", destinations, now);
@@ -183,7 +180,6 @@ const judge = (db: Database, id: string, action: "spam" | "not-spam", destinatio
     return { ...none, changed, ...done };
   });
 
-// Undo puts back exactly what the last `action` changed (review_undo); nothing to undo: unchanged.
 export const undo = (db: Database, id: string, action: "spam" | "not-spam", destinations: Destinations, now: number) =>
   review(db, id, async (tx, inquiry, none) => {
     const [row] = await tx.query(
@@ -245,8 +241,6 @@ async function asLead(tx: Sql, inquiry: InquiryRecord, destinations: Destination
 
 export type Taken = { inquiry: InquiryRecord; first: boolean };
 
-// "I'm on it": the first press keeps its time and name, drops the reminder and queues `reports`
-// (the webhook's inquiry.taken) unless held; later presses learn who was first.
 export async function take(db: Database, id: string, by: string | null, now: number, reports: Destinations) {
   return db.transaction(async (tx): Promise<Taken | null> => {
     const updated = await tx.query(
