@@ -75,9 +75,11 @@ export function contactEndpoint({ submitter, log, publicKeys, allowedOrigins, me
 
   router.options(CONTACT_API_PATH, (req, res) => {
     if (!cors(req, res)) return fail(res, 403, "This origin may not call this endpoint.");
-    res.setHeader("Access-Control-Allow-Methods", "POST, OPTIONS");
-    res.setHeader("Access-Control-Allow-Headers", ALLOWED_HEADERS);
-    res.setHeader("Access-Control-Max-Age", "600");
+    res.set({
+      "Access-Control-Allow-Methods": "POST, OPTIONS",
+      "Access-Control-Allow-Headers": ALLOWED_HEADERS,
+      "Access-Control-Max-Age": "600",
+    });
     res.status(204).end();
   });
 
@@ -99,9 +101,8 @@ export function contactEndpoint({ submitter, log, publicKeys, allowedOrigins, me
         return fail(res, 401, "Missing or invalid authorization.");
       }
       if (!req.is("application/json")) return fail(res, 415, "Send the message as application/json.");
-      if (!isUtf8(req.get("content-type"))) {
+      if (!isUtf8(req.get("content-type")))
         return fail(res, 415, "Unsupported content encoding or charset: send UTF-8.");
-      }
       const key = req.get("idempotency-key");
       if (key !== undefined && !IDEMPOTENCY_KEY.test(key)) {
         return fail(res, 400, "Idempotency-Key must be 1 to 255 visible ASCII characters.");
@@ -109,25 +110,23 @@ export function contactEndpoint({ submitter, log, publicKeys, allowedOrigins, me
       next();
     },
     express.json({ limit: MAX_BODY_BYTES, strict: false, type: () => true }),
-    async (req, res, next) => {
-      try {
-        const one = (v: string | string[] | undefined) => (Array.isArray(v) ? v.join(", ") : v);
-        const outcome = await noted(submitter, res).submit({
-          body: req.body,
-          source: "api",
-          formToken: one(req.headers["x-form-token"]),
-          fromAllowedOrigin: allowed.has(req.get("origin") ?? ""),
-          idempotencyKey: one(req.headers["idempotency-key"]),
-          ip: req.ip,
-          userAgent: one(req.headers["user-agent"]),
-          page: one(req.headers.referer),
-        });
-        const answer = jsonAnswer(outcome);
-        for (const [k, v] of Object.entries(answer.headers ?? {})) res.setHeader(k, v);
-        res.status(answer.status).json(answer.body);
-      } catch (err) {
-        next(err);
-      }
+    // Express 5 hands a rejection to the error handler below.
+    async (req, res) => {
+      const outcome = await noted(submitter, res).submit({
+        body: req.body,
+        source: "api",
+        formToken: req.get("x-form-token"),
+        fromAllowedOrigin: allowed.has(req.get("origin") ?? ""),
+        idempotencyKey: req.get("idempotency-key"),
+        ip: req.ip,
+        userAgent: req.get("user-agent"),
+        page: req.get("referer"),
+      });
+      const answer = jsonAnswer(outcome);
+      res
+        .set(answer.headers ?? {})
+        .status(answer.status)
+        .json(answer.body);
     },
   );
 
