@@ -1,4 +1,5 @@
 import { randomUUID } from "node:crypto";
+import { setTimeout as sleep } from "node:timers/promises";
 import type { Logger } from "pino";
 import type { Tuning } from "../../config.ts";
 import type { ContactMetrics } from "../metrics.ts";
@@ -111,13 +112,9 @@ export class OutboxWorker {
         return 0;
       });
       if (worked > 0 || !this.running) continue;
-      await new Promise<void>((resolve) => {
-        const timer = setTimeout(resolve, this.parts.config.OUTBOX_POLL_MS);
-        this.wake = () => {
-          clearTimeout(timer);
-          resolve();
-        };
-      });
+      const woken = new AbortController();
+      this.wake = () => woken.abort();
+      await sleep(this.parts.config.OUTBOX_POLL_MS, null, { signal: woken.signal }).catch(() => undefined);
       this.wake = null;
     }
   }
