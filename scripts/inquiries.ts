@@ -22,10 +22,10 @@ import { stringify } from "csv-stringify/sync";
 import { site } from "../app/config/site.ts";
 import { type Config, loadConfig, tuningFromArgs } from "../server/config.ts";
 import { correct, parseCorrection } from "../server/contact/correction.ts";
+import { cutAt } from "../server/contact/delivery/channel.ts";
 import { CHANNEL_NAMES } from "../server/contact/delivery/channels.ts";
 import { type Erased, erase } from "../server/contact/erasure.ts";
-import { performAction } from "../server/contact/review/actions.ts";
-import { takenBy } from "../server/contact/review/page.ts";
+import { performAction, takenBy } from "../server/contact/review/page.ts";
 import { sayBusinessTime, timingOf } from "../server/contact/review/promise.ts";
 import { replyFigures } from "../server/contact/review/reply-figures.ts";
 import { DATABASE_FILE, dataDirHolder, holdDataDir } from "../server/contact/storage/data-dir.ts";
@@ -150,10 +150,7 @@ const printableJson = (value: unknown) =>
           .join(""),
   );
 
-const shorten = (s: string, n: number) => {
-  const flat = printable(s.replace(/\s+/g, " "));
-  return flat.length > n ? `${flat.slice(0, n - 1)}…` : flat;
-};
+const shorten = (s: string, n: number) => cutAt(printable(s.replace(/\s+/g, " ")), n, "…");
 
 /** The columns every table of inquiries starts with. */
 const summaryRow = (r: Inquiry) => ({

@@ -6,7 +6,6 @@ import { createRequestHandler } from "react-router";
 import { build as viteBuild } from "vite";
 import { site } from "../app/config/site.ts";
 import { readPublishedPosts } from "../app/content/post-files.ts";
-import { HTML_CACHE, IMMUTABLE } from "../server/cache.ts";
 import { loadBuildEnv } from "../server/config.ts";
 import { writeFit } from "../server/contact/intake/content-filter.ts";
 import {
@@ -17,7 +16,7 @@ import {
   PAGE_HEADERS,
   policyForHtml,
 } from "../server/security.ts";
-import { typesByPath, walk } from "../server/static.ts";
+import { HTML_CACHE, IMMUTABLE, typesByPath, walk } from "../server/static.ts";
 import { buildImages } from "./images.ts";
 import { writeMachineReadable } from "./machine-readable.ts";
 

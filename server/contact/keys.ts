@@ -1,6 +1,5 @@
 import { randomBytes } from "node:crypto";
-import type { Sql } from "./storage/database.ts";
-import { StorageUnavailableError } from "./storage/database.ts";
+import { type Sql, StorageUnavailableError } from "./storage/database.ts";
 import { ensureFirstKey, ensureKey, type KeyPurpose, listKeys } from "./storage/keys.ts";
 
 /**
@@ -23,19 +22,18 @@ export class KeyRing {
   private db: Sql | null = null;
   private lastRead = 0;
 
-  async attach(db: Sql, now = Date.now()): Promise<void> {
+  async attach(db: Sql, now = Date.now()) {
     for (const purpose of ["links", "form"] as const) await ensureFirstKey(db, purpose, now);
     this.db = db;
     await this.read(now);
   }
 
-  async read(now = Date.now()): Promise<void> {
+  async read(now = Date.now()) {
     if (!this.db) return;
     this.lastRead = now;
-    const rows = await listKeys(this.db);
     this.known.clear();
     this.current.clear();
-    for (const r of rows) {
+    for (const r of await listKeys(this.db)) {
       const secret = Buffer.from(r.secret, "hex");
       this.known.set(`${r.purpose}:${r.id}`, secret);
       // The newest key not retired signs (rows come oldest first).
@@ -50,11 +48,7 @@ export class KeyRing {
     throw new Error("the link key is not loaded yet: the contact storage has not started");
   }
 
-  /**
-   * The key with that id, read again from the database once if it is not known here; undefined if
-   * none has it. Before the database is attached only this process's form key is known: a link
-   * cannot be checked yet (StorageUnavailableError: "try again", not "not valid").
-   */
+  // Before the database is attached, a link cannot be checked yet: "try again", not "not valid".
   async find(purpose: "links" | "form", id: string, now = Date.now()): Promise<Buffer | undefined> {
     if (purpose === "form" && id === this.processKey.id) return this.processKey.secret;
     const have = this.known.get(`${purpose}:${id}`);
@@ -73,13 +67,8 @@ export class KeyRing {
   wasIssued(purpose: "links" | "form", id: string): boolean {
     const n = /^k(\d+)$/.exec(id)?.[1];
     if (!n) return false;
-    const newest = Math.max(
-      0,
-      ...[...this.known.keys()]
-        .filter((k) => k.startsWith(`${purpose}:k`))
-        .map((k) => Number(k.slice(purpose.length + 2))),
-    );
-    return Number(n) <= newest;
+    const ids = [...this.known.keys()].filter((k) => k.startsWith(`${purpose}:k`));
+    return ids.some((k) => Number(k.slice(purpose.length + 2)) >= Number(n));
   }
 
   async addressKey(now = Date.now()): Promise<Buffer | undefined> {

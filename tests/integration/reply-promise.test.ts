@@ -7,7 +7,7 @@ import { site } from "../../app/config/site.ts";
 import { loadConfig } from "../../server/config.ts";
 import { OUTBOX_LEASE_MS } from "../../server/contact/delivery/worker.ts";
 import { createMetrics } from "../../server/contact/metrics.ts";
-import { performAction } from "../../server/contact/review/actions.ts";
+import { performAction } from "../../server/contact/review/page.ts";
 import type { Promised } from "../../server/contact/review/promise.ts";
 import { createContactPipeline } from "../../server/contact/runtime.ts";
 import type { Database } from "../../server/contact/storage/database.ts";

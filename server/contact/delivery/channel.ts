@@ -8,7 +8,10 @@ import { type Delivery, type Inquiry, verdictOf } from "../storage/records.ts";
 /**
  * What a delivery channel is (docs/decisions/0006, 0013): a module exporting one `ChannelDefinition`,
  * listed in delivery/channels.ts. A channel answers each attempt; the worker turns the answer into
- * sent, a retry, or a permanent failure.
+ * sent, a retry, or a permanent failure. Over HTTP only 2xx is delivered; 408, 429 and 5xx are tried
+ * again (after their Retry-After), and so are 401 and 403 (a receiver whose secret is being rotated
+ * refuses the signature until it has the new one); any other 4xx, or a redirect, is the receiver
+ * saying no, and is not hammered.
  */
 
 export type Attempt =
@@ -48,7 +51,11 @@ export type ChannelDefinition<Variables extends Record<string, z.ZodType> = Reco
 
 export type ChannelHost = { host: string; setting: string };
 
-export const cutAt = (text: string, max: number) => Array.from(text).slice(0, max).join("");
+// The one way text is cut: by characters, never inside one; `mark` (within `max`) says it was.
+export function cutAt(text: string, max: number, mark = "") {
+  const chars = Array.from(text);
+  return chars.length <= max ? text : chars.slice(0, max - Array.from(mark).length).join("") + mark;
+}
 
 export const receiverUrl = z
   .url({ protocol: /^https?$/, error: "an http:// or https:// URL" })
@@ -57,31 +64,25 @@ export const receiverUrl = z
     "no user:password@ in the URL (use a secret path or token)",
   );
 
-export function receiverTarget(config: Config, routeKey: string, field: string, general: string | undefined) {
-  if (routeKey !== "default" && config.routes[routeKey]?.[field]) return routeKey;
-  return general ? "default" : undefined;
+// An HTTP receiver's general URL (`variable`) and each route's own (`field` in CONTACT_ROUTES): a
+// delivery's target is the route key, or "default".
+export function receiver(field: string, variable: "SLACK_WEBHOOK_URL" | "WEBHOOK_URL") {
+  const own = (config: Config, key: string) => (key !== "default" ? config.routes[key]?.[field] : undefined);
+  return {
+    routeField: { key: field, schema: receiverUrl },
+    targetFor: (config: Config, key: string) => (own(config, key) ? key : config[variable] ? "default" : undefined),
+    hostsOf: (config: Config): ChannelHost[] => [
+      ...(config[variable] ? [{ host: new URL(config[variable]).hostname, setting: variable }] : []),
+      ...Object.entries(config.routes).flatMap(([route, r]) =>
+        r?.[field]
+          ? [{ host: new URL(r[field]).hostname, setting: `CONTACT_ROUTES[${JSON.stringify(route)}].${field}` }]
+          : [],
+      ),
+    ],
+    urlFor: (config: Config, target: string) => own(config, target) ?? config[variable],
+  };
 }
 
-export function receiverHosts(config: Config, field: string, variable: string, general: string | undefined) {
-  const hosts: ChannelHost[] = general ? [{ host: new URL(general).hostname, setting: variable }] : [];
-  for (const [route, r] of Object.entries(config.routes)) {
-    const own = r?.[field];
-    if (own) hosts.push({ host: new URL(own).hostname, setting: `CONTACT_ROUTES[${JSON.stringify(route)}].${field}` });
-  }
-  return hosts;
-}
-
-export function receiverUrlOf(config: Config, target: string, field: string, general: string | undefined) {
-  const own = target !== "default" ? config.routes[target]?.[field] : undefined;
-  return own ?? general;
-}
-
-/**
- * What an HTTP answer means for a delivery: only 2xx is delivered; 408, 429 and 5xx are tried
- * again (429 and 503 after their Retry-After), and so are 401 and 403 (a receiver whose secret is
- * being rotated refuses the signature until it has the new one: tried until the retry window ends);
- * any other 4xx — or a redirect — is the receiver saying no, and is not hammered.
- */
 export function classifyHttp(status: number, retryAfter: string | null, now = Date.now()): Attempt {
   if (status >= 200 && status < 300) return { kind: "delivered", detail: `HTTP ${status}` };
   const reason = `HTTP ${status}`;
@@ -118,31 +119,22 @@ export async function post(
     return classifyHttp(res.status, res.headers.get("retry-after"));
   } catch (err) {
     const e = err as Error & { cause?: { code?: string } };
-    const reason =
-      e.name === "TimeoutError"
+    const timedOut = e.name === "TimeoutError";
+    return {
+      kind: "retry",
+      reason: timedOut
         ? `no answer within ${timeoutMs} ms`
-        : `${e.message}${e.cause?.code ? ` (${e.cause.code})` : ""}`;
-    return { kind: "retry", reason };
+        : `${e.message}${e.cause?.code ? ` (${e.cause.code})` : ""}`,
+    };
   }
 }
 
-/**
- * The inquiry as a webhook receiver gets it: no address hash, nothing internal; what the spam
- * defence made of it (`spam.verdict`: clean or suspect), the reply promise (`reply`: the business
- * hours promised, when they are up, and — in the later events — who took it, when, and whether in time), and the signed links that fit (`links.take`, `links.spam`, `links.release`).
- */
+// The inquiry as a webhook receiver gets it: nothing internal (no address hash).
 export function inquiryPayload(inquiry: Inquiry, links: LeadLinks) {
+  const { id, receivedAt, name, email, company, service, message, page, source, spamScore } = inquiry;
   return {
-    id: inquiry.id,
-    receivedAt: new Date(inquiry.receivedAt).toISOString(),
-    name: inquiry.name,
-    email: inquiry.email,
-    company: inquiry.company,
-    service: inquiry.service,
-    message: inquiry.message,
-    page: inquiry.page,
-    source: inquiry.source,
-    spam: { verdict: verdictOf(inquiry), score: inquiry.spamScore ?? null },
+    ...{ id, receivedAt: new Date(receivedAt).toISOString(), name, email, company, service, message, page, source },
+    spam: { verdict: verdictOf(inquiry), score: spamScore ?? null },
     reply: replyOf(inquiry, Date.now()),
     links: Object.fromEntries(links.for(inquiry).map((l) => [l.action, l.url])),
   };

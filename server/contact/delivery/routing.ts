@@ -8,10 +8,13 @@ import { CHANNELS, channelNamed } from "./channels.ts";
 /**
  * Leads routed by service line (CONTACT_ROUTES): each service (or "none", no service chosen) may
  * have its own email recipients and receivers; anything it does not name goes to the general ones.
- * A delivery's target is what its channel says (delivery/channel.ts: `targetFor`).
+ * A delivery's target is what its channel says (`targetFor`). The privacy notice names who receives
+ * leads and the hosts each uses (site.privacy.processors): a configuration that would send a lead to
+ * a channel or host it does not name is refused at start, in one line (a loopback host is ours). A
+ * lead's reminder is an email due when the promise may be up (business time never runs faster than
+ * the clock); the worker puts it off to the hour it really is.
  */
 
-/** One channel's share of a lead: the channel, and its target there. */
 export type Destination = { channel: string; target: string };
 export type Routing = Record<string, Destination[]>;
 
@@ -38,11 +41,6 @@ export function hostNamed(host: string, hosts: readonly string[]): boolean {
   });
 }
 
-/**
- * The privacy notice names who receives leads (site.privacy.processors, by channel) and the hosts
- * each uses: what this configuration would send to a channel or a host it does not name, one line;
- * nothing when all is named. A host on this machine (loopback) is ours.
- */
 export function unnamedProcessors(config: Config, named: Record<string, NamedProcessor>): string | undefined {
   const used = channelsOf(routingOf(config));
   const unnamed = used.filter((c) => !Object.hasOwn(named, c));
@@ -62,17 +60,13 @@ export function unnamedProcessors(config: Config, named: Record<string, NamedPro
 export const destinationsFor = (routing: Routing, service: string): Destination[] =>
   routing[service || "none"] ?? routing.default ?? [];
 
-/**
- * A lead's deliveries, one per destination, each with the id it carries on every attempt, and its
- * reminder: an email due when the reply promise may be up (business time never runs faster than the
- * clock; the worker puts it off to the hour it is really up: review/reminders.ts).
- */
 export function newDeliveries(
-  destinations: Destination[],
-  inquiry: { id: string; receivedAt: number },
+  routing: Routing,
+  inquiry: { id: string; receivedAt: number; service: string },
   config: Config,
   now = Date.now(),
 ) {
+  const destinations = destinationsFor(routing, inquiry.service);
   const leads = destinations.map(
     ({ channel, target }): NewDelivery => ({
       id: timeOrderedId(now),

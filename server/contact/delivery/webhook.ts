@@ -1,21 +1,13 @@
 import { Webhook } from "standardwebhooks";
 import { z } from "zod";
-import {
-  type Attempt,
-  type ChannelDefinition,
-  inquiryPayload,
-  post,
-  receiverHosts,
-  receiverTarget,
-  receiverUrl,
-  receiverUrlOf,
-} from "./channel.ts";
+import { type Attempt, type ChannelDefinition, inquiryPayload, post, receiver, receiverUrl } from "./channel.ts";
 
 /**
- * A JSON POST to WEBHOOK_URL (or a route's own receiver), signed per Standard Webhooks
- * (`standardwebhooks`), with a `webhook-id` that stays the same across retries so the receiver can
- * de-duplicate.
+ * A JSON POST to WEBHOOK_URL (or a route's own receiver) in Standard Webhooks' envelope (type,
+ * timestamp of the event, data), signed by `standardwebhooks` with every secret set (two while
+ * rotating), with a `webhook-id` that stays the same across retries so the receiver can de-duplicate.
  */
+const webhookReceiver = receiver("webhook", "WEBHOOK_URL");
 const variables = {
   WEBHOOK_URL: receiverUrl.optional().meta({
     description:
@@ -41,13 +33,10 @@ export const webhook: ChannelDefinition<typeof variables> = {
     (env.WEBHOOK_URL || Object.values(env.CONTACT_ROUTES ?? {}).some((r) => r.webhook)) && !env.WEBHOOK_SECRET
       ? "WEBHOOK_SECRET: required with WEBHOOK_URL or a route's webhook (whsec_…, see docs/configuration.md)"
       : undefined,
-  routeField: { key: "webhook", schema: receiverUrl },
-  targetFor: (config, key) => receiverTarget(config, key, "webhook", config.WEBHOOK_URL),
-  hostsOf: (config) => receiverHosts(config, "webhook", "WEBHOOK_URL", config.WEBHOOK_URL),
+  ...webhookReceiver,
   create(config, links) {
     const general = config.WEBHOOK_URL;
-    const urlFor = (target: string) => receiverUrlOf(config, target, "webhook", general);
-    // While rotating, two secrets: each payload carries a signature by each (Standard Webhooks allows several).
+    const urlFor = (target: string) => webhookReceiver.urlFor(config, target);
     const signers = (config.WEBHOOK_SECRET ?? "")
       .split(" ")
       .filter(Boolean)
@@ -66,7 +55,6 @@ export const webhook: ChannelDefinition<typeof variables> = {
     return {
       name: "webhook",
       deliver({ messageId, inquiry, target }) {
-        // Standard Webhooks' envelope: type, timestamp (of the event), data. Same id on every attempt.
         return send(urlFor(target), messageId, {
           type: "inquiry.received",
           timestamp: new Date(inquiry.receivedAt).toISOString(),

@@ -1,5 +1,7 @@
 import { randomUUID } from "node:crypto";
+import { setTimeout as sleep } from "node:timers/promises";
 import type { Logger } from "pino";
+import type { Tuning } from "../../config.ts";
 import type { ContactMetrics } from "../metrics.ts";
 import { heldSummary } from "../review/held-summary.ts";
 import type { LeadLinks } from "../review/links.ts";
@@ -13,11 +15,12 @@ import type { Attempt, Channel } from "./channel.ts";
 import { destinationsFor, type Routing } from "./routing.ts";
 
 /**
- * Sends the outbox (docs/decisions/0004): claims what is due, hands each delivery to its channel,
- * records it sent, or retries it with backoff until the retry window ends; a lead that fails for
- * good is logged at `fatal` and the other channels are alerted. At least once: a duplicate carries
- * the same id. A delivery of a lead goes where its service's leads go when it is sent, so a
- * corrected address or a changed route reaches the leads still waiting.
+ * Sends the outbox (docs/decisions/0004, 0024): claims what is due, hands each delivery to its
+ * channel, records it sent, or retries it with backoff until the give-up window ends; a lead that
+ * fails for good is logged at `fatal` and the other channels are alerted. At least once: a duplicate
+ * carries the same id. A lead goes where its service's leads go when it is sent, so a corrected
+ * route reaches the leads still waiting. Each delivery finishes on its own: one slow receiver never
+ * holds the others, and its claim is extended while the send lasts.
  */
 
 export const OUTBOX_POLL_MS = 1_000;
@@ -26,20 +29,6 @@ export const OUTBOX_RETRY_MAX_MS = 60 * 60_000;
 export const OUTBOX_GIVE_UP_AFTER_MS = 24 * 60 * 60_000;
 export const OUTBOX_LEASE_MS = 2 * 60_000;
 const MAX_IN_HAND = 16;
-
-export type OutboxTuning = {
-  OUTBOX_POLL_MS: number;
-  OUTBOX_RETRY_BASE_MS: number;
-  OUTBOX_RETRY_MAX_MS: number;
-  OUTBOX_GIVE_UP_AFTER_MS: number;
-  OUTBOX_LEASE_MS: number;
-};
-
-function retryDelay(attempt: number, baseMs: number, maxMs: number, random = Math.random): number {
-  const exponential = Math.min(maxMs, baseMs * 2 ** Math.max(0, attempt - 1));
-  // "Equal jitter": between half and all of the exponential delay, so retries from many jobs spread out.
-  return Math.round(exponential / 2 + (random() * exponential) / 2);
-}
 
 const SAID: Record<DeliveryKind, [string, string]> = {
   lead: ["inquiry delivered", "inquiry delivery failed; will retry"],
@@ -59,19 +48,6 @@ const SAID: Record<DeliveryKind, [string, string]> = {
   "held-summary": ["held-messages summary sent", "could not send the held-messages summary; tried again later"],
 };
 
-type WorkerParts = {
-  db: Database;
-  channels: Channel[];
-  routing: Routing;
-  log: Logger;
-  config: OutboxTuning;
-  metrics?: ContactMetrics;
-  clock?: () => number;
-  facts?: Promised;
-  /** The held summary's Not spam links. */
-  links?: LeadLinks;
-};
-
 type Outcome = Attempt | "drop" | { at: number };
 
 export class OutboxWorker {
@@ -80,11 +56,23 @@ export class OutboxWorker {
   private wake: (() => void) | null = null;
   private loop: Promise<void> | null = null;
   private readonly inFlight = new Set<Promise<void>>();
-  private readonly parts: WorkerParts;
   private readonly channels: Map<string, Channel>;
   private readonly log: Logger;
   private readonly now: () => number;
-  constructor(parts: WorkerParts) {
+
+  private readonly parts: {
+    db: Database;
+    channels: Channel[];
+    routing: Routing;
+    log: Logger;
+    config: Tuning;
+    metrics?: ContactMetrics;
+    clock?: () => number;
+    facts?: Promised;
+    links?: LeadLinks;
+  };
+
+  constructor(parts: OutboxWorker["parts"]) {
     this.parts = parts;
     this.channels = new Map(parts.channels.map((c) => [c.name, c]));
     this.log = parts.log.child({ worker: this.id });
@@ -117,32 +105,20 @@ export class OutboxWorker {
 
   private async run(): Promise<void> {
     while (this.running) {
-      let worked = 0;
-      try {
-        worked = await this.pass();
-      } catch (err) {
-        // An outage was logged once by the database's watcher; the next poll tries again.
-        if (!(err instanceof StorageUnavailableError)) {
-          this.log.error({ err: { message: (err as Error).message } }, "outbox pass failed");
-        }
-      }
-      if (worked === 0 && this.running) {
-        await new Promise<void>((resolve) => {
-          const timer = setTimeout(resolve, this.parts.config.OUTBOX_POLL_MS);
-          this.wake = () => {
-            clearTimeout(timer);
-            resolve();
-          };
-        });
-        this.wake = null;
-      }
+      const worked = await this.pass().catch((err: Error) => {
+        // An outage was logged once by the database's watcher.
+        if (!(err instanceof StorageUnavailableError))
+          this.log.error({ err: { message: err.message } }, "outbox pass failed");
+        return 0;
+      });
+      if (worked > 0 || !this.running) continue;
+      const woken = new AbortController();
+      this.wake = () => woken.abort();
+      await sleep(this.parts.config.OUTBOX_POLL_MS, null, { signal: woken.signal }).catch(() => undefined);
+      this.wake = null;
     }
   }
 
-  /**
-   * Claims what is due and starts each; each finishes on its own, so one slow receiver never holds
-   * the others. Returns how many it started.
-   */
   async pass(now = this.now()): Promise<number> {
     const room = MAX_IN_HAND - this.inFlight.size;
     if (room <= 0) return 0;
@@ -198,7 +174,6 @@ export class OutboxWorker {
     const { db, metrics, config } = this.parts;
     const kind = d.kind as DeliveryKind;
     const log = this.log.child({ inquiryId: d.inquiryId ?? undefined, channel: d.channel, attempt: d.attempts });
-    // The claim is held while the send lasts: never taken over, and sent again, while this worker lives.
     const lease = config.OUTBOX_LEASE_MS;
     const hold = setInterval(() => {
       outbox.extendClaim(db, d.id, this.id, this.now() + lease).catch(() => undefined);
@@ -210,6 +185,7 @@ export class OutboxWorker {
     const now = this.now();
     if (outcome === "drop") return outbox.drop(db, d.id, this.id);
     if ("at" in outcome) return outbox.postpone(db, d.id, this.id, outcome.at);
+    const see = `see \`npm run inquiries -- show ${d.inquiryId}\``;
     if (outcome.kind === "delivered") {
       const recorded = await outbox.recordSent(db, d.id, this.id, now, d.target);
       if (kind === "lead" && d.inquiry) {
@@ -218,25 +194,19 @@ export class OutboxWorker {
         log.info({ via, to: d.target, detail: outcome.detail, marked: recorded }, SAID.lead[0]);
       } else log.info({ to: outcome.detail ?? d.target }, SAID[kind][0]);
       if (kind === "reminder" && d.inquiry && recorded) {
-        const inquiry = d.inquiry;
-        await recordReminded(db, inquiry.id, now, reportOf("inquiry.reminded", inquiry, this.parts.routing, now));
+        await recordReminded(db, d.inquiry.id, now, reportOf("inquiry.reminded", d.inquiry, this.parts.routing, now));
         metrics?.reminded();
         this.nudge();
       }
       if (outcome.refused && kind === "lead") {
-        // Delivered to those who took it; the ones who refused it for good are named, once.
         const reason = `refused by ${outcome.refused.join(", ")}: ${outcome.detail}`;
-        log.fatal(
-          { reason },
-          `INQUIRY ${d.channel.toUpperCase()} REFUSED BY SOME RECIPIENTS; see \`npm run inquiries -- show ${d.inquiryId}\``,
-        );
+        log.fatal({ reason }, `INQUIRY ${d.channel.toUpperCase()} REFUSED BY SOME RECIPIENTS; ${see}`);
         await this.alert(d, reason, "refused", now);
       }
       return;
     }
     const reason = outcome.reason.slice(0, 1000);
-    // Not recorded: held while this attempt was under way (cancelled, never tried again, nobody
-    // alerted), or the claim was lost to another worker (which records it).
+    // Not recorded: held while under way (cancelled, nobody alerted), or the claim went to another worker.
     const cancelled = async () => {
       if (await outbox.cancelHeld(db, d.id, this.id))
         log.info({ reason }, "inquiry delivery cancelled: marked spam while under way, not tried again");
@@ -244,20 +214,18 @@ export class OutboxWorker {
     if (outcome.kind === "permanent" || now - d.createdAt >= config.OUTBOX_GIVE_UP_AFTER_MS) {
       if (!(await outbox.fail(db, d.id, this.id, reason))) return cancelled();
       metrics?.failed(d.channel);
-      if (kind !== "lead") {
-        log.error({ reason, kind }, `${SAID[kind][1].replace(/; tried again later$/, "")}: failed for good`);
-        return;
-      }
-      // Loud on purpose: a person must look at this inquiry (`npm run inquiries -- retry` after a fix).
-      log.fatal(
-        { reason, permanent: outcome.kind === "permanent" },
-        `INQUIRY ${d.channel.toUpperCase()} DELIVERY FAILED PERMANENTLY; see \`npm run inquiries -- show ${d.inquiryId}\``,
-      );
-      await this.alert(d, reason, "failed", now);
-      return;
+      if (kind !== "lead")
+        return log.error({ reason, kind }, `${SAID[kind][1].replace(/; tried again later$/, "")}: failed for good`);
+      const permanent = outcome.kind === "permanent";
+      log.fatal({ reason, permanent }, `INQUIRY ${d.channel.toUpperCase()} DELIVERY FAILED PERMANENTLY; ${see}`);
+      return this.alert(d, reason, "failed", now);
     }
-    const backoff = retryDelay(d.attempts, config.OUTBOX_RETRY_BASE_MS, config.OUTBOX_RETRY_MAX_MS);
-    const delay = Math.max(backoff, outcome.retryAfterMs ?? 0);
+    // Equal jitter: between half and all of the exponential delay, so many retries spread out.
+    const exponential = Math.min(
+      config.OUTBOX_RETRY_MAX_MS,
+      config.OUTBOX_RETRY_BASE_MS * 2 ** Math.max(0, d.attempts - 1),
+    );
+    const delay = Math.max(Math.round(exponential / 2 + (Math.random() * exponential) / 2), outcome.retryAfterMs ?? 0);
     if (!(await outbox.retryAt(db, d.id, this.id, now + delay, reason))) return cancelled();
     metrics?.retried(d.channel);
     log.warn({ reason, retryInMs: delay }, SAID[kind][1]);

@@ -11,13 +11,11 @@ import { formTokens } from "./form-token.ts";
  * storage/keys.ts), so after that nobody, the company included, can tell which address made a hash.
  */
 
-export type AddressHasher = {
-  hashes(ip: string | undefined, now?: number): Promise<{ address: string; network: string } | null>;
-};
+export type AddressHasher = ReturnType<typeof addressHasher>;
 
-export function addressHasher(ring: KeyRing): AddressHasher {
+export function addressHasher(ring: KeyRing) {
   return {
-    async hashes(ip, now = Date.now()) {
+    async hashes(ip: string | undefined, now = Date.now()) {
       const keys = ip ? clientKeys(ip) : null;
       if (!keys) return null;
       const key = await ring.addressKey(now);

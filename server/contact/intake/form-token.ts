@@ -15,7 +15,7 @@ const sign = (key: Buffer, payload: string) =>
 
 export function formTokens(ring: KeyRing) {
   return {
-    issue(now = Date.now()): string {
+    issue(now = Date.now()) {
       const key = ring.signing("form");
       const payload = `${key.id}.${now.toString(36)}.${randomBytes(9).toString("base64url")}`;
       return `${payload}.${sign(key.secret, payload)}`;
@@ -23,16 +23,15 @@ export function formTokens(ring: KeyRing) {
     async verify(token: string | undefined, now = Date.now()): Promise<TokenCheck> {
       if (!token) return { ok: false, reason: "no form token" };
       const parts = token.split(".");
-      if (parts.length !== 4 || !/^[a-z0-9]{1,16}$/.test(parts[0] ?? ""))
-        return { ok: false, reason: "malformed form token" };
-      const key = await ring.find("form", parts[0] as string, now);
+      const [keyId = "", at = "", , signature = ""] = parts;
+      if (parts.length !== 4 || !/^[a-z0-9]{1,16}$/.test(keyId)) return { ok: false, reason: "malformed form token" };
+      const key = await ring.find("form", keyId, now);
       if (!key) return { ok: false, reason: "form token signed with a key this server no longer has" };
-      const given = Buffer.from(parts[3] ?? "");
+      const given = Buffer.from(signature);
       const expected = Buffer.from(sign(key, parts.slice(0, 3).join(".")));
-      if (given.length !== expected.length || !timingSafeEqual(given, expected)) {
+      if (given.length !== expected.length || !timingSafeEqual(given, expected))
         return { ok: false, reason: "forged form token" };
-      }
-      const issued = Number.parseInt(parts[1] ?? "", 36);
+      const issued = Number.parseInt(at, 36);
       if (!Number.isFinite(issued) || issued > now + 60_000) return { ok: false, reason: "form token from the future" };
       return { ok: true, ageMs: now - issued };
     },

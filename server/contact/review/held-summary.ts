@@ -6,9 +6,9 @@ import type { LeadLinks } from "./links.ts";
 
 /**
  * At most once per interval: one email of what was held as suspected spam since the last summary,
- * each with its "Not spam" link, so that a person held by mistake is noticed. It is a delivery of
- * the outbox, sent and retried as any other; its id names the interval, so however many instances
- * queue it at once, one summary goes. Nothing held: nothing queued. True when one was queued.
+ * each with its "Not spam" link, so that a person held by mistake is noticed. A delivery of the
+ * outbox whose id names the interval: however many instances queue it at once, one goes. Its words
+ * are written when it is sent, so a message erased meanwhile is in no summary.
  */
 
 export const HELD_SUMMARY_INTERVAL_MS = 24 * 60 * 60_000;
@@ -17,12 +17,11 @@ const LISTED = 20;
 export async function queueHeldSummary(db: Database, interval: number, now: number) {
   if (await waiting(db, "held-summary")) return false;
   const last = Number((await readSetting(db, "held_summary_at")) ?? 0);
-  // Stamped ahead (a clock that ran ahead): one interval back.
+  // Stamped by a clock that ran ahead: one interval back.
   if (last <= now && now - last < interval) return false;
   const since = last <= now ? last : now - interval;
   if ((await listHeld(db, since)).length === 0) return false;
   const id = `held-summary-${Math.floor(now / interval)}`;
-  // Its words are written when it is sent, so a message erased meanwhile is in no summary.
   const payload = JSON.stringify({ since, until: now });
   await db.transaction(async (tx) => {
     const summary = { id, kind: "held-summary" as const, channel: "email", target: "default", messageId: id, payload };
@@ -32,7 +31,6 @@ export async function queueHeldSummary(db: Database, interval: number, now: numb
   return true;
 }
 
-/** The summary's words, as they are when it is sent; null when nothing it covers is still held. */
 export async function heldSummary(db: Database, links: LeadLinks, payload: string, now: number) {
   const { since, until } = JSON.parse(payload) as { since: number; until: number };
   const held = (await listHeld(db, since)).filter((i) => i.receivedAt <= until);

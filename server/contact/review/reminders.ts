@@ -6,18 +6,20 @@ import { businessMsBetween, type Promised, promiseDueAt, replyOf, sayBusinessTim
 
 /**
  * The reply promise kept (ADR 0020): a lead nobody took ("I'm on it") within the promised business
- * hours goes again, once, by email to its route's recipients and the escalation address; and a
- * webhook receiver (a CRM) is told once that a lead was taken and once that it was reminded. Each is
- * a delivery of the outbox (storage/outbox.ts), queued with the lead, a take or the reminder, and
- * sent as a lead is: at least once, with one Message-ID or webhook-id. A held lead has none.
+ * hours goes again, once, by email; a webhook receiver (a CRM) is told once that a lead was taken and
+ * once that it was reminded. Each is a delivery of the outbox, queued with the lead, a take or the
+ * reminder, sent as a lead is, with one Message-ID or webhook-id. A held lead has none; a lead two
+ * weeks old is stale, not reminded.
  */
 
-/** Leads older than this are not reminded: a reminder is about a lead hours old, not a stale one. */
-export const REMINDER_LOOKBACK_MS = 14 * 86_400_000;
+const REMINDER_LOOKBACK_MS = 14 * 86_400_000;
 
-export type ReportType = "inquiry.taken" | "inquiry.reminded";
-
-export function reportOf(type: ReportType, inquiry: Inquiry, routing: Routing, now: number): NewDelivery[] {
+export function reportOf(
+  type: "inquiry.taken" | "inquiry.reminded",
+  inquiry: Inquiry,
+  routing: Routing,
+  now: number,
+): NewDelivery[] {
   return destinationsFor(routing, inquiry.service)
     .filter((d) => d.channel === "webhook")
     .map((d) => ({

@@ -2,12 +2,7 @@ import type { Sql } from "../storage/database.ts";
 import { leadTimes } from "../storage/inquiries.ts";
 import { type Promised, timingOf } from "./promise.ts";
 
-/**
- * How the reply promise is kept, per lead and in sum (ADR 0020): one computation for /metrics
- * (metrics.ts), `inquiries stats` and `list` (scripts/inquiries.ts). Business time throughout.
- */
-
-/** The figures of the leads (not held) received since `since`. */
+// How the reply promise is kept, in business time: one computation for /metrics and the CLI (ADR 0020).
 export async function replyFigures(sql: Sql, since: number, now: number, facts?: Promised) {
   const leads = await leadTimes(sql, since);
   const timings = leads.map((i) => ({ i, t: timingOf(i, now, facts) }));

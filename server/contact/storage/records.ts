@@ -1,7 +1,5 @@
 import type { ContactInput } from "../../../app/contact/schema.ts";
 
-/** What the contact tables hold, as records, and the columns they are read from. */
-
 export type Source = "api" | "form";
 export type DeliveryStatus = "pending" | "sending" | "sent" | "failed";
 
@@ -75,56 +73,38 @@ export type NewDelivery = {
   at?: number;
 };
 
-export const DELIVERY_COLUMNS = "d.channel, d.target, d.status, d.attempts, d.last_error, d.sent_at";
+// Each field is its column's name in camelCase. A take and a reminder write the last three; the
+// message's hash, for the duplicate check, is written and never read back.
+const FIELDS = [
+  ["id", "receivedAt", "name", "email", "company", "service", "message", "page", "userAgent", "ipHash", "source"],
+  ["held", "heldReason", "spamScore", "suspect", "takenAt", "takenBy", "remindedAt"],
+].flat() as Array<keyof Inquiry>;
+const column = (field: string) => field.replace(/[A-Z]/g, (c) => `_${c.toLowerCase()}`);
+const FLAGS = new Set<keyof Inquiry>(["held", "suspect"]);
 
-export function toDelivery(r: Record<string, unknown>): DeliveryRecord {
-  return {
-    channel: r.channel as string,
-    target: String(r.target),
-    status: r.status as DeliveryStatus,
-    attempts: Number(r.attempts ?? 0),
-    lastError: (r.last_error as string | null) ?? null,
-    sentAt: r.sent_at == null ? null : Number(r.sent_at),
-  };
-}
+const DELIVERY_FIELDS = ["channel", "target", "status", "attempts", "lastError", "sentAt"] as const;
 
-export const INQUIRY_COLUMNS =
-  "i.id, i.received_at, i.name, i.email, i.company, i.service, i.message, i.page, i.user_agent, i.ip_hash, i.source, i.held, i.held_reason, i.spam_score, i.suspect, i.taken_at, i.taken_by, i.reminded_at";
+export const INQUIRY_COLUMNS = FIELDS.map((f) => `i.${column(f)}`).join(", ");
+export const DELIVERY_COLUMNS = DELIVERY_FIELDS.map((f) => `d.${column(f)}`).join(", ");
+export const toDelivery = (r: Record<string, unknown>) =>
+  Object.fromEntries(DELIVERY_FIELDS.map((f) => [f, r[column(f)] ?? null])) as DeliveryRecord;
 
-export function toInquiry(r: Record<string, unknown>): Inquiry {
-  return {
-    id: String(r.id),
-    receivedAt: Number(r.received_at),
-    name: String(r.name),
-    email: String(r.email),
-    company: String(r.company),
-    service: String(r.service),
-    message: String(r.message),
-    page: (r.page as string | null) ?? null,
-    userAgent: (r.user_agent as string | null) ?? null,
-    ipHash: (r.ip_hash as string | null) ?? null,
-    source: r.source as Source,
-    held: r.held === true || r.held === 1,
-    heldReason: (r.held_reason as string | null) ?? null,
-    spamScore: r.spam_score == null ? null : Number(r.spam_score),
-    suspect: r.suspect === true || r.suspect === 1,
-    takenAt: r.taken_at == null ? null : Number(r.taken_at),
-    takenBy: (r.taken_by as string | null) ?? null,
-    remindedAt: r.reminded_at == null ? null : Number(r.reminded_at),
-  };
-}
+export const toInquiry = (r: Record<string, unknown>) =>
+  Object.fromEntries(
+    FIELDS.map((f) => [f, FLAGS.has(f) ? r[column(f)] === true || r[column(f)] === 1 : (r[column(f)] ?? null)]),
+  ) as Inquiry;
+
+export const inquiryRow = (i: Inquiry) =>
+  Object.fromEntries(
+    [...FIELDS.slice(0, -3), "messageHash" as const].map((f) => [column(f), i[f] ?? (FLAGS.has(f) ? false : null)]),
+  );
 
 export function summarize(inquiry: Inquiry, deliveries: DeliveryRecord[]): InquiryRecord {
-  const statuses = deliveries.map((d) => d.status);
+  const statuses = new Set(deliveries.map((d) => d.status));
   const status: InquiryRecord["status"] = inquiry.held
     ? "held"
-    : statuses.includes("failed")
-      ? "failed"
-      : statuses.length > 0 && statuses.every((s) => s === "sent")
-        ? "sent"
-        : statuses.includes("sending")
-          ? "sending"
-          : "pending";
+    : ((["failed", "sent", "sending"] as const).find((s) => statuses.has(s) && (s !== "sent" || statuses.size === 1)) ??
+      "pending");
   const unsent = deliveries.filter((d) => d.status !== "sent");
   return {
     ...inquiry,
