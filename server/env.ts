@@ -5,26 +5,19 @@ import { CHANNELS, channelVariables } from "./contact/delivery/channels.ts";
 import { parseTrustProxy } from "./guards.ts";
 
 /**
- * Every environment variable the build, the server and the operator CLI read, declared once with
- * its type, its default and when it is read: **build** (baked into the prerendered pages: change
- * it, rebuild), or **run** (read when the server or the CLI starts). Nothing else in the product
- * reads `process.env`: server/config.ts hands it to `loadEnv` (test and benchmark tooling has its own
- * variables, listed in docs/configuration.md).
- * A bad value stops the process at start with one line naming the variable and what is wrong.
- * `.env` is read by every npm script (node --env-file-if-exists=.env); the environment wins.
+ * Every environment variable the build, the server and the CLI read, declared once with its type,
+ * default and description (docs/configuration.md is made from it). A bad value stops the start with
+ * one line naming the variable and what is wrong.
  */
 
 const positiveInt = z.coerce.number().int().positive();
 
-/** Where one service line's leads go: each channel's field (`to`, `slack`, `webhook`), all optional. */
 const route = z.strictObject(
   Object.fromEntries(CHANNELS.map((c) => [c.routeField.key, c.routeField.schema.optional()])),
 ) as unknown as z.ZodType<Route>;
 export type Route = Partial<Record<string, string>>;
-/** Route keys: a service option of the form, or "none" (no service chosen). */
 const ROUTE_KEYS = [...serviceOptions, "none"] as readonly string[];
 
-/** CONTACT_ROUTES: JSON mapping each service (or "none") to its recipients; one issue per mistake. */
 const routes = z
   .string()
   .optional()
@@ -57,8 +50,6 @@ const routes = z
   });
 
 export const schema = z.object({
-  // ---------------------------------------------------------------- build time
-  /** build — the public URL: canonical links, sitemap, feeds, social images. */
   SITE_URL: z
     .url({ protocol: /^https?$/, error: "an http:// or https:// URL" })
     .default("https://www.example.com")
@@ -67,7 +58,6 @@ export const schema = z.object({
       description:
         "public URL of the site: **at build time** canonical links, sitemap and feeds are baked into the pages; **at run time** the address the links in a lead point at, the sender's domain of lead emails (`no-reply@…`), their Message-IDs, and the host the HTTP → HTTPS redirect serves. The server refuses to start, in one line, when the links would be wrong: not set while leads leave this machine (`SMTP_URL`, Slack or a webhook), with a path, with `user:password`, or `http://` to anything but this machine",
     }),
-  /** build — where the contact page sends the form with JavaScript (a path here, or another site's URL). */
   CONTACT_ENDPOINT: z
     .string()
     .regex(/^(\/|https?:\/\/)\S*$/, "a path starting with / or an http(s):// URL")
@@ -76,7 +66,6 @@ export const schema = z.object({
       description:
         "where the contact page sends the form with JavaScript (another origin's hosted function works too): **at build time** into the page, **at run time** into the pages' Content-Security-Policy",
     }),
-  /** build and run — the anonymous public key (app/contact/api.ts has the default). */
   CONTACT_PUBLIC_KEY: z
     .string()
     .regex(/^[\x21-\x7e]{8,200}$/, "8 to 200 visible ASCII characters")
@@ -94,7 +83,6 @@ export const schema = z.object({
       description:
         "a second public key accepted at run time while the key changes: first the next one (every instance accepts it before any page carries it), then the old one (pages built or cached with it keep working). See [Rotating secrets](deployment.md#rotating-secrets)",
     }),
-  // ---------------------------------------------------------------- run time
   PORT: z.coerce
     .number({ error: "a port number" })
     .int()
@@ -103,7 +91,6 @@ export const schema = z.object({
     .default(3000)
     .meta({ description: "port of the production server (1–65535)" }),
   HOST: z.string().min(1).default("0.0.0.0").meta({ description: "address the production server binds to" }),
-  /** run — read by React and Express, not by our code; server.js sets it before either loads. */
   NODE_ENV: z.string().optional().meta({
     description:
       "React's build on the server: production unless set (`npm start`, `npx node server.js` and the image alike). `npm run dev` is the development server; there is no need to set it. Whatever it says, the server refuses to start when the links in a lead would be wrong (see `SITE_URL`)",
@@ -119,7 +106,6 @@ export const schema = z.object({
       description:
         "on `SIGTERM`, how long the server keeps serving with `/readyz` answering 503 (`shutting down`) before it stops accepting connections and drains (10 s): a balancer that checks readiness takes it out of rotation first. The check's interval times its failure threshold; 0 behind nginx, which tries a refused connection on the next instance. See [Restarting without losing a visitor](deployment.md#restarting-without-losing-a-visitor)",
     }),
-  /** run — Express `trust proxy`, parsed as Express documents it. */
   TRUST_PROXY: z
     .string()
     .optional()
@@ -143,7 +129,6 @@ export const schema = z.object({
     description:
       "the image's start (`deploy/start.sh`) runs the server under [Litestream](https://litestream.io), replicating the SQLite database here continuously (`s3://…`, or `file:///…` for a mounted folder), and restores from it when `DATA_DIR` has no database. See [Backups](deployment.md#backups-and-restore)",
   }),
-  // ---------------------------------------------------------------- the delivery channels' own
   ...channelVariables,
   DATABASE_URL: z
     .string()
@@ -183,15 +168,11 @@ export const schema = z.object({
 
 export type Env = z.infer<typeof schema>;
 
-/** Which variables are read at build time, and again at run time (the rest only at run time). */
+/** Read at build time, and again at run time; the rest only at run time. */
 export const BUILD_TIME = ["SITE_URL", "CONTACT_ENDPOINT", "CONTACT_PUBLIC_KEY"] as const;
 
-/**
- * The variables that are set, as the server reads them. `podman run --env-file` and `docker run
- * --env-file` keep the quotes that a shell, Node's --env-file and compose's env_file take away: a
- * value in one pair of matching quotes is read without them, however it came
- * (`WEBHOOK_SECRET="whsec_NEW whsec_OLD"` as the docs show it); an empty value is not set.
- */
+// `podman run --env-file` keeps the quotes that a shell and Node's --env-file take away: one pair of
+// matching quotes is dropped however the value came. An empty value is not set.
 export function setVariables(source: NodeJS.ProcessEnv): Record<string, string> {
   const unquote = (v: string) => /^(["'])(.*)\1$/s.exec(v)?.[2] ?? v;
   return Object.fromEntries(

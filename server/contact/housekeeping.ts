@@ -9,11 +9,9 @@ import type { Database } from "./storage/database.ts";
 import { deleteExpiredKeys } from "./storage/keys.ts";
 
 /**
- * The contact pipeline's scheduled work on each instance, apart from sending (delivery/worker.ts
- * sends everything, the reminders too): the keys read again and pruned (keys.ts), the summary of
- * held messages queued (review/held-summary.ts), and the retention pass that keeps the privacy
- * notice's promise. Every instance runs retention: erasing what is past its date twice erases
- * nothing more.
+ * The scheduled work on each instance apart from sending: the keys read again and pruned, the held
+ * summary queued, and the retention pass, which every instance runs (erasing what is past its date
+ * twice erases nothing more).
  */
 
 export const RETENTION_INTERVAL_MS = 24 * 60 * 60_000;

@@ -11,8 +11,10 @@ import type { Promised } from "./review/promise.ts";
 import { type Database, logStorageTransitions, StorageUnavailableError } from "./storage/database.ts";
 
 /**
- * Open the database, apply migrations, and assemble the pipeline with its outbox worker and the
- * channels its routing uses. `keys` (intake/address-hash.ts) are made once by the composition root.
+ * The contact pipeline assembled: the database migrated, the channels its routing uses, the outbox
+ * worker and the housekeeping. The server holds it started in the background, so storage that does
+ * not work at start does not take the pages down: the contact doors answer 503, readiness says why,
+ * and the start is tried again with backoff.
  */
 export async function createContactPipeline(
   config: Config,
@@ -25,7 +27,6 @@ export async function createContactPipeline(
     facts?: Promised;
   },
 ) {
-  // Loaded here, not with the server: the first page does not wait for them (server/main.ts).
   const [
     { OutboxWorker },
     { Housekeeping },
@@ -50,20 +51,12 @@ export async function createContactPipeline(
     const channels: Channel[] = channelsOf(routing).flatMap(
       (name) => channelNamed(name)?.create(config, opts.keys.links) ?? [],
     );
-    // Where the server sends each service's leads, so that "Not spam" from any shell queues the same.
+    // "Not spam" from any shell queues what the server would.
     await writeSetting(db, "routing", JSON.stringify(routing));
-    const { metrics } = opts;
-    const { clock, facts } = opts;
+    const { metrics, clock, facts } = opts;
     const links = opts.keys.links;
     const worker = new OutboxWorker({ db, channels, routing, log, config, metrics, clock, facts, links });
-    const housekeeping = new Housekeeping({
-      db,
-      log,
-      config,
-      ...site.privacy,
-      ring: opts.keys.ring,
-      worker,
-    });
+    const housekeeping = new Housekeeping({ db, log, config, ...site.privacy, ring: opts.keys.ring, worker });
     metrics?.watchOutbox(db);
     const pipeline = new ContactPipeline({
       db,
@@ -100,13 +93,6 @@ const limitsOf = (config: Config): LimitSpec[] => [
   { prefix: "contact_day", per: "address", points: config.RATE_LIMIT_PER_DAY, durationMs: 86_400_000 },
   { prefix: "contact_net_min", per: "network", points: config.RATE_LIMIT_NETWORK_PER_MINUTE, durationMs: 60_000 },
 ];
-
-/**
- * The contact pipeline as the server holds it: started in the background, so storage that does not
- * work at start does not take the pages down. Until it works the contact doors answer 503, readiness
- * says why, and the start is tried again with backoff. Once the server is stopping it is not ready,
- * so a balancer takes the instance out of rotation before it stops accepting (server/main.ts).
- */
 
 export type ContactRuntime = ReturnType<typeof startContactRuntime>;
 

@@ -11,12 +11,8 @@ import { INQUIRY_COLUMNS, type NewDelivery, toInquiry } from "./records.ts";
 
 const HELD = "EXISTS (SELECT 1 FROM inquiries i WHERE i.id = deliveries.inquiry_id AND i.held)";
 
-export type Claimant = { workerId: string; channels: readonly string[]; leaseMs: number };
+type Claimant = { workerId: string; channels: readonly string[]; leaseMs: number };
 
-/**
- * On PostgreSQL, FOR UPDATE SKIP LOCKED lets several workers claim at once without sharing a
- * delivery; on SQLite the transaction holds the write lock.
- */
 export async function claimDue(db: Database, { workerId, channels, leaseMs }: Claimant, now: number, limit: number) {
   const lock = db.engine === "postgres" ? "FOR UPDATE SKIP LOCKED" : "";
   const mine = `channel IN (${channels.map(() => "?").join(", ")}) AND NOT ${HELD}`;
