@@ -70,15 +70,8 @@ export function createApp(o: AppOptions): { app: express.Express; ready: Promise
 
   app.use(probes(o));
 
-  app.use(
-    contactEndpoint({
-      submitter: o.runtime,
-      log,
-      publicKeys: config.publicKeys,
-      allowedOrigins: config.allowedOrigins,
-      metrics,
-    }),
-  );
+  const { publicKeys, allowedOrigins } = config;
+  app.use(contactEndpoint({ submitter: o.runtime, log, publicKeys, allowedOrigins, metrics }));
 
   const router = reactRouter(o);
   const pages: RequestHandler = (req, res, next) => {
@@ -135,10 +128,7 @@ function probes({ runtime, config, metrics }: AppOptions): express.Router {
   router.get("/readyz", async (_req, res) => {
     res.setHeader("Cache-Control", "no-store");
     const state = await runtime.readiness();
-    if (state.ready) {
-      res.json({ status: "ready" });
-      return;
-    }
+    if (state.ready) return void res.json({ status: "ready" });
     res.setHeader("Retry-After", "10");
     res.status(503).json({ status: "not ready", reason: state.reason });
   });

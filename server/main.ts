@@ -36,12 +36,10 @@ if (!existsSync(serverBuild)) {
 let logDeadline = Number.POSITIVE_INFINITY;
 const logOut = pino.destination({ sync: false, retryEAGAIN: () => Date.now() < logDeadline });
 let logGone = false;
-logOut.on("error", () => {
+const gone = () => {
   logGone = true;
-});
-logOut.on("close", () => {
-  logGone = true;
-});
+};
+logOut.on("error", gone).on("close", gone);
 const log = pino(
   { base: undefined, timestamp: pino.stdTimeFunctions.isoTime, formatters: { level: (label) => ({ level: label }) } },
   logOut,
@@ -81,23 +79,19 @@ process.umask(0o077);
 // On SQLite one server per data folder: a second refuses, and so does `restore` while this one runs.
 let inUse: { release(): void } | null = null;
 if (!config.DATABASE_URL) {
-  let taken = false;
+  const { dataDir } = config;
   try {
-    mkdirSync(config.dataDir, { recursive: true });
-    inUse = holdDataDir(config.dataDir);
-    taken = inUse === null;
+    mkdirSync(dataDir, { recursive: true });
+    inUse = holdDataDir(dataDir);
+    if (!inUse) {
+      const holder = dataDirHolder(dataDir);
+      const who = holder ? ` (process ${holder.pid} on ${holder.host})` : "";
+      refuseToStart(new Error(`another server uses ${dataDir}${who}: one server per data folder`));
+    }
   } catch (err) {
     log.warn(
       { reason: (err as Error).message },
       "the data folder cannot be used yet: the contact storage will say why",
-    );
-  }
-  if (taken) {
-    const holder = dataDirHolder(config.dataDir);
-    refuseToStart(
-      new Error(
-        `another server uses ${config.dataDir}${holder ? ` (process ${holder.pid} on ${holder.host})` : ""}: one server per data folder`,
-      ),
     );
   }
 }
@@ -105,10 +99,7 @@ const metrics = createMetrics();
 const files = loadStaticFiles(clientDir, config.contactOrigin);
 // The contact pipeline and React Router load once the first request is answered or the server has
 // listened idle a moment.
-let firstServed = () => {};
-const served = new Promise<void>((resolve) => {
-  firstServed = resolve;
-});
+const { promise: served, resolve: firstServed } = Promise.withResolvers<void>();
 const runtime = startContactRuntime(config, log, { keys, metrics, after: served });
 
 const { app, ready } = createApp({

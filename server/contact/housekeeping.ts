@@ -20,15 +20,7 @@ const TURN_MS = 60_000;
 type Parts = {
   db: Database;
   log: Logger;
-  config: Pick<
-    Config,
-    | "dataDir"
-    | "INQUIRY_LINK_DAYS"
-    | "FORM_TOKEN_MAX_AGE_MS"
-    | "HELD_SUMMARY_INTERVAL_MS"
-    | "RETENTION_INTERVAL_MS"
-    | "OUTBOX_LEASE_MS"
-  >;
+  config: Config;
   retentionDays: number;
   backupDays: number;
   ring: KeyRing;
@@ -97,14 +89,10 @@ export class Housekeeping {
   }
 
   eraseCopies(now = Date.now()): string[] {
-    const erased = eraseOldCopies(this.parts.config.dataDir, this.parts.backupDays, now);
-    if (erased.length > 0) {
-      this.log.info(
-        { files: erased, backupDays: this.parts.backupDays },
-        "retention: erased copies past the backup period",
-      );
-    }
-    return erased;
+    const { config, backupDays } = this.parts;
+    const files = eraseOldCopies(config.dataDir, backupDays, now);
+    if (files.length > 0) this.log.info({ files, backupDays }, "retention: erased copies past the backup period");
+    return files;
   }
 
   async applyRetention(now = Date.now()) {
@@ -113,10 +101,12 @@ export class Housekeeping {
     this.retainedAt = now;
     const before = now - retentionDays * 86_400_000;
     const result = await erase(db, join(config.dataDir, "mail"), { before }, { waitMs: config.OUTBOX_LEASE_MS, now });
-    const log = { ...result, retentionDays };
     if (result.pendingCut > 0)
-      this.log.warn(log, "retention: erased old inquiries, some with a delivery still waiting");
-    else this.log.info(log, "retention: erased what is past the privacy notice's period");
+      this.log.warn(
+        { ...result, retentionDays },
+        "retention: erased old inquiries, some with a delivery still waiting",
+      );
+    else this.log.info({ ...result, retentionDays }, "retention: erased what is past the privacy notice's period");
     return result;
   }
 }

@@ -1,3 +1,4 @@
+import { setTimeout as sleep } from "node:timers/promises";
 import type { Logger } from "pino";
 import { site } from "../../app/config/site.ts";
 import type { Config } from "../config.ts";
@@ -9,6 +10,7 @@ import type { ContactPipeline, LimitSpec, Outcome, Submission } from "./intake/p
 import type { ContactMetrics } from "./metrics.ts";
 import type { Promised } from "./review/promise.ts";
 import { type Database, logStorageTransitions, StorageUnavailableError } from "./storage/database.ts";
+import { writeSetting } from "./storage/settings.ts";
 
 /**
  * The contact pipeline assembled: the database migrated, the channels its routing uses, the outbox
@@ -19,29 +21,16 @@ import { type Database, logStorageTransitions, StorageUnavailableError } from ".
 export async function createContactPipeline(
   config: Config,
   log: Logger,
-  opts: {
-    keys: SecretKeys;
-    db?: Database;
-    metrics?: ContactMetrics;
-    clock?: () => number;
-    facts?: Promised;
-  },
+  opts: { keys: SecretKeys; db?: Database; metrics?: ContactMetrics; clock?: () => number; facts?: Promised },
 ) {
-  const [
-    { OutboxWorker },
-    { Housekeeping },
-    { ContentFilter },
-    { ContactPipeline },
-    { openDatabase },
-    { writeSetting },
-  ] = await Promise.all([
-    import("./delivery/worker.ts"),
-    import("./housekeeping.ts"),
-    import("./intake/content-filter.ts"),
-    import("./intake/pipeline.ts"),
-    import("./storage/open.ts"),
-    import("./storage/settings.ts"),
-  ]);
+  const [{ OutboxWorker }, { Housekeeping }, { ContentFilter }, { ContactPipeline }, { openDatabase }] =
+    await Promise.all([
+      import("./delivery/worker.ts"),
+      import("./housekeeping.ts"),
+      import("./intake/content-filter.ts"),
+      import("./intake/pipeline.ts"),
+      import("./storage/open.ts"),
+    ]);
   const db = opts.db ?? openDatabase(config, logStorageTransitions(log));
   try {
     const applied = await db.migrate();
@@ -53,9 +42,8 @@ export async function createContactPipeline(
     );
     // "Not spam" from any shell queues what the server would.
     await writeSetting(db, "routing", JSON.stringify(routing));
-    const { metrics, clock, facts } = opts;
-    const links = opts.keys.links;
-    const worker = new OutboxWorker({ db, channels, routing, log, config, metrics, clock, facts, links });
+    const { metrics, clock, facts, keys } = opts;
+    const worker = new OutboxWorker({ db, channels, routing, log, config, metrics, clock, facts, links: keys.links });
     const housekeeping = new Housekeeping({ db, log, config, ...site.privacy, ring: opts.keys.ring, worker });
     metrics?.watchOutbox(db);
     const pipeline = new ContactPipeline({
@@ -138,36 +126,27 @@ export function startContactRuntime(
   };
   starting = (opts.after ?? Promise.resolve()).then(attempt);
 
+  const pipeline = (): ContactPipeline => {
+    if (!made) throw new StorageUnavailableError(`contact storage not ready: ${reason}`, 10);
+    return made.pipeline;
+  };
   return {
-    submit(submission: Submission): Promise<Outcome> {
-      if (!made) return Promise.reject(new StorageUnavailableError(`contact storage not ready: ${reason}`, 10));
-      return made.pipeline.submit(submission);
-    },
-    pipeline(): ContactPipeline {
-      if (!made) throw new StorageUnavailableError(`contact storage not ready: ${reason}`, 10);
-      return made.pipeline;
-    },
+    pipeline,
+    submit: async (submission: Submission): Promise<Outcome> => pipeline().submit(submission),
     leaveRotation() {
       leaving = true;
     },
     async readiness(): Promise<{ ready: true } | { ready: false; reason: string }> {
-      const timeoutMs = 2_000;
       if (leaving) return { ready: false, reason: "shutting down" };
       if (!made) return { ready: false, reason };
-      const db = made.db;
-      let timeout: NodeJS.Timeout | undefined;
+      const late = sleep(2_000, undefined, { ref: false }).then(() =>
+        Promise.reject(new Error("no answer within 2000 ms")),
+      );
       try {
-        await Promise.race([
-          db.ping(),
-          new Promise((_, reject) => {
-            timeout = setTimeout(() => reject(new Error(`no answer within ${timeoutMs} ms`)), timeoutMs);
-          }),
-        ]);
+        await Promise.race([made.db.ping(), late]);
         return { ready: true };
       } catch (err) {
         return { ready: false, reason: `database: ${(err as Error).message}` };
-      } finally {
-        clearTimeout(timeout);
       }
     },
     async close() {
