@@ -43,17 +43,11 @@ export const SUSPECT_MARK = "[Possible spam]";
 export const SUSPECT_NOTE =
   "Possible spam: the filter is not sure this is a person's inquiry. Tell it with a link below: either click teaches it.";
 
+type Reminder = { waited: string; promise: string };
+type MailOptions = { from: string; to: string; siteHost: string; links: LeadLink[]; reminder?: Reminder };
+
 /** With `reminder`, the same lead again, saying that nobody took it and how long it waited. */
-export function buildMail(
-  inquiry: Inquiry,
-  opts: {
-    from: string;
-    to: string;
-    siteHost: string;
-    links: LeadLink[];
-    reminder?: { waited: string; promise: string };
-  },
-): Mail {
+export function buildMail(inquiry: Inquiry, opts: MailOptions): Mail {
   const who = inquiry.company ? `${inquiry.name} (${inquiry.company})` : inquiry.name;
   const mark = inquiry.suspect ? `${SUSPECT_MARK} ` : "";
   const { reminder } = opts;
@@ -255,13 +249,8 @@ export const email: ChannelDefinition<typeof variables> = {
         return send(mail, id);
       },
       remind(inquiry, target, reminder) {
-        const to = [
-          ...new Set(
-            [target, config.LEAD_ESCALATION_TO ?? addresses.to].flatMap((list) =>
-              list.split(",").map((a) => a.trim().toLowerCase()),
-            ),
-          ),
-        ].join(", ");
+        const all = `${target},${config.LEAD_ESCALATION_TO ?? addresses.to}`.split(",");
+        const to = [...new Set(all.map((a) => a.trim().toLowerCase()))].join(", ");
         const mail = buildMail(inquiry, { ...addresses, to, links: links.for(inquiry), reminder });
         return send(mail, `reminder-${inquiry.id}`, to);
       },

@@ -14,30 +14,17 @@ type KeyRow = { purpose: KeyPurpose; id: string; secret: string; createdAt: numb
 const newSecret = () => randomBytes(32).toString("hex");
 
 export async function listKeys(sql: Sql): Promise<KeyRow[]> {
-  const rows = await sql.query<{
-    purpose: KeyPurpose;
-    id: string;
-    secret: string;
-    created_at: number;
-    retired_at: number | null;
-  }>("SELECT purpose, id, secret, created_at, retired_at FROM secret_keys ORDER BY purpose, created_at, id");
-  return rows.map((r) => ({
-    purpose: r.purpose,
-    id: r.id,
-    secret: r.secret,
-    createdAt: Number(r.created_at),
-    retiredAt: r.retired_at == null ? null : Number(r.retired_at),
-  }));
+  const rows = await sql.query<KeyRow>(
+    `SELECT purpose, id, secret, created_at AS "createdAt", retired_at AS "retiredAt"
+       FROM secret_keys ORDER BY purpose, created_at, id`,
+  );
+  return rows.map((r) => ({ ...r, createdAt: Number(r.createdAt), retiredAt: r.retiredAt && Number(r.retiredAt) }));
 }
 
-export async function ensureKey(
-  sql: Sql,
-  key: { purpose: KeyPurpose; id: string; secret?: string; retiredAt?: number | null },
-  now: number,
-): Promise<void> {
+export async function ensureKey(sql: Sql, key: { purpose: KeyPurpose; id: string }, now: number): Promise<void> {
   await sql.query(
-    "INSERT INTO secret_keys (purpose, id, secret, created_at, retired_at) VALUES (?, ?, ?, ?, ?) ON CONFLICT (purpose, id) DO NOTHING",
-    [key.purpose, key.id, key.secret ?? newSecret(), now, key.retiredAt ?? null],
+    "INSERT INTO secret_keys (purpose, id, secret, created_at) VALUES (?, ?, ?, ?) ON CONFLICT (purpose, id) DO NOTHING",
+    [key.purpose, key.id, newSecret(), now],
   );
 }
 

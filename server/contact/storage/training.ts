@@ -6,14 +6,7 @@ import type { Sql } from "./database.ts";
  * first. A mark holds no text of its own; it is read with its inquiry's, and goes when it does.
  */
 
-type Mark = {
-  inquiryId: string;
-  label: Label;
-  markedAt: number;
-  name: string;
-  company: string;
-  message: string;
-};
+type Mark = { inquiryId: string; label: Label; markedAt: number; name: string; company: string; message: string };
 
 const MARK = `INSERT INTO spam_training (inquiry_id, label, marked_at) SELECT id, ?, ? FROM inquiries WHERE id = ?
   ON CONFLICT (inquiry_id) DO UPDATE SET label = excluded.label, marked_at = excluded.marked_at RETURNING inquiry_id`;
@@ -28,19 +21,11 @@ export async function undo(sql: Sql, inquiryId: string): Promise<boolean> {
 }
 
 export async function list(sql: Sql): Promise<Mark[]> {
-  const rows = await sql.query(
-    `SELECT t.inquiry_id, t.label, t.marked_at, i.name, i.company, i.message
+  const rows = await sql.query<Mark>(
+    `SELECT t.inquiry_id AS "inquiryId", t.label, t.marked_at AS "markedAt", i.name, i.company, i.message
        FROM spam_training t JOIN inquiries i ON i.id = t.inquiry_id ORDER BY t.marked_at, t.inquiry_id`,
-    [],
   );
-  return rows.map((r) => ({
-    inquiryId: String(r.inquiry_id),
-    label: r.label as Label,
-    markedAt: Number(r.marked_at),
-    name: String(r.name),
-    company: String(r.company),
-    message: String(r.message),
-  }));
+  return rows.map((r) => ({ ...r, markedAt: Number(r.markedAt) }));
 }
 
 export async function examples(sql: Sql): Promise<Example[]> {
@@ -53,7 +38,6 @@ export const NO_MARKS = "0:0";
 export async function revision(sql: Sql): Promise<string> {
   const [row] = await sql.query<{ n: number; s: number }>(
     "SELECT COUNT(*) AS n, COALESCE(SUM(marked_at), 0) AS s FROM spam_training",
-    [],
   );
   return `${Number(row?.n ?? 0)}:${Number(row?.s ?? 0)}`;
 }
