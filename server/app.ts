@@ -88,7 +88,7 @@ export function createApp(o: AppOptions): { app: express.Express; ready: Promise
   app.use(canonicalRedirect(isPage));
   app.use(serveStatic(files, { formToken: () => tokens.issue() }));
   app.use(serveNotFound(o.notFound));
-  app.post([...FORM_PATHS], formPostGuard(MAX_BODY_BYTES));
+  app.post([...FORM_PATHS], formPostGuard());
   app.use(compression);
   app.use(policyFromRouter());
 
@@ -184,7 +184,7 @@ async function reactRouter({ config, runtime, tokens, links, log, ...o }: AppOpt
 
 /** The lead page: never stored, indexed or passed on as a referrer; GET shows, its button POSTs. */
 function leadHeaders(): RequestHandler {
-  const formPost = formPostGuard(MAX_BODY_BYTES);
+  const formPost = formPostGuard();
   return (req, res, next) => {
     res.setHeader("Cache-Control", "no-store");
     res.setHeader("X-Robots-Tag", "noindex, nofollow");

@@ -150,12 +150,11 @@ export function isUtf8(contentType: string | undefined): boolean {
 
 const FORM_TYPES = ["application/x-www-form-urlencoded", "multipart/form-data"];
 
-/** The no-JavaScript form post, checked before React Router buffers and parses it. */
-export function formPostGuard(max: number): RequestHandler {
+/** The no-JavaScript form post, checked before React Router buffers and parses it (bodyLimit capped it). */
+export function formPostGuard(): RequestHandler {
   return (req: Request, res: Response, next: NextFunction) => {
     const length = req.get("content-length");
     if (length === undefined) return refuse(req, res, 411, "Length Required");
-    if (!(Number(length) <= max)) return refuse(req, res, 413, `Message too large (at most ${max / 1024} KB).`);
     if (!req.is(FORM_TYPES)) return refuse(req, res, 415, "Send the form as a form (urlencoded or multipart).");
     if (!isUtf8(req.get("content-type"))) return refuse(req, res, 415, "Send the form in UTF-8.");
     next();

@@ -158,27 +158,25 @@ function drain() {
       .catch((err: Error) => log.error({ err: { message: err.message } }, "closing the contact pipeline"));
     inUse?.release();
     log.info("server stopped");
-    exitOnceLogged(0);
+    exitOnceLogged();
   });
   server.closeIdleConnections();
   setTimeout(() => {
     server.closeAllConnections();
     inUse?.release();
-    exitOnceLogged(0);
+    exitOnceLogged();
   }, GRACE_MS).unref();
 }
 
 // pino's own flush at exit would retry a write to a reader that has gone for ever: closed first.
-function exitOnceLogged(code: number) {
+function exitOnceLogged() {
   const exit = () => {
     logOut.destroy();
-    process.exit(code);
+    process.exit(0);
   };
   if (logGone) return exit();
-  logOut.once("close", exit);
-  logOut.once("error", exit);
+  logOut.once("close", exit).once("error", exit);
   setTimeout(exit, Math.max(0, logDeadline - Date.now()));
   logOut.end();
 }
-process.on("SIGTERM", () => shutdown("SIGTERM"));
-process.on("SIGINT", () => shutdown("SIGINT"));
+for (const signal of ["SIGTERM", "SIGINT"] as const) process.on(signal, () => shutdown(signal));

@@ -11,16 +11,7 @@ import type { Database } from "./storage/database.ts";
 
 type Selection = { before: number } | { email: string };
 
-export type Erased = {
-  inquiries: number;
-  deliveries: number;
-  keys: number;
-  marks: number;
-  rateLimits: number;
-  files: number;
-  pendingCut: number;
-  inFlight: number;
-};
+export type Erased = Awaited<ReturnType<typeof erase>>;
 
 export const normalizeEmail = (email: string) => email.normalize("NFKC").trim().toLowerCase();
 
@@ -29,7 +20,7 @@ export async function erase(
   mailDir: string,
   selection: Selection,
   opts: { waitMs: number; now?: number },
-): Promise<Erased> {
+) {
   const now = opts.now ?? Date.now();
   const before = "before" in selection ? selection.before : null;
   const [where, param] =
@@ -41,14 +32,8 @@ export async function erase(
       [param],
     ),
   );
-  const sending = async () =>
-    Number(
-      (
-        await db.query<{ n: number }>(`SELECT COUNT(*) AS n FROM deliveries WHERE status = 'sending' AND ${selected}`, [
-          param,
-        ])
-      )[0]?.n ?? 0,
-    );
+  const inSend = `SELECT COUNT(*) AS n FROM deliveries WHERE status = 'sending' AND ${selected}`;
+  const sending = async () => Number((await db.query<{ n: number }>(inSend, [param]))[0]?.n ?? 0);
   const deadline = Date.now() + opts.waitMs;
   let inFlight = await sending();
   while (inFlight > 0 && Date.now() < deadline) {
@@ -76,14 +61,8 @@ export async function erase(
   if (db.engine === "sqlite") await db.query("PRAGMA wal_checkpoint(TRUNCATE)");
   const pendingCut = new Set(cancelled.filter((d) => d.status === "pending").map((d) => String(d.inquiry_id))).size;
   const { ids, ...counts } = erased;
-  return {
-    ...counts,
-    inquiries: ids.length,
-    deliveries: erased.deliveries + cancelled.length,
-    files,
-    pendingCut,
-    inFlight,
-  };
+  const deliveries = erased.deliveries + cancelled.length;
+  return { ...counts, inquiries: ids.length, deliveries, files, pendingCut, inFlight };
 }
 
 function eraseFiles(dir: string, ids: Set<string>, before: number | null): number {

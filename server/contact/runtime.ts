@@ -119,8 +119,7 @@ export function startContactRuntime(
       if (closed) return;
       timer = setTimeout(() => {
         starting = attempt();
-      }, delay);
-      timer.unref();
+      }, delay).unref();
       delay = Math.min(delay * 2, 30_000);
     }
   };

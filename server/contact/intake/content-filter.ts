@@ -29,15 +29,27 @@ const STOPWORDS = new Set(
     " ",
   ),
 );
-const SHAPES: Record<string, string> = {
-  _price: "a price",
-  _rate: "a rate per hour or month",
-  _percent: "a percentage",
-  _link: "a link",
-  _optout: "an opt-out line",
-  _caps: "capitals",
-  _exclaim: "exclamation marks",
-};
+const ACRONYM = /^(?:AI|IT|CRM|ERP|AWS|SEO|PPC|CEO|CTO|VPN|LLC)$/;
+// A message's shape, and how it reads in a held message's reason.
+const SHAPES: Array<[string, string, (text: string) => boolean]> = [
+  ["_price", "a price", (t) => /(?:[$€£]\s?\d|\d[\d,.]*\s?(?:usd|dollars)\b)/i.test(t)],
+  [
+    "_rate",
+    "a rate per hour or month",
+    (t) =>
+      /(?:\/\s?(?:hr|hour|month|mo)\b|per (?:hour|month|lead|post|link|word|appointment|meeting)\b|an hour\b)/i.test(t),
+  ],
+  ["_percent", "a percentage", (t) => /\d\s?%/.test(t)],
+  ["_link", "a link", (t) => /\b(?:https?:\/\/|www\.)\S+/i.test(t)],
+  [
+    "_optout",
+    "an opt-out line",
+    (t) => /\b(?:unsubscribe|opt[- ]?out|reply (?:stop|no|remove)|"remove"|stop to)\b/i.test(t),
+  ],
+  ["_caps", "capitals", (t) => (t.match(/\b[A-Z]{3,}\b/g) ?? []).filter((w) => !ACRONYM.test(w)).length >= 2],
+  ["_exclaim", "exclamation marks", (t) => /!{2,}/.test(t)],
+];
+const SHAPE_READS = new Map(SHAPES.map(([token, reads]) => [token, reads]));
 
 // Every message may greet the company or name what it sells: evidence of nothing, alone or in a phrase.
 const OWN_WORDS = new Set(
@@ -49,21 +61,7 @@ const OWN_WORDS = new Set(
 
 export function tokens(input: Input): string[] {
   const text = input.message;
-  const out: string[] = [];
-  if (/(?:[$€£]\s?\d|\d[\d,.]*\s?(?:usd|dollars)\b)/i.test(text)) out.push("_price");
-  if (
-    /(?:\/\s?(?:hr|hour|month|mo)\b|per (?:hour|month|lead|post|link|word|appointment|meeting)\b|an hour\b)/i.test(text)
-  )
-    out.push("_rate");
-  if (/\d\s?%/.test(text)) out.push("_percent");
-  if (/\b(?:https?:\/\/|www\.)\S+/i.test(text)) out.push("_link");
-  if (/\b(?:unsubscribe|opt[- ]?out|reply (?:stop|no|remove)|"remove"|stop to)\b/i.test(text)) out.push("_optout");
-  if (
-    (text.match(/\b[A-Z]{3,}\b/g) ?? []).filter((w) => !/^(?:AI|IT|CRM|ERP|AWS|SEO|PPC|CEO|CTO|VPN|LLC)$/.test(w))
-      .length >= 2
-  )
-    out.push("_caps");
-  if (/!{2,}/.test(text)) out.push("_exclaim");
+  const out = SHAPES.filter(([, , test]) => test(text)).map(([token]) => token);
   const words =
     text
       .toLowerCase()
@@ -249,7 +247,7 @@ export class ContentModel {
       .filter(([, w]) => w > 0)
       .sort((a, b) => b[1] - a[1])
       .slice(0, 3)
-      .map(([t]) => SHAPES[t] ?? `"${t.replace(/^company:/, "company ")}"`);
+      .map(([t]) => SHAPE_READS.get(t) ?? `"${t.replace(/^company:/, "company ")}"`);
     return [...words, ...stances].slice(0, 4);
   }
 }

@@ -17,10 +17,7 @@ export const LOCK_WAIT_MS = 3_000;
 const toSqlite = (v: unknown) => (typeof v === "boolean" ? (v ? 1 : 0) : v === undefined ? null : v);
 
 // SQLITE_BUSY or SQLITE_LOCKED.
-const isBusy = (e: unknown) => {
-  const code = (e as { errcode?: number }).errcode;
-  return typeof code === "number" && ((code & 0xff) === 5 || (code & 0xff) === 6);
-};
+const isBusy = (e: unknown) => [5, 6].includes(((e as { errcode?: number }).errcode ?? 0) & 0xff);
 
 export function openSqlite(file: string, { watcher = quietWatcher }: { watcher?: StorageWatcher } = {}): Database {
   if (file !== ":memory:") mkdirSync(dirname(file), { recursive: true });
@@ -31,12 +28,8 @@ export function openSqlite(file: string, { watcher = quietWatcher }: { watcher?:
   );
   const statements = new Map<string, StatementSync>();
   const run = (sql: string, params: unknown[] = []) => {
-    let stmt = statements.get(sql);
-    if (!stmt) {
-      stmt = db.prepare(sql);
-      statements.set(sql, stmt);
-    }
-    return stmt.all(...(params.map(toSqlite) as Parameters<StatementSync["all"]>));
+    if (!statements.has(sql)) statements.set(sql, db.prepare(sql));
+    return (statements.get(sql) as StatementSync).all(...(params.map(toSqlite) as Parameters<StatementSync["all"]>));
   };
   const inTx: Sql = {
     engine: "sqlite",
