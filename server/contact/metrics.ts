@@ -76,17 +76,7 @@ export function createMetrics(opts: { facts?: Promised } = {}): ContactMetrics {
     made ??= makeMetrics(opts);
     return made;
   };
-  return {
-    get registry() {
-      return get().registry;
-    },
-    inquiry: (source, outcome) => get().inquiry(source, outcome),
-    delivered: (channel, latency) => get().delivered(channel, latency),
-    retried: (channel) => get().retried(channel),
-    failed: (channel) => get().failed(channel),
-    reminded: () => get().reminded(),
-    watchOutbox: (db) => get().watchOutbox(db),
-  };
+  return new Proxy({} as ContactMetrics, { get: (_, key) => get()[key as keyof ContactMetrics] });
 }
 
 function makeMetrics(opts: { facts?: Promised }): ContactMetrics {

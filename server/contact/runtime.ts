@@ -23,7 +23,7 @@ export async function createContactPipeline(
   log: Logger,
   opts: { keys: SecretKeys; db?: Database; metrics?: ContactMetrics; clock?: () => number; facts?: Promised },
 ) {
-  const [{ OutboxWorker }, { Housekeeping }, { ContentFilter }, { ContactPipeline }, { openDatabase }] =
+  const [{ OutboxWorker }, { Housekeeping }, { contentFilter }, { ContactPipeline }, { openDatabase }] =
     await Promise.all([
       import("./delivery/worker.ts"),
       import("./housekeeping.ts"),
@@ -53,7 +53,7 @@ export async function createContactPipeline(
       hasher: opts.keys.hasher,
       tokens: opts.keys.tokens,
       config,
-      content: new ContentFilter(db, config.SPAM_CORPUS_DIR),
+      content: contentFilter(db, config.SPAM_CORPUS_DIR),
       routing,
       metrics,
       limits: limitsOf(config),

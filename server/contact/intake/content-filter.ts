@@ -315,39 +315,29 @@ export const RELEARN_CHECK_MS = 2_000;
  * The seed plus the marks, learned again (in milliseconds: marks are few) when they change. Built at
  * the first message it scores: a server with SPAM_FILTER=off never builds it.
  */
-export class ContentFilter {
-  private model: ContentModel | null = null;
-  private revision = training.NO_MARKS;
-  private checkedAt = 0;
-  private seed: readonly Example[] = [];
-  private readonly db: Sql;
-  private readonly corpusDir: string | undefined;
+export type ContentFilter = ReturnType<typeof contentFilter>;
 
-  constructor(db: Sql, corpusDir?: string) {
-    this.db = db;
-    this.corpusDir = corpusDir;
-  }
-
-  async refresh(now = Date.now()): Promise<void> {
-    if (!this.model) {
-      this.seed = seedCorpus(this.corpusDir);
-      this.model = new ContentModel(this.seed, [], builtFit(this.seed));
-    }
-    if (now - this.checkedAt < RELEARN_CHECK_MS) return;
-    this.checkedAt = now;
-    const revision = await training.revision(this.db);
-    if (revision === this.revision) return;
-    // Fitted once on the seed: marks move the words, not how far words are trusted.
-    this.model = new ContentModel(this.seed, await training.examples(this.db), this.model.combination);
-    this.revision = revision;
-  }
-
-  // refresh() comes first, always (pipeline.ts).
-  score(input: Input, log2Odds = 0): number {
-    return (this.model as ContentModel).score(input, log2Odds);
-  }
-
-  evidence(input: Input): string[] {
-    return (this.model as ContentModel).evidence(input);
-  }
+export function contentFilter(db: Sql, corpusDir?: string) {
+  let model: ContentModel | null = null;
+  let seed: readonly Example[] = [];
+  let revision = training.NO_MARKS;
+  let checkedAt = 0;
+  return {
+    async refresh(now = Date.now()): Promise<void> {
+      if (!model) {
+        seed = seedCorpus(corpusDir);
+        model = new ContentModel(seed, [], builtFit(seed));
+      }
+      if (now - checkedAt < RELEARN_CHECK_MS) return;
+      checkedAt = now;
+      const latest = await training.revision(db);
+      if (latest === revision) return;
+      // Fitted once on the seed: marks move the words, not how far words are trusted.
+      model = new ContentModel(seed, await training.examples(db), model.combination);
+      revision = latest;
+    },
+    // refresh() comes first, always (pipeline.ts).
+    score: (input: Input, log2Odds = 0) => (model as ContentModel).score(input, log2Odds),
+    evidence: (input: Input) => (model as ContentModel).evidence(input),
+  };
 }
