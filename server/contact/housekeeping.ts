@@ -9,11 +9,9 @@ import type { Database } from "./storage/database.ts";
 import { deleteExpiredKeys } from "./storage/keys.ts";
 
 /**
- * The contact pipeline's scheduled work on each instance, apart from sending (delivery/worker.ts
- * sends everything, the reminders too): the keys read again and pruned (keys.ts), the summary of
- * held messages queued (review/held-summary.ts), and the retention pass that keeps the privacy
- * notice's promise. Every instance runs retention: erasing what is past its date twice erases
- * nothing more.
+ * The scheduled work on each instance apart from sending: the keys read again and pruned, the held
+ * summary queued, and the retention pass, which every instance runs (erasing what is past its date
+ * twice erases nothing more).
  */
 
 export const RETENTION_INTERVAL_MS = 24 * 60 * 60_000;
@@ -22,15 +20,7 @@ const TURN_MS = 60_000;
 type Parts = {
   db: Database;
   log: Logger;
-  config: Pick<
-    Config,
-    | "dataDir"
-    | "INQUIRY_LINK_DAYS"
-    | "FORM_TOKEN_MAX_AGE_MS"
-    | "HELD_SUMMARY_INTERVAL_MS"
-    | "RETENTION_INTERVAL_MS"
-    | "OUTBOX_LEASE_MS"
-  >;
+  config: Config;
   retentionDays: number;
   backupDays: number;
   ring: KeyRing;
@@ -99,14 +89,10 @@ export class Housekeeping {
   }
 
   eraseCopies(now = Date.now()): string[] {
-    const erased = eraseOldCopies(this.parts.config.dataDir, this.parts.backupDays, now);
-    if (erased.length > 0) {
-      this.log.info(
-        { files: erased, backupDays: this.parts.backupDays },
-        "retention: erased copies past the backup period",
-      );
-    }
-    return erased;
+    const { config, backupDays } = this.parts;
+    const files = eraseOldCopies(config.dataDir, backupDays, now);
+    if (files.length > 0) this.log.info({ files, backupDays }, "retention: erased copies past the backup period");
+    return files;
   }
 
   async applyRetention(now = Date.now()) {
@@ -115,10 +101,12 @@ export class Housekeeping {
     this.retainedAt = now;
     const before = now - retentionDays * 86_400_000;
     const result = await erase(db, join(config.dataDir, "mail"), { before }, { waitMs: config.OUTBOX_LEASE_MS, now });
-    const log = { ...result, retentionDays };
     if (result.pendingCut > 0)
-      this.log.warn(log, "retention: erased old inquiries, some with a delivery still waiting");
-    else this.log.info(log, "retention: erased what is past the privacy notice's period");
+      this.log.warn(
+        { ...result, retentionDays },
+        "retention: erased old inquiries, some with a delivery still waiting",
+      );
+    else this.log.info({ ...result, retentionDays }, "retention: erased what is past the privacy notice's period");
     return result;
   }
 }

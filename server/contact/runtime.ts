@@ -1,3 +1,4 @@
+import { setTimeout as sleep } from "node:timers/promises";
 import type { Logger } from "pino";
 import { site } from "../../app/config/site.ts";
 import type { Config } from "../config.ts";
@@ -9,38 +10,27 @@ import type { ContactPipeline, LimitSpec, Outcome, Submission } from "./intake/p
 import type { ContactMetrics } from "./metrics.ts";
 import type { Promised } from "./review/promise.ts";
 import { type Database, logStorageTransitions, StorageUnavailableError } from "./storage/database.ts";
+import { writeSetting } from "./storage/settings.ts";
 
 /**
- * Open the database, apply migrations, and assemble the pipeline with its outbox worker and the
- * channels its routing uses. `keys` (intake/address-hash.ts) are made once by the composition root.
+ * The contact pipeline assembled: the database migrated, the channels its routing uses, the outbox
+ * worker and the housekeeping. The server holds it started in the background, so storage that does
+ * not work at start does not take the pages down: the contact doors answer 503, readiness says why,
+ * and the start is tried again with backoff.
  */
 export async function createContactPipeline(
   config: Config,
   log: Logger,
-  opts: {
-    keys: SecretKeys;
-    db?: Database;
-    metrics?: ContactMetrics;
-    clock?: () => number;
-    facts?: Promised;
-  },
+  opts: { keys: SecretKeys; db?: Database; metrics?: ContactMetrics; clock?: () => number; facts?: Promised },
 ) {
-  // Loaded here, not with the server: the first page does not wait for them (server/main.ts).
-  const [
-    { OutboxWorker },
-    { Housekeeping },
-    { ContentFilter },
-    { ContactPipeline },
-    { openDatabase },
-    { writeSetting },
-  ] = await Promise.all([
-    import("./delivery/worker.ts"),
-    import("./housekeeping.ts"),
-    import("./intake/content-filter.ts"),
-    import("./intake/pipeline.ts"),
-    import("./storage/open.ts"),
-    import("./storage/settings.ts"),
-  ]);
+  const [{ OutboxWorker }, { Housekeeping }, { contentFilter }, { ContactPipeline }, { openDatabase }] =
+    await Promise.all([
+      import("./delivery/worker.ts"),
+      import("./housekeeping.ts"),
+      import("./intake/content-filter.ts"),
+      import("./intake/pipeline.ts"),
+      import("./storage/open.ts"),
+    ]);
   const db = opts.db ?? openDatabase(config, logStorageTransitions(log));
   try {
     const applied = await db.migrate();
@@ -50,20 +40,11 @@ export async function createContactPipeline(
     const channels: Channel[] = channelsOf(routing).flatMap(
       (name) => channelNamed(name)?.create(config, opts.keys.links) ?? [],
     );
-    // Where the server sends each service's leads, so that "Not spam" from any shell queues the same.
+    // "Not spam" from any shell queues what the server would.
     await writeSetting(db, "routing", JSON.stringify(routing));
-    const { metrics } = opts;
-    const { clock, facts } = opts;
-    const links = opts.keys.links;
-    const worker = new OutboxWorker({ db, channels, routing, log, config, metrics, clock, facts, links });
-    const housekeeping = new Housekeeping({
-      db,
-      log,
-      config,
-      ...site.privacy,
-      ring: opts.keys.ring,
-      worker,
-    });
+    const { metrics, clock, facts, keys } = opts;
+    const worker = new OutboxWorker({ db, channels, routing, log, config, metrics, clock, facts, links: keys.links });
+    const housekeeping = new Housekeeping({ db, log, config, ...site.privacy, ring: opts.keys.ring, worker });
     metrics?.watchOutbox(db);
     const pipeline = new ContactPipeline({
       db,
@@ -72,7 +53,7 @@ export async function createContactPipeline(
       hasher: opts.keys.hasher,
       tokens: opts.keys.tokens,
       config,
-      content: new ContentFilter(db, config.SPAM_CORPUS_DIR),
+      content: contentFilter(db, config.SPAM_CORPUS_DIR),
       routing,
       metrics,
       limits: limitsOf(config),
@@ -100,13 +81,6 @@ const limitsOf = (config: Config): LimitSpec[] => [
   { prefix: "contact_day", per: "address", points: config.RATE_LIMIT_PER_DAY, durationMs: 86_400_000 },
   { prefix: "contact_net_min", per: "network", points: config.RATE_LIMIT_NETWORK_PER_MINUTE, durationMs: 60_000 },
 ];
-
-/**
- * The contact pipeline as the server holds it: started in the background, so storage that does not
- * work at start does not take the pages down. Until it works the contact doors answer 503, readiness
- * says why, and the start is tried again with backoff. Once the server is stopping it is not ready,
- * so a balancer takes the instance out of rotation before it stops accepting (server/main.ts).
- */
 
 export type ContactRuntime = ReturnType<typeof startContactRuntime>;
 
@@ -145,43 +119,33 @@ export function startContactRuntime(
       if (closed) return;
       timer = setTimeout(() => {
         starting = attempt();
-      }, delay);
-      timer.unref();
+      }, delay).unref();
       delay = Math.min(delay * 2, 30_000);
     }
   };
   starting = (opts.after ?? Promise.resolve()).then(attempt);
 
+  const pipeline = (): ContactPipeline => {
+    if (!made) throw new StorageUnavailableError(`contact storage not ready: ${reason}`, 10);
+    return made.pipeline;
+  };
   return {
-    submit(submission: Submission): Promise<Outcome> {
-      if (!made) return Promise.reject(new StorageUnavailableError(`contact storage not ready: ${reason}`, 10));
-      return made.pipeline.submit(submission);
-    },
-    pipeline(): ContactPipeline {
-      if (!made) throw new StorageUnavailableError(`contact storage not ready: ${reason}`, 10);
-      return made.pipeline;
-    },
+    pipeline,
+    submit: async (submission: Submission): Promise<Outcome> => pipeline().submit(submission),
     leaveRotation() {
       leaving = true;
     },
     async readiness(): Promise<{ ready: true } | { ready: false; reason: string }> {
-      const timeoutMs = 2_000;
       if (leaving) return { ready: false, reason: "shutting down" };
       if (!made) return { ready: false, reason };
-      const db = made.db;
-      let timeout: NodeJS.Timeout | undefined;
+      const late = sleep(2_000, undefined, { ref: false }).then(() =>
+        Promise.reject(new Error("no answer within 2000 ms")),
+      );
       try {
-        await Promise.race([
-          db.ping(),
-          new Promise((_, reject) => {
-            timeout = setTimeout(() => reject(new Error(`no answer within ${timeoutMs} ms`)), timeoutMs);
-          }),
-        ]);
+        await Promise.race([made.db.ping(), late]);
         return { ready: true };
       } catch (err) {
         return { ready: false, reason: `database: ${(err as Error).message}` };
-      } finally {
-        clearTimeout(timeout);
       }
     },
     async close() {

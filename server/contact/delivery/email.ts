@@ -11,11 +11,10 @@ import type { Inquiry } from "../storage/records.ts";
 import { type Attempt, type ChannelDefinition, cutAt } from "./channel.ts";
 
 /**
- * The email a new inquiry becomes: to the company inbox, plain text and HTML with every field
- * escaped. It carries the lead's signed links, and a reply quotes them, so a reply never goes to the
- * visitor: Reply-To is the email's own recipients, and answering the visitor is one click on "Reply
- * to <name>" (a new message to them, `replyLink`). The Message-ID is derived from the inquiry, so a
- * retried delivery carries the same one and mail clients fold duplicates.
+ * The email a lead becomes, plain text and HTML with every field escaped. It carries the lead's
+ * signed links, and a reply quotes them, so Reply-To is the email's own recipients and answering the
+ * visitor is a new message (`replyLink`). The Message-ID comes from the inquiry: a retried delivery
+ * carries the same one, and mail clients fold duplicates.
  */
 
 export type Mail = {
@@ -29,42 +28,26 @@ export type Mail = {
   headers: Record<string, string>;
 };
 
-export interface Mailer {
+interface Mailer {
   send(mail: Mail, inquiryId: string): Promise<{ accepted: boolean; refused: string[]; detail: string }>;
   close(): void;
   describe(): string;
 }
 
-export const messageIdFor = (inquiryId: string, siteHost: string) => `<inquiry-${inquiryId}@${siteHost}>`;
+const messageIdFor = (inquiryId: string, siteHost: string) => `<inquiry-${inquiryId}@${siteHost}>`;
 
-export const replySubject = () => `Re: Your inquiry to ${site.name}`;
-
-/**
- * A new message to the visitor (RFC 6068 `mailto:`): their address and a "Re: " subject, and none
- * of this email's links, which a reply would quote.
- */
 export const replyLink = (inquiry: Pick<Inquiry, "email">) =>
-  `mailto:${inquiry.email.replace(/[^A-Za-z0-9@._+-]/g, (c) => encodeURIComponent(c))}?subject=${encodeURIComponent(replySubject())}`;
+  `mailto:${inquiry.email.replace(/[^A-Za-z0-9@._+-]/g, (c) => encodeURIComponent(c))}?subject=${encodeURIComponent(`Re: Your inquiry to ${site.name}`)}`;
 
 export const SUSPECT_MARK = "[Possible spam]";
 export const SUSPECT_NOTE =
   "Possible spam: the filter is not sure this is a person's inquiry. Tell it with a link below: either click teaches it.";
 
-/**
- * The lead's email; with `reminder`, the same lead again (review/reminders.ts): its subject and a
- * first paragraph say that nobody took it and how long it waited, and it has its own Message-ID.
- */
-export function buildMail(
-  inquiry: Inquiry,
-  opts: {
-    from: string;
-    to: string;
-    siteHost: string;
-    links: LeadLink[];
-    reminder?: { waited: string; promise: string };
-  },
-): Mail {
-  // The subject holds validated single-line text only (the schema rejects CR/LF), cut to a sane length.
+type Reminder = { waited: string; promise: string };
+type MailOptions = { from: string; to: string; siteHost: string; links: LeadLink[]; reminder?: Reminder };
+
+/** With `reminder`, the same lead again, saying that nobody took it and how long it waited. */
+export function buildMail(inquiry: Inquiry, opts: MailOptions): Mail {
   const who = inquiry.company ? `${inquiry.name} (${inquiry.company})` : inquiry.name;
   const mark = inquiry.suspect ? `${SUSPECT_MARK} ` : "";
   const { reminder } = opts;
@@ -122,7 +105,6 @@ ${buttons ? `<p>${buttons}</p>\n<p style="color:#475569;font-size:13px">${opts.l
   return {
     from: opts.from,
     to: opts.to,
-    // A reply (which quotes the links) stays with those who already have them.
     replyTo: opts.to,
     subject,
     text,
@@ -132,11 +114,7 @@ ${buttons ? `<p>${buttons}</p>\n<p style="color:#475569;font-size:13px">${opts.l
   };
 }
 
-/**
- * Deliver through an SMTP relay (SMTP_URL, with its user and password if any): nodemailer's pooled
- * transport, a few connections, bounded timeouts. A message whose connection closes under it fails
- * (no requeue): the outbox retries it.
- */
+// A message whose connection closes under it fails (no requeue): the outbox retries it.
 export function smtpMailer(url: string): Mailer {
   const transport = nodemailer().then((n) =>
     n.createTransport({
@@ -170,10 +148,10 @@ let composer: ReturnType<typeof makeComposer> | undefined;
 const makeComposer = async () =>
   (await nodemailer()).createTransport({ streamTransport: true, buffer: true, newline: "windows" });
 
-/** nodemailer is loaded with the first email, not before the first page (env.ts reads this module). */
+// Loaded with the first email, not before the first page (env.ts reads this module).
 const nodemailer = async () => (await import("nodemailer")).default;
 
-export function fileMailer(dir: string): Mailer {
+function fileMailer(dir: string): Mailer {
   mkdirSync(dir, { recursive: true });
   return {
     async send(mail, inquiryId) {
@@ -231,9 +209,7 @@ export const email: ChannelDefinition<typeof variables> = {
   name: "email",
   variables,
   routeField: { key: "to", schema: emails },
-  // Email is always on: a route's own recipients, else the general inbox.
   targetFor: (config, key) => (key === "default" ? undefined : config.routes[key]?.to) ?? inbox(config),
-  // The relay every email goes through; without one, files under DATA_DIR/mail/ (no one else).
   hostsOf: (config) => (config.SMTP_URL ? [{ host: new URL(config.SMTP_URL).hostname, setting: "SMTP_URL" }] : []),
   deliveryId: (inquiryId, config) => messageIdFor(inquiryId, config.siteHost),
   create(config, links) {
@@ -243,7 +219,6 @@ export const email: ChannelDefinition<typeof variables> = {
       try {
         const result = await mailer.send(mail, id);
         if (!result.accepted) return { kind: "retry", reason: `relay did not accept the message: ${result.detail}` };
-        // Those who took it have it: never sent to them again for the ones who refused it.
         const refused = result.refused.length ? result.refused : undefined;
         return { kind: "delivered", detail: detail ?? result.detail, refused };
       } catch (err) {
@@ -274,14 +249,8 @@ export const email: ChannelDefinition<typeof variables> = {
         return send(mail, id);
       },
       remind(inquiry, target, reminder) {
-        // The route's recipients and the escalation address, each once.
-        const to = [
-          ...new Set(
-            [target, config.LEAD_ESCALATION_TO ?? addresses.to].flatMap((list) =>
-              list.split(",").map((a) => a.trim().toLowerCase()),
-            ),
-          ),
-        ].join(", ");
+        const all = `${target},${config.LEAD_ESCALATION_TO ?? addresses.to}`.split(",");
+        const to = [...new Set(all.map((a) => a.trim().toLowerCase()))].join(", ");
         const mail = buildMail(inquiry, { ...addresses, to, links: links.for(inquiry), reminder });
         return send(mail, `reminder-${inquiry.id}`, to);
       },

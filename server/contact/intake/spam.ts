@@ -3,16 +3,12 @@ import type { Config } from "../../config.ts";
 import type { TokenCheck } from "./form-token.ts";
 
 /**
- * Is this submission a person's? Each layer names what it saw; any reason holds the inquiry: it is
- * stored and answered like any other (a bot learns nothing), delivered nowhere, and listed by
- * `npm run inquiries -- held` for a person to release. docs/decisions/0007-spam-defence.md.
+ * Is this submission a person's? Each layer names what it saw; any reason holds the inquiry: stored
+ * and answered like any other (a bot learns nothing), delivered nowhere (ADR 0007).
  */
 
-/** A message sent sooner than this after its page was served is held. */
 export const MIN_FILL_MS = 3_000;
-/** A message from a page served longer ago than this is held; its form key lives as long. */
 export const FORM_TOKEN_MAX_AGE_MS = 24 * 60 * 60_000;
-/** A message with more links than this is held. */
 export const MAX_LINKS = 2;
 
 const URL_LIKE = /\b(?:https?:\/\/|www\.)\S+|\[url[=\]]|<a\s+href/gi;
@@ -21,7 +17,6 @@ const URL_ANYWHERE = new RegExp(URL_LIKE.source, "i");
 export function spamReasons(s: {
   data: ContactInput;
   trap: string;
-  /** The page token's check; null where no page token can exist (an allowed origin's app). */
   token: TokenCheck | null;
   duplicate: boolean;
   policy: Pick<Config, "SPAM_MIN_FILL_MS" | "FORM_TOKEN_MAX_AGE_MS" | "SPAM_MAX_LINKS">;

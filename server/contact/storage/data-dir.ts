@@ -4,23 +4,18 @@ import { join } from "node:path";
 import { DatabaseSync } from "node:sqlite";
 
 /**
- * Who uses the data folder (DATA_DIR): an exclusive SQLite lock on DATA_DIR/server.lock, which the kernel drops when the process ends,
- * however it ends: no mark to keep fresh, none left behind (docs/decisions/0025-the-platform-does-it.md).
- * POSIX drops a process's lock when it closes any descriptor of the file: nothing else opens it.
+ * Who uses the data folder: an exclusive SQLite lock on DATA_DIR/server.lock, which the kernel drops
+ * when the process ends, however it ends (ADR 0025). POSIX drops a process's lock when it closes any
+ * descriptor of the file: nothing else opens it. server.pid names the holder; the lock alone decides.
  */
 
-/** The live SQLite database in a data folder. */
 export const DATABASE_FILE = "inquiries.sqlite";
 const LOCK_FILE = "server.lock";
-/** Who holds the lock, for the message of the one refused; the lock alone decides. */
 const HOLDER_FILE = "server.pid";
 
-export type DataDirUser = { pid: number; host: string; startedAt: string };
+type DataDirUser = { pid: number; host: string; startedAt: string };
 
-/**
- * The data folder for this process alone (the server while it runs on SQLite; `restore` while it
- * replaces the database), until `release` or the process ends. Null while another process holds it.
- */
+/** Null while another process holds it. */
 export function holdDataDir(dataDir: string): { release(): void } | null {
   const lock = new DatabaseSync(join(dataDir, LOCK_FILE), { timeout: 0 });
   try {
@@ -35,7 +30,6 @@ export function holdDataDir(dataDir: string): { release(): void } | null {
   return { release: () => lock.close() };
 }
 
-/** Who holds the data folder, as it wrote when it took it (null if unreadable). */
 export function dataDirHolder(dataDir: string): DataDirUser | null {
   try {
     return JSON.parse(readFileSync(join(dataDir, HOLDER_FILE), "utf8")) as DataDirUser;

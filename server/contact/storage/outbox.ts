@@ -11,12 +11,8 @@ import { INQUIRY_COLUMNS, type NewDelivery, toInquiry } from "./records.ts";
 
 const HELD = "EXISTS (SELECT 1 FROM inquiries i WHERE i.id = deliveries.inquiry_id AND i.held)";
 
-export type Claimant = { workerId: string; channels: readonly string[]; leaseMs: number };
+type Claimant = { workerId: string; channels: readonly string[]; leaseMs: number };
 
-/**
- * On PostgreSQL, FOR UPDATE SKIP LOCKED lets several workers claim at once without sharing a
- * delivery; on SQLite the transaction holds the write lock.
- */
 export async function claimDue(db: Database, { workerId, channels, leaseMs }: Claimant, now: number, limit: number) {
   const lock = db.engine === "postgres" ? "FOR UPDATE SKIP LOCKED" : "";
   const mine = `channel IN (${channels.map(() => "?").join(", ")}) AND NOT ${HELD}`;
@@ -74,40 +70,34 @@ export async function extendClaim(db: Sql, id: string, workerId: string, until: 
   await db.query("UPDATE deliveries SET claimed_until = ? WHERE id = ? AND claimed_by = ?", [until, id, workerId]);
 }
 
-export async function recordSent(db: Sql, id: string, workerId: string, now: number, target: string) {
+/** Ends a claim that is still this worker's (and, `unlessHeld`, whose inquiry is not held); true if it did. */
+async function settle(db: Sql, id: string, workerId: string, set: string, params: unknown[], unlessHeld = false) {
   const rows = await db.query(
-    `UPDATE deliveries SET status = 'sent', sent_at = ?, target = ?, payload = NULL, claimed_by = NULL, claimed_until = NULL, last_error = NULL
-       WHERE id = ? AND claimed_by = ? RETURNING id`,
-    [now, target, id, workerId],
+    `UPDATE deliveries SET ${set}, claimed_by = NULL, claimed_until = NULL
+       WHERE id = ? AND claimed_by = ?${unlessHeld ? ` AND NOT ${HELD}` : ""} RETURNING id`,
+    [...params, id, workerId],
   );
   return rows.length === 1;
 }
 
-export async function retryAt(db: Sql, id: string, workerId: string, nextAttemptAt: number, error: string) {
-  const rows = await db.query(
-    `UPDATE deliveries SET status = 'pending', next_attempt_at = ?, last_error = ?, claimed_by = NULL, claimed_until = NULL
-       WHERE id = ? AND claimed_by = ? AND NOT ${HELD} RETURNING id`,
-    [nextAttemptAt, error.slice(0, 1000), id, workerId],
-  );
-  return rows.length === 1;
+export const recordSent = (db: Sql, id: string, workerId: string, now: number, target: string) =>
+  settle(db, id, workerId, "status = 'sent', sent_at = ?, target = ?, payload = NULL, last_error = NULL", [
+    now,
+    target,
+  ]);
+
+export const retryAt = (db: Sql, id: string, workerId: string, at: number, error: string) =>
+  settle(db, id, workerId, "status = 'pending', next_attempt_at = ?, last_error = ?", [at, error.slice(0, 1000)], true);
+
+export async function postpone(db: Sql, id: string, workerId: string, at: number): Promise<void> {
+  await settle(db, id, workerId, "status = 'pending', next_attempt_at = ?, created_at = ?, attempts = attempts - 1", [
+    at,
+    at,
+  ]);
 }
 
-export async function postpone(db: Sql, id: string, workerId: string, at: number) {
-  await db.query(
-    `UPDATE deliveries SET status = 'pending', next_attempt_at = ?, created_at = ?, attempts = attempts - 1,
-       claimed_by = NULL, claimed_until = NULL WHERE id = ? AND claimed_by = ?`,
-    [at, at, id, workerId],
-  );
-}
-
-export async function fail(db: Sql, id: string, workerId: string, error: string) {
-  const rows = await db.query(
-    `UPDATE deliveries SET status = 'failed', last_error = ?, claimed_by = NULL, claimed_until = NULL
-       WHERE id = ? AND claimed_by = ? AND NOT ${HELD} RETURNING id`,
-    [error.slice(0, 1000), id, workerId],
-  );
-  return rows.length === 1;
-}
+export const fail = (db: Sql, id: string, workerId: string, error: string) =>
+  settle(db, id, workerId, "status = 'failed', last_error = ?", [error.slice(0, 1000)], true);
 
 export async function drop(db: Sql, id: string, workerId: string) {
   await db.query("DELETE FROM deliveries WHERE id = ? AND claimed_by = ?", [id, workerId]);
