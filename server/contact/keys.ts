@@ -16,8 +16,8 @@ export type SigningKey = { id: string; secret: Buffer };
 export const monthOf = (now: number) => new Date(now).toISOString().slice(0, 7);
 
 export class KeyRing {
-  private readonly known = new Map<string, Buffer>();
-  private readonly current = new Map<KeyPurpose, SigningKey>();
+  private known = new Map<string, Buffer>();
+  private current = new Map<KeyPurpose, SigningKey>();
   private readonly processKey: SigningKey = { id: `p${randomBytes(4).toString("hex")}`, secret: randomBytes(32) };
   private db: Sql | null = null;
   private lastRead = 0;
@@ -31,14 +31,17 @@ export class KeyRing {
   async read(now = Date.now()) {
     if (!this.db) return;
     this.lastRead = now;
-    this.known.clear();
-    this.current.clear();
+    // Swapped whole once read: a check or a signature during the read uses the keys read before.
+    const known = new Map<string, Buffer>();
+    const current = new Map<KeyPurpose, SigningKey>();
     for (const r of await listKeys(this.db)) {
       const secret = Buffer.from(r.secret, "hex");
-      this.known.set(`${r.purpose}:${r.id}`, secret);
+      known.set(`${r.purpose}:${r.id}`, secret);
       // The newest key not retired signs (rows come oldest first).
-      if (r.retiredAt === null && r.purpose !== "address") this.current.set(r.purpose, { id: r.id, secret });
+      if (r.retiredAt === null && r.purpose !== "address") current.set(r.purpose, { id: r.id, secret });
     }
+    this.known = known;
+    this.current = current;
   }
 
   signing(purpose: "links" | "form"): SigningKey {

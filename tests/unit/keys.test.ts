@@ -1,6 +1,6 @@
 import { describe, expect, it } from "vitest";
 import { KeyRing } from "../../server/contact/keys.ts";
-import { StorageUnavailableError } from "../../server/contact/storage/database.ts";
+import { type Sql, StorageUnavailableError } from "../../server/contact/storage/database.ts";
 import { deleteExpiredKeys, listKeys, rotateKey } from "../../server/contact/storage/keys.ts";
 import { openSqlite } from "../../server/contact/storage/sqlite.ts";
 
@@ -51,5 +51,34 @@ describe("the keys in the database", () => {
     // The form still works: pages are served while storage is away, signed with this process's key.
     const key = ring.signing("form");
     expect(await ring.find("form", key.id)).toEqual(key.secret);
+  });
+  it("while the ring reads the database again, the keys it had still check and sign (no token is held for it)", async () => {
+    const db = openSqlite(":memory:");
+    await db.migrate();
+    // The same database, but a read of the keys waits until the test lets it go: a slow network round trip.
+    let gate: Promise<void> | null = null;
+    let open = () => {};
+    const slow: Sql = {
+      engine: db.engine,
+      transaction: (fn) => db.transaction(fn),
+      async query(sql, params) {
+        if (gate && sql.includes("secret_keys")) await gate;
+        return db.query(sql, params);
+      },
+    };
+    const ring = new KeyRing();
+    await ring.attach(slow, 1_000);
+    const form = ring.signing("form");
+    gate = new Promise((resolve) => {
+      open = resolve;
+    });
+    const reading = ring.read(5_000);
+    expect(ring.signing("form")).toEqual(form);
+    expect(await ring.find("form", form.id, 5_500)).toEqual(form.secret);
+    expect(ring.signing("links").id).toBe("k1");
+    open();
+    await reading;
+    expect(ring.signing("form")).toEqual(form);
+    await db.close();
   });
 });
