@@ -193,6 +193,16 @@ describe("the reply promise, through the schedule", { timeout: 60_000 }, () => {
     // A held message taken (after Spam, say) is no lead: the CRM, which never had it, is told nothing.
     await performAction(a.db, a.config, "take", held, office(tuesday, "10:31"), { by: "Dana" });
     expect(await a.db.query("SELECT kind FROM deliveries WHERE inquiry_id = ?", [held])).toEqual([]);
+    // Likewise a reminder that was going out as someone pressed Spam: its report is not queued.
+    const report = {
+      id: "report-of-held",
+      channel: "webhook",
+      messageId: "<r@x>",
+      target: "",
+      kind: "inquiry.reminded" as const,
+    };
+    await inquiries.recordReminded(a.db, held, office(tuesday, "10:32"), [report]);
+    expect(await a.db.query("SELECT kind FROM deliveries WHERE inquiry_id = ?", [held])).toEqual([]);
 
     // Tuesday 12:01: 4 h 1 min. The waiting lead and the possible spam go again, once each.
     now = office(tuesday, "12:01");

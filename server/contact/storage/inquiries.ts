@@ -259,7 +259,7 @@ export async function take(db: Database, id: string, by: string | null, now: num
 
 export async function recordReminded(db: Database, id: string, now: number, reports: NewDelivery[]) {
   await db.transaction(async (tx) => {
-    await tx.query("UPDATE inquiries SET reminded_at = ? WHERE id = ?", [now, id]);
-    await queue(tx, id, reports, now);
+    const [row] = await tx.query("UPDATE inquiries SET reminded_at = ? WHERE id = ? RETURNING held", [now, id]);
+    if (row && !row.held) await queue(tx, id, reports, now);
   });
 }

@@ -132,7 +132,7 @@ export async function retryFailed(db: Sql, now: number, channel?: string): Promi
 export async function pending(db: Sql, now: number) {
   const rows = await db.query<{ channel: string; n: number; oldest: number }>(
     `SELECT channel, COUNT(*) AS n, MIN(created_at) AS oldest FROM deliveries
-     WHERE status IN ('pending', 'sending') AND created_at <= ? GROUP BY channel`,
+     WHERE status IN ('pending', 'sending') AND created_at <= ? AND NOT ${HELD} GROUP BY channel`,
     [now],
   );
   return rows.map((r) => ({ channel: r.channel, count: Number(r.n), oldestAgeMs: now - Number(r.oldest) }));
