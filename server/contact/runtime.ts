@@ -124,6 +124,9 @@ export function startContactRuntime(
     }
   };
   starting = (opts.after ?? Promise.resolve()).then(attempt);
+  // The first start is deferred until the first page is out (server/main.ts): a message sent before it
+  // ends waits for it, rather than meeting a 503 while storage is fine.
+  const firstStart = starting;
 
   const pipeline = (): ContactPipeline => {
     if (!made) throw new StorageUnavailableError(`contact storage not ready: ${reason}`, 10);
@@ -131,7 +134,10 @@ export function startContactRuntime(
   };
   return {
     pipeline,
-    submit: async (submission: Submission): Promise<Outcome> => pipeline().submit(submission),
+    async submit(submission: Submission): Promise<Outcome> {
+      if (!made && reason === "starting") await Promise.race([firstStart, sleep(10_000, undefined, { ref: false })]);
+      return pipeline().submit(submission);
+    },
     leaveRotation() {
       leaving = true;
     },
