@@ -16,4 +16,5 @@ if [ -n "${LITESTREAM_REPLICA_URL:-}" ] && [ -z "${DATABASE_URL:-}" ]; then
   "$litestream" restore -config "$config" -if-db-not-exists -if-replica-exists "$DATA_DIR/inquiries.sqlite"
   exec "$litestream" replicate -config "$config" -exec "node $here/server.js"
 fi
-exec node "$here/server.js"
+# Arguments go to the server (a test's --tuning=JSON).
+exec node "$here/server.js" "$@"

@@ -142,12 +142,14 @@ async function main() {
     SMTP_URL: `smtp://127.0.0.1:${relay.port}`,
     TRUST_PROXY: "loopback",
     SPAM_FILTER: "off",
-    OUTBOX_POLL_MS: "200",
-    OUTBOX_RETRY_BASE_MS: "500",
-    OUTBOX_RETRY_MAX_MS: "5000",
-    OUTBOX_LEASE_MS: "15000",
   };
-  let server: RunningServer = await startServer(env, port);
+  const tuning = {
+    OUTBOX_POLL_MS: 200,
+    OUTBOX_RETRY_BASE_MS: 500,
+    OUTBOX_RETRY_MAX_MS: 5_000,
+    OUTBOX_LEASE_MS: 15_000,
+  };
+  let server: RunningServer = await startServer(env, port, tuning);
   const rows: Array<Record<string, string | number>> = [];
 
   /** Wait for the run's deliveries, then count what was stored, delivered, lost and sent twice. */
@@ -188,7 +190,7 @@ async function main() {
       const t0 = performance.now();
       server.child.kill("SIGKILL");
       server.child.once("exit", async () => {
-        server = await startServer(env, port);
+        server = await startServer(env, port, tuning);
         restartMs = Math.round(performance.now() - t0);
       });
     });

@@ -4,9 +4,14 @@ import { request } from "node:http";
 import { parseArgs } from "node:util";
 import type { Page } from "playwright-core";
 import { CONTACT_API_PATH, DEFAULT_PUBLIC_KEY } from "../app/contact/api.ts";
-import { ContentModel, type Example, seedCorpus } from "../server/contact/intake/content-filter.ts";
+import {
+  ContentModel,
+  type Example,
+  HOLD_SCORE,
+  SUSPECT_SCORE,
+  seedCorpus,
+} from "../server/contact/intake/content-filter.ts";
 import { NO_TOKEN_LOG2_ODDS } from "../server/contact/intake/pipeline.ts";
-import { loadEnv } from "../server/env.ts";
 import { launchChromium } from "../tests/support/chromium.ts";
 import { startServer } from "../tests/support/server.ts";
 import { TestSmtp } from "../tests/support/smtp.ts";
@@ -31,7 +36,7 @@ import { spamSection } from "./spam-section.ts";
  * server as the company inbox:
  *   npm run bench:spam [-- --n 40 --paced 0]
  * Prints, per class, how many were sent, answered (2xx/3xx, as a person is), and reached the inbox.
- * The content filter is trained on four fifths of the seed corpus (SPAM_CORPUS_DIR) and the fifth it
+ * The content filter is trained on four fifths of the seed corpus (TUNING.SPAM_CORPUS_DIR) and the fifth it
  * never saw is typed in Chromium at a person's pace (`--paced N`: at most N of each kind; 0: all).
  * The browsers stand for visitors behind a proxy, each with an X-Forwarded-For of its own (the
  * server trusts the loopback proxy; bots without the header are their socket's address).
@@ -48,9 +53,8 @@ const { values: opts } = parseArgs({
 const N = Number(opts.n);
 const PACED = Number(opts.paced) || Number.POSITIVE_INFINITY;
 const FOLDS = 5;
-/** The server's defaults (server/env.ts): the band of possible spam, and the hold. */
-const defaults = loadEnv({});
-const BOUNDS: Bounds = { suspect: defaults.SPAM_SUSPECT_SCORE, hold: defaults.SPAM_HOLD_SCORE };
+/** The server's band of possible spam, and the hold (intake/content-filter.ts). */
+const BOUNDS: Bounds = { suspect: SUSPECT_SCORE, hold: HOLD_SCORE };
 
 /**
  * The seed corpus split: every fifth message of each label held out, the rest written where the
@@ -203,11 +207,9 @@ async function main() {
   const split = splitCorpus();
   // The browsers stand for visitors behind the proxy: each context's X-Forwarded-For is its address.
   // Untrusted, every page would come from 127.0.0.1 and meet RATE_LIMIT_PER_DAY (50) after about 60.
-  const server = await startServer({
-    SMTP_URL: smtp.url,
-    OUTBOX_POLL_MS: "100",
+  const server = await startServer({ SMTP_URL: smtp.url, TRUST_PROXY: "loopback" }, undefined, {
+    OUTBOX_POLL_MS: 100,
     SPAM_CORPUS_DIR: split.dir,
-    TRUST_PROXY: "loopback",
   });
   const cli = (...args: string[]) =>
     spawnSync(process.execPath, ["scripts/inquiries.ts", ...args], {

@@ -1,10 +1,13 @@
 import {
   accessSync,
   chmodSync,
+  closeSync,
   constants,
   copyFileSync,
   existsSync,
   mkdirSync,
+  openSync,
+  readSync,
   renameSync,
   rmSync,
   statSync,
@@ -17,15 +20,15 @@ import { DatabaseSync } from "node:sqlite";
 import { parseArgs } from "node:util";
 import { stringify } from "csv-stringify/sync";
 import { site } from "../app/config/site.ts";
-import { type Config, loadConfig } from "../server/config.ts";
+import { type Config, loadConfig, tuningFromArgs } from "../server/config.ts";
 import { correct, parseCorrection } from "../server/contact/correction.ts";
+import { cutAt } from "../server/contact/delivery/channel.ts";
 import { CHANNEL_NAMES } from "../server/contact/delivery/channels.ts";
-import { type Erased, type ErasedEverywhere, eraseEverywhere } from "../server/contact/erasure.ts";
-import { performAction } from "../server/contact/review/actions.ts";
-import { takenBy } from "../server/contact/review/page.ts";
+import { type Erased, erase } from "../server/contact/erasure.ts";
+import { performAction, takenBy } from "../server/contact/review/page.ts";
 import { sayBusinessTime, timingOf } from "../server/contact/review/promise.ts";
-import { promised, replyFigures } from "../server/contact/review/reply-figures.ts";
-import { DATABASE_FILE, dataDirUser, isSqliteFile } from "../server/contact/storage/data-dir.ts";
+import { replyFigures } from "../server/contact/review/reply-figures.ts";
+import { DATABASE_FILE, dataDirHolder, holdDataDir } from "../server/contact/storage/data-dir.ts";
 import { type Database, StorageUnavailableError } from "../server/contact/storage/database.ts";
 import * as inquiries from "../server/contact/storage/inquiries.ts";
 import { listKeys, rotateKey } from "../server/contact/storage/keys.ts";
@@ -59,12 +62,12 @@ const USAGE = `Usage: npm run inquiries -- <command>
                                    week, month
   take ID [--by NAME]              "I'm on it": record that someone is answering the lead (its reminder no longer goes)
   held [--json]                    messages held as suspected spam, newest first, with the reason
-  release ID                       "Not spam": deliver a held message as a normal lead (to the channels the
-                                   server uses); the content filter learns it as genuine
+  not-spam ID                      "Not spam": deliver a held message as a normal lead (to the channels the
+                                   server uses); the content filter learns it is not spam
   spam ID                          "Spam": the content filter learns it, it is held from now on, and its
                                    deliveries not made yet are cancelled
-  spam ID --undo, release ID --undo
-                                   put back exactly what the last spam / release of it changed (the page's Undo)
+  spam ID --undo, not-spam ID --undo
+                                   put back exactly what the last spam / not-spam of it changed (the page's Undo)
   keys [--json]                    the signing and address keys (never their secrets): which signs, which are retired
   keys rotate links|form           a new key for the links in a lead or the form tokens; the old one still
                                    checks what it signed until that expires
@@ -147,10 +150,7 @@ const printableJson = (value: unknown) =>
           .join(""),
   );
 
-const shorten = (s: string, n: number) => {
-  const flat = printable(s.replace(/\s+/g, " "));
-  return flat.length > n ? `${flat.slice(0, n - 1)}…` : flat;
-};
+const shorten = (s: string, n: number) => cutAt(printable(s.replace(/\s+/g, " ")), n, "…");
 
 /** The columns every table of inquiries starts with. */
 const summaryRow = (r: Inquiry) => ({
@@ -180,8 +180,8 @@ type Context = {
   config: Config;
 };
 
-/** Undo of the last `spam` or `release` of an inquiry, as the page's Undo button does it. */
-async function undoCommand(db: Database, config: Config, action: "spam" | "release", id: string) {
+/** Undo of the last `spam` or `not-spam` of an inquiry, as the page's Undo button does it. */
+async function undoCommand(db: Database, config: Config, action: "spam" | "not-spam", id: string) {
   const result = await performAction(db, config, action, id, Date.now(), { undo: true });
   if (result.kind !== "done") {
     console.error(
@@ -211,7 +211,7 @@ const COMMANDS: Record<string, (c: Context) => Promise<number>> = {
     // Each lead with its reply promise: when it fell due, the business time to its first take (or waited so far).
     const rows = (await inquiries.list(db)).map((r) => ({
       ...r,
-      reply: r.held || !promised(r) ? null : timingOf(r, now),
+      reply: r.held ? null : timingOf(r, now),
     }));
     if (values.json) {
       console.log(printableJson(rows));
@@ -319,11 +319,11 @@ const COMMANDS: Record<string, (c: Context) => Promise<number>> = {
     }
     return 0;
   },
-  async release({ db, rest, config, values }) {
+  async "not-spam"({ db, rest, config, values }) {
     const id = rest[0];
-    if (!id) throw new UsageError("release needs an inquiry ID");
-    if (values.undo) return undoCommand(db, config, "release", id);
-    const result = await performAction(db, config, "release", id);
+    if (!id) throw new UsageError("not-spam needs an inquiry ID");
+    if (values.undo) return undoCommand(db, config, "not-spam", id);
+    const result = await performAction(db, config, "not-spam", id);
     if (result.kind === "no-routing") {
       console.error("The server has not started on this database yet, so its channels are not known: start it once.");
       return 1;
@@ -334,13 +334,15 @@ const COMMANDS: Record<string, (c: Context) => Promise<number>> = {
     }
     const { marked } = result;
     if (!marked.inquiry.held) {
-      console.log(`${id} was not held: the content filter learns it as genuine${marked.changed ? "" : " (it had)"}.`);
+      console.log(`${id} was not held: the content filter learns it is not spam${marked.changed ? "" : " (it had)"}.`);
       return 0;
     }
     const where =
       marked.queued.map((d) => (d.channel === "email" ? `email (${d.target})` : d.channel)).join(", ") ||
       "no channel (every channel had it already)";
-    console.log(`Released ${id}: queued for ${where}; the server will deliver it. The filter learns it as genuine.`);
+    console.log(
+      `${id} is not spam: queued for ${where}; the server will deliver it. The filter learns it is not spam.`,
+    );
     return 0;
   },
   async take({ db, rest, values, config }) {
@@ -390,7 +392,7 @@ const COMMANDS: Record<string, (c: Context) => Promise<number>> = {
       const lasts =
         purpose === "links"
           ? `links signed before keep working until they expire (INQUIRY_LINK_DAYS, ${config.INQUIRY_LINK_DAYS} days)`
-          : `pages served before keep working for FORM_TOKEN_MAX_AGE_MS`;
+          : `pages served before keep working for ${config.FORM_TOKEN_MAX_AGE_MS / 3_600_000} hours`;
       console.log(
         `A new ${purpose} key (${id}) signs from now on, on every instance within a minute; ${lasts}, then the old key is deleted.`,
       );
@@ -428,7 +430,7 @@ const COMMANDS: Record<string, (c: Context) => Promise<number>> = {
         marks.map((m) => ({
           id: m.inquiryId,
           marked: iso(m.markedAt).replace("T", " ").slice(0, 19),
-          as: m.label,
+          as: m.label === "genuine" ? "not spam" : m.label,
           name: shorten(m.name, 24),
           message: shorten(m.message, 50),
         })),
@@ -489,10 +491,10 @@ const COMMANDS: Record<string, (c: Context) => Promise<number>> = {
   },
   async purge({ db, values, config }) {
     const age = parseAge(values["older-than"]);
-    const erased = await eraseEverywhere(db, config.dataDir, { before: Date.now() - age }, waitFor(config));
+    const erased = await erase(db, mailOf(config), { before: Date.now() - age }, waitFor(config));
     const waiting = erased.pendingCut > 0 ? ` ${erased.pendingCut} of them still had a delivery waiting.` : "";
     console.log(
-      `Deleted ${erased.inquiries} inquir${erased.inquiries === 1 ? "y" : "ies"} older than ${values["older-than"]}, ${erased.files} email files and ${erased.rateLimits} expired rate limits.${waiting}${inFlight(erased)}${copiesSaid(erased)}`,
+      `Deleted ${erased.inquiries} inquir${erased.inquiries === 1 ? "y" : "ies"} older than ${values["older-than"]}, ${erased.files} email files and ${erased.rateLimits} expired rate limits.${waiting}${inFlight(erased)}`,
     );
     return 0;
   },
@@ -500,15 +502,15 @@ const COMMANDS: Record<string, (c: Context) => Promise<number>> = {
     if (!values.email) throw new UsageError("forget needs --email ADDRESS");
     // Every copy: the inquiries and their records, and every email file that names them (the lead,
     // the held summary, a failure alert). A send under way is waited for, so nothing goes out after.
-    const erased = await eraseEverywhere(db, config.dataDir, { email: values.email }, waitFor(config));
+    const erased = await erase(db, mailOf(config), { email: values.email }, waitFor(config));
     const n = erased.inquiries;
     console.log(
-      `Deleted everything held about ${printable(values.email)} on this server: ${n} inquir${n === 1 ? "y" : "ies"}, ${erased.deliveries} deliveries, ${erased.keys} idempotency records, ${erased.marks} filter marks, ${erased.files} email files.${inFlight(erased)}${copiesSaid(erased)}`,
+      `Deleted everything held about ${printable(values.email)} on this server: ${n} inquir${n === 1 ? "y" : "ies"}, ${erased.deliveries} deliveries, ${erased.keys} idempotency records, ${erased.marks} filter marks, ${erased.files} email files.${inFlight(erased)}`,
     );
     console.log(
-      `Not reachable from here: backups kept elsewhere and a Litestream replica's older snapshots; they are deleted within ${site.privacy.backupDays} days (the privacy notice's backup period, docs/operations.md).`,
+      `Still in the copies (backups, exports, a database a restore replaced, a Litestream replica's older snapshots): they are deleted within ${site.privacy.backupDays} days (the privacy notice's backup period, docs/operations.md).`,
     );
-    return erased.unreachable.length > 0 ? 1 : 0;
+    return 0;
   },
 };
 
@@ -539,7 +541,7 @@ async function correctCommand({ db, values }: Context): Promise<number> {
  * file that is not a whole backup of this application's database, and one from a newer release; an
  * older one is migrated as a start would, before anything is replaced. It refuses to overwrite a
  * database that is there unless told to (--force), and then keeps the replaced one beside it, whole
- * (its write-ahead log folded in), where `forget` and retention reach it too.
+ * (its write-ahead log folded in), until the server deletes it after `backupDays` (copies.ts).
  */
 async function restore(config: Config, from: string | undefined, force: boolean): Promise<number> {
   if (!from) throw new UsageError("restore needs the backup FILE");
@@ -547,13 +549,26 @@ async function restore(config: Config, from: string | undefined, force: boolean)
     console.error(`On PostgreSQL, restore with pg_restore: ${PG_RECIPE}.`);
     return 1;
   }
-  const user = dataDirUser(config.dataDir);
-  if (user) {
+  mkdirSync(config.dataDir, { recursive: true });
+  // Held until the restore ends: a server that starts meanwhile refuses (server/main.ts).
+  const held = holdDataDir(config.dataDir);
+  if (!held) {
+    const user = dataDirHolder(config.dataDir);
+    const who = user ? `process ${user.pid} on ${user.host}, started ${user.startedAt}` : "a process";
+    const stop = user ? `kill -TERM ${user.pid}, or \`docker compose stop site\`` : "`docker compose stop site`";
     console.error(
-      `A server uses ${config.dataDir}: process ${user.pid} on ${user.host}, started ${user.startedAt}. What it writes after a restore would be lost. Nothing was changed. Stop it first (kill -TERM ${user.pid}, or \`docker compose stop site\`), then run restore again.`,
+      `A server uses ${config.dataDir}: ${who}. What it writes after a restore would be lost. Nothing was changed. Stop it first (${stop}), then run restore again.`,
     );
     return 1;
   }
+  try {
+    return await replaceDatabase(config, from, force);
+  } finally {
+    held.release();
+  }
+}
+
+async function replaceDatabase(config: Config, from: string, force: boolean): Promise<number> {
   const checked = unreadable(from) ?? checkBackup(from);
   if (!checked.ok) {
     console.error(`${from} cannot be restored: ${checked.reason}. Nothing was changed.`);
@@ -567,7 +582,6 @@ async function restore(config: Config, from: string | undefined, force: boolean)
     );
     return 1;
   }
-  mkdirSync(config.dataDir, { recursive: true });
   // The copy is made whole and brought to this release's schema first; only then is anything replaced.
   const incoming = `${target}.restoring`;
   rmSync(incoming, { force: true });
@@ -594,7 +608,7 @@ async function restore(config: Config, from: string | undefined, force: boolean)
   }
   renameSync(incoming, target);
   const kept = there
-    ? ` The database it replaced is kept as ${target}.replaced-${stamp}; delete it once you are sure (forget and the retention pass reach it until then).`
+    ? ` The database it replaced is kept as ${target}.replaced-${stamp}; the server deletes it after ${site.privacy.backupDays} days, or delete it once you are sure.`
     : "";
   const upgraded = migrated.length > 0 ? ` Brought up to this release's schema (${migrated.join(", ")}).` : "";
   console.log(
@@ -684,14 +698,22 @@ function checkBackup(file: string): { ok: true; inquiries: number } | { ok: fals
   }
 }
 
+/** Is this file an SQLite database (its first 16 bytes)? */
+function isSqliteFile(path: string): boolean {
+  const fd = openSync(path, "r");
+  try {
+    const head = Buffer.alloc(16);
+    return readSync(fd, head, 0, 16, 0) === 16 && head.toString("latin1") === "SQLite format 3\0";
+  } finally {
+    closeSync(fd);
+  }
+}
+
 const PG_RECIPE =
   'pg_dump --format=custom --file=inquiries.dump "$DATABASE_URL", then pg_restore --no-owner --dbname="$DATABASE_URL" inquiries.dump (docs/deployment.md, "Backups")';
 
-/** What the erasure did in the copies of the database in the data folder, and what it could not reach. */
-const copiesSaid = ({ copies, inCopies, unreachable }: ErasedEverywhere) =>
-  (copies.length > 0
-    ? ` Also in ${copies.length} cop${copies.length === 1 ? "y" : "ies"} of the database in the data folder (${inCopies} inquir${inCopies === 1 ? "y" : "ies"}): ${copies.join(", ")}.`
-    : "") + unreachable.map((u) => ` Could not erase in ${u.file}: ${u.reason}; delete that file.`).join("");
+/** Where the server writes email files without SMTP_URL (the erasure deletes those naming the erased). */
+const mailOf = (config: Config) => join(config.dataDir, "mail");
 
 /** A send under way is waited for up to the outbox's lease (after that, its worker's claim is over). */
 const waitFor = (config: Config) => ({ waitMs: config.OUTBOX_LEASE_MS });
@@ -718,6 +740,7 @@ async function main(argv: string[]): Promise<number> {
       force: { type: "boolean", default: false },
       undo: { type: "boolean", default: false },
       help: { type: "boolean", short: "h", default: false },
+      tuning: { type: "string" },
     },
   });
   const [command, ...rest] = positionals;
@@ -726,7 +749,7 @@ async function main(argv: string[]): Promise<number> {
     return command || values.help ? 0 : 2;
   }
 
-  const config = loadConfig();
+  const config = loadConfig(process.env, tuningFromArgs(argv));
   // What it writes (a backup, an export) is readable by its owner alone, whatever the shell's umask.
   process.umask(0o077);
   // Restore comes before any database is opened: it makes the one there is.

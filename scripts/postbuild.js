@@ -6,8 +6,8 @@ import { createRequestHandler } from "react-router";
 import { build as viteBuild } from "vite";
 import { site } from "../app/config/site.ts";
 import { readPublishedPosts } from "../app/content/post-files.ts";
-import { HTML_CACHE, IMMUTABLE } from "../server/cache.ts";
 import { loadBuildEnv } from "../server/config.ts";
+import { writeFit } from "../server/contact/intake/content-filter.ts";
 import {
   BASE_HEADERS,
   externalOrigin,
@@ -16,7 +16,7 @@ import {
   PAGE_HEADERS,
   policyForHtml,
 } from "../server/security.ts";
-import { typesByPath, walk } from "../server/static.ts";
+import { HTML_CACHE, IMMUTABLE, typesByPath, walk } from "../server/static.ts";
 import { buildImages } from "./images.ts";
 import { writeMachineReadable } from "./machine-readable.ts";
 
@@ -155,3 +155,7 @@ for (const path of walk(root)) {
 console.log(
   `postbuild: precompressed ${count} files (${(raw / 1024).toFixed(1)} KiB → ${(br / 1024).toFixed(1)} KiB brotli)`,
 );
+
+// The content filter's combination, fitted once on the shipped corpus: a start reads it (content-filter.ts).
+writeFit();
+console.log("postbuild: the content filter's fit, build/server/content-fit.json");

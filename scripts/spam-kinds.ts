@@ -169,7 +169,7 @@ export function newKindWindows(seed: Example[], b: Bounds) {
 }
 
 /**
- * A corpus folder the server reads (SPAM_CORPUS_DIR): each group of `examples` in a file of its own,
+ * A corpus folder the server reads (TUNING.SPAM_CORPUS_DIR): each group of `examples` in a file of its own,
  * as in the shipped corpus, so the combination is fitted the same way.
  */
 export function writeCorpus(examples: Example[]): string {

@@ -115,7 +115,7 @@ Margin: the genuine messages closest to the hold scored ${h.margin.closest.join(
 |---|---|---|---|---|
 ${kinds}
 
-The band's lower bound (\`SPAM_SUSPECT_SCORE\`), swept (leave-one-kind-out):
+The band's lower bound (\`SUSPECT_SCORE\`), swept (leave-one-kind-out):
 
 | from | spam unmarked | genuine marked |
 |---|---|---|

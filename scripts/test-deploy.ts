@@ -18,6 +18,7 @@ import { chromium } from "playwright-core";
 import YAML from "yaml";
 import { CONTACT_API_PATH, DEFAULT_PUBLIC_KEY } from "../app/contact/api.ts";
 import { chromiumArgs } from "../playwright.config.ts";
+import type { Tuning } from "../server/config.ts";
 import { freePort } from "../tests/support/ports.ts";
 import { startPostgres } from "../tests/support/postgres.ts";
 import { TestSmtp } from "../tests/support/smtp.ts";
@@ -113,7 +114,14 @@ async function waitReady(url: string, ms = 60_000) {
   throw new Error(`${url} did not become ready`);
 }
 
-function run(name: string, port: number, env: Record<string, string>, volume?: string, more: string[] = []): string {
+function run(
+  name: string,
+  port: number,
+  env: Record<string, string>,
+  volume?: string,
+  more: string[] = [],
+  tuning: Partial<Tuning> = {},
+): string {
   spawnSync("podman", [...PODMAN, "rm", "-f", "-v", name]);
   const envArgs = Object.entries({ PORT: String(port), HOST: "127.0.0.1", ...env }).flatMap(([k, v]) => [
     "-e",
@@ -131,6 +139,7 @@ function run(name: string, port: number, env: Record<string, string>, volume?: s
     ...(volume ? ["-v", `${volume}:/data`] : []),
     ...more,
     IMAGE,
+    ...(Object.keys(tuning).length > 0 ? ["sh", "deploy/start.sh", `--tuning=${JSON.stringify(tuning)}`] : []),
   );
 }
 
@@ -187,7 +196,7 @@ async function main() {
     const removeVolume = () => spawnSync("podman", [...PODMAN, "volume", "rm", "-f", "teton-data"]);
     spawnSync("podman", [...PODMAN, "rm", "-f", "-v", "teton"]);
     removeVolume();
-    const sqliteEnv = { SPAM_MIN_FILL_MS: "0" };
+    const sqliteEnv = { SPAM_FILTER: "off" };
     run("teton", port, sqliteEnv, "teton-data", ["--env-file", join(root, ".env.example")]);
     try {
       const data = podman("volume", "inspect", "teton-data", "--format", "{{.Mountpoint}}");
@@ -382,15 +391,14 @@ async function main() {
       DATABASE_URL: pg.url,
       SMTP_URL: smtp.url,
       SPAM_FILTER: "off",
-      OUTBOX_POLL_MS: "100",
-      // A killed container's claims expire after the lease; short here, so the survivor takes them over in the test's time.
-      OUTBOX_LEASE_MS: "5000",
       RATE_LIMIT_PER_MINUTE: "100000",
       RATE_LIMIT_PER_DAY: "100000",
       RATE_LIMIT_NETWORK_PER_MINUTE: "100000",
     };
     try {
-      for (const [i, p] of ports.entries()) run(`teton-pg-${i}`, p, env);
+      // A killed container's claims expire after the lease; short here, so the survivor takes them over in the test's time.
+      const tuning = { OUTBOX_POLL_MS: 100, OUTBOX_LEASE_MS: 5_000 };
+      for (const [i, p] of ports.entries()) run(`teton-pg-${i}`, p, env, undefined, [], tuning);
       for (const p of ports) await waitReady(`http://127.0.0.1:${p}`);
       const acked = new Set<string>();
       let killed = false;
@@ -580,7 +588,6 @@ DATABASE_URL=${pg.url}
 RATE_LIMIT_PER_MINUTE=1000
 RATE_LIMIT_PER_DAY=100000
 RATE_LIMIT_NETWORK_PER_MINUTE=1000
-SPAM_MIN_FILL_MS=0
 SPAM_FILTER=off
 `,
     );

@@ -1,10 +1,8 @@
 import { timingSafeEqual } from "node:crypto";
-import { createRequestHandler } from "@react-router/express";
-import compression from "compression";
 import express, { type ErrorRequestHandler, type RequestHandler } from "express";
 import onHeaders from "on-headers";
 import type { Logger } from "pino";
-import { RouterContextProvider, type ServerBuild } from "react-router";
+import type { ServerBuild } from "react-router";
 import { CONTACT_API_PATH } from "../app/contact/api.ts";
 import type { ContactContextKey } from "../app/contact/context.ts";
 import { LEAD_PATH } from "../app/contact/lead.ts";
@@ -13,7 +11,6 @@ import { contactEndpoint, MAX_BODY_BYTES, noted } from "./contact/http/endpoint.
 import type { FormTokens } from "./contact/intake/form-token.ts";
 import type { ContactMetrics } from "./contact/metrics.ts";
 import type { LeadLinks } from "./contact/review/links.ts";
-import { leadPage } from "./contact/review/page.ts";
 import type { ContactRuntime } from "./contact/runtime.ts";
 import {
   bodyLimit,
@@ -29,31 +26,28 @@ import type { StaticFile } from "./static.ts";
 import { serveNotFound, serveStatic } from "./static.ts";
 
 /**
- * The site as one Express app, in the order a request meets it: the request log, security headers,
- * the HTTPS redirect and the body cap; the probes and /metrics; the contact endpoint; what is refused
- * or redirected before any page (methods, case variants); the prerendered pages and files from
- * memory, and the prebuilt 404 pages; and last React Router, for the no-JavaScript form post.
- * server/main.ts makes it and serves it.
+ * The site as one Express app, in the order a request meets it: the request log, headers, the
+ * HTTPS redirect and the body cap; the probes; the contact endpoint; what is refused or redirected
+ * before any page; the prerendered pages and files from memory; and last React Router, for the
+ * no-JavaScript form post and the lead page (its build loads while the first pages are served).
  */
-export type AppOptions = {
+type AppOptions = {
   config: Config;
   log: Logger;
-  build: ServerBuild;
+  build: Promise<ServerBuild>;
   files: Map<string, StaticFile>;
   notFound: Array<[string, StaticFile]>;
   tokens: FormTokens;
-  /** Signs and checks the links in a lead (contact/review/links.ts). */
   links: LeadLinks;
   metrics: ContactMetrics;
-  /** The contact pipeline as the server holds it (its doors answer 503 until storage works). */
   runtime: ContactRuntime;
 };
 
 const FORM_PATHS = new Set(["/contact", "/contact/"]);
 
-export function createApp(o: AppOptions): express.Express {
+/** `ready`: React Router is loaded (rejected, naming why, for a build it cannot run). */
+export function createApp(o: AppOptions): { app: express.Express; ready: Promise<void> } {
   const { config, log, files, tokens, metrics } = o;
-  // /metrics exists on the site's port only with METRICS_TOKEN; otherwise it is an unknown path (404).
   const probePaths = new Set(config.METRICS_TOKEN ? ["/healthz", "/readyz", "/metrics"] : ["/healthz", "/readyz"]);
   const isPage = (path: string) => files.has(path);
 
@@ -66,7 +60,6 @@ export function createApp(o: AppOptions): express.Express {
   app.use(requestLog(log));
   app.use(warnUntrustedProxy(app.get("trust proxy fn"), log));
 
-  // Security headers on every response (server/security.ts); pages replace the CSP with their own.
   app.use((req, res, next) => {
     setBaseHeaders(res, req.secure);
     next();
@@ -77,37 +70,34 @@ export function createApp(o: AppOptions): express.Express {
 
   app.use(probes(o));
 
-  // Both doors (the JSON endpoint and the form's action, through React Router) submit to the one pipeline.
-  app.use(
-    contactEndpoint({
-      submitter: o.runtime,
-      log,
-      publicKeys: config.publicKeys,
-      allowedOrigins: config.allowedOrigins,
-      metrics,
-    }),
-  );
+  const { publicKeys, allowedOrigins } = config;
+  app.use(contactEndpoint({ submitter: o.runtime, log, publicKeys, allowedOrigins, metrics }));
 
-  const pages = reactRouter(o);
-  // The page behind a lead's signed links (contact/review/page.ts): React Router renders it on
-  // every request; GET shows, POST (its button) acts. Never stored, indexed or passed on as a referrer.
-  app.all(LEAD_PATH, leadHeaders(), compression(), policyFromRouter(), pages);
+  const router = reactRouter(o);
+  const pages: RequestHandler = (req, res, next) => {
+    router.then((handle) => handle(req, res, next), next);
+  };
+  // Only React Router's answers are compressed here (static.ts has its own): loaded with it.
+  const compressor = o.build.then(async () => (await import("compression")).default());
+  const compression: RequestHandler = (req, res, next) => {
+    compressor.then((compress) => compress(req, res, next), next);
+  };
+  app.all(LEAD_PATH, leadHeaders(), compression, policyFromRouter(), pages);
 
   app.use(methodGuard({ isKnown: (path) => isPage(path) || probePaths.has(path), formPaths: FORM_PATHS }));
   app.use(canonicalRedirect(isPage));
   app.use(serveStatic(files, { formToken: () => tokens.issue() }));
   app.use(serveNotFound(o.notFound));
-  // Only the no-JavaScript form post gets this far: React Router runs its action and renders the page.
-  app.post([...FORM_PATHS], formPostGuard(MAX_BODY_BYTES));
-  app.use(compression());
+  app.post([...FORM_PATHS], formPostGuard());
+  app.use(compression);
   app.use(policyFromRouter());
 
   app.use(pages);
   app.use(lastResort(log));
-  return app;
+  return { app, ready: router.then(() => undefined) };
 }
 
-/** One JSON line per request. No query strings, addresses or bodies: they can carry personal data. */
+// No query strings, addresses or bodies in the log: they can carry personal data.
 function requestLog(log: Logger): RequestHandler {
   return (req, res, next) => {
     const start = process.hrtime.bigint();
@@ -120,9 +110,8 @@ function requestLog(log: Logger): RequestHandler {
         status: res.statusCode,
         ms: Number((process.hrtime.bigint() - start) / 10_000n) / 100,
         bytes: Number(res.getHeader("content-length") ?? 0) || undefined,
-        // A page the browser loads ahead of a click (speculation rules): "prefetch;prerender".
         purpose: req.get("sec-purpose"),
-        // The inquiry a submission stored (or replayed): one lead's journey is one grep.
+        // One lead's journey is one grep.
         inquiryId: res.locals.inquiryId,
       });
     });
@@ -130,7 +119,6 @@ function requestLog(log: Logger): RequestHandler {
   };
 }
 
-/** Liveness, readiness and (with METRICS_TOKEN) /metrics: never cached. */
 function probes({ runtime, config, metrics }: AppOptions): express.Router {
   const router = express.Router();
   router.get("/healthz", (_req, res) => {
@@ -140,10 +128,7 @@ function probes({ runtime, config, metrics }: AppOptions): express.Router {
   router.get("/readyz", async (_req, res) => {
     res.setHeader("Cache-Control", "no-store");
     const state = await runtime.readiness();
-    if (state.ready) {
-      res.json({ status: "ready" });
-      return;
-    }
+    if (state.ready) return void res.json({ status: "ready" });
     res.setHeader("Retry-After", "10");
     res.status(503).json({ status: "not ready", reason: state.reason });
   });
@@ -164,11 +149,14 @@ function probes({ runtime, config, metrics }: AppOptions): express.Router {
   return router;
 }
 
-/**
- * React Router's handler, for the no-JavaScript form post: the route's action reads the pipeline
- * under the bundle's own context key (app/entry.server.tsx exports it; a build without it stops the start).
- */
-function reactRouter({ build, config, runtime, tokens, links, log }: AppOptions): RequestHandler {
+// The route's action reads the pipeline under the bundle's own context key (app/entry.server.tsx).
+async function reactRouter({ config, runtime, tokens, links, log, ...o }: AppOptions): Promise<RequestHandler> {
+  const build = await o.build;
+  const [{ createRequestHandler }, { RouterContextProvider }, { leadPage }] = await Promise.all([
+    import("@react-router/express"),
+    import("react-router"),
+    import("./contact/review/page.ts"),
+  ]);
   // React Router checks a form post's Origin against the Host; behind a proxy, name the public hosts.
   const actionHosts = config.allowedOrigins.map((origin) => new URL(origin).host);
   const contactContext = (build.entry.module as { contactContext?: ContactContextKey }).contactContext;
@@ -194,19 +182,17 @@ function reactRouter({ build, config, runtime, tokens, links, log }: AppOptions)
   });
 }
 
-/** The lead page's headers and methods: GET, HEAD, and the button's form POST (checked as the contact form's is). */
+/** The lead page: never stored, indexed or passed on as a referrer; GET shows, its button POSTs. */
 function leadHeaders(): RequestHandler {
-  const formPost = formPostGuard(MAX_BODY_BYTES);
+  const formPost = formPostGuard();
   return (req, res, next) => {
     res.setHeader("Cache-Control", "no-store");
     res.setHeader("X-Robots-Tag", "noindex, nofollow");
     res.setHeader("Referrer-Policy", "no-referrer");
     if (req.method === "GET" || req.method === "HEAD") return next();
     if (req.method === "POST") {
-      // A page with no-referrer makes the browser send `Origin: null` with its form (Fetch standard),
-      // which React Router's check of the action's origin refuses. The token in the form is the
-      // credential here (a page elsewhere cannot know it), so a null origin is dropped; a named
-      // origin other than the site's is still refused.
+      // A no-referrer page's form sends `Origin: null` (Fetch standard), which React Router refuses;
+      // the token in the form is the credential here, and another named origin is still refused.
       if (req.headers.origin === "null") delete req.headers.origin;
       return formPost(req, res, next);
     }
@@ -215,11 +201,8 @@ function leadHeaders(): RequestHandler {
   };
 }
 
-/**
- * React Router's answers carry their own policy: a page gets the one entry.server.tsx made for its
- * HTML; anything else (the form's 303) keeps the default, set as the headers go out. (The adapter
- * appends headers, so the default must not be there already, or a page would carry both.)
- */
+// A page carries the policy entry.server.tsx made for it, anything else (the form's 303) the default.
+// The adapter appends headers, so the default is set only as the headers go out.
 function policyFromRouter(): RequestHandler {
   return (_req, res, next) => {
     res.removeHeader("Content-Security-Policy");
@@ -230,20 +213,15 @@ function policyFromRouter(): RequestHandler {
   };
 }
 
-/** Last resort: a visitor never sees a stack trace, and the log gets one line without one. */
 function lastResort(log: Logger): ErrorRequestHandler {
   return (err: Error & { status?: number; statusCode?: number }, _req, res, _next) => {
     const status = err.status ?? err.statusCode ?? 500;
     const clientError = Number.isInteger(status) && status >= 400 && status < 500;
     if (!clientError) log.error({ err: { message: err.message } }, "unhandled error");
-    if (res.headersSent) {
-      res.end();
-      return;
-    }
-    if (clientError) {
-      res.status(status).type("text/plain").send("Bad Request");
-      return;
-    }
-    res.status(500).type("text/plain").send("Internal Server Error");
+    if (res.headersSent) return void res.end();
+    res
+      .status(clientError ? status : 500)
+      .type("text/plain")
+      .send(clientError ? "Bad Request" : "Internal Server Error");
   };
 }

@@ -5,27 +5,19 @@ import { CHANNELS, channelVariables } from "./contact/delivery/channels.ts";
 import { parseTrustProxy } from "./guards.ts";
 
 /**
- * Every environment variable the build, the server and the operator CLI read, declared once with
- * its type, its default and when it is read: **build** (baked into the prerendered pages: change
- * it, rebuild), or **run** (read when the server or the CLI starts). Nothing else in the product
- * reads `process.env`: server/config.ts hands it to `loadEnv` (test and benchmark tooling has its own
- * variables, listed in docs/configuration.md).
- * A bad value stops the process at start with one line naming the variable and what is wrong.
- * `.env` is read by every npm script (node --env-file-if-exists=.env); the environment wins.
+ * Every environment variable the build, the server and the CLI read, declared once with its type,
+ * default and description (docs/configuration.md is made from it). A bad value stops the start with
+ * one line naming the variable and what is wrong.
  */
 
 const positiveInt = z.coerce.number().int().positive();
-const probability = z.coerce.number().gt(0).lt(1, { error: "a probability between 0 and 1 (exclusive)" });
 
-/** Where one service line's leads go: each channel's field (`to`, `slack`, `webhook`), all optional. */
 const route = z.strictObject(
   Object.fromEntries(CHANNELS.map((c) => [c.routeField.key, c.routeField.schema.optional()])),
 ) as unknown as z.ZodType<Route>;
 export type Route = Partial<Record<string, string>>;
-/** Route keys: a service option of the form, or "none" (no service chosen). */
 const ROUTE_KEYS = [...serviceOptions, "none"] as readonly string[];
 
-/** CONTACT_ROUTES: JSON mapping each service (or "none") to its recipients; one issue per mistake. */
 const routes = z
   .string()
   .optional()
@@ -42,11 +34,6 @@ const routes = z
       ctx.addIssue({ code: "custom", message: "a JSON object of service names" });
       return z.NEVER;
     }
-    // JSON.parse keeps the last of two entries with one name: the first would be dropped silently.
-    const names = topLevelKeys(v);
-    for (const twice of new Set(names.filter((n, i) => names.indexOf(n) !== i))) {
-      ctx.addIssue({ code: "custom", message: `"${twice}" is named twice (one entry per service)` });
-    }
     const out: Record<string, Route> = {};
     for (const [key, value] of Object.entries(json)) {
       if (!ROUTE_KEYS.includes(key)) {
@@ -62,61 +49,34 @@ const routes = z
     return out;
   });
 
-/** The names at the top level of a JSON object, in order, repeats included. */
-function topLevelKeys(json: string): string[] {
-  const keys: string[] = [];
-  let depth = 0;
-  for (let i = 0; i < json.length; i++) {
-    const c = json[i];
-    if (c === '"') {
-      const text = /^"(?:[^"\\]|\\.)*"/.exec(json.slice(i))?.[0] ?? '""';
-      if (depth === 1 && /^\s*:/.test(json.slice(i + text.length))) keys.push(JSON.parse(text) as string);
-      i += text.length - 1;
-    } else if (c === "{" || c === "[") depth += 1;
-    else if (c === "}" || c === "]") depth -= 1;
-  }
-  return keys;
-}
+const publicKey = z
+  .string()
+  .regex(/^[\x21-\x7e]{8,200}$/, "8 to 200 visible ASCII characters")
+  .optional();
 
 export const schema = z.object({
-  // ---------------------------------------------------------------- build time
-  /** build — the public URL: canonical links, sitemap, feeds, social images. */
   SITE_URL: z
     .url({ protocol: /^https?$/, error: "an http:// or https:// URL" })
     .default("https://www.example.com")
     .transform((u) => u.replace(/\/+$/, ""))
     .meta({
       description:
-        "public URL of the site: **at build time** canonical links, sitemap and feeds are baked into the pages; **at run time** the address the links in a lead point at, the sender's domain of lead emails (`no-reply@…`), their Message-IDs, and the host the HTTP → HTTPS redirect serves. The server refuses to start, in one line, when the links would be wrong: not set while leads leave this machine (`SMTP_URL`, Slack or a webhook), with a path, with `user:password`, or `http://` to anything but this machine",
+        "public URL of the site: baked into canonical links, sitemap and feeds; the links in a lead and the lead emails' sender domain. The server refuses to start when the links would be wrong. See [The links in a lead](operations.md#the-links-in-a-lead)",
     }),
-  /** build — where the contact page sends the form with JavaScript (a path here, or another site's URL). */
   CONTACT_ENDPOINT: z
     .string()
     .regex(/^(\/|https?:\/\/)\S*$/, "a path starting with / or an http(s):// URL")
     .default(CONTACT_API_PATH)
-    .meta({
-      description:
-        "where the contact page sends the form with JavaScript (another origin's hosted function works too): **at build time** into the page, **at run time** into the pages' Content-Security-Policy",
-    }),
-  /** build and run — the anonymous public key (app/contact/api.ts has the default). */
-  CONTACT_PUBLIC_KEY: z
-    .string()
-    .regex(/^[\x21-\x7e]{8,200}$/, "8 to 200 visible ASCII characters")
-    .optional()
-    .meta({
-      description:
-        "the anonymous **public** key of spec §7 — not a secret: at build time the page embeds it and sends it as `Authorization: Bearer …`; at run time the server requires it (401 without). Set it in `.env` so build and server agree",
-      shownDefault: "`pk_public_teton_contact_2025` (`app/contact/api.ts`)",
-    }),
-  CONTACT_PUBLIC_KEY_PREVIOUS: z
-    .string()
-    .regex(/^[\x21-\x7e]{8,200}$/, "8 to 200 visible ASCII characters")
-    .optional()
-    .meta({
-      description:
-        "a second public key accepted at run time while the key changes: first the next one (every instance accepts it before any page carries it), then the old one (pages built or cached with it keep working). See [Rotating secrets](deployment.md#rotating-secrets)",
-    }),
-  // ---------------------------------------------------------------- run time
+    .meta({ description: "where the contact page sends the form with JavaScript (a path, or another origin's URL)" }),
+  CONTACT_PUBLIC_KEY: publicKey.meta({
+    description:
+      "the anonymous **public** key of spec §7 (not a secret): the page sends it, the server requires it. Set it in `.env` so build and server agree",
+    shownDefault: "`pk_public_teton_contact_2025` (`app/contact/api.ts`)",
+  }),
+  CONTACT_PUBLIC_KEY_PREVIOUS: publicKey.meta({
+    description:
+      "a second public key accepted while the key changes. See [Rotating secrets](deployment.md#rotating-secrets)",
+  }),
   PORT: z.coerce
     .number({ error: "a port number" })
     .int()
@@ -125,10 +85,8 @@ export const schema = z.object({
     .default(3000)
     .meta({ description: "port of the production server (1–65535)" }),
   HOST: z.string().min(1).default("0.0.0.0").meta({ description: "address the production server binds to" }),
-  /** run — read by React and Express, not by our code; server.js sets it before either loads. */
   NODE_ENV: z.string().optional().meta({
-    description:
-      "React's build on the server: production unless set (`npm start`, `npx node server.js` and the image alike). `npm run dev` is the development server; there is no need to set it. Whatever it says, the server refuses to start when the links in a lead would be wrong (see `SITE_URL`)",
+    description: "React's build on the server; no need to set it (`npm run dev` is the development server)",
     shownDefault: "`production` (set by `server.js`)",
   }),
   SHUTDOWN_DELAY_MS: z.coerce
@@ -139,9 +97,8 @@ export const schema = z.object({
     .default(0)
     .meta({
       description:
-        "on `SIGTERM`, how long the server keeps serving with `/readyz` answering 503 (`shutting down`) before it stops accepting connections and drains (10 s): a balancer that checks readiness takes it out of rotation first. The check's interval times its failure threshold; 0 behind nginx, which tries a refused connection on the next instance. See [Restarting without losing a visitor](deployment.md#restarting-without-losing-a-visitor)",
+        "on `SIGTERM`, how long `/readyz` answers 503 before the server drains. See [Restarting without losing a visitor](deployment.md#restarting-without-losing-a-visitor)",
     }),
-  /** run — Express `trust proxy`, parsed as Express documents it. */
   TRUST_PROXY: z
     .string()
     .optional()
@@ -155,7 +112,7 @@ export const schema = z.object({
     })
     .meta({
       description:
-        "Express `trust proxy`: which proxies may set `X-Forwarded-For` (the client address used for rate limits): `true`, `false`, a hop count (`1`), or a comma-separated list of addresses, CIDR subnets and `loopback`, `linklocal`, `uniquelocal`. Anything else stops the start with one line. **Read [Behind a proxy](operations.md#behind-a-proxy)**",
+        "Express `trust proxy`: `true`, `false`, a hop count, or addresses, subnets and `loopback`. **Read [Behind a proxy](operations.md#behind-a-proxy)**",
     }),
   DATA_DIR: z
     .string()
@@ -163,126 +120,47 @@ export const schema = z.object({
     .meta({ description: "where SQLite keeps `inquiries.sqlite`, and where emails are written without `SMTP_URL`" }),
   LITESTREAM_REPLICA_URL: z.url({ error: "a URL such as s3://bucket/leads or file:///backups/leads" }).optional().meta({
     description:
-      "the image's start (`deploy/start.sh`) runs the server under [Litestream](https://litestream.io), replicating the SQLite database here continuously (`s3://…`, or `file:///…` for a mounted folder), and restores from it when `DATA_DIR` has no database. See [Backups](deployment.md#backups-and-restore)",
+      "where the image replicates the SQLite database continuously with Litestream. See [Backups](deployment.md#backups-and-restore)",
   }),
-  // ---------------------------------------------------------------- the delivery channels' own
   ...channelVariables,
   DATABASE_URL: z
     .string()
     .regex(/^postgres(ql)?:\/\//, "a postgres:// URL")
     .optional()
-    .meta({
-      description:
-        "`postgres://…`: store inquiries in PostgreSQL instead of SQLite (needed for several server instances)",
-    }),
+    .meta({ description: "`postgres://…`: store inquiries in PostgreSQL (needed for several server instances)" }),
   CONTACT_ROUTES: routes.meta({
     description:
-      'leads routed by service line, as JSON: `{"AI Consulting": {"to": "ai@…", "slack": "https://hooks.slack.com/…", "webhook": "https://…"}, "none": {…}}` — a form\'s service option (or `none`: no service chosen) to its own email recipients (comma-separated) and, optionally, its own Slack and webhook receivers; what a route does not name goes to the general ones. Checked at start, one reason per mistake',
+      'leads routed by service line, as JSON: `{"AI Consulting": {"to": "ai@…", "slack": "https://…", "webhook": "https://…"}, "none": {…}}`. See [Where leads go](operations.md#where-leads-go)',
   }),
   ALLOWED_ORIGINS: z.string().optional().meta({
     description:
-      "comma-separated origins (`https://www.example.com,https://example.com`) that may call the endpoint from a browser (CORS) and post the form; the request's own origin is always allowed. Set it behind a proxy that changes the Host",
-  }),
-  IP_HASH_KEY: z.string().min(32, "at least 32 characters").optional().meta({
-    description:
-      "**No longer needed**: the one secret of releases before the keys moved into the database (ADR 0017). Left set (or its key file `DATA_DIR/secrets/ip-hash.key` left in place), the links and form tokens it signed keep working until they expire; remove it after `INQUIRY_LINK_DAYS`. Keys are now made by the server, kept in the database and rotated with `npm run inquiries -- keys rotate links|form`",
-    shownDefault: "unset",
+      "comma-separated origins besides the site's own that may call the endpoint and post the form (behind a proxy that changes the Host)",
   }),
   RATE_LIMIT_PER_MINUTE: positiveInt.default(5).meta({ description: "submissions per client address per minute" }),
   RATE_LIMIT_PER_DAY: positiveInt.default(50).meta({ description: "submissions per client address per day" }),
-  RATE_LIMIT_NETWORK_PER_MINUTE: positiveInt.default(20).meta({
-    description:
-      "submissions per minute from one network (IPv4 /24, IPv6 /48), for a sender who rotates addresses. An IPv6 client counts as its /64 for the per-address limits",
-  }),
-  OUTBOX_POLL_MS: positiveInt
-    .default(1_000)
-    .meta({ description: "how often the delivery worker looks for work when idle" }),
-  OUTBOX_RETRY_BASE_MS: positiveInt
-    .default(30_000)
-    .meta({ description: "the first retry delay of a failed delivery (doubling, with jitter)" }),
-  OUTBOX_RETRY_MAX_MS: positiveInt.default(60 * 60_000).meta({ description: "the longest retry delay" }),
-  OUTBOX_GIVE_UP_AFTER_MS: positiveInt
-    .default(24 * 60 * 60_000)
-    .meta({ description: "how long a delivery is retried before it fails for good (and alerts)" }),
-  OUTBOX_LEASE_MS: positiveInt.default(2 * 60_000).meta({
-    description: "how long a worker holds a delivery it claimed; a dead worker's claims are taken over after it",
-  }),
-  DELIVERY_TIMEOUT_MS: positiveInt.default(10_000).meta({
-    description: "how long a webhook or Slack receiver may take to answer before the attempt counts as failed",
-  }),
+  RATE_LIMIT_NETWORK_PER_MINUTE: positiveInt
+    .default(20)
+    .meta({ description: "submissions per minute from one network (IPv4 /24, IPv6 /48)" }),
   METRICS_TOKEN: z.string().min(16, "at least 16 characters").optional().meta({
     description:
-      "serve Prometheus metrics at `/metrics` on the site's port to requests with `Authorization: Bearer <token>` (≥ 16 characters). Unset: `/metrics` does not exist there",
+      "the bearer token of `/metrics` (≥ 16 characters); unset, `/metrics` does not exist. See [Metrics](operations.md#metrics-and-alerts)",
   }),
-  METRICS_PORT: z.coerce
-    .number()
-    .int()
-    .min(1)
-    .max(65_535)
-    .optional()
-    .meta({ description: "serve `/metrics` without a token on a port of its own" }),
-  METRICS_HOST: z.string().default("127.0.0.1").meta({ description: "the address that metrics port binds to" }),
   SPAM_FILTER: z.enum(["on", "off"], { error: "on or off" }).default("on").meta({
-    description:
-      "the spam layers (form token, fill time, links, duplicates, content); `off` leaves only the honeypot. See [Spam](operations.md#spam)",
-  }),
-  SPAM_CORPUS_DIR: z.string().optional().meta({
-    description:
-      "a folder of `spam*.tsv` and `genuine*.tsv` files (`company<TAB>message` a line) the content filter starts from instead of the corpus shipped in `server/contact/intake/corpus/`; a folder that cannot be read or lacks either kind stops the start",
-    shownDefault: "the shipped corpus",
-  }),
-  SPAM_SUSPECT_SCORE: probability.default(0.45).meta({
-    description:
-      'a lead the content filter scores at or above this (and below `SPAM_HOLD_SCORE`) is delivered marked as possible spam: `[Possible spam]` in the subject, said in Slack, `"spam": {"verdict": "suspect"}` in the webhook. See [Spam](operations.md#spam)',
-  }),
-  SPAM_HOLD_SCORE: probability.default(0.998).meta({
-    description:
-      "a message the content filter scores at or above this is held (stored, delivered nowhere, listed in the held summary)",
+    description: "`off` leaves only the honeypot of the spam layers. See [Spam](operations.md#spam)",
   }),
   INQUIRY_LINK_DAYS: positiveInt.default(30).meta({
     description:
-      "how long the signed Spam / Not spam links in a lead's email, Slack message, webhook and the held summary work. See [The links in a lead](operations.md#the-links-in-a-lead)",
-  }),
-  SPAM_MIN_FILL_MS: z.coerce
-    .number()
-    .int()
-    .min(0)
-    .default(3_000)
-    .meta({ description: "a message sent sooner than this after its page was served is held" }),
-  SPAM_MAX_LINKS: z.coerce
-    .number()
-    .int()
-    .min(0)
-    .default(2)
-    .meta({ description: "a message with more links than this is held" }),
-  FORM_TOKEN_MAX_AGE_MS: positiveInt
-    .default(24 * 60 * 60_000)
-    .meta({ description: "a message from a page served longer ago than this is held" }),
-  HELD_SUMMARY_INTERVAL_MS: positiveInt
-    .default(24 * 60 * 60_000)
-    .meta({ description: "how often, at most, the company gets the summary of held messages (count and senders)" }),
-  REMINDER_CHECK_MS: positiveInt.default(60_000).meta({
-    description:
-      "how often each instance looks for leads nobody took within the reply promise (`app/config/site.ts`), to send each one's reminder once. See [The reply promise](operations.md#the-reply-promise)",
-  }),
-  RETENTION_INTERVAL_MS: positiveInt.default(24 * 60 * 60_000).meta({
-    description:
-      "how often the retention pass erases what is older than the privacy notice's period (`app/config/site.ts`): inquiries, their deliveries and marks, email files, expired rate limits",
+      "how long the signed links in a lead work. See [The links in a lead](operations.md#the-links-in-a-lead)",
   }),
 });
 
 export type Env = z.infer<typeof schema>;
 
-/** Which variables are read at build time, and again at run time (the rest only at run time). */
+/** Read at build time, and again at run time; the rest only at run time. */
 export const BUILD_TIME = ["SITE_URL", "CONTACT_ENDPOINT", "CONTACT_PUBLIC_KEY"] as const;
 
-/** The environment, validated; an empty variable (`DATABASE_URL=` in a .env) means "not set". */
-/**
- * The variables that are set, as the server reads them. `podman run --env-file` and `docker run
- * --env-file` keep the quotes that a shell, Node's --env-file and compose's env_file take away: a
- * value in one pair of matching quotes is read without them, however it came
- * (`WEBHOOK_SECRET="whsec_NEW whsec_OLD"` as the docs show it); an empty value is not set.
- */
+// `podman run --env-file` keeps the quotes that a shell and Node's --env-file take away: one pair of
+// matching quotes is dropped however the value came. An empty value is not set.
 export function setVariables(source: NodeJS.ProcessEnv): Record<string, string> {
   const unquote = (v: string) => /^(["'])(.*)\1$/s.exec(v)?.[2] ?? v;
   return Object.fromEntries(
@@ -300,9 +178,6 @@ export function loadEnv(source: NodeJS.ProcessEnv): Env {
     throw new Error(`Invalid environment: ${problems.join("; ")}`);
   }
   const problems = CHANNELS.map((c) => c.check?.(parsed.data)).filter(Boolean);
-  if (parsed.data.SPAM_SUSPECT_SCORE >= parsed.data.SPAM_HOLD_SCORE) {
-    problems.push("SPAM_SUSPECT_SCORE: must be below SPAM_HOLD_SCORE (the band of possible spam lies between them)");
-  }
   if (problems.length > 0) throw new Error(`Invalid environment: ${problems.join("; ")}`);
   return parsed.data;
 }

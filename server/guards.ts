@@ -1,22 +1,19 @@
 import { isIP } from "node:net";
 import type { NextFunction, Request, RequestHandler, Response } from "express";
 import ipaddr from "ipaddr.js";
+import proxyaddr from "proxy-addr";
 
 /**
- * What the server checks before any page, file or form handler runs, so that no request — whatever
- * its path, method, headers or body — can exhaust the process or reach a handler it was not meant
- * for. Each answer is a short text or JSON body and one log line (the request log), never a stack.
+ * What the server checks before any page, file or form handler runs, so that no request can exhaust
+ * the process or reach a handler it was not meant for. Each answer is a short text, never a stack.
  */
 
 type Logger = { warn: (o: object, m: string) => void; error: (o: object, m: string) => void };
 
-/** The largest unread body Node may read and discard after an answer to keep the connection. */
+// Answered without reading the body: Node discards a small declared one and keeps the connection;
+// after a chunked or large one the connection closes.
 const DRAIN_LIMIT = 32 * 1024;
 
-/**
- * Answer without reading the body. A small declared body is discarded by Node and the connection
- * kept; a chunked or large one is not read at all: the connection closes after the answer.
- */
 function refuse(req: Request, res: Response, status: number, text: string, headers: Record<string, string> = {}) {
   const length = req.headers["content-length"];
   const large =
@@ -26,15 +23,7 @@ function refuse(req: Request, res: Response, status: number, text: string, heade
   res.status(status).type("text/plain").send(text);
 }
 
-// ---------------------------------------------------------------- TRUST_PROXY
-
-const NAMED_SUBNETS = new Set(["loopback", "linklocal", "uniquelocal"]);
-
-/**
- * TRUST_PROXY as Express documents `trust proxy`: `true`/`false`, a number of hops, or a
- * comma-separated list of addresses, subnets (CIDR) and the names loopback, linklocal, uniquelocal.
- * Empty or unset: loopback. Anything else throws one line naming what is wrong.
- */
+/** TRUST_PROXY as Express documents `trust proxy`, checked by proxy-addr; unset: loopback. */
 export function parseTrustProxy(value: string | undefined): boolean | number | string[] {
   const v = (value ?? "").trim();
   if (v === "") return ["loopback"];
@@ -42,32 +31,19 @@ export function parseTrustProxy(value: string | undefined): boolean | number | s
   if (v === "false") return false;
   if (/^\d+$/.test(v)) return Number(v);
   const parts = v.split(",").map((p) => p.trim());
-  for (const p of parts) {
-    if (NAMED_SUBNETS.has(p)) continue;
-    const ok = p.includes("/") ? isCidr(p) : isIP(p) !== 0;
-    if (!ok) {
-      throw new Error(
-        `TRUST_PROXY: "${p}" is not an address, a subnet, a hop count or one of loopback, linklocal, uniquelocal`,
-      );
-    }
+  try {
+    proxyaddr.compile(parts);
+  } catch (err) {
+    throw new Error(
+      `TRUST_PROXY: "${v}" is not an address, a subnet, a hop count or one of loopback, linklocal, uniquelocal (${(err as Error).message})`,
+    );
   }
   return parts;
 }
 
-function isCidr(p: string): boolean {
-  const [addr = "", bits = "", ...rest] = p.split("/");
-  const version = isIP(addr);
-  const max = version === 4 ? 32 : 128;
-  return version !== 0 && rest.length === 0 && /^\d{1,3}$/.test(bits) && Number(bits) <= max;
-}
-
-/** Where a proxy the operator runs may be: its address is logged; any other may be a visitor's. */
+// The privacy notice says "never your address": only a proxy's, on this host or a private network, is logged.
 const PROXY_RANGES = new Set(["loopback", "private", "linkLocal", "uniqueLocal", "carrierGradeNat"]);
 
-/**
- * A peer's address as a warning may log it (the privacy notice: "never your address"): a proxy's
- * on this host or a private network as it is; any other only by its kind, for it may be a visitor's.
- */
 export function peerForLog(addr: string | undefined): string {
   if (!addr || !ipaddr.isValid(addr)) return "unknown";
   const ip = ipaddr.process(addr);
@@ -75,10 +51,7 @@ export function peerForLog(addr: string | undefined): string {
   return `a public IPv${ip.kind() === "ipv4" ? 4 : 6} address (not logged: it may be a visitor's)`;
 }
 
-/**
- * Behind a proxy that is not trusted, every visitor has the proxy's address, so they all share one
- * rate-limit bucket. Say so once, when a request carries X-Forwarded-For from a peer we do not trust.
- */
+// Behind a proxy that is not trusted, every visitor shares the proxy's rate limit: said once.
 export function warnUntrustedProxy(trust: (addr: string, i: number) => boolean, log: Logger): RequestHandler {
   let warned = false;
   return (req, _res, next) => {
@@ -96,13 +69,7 @@ export function warnUntrustedProxy(trust: (addr: string, i: number) => boolean, 
   };
 }
 
-// ---------------------------------------------------------------- client addresses
-
-/**
- * The keys a client address is limited by: the address itself (IPv6: its /64, which one subscriber
- * usually holds whole) and its network (IPv4 /24, IPv6 /48), for an attacker who rotates addresses.
- * IPv4-mapped IPv6 addresses count as IPv4.
- */
+/** A client address as it is limited (IPv6: its /64, which one subscriber holds), and its network. */
 export function clientKeys(ip: string): { address: string; network: string } | null {
   if (isIP(ip) === 0 && !(ip.startsWith("::ffff:") && isIP(ip.slice(7)) === 4)) return null;
   const addr = ipaddr.process(ip);
@@ -114,21 +81,13 @@ export function clientKeys(ip: string): { address: string; network: string } | n
   return { address: `${h.slice(0, 4).join(":")}::/64`, network: `${h.slice(0, 3).join(":")}::/48` };
 }
 
-// ---------------------------------------------------------------- hosts and redirects
-
-/**
- * Behind a TLS proxy that reports a plain-HTTP request: redirect to HTTPS, but only for the site's
- * own hosts. The Location is never built from a Host we do not know (a cache in front could be
- * poisoned with it); a request for another host is refused with 421.
- */
+// A Location is never built from a Host we do not know: a cache in front could be poisoned with it.
 export function httpsRedirect(allowedHosts: Set<string>, log: Logger): RequestHandler {
   let warned = false;
   return (req, res, next) => {
     if (!req.get("x-forwarded-proto") || req.protocol !== "http") return next();
     const host = (req.get("host") ?? "").toLowerCase();
     if (!allowedHosts.has(host)) return refuse(req, res, 421, "This server does not serve that host.");
-    // A proxy that says "https" but is not trusted: the browser is sent to the URL it asked for,
-    // through the same proxy, for ever. Said once, loudly; the redirect stays (the header is not trusted).
     if (!warned && /^https$/i.test(req.get("x-forwarded-proto") ?? "")) {
       warned = true;
       log.error(
@@ -140,15 +99,11 @@ export function httpsRedirect(allowedHosts: Set<string>, log: Logger): RequestHa
   };
 }
 
-/** Hosts (host[:port]) of the given origins. */
 export function hostsOf(origins: string[]): Set<string> {
   return new Set(origins.map((o) => new URL(o).host.toLowerCase()));
 }
 
-/**
- * A mis-cased, percent-encoded or doubled-slash spelling of a real page (/Contact, /%63ontact,
- * //blog/) is redirected to the page (301), so it is served from memory like the page itself.
- */
+/** /Contact, /%63ontact, //contact/ are redirected to /contact. */
 export function canonicalRedirect(isPage: (path: string) => boolean): RequestHandler {
   return (req, res, next) => {
     if ((req.method !== "GET" && req.method !== "HEAD") || isPage(req.path)) return next();
@@ -166,13 +121,7 @@ export function canonicalRedirect(isPage: (path: string) => boolean): RequestHan
   };
 }
 
-// ---------------------------------------------------------------- methods and bodies
-
-/**
- * Pages and files take GET and HEAD; the contact page also takes POST (the form without
- * JavaScript). Anything else is answered here: 405 with Allow for a path that exists, 404 for one
- * that does not. Nothing but a POST to the form's own paths reaches the page router with a body.
- */
+/** Nothing but a POST to the form's own paths reaches the page router with a body. */
 export function methodGuard(opts: { isKnown: (path: string) => boolean; formPaths: Set<string> }): RequestHandler {
   return (req, res, next) => {
     if (req.method === "GET" || req.method === "HEAD") return next();
@@ -183,7 +132,6 @@ export function methodGuard(opts: { isKnown: (path: string) => boolean; formPath
   };
 }
 
-/** A declared body over `max` bytes is refused before anything reads it (413). */
 export function bodyLimit(max: number, skip: (req: Request) => boolean): RequestHandler {
   return (req, res, next) => {
     if (skip(req)) return next();
@@ -195,7 +143,6 @@ export function bodyLimit(max: number, skip: (req: Request) => boolean): Request
   };
 }
 
-/** A Content-Type with no charset, or charset UTF-8: the only text encoding the server decodes. */
 export function isUtf8(contentType: string | undefined): boolean {
   const charset = /;\s*charset\s*=\s*"?([^";\s]+)/i.exec(contentType ?? "")?.[1]?.toLowerCase();
   return !charset || charset === "utf-8" || charset === "utf8";
@@ -203,22 +150,17 @@ export function isUtf8(contentType: string | undefined): boolean {
 
 const FORM_TYPES = ["application/x-www-form-urlencoded", "multipart/form-data"];
 
-/**
- * The no-JavaScript form post: a length we know (a browser always sends one) within the limit, and
- * a form encoding in UTF-8 — before React Router buffers and parses it.
- */
-export function formPostGuard(max: number): RequestHandler {
+/** The no-JavaScript form post, checked before React Router buffers and parses it (bodyLimit capped it). */
+export function formPostGuard(): RequestHandler {
   return (req: Request, res: Response, next: NextFunction) => {
     const length = req.get("content-length");
     if (length === undefined) return refuse(req, res, 411, "Length Required");
-    if (!(Number(length) <= max)) return refuse(req, res, 413, `Message too large (at most ${max / 1024} KB).`);
     if (!req.is(FORM_TYPES)) return refuse(req, res, 415, "Send the form as a form (urlencoded or multipart).");
     if (!isUtf8(req.get("content-type"))) return refuse(req, res, 415, "Send the form in UTF-8.");
     next();
   };
 }
 
-/** A host on this machine (`localhost`, `*.localhost`, 127.0.0.0/8, ::1, in brackets or not). */
 export function isLoopbackHost(host: string): boolean {
   const bare = host
     .replace(/^\[|\]$/g, "")

@@ -8,21 +8,19 @@ import { site } from "../app/config/site.ts";
 import { createApp } from "./app.ts";
 import { type Config, loadConfig, tuningFromArgs } from "./config.ts";
 import { channelsOf, routingOf, unnamedProcessors } from "./contact/delivery/routing.ts";
-import { legacySecret, secretKeys } from "./contact/intake/address-hash.ts";
+import { secretKeys } from "./contact/intake/address-hash.ts";
 import { KeyRing } from "./contact/keys.ts";
-import { type ContactMetrics, createMetrics } from "./contact/metrics.ts";
+import { createMetrics } from "./contact/metrics.ts";
 import { siteUrlProblem } from "./contact/review/links.ts";
 import { startContactRuntime } from "./contact/runtime.ts";
-import { keepPrivate, markInUse } from "./contact/storage/data-dir.ts";
+import { dataDirHolder, holdDataDir } from "./contact/storage/data-dir.ts";
 import { PLACEHOLDER_WARNING, placeholderContacts } from "./facts.ts";
 import { loadNotFoundPages, loadStaticFiles } from "./static.ts";
 
 /**
- * The production server and its composition root (started by server.js, which checks the Node
- * version first): reads the configuration once (server/config.ts) and the build, makes the secret
- * keys, the metrics, the contact pipeline (in the background) and the app (server/app.ts), hands
- * each what it needs, listens, and stops cleanly on SIGTERM. `npm start` builds first if needed
- * (scripts/ensure-build.js).
+ * The production server and its composition root (started by server.js): reads the configuration
+ * once, makes the keys, the metrics and the app, hands each what it needs, and listens; what the
+ * first page does not need (React Router's build, the contact pipeline) loads once it is served.
  */
 
 const root = fileURLToPath(new URL("../", import.meta.url));
@@ -33,21 +31,15 @@ if (!existsSync(serverBuild)) {
   process.exit(1);
 }
 
-/** Once shutting down, when the last log lines stop being worth waiting for (see shutdown below). */
+// A full pipe (a log reader that stopped reading) is waited for, but at shutdown only until the grace
+// period ends: a server whose stdout is stuck must still stop. Gone (EPIPE) or closed, nothing waits.
 let logDeadline = Number.POSITIVE_INFINITY;
-// Lines logged while a write is in flight go out together, off the main thread, flushed at exit; a
-// full pipe (a log reader that stopped reading) is waited for, but at shutdown only until the grace
-// period ends: a server whose stdout is stuck must still stop.
-// Levels as words ("level":"fatal"), so an operator can grep for them.
 const logOut = pino.destination({ sync: false, retryEAGAIN: () => Date.now() < logDeadline });
-/** Set once stdout has failed for good (EPIPE: its reader is gone) or is closed: nothing more waits for it. */
 let logGone = false;
-logOut.on("error", () => {
+const gone = () => {
   logGone = true;
-});
-logOut.on("close", () => {
-  logGone = true;
-});
+};
+logOut.on("error", gone).on("close", gone);
 const log = pino(
   { base: undefined, timestamp: pino.stdTimeFunctions.isoTime, formatters: { level: (label) => ({ level: label }) } },
   logOut,
@@ -57,7 +49,6 @@ process.on("unhandledRejection", (reason) => {
   log.error({ err: { message: reason instanceof Error ? reason.message : String(reason) } }, "unhandled rejection");
 });
 
-/** A mistake that must stop the start: one line, then exit 1 once it is written. */
 function refuseToStart(err: unknown): never {
   log.fatal((err as Error).message);
   log.flush();
@@ -78,72 +69,64 @@ try {
   refuseToStart(err);
 }
 const { PORT: port, HOST: host } = config;
-// Visitors' requests reach the company only through real contact details: a placeholder is said loudly.
 const placeholders = placeholderContacts(site);
 if (placeholders.length > 0) log.warn({ placeholders }, PLACEHOLDER_WARNING);
 
-// The keys that sign form tokens and links and key the address hashes, one set per job, in the
-// database (contact/keys.ts): read when the contact storage starts; an earlier release's one secret,
-// if there is one, keeps the links and tokens it signed working.
-const keys = secretKeys(new KeyRing(legacySecret(config)), config);
+const keys = secretKeys(new KeyRing(), config);
 
-// What holds a lead is its owner's alone (files 0600, folders 0700), whatever the umask; on SQLite the
-// data folder is marked as used by this process, so a restore refuses while it runs (storage/data-dir.ts).
+// What holds a lead is its owner's alone, whatever the shell's umask.
+process.umask(0o077);
+// On SQLite one server per data folder: a second refuses, and so does `restore` while this one runs.
 let inUse: { release(): void } | null = null;
-try {
-  // The mark first, and on its own: nothing about modes may leave a running server unmarked.
-  if (!config.DATABASE_URL) {
-    mkdirSync(config.dataDir, { recursive: true });
-    inUse = markInUse(config.dataDir);
-  }
-  const untouched = keepPrivate(config.dataDir);
-  if (untouched.length > 0)
+if (!config.DATABASE_URL) {
+  const { dataDir } = config;
+  try {
+    mkdirSync(dataDir, { recursive: true });
+    inUse = holdDataDir(dataDir);
+    if (!inUse) {
+      const holder = dataDirHolder(dataDir);
+      const who = holder ? ` (process ${holder.pid} on ${holder.host})` : "";
+      refuseToStart(new Error(`another server uses ${dataDir}${who}: one server per data folder`));
+    }
+  } catch (err) {
     log.warn(
-      { untouched },
-      "files in the data folder whose mode this server may not change: make them private by hand",
+      { reason: (err as Error).message },
+      "the data folder cannot be used yet: the contact storage will say why",
     );
-} catch (err) {
-  log.warn(
-    { reason: (err as Error).message },
-    "the data folder cannot be prepared yet: the contact storage will say why",
-  );
+  }
 }
 const metrics = createMetrics();
 const files = loadStaticFiles(clientDir, config.contactOrigin);
-const build = (await import(serverBuild)) as ServerBuild;
+// The contact pipeline and React Router load once the first request is answered or the server has
+// listened idle a moment.
+const { promise: served, resolve: firstServed } = Promise.withResolvers<void>();
+const runtime = startContactRuntime(config, log, { keys, metrics, after: served });
 
-// Started in the background: pages are served even while storage does not work (server/contact/runtime.ts).
-const runtime = startContactRuntime(config, log, { keys, metrics });
-
-let app: ReturnType<typeof createApp>;
-try {
-  app = createApp({
-    config,
-    log,
-    build,
-    files,
-    notFound: loadNotFoundPages(clientDir, config.contactOrigin),
-    tokens: keys.tokens,
-    links: keys.links,
-    metrics,
-    runtime,
-  });
-} catch (err) {
+const { app, ready } = createApp({
+  config,
+  log,
+  build: served.then(() => import(serverBuild) as Promise<ServerBuild>),
+  files,
+  notFound: loadNotFoundPages(clientDir, config.contactOrigin),
+  tokens: keys.tokens,
+  links: keys.links,
+  metrics,
+  runtime,
+});
+// Everything is loaded then: the compile cache (server.js) is written now, not only at a clean exit.
+ready.then(flushCompileCache, async (err) => {
   await runtime.close().catch(() => undefined);
   refuseToStart(err);
-}
+});
 
-// Once stopping, every answer closes its connection: a proxy's pooled connections to this instance
-// end after their request, rather than being cut while the proxy may be sending one.
+// Once stopping, a proxy's pooled connections end after their request, not cut while it sends one.
 const server = createServer((req, res) => {
   if (stopping) res.setHeader("Connection", "close");
+  res.once("finish", firstServed);
   app(req, res);
 });
-// Behind a proxy that keeps idle connections to the server (nginx's upstream `keepalive`, a load
-// balancer), the proxy must be the side that closes an idle one: were the server to close it just as
-// the proxy sends a request on it, that request would be reset, and a POST is not sent again. So the
-// server keeps an idle connection longer than such proxies do (nginx's upstream keepalive_timeout
-// is 60 s, as are most balancers'), and allows a request's headers at least as long.
+// A proxy (nginx's upstream keepalive_timeout is 60 s, as are most balancers') must close an idle
+// connection first: closed as it sends a request, a POST would be lost.
 server.keepAliveTimeout = 75_000;
 server.headersTimeout = 76_000;
 server.on("error", (err: NodeJS.ErrnoException) => {
@@ -152,38 +135,13 @@ server.on("error", (err: NodeJS.ErrnoException) => {
   process.exit(1);
 });
 server.listen(port, host, () => {
-  if (config.METRICS_PORT) serveMetricsPrivately(metrics, config.METRICS_PORT, config.METRICS_HOST);
   log.info({ url: `http://${host === "0.0.0.0" ? "localhost" : host}:${port}`, files: files.size }, "server started");
-  // Everything is loaded: the compile cache (server.js) is written now, not only at a clean exit.
-  flushCompileCache();
+  setTimeout(firstServed, 100);
 });
-
-/** /metrics without a token on a port of its own, bound to localhost unless METRICS_HOST says otherwise. */
-function serveMetricsPrivately(metrics: ContactMetrics, metricsPort: number, metricsHost: string) {
-  const metricsServer = createServer(async (req, res) => {
-    if (req.method !== "GET" || req.url !== "/metrics") {
-      res.writeHead(404, { "content-type": "text/plain" }).end("Not Found");
-      return;
-    }
-    res.writeHead(200, { "content-type": metrics.registry.contentType, "cache-control": "no-store" });
-    res.end(await metrics.registry.metrics());
-  });
-  metricsServer.on("error", (err: NodeJS.ErrnoException) =>
-    log.error({ code: err.code }, `metrics port ${metricsPort}: ${err.message}`),
-  );
-  metricsServer.listen(metricsPort, metricsHost, () =>
-    log.info({ port: metricsPort, host: metricsHost }, "metrics served"),
-  );
-  metricsServer.unref();
-}
 
 let stopping = false;
 const GRACE_MS = 10_000;
-/**
- * Readiness first, then the drain: /readyz answers 503 at once; SHUTDOWN_DELAY_MS later (for a
- * balancer that checks it) the server stops accepting, finishes what it has, and exits — within
- * the grace period after that.
- */
+// Readiness first (503 at once), then, SHUTDOWN_DELAY_MS later, the drain within GRACE_MS.
 function shutdown(signal: NodeJS.Signals) {
   if (stopping) return;
   stopping = true;
@@ -200,31 +158,25 @@ function drain() {
       .catch((err: Error) => log.error({ err: { message: err.message } }, "closing the contact pipeline"));
     inUse?.release();
     log.info("server stopped");
-    exitOnceLogged(0);
+    exitOnceLogged();
   });
   server.closeIdleConnections();
   setTimeout(() => {
     server.closeAllConnections();
     inUse?.release();
-    exitOnceLogged(0);
+    exitOnceLogged();
   }, GRACE_MS).unref();
 }
 
-/**
- * Exits once the last lines are written, or stdout is found gone, or the grace period is over,
- * whichever comes first. The logger's own flush at exit would retry a write to a reader that has
- * gone (EPIPE) for ever, so the destination is closed first: nothing is left for it to flush.
- */
-function exitOnceLogged(code: number) {
+// pino's own flush at exit would retry a write to a reader that has gone for ever: closed first.
+function exitOnceLogged() {
   const exit = () => {
     logOut.destroy();
-    process.exit(code);
+    process.exit(0);
   };
   if (logGone) return exit();
-  logOut.once("close", exit);
-  logOut.once("error", exit);
+  logOut.once("close", exit).once("error", exit);
   setTimeout(exit, Math.max(0, logDeadline - Date.now()));
   logOut.end();
 }
-process.on("SIGTERM", () => shutdown("SIGTERM"));
-process.on("SIGINT", () => shutdown("SIGINT"));
+for (const signal of ["SIGTERM", "SIGINT"] as const) process.on(signal, () => shutdown(signal));

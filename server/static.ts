@@ -1,19 +1,26 @@
 import { createHash } from "node:crypto";
-import { readdirSync, readFileSync, statSync } from "node:fs";
+import { existsSync, readdirSync, readFileSync } from "node:fs";
 import { extname, join, relative, sep } from "node:path";
 import { brotliCompressSync, constants, gzipSync } from "node:zlib";
 import type { Request, RequestHandler, Response } from "express";
 import { FORM_TOKEN_PLACEHOLDER } from "../app/contact/fields.ts";
-import { HTML_CACHE, IMMUTABLE, OTHER_CACHE } from "./cache.ts";
 import { PAGE_HEADERS, policyForHtml } from "./security.ts";
 
 /**
  * The prerendered site, read into memory once at start: every page and asset with its brotli and
- * gzip variants (made by scripts/postbuild.js) and an ETag. The whole client build is a few hundred
- * kilobytes, so a request is a map lookup and a write — no file system access, no per-request compression.
- *
- * `/contact`, `/contact/` and `/contact/index.html` are the same page: no redirects.
+ * gzip variants (made by scripts/postbuild.js) and an ETag per encoding (RFC 9110 §8.8.3). The whole
+ * client build is a few hundred kilobytes, so a request is a map lookup and a write. `/contact`,
+ * `/contact/` and `/contact/index.html` are the same page: no redirects. A page with a form token
+ * (the contact page) is put together and compressed per request, never cached. The not-found pages
+ * (`/404.html`; `/blog/404.html` for an unknown article) are served from memory with status 404, as
+ * cheap as a page (rendering one per request was 26 times dearer: an easy amplifier).
  */
+
+// Cache-Control, here and in the static hosts' headers file (postbuild.js): hashed assets for ever;
+// pages revalidated on every visit (cheap with the ETag), so a deploy is seen at once; the rest a day.
+export const IMMUTABLE = "public, max-age=31536000, immutable";
+export const HTML_CACHE = "public, max-age=0, must-revalidate";
+const OTHER_CACHE = "public, max-age=86400";
 
 const contentTypes: Record<string, string> = {
   ".html": "text/html; charset=utf-8",
@@ -31,24 +38,18 @@ const contentTypes: Record<string, string> = {
   ".woff2": "font/woff2",
 };
 
-/** Files whose type their extension does not tell. */
 export const typesByPath: Record<string, string> = {
   "/blog/rss.xml": "application/rss+xml; charset=utf-8",
   "/speculation-rules.json": "application/speculationrules+json",
 };
 
-/** Every file below `dir`. */
-export function* walk(dir: string): Generator<string> {
-  for (const name of readdirSync(dir)) {
-    const path = join(dir, name);
-    if (statSync(path).isDirectory()) yield* walk(path);
-    else yield path;
-  }
-}
+export const walk = (dir: string) =>
+  readdirSync(dir, { recursive: true, withFileTypes: true })
+    .filter((e) => e.isFile())
+    .map((e) => join(e.parentPath, e.name));
 
 type Encoding = "identity" | "br" | "gzip";
 
-/** One file in memory: its bytes, its precompressed variants, and each variant's own ETag. */
 export type StaticFile = {
   body: Buffer;
   br?: Buffer;
@@ -62,34 +63,23 @@ export type StaticFile = {
 
 function loadFile(path: string, rel: string, contactOrigin: string | null): StaticFile {
   const body = readFileSync(path);
-  const variant = (ext: string) => {
-    try {
-      return readFileSync(path + ext);
-    } catch {
-      return undefined;
-    }
-  };
+  const variant = (ext: string) => (existsSync(path + ext) ? readFileSync(path + ext) : undefined);
   const ext = extname(path);
+  const at = body.indexOf(FORM_TOKEN_PLACEHOLDER);
   const tag = createHash("sha1").update(body).digest("base64url").slice(0, 22);
   return {
     body,
     br: variant(".br"),
     gzip: variant(".gz"),
     type: typesByPath[rel] ?? contentTypes[ext] ?? "application/octet-stream",
-    // Each encoding is a different representation, so each has its own ETag (RFC 9110 §8.8.3).
     etags: { identity: `"${tag}"`, br: `"${tag}-br"`, gzip: `"${tag}-gz"` },
     cacheControl: rel.startsWith("/assets/") ? IMMUTABLE : ext === ".html" ? HTML_CACHE : OTHER_CACHE,
-    // A page's own policy: its inline scripts allowed by hash (other files keep the server's default).
     csp: ext === ".html" ? policyForHtml(body.toString("utf8"), contactOrigin) : undefined,
-    // The contact page: a fresh form token goes where the placeholder is, per request.
-    template: ext === ".html" ? splitAtPlaceholder(body) : undefined,
+    template:
+      at >= 0 && ext === ".html"
+        ? [body.subarray(0, at), body.subarray(at + FORM_TOKEN_PLACEHOLDER.length)]
+        : undefined,
   };
-}
-
-function splitAtPlaceholder(body: Buffer): [Buffer, Buffer] | undefined {
-  const at = body.indexOf(FORM_TOKEN_PLACEHOLDER);
-  if (at < 0) return undefined;
-  return [body.subarray(0, at), body.subarray(at + FORM_TOKEN_PLACEHOLDER.length)];
 }
 
 const isNotFoundPage = (rel: string) => rel === "/404.html" || rel.endsWith("/404.html");
@@ -99,11 +89,11 @@ export function loadStaticFiles(root: string, contactOrigin: string | null): Map
   for (const path of walk(root)) {
     if (path.endsWith(".br") || path.endsWith(".gz")) continue;
     const rel = `/${relative(root, path).split(sep).join("/")}`;
-    if (isNotFoundPage(rel)) continue; // served with status 404 by serveNotFound, never as a page
+    if (isNotFoundPage(rel)) continue;
     const entry = loadFile(path, rel, contactOrigin);
     files.set(rel, entry);
     if (rel.endsWith("/index.html")) {
-      const dir = rel.slice(0, -"index.html".length); // "/contact/" or "/"
+      const dir = rel.slice(0, -"index.html".length);
       files.set(dir, entry);
       if (dir !== "/") files.set(dir.slice(0, -1), entry);
     }
@@ -111,10 +101,6 @@ export function loadStaticFiles(root: string, contactOrigin: string | null): Map
   return files;
 }
 
-/**
- * The not-found pages made at build (scripts/postbuild.js): `/404.html`, and `/blog/404.html` for
- * an article that does not exist. Keyed by the folder they answer for, longest first.
- */
 export function loadNotFoundPages(root: string, contactOrigin: string | null): Array<[string, StaticFile]> {
   const pages: Array<[string, StaticFile]> = [];
   for (const path of walk(root)) {
@@ -124,51 +110,31 @@ export function loadNotFoundPages(root: string, contactOrigin: string | null): A
   return pages.sort((a, b) => b[0].length - a[0].length);
 }
 
-/**
- * A page with a form token (the contact page): the token is new on every request, so the page is
- * put together and compressed per request (brotli at a fast level: about 20 KB), never cached.
- */
-function sendWithToken(req: Request, res: Response, file: StaticFile, status: number, token: string) {
-  const [before, after] = file.template ?? [file.body, Buffer.alloc(0)];
-  const html = Buffer.concat([before, Buffer.from(token), after]);
-  const encoding = req.acceptsEncodings("br", "gzip", "identity") || "identity";
-  const body =
-    encoding === "br"
+function send(req: Request, res: Response, file: StaticFile, status: number, token?: string) {
+  const html =
+    token !== undefined && file.template && Buffer.concat([file.template[0], Buffer.from(token), file.template[1]]);
+  // q-values, q=0 and * as RFC 9110 says, through Express's `accepts`.
+  const offered = [(html || file.br) && "br", (html || file.gzip) && "gzip"].filter((e): e is Encoding => Boolean(e));
+  const accepted = offered.length > 0 && req.acceptsEncodings(...offered, "identity");
+  const encoding: Encoding = accepted === "br" || accepted === "gzip" ? accepted : "identity";
+  const body = !html
+    ? ((encoding === "br" ? file.br : encoding === "gzip" ? file.gzip : undefined) ?? file.body)
+    : encoding === "br"
       ? brotliCompressSync(html, { params: { [constants.BROTLI_PARAM_QUALITY]: 5 } })
       : encoding === "gzip"
         ? gzipSync(html, { level: 6 })
         : html;
   res.statusCode = status;
   res.setHeader("Content-Type", file.type);
-  res.setHeader("Cache-Control", "no-store");
+  res.setHeader("Cache-Control", html ? "no-store" : file.cacheControl);
   res.setHeader("Vary", "Accept-Encoding");
-  if (file.csp) setPageHeaders(res, file.csp);
-  if (encoding !== "identity") res.setHeader("Content-Encoding", encoding);
-  res.setHeader("Content-Length", body.length);
-  res.end(req.method === "HEAD" ? undefined : body);
-}
-
-/** A page's own policy, and the headers every page carries (security.ts). */
-function setPageHeaders(res: Response, csp: string) {
-  res.setHeader("Content-Security-Policy", csp);
-  for (const [name, value] of Object.entries(PAGE_HEADERS)) res.setHeader(name, value);
-}
-
-/** Send one file with the encoding the client accepts best (q=0 honoured), or 304 if its copy is fresh. */
-function send(req: Request, res: Response, file: StaticFile, status: number) {
-  // Accept-Encoding negotiated as RFC 9110 says (q-values, q=0, *), through Express's `accepts`.
-  const offered = [file.br && "br", file.gzip && "gzip", "identity"].filter((e): e is Encoding => Boolean(e));
-  const accepted = offered.length > 1 ? req.acceptsEncodings(...offered) : false;
-  const encoding: Encoding = accepted === "br" || accepted === "gzip" ? accepted : "identity";
-  const body = (encoding === "br" ? file.br : encoding === "gzip" ? file.gzip : undefined) ?? file.body;
-  res.statusCode = status;
-  res.setHeader("Content-Type", file.type);
-  res.setHeader("Cache-Control", file.cacheControl);
-  res.setHeader("Vary", "Accept-Encoding");
-  if (file.csp) setPageHeaders(res, file.csp);
-  if (status === 200) {
+  if (file.csp) {
+    res.setHeader("Content-Security-Policy", file.csp);
+    for (const [name, value] of Object.entries(PAGE_HEADERS)) res.setHeader(name, value);
+  }
+  if (status === 200 && !html) {
     res.setHeader("ETag", file.etags[encoding]);
-    // If-None-Match with weak comparison, lists and "*" (Express's req.fresh, the `fresh` package).
+    // If-None-Match with weak comparison, lists and "*" (Express's req.fresh).
     if (req.fresh) {
       res.statusCode = 304;
       return res.end();
@@ -179,10 +145,6 @@ function send(req: Request, res: Response, file: StaticFile, status: number) {
   res.end(req.method === "HEAD" ? undefined : body);
 }
 
-/**
- * Express middleware: answer GET and HEAD for a known file, pass everything else on. `formToken`
- * makes the token a page with a form gets (server/contact/intake/form-token.ts).
- */
 export function serveStatic(
   files: Map<string, StaticFile>,
   { formToken }: { formToken?: () => string } = {},
@@ -191,12 +153,10 @@ export function serveStatic(
     if (req.method !== "GET" && req.method !== "HEAD") return next();
     const file = files.get(req.path);
     if (!file) return next();
-    if (file.template && formToken) return sendWithToken(req, res, file, 200, formToken());
-    send(req, res, file, 200);
+    send(req, res, file, 200, file.template && formToken ? formToken() : undefined);
   };
 }
 
-/** `/404.html` answers for every path; `/blog/404.html` for one segment below /blog/ (an unknown article). */
 function answersFor(prefix: string, path: string): boolean {
   if (prefix === "/") return true;
   if (!path.startsWith(prefix)) return false;
@@ -204,10 +164,6 @@ function answersFor(prefix: string, path: string): boolean {
   return rest !== "" && !rest.includes("/");
 }
 
-/**
- * GET and HEAD of any other path: the prebuilt not-found page with status 404, from memory — as
- * cheap as a page, where rendering it per request was 26 times dearer (an easy amplifier).
- */
 export function serveNotFound(pages: Array<[string, StaticFile]>): RequestHandler {
   return (req, res, next) => {
     if (req.method !== "GET" && req.method !== "HEAD") return next();

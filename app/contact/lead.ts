@@ -14,13 +14,13 @@ export const LEAD_TOKEN_FIELD = "t";
 export const LEAD_UNDO_FIELD = "undo";
 
 /**
- * What a person can say of an inquiry: "spam" (it is held from now on), "release" (not spam), or
+ * What a person can say of an inquiry: "spam" (it is held from now on), "not-spam", or
  * "take" ("I'm on it": someone is answering it; ADR 0020).
  */
-export type ReviewAction = "spam" | "release" | "take";
+export type ReviewAction = "spam" | "not-spam" | "take";
 
 /** Each action's button, the same words in the email, Slack, the held summary and the page. */
-export const ACTION_LABEL: Record<ReviewAction, string> = { spam: "Spam", release: "Not spam", take: "I'm on it" };
+export const ACTION_LABEL: Record<ReviewAction, string> = { spam: "Spam", "not-spam": "Not spam", take: "I'm on it" };
 
 /** The optional form field of the "I'm on it" page: the name the others who read the lead see. */
 export const TAKEN_BY_FIELD = "by";
@@ -29,7 +29,7 @@ export const TAKEN_BY_MAX = 60;
 /** What each action does, as the email's links and the page say it. */
 export const ACTION_EFFECT: Record<ReviewAction, string> = {
   spam: "the filter learns from it, it is held out of the inbox from now on, and deliveries not made yet are cancelled; one under way is not tried again",
-  release: "the filter learns it is not spam; a held message is delivered as a new lead would be",
+  "not-spam": "the filter learns it is not spam; a held message is delivered as a new lead would be",
   take: "records that you are answering it, and when, so the others who read it know, and no reminder goes",
 };
 

@@ -79,7 +79,7 @@ export const meta: Route.MetaFunction = () => [
 
 /** Where a link cannot help: the same actions, by whoever runs the website (docs/operations.md). */
 const BY_HAND =
-  "whoever runs the website can do the same with the message's ID: npm run inquiries -- spam ID, release ID, or take ID --by NAME (I'm on it).";
+  "whoever runs the website can do the same with the message's ID: npm run inquiries -- spam ID, not-spam ID, or take ID --by NAME (I'm on it).";
 
 const TITLES: Record<Exclude<LeadView["kind"], "confirm" | "done" | "undone" | "taken">, [string, string]> = {
   invalid: [
@@ -108,12 +108,12 @@ const TITLES: Record<Exclude<LeadView["kind"], "confirm" | "done" | "undone" | "
 
 const DONE: Record<ReviewAction, string> = {
   spam: "Marked as spam",
-  release: "Marked as not spam",
+  "not-spam": "Marked as not spam",
   take: "You are on it",
 };
 const QUESTION: Record<ReviewAction, string> = {
   spam: "Is this message spam?",
-  release: "Is this message not spam?",
+  "not-spam": "Is this message not spam?",
   take: "Are you answering this lead?",
 };
 

@@ -11,19 +11,15 @@ import { join } from "node:path";
  * delete on the same schedule (docs/operations.md, "The privacy promise").
  */
 
-/** The folders of DATA_DIR whose files are copies, erased whole when old. */
-export const COPY_FOLDERS = ["backups", "exports"] as const;
-/** Files a restore leaves beside the database. */
+const COPY_FOLDERS = ["backups", "exports"];
 const RESTORE_LEFTOVER = /^inquiries\.sqlite.*\.(replaced-.+|restoring)$/;
 
-/** Erase the copies older than `days`; the paths erased, relative to DATA_DIR. */
 export function eraseOldCopies(dataDir: string, days: number, now = Date.now()): string[] {
   const before = now - days * 86_400_000;
+  const list = (folder: string) => (existsSync(join(dataDir, folder)) ? readdirSync(join(dataDir, folder)) : []);
   const candidates = [
-    ...(existsSync(dataDir) ? readdirSync(dataDir).filter((f) => RESTORE_LEFTOVER.test(f)) : []),
-    ...COPY_FOLDERS.flatMap((folder) =>
-      existsSync(join(dataDir, folder)) ? readdirSync(join(dataDir, folder)).map((f) => join(folder, f)) : [],
-    ),
+    ...list("").filter((f) => RESTORE_LEFTOVER.test(f)),
+    ...COPY_FOLDERS.flatMap((folder) => list(folder).map((f) => join(folder, f))),
   ];
   const erased: string[] = [];
   for (const name of candidates) {

@@ -12,7 +12,6 @@ import type { Database } from "./storage/database.ts";
 
 export type Correction = { name?: string; email?: string; company?: string };
 
-/** The corrected fields, checked by the form's rules; a mistake throws one line naming the field. */
 export function parseCorrection(input: Correction): Correction {
   const given = Object.fromEntries(Object.entries(input).filter(([, v]) => v !== undefined));
   if (Object.keys(given).length === 0) throw new Error("nothing to correct: give --name, --new-email or --company");
@@ -21,11 +20,9 @@ export function parseCorrection(input: Correction): Correction {
     const issue = parsed.error.issues[0];
     throw new Error(`${String(issue?.path[0] ?? "value")}: ${issue?.message ?? "not valid"}`);
   }
-  // Only the fields given (a field's default is no correction).
   return Object.fromEntries(Object.entries(parsed.data).filter(([k]) => Object.hasOwn(given, k)));
 }
 
-/** Apply a correction to every inquiry sent from `email`; how many were changed. */
 export async function correct(db: Database, email: string, correction: Correction): Promise<number> {
   const fields = Object.entries(parseCorrection(correction));
   const set = fields.map(([k]) => `${k} = ?`).join(", ");

@@ -1,38 +1,18 @@
-import { closeSync, existsSync, openSync, readdirSync, readSync, rmSync, statSync } from "node:fs";
+import { existsSync, readdirSync, readFileSync, rmSync, statSync } from "node:fs";
 import { join } from "node:path";
-import { databaseCopies } from "./storage/data-dir.ts";
 import type { Database } from "./storage/database.ts";
-import { openSqlite } from "./storage/sqlite.ts";
 
 /**
- * The one deletion routine behind the privacy notice's promises (app/routes/privacy.tsx): the daily
- * retention pass (housekeeping.ts) and `npm run inquiries -- forget` both erase through it. It
- * deletes, for the inquiries it selects: their waiting deliveries first (so nothing new is sent), then,
- * once the sends already under way have ended, the inquiries with their deliveries, idempotency
- * records and the filter's marks (which hold no text of their own), and every email the server wrote
- * to DATA_DIR/mail that names one of them (the lead itself, the held summary, a failure alert). The
- * retention pass also deletes expired rate-limit counters and any email file older than the period.
- * `eraseEverywhere` does the same in every copy of the database the data folder holds besides the
- * live one (what `restore --force` kept, a backup written there: storage/data-dir.ts).
+ * The one deletion behind the privacy notice's promises: retention and `npm run inquiries -- forget`
+ * erase through it. Waiting deliveries go first (nothing new is sent); once the sends under way have
+ * ended, the inquiries with everything that names them, the emails in DATA_DIR/mail too. Copies of
+ * the database are not opened: copies.ts deletes them whole after `backupDays`, as the notice says.
  */
 
-/** What to erase: everything received before a time (retention), or one person's, by email address. */
-export type Selection = { before: number } | { email: string };
+type Selection = { before: number } | { email: string };
 
-export type Erased = {
-  inquiries: number;
-  deliveries: number;
-  keys: number;
-  marks: number;
-  rateLimits: number;
-  files: number;
-  /** Inquiries that still had a delivery waiting: cut off, and said so. */
-  pendingCut: number;
-  /** Deliveries still being sent when the wait ended: already handed to their receiver. */
-  inFlight: number;
-};
+export type Erased = Awaited<ReturnType<typeof erase>>;
 
-/** An address as the CLI compares it: any case, any Unicode form (full-width letters too), no spaces around. */
 export const normalizeEmail = (email: string) => email.normalize("NFKC").trim().toLowerCase();
 
 export async function erase(
@@ -40,27 +20,20 @@ export async function erase(
   mailDir: string,
   selection: Selection,
   opts: { waitMs: number; now?: number },
-): Promise<Erased> {
+) {
   const now = opts.now ?? Date.now();
   const before = "before" in selection ? selection.before : null;
   const [where, param] =
     "email" in selection ? ["LOWER(email) = ?", normalizeEmail(selection.email)] : ["received_at < ?", before];
   const selected = `inquiry_id IN (SELECT id FROM inquiries WHERE ${where})`;
-  // Nothing new goes out for them: what waits is cancelled, what is being sent is waited for.
   const cancelled = await db.transaction((tx) =>
     tx.query<{ inquiry_id: string; status: string }>(
       `DELETE FROM deliveries WHERE status <> 'sending' AND ${selected} RETURNING inquiry_id, status`,
       [param],
     ),
   );
-  const sending = async () =>
-    Number(
-      (
-        await db.query<{ n: number }>(`SELECT COUNT(*) AS n FROM deliveries WHERE status = 'sending' AND ${selected}`, [
-          param,
-        ])
-      )[0]?.n ?? 0,
-    );
+  const inSend = `SELECT COUNT(*) AS n FROM deliveries WHERE status = 'sending' AND ${selected}`;
+  const sending = async () => Number((await db.query<{ n: number }>(inSend, [param]))[0]?.n ?? 0);
   const deadline = Date.now() + opts.waitMs;
   let inFlight = await sending();
   while (inFlight > 0 && Date.now() < deadline) {
@@ -88,56 +61,10 @@ export async function erase(
   if (db.engine === "sqlite") await db.query("PRAGMA wal_checkpoint(TRUNCATE)");
   const pendingCut = new Set(cancelled.filter((d) => d.status === "pending").map((d) => String(d.inquiry_id))).size;
   const { ids, ...counts } = erased;
-  return {
-    ...counts,
-    inquiries: ids.length,
-    deliveries: erased.deliveries + cancelled.length,
-    files,
-    pendingCut,
-    inFlight,
-  };
+  const deliveries = erased.deliveries + cancelled.length;
+  return { ...counts, inquiries: ids.length, deliveries, files, pendingCut, inFlight };
 }
 
-export type ErasedEverywhere = Erased & {
-  /** The copies of the database in the data folder it also erased in. */
-  copies: string[];
-  /** The inquiries it deleted in those copies (the same inquiry in several copies counts in each). */
-  inCopies: number;
-  /** Copies it could not open or erase in: named, so nobody is told "everything" when it was not. */
-  unreachable: Array<{ file: string; reason: string }>;
-};
-
-/** Erase in the live database, its email files, and every copy of it in the data folder. */
-export async function eraseEverywhere(
-  db: Database,
-  dataDir: string,
-  selection: Selection,
-  opts: { waitMs: number; now?: number },
-): Promise<ErasedEverywhere> {
-  const result = await erase(db, join(dataDir, "mail"), selection, opts);
-  const copies: string[] = [];
-  const unreachable: ErasedEverywhere["unreachable"] = [];
-  let inCopies = 0;
-  for (const file of databaseCopies(dataDir)) {
-    try {
-      const copy = openSqlite(file);
-      try {
-        // A copy from an earlier release gets the tables the erasure names.
-        await copy.migrate();
-        const inCopy = await erase(copy, "", selection, { waitMs: 0, now: opts.now });
-        inCopies += inCopy.inquiries;
-      } finally {
-        await copy.close();
-      }
-      copies.push(file);
-    } catch (err) {
-      unreachable.push({ file, reason: (err as Error).message });
-    }
-  }
-  return { ...result, copies, inCopies, unreachable };
-}
-
-/** The email files that name an erased inquiry (by name or in their X-Inquiry-Id(s) header), or are older than `before`. */
 function eraseFiles(dir: string, ids: Set<string>, before: number | null): number {
   if (!existsSync(dir)) return 0;
   let erased = 0;
@@ -153,15 +80,8 @@ function eraseFiles(dir: string, ids: Set<string>, before: number | null): numbe
   return erased;
 }
 
-/** The inquiry ids an email's headers name (the header block is in the first few kilobytes). */
 function inquiryIdsIn(path: string): string[] {
-  const fd = openSync(path, "r");
-  try {
-    const head = Buffer.alloc(16_384);
-    const text = head.subarray(0, readSync(fd, head, 0, head.length, 0)).toString("latin1");
-    const headers = text.split(/\r?\n\r?\n/)[0]?.replace(/\r?\n[ \t]+/g, " ") ?? "";
-    return [...headers.matchAll(/^X-Inquiry-Ids?:(.*)$/gim)].flatMap((m) => (m[1] ?? "").trim().split(/[\s,]+/));
-  } finally {
-    closeSync(fd);
-  }
+  const text = readFileSync(path, "latin1");
+  const headers = text.split(/\r?\n\r?\n/)[0]?.replace(/\r?\n[ \t]+/g, " ") ?? "";
+  return [...headers.matchAll(/^X-Inquiry-Ids?:(.*)$/gim)].flatMap((m) => (m[1] ?? "").trim().split(/[\s,]+/));
 }

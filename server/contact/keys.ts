@@ -1,6 +1,5 @@
-import { createHmac, randomBytes } from "node:crypto";
-import type { Sql } from "./storage/database.ts";
-import { StorageUnavailableError } from "./storage/database.ts";
+import { randomBytes } from "node:crypto";
+import { type Sql, StorageUnavailableError } from "./storage/database.ts";
 import { ensureFirstKey, ensureKey, type KeyPurpose, listKeys } from "./storage/keys.ts";
 
 /**
@@ -14,61 +13,37 @@ import { ensureFirstKey, ensureKey, type KeyPurpose, listKeys } from "./storage/
 
 export type SigningKey = { id: string; secret: Buffer };
 
-/** The id a token of an earlier release stands for: signed with the secret of IP_HASH_KEY or DATA_DIR/secrets. */
-export const LEGACY_KEY_ID = "legacy";
-
-/** The month an address key is for: "2026-11" (UTC). */
 export const monthOf = (now: number) => new Date(now).toISOString().slice(0, 7);
 
 export class KeyRing {
-  private readonly known = new Map<string, Buffer>();
-  private readonly current = new Map<KeyPurpose, SigningKey>();
+  private known = new Map<string, Buffer>();
+  private current = new Map<KeyPurpose, SigningKey>();
   private readonly processKey: SigningKey = { id: `p${randomBytes(4).toString("hex")}`, secret: randomBytes(32) };
   private db: Sql | null = null;
   private lastRead = 0;
-  private readonly legacySecret: string | undefined;
 
-  /** `legacySecret`: the secret of an earlier release, if there is one; its keys are kept so its links keep working. */
-  constructor(legacySecret?: string) {
-    this.legacySecret = legacySecret;
-  }
-
-  /**
-   * Use the database: make the keys it lacks (the first key of each job, this month's address key,
-   * an earlier release's keys as retired ones), then read them all.
-   */
-  async attach(db: Sql, now = Date.now()): Promise<void> {
+  async attach(db: Sql, now = Date.now()) {
     for (const purpose of ["links", "form"] as const) await ensureFirstKey(db, purpose, now);
-    if (this.legacySecret) {
-      // What an earlier release derived from its one secret; retired now, they check what they signed until it expires.
-      for (const [purpose, label] of [
-        ["links", "lead-link:v1"],
-        ["form", "form-token:v1"],
-      ] as const) {
-        const secret = createHmac("sha256", this.legacySecret).update(label).digest("hex");
-        await ensureKey(db, { purpose, id: LEGACY_KEY_ID, secret, retiredAt: now }, now);
-      }
-    }
     this.db = db;
     await this.read(now);
   }
 
-  /** Read every key again (a rotation by the CLI or another instance). */
-  async read(now = Date.now()): Promise<void> {
+  async read(now = Date.now()) {
     if (!this.db) return;
     this.lastRead = now;
-    const rows = await listKeys(this.db);
-    this.known.clear();
-    this.current.clear();
-    for (const r of rows) {
+    // Swapped whole once read: a check or a signature during the read uses the keys read before.
+    const known = new Map<string, Buffer>();
+    const current = new Map<KeyPurpose, SigningKey>();
+    for (const r of await listKeys(this.db)) {
       const secret = Buffer.from(r.secret, "hex");
-      this.known.set(`${r.purpose}:${r.id}`, secret);
+      known.set(`${r.purpose}:${r.id}`, secret);
       // The newest key not retired signs (rows come oldest first).
-      if (r.retiredAt === null && r.purpose !== "address") this.current.set(r.purpose, { id: r.id, secret });
+      if (r.retiredAt === null && r.purpose !== "address") current.set(r.purpose, { id: r.id, secret });
     }
+    this.known = known;
+    this.current = current;
   }
 
-  /** The key that signs for `purpose` now. */
   signing(purpose: "links" | "form"): SigningKey {
     const key = this.current.get(purpose);
     if (key) return key;
@@ -76,11 +51,7 @@ export class KeyRing {
     throw new Error("the link key is not loaded yet: the contact storage has not started");
   }
 
-  /**
-   * The key with that id, read again from the database once if it is not known here; undefined if
-   * none has it. Before the database is attached only this process's form key is known: a link
-   * cannot be checked yet (StorageUnavailableError: "try again", not "not valid").
-   */
+  // Before the database is attached, a link cannot be checked yet: "try again", not "not valid".
   async find(purpose: "links" | "form", id: string, now = Date.now()): Promise<Buffer | undefined> {
     if (purpose === "form" && id === this.processKey.id) return this.processKey.secret;
     const have = this.known.get(`${purpose}:${id}`);
@@ -90,29 +61,19 @@ export class KeyRing {
         throw new StorageUnavailableError("the keys are not read yet: the contact storage has not started");
       return undefined;
     }
-    if (now - this.lastRead < 1_000) return undefined;
+    // At most once a second; a read stamped ahead (a clock that jumped back) does not stop the next.
+    if (now >= this.lastRead && now - this.lastRead < 1_000) return undefined;
     await this.read(now);
     return this.known.get(`${purpose}:${id}`);
   }
 
-  /**
-   * Whether a key of that id was ever made for the job, though it is gone now: an earlier release's,
-   * or k1…kN up to the newest known. An id never made is a forgery, not a rotation.
-   */
   wasIssued(purpose: "links" | "form", id: string): boolean {
-    if (id === LEGACY_KEY_ID) return true;
     const n = /^k(\d+)$/.exec(id)?.[1];
     if (!n) return false;
-    const newest = Math.max(
-      0,
-      ...[...this.known.keys()]
-        .filter((k) => k.startsWith(`${purpose}:k`))
-        .map((k) => Number(k.slice(purpose.length + 2))),
-    );
-    return Number(n) <= newest;
+    const ids = [...this.known.keys()].filter((k) => k.startsWith(`${purpose}:k`));
+    return ids.some((k) => Number(k.slice(purpose.length + 2)) >= Number(n));
   }
 
-  /** This month's address key, made when the month's first submission needs it. Undefined until attached. */
   async addressKey(now = Date.now()): Promise<Buffer | undefined> {
     const month = monthOf(now);
     const have = this.known.get(`address:${month}`);

@@ -1,13 +1,16 @@
-import client from "prom-client";
+import { createRequire } from "node:module";
+import type client from "prom-client";
 import { CHANNEL_NAMES } from "./delivery/channels.ts";
 import type { Promised } from "./review/promise.ts";
-import { replyFigures } from "./review/reply-figures.ts";
+import { type ReplyFigures, replyFigures } from "./review/reply-figures.ts";
 import type { Sql } from "./storage/database.ts";
 import { pending } from "./storage/outbox.ts";
 
 /**
- * The pipeline's health for Prometheus (prom-client): what arrives and what becomes of it, what waits
- * and for how long, delivery latency per channel. Only behind METRICS_TOKEN or on METRICS_PORT.
+ * The pipeline's health for Prometheus: what arrives and what becomes of it, what waits and for how
+ * long, delivery latency per channel, the reply promise (ADR 0020). The gauges read the database at
+ * each scrape, so every instance says the same. prom-client (and the some 80 modules it loads) is
+ * loaded at the first use, not before the first page.
  */
 
 const INQUIRY_OUTCOMES = [
@@ -27,81 +30,117 @@ export type ContactMetrics = {
   delivered(channel: string, latencySeconds: number): void;
   retried(channel: string): void;
   failed(channel: string): void;
-  /** A reminder of a lead nobody took went (review/reminders.ts). */
   reminded(): void;
-  /** Where the pending gauges read from (set once the database is open). */
   watchOutbox(db: Sql): void;
 };
 
+type Pending = { count: number; oldestAgeMs: number };
+const PENDING_GAUGES: Array<[string, string, (p: Pending) => number]> = [
+  ["contact_deliveries_pending", "Deliveries not yet done (pending or being sent), by channel.", (p) => p.count],
+  [
+    "contact_delivery_oldest_pending_seconds",
+    "Age of the oldest delivery not yet done, by channel (0: none waiting).",
+    (p) => p.oldestAgeMs / 1000,
+  ],
+];
+const REPLY_WINDOW_MS = 30 * 86_400_000;
+const seconds = (ms: number | null) => (ms === null ? null : ms / 1000);
+const REPLY_GAUGES: Array<[string, string, (r: ReplyFigures) => number | null]> = [
+  [
+    "contact_leads_waiting",
+    'Leads (not held) of the last 30 days nobody has taken ("I\'m on it") yet.',
+    (r) => r.waiting,
+  ],
+  ["contact_leads_overdue", "Leads nobody has taken yet past the reply promise (business hours).", (r) => r.overdue],
+  [
+    "contact_leads_missed_promise",
+    "Leads of the last 30 days not taken within the reply promise (business hours), taken since or not.",
+    (r) => r.missed,
+  ],
+  [
+    "contact_lead_take_median_business_seconds",
+    'Median business time from receipt to the first "I\'m on it", leads of the last 30 days (no sample: none taken).',
+    (r) => seconds(r.takeMedianMs),
+  ],
+  [
+    "contact_lead_take_p90_business_seconds",
+    '90th percentile of the business time from receipt to the first "I\'m on it", leads of the last 30 days.',
+    (r) => seconds(r.takeP90Ms),
+  ],
+];
+
 /** `facts`: the reply promise's calendar and hours (default: the company's, app/config/site.ts). */
 export function createMetrics(opts: { facts?: Promised } = {}): ContactMetrics {
+  let made: ContactMetrics | undefined;
+  const get = () => {
+    made ??= makeMetrics(opts);
+    return made;
+  };
+  return new Proxy({} as ContactMetrics, { get: (_, key) => get()[key as keyof ContactMetrics] });
+}
+
+function makeMetrics(opts: { facts?: Promised }): ContactMetrics {
+  const client = createRequire(import.meta.url)("prom-client") as typeof import("prom-client");
   const registry = new client.Registry();
+  const registers = [registry];
   client.collectDefaultMetrics({ register: registry });
   const inquiries = new client.Counter({
     name: "contact_inquiries_total",
     help: "Contact submissions by door (api, form) and outcome.",
     labelNames: ["source", "outcome"],
-    registers: [registry],
+    registers,
   });
   const deliveries = new client.Counter({
     name: "contact_deliveries_total",
     help: "Delivery attempts by channel and outcome (delivered, retry, failed).",
     labelNames: ["channel", "outcome"],
-    registers: [registry],
+    registers,
   });
   const latency = new client.Histogram({
     name: "contact_delivery_latency_seconds",
     help: "From receiving an inquiry to delivering it, by channel.",
     labelNames: ["channel"],
     buckets: [0.1, 0.5, 1, 5, 15, 60, 300, 900, 3600, 4 * 3600, 24 * 3600],
-    registers: [registry],
+    registers,
+  });
+  const reminders = new client.Counter({
+    name: "contact_lead_reminders_total",
+    help: "Reminders sent by this instance for leads nobody took within the reply promise.",
+    registers,
   });
   let db: Sql | null = null;
   const readPending = async () => (db ? await pending(db, Date.now()).catch(() => null) : null);
-  type Pending = { count: number; oldestAgeMs: number };
-  const pendingGauge = (name: string, help: string, value: (p: Pending) => number) =>
+  const readReply = async () =>
+    db ? await replyFigures(db, Date.now() - REPLY_WINDOW_MS, Date.now(), opts.facts).catch(() => null) : null;
+  new client.Gauge({
+    name: "contact_storage_up",
+    help: "1 when the contact storage answered this scrape, 0 when it did not (the pending gauges then have no sample).",
+    registers,
+    async collect() {
+      this.set((await readPending()) === null ? 0 : 1);
+    },
+  });
+  // Storage that does not answer: no sample ("unknown"), never 0, which would clear a stuck alert.
+  for (const [name, help, value] of PENDING_GAUGES) {
     new client.Gauge({
       name,
       help,
       labelNames: ["channel"],
-      registers: [registry],
+      registers,
       async collect() {
         const read = await readPending();
         this.reset();
-        // Storage that does not answer: no sample ("unknown"), never 0, which would clear a stuck alert.
         if (read === null) return;
         for (const channel of CHANNEL_NAMES) this.set({ channel }, 0);
         for (const p of read) this.set({ channel: p.channel }, value(p));
       },
     });
-  new client.Gauge({
-    name: "contact_storage_up",
-    help: "1 when the contact storage answered this scrape, 0 when it did not (the pending gauges then have no sample).",
-    registers: [registry],
-    async collect() {
-      this.set((await readPending()) === null ? 0 : 1);
-    },
-  });
-  pendingGauge(
-    "contact_deliveries_pending",
-    "Deliveries not yet done (pending or being sent), by channel.",
-    (p) => p.count,
-  );
-  pendingGauge(
-    "contact_delivery_oldest_pending_seconds",
-    "Age of the oldest delivery not yet done, by channel (0: none waiting).",
-    (p) => p.oldestAgeMs / 1000,
-  );
-  // The reply promise (ADR 0020), read from the database at each scrape: the same on every instance.
-  const REPLY_WINDOW_MS = 30 * 86_400_000;
-  const readReply = async () =>
-    db ? await replyFigures(db, Date.now() - REPLY_WINDOW_MS, Date.now(), opts.facts).catch(() => null) : null;
-  type Reply = NonNullable<Awaited<ReturnType<typeof readReply>>>;
-  const replyGauge = (name: string, help: string, value: (r: Reply) => number | null) =>
+  }
+  for (const [name, help, value] of REPLY_GAUGES) {
     new client.Gauge({
       name,
       help,
-      registers: [registry],
+      registers,
       async collect() {
         const read = await readReply();
         this.reset();
@@ -109,39 +148,10 @@ export function createMetrics(opts: { facts?: Promised } = {}): ContactMetrics {
         if (v !== null) this.set(v);
       },
     });
-  replyGauge(
-    "contact_leads_waiting",
-    'Leads (not held) of the last 30 days nobody has taken ("I\'m on it") yet.',
-    (r) => r.waiting,
-  );
-  replyGauge(
-    "contact_leads_overdue",
-    "Leads nobody has taken yet past the reply promise (business hours).",
-    (r) => r.overdue,
-  );
-  replyGauge(
-    "contact_leads_missed_promise",
-    "Leads of the last 30 days not taken within the reply promise (business hours), taken since or not.",
-    (r) => r.missed,
-  );
-  replyGauge(
-    "contact_lead_take_median_business_seconds",
-    'Median business time from receipt to the first "I\'m on it", leads of the last 30 days (no sample: none taken).',
-    (r) => (r.takeMedianMs === null ? null : r.takeMedianMs / 1000),
-  );
-  replyGauge(
-    "contact_lead_take_p90_business_seconds",
-    '90th percentile of the business time from receipt to the first "I\'m on it", leads of the last 30 days.',
-    (r) => (r.takeP90Ms === null ? null : r.takeP90Ms / 1000),
-  );
-  const reminders = new client.Counter({
-    name: "contact_lead_reminders_total",
-    help: "Reminders sent by this instance for leads nobody took within the reply promise.",
-    registers: [registry],
-  });
-  reminders.inc(0);
-  // Every series exists from the start at 0, so an alert on increase(…[15m]) sees the first failure
+  }
+  // Every series exists from the start at 0: an alert on increase(…[15m]) sees the first failure
   // after a restart, and "nothing waiting" reads 0, not "no data".
+  reminders.inc(0);
   for (const source of ["api", "form"]) for (const outcome of INQUIRY_OUTCOMES) inquiries.inc({ source, outcome }, 0);
   for (const channel of CHANNEL_NAMES) {
     for (const outcome of ["delivered", "retry", "failed"]) deliveries.inc({ channel, outcome }, 0);
@@ -150,9 +160,9 @@ export function createMetrics(opts: { facts?: Promised } = {}): ContactMetrics {
   return {
     registry,
     inquiry: (source, outcome) => inquiries.inc({ source, outcome }),
-    delivered(channel, seconds) {
+    delivered(channel, latencySeconds) {
       deliveries.inc({ channel, outcome: "delivered" });
-      latency.observe({ channel }, Math.max(0, seconds));
+      latency.observe({ channel }, Math.max(0, latencySeconds));
     },
     retried: (channel) => deliveries.inc({ channel, outcome: "retry" }),
     failed: (channel) => deliveries.inc({ channel, outcome: "failed" }),

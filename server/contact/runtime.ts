@@ -1,36 +1,36 @@
+import { setTimeout as sleep } from "node:timers/promises";
 import type { Logger } from "pino";
 import { site } from "../../app/config/site.ts";
 import type { Config } from "../config.ts";
 import type { Channel } from "./delivery/channel.ts";
 import { channelNamed } from "./delivery/channels.ts";
 import { channelsOf, routingOf } from "./delivery/routing.ts";
-import { OutboxWorker } from "./delivery/worker.ts";
-import { type Clock, Housekeeping } from "./housekeeping.ts";
 import type { SecretKeys } from "./intake/address-hash.ts";
-import { ContentFilter } from "./intake/content-filter.ts";
-import { ContactPipeline, type LimitSpec, type Outcome, type Submission } from "./intake/pipeline.ts";
+import type { ContactPipeline, LimitSpec, Outcome, Submission } from "./intake/pipeline.ts";
 import type { ContactMetrics } from "./metrics.ts";
 import type { Promised } from "./review/promise.ts";
 import { type Database, logStorageTransitions, StorageUnavailableError } from "./storage/database.ts";
-import { openDatabase } from "./storage/open.ts";
 import { writeSetting } from "./storage/settings.ts";
 
 /**
- * Open the database, apply migrations, and assemble the pipeline with its outbox worker and the
- * channels its routing uses. `keys` (intake/address-hash.ts) are made once by the composition root.
+ * The contact pipeline assembled: the database migrated, the channels its routing uses, the outbox
+ * worker and the housekeeping. The server holds it started in the background, so storage that does
+ * not work at start does not take the pages down: the contact doors answer 503, readiness says why,
+ * and the start is tried again with backoff.
  */
 export async function createContactPipeline(
   config: Config,
   log: Logger,
-  opts: {
-    keys: SecretKeys;
-    db?: Database;
-    metrics?: ContactMetrics;
-    /** The scheduled work's clock and the reply promise's facts (housekeeping.ts): a test's own; default the database's and site.ts. */
-    clock?: Clock;
-    facts?: Promised;
-  },
+  opts: { keys: SecretKeys; db?: Database; metrics?: ContactMetrics; clock?: () => number; facts?: Promised },
 ) {
+  const [{ OutboxWorker }, { Housekeeping }, { contentFilter }, { ContactPipeline }, { openDatabase }] =
+    await Promise.all([
+      import("./delivery/worker.ts"),
+      import("./housekeeping.ts"),
+      import("./intake/content-filter.ts"),
+      import("./intake/pipeline.ts"),
+      import("./storage/open.ts"),
+    ]);
   const db = opts.db ?? openDatabase(config, logStorageTransitions(log));
   try {
     const applied = await db.migrate();
@@ -40,28 +40,11 @@ export async function createContactPipeline(
     const channels: Channel[] = channelsOf(routing).flatMap(
       (name) => channelNamed(name)?.create(config, opts.keys.links) ?? [],
     );
-    // Where the server sends each service's leads, so that `release` from any shell queues the same.
+    // "Not spam" from any shell queues what the server would.
     await writeSetting(db, "routing", JSON.stringify(routing));
-    const { metrics } = opts;
-    const worker = new OutboxWorker({ db, channels, routing, log, config, metrics });
-    const email = channels.find((c) => c.name === "email");
-    const retentionDays = site.privacy.retentionDays;
-    const { backupDays } = site.privacy;
-    const housekeeping = new Housekeeping({
-      db,
-      email,
-      webhook: channels.find((c) => c.name === "webhook"),
-      log,
-      config,
-      retentionDays,
-      backupDays,
-      links: opts.keys.links,
-      ring: opts.keys.ring,
-      routing,
-      metrics,
-      clock: opts.clock,
-      facts: opts.facts,
-    });
+    const { metrics, clock, facts, keys } = opts;
+    const worker = new OutboxWorker({ db, channels, routing, log, config, metrics, clock, facts, links: keys.links });
+    const housekeeping = new Housekeeping({ db, log, config, ...site.privacy, ring: opts.keys.ring, worker });
     metrics?.watchOutbox(db);
     const pipeline = new ContactPipeline({
       db,
@@ -70,10 +53,11 @@ export async function createContactPipeline(
       hasher: opts.keys.hasher,
       tokens: opts.keys.tokens,
       config,
-      content: new ContentFilter(config.spamSeed, db),
+      content: contentFilter(db, config.SPAM_CORPUS_DIR),
       routing,
       metrics,
       limits: limitsOf(config),
+      clock,
     });
     log.info({ storage: db.describe(), channels: channels.map((c) => c.describe()) }, "contact pipeline ready");
     return {
@@ -92,23 +76,19 @@ export async function createContactPipeline(
   }
 }
 
-/** The rate limits, counted in table rate_limits (storage/inquiries.ts). */
 const limitsOf = (config: Config): LimitSpec[] => [
   { prefix: "contact_min", per: "address", points: config.RATE_LIMIT_PER_MINUTE, durationMs: 60_000 },
   { prefix: "contact_day", per: "address", points: config.RATE_LIMIT_PER_DAY, durationMs: 86_400_000 },
   { prefix: "contact_net_min", per: "network", points: config.RATE_LIMIT_NETWORK_PER_MINUTE, durationMs: 60_000 },
 ];
 
-/**
- * The contact pipeline as the server holds it: started in the background, so storage that does not
- * work at start does not take the pages down. Until it works the contact doors answer 503, readiness
- * says why, and the start is tried again with backoff. Once the server is stopping it is not ready,
- * so a balancer takes the instance out of rotation before it stops accepting (server/main.ts).
- */
-
 export type ContactRuntime = ReturnType<typeof startContactRuntime>;
 
-export function startContactRuntime(config: Config, log: Logger, opts: { keys: SecretKeys; metrics?: ContactMetrics }) {
+export function startContactRuntime(
+  config: Config,
+  log: Logger,
+  opts: { keys: SecretKeys; metrics?: ContactMetrics; after?: Promise<void> },
+) {
   let made: Awaited<ReturnType<typeof createContactPipeline>> | null = null;
   let reason = "starting";
   let closed = false;
@@ -139,47 +119,39 @@ export function startContactRuntime(config: Config, log: Logger, opts: { keys: S
       if (closed) return;
       timer = setTimeout(() => {
         starting = attempt();
-      }, delay);
-      timer.unref();
+      }, delay).unref();
       delay = Math.min(delay * 2, 30_000);
     }
   };
-  starting = attempt();
+  starting = (opts.after ?? Promise.resolve()).then(attempt);
+  // The first start is deferred until the first page is out (server/main.ts): a message sent before it
+  // ends waits for it, rather than meeting a 503 while storage is fine.
+  const firstStart = starting;
 
+  const pipeline = (): ContactPipeline => {
+    if (!made) throw new StorageUnavailableError(`contact storage not ready: ${reason}`, 10);
+    return made.pipeline;
+  };
   return {
-    /** The pipeline's submit; it throws StorageUnavailableError until storage works. */
-    submit(submission: Submission): Promise<Outcome> {
-      if (!made) return Promise.reject(new StorageUnavailableError(`contact storage not ready: ${reason}`, 10));
-      return made.pipeline.submit(submission);
+    pipeline,
+    async submit(submission: Submission): Promise<Outcome> {
+      if (!made && reason === "starting") await Promise.race([firstStart, sleep(10_000, undefined, { ref: false })]);
+      return pipeline().submit(submission);
     },
-    /** The database and the worker, once storage works; it throws StorageUnavailableError until then. */
-    pipeline(): ContactPipeline {
-      if (!made) throw new StorageUnavailableError(`contact storage not ready: ${reason}`, 10);
-      return made.pipeline;
-    },
-    /** From now on not ready ("shutting down"); submissions are still taken until the server closes. */
     leaveRotation() {
       leaving = true;
     },
-    /** Ready when the pipeline started, the server is not stopping, and the database answers a query within 2 s. */
     async readiness(): Promise<{ ready: true } | { ready: false; reason: string }> {
-      const timeoutMs = 2_000;
       if (leaving) return { ready: false, reason: "shutting down" };
       if (!made) return { ready: false, reason };
-      const db = made.db;
-      let timeout: NodeJS.Timeout | undefined;
+      const late = sleep(2_000, undefined, { ref: false }).then(() =>
+        Promise.reject(new Error("no answer within 2000 ms")),
+      );
       try {
-        await Promise.race([
-          db.ping(),
-          new Promise((_, reject) => {
-            timeout = setTimeout(() => reject(new Error(`no answer within ${timeoutMs} ms`)), timeoutMs);
-          }),
-        ]);
+        await Promise.race([made.db.ping(), late]);
         return { ready: true };
       } catch (err) {
         return { ready: false, reason: `database: ${(err as Error).message}` };
-      } finally {
-        clearTimeout(timeout);
       }
     },
     async close() {

@@ -16,8 +16,6 @@ export default async function globalSetup() {
       {
         DATA_DIR: join(dataDir, "server"),
         SMTP_URL: smtp.url,
-        OUTBOX_POLL_MS: "100",
-        OUTBOX_RETRY_BASE_MS: "200",
         RATE_LIMIT_PER_MINUTE: "1000",
         RATE_LIMIT_PER_DAY: "100000",
         RATE_LIMIT_NETWORK_PER_MINUTE: "10000",
@@ -25,6 +23,7 @@ export default async function globalSetup() {
         SPAM_FILTER: "off",
       },
       PORT,
+      { OUTBOX_POLL_MS: 100, OUTBOX_RETRY_BASE_MS: 200 },
     );
   } catch (e) {
     await smtp.stop();

@@ -261,7 +261,7 @@ describe.each(["sqlite", "postgres"] as const)("inquiries CLI on %s", (engine) =
       deliveries: [],
     });
     // Not known before the server has run on this database: refused, nothing queued.
-    const early = cli("release", id);
+    const early = cli("not-spam", id);
     expect(early.code).toBe(1);
     expect(early.err).toContain("its channels are not known");
     // The server, with a webhook and Slack, starts on it and records its channels.
@@ -277,7 +277,7 @@ describe.each(["sqlite", "postgres"] as const)("inquiries CLI on %s", (engine) =
     );
     await server.close();
     // An operator's shell with only the data folder (or database) set.
-    const released = cli("release", id);
+    const released = cli("not-spam", id);
     expect(released.code).toBe(0);
     expect(released.out).toMatch(/queued for email \(.+\), webhook, slack/);
     const shown = JSON.parse(cli("list", "--json").out).find((r: { id: string }) => r.id === id);
@@ -364,7 +364,7 @@ describe("inquiries CLI without a database", () => {
     });
     expect(r.status).toBe(1);
     expect(r.stderr).toMatch(
-      /^The database is behind this code \(001_inquiries\.sql, .*\): start the server once, it migrates\.$/m,
+      /^The database is behind this code \(001_v1_0_0\.sql not applied\): start the server once, it migrates\.$/m,
     );
     const after = new DatabaseSync(join(dir, "inquiries.sqlite"));
     expect(after.prepare("SELECT COUNT(*) AS n FROM schema_migrations").get()).toEqual({ n: 0 });

@@ -1,14 +1,14 @@
 import { spawnSync } from "node:child_process";
-import { createHmac, randomBytes } from "node:crypto";
+import { randomBytes } from "node:crypto";
 import type { Browser } from "playwright-core";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { DEFAULT_PUBLIC_KEY } from "../../app/contact/api.ts";
+import { TUNING, type Tuning } from "../../server/config.ts";
 import { ContentModel, seedCorpus } from "../../server/contact/intake/content-filter.ts";
 import { KeyRing } from "../../server/contact/keys.ts";
 import { leadLinks } from "../../server/contact/review/links.ts";
 import { ACTIONS_PER_WINDOW } from "../../server/contact/review/page.ts";
 import { openDatabase } from "../../server/contact/storage/open.ts";
-import { loadEnv } from "../../server/env.ts";
 import { launchChromium } from "../support/chromium.ts";
 import { engineEnv } from "../support/engines.ts";
 import { attachedTestKeys } from "../support/keys.ts";
@@ -26,9 +26,8 @@ import { type Received, TestSmtp } from "../support/smtp.ts";
  */
 
 const root = new URL("../../", import.meta.url).pathname;
-const SECRET = "lead-links-test-secret-of-at-least-32-characters";
 const WEBHOOK_SECRET = `whsec_${randomBytes(32).toString("base64")}`;
-const { SPAM_SUSPECT_SCORE, SPAM_HOLD_SCORE } = loadEnv({});
+const { SPAM_SUSPECT_SCORE, SPAM_HOLD_SCORE } = TUNING;
 const model = new ContentModel(seedCorpus());
 let ip = 0;
 const nextIp = () => `198.18.${Math.floor(ip / 250) % 250}.${(ip++ % 250) + 1}`;
@@ -39,20 +38,18 @@ type Site = {
   show: (id: string) => Record<string, unknown>;
 };
 
-async function startSite(env: Record<string, string>): Promise<Site> {
+async function startSite(env: Record<string, string>, tuning: Partial<Tuning> = {}): Promise<Site> {
   const port = await freePort();
   const server = await startServer(
     {
       SITE_URL: `http://127.0.0.1:${port}`,
-      IP_HASH_KEY: SECRET,
-      OUTBOX_POLL_MS: "50",
-      SPAM_MIN_FILL_MS: "0",
       RATE_LIMIT_PER_MINUTE: "1000",
       RATE_LIMIT_NETWORK_PER_MINUTE: "1000",
       TRUST_PROXY: "loopback",
       ...env,
     },
     port,
+    { OUTBOX_POLL_MS: 50, SPAM_MIN_FILL_MS: 0, ...tuning },
   );
   const cli = (...args: string[]) =>
     spawnSync(process.execPath, ["scripts/inquiries.ts", ...args], {
@@ -117,14 +114,16 @@ describe("the links in a lead, on one server", { timeout: 60_000 }, () => {
     hook = await new Receiver().start("/hook");
     const engine = await engineEnv("sqlite", "lead-links");
     cleanup = engine.cleanup;
-    site = await startSite({
-      ...engine.env,
-      SMTP_URL: smtp.url,
-      SLACK_WEBHOOK_URL: slack.url,
-      WEBHOOK_URL: hook.url,
-      WEBHOOK_SECRET,
-      HELD_SUMMARY_INTERVAL_MS: "2000",
-    });
+    site = await startSite(
+      {
+        ...engine.env,
+        SMTP_URL: smtp.url,
+        SLACK_WEBHOOK_URL: slack.url,
+        WEBHOOK_URL: hook.url,
+        WEBHOOK_SECRET,
+      },
+      { HELD_SUMMARY_INTERVAL_MS: 2_000 },
+    );
     browser = await launchChromium();
   });
   afterAll(async () => {
@@ -362,7 +361,7 @@ describe("the links in a lead, on one server", { timeout: 60_000 }, () => {
     expect(payload.data.spam.verdict).toBe("suspect");
     expect(payload.data.spam.score).toBeGreaterThanOrEqual(SPAM_SUSPECT_SCORE);
     expect(payload.data.spam.score).toBeLessThan(SPAM_HOLD_SCORE);
-    expect(Object.keys(payload.data.links)).toEqual(["take", "spam", "release"]);
+    expect(Object.keys(payload.data.links)).toEqual(["take", "spam", "not-spam"]);
     // The CLI says the same, in the field the issue names.
     const listed = JSON.parse(String(site.cli("list", "--json").stdout)) as Array<{ id: string; verdict: string }>;
     expect(listed.find((r) => r.id === id)?.verdict).toBe("suspect");
@@ -370,7 +369,7 @@ describe("the links in a lead, on one server", { timeout: 60_000 }, () => {
     // "Not spam", from the Slack button's link (a GET, then the page's POST): the filter learns it as genuine.
     const context = await browser.newContext({ javaScriptEnabled: false });
     const page = await context.newPage();
-    await page.goto(payload.data.links.release ?? "");
+    await page.goto(payload.data.links["not-spam"] ?? "");
     expect(await page.getByRole("heading", { level: 1 }).textContent()).toBe("Is this message not spam?");
     await page.getByRole("button", { name: "Not spam" }).click();
     expect(await page.getByRole("heading", { level: 1 }).textContent()).toBe("Marked as not spam");
@@ -419,7 +418,7 @@ describe("the links in a lead, on one server", { timeout: 60_000 }, () => {
       const page = await get.text();
       expect(page, what).toContain(title);
       // What to do instead, for each of the three actions a lead's links carry.
-      expect(page, what).toMatch(/spam ID, release ID, or take ID --by NAME/);
+      expect(page, what).toMatch(/spam ID, not-spam ID, or take ID --by NAME/);
       const post = await fetch(`${site.server.url}/lead`, {
         method: "POST",
         headers: { "content-type": "application/x-www-form-urlencoded", origin: site.server.url },
@@ -447,16 +446,6 @@ describe("the links in a lead, on one server", { timeout: 60_000 }, () => {
     // Other methods are refused without a 5xx.
     const put = await fetch(`${site.server.url}/lead`, { method: "PUT" });
     expect(put.status).toBe(405);
-  });
-
-  it("a link sent by the release before keys moved to the database (signed with IP_HASH_KEY's key) still works", async () => {
-    const id = await send(site, "Ada Legacy", "Could you quote us for a new office network?");
-    const payload = `${id}.spam.${Math.ceil((Date.now() + 86_400_000) / 1000).toString(36)}`;
-    const key = createHmac("sha256", SECRET).update("lead-link:v1").digest();
-    const legacy = `${payload}.${createHmac("sha256", key).update(payload).digest("base64url")}`;
-    const page = await fetch(`${site.server.url}/lead?t=${encodeURIComponent(legacy)}`);
-    expect(page.status).toBe(200);
-    expect(await page.text()).toContain("Ada Legacy");
   });
 
   it("Undo expires with the link it came from: pressed after that link's expiry, it changes nothing", async () => {
@@ -537,8 +526,8 @@ describe("on PostgreSQL with two instances", { timeout: 60_000 }, () => {
     cleanup = engine.cleanup;
     databaseUrl = engine.env.DATABASE_URL ?? "";
     // A narrow band (possible spam from 0.9), so "before" is plainly clean and "after" plainly caught.
-    a = await startSite({ ...engine.env, SMTP_URL: smtp.url, SPAM_SUSPECT_SCORE: "0.9" });
-    b = await startSite({ ...engine.env, SMTP_URL: smtp.url, SPAM_SUSPECT_SCORE: "0.9" });
+    a = await startSite({ ...engine.env, SMTP_URL: smtp.url }, { SPAM_SUSPECT_SCORE: 0.9 });
+    b = await startSite({ ...engine.env, SMTP_URL: smtp.url }, { SPAM_SUSPECT_SCORE: 0.9 });
     browser = await launchChromium();
   });
   afterAll(async () => {
@@ -565,7 +554,7 @@ describe("on PostgreSQL with two instances", { timeout: 60_000 }, () => {
     await ring.attach(db);
     await db.close();
     const links = leadLinks(ring, { SITE_URL: a.server.url, INQUIRY_LINK_DAYS: 30 });
-    for (const action of ["spam", "release"] as const) {
+    for (const action of ["spam", "not-spam"] as const) {
       // One after the other: A, then B.
       const first = await send(a, `Twice ${action}`, "Could you quote a backup plan for our two offices?");
       const t1 = links.token(first, action);

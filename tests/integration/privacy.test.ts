@@ -5,6 +5,7 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { promisify } from "node:util";
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
+import type { Tuning } from "../../server/config.ts";
 import * as inquiries from "../../server/contact/storage/inquiries.ts";
 import { openDatabase } from "../../server/contact/storage/open.ts";
 import { writeSetting } from "../../server/contact/storage/settings.ts";
@@ -29,12 +30,13 @@ const run = promisify(execFile);
 
 describe.each(["sqlite", "postgres"] as const)("the privacy promise on %s", (engine) => {
   let env: Record<string, string>;
+  let tuning: Partial<Tuning> = {};
   let dataDir: string;
   let cleanup: () => Promise<void>;
   const stops: Array<() => Promise<void>> = [];
   const open = () => openDatabase({ dataDir, DATABASE_URL: env.DATABASE_URL || undefined });
   const cli = async (...args: string[]) => {
-    const r = await run(process.execPath, ["scripts/inquiries.ts", ...args], {
+    const r = await run(process.execPath, ["scripts/inquiries.ts", ...args, `--tuning=${JSON.stringify(tuning)}`], {
       cwd: root,
       env: { ...process.env, ...env },
     }).catch((e: { stdout: string; stderr: string; code: number }) => e);
@@ -50,8 +52,11 @@ describe.each(["sqlite", "postgres"] as const)("the privacy promise on %s", (eng
     await cleanup();
   });
 
-  const serve = async (more: Record<string, string>): Promise<RunningServer> => {
-    const server = await startServer({ ...env, SPAM_FILTER: "off", OUTBOX_POLL_MS: "50", ...more });
+  const serve = async (more: Record<string, string>, knobs: Partial<Tuning> = {}): Promise<RunningServer> => {
+    const server = await startServer({ ...env, SPAM_FILTER: "off", ...more }, undefined, {
+      OUTBOX_POLL_MS: 50,
+      ...knobs,
+    });
     stops.push(() => server.stop());
     return server;
   };
@@ -101,7 +106,7 @@ describe.each(["sqlite", "postgres"] as const)("the privacy promise on %s", (eng
     utimesSync(join(mail, "alert-2.eml"), (now - 380 * day) / 1000, (now - 380 * day) / 1000);
     writeFileSync(join(mail, `${recentId}.eml`), `X-Inquiry-Id: ${recentId}\r\n\r\nRecent words\r\n`);
 
-    const server = await serve({ RETENTION_INTERVAL_MS: "500" });
+    const server = await serve({}, { RETENTION_INTERVAL_MS: 500 });
     const check = open();
     stops.push(() => check.close());
     await expect.poll(async () => (await inquiries.get(check, oldId)) === null, { timeout: 15_000 }).toBe(true);
@@ -132,11 +137,10 @@ describe.each(["sqlite", "postgres"] as const)("the privacy promise on %s", (eng
     const crm = await new Receiver().start();
     crm.respond = () => ({ status: 400 }); // refuses the lead for good: an alert names the inquiry
     stops.push(() => crm.stop());
-    const server = await serve({
-      WEBHOOK_URL: crm.url,
-      WEBHOOK_SECRET: `whsec_${"A".repeat(32)}`,
-      HELD_SUMMARY_INTERVAL_MS: "300",
-    });
+    const server = await serve(
+      { WEBHOOK_URL: crm.url, WEBHOOK_SECRET: `whsec_${"A".repeat(32)}` },
+      { HELD_SUMMARY_INTERVAL_MS: 300 },
+    );
     const lead = (await (
       await send(server, { name: "Ada Lovelace", email: "ada@example.org", message: "A lead." })
     ).json()) as { id: string };
@@ -215,7 +219,7 @@ describe.each(["sqlite", "postgres"] as const)("the privacy promise on %s", (eng
     place("backups/leads-new.sqlite", false);
     place("exports/leads-new.csv", false);
     place("mail-notes.txt", true); // not a copy: left alone
-    const server = await serve({ RETENTION_INTERVAL_MS: "500" });
+    const server = await serve({}, { RETENTION_INTERVAL_MS: 500 });
     const left = () =>
       ["backups", "exports"].flatMap((f) => readdirSync(join(dataDir, f)).map((n) => `${f}/${n}`)).sort();
     await expect.poll(left, { timeout: 10_000 }).toEqual(["backups/leads-new.sqlite", "exports/leads-new.csv"]);
@@ -258,7 +262,7 @@ describe.each(["sqlite", "postgres"] as const)("the privacy promise on %s", (eng
       id: string;
     };
     await expect.poll(() => sending(second.id), { timeout: 10_000 }).toBe(true);
-    env = { ...env, OUTBOX_LEASE_MS: "500" };
+    tuning = { OUTBOX_LEASE_MS: 500 };
     const late = await cli("forget", "--email", "di@example.org");
     expect(late.out).toContain("1 delivery was already being sent and did not end in time");
     expect(await inquiries.get(db, second.id)).toBeNull();

@@ -11,16 +11,17 @@ import {
   statSync,
   writeFileSync,
 } from "node:fs";
-import { tmpdir } from "node:os";
+import { hostname, tmpdir } from "node:os";
 import { join } from "node:path";
 import { DatabaseSync } from "node:sqlite";
 import { promisify } from "node:util";
 import pg from "pg";
 import { afterEach, describe, expect, inject, it } from "vitest";
 import { site } from "../../app/config/site.ts";
+import type { Tuning } from "../../server/config.ts";
 import { inquiriesCli } from "../support/cli.ts";
 import { freePort } from "../support/ports.ts";
-import { json, nextIp } from "../support/requests.ts";
+import { json, lines, nextIp } from "../support/requests.ts";
 import { type RunningServer, startServer } from "../support/server.ts";
 import { TestSmtp } from "../support/smtp.ts";
 
@@ -40,8 +41,11 @@ const stops: Array<() => unknown> = [];
 afterEach(async () => {
   for (const stop of stops.splice(0).reverse()) await stop();
 });
-const serve = async (env: Env, port?: number) => {
-  const server = await startServer({ SPAM_FILTER: "off", OUTBOX_POLL_MS: "50", DATABASE_URL: "", ...env }, port);
+const serve = async (env: Env, port?: number, tuning: Partial<Tuning> = {}) => {
+  const server = await startServer({ SPAM_FILTER: "off", DATABASE_URL: "", ...env }, port, {
+    OUTBOX_POLL_MS: 50,
+    ...tuning,
+  });
   stops.push(() => server.stop());
   return server;
 };
@@ -63,6 +67,28 @@ const storedIds = (file: string) => {
   }
 };
 const newDir = (name: string) => mkdtempSync(join(tmpdir(), `${name}-`));
+
+describe("one server per data folder", () => {
+  it("a second server on a data folder in use refuses to start in one line; once the first is killed, it starts", async () => {
+    const dataDir = newDir("in-use");
+    const first = await serve({ DATA_DIR: dataDir });
+    const refused = await serve({ DATA_DIR: dataDir }).then(
+      () => "",
+      (e: Error) => e.message,
+    );
+    expect(refused).toMatch(/server exited \(1\)/);
+    const fatal = lines(refused.replace(/^server exited \(1\):\n/, "")).filter((l) => l.level === "fatal");
+    expect(fatal.map((l) => l.msg)).toEqual([
+      `another server uses ${dataDir} (process ${first.child.pid} on ${hostname()}): one server per data folder`,
+    ]);
+    // The kernel drops the lock with the process, however it ends: no mark to wait out.
+    const gone = new Promise((r) => first.child.once("exit", r));
+    first.child.kill("SIGKILL");
+    await gone;
+    const second = await serve({ DATA_DIR: dataDir });
+    expect((await fetch(`${second.url}/readyz`)).status).toBe(200);
+  });
+});
 
 describe("restore", () => {
   it("refuses while a server uses the data folder, naming it; once it is stopped, nothing acknowledged is lost", async () => {
@@ -176,35 +202,6 @@ describe("restore", () => {
       ).toEqual([]);
     }
   });
-
-  it("an older release's backup is brought to this schema before it replaces anything, and the server runs on it", async () => {
-    const dataDir = newDir("restore-older");
-    const env = { DATA_DIR: dataDir };
-    const server = await serve(env);
-    const id = await send(server);
-    const old = join(newDir("old"), "old.sqlite");
-    expect((await cli(env, "backup", old)).code).toBe(0);
-    await server.stop();
-    // As the release before the keys moved into the database made it.
-    const o = new DatabaseSync(old);
-    o.exec("DROP TABLE secret_keys; DELETE FROM schema_migrations WHERE version IN (16, 21);");
-    // A lead stored with its page's query and host, as releases before the path-only notice kept it.
-    o.prepare("UPDATE inquiries SET page = ? WHERE id = ?").run(
-      "https://www.example.com/contact?utm_source=x&email=a@b.c#top",
-      id,
-    );
-    o.close();
-    const empty = newDir("restore-older-target");
-    const restored = await cli({ DATA_DIR: empty }, "restore", old);
-    expect(restored.code).toBe(0);
-    expect(restored.out).toContain("Brought up to this release's schema (016_secret_keys.sql, 021_page_path_only.sql)");
-    const again = await serve({ DATA_DIR: empty });
-    expect((await fetch(`${again.url}/readyz`)).status).toBe(200);
-    expect(storedIds(join(empty, "inquiries.sqlite"))).toEqual([id]);
-    const db = new DatabaseSync(join(empty, "inquiries.sqlite"), { readOnly: true });
-    expect(db.prepare("SELECT page FROM inquiries").all()).toEqual([{ page: "/contact" }]);
-    db.close();
-  });
 });
 
 describe("the links sent before a recovery", () => {
@@ -295,11 +292,8 @@ describe("PostgreSQL: the dump and restore recipe of docs/deployment.md, as writ
 });
 
 describe("who may read what holds a lead", () => {
-  it("everything in the data folder is its owner's alone under umask 022, a backup too; what an earlier release left is tightened", async () => {
-    const dataDir = newDir("modes");
-    // As an operator's `mkdir` or a volume leaves it, with a file an earlier release wrote 0644.
-    mkdirSync(join(dataDir, "mail"), { mode: 0o755 });
-    writeFileSync(join(dataDir, "mail", "old.eml"), "Subject: old\r\n\r\nold", { mode: 0o644 });
+  it("everything the server and the CLI write is their owner's alone under umask 022, a backup too", async () => {
+    const dataDir = join(newDir("modes"), "data");
     const env = { DATA_DIR: dataDir };
     const previous = process.umask(0o022);
     try {
@@ -311,13 +305,7 @@ describe("who may read what holds a lead", () => {
       const mode = (p: string) => statSync(p).mode & 0o777;
       expect(mode(dataDir)).toBe(0o700);
       expect(mode(join(dataDir, "mail"))).toBe(0o700);
-      for (const f of [
-        "inquiries.sqlite",
-        "inquiries.sqlite-wal",
-        "inquiries.sqlite-shm",
-        `mail/${id}.eml`,
-        "mail/old.eml",
-      ])
+      for (const f of ["inquiries.sqlite", "inquiries.sqlite-wal", "inquiries.sqlite-shm", `mail/${id}.eml`])
         expect(mode(join(dataDir, f)), f).toBe(0o600);
       expect(mode(backup)).toBe(0o600);
     } finally {
@@ -327,24 +315,16 @@ describe("who may read what holds a lead", () => {
 });
 
 describe("forget", () => {
-  it("reaches the copy a restore kept and a backup written into the data folder, and names what it cannot reach", async () => {
+  it("erases in the live database and says the copies go within the backup period, which the server keeps (copies.ts)", async () => {
     const dataDir = newDir("forget-copies");
     const env = { DATA_DIR: dataDir };
     const server = await serve(env);
     const person = "Grace.Hopper@Example.org";
     await send(server, person);
     const other = await send(server);
-    // A backup written into the data folder itself, then a restore that keeps the one it replaced.
     mkdirSync(join(dataDir, "backups"));
-    expect((await cli(env, "backup", join(dataDir, "backups", "monday.sqlite"))).code).toBe(0);
-    const outside = join(newDir("forget-outside"), "leads.sqlite");
-    expect((await cli(env, "backup", outside)).code).toBe(0);
-    await server.stop();
-    expect((await cli(env, "restore", outside, "--force")).code).toBe(0);
-    const copies = [
-      join(dataDir, "backups", "monday.sqlite"),
-      join(dataDir, readdirSync(dataDir).find((f) => f.includes(".replaced-")) ?? ""),
-    ];
+    const backup = join(dataDir, "backups", "monday.sqlite");
+    expect((await cli(env, "backup", backup)).code).toBe(0);
     const holds = (file: string) => {
       const db = new DatabaseSync(file, { readOnly: true });
       try {
@@ -357,16 +337,15 @@ describe("forget", () => {
         db.close();
       }
     };
-    for (const f of copies) expect(holds(f), f).toBe(1);
     const forgot = await cli(env, "forget", "--email", person.toUpperCase());
     expect(forgot.code).toBe(0);
-    expect(forgot.out).toContain("Also in 2 copies of the database in the data folder (2 inquiries)");
     expect(forgot.out).toContain(
-      `Not reachable from here: backups kept elsewhere and a Litestream replica's older snapshots; they are deleted within ${site.privacy.backupDays} days`,
+      `Still in the copies (backups, exports, a database a restore replaced, a Litestream replica's older snapshots): they are deleted within ${site.privacy.backupDays} days`,
     );
-    for (const f of [...copies, join(dataDir, "inquiries.sqlite")]) expect(holds(f), f).toBe(0);
-    // Everyone else is still there, in every copy.
-    for (const f of copies) expect(storedIds(f)).toContain(other);
+    expect(holds(join(dataDir, "inquiries.sqlite"))).toBe(0);
+    expect(storedIds(join(dataDir, "inquiries.sqlite"))).toEqual([other]);
+    // The copy is not opened: it goes whole after backupDays.
+    expect(holds(backup)).toBe(1);
   });
 });
 
@@ -381,9 +360,8 @@ describe("the keys, on the server's own schedule", () => {
       DATA_DIR: dataDir,
       SMTP_URL: smtp.url,
       SITE_URL: `http://127.0.0.1:${port}`,
-      RETENTION_INTERVAL_MS: "1000",
     };
-    const server = await serve(env, port);
+    const server = await serve(env, port, { RETENTION_INTERVAL_MS: 1_000 });
     const linkOf = async (id: string) => {
       await expect
         .poll(() => smtp.received.some((m) => m.mail.headers.get("x-inquiry-id") === id), { timeout: 10_000 })

@@ -5,25 +5,23 @@ import pino from "pino";
 import { afterEach, describe, expect, inject, it } from "vitest";
 import { site } from "../../app/config/site.ts";
 import { loadConfig } from "../../server/config.ts";
-import type { Clock } from "../../server/contact/housekeeping.ts";
+import { OUTBOX_LEASE_MS } from "../../server/contact/delivery/worker.ts";
 import { createMetrics } from "../../server/contact/metrics.ts";
-import { performAction } from "../../server/contact/review/actions.ts";
+import { performAction } from "../../server/contact/review/page.ts";
 import type { Promised } from "../../server/contact/review/promise.ts";
-import { REMINDER_CLAIM_MS } from "../../server/contact/review/reminders.ts";
 import { createContactPipeline } from "../../server/contact/runtime.ts";
 import type { Database } from "../../server/contact/storage/database.ts";
 import * as inquiries from "../../server/contact/storage/inquiries.ts";
 import { openPostgres } from "../../server/contact/storage/postgres.ts";
 import { openSqlite } from "../../server/contact/storage/sqlite.ts";
-import { claim } from "../../server/contact/storage/taken.ts";
 import { testKeys } from "../support/keys.ts";
 import { createTestDatabase } from "../support/postgres.ts";
 import { Receiver } from "../support/receiver.ts";
 import { TestSmtp } from "../support/smtp.ts";
 
 /**
- * The reply promise as it runs (ADR 0020): the scheduled work (housekeeping.ts, started as the
- * server starts it) with a controlled clock, across a weekend and a public holiday, a real SMTP
+ * The reply promise as it runs (ADR 0020): the outbox's worker (started as the server starts it)
+ * with a controlled clock, across a weekend and a public holiday, a real SMTP
  * server receiving the reminder, and two instances on one PostgreSQL database that never both send one.
  *
  * The scenario needs the company's hours as they are (weekdays 9–18, Saturday 10–14, Sunday closed,
@@ -50,8 +48,6 @@ const dayAfter = (date: string, days: number) => new Date(Date.parse(date) + day
 
 /**
  * The scenario's holiday: the first Monday 17 days or more ahead; its weekend is the one before it.
- * So far ahead that the leads, stored at the real time before their receipt is moved to the
- * scenario's, are older than the reminder's look-back (14 days) at every time the scenario's clock shows.
  */
 const holiday = (() => {
   const day = new Date(Date.now() + 17 * DAY);
@@ -71,7 +67,6 @@ const lead = (name: string, extra: Record<string, unknown> = {}) => ({
 });
 
 type Instance = Awaited<ReturnType<typeof createContactPipeline>> & {
-  turns: () => number;
   config: ReturnType<typeof loadConfig>;
   metrics: ReturnType<typeof createMetrics>;
 };
@@ -90,40 +85,40 @@ let now = 0;
 const WEBHOOK_SECRET = `whsec_${Buffer.from("reply-promise-test-secret-32-bytes!").toString("base64")}`;
 
 async function instance(db: Database, smtp: TestSmtp, dataDir: string, hook?: Receiver): Promise<Instance> {
-  const config = loadConfig({
-    DATA_DIR: dataDir,
-    SMTP_URL: smtp.url,
-    ...(hook ? { WEBHOOK_URL: hook.url, WEBHOOK_SECRET } : {}),
-    CONTACT_TO: "inbox@example.com",
-    CONTACT_ROUTES: JSON.stringify({ "AI Consulting": { to: "ai-partner@example.com" } }),
-    LEAD_ESCALATION_TO: "owner@example.com",
-    OUTBOX_POLL_MS: "25",
-    REMINDER_CHECK_MS: "20",
-    RATE_LIMIT_PER_MINUTE: "1000",
-    RATE_LIMIT_NETWORK_PER_MINUTE: "1000",
-    SPAM_FILTER: "off",
-  });
-  let turns = 0;
-  // The controlled clock, counted: a turn that read it has begun.
-  const clock: Clock = async () => {
-    turns++;
-    return now;
-  };
+  const config = loadConfig(
+    {
+      DATA_DIR: dataDir,
+      SMTP_URL: smtp.url,
+      ...(hook ? { WEBHOOK_URL: hook.url, WEBHOOK_SECRET } : {}),
+      CONTACT_TO: "inbox@example.com",
+      CONTACT_ROUTES: JSON.stringify({ "AI Consulting": { to: "ai-partner@example.com" } }),
+      LEAD_ESCALATION_TO: "owner@example.com",
+      RATE_LIMIT_PER_MINUTE: "1000",
+      RATE_LIMIT_NETWORK_PER_MINUTE: "1000",
+      SPAM_FILTER: "off",
+    },
+    { OUTBOX_POLL_MS: 25, OUTBOX_RETRY_BASE_MS: 60_000, OUTBOX_RETRY_MAX_MS: 60_000 },
+  );
+  const clock = () => now;
   const metrics = createMetrics({ facts });
   const made = await createContactPipeline(config, log, { keys: testKeys(), db, metrics, clock, facts });
   made.pipeline.worker.start();
   made.housekeeping.start();
   cleanups.push(() => made.close());
-  return { ...made, turns: () => turns, config, metrics };
+  return { ...made, config, metrics };
 }
 
-/** Wait until each instance has begun two turns since now: one whole turn read the clock as it is. */
+/** What each instance's outbox has due at the clock's time now is sent (or put off): anything not sent was not due. */
 async function wholeTurn(...instances: Instance[]) {
-  const from = instances.map((i) => i.turns());
-  await expect.poll(() => instances.every((i, n) => i.turns() >= (from[n] ?? 0) + 2), { timeout: 10_000 }).toBe(true);
+  for (const i of instances) {
+    await i.pipeline.worker.pass();
+    await i.pipeline.worker.settled();
+  }
 }
 
+/** Received at the scenario's time. */
 async function submit(p: Instance, body: Record<string, unknown>, receivedAt: number): Promise<string> {
+  now = receivedAt;
   const outcome = await p.pipeline.submit({
     body,
     source: "api",
@@ -133,8 +128,6 @@ async function submit(p: Instance, body: Record<string, unknown>, receivedAt: nu
   });
   const id = "id" in outcome ? String(outcome.id) : "";
   expect(id).not.toBe("");
-  // Received at the scenario's time, as if it had come then.
-  await p.db.query("UPDATE inquiries SET received_at = ? WHERE id = ?", [receivedAt, id]);
   return id;
 }
 
@@ -197,6 +190,19 @@ describe("the reply promise, through the schedule", { timeout: 60_000 }, () => {
     // Someone takes one on Tuesday morning, through the action the page and the CLI use.
     const took = await performAction(a.db, a.config, "take", taken, office(tuesday, "10:30"), { by: "Dana" });
     expect(took).toMatchObject({ kind: "taken", taken: { first: true } });
+    // A held message taken (after Spam, say) is no lead: the CRM, which never had it, is told nothing.
+    await performAction(a.db, a.config, "take", held, office(tuesday, "10:31"), { by: "Dana" });
+    expect(await a.db.query("SELECT kind FROM deliveries WHERE inquiry_id = ?", [held])).toEqual([]);
+    // Likewise a reminder that was going out as someone pressed Spam: its report is not queued.
+    const report = {
+      id: "report-of-held",
+      channel: "webhook",
+      messageId: "<r@x>",
+      target: "",
+      kind: "inquiry.reminded" as const,
+    };
+    await inquiries.recordReminded(a.db, held, office(tuesday, "10:32"), [report]);
+    expect(await a.db.query("SELECT kind FROM deliveries WHERE inquiry_id = ?", [held])).toEqual([]);
 
     // Tuesday 12:01: 4 h 1 min. The waiting lead and the possible spam go again, once each.
     now = office(tuesday, "12:01");
@@ -263,7 +269,10 @@ describe("the reply promise, through the schedule", { timeout: 60_000 }, () => {
     const orphan = await submit(a, lead("Claimed Then Died"), office(tuesday, "09:00"));
     await expect.poll(() => smtp.received.length, { timeout: 10_000 }).toBe(2);
     // Another instance claimed this one's reminder at 13:00 and died before sending it.
-    expect(await claim(a.db, "reminder", orphan, 0, office(tuesday, "13:00"))).toBe(true);
+    await a.db.query(
+      "UPDATE deliveries SET status = 'sending', claimed_by = 'worker-dead', claimed_until = ? WHERE inquiry_id = ? AND kind = 'reminder'",
+      [office(tuesday, "13:00") + OUTBOX_LEASE_MS, orphan],
+    );
     smtp.rejectNext = 1; // the relay answers 451 to the next message: the first reminder
     now = office(tuesday, "13:00");
     await wholeTurn(a);
@@ -271,8 +280,8 @@ describe("the reply promise, through the schedule", { timeout: 60_000 }, () => {
     expect(reminders(smtp)).toEqual([]);
     expect(smtp.rejected).toHaveLength(1);
     expect(logs.some((l) => l.msg === "reply promise: could not send a reminder; tried again later")).toBe(true);
-    // Once a claim has lasted REMINDER_CLAIM_MS, the next turn sends each, once.
-    now = office(tuesday, "13:00") + REMINDER_CLAIM_MS + 60_000;
+    // Once the dead worker's lease has ended and the retry is due, each goes, once.
+    now = office(tuesday, "13:00") + OUTBOX_LEASE_MS + 60_000;
     await expect.poll(() => reminders(smtp).length, { timeout: 10_000 }).toBe(2);
     expect(reminderFor(smtp, refused)).toHaveLength(1);
     expect(reminderFor(smtp, orphan)).toHaveLength(1);
@@ -303,7 +312,8 @@ describe("on PostgreSQL with two instances", { timeout: 60_000 }, () => {
     for (const id of ids) expect(reminderFor(smtp, id)).toHaveLength(1);
     expect(reminders(smtp)).toHaveLength(8);
     // The figures every instance reports: from the database the same on each; the reminders each sent add up.
-    await performAction(b.db, b.config, "take", ids[0] ?? "", office(tuesday, "13:30"));
+    now = office(tuesday, "13:30");
+    await performAction(b.db, b.config, "take", ids[0] ?? "", now);
     const sample = async (i: Instance, name: string) =>
       (await i.metrics.registry.getSingleMetric(name)?.get())?.values[0]?.value;
     for (const i of [a, b]) {

@@ -37,15 +37,15 @@ describe("the SMTP relay's connections", () => {
 
   async function pipeline(smtpUrl: string, env: Record<string, string> = {}): Promise<ContactPipeline> {
     const dir = mkdtempSync(join(tmpdir(), "smtp-"));
-    const config = loadConfig({
-      DATA_DIR: dir,
-      SMTP_URL: smtpUrl,
-      OUTBOX_POLL_MS: "20",
-      OUTBOX_RETRY_BASE_MS: "50",
-      OUTBOX_RETRY_MAX_MS: "100",
-      SPAM_FILTER: "off",
-      ...env,
-    });
+    const config = loadConfig(
+      {
+        DATA_DIR: dir,
+        SMTP_URL: smtpUrl,
+        SPAM_FILTER: "off",
+        ...env,
+      },
+      { OUTBOX_POLL_MS: 20, OUTBOX_RETRY_BASE_MS: 50, OUTBOX_RETRY_MAX_MS: 100 },
+    );
     const made = await createContactPipeline(config, pino({ level: "silent" }), {
       keys: testKeys(),
       db: openSqlite(join(dir, "inquiries.sqlite")),

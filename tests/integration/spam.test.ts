@@ -25,14 +25,15 @@ const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
 
 beforeAll(async () => {
   smtp = await new TestSmtp().start();
-  server = await startServer({
-    SMTP_URL: smtp.url,
-    OUTBOX_POLL_MS: "50",
-    SPAM_MIN_FILL_MS: String(MIN_FILL_MS),
-    HELD_SUMMARY_INTERVAL_MS: "4000",
-    RATE_LIMIT_PER_MINUTE: "100",
-    RATE_LIMIT_NETWORK_PER_MINUTE: "1000",
-  });
+  server = await startServer(
+    {
+      SMTP_URL: smtp.url,
+      RATE_LIMIT_PER_MINUTE: "100",
+      RATE_LIMIT_NETWORK_PER_MINUTE: "1000",
+    },
+    undefined,
+    { OUTBOX_POLL_MS: 50, HELD_SUMMARY_INTERVAL_MS: 4_000, SPAM_MIN_FILL_MS: MIN_FILL_MS },
+  );
   browser = await launchChromium();
 });
 afterAll(async () => {
@@ -260,7 +261,7 @@ describe("in Chromium", () => {
 });
 
 describe("the content filter learns from the company", () => {
-  it("`spam ID` marks a delivered message, `release ID` a held one as genuine; `training` lists and takes back", async () => {
+  it("`spam ID` marks a delivered message, `not-spam ID` a held one as not spam; `training` lists and takes back", async () => {
     await asAPerson("Learning Person");
     await asAPerson(
       "Learning Marketer",
@@ -275,7 +276,7 @@ describe("the content filter learns from the company", () => {
     expect(held("Learning Person")).toMatchObject({ held: true, heldReason: "marked as spam by a person" });
     const reason = held("Learning Marketer")?.heldReason;
     expect(reason).toBeTruthy();
-    expect(cli("release", released).status).toBe(0);
+    expect(cli("not-spam", released).status).toBe(0);
     // This test's marks (another test's release is a mark too).
     const marks = () =>
       (JSON.parse(cli("training", "--json").stdout) as Array<{ inquiryId: string; label: string }>).filter((m) =>
@@ -291,10 +292,10 @@ describe("the content filter learns from the company", () => {
     expect(cli("training", "undo", delivered).status).toBe(1);
     expect(cli("spam", "no-such-id").status).toBe(1);
     // `release ID --undo`: held again for its reason, and the filter's mark as it was (none).
-    expect(cli("release", released, "--undo").stdout).toContain(`Undid the release of ${released}`);
+    expect(cli("not-spam", released, "--undo").stdout).toContain(`Undid the not-spam of ${released}`);
     expect(held("Learning Marketer")).toMatchObject({ held: true, heldReason: reason });
     expect(marks()).toEqual([]);
-    expect(cli("release", released, "--undo").stdout).toContain("Nothing to undo");
+    expect(cli("not-spam", released, "--undo").stdout).toContain("Nothing to undo");
   });
 });
 
@@ -307,12 +308,12 @@ describe("held messages are reviewable", () => {
     expect(list.stdout).toContain("Bot Reviewed");
     expect(list.stdout).toContain("no form token");
     const id = String(held("Bot Released")?.id);
-    const released = cli("release", id);
-    expect(released.stdout).toContain(`Released ${id}`);
+    const released = cli("not-spam", id);
+    expect(released.stdout).toContain(`${id} is not spam`);
     expect(held("Bot Released")).toMatchObject({ held: false, heldReason: null });
     await expect.poll(() => inboxHas("Bot Released"), { timeout: 10_000 }).toBe(true);
     // Released twice: nothing more happens, and it says so.
-    expect(cli("release", id)).toMatchObject({ status: 0, stdout: expect.stringContaining("was not held") });
+    expect(cli("not-spam", id)).toMatchObject({ status: 0, stdout: expect.stringContaining("was not held") });
     // The summary: one short email of what was held (count and senders), at most once per interval.
     const summaries = () => smtp.received.filter((m) => m.mail.subject?.startsWith("Held as spam"));
     const listing = (text: string) => summaries().findIndex((m) => m.mail.text?.includes(text));

@@ -1,5 +1,5 @@
 import { spawn, spawnSync } from "node:child_process";
-import { mkdtempSync, writeFileSync } from "node:fs";
+import { mkdtempSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import pino from "pino";
@@ -29,7 +29,8 @@ describe("a start that cannot succeed says so in one line", () => {
           SITE_URL: "https://www.example.com",
           PORT: String(first.port),
           HOST: "127.0.0.1",
-          DATA_DIR: first.dataDir,
+          // A folder of its own: one in use would refuse first (recovery.test.ts).
+          DATA_DIR: mkdtempSync(join(tmpdir(), "busy-port-")),
         },
         stdio: ["ignore", "pipe", "pipe"],
       });
@@ -95,20 +96,6 @@ describe("a start that cannot succeed says so in one line", () => {
     }
   });
 
-  it("a SPAM_CORPUS_DIR that is missing, or lacks spam, stops the start with one line naming it", async () => {
-    const onlyGenuine = mkdtempSync(join(tmpdir(), "corpus-"));
-    writeFileSync(join(onlyGenuine, "genuine.tsv"), "\tCould you quote a network upgrade for our office?\n");
-    for (const [dir, said] of [
-      [join(onlyGenuine, "missing"), /^SPAM_CORPUS_DIR: cannot read .*missing \(ENOENT\)$/],
-      [onlyGenuine, /^SPAM_CORPUS_DIR: .* has no spam messages/],
-    ] as const) {
-      const { err, fatal } = await refusedStart({ SPAM_CORPUS_DIR: dir });
-      expect(fatal).toHaveLength(1);
-      expect(fatal[0]?.msg).toMatch(said);
-      expect(err).not.toMatch(/^\s+at /m);
-    }
-  });
-
   it("`node server.js` on an old Node says in one line what it needs", async () => {
     // This Node 24, told it is Node 20 before server.js runs: the check reads process.versions.
     const claim20 = 'data:text/javascript,Object.defineProperty(process.versions,"node",{value:"20.19.0"})';
@@ -138,7 +125,7 @@ describe("a start that cannot succeed says so in one line", () => {
       createApp({
         config: loadConfig({}),
         log: pino({ level: "silent" }),
-        build: { ...build, entry },
+        build: Promise.resolve({ ...build, entry }),
         files: new Map(),
         notFound: [],
         tokens: testKeys().tokens,
@@ -156,10 +143,10 @@ describe("a start that cannot succeed says so in one line", () => {
       });
     // The real build hands it over (app/entry.server.tsx exports it): the app is made.
     expect("contactContext" in build.entry.module).toBe(true);
-    expect(make(build.entry)).not.toThrow();
+    await expect(make(build.entry)().ready).resolves.toBeUndefined();
     // Without that export, the start is refused with one line that says where it belongs.
     const { contactContext: _, ...withoutKey } = build.entry.module as unknown as Record<string, unknown>;
-    expect(make({ module: withoutKey as unknown as ServerBuild["entry"]["module"] })).toThrow(
+    await expect(make({ module: withoutKey as unknown as ServerBuild["entry"]["module"] })().ready).rejects.toThrow(
       /contactContext from app\/entry\.server\.tsx/,
     );
   });

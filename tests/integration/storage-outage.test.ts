@@ -15,7 +15,7 @@ import { type RunningServer, startServer } from "../support/server";
 describe("a held SQLite write lock", () => {
   let server: RunningServer;
   beforeAll(async () => {
-    server = await startServer({ OUTBOX_POLL_MS: "200" });
+    server = await startServer({}, undefined, { OUTBOX_POLL_MS: 200 });
   });
   afterAll(async () => {
     await server?.stop();
@@ -108,7 +108,7 @@ describe("storage that does not work at start", () => {
   }, 30_000);
 
   it("a database that does not answer: pages 200, contact 503, not ready", async () => {
-    const s = await startServer({ DATABASE_URL: "postgres://nobody@127.0.0.1:1/none", IP_HASH_KEY: "k".repeat(64) });
+    const s = await startServer({ DATABASE_URL: "postgres://nobody@127.0.0.1:1/none" });
     try {
       expect((await fetch(`${s.url}/`)).status).toBe(200);
       const ready = await fetch(`${s.url}/readyz`);

@@ -1,19 +1,23 @@
+import { mkdtempSync, rmSync, writeFileSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
 import { describe, expect, it } from "vitest";
 import { corpusKinds, leaveOneKindOut, margin, newKind, withoutNewKind } from "../../scripts/spam-kinds.ts";
 import {
   ContentModel,
   type Example,
   FEATURE_NAMES,
+  HOLD_SCORE,
   reasonOf,
+  SUSPECT_SCORE,
   seedCorpus,
   stance,
   tokens,
 } from "../../server/contact/intake/content-filter.ts";
-import { loadEnv } from "../../server/env.ts";
 
 /** The content layer's model: what it reads in a message, what it holds, and what it learns. */
 
-const { SPAM_HOLD_SCORE: HOLD, SPAM_SUSPECT_SCORE: SUSPECT } = loadEnv({});
+const [HOLD, SUSPECT] = [HOLD_SCORE, SUSPECT_SCORE];
 const seed = seedCorpus();
 const model = new ContentModel(seed);
 const podcasts = newKind();
@@ -27,6 +31,14 @@ describe("the seed corpus", () => {
     const texts = seed.map((e) => e.message);
     expect(new Set(texts).size).toBe(texts.length);
   });
+  it("a corpus folder that is missing, or lacks spam, is refused, named", () => {
+    const onlyGenuine = mkdtempSync(join(tmpdir(), "corpus-"));
+    writeFileSync(join(onlyGenuine, "genuine.tsv"), "\tCould you quote a network upgrade for our office?\n");
+    expect(() => seedCorpus(join(onlyGenuine, "missing"))).toThrow(/cannot read .*missing \(ENOENT\)$/);
+    expect(() => seedCorpus(onlyGenuine)).toThrow(/has no spam messages/);
+    rmSync(onlyGenuine, { recursive: true, force: true });
+  });
+
   it("is read in kinds, each a group of its own, to be scored by a model that never saw it", () => {
     const kinds = corpusKinds(seed);
     expect(kinds.filter((k) => k.label === "spam").length).toBeGreaterThanOrEqual(30);
@@ -114,7 +126,7 @@ describe("how far words are trusted", () => {
     expect(weight("offer") + weight("yourBusiness") + weight("asksForTime")).toBeGreaterThan(0.2);
     expect(weight("request") + weight("ourThings")).toBeLessThan(-0.3);
   });
-  it("a corpus of one file per label (SPAM_CORPUS_DIR) is cut in folds: its words still count toward their label", () => {
+  it("a corpus of one file per label is cut in folds: its words still count toward their label", () => {
     const oneFileEach = new ContentModel(seed.map((e) => ({ ...e, group: `${e.label}.tsv` })));
     const [against, forSpam] = oneFileEach.combination.weights as [number, number];
     expect(against).toBeGreaterThan(0.5);

@@ -75,11 +75,6 @@ describe("the environment", () => {
     ],
     // Leads routed by service line: one clear reason per mistake.
     [{ CONTACT_ROUTES: "{ai: 1}" }, /^Invalid environment: CONTACT_ROUTES: not JSON/],
-    // JSON keeps the last of two entries with one name; the first would vanish silently: refused.
-    [
-      { CONTACT_ROUTES: '{"AI Consulting": {"to": "a@example.com"}, "AI Consulting": {"to": "b@example.com"}}' },
-      /^Invalid environment: CONTACT_ROUTES: "AI Consulting" is named twice \(one entry per service\)$/,
-    ],
     [
       { CONTACT_ROUTES: JSON.stringify({ "AI Consultancy": { to: "ai@example.com" } }) },
       /^Invalid environment: CONTACT_ROUTES: unknown service "AI Consultancy" \(one of IT Infrastructure Solutions, .*, none\)$/,

@@ -8,69 +8,55 @@ import { type Delivery, type Inquiry, verdictOf } from "../storage/records.ts";
 /**
  * What a delivery channel is (docs/decisions/0006, 0013): a module exporting one `ChannelDefinition`,
  * listed in delivery/channels.ts. A channel answers each attempt; the worker turns the answer into
- * sent, a retry, or a permanent failure.
+ * sent, a retry, or a permanent failure. Over HTTP only 2xx is delivered; 408, 429 and 5xx are tried
+ * again (after their Retry-After), and so are 401 and 403 (a receiver whose secret is being rotated
+ * refuses the signature until it has the new one); any other 4xx, or a redirect, is the receiver
+ * saying no, and is not hammered.
  */
 
 export type Attempt =
-  /** Delivered; `refused`: recipients who refused it for good, while the others took it. */
   | { kind: "delivered"; detail: string; refused?: string[] }
   | { kind: "retry"; reason: string; retryAfterMs?: number }
   | { kind: "permanent"; reason: string };
 
-/** What an operator alert is: a delivery that failed for good, or the summary of held messages (the email's X-Alert header, the webhook's type). */
 export type AlertKind = "delivery-failed" | "held-summary";
 
 export interface Channel {
   readonly name: string;
-  deliver(delivery: Delivery): Promise<Attempt>;
-  /** A short operator alert naming these inquiries, tagged with what it is (`AlertKind`). Best effort. */
-  notify(kind: AlertKind, subject: string, text: string, inquiryIds: string[]): Promise<void>;
-  /**
-   * The lead again, to `target` (its route's recipients) and the escalation address: nobody took it
-   * within the reply promise (review/reminders.ts). The email channel's; says who it went to.
-   */
-  remind?(inquiry: Inquiry, target: string | null, reminder: { waited: string; promise: string }): Promise<string>;
-  /**
-   * An event about a lead after its delivery (`inquiry.taken`, `inquiry.reminded`: review/reminders.ts)
-   * to `target` (its route's receiver). The webhook channel's; throws when it did not go and may go
-   * later, says `refused` when the receiver refused it for good (not sent again).
-   */
+  deliver(delivery: Delivery & { inquiry: Inquiry }): Promise<Attempt>;
+  notify(kind: AlertKind, subject: string, text: string, inquiryIds: string[]): Promise<Attempt>;
+  remind?(inquiry: Inquiry, target: string, reminder: { waited: string; promise: string }): Promise<Attempt>;
   report?(
     inquiry: Inquiry,
     target: string,
     event: { type: string; timestamp: string; data: object },
-  ): Promise<{ refused?: string }>;
+    id: string,
+  ): Promise<Attempt>;
   describe(): string;
   close?(): void;
 }
 
 export type ChannelDefinition<Variables extends Record<string, z.ZodType> = Record<string, z.ZodType>> = {
   readonly name: string;
-  /** Its environment variables, declared as server/env.ts declares its own (with `.meta({ description })`). */
   readonly variables: Variables;
-  /** A check across variables, run with the environment's: what is wrong, if anything. */
   check?(
     env: { CONTACT_ROUTES?: Record<string, Record<string, unknown>> } & Record<string, unknown>,
   ): string | undefined;
-  /** Its field in a route of CONTACT_ROUTES (`to`, `slack`, `webhook`). */
   readonly routeField: { key: string; schema: z.ZodType<string> };
-  /** Where a lead of a route goes on this channel (recipients, or the route whose receiver it uses), if at all. */
   targetFor(config: Config, routeKey: string): string | undefined;
-  /** The hosts this configuration hands leads to on this channel, each with the setting that names it (checked against the privacy notice at start: routing.ts). */
   hostsOf(config: Config): ChannelHost[];
-  /** The id a delivery carries on every attempt, for the receiver to de-duplicate (default `msg_<inquiry id>`). */
   deliveryId?(inquiryId: string, config: Config): string;
-  /** The channel, made once at start; `links` signs the Spam / Not spam links each message carries. */
   create(config: Config, links: LeadLinks): Channel;
 };
 
-/** A host a channel hands leads to, and the setting that names it (`SLACK_WEBHOOK_URL`, `CONTACT_ROUTES["AI Consulting"].slack`). */
 export type ChannelHost = { host: string; setting: string };
 
-/** At most `max` characters, never half of one (an emoji is two UTF-16 units). */
-export const cutAt = (text: string, max: number) => Array.from(text).slice(0, max).join("");
+// The one way text is cut: by characters, never inside one; `mark` (within `max`) says it was.
+export function cutAt(text: string, max: number, mark = "") {
+  const chars = Array.from(text);
+  return chars.length <= max ? text : chars.slice(0, max - Array.from(mark).length).join("") + mark;
+}
 
-/** A receiver's URL: http(s), with no user or password in it (they would end in logs and alerts). */
 export const receiverUrl = z
   .url({ protocol: /^https?$/, error: "an http:// or https:// URL" })
   .refine(
@@ -78,33 +64,25 @@ export const receiverUrl = z
     "no user:password@ in the URL (use a secret path or token)",
   );
 
-/** A receiver per route, else the general one ("default"), else none; the URL of such a target (null: general). */
-export function receiverTarget(config: Config, routeKey: string, field: string, general: string | undefined) {
-  if (routeKey !== "default" && config.routes[routeKey]?.[field]) return routeKey;
-  return general ? "default" : undefined;
+// An HTTP receiver's general URL (`variable`) and each route's own (`field` in CONTACT_ROUTES): a
+// delivery's target is the route key, or "default".
+export function receiver(field: string, variable: "SLACK_WEBHOOK_URL" | "WEBHOOK_URL") {
+  const own = (config: Config, key: string) => (key !== "default" ? config.routes[key]?.[field] : undefined);
+  return {
+    routeField: { key: field, schema: receiverUrl },
+    targetFor: (config: Config, key: string) => (own(config, key) ? key : config[variable] ? "default" : undefined),
+    hostsOf: (config: Config): ChannelHost[] => [
+      ...(config[variable] ? [{ host: new URL(config[variable]).hostname, setting: variable }] : []),
+      ...Object.entries(config.routes).flatMap(([route, r]) =>
+        r?.[field]
+          ? [{ host: new URL(r[field]).hostname, setting: `CONTACT_ROUTES[${JSON.stringify(route)}].${field}` }]
+          : [],
+      ),
+    ],
+    urlFor: (config: Config, target: string) => own(config, target) ?? config[variable],
+  };
 }
 
-/** The hosts of a receiver channel's URLs: the general one (`variable`) and each route's own (`field`). */
-export function receiverHosts(config: Config, field: string, variable: string, general: string | undefined) {
-  const hosts: ChannelHost[] = general ? [{ host: new URL(general).hostname, setting: variable }] : [];
-  for (const [route, r] of Object.entries(config.routes)) {
-    const own = r?.[field];
-    if (own) hosts.push({ host: new URL(own).hostname, setting: `CONTACT_ROUTES[${JSON.stringify(route)}].${field}` });
-  }
-  return hosts;
-}
-
-export function receiverUrlOf(config: Config, target: string | null, field: string, general: string | undefined) {
-  const own = target && target !== "default" ? config.routes[target]?.[field] : undefined;
-  return own ?? general;
-}
-
-/**
- * What an HTTP answer means for a delivery: only 2xx is delivered; 408, 429 and 5xx are tried
- * again (429 and 503 after their Retry-After), and so are 401 and 403 (a receiver whose secret is
- * being rotated refuses the signature until it has the new one: tried until the retry window ends);
- * any other 4xx — or a redirect — is the receiver saying no, and is not hammered.
- */
 export function classifyHttp(status: number, retryAfter: string | null, now = Date.now()): Attempt {
   if (status >= 200 && status < 300) return { kind: "delivered", detail: `HTTP ${status}` };
   const reason = `HTTP ${status}`;
@@ -115,12 +93,13 @@ export function classifyHttp(status: number, retryAfter: string | null, now = Da
   return { kind: "permanent", reason };
 }
 
-/** Retry-After in seconds or as an HTTP date, in milliseconds from now; at most a day. */
 export function parseRetryAfter(value: string | null, now = Date.now()): number | undefined {
   if (!value) return undefined;
   const ms = /^\d+$/.test(value.trim()) ? Number(value) * 1000 : Date.parse(value) - now;
   return Number.isFinite(ms) && ms > 0 ? Math.min(ms, 86_400_000) : undefined;
 }
+
+export const DELIVERY_TIMEOUT_MS = 10_000;
 
 export async function post(
   url: string,
@@ -140,31 +119,22 @@ export async function post(
     return classifyHttp(res.status, res.headers.get("retry-after"));
   } catch (err) {
     const e = err as Error & { cause?: { code?: string } };
-    const reason =
-      e.name === "TimeoutError"
+    const timedOut = e.name === "TimeoutError";
+    return {
+      kind: "retry",
+      reason: timedOut
         ? `no answer within ${timeoutMs} ms`
-        : `${e.message}${e.cause?.code ? ` (${e.cause.code})` : ""}`;
-    return { kind: "retry", reason };
+        : `${e.message}${e.cause?.code ? ` (${e.cause.code})` : ""}`,
+    };
   }
 }
 
-/**
- * The inquiry as a webhook receiver gets it: no address hash, nothing internal; what the spam
- * defence made of it (`spam.verdict`: clean or suspect), the reply promise (`reply`: the business
- * hours promised, when they are up, and — in the later events — who took it, when, and whether in time), and the signed links that fit (`links.take`, `links.spam`, `links.release`).
- */
+// The inquiry as a webhook receiver gets it: nothing internal (no address hash).
 export function inquiryPayload(inquiry: Inquiry, links: LeadLinks) {
+  const { id, receivedAt, name, email, company, service, message, page, source, spamScore } = inquiry;
   return {
-    id: inquiry.id,
-    receivedAt: new Date(inquiry.receivedAt).toISOString(),
-    name: inquiry.name,
-    email: inquiry.email,
-    company: inquiry.company,
-    service: inquiry.service,
-    message: inquiry.message,
-    page: inquiry.page,
-    source: inquiry.source,
-    spam: { verdict: verdictOf(inquiry), score: inquiry.spamScore ?? null },
+    ...{ id, receivedAt: new Date(receivedAt).toISOString(), name, email, company, service, message, page, source },
+    spam: { verdict: verdictOf(inquiry), score: spamScore ?? null },
     reply: replyOf(inquiry, Date.now()),
     links: Object.fromEntries(links.for(inquiry).map((l) => [l.action, l.url])),
   };

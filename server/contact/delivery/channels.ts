@@ -12,7 +12,6 @@ export const CHANNELS = [email, webhook, slack] as const;
 
 type Variables = (typeof CHANNELS)[number]["variables"];
 type All<U> = (U extends unknown ? (u: U) => void : never) extends (i: infer I) => void ? I : never;
-/** Every channel's variables, for server/env.ts's schema. */
 export const channelVariables = Object.assign({}, ...CHANNELS.map((c) => c.variables)) as All<Variables>;
 
 export const CHANNEL_NAMES: readonly string[] = CHANNELS.map((c) => c.name);

@@ -1,6 +1,5 @@
 import { mkdirSync, renameSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
-import nodemailer from "nodemailer";
 import addressparser from "nodemailer/lib/addressparser";
 import { z } from "zod";
 import { site } from "../../../app/config/site.ts";
@@ -9,14 +8,13 @@ import { escapeHtml } from "../../../app/lib/escape.ts";
 import type { Config } from "../../config.ts";
 import type { LeadLink } from "../review/links.ts";
 import type { Inquiry } from "../storage/records.ts";
-import { type ChannelDefinition, cutAt } from "./channel.ts";
+import { type Attempt, type ChannelDefinition, cutAt } from "./channel.ts";
 
 /**
- * The email a new inquiry becomes: to the company inbox, plain text and HTML with every field
- * escaped. It carries the lead's signed links, and a reply quotes them, so a reply never goes to the
- * visitor: Reply-To is the email's own recipients, and answering the visitor is one click on "Reply
- * to <name>" (a new message to them, `replyLink`). The Message-ID is derived from the inquiry, so a
- * retried delivery carries the same one and mail clients fold duplicates.
+ * The email a lead becomes, plain text and HTML with every field escaped. It carries the lead's
+ * signed links, and a reply quotes them, so Reply-To is the email's own recipients and answering the
+ * visitor is a new message (`replyLink`). The Message-ID comes from the inquiry: a retried delivery
+ * carries the same one, and mail clients fold duplicates.
  */
 
 export type Mail = {
@@ -30,45 +28,26 @@ export type Mail = {
   headers: Record<string, string>;
 };
 
-export interface Mailer {
-  /** Sent to at least one recipient (`accepted`), and which recipients refused it for good. */
+interface Mailer {
   send(mail: Mail, inquiryId: string): Promise<{ accepted: boolean; refused: string[]; detail: string }>;
   close(): void;
   describe(): string;
 }
 
-export const messageIdFor = (inquiryId: string, siteHost: string) => `<inquiry-${inquiryId}@${siteHost}>`;
+const messageIdFor = (inquiryId: string, siteHost: string) => `<inquiry-${inquiryId}@${siteHost}>`;
 
-/** The subject of an answer to a visitor. */
-export const replySubject = () => `Re: Your inquiry to ${site.name}`;
-
-/**
- * A new message to the visitor (RFC 6068 `mailto:`): their address and a "Re: " subject, and none
- * of this email's links, which a reply would quote.
- */
 export const replyLink = (inquiry: Pick<Inquiry, "email">) =>
-  `mailto:${inquiry.email.replace(/[^A-Za-z0-9@._+-]/g, (c) => encodeURIComponent(c))}?subject=${encodeURIComponent(replySubject())}`;
+  `mailto:${inquiry.email.replace(/[^A-Za-z0-9@._+-]/g, (c) => encodeURIComponent(c))}?subject=${encodeURIComponent(`Re: Your inquiry to ${site.name}`)}`;
 
-/** What a lead's email, Slack message and webhook say of a lead marked as possible spam. */
 export const SUSPECT_MARK = "[Possible spam]";
 export const SUSPECT_NOTE =
   "Possible spam: the filter is not sure this is a person's inquiry. Tell it with a link below: either click teaches it.";
 
-/**
- * The lead's email; with `reminder`, the same lead again (review/reminders.ts): its subject and a
- * first paragraph say that nobody took it and how long it waited, and it has its own Message-ID.
- */
-export function buildMail(
-  inquiry: Inquiry,
-  opts: {
-    from: string;
-    to: string;
-    siteHost: string;
-    links: LeadLink[];
-    reminder?: { waited: string; promise: string };
-  },
-): Mail {
-  // The subject holds validated single-line text only (the schema rejects CR/LF), cut to a sane length.
+type Reminder = { waited: string; promise: string };
+type MailOptions = { from: string; to: string; siteHost: string; links: LeadLink[]; reminder?: Reminder };
+
+/** With `reminder`, the same lead again, saying that nobody took it and how long it waited. */
+export function buildMail(inquiry: Inquiry, opts: MailOptions): Mail {
   const who = inquiry.company ? `${inquiry.name} (${inquiry.company})` : inquiry.name;
   const mark = inquiry.suspect ? `${SUSPECT_MARK} ` : "";
   const { reminder } = opts;
@@ -126,7 +105,6 @@ ${buttons ? `<p>${buttons}</p>\n<p style="color:#475569;font-size:13px">${opts.l
   return {
     from: opts.from,
     to: opts.to,
-    // A reply (which quotes the links) stays with those who already have them.
     replyTo: opts.to,
     subject,
     text,
@@ -136,42 +114,44 @@ ${buttons ? `<p>${buttons}</p>\n<p style="color:#475569;font-size:13px">${opts.l
   };
 }
 
-/**
- * Deliver through an SMTP relay (SMTP_URL, with its user and password if any): nodemailer's pooled
- * transport, a few connections, bounded timeouts. A message whose connection closes under it fails
- * (no requeue): the outbox retries it.
- */
+// A message whose connection closes under it fails (no requeue): the outbox retries it.
 export function smtpMailer(url: string): Mailer {
-  const transport = nodemailer.createTransport({
-    url,
-    pool: true,
-    maxConnections: 4,
-    maxRequeues: 0,
-    connectionTimeout: 10_000,
-    greetingTimeout: 10_000,
-    socketTimeout: 30_000,
-  });
+  const transport = nodemailer().then((n) =>
+    n.createTransport({
+      url,
+      pool: true,
+      maxConnections: 4,
+      maxRequeues: 0,
+      connectionTimeout: 10_000,
+      greetingTimeout: 10_000,
+      socketTimeout: 30_000,
+    }),
+  );
   return {
     async send(mail) {
-      const info = await transport.sendMail(mail);
+      const info = await (await transport).sendMail(mail);
       const address = (a: string | { address: string }) => (typeof a === "string" ? a : a.address);
       return { accepted: info.accepted.length > 0, refused: info.rejected.map(address), detail: info.response };
     },
     // A send in flight fails at once (its delivery is given back or retried) instead of holding the stop.
-    close: () => transport.close({ force: true }),
+    close: () => void transport.then((t) => t.close({ force: true })),
     describe: () => `SMTP ${new URL(url).host}`,
   };
 }
 
-/** The raw message (CRLF lines) as the relay would receive it. */
 export async function composeMail(mail: Mail): Promise<string> {
-  const info = await composer.sendMail(mail);
+  composer ??= makeComposer();
+  const info = await (await composer).sendMail(mail);
   return info.message.toString();
 }
-const composer = nodemailer.createTransport({ streamTransport: true, buffer: true, newline: "windows" });
+let composer: ReturnType<typeof makeComposer> | undefined;
+const makeComposer = async () =>
+  (await nodemailer()).createTransport({ streamTransport: true, buffer: true, newline: "windows" });
 
-/** No relay configured: write each email as an .eml file under DATA_DIR/mail/, so nothing is lost. */
-export function fileMailer(dir: string): Mailer {
+// Loaded with the first email, not before the first page (env.ts reads this module).
+const nodemailer = async () => (await import("nodemailer")).default;
+
+function fileMailer(dir: string): Mailer {
   mkdirSync(dir, { recursive: true });
   return {
     async send(mail, inquiryId) {
@@ -189,7 +169,6 @@ const emails = z
   .string()
   .refine((v) => v.split(",").every((a) => z.email().safeParse(a.trim()).success), "email addresses, comma-separated");
 
-/** The general inbox, and the sender of every email. */
 const inbox = (config: Config) => config.CONTACT_TO ?? site.email;
 const sender = (config: Config) =>
   config.SMTP_FROM ?? `${site.name} Website <no-reply@${config.siteHost.replace(/^www\./, "")}>`;
@@ -230,69 +209,50 @@ export const email: ChannelDefinition<typeof variables> = {
   name: "email",
   variables,
   routeField: { key: "to", schema: emails },
-  // Email is always on: a route's own recipients, else the general inbox.
   targetFor: (config, key) => (key === "default" ? undefined : config.routes[key]?.to) ?? inbox(config),
-  // The relay every email goes through; without one, files under DATA_DIR/mail/ (no one else).
   hostsOf: (config) => (config.SMTP_URL ? [{ host: new URL(config.SMTP_URL).hostname, setting: "SMTP_URL" }] : []),
   deliveryId: (inquiryId, config) => messageIdFor(inquiryId, config.siteHost),
   create(config, links) {
     const mailer = config.SMTP_URL ? smtpMailer(config.SMTP_URL) : fileMailer(join(config.dataDir, "mail"));
     const addresses = { from: sender(config), to: inbox(config), siteHost: config.siteHost };
+    const send = async (mail: Mail, id: string, detail?: string): Promise<Attempt> => {
+      try {
+        const result = await mailer.send(mail, id);
+        if (!result.accepted) return { kind: "retry", reason: `relay did not accept the message: ${result.detail}` };
+        const refused = result.refused.length ? result.refused : undefined;
+        return { kind: "delivered", detail: detail ?? result.detail, refused };
+      } catch (err) {
+        const e = err as Error & { responseCode?: number; code?: string };
+        const reason = e.message || String(err);
+        const final = (e.responseCode ?? 0) >= 500 && (e.code === "EENVELOPE" || e.code === "EMESSAGE");
+        return final ? { kind: "permanent", reason } : { kind: "retry", reason };
+      }
+    };
     return {
       name: "email",
-      async deliver({ inquiry, inquiryId, target }) {
-        try {
-          // The route's recipients (delivery/routing.ts); the general inbox for rows from before routing.
-          const mail = buildMail(inquiry, { ...addresses, to: target ?? addresses.to, links: links.for(inquiry) });
-          const result = await mailer.send(mail, inquiryId);
-          if (!result.accepted) return { kind: "retry", reason: `relay did not accept the message: ${result.detail}` };
-          // Those who took it have it: never sent to them again for the ones who refused it.
-          return {
-            kind: "delivered",
-            detail: result.detail,
-            refused: result.refused.length ? result.refused : undefined,
-          };
-        } catch (err) {
-          const e = err as Error & { responseCode?: number; code?: string };
-          const reason = e.message || String(err);
-          // A relay's 5xx to the envelope or the message (550 unknown recipient) is its final word; a
-          // refused login (a password being fixed), 4xx and connection errors are tried again.
-          const final = (e.responseCode ?? 0) >= 500 && (e.code === "EENVELOPE" || e.code === "EMESSAGE");
-          return final ? { kind: "permanent", reason } : { kind: "retry", reason };
-        }
-      },
-      async notify(kind, subject, text, inquiryIds) {
+      deliver: ({ inquiry, target }) =>
+        send(buildMail(inquiry, { ...addresses, to: target, links: links.for(inquiry) }), inquiry.id),
+      notify(kind, subject, text, inquiryIds) {
         const id = `alert-${Date.now()}-${Math.random().toString(36).slice(2, 8)}`;
-        const result = await mailer.send(
-          {
-            from: addresses.from,
-            to: addresses.to,
-            replyTo: { name: site.name, address: addresses.to },
-            subject: cutAt(subject, 200),
-            text,
-            // Links in the text (the held summary's) are links in the HTML too.
-            html: `<pre style="white-space:pre-wrap">${escapeHtml(text).replace(/https?:\/\/[^\s<]+/g, (u) => `<a href="${u}">${u}</a>`)}</pre>`,
-            messageId: `<${id}@${config.siteHost}>`,
-            // What retention and `forget` read to delete a copy written to DATA_DIR/mail (contact/erasure.ts).
-            headers: { "X-Alert": kind, "X-Inquiry-Ids": inquiryIds.join(" ") },
-          },
-          id,
-        );
-        if (!result.accepted) throw new Error(result.detail);
+        const mail = {
+          from: addresses.from,
+          to: addresses.to,
+          replyTo: { name: site.name, address: addresses.to },
+          subject: cutAt(subject, 200),
+          text,
+          // Links in the text (the held summary's) are links in the HTML too.
+          html: `<pre style="white-space:pre-wrap">${escapeHtml(text).replace(/https?:\/\/[^\s<]+/g, (u) => `<a href="${u}">${u}</a>`)}</pre>`,
+          messageId: `<${id}@${config.siteHost}>`,
+          // What retention and `forget` read to delete a copy written to DATA_DIR/mail (contact/erasure.ts).
+          headers: { "X-Alert": kind, "X-Inquiry-Ids": inquiryIds.join(" ") },
+        };
+        return send(mail, id);
       },
-      async remind(inquiry, target, reminder) {
-        // The route's recipients and the escalation address, each once.
-        const to = [
-          ...new Set(
-            [target ?? addresses.to, config.LEAD_ESCALATION_TO ?? addresses.to].flatMap((list) =>
-              list.split(",").map((a) => a.trim().toLowerCase()),
-            ),
-          ),
-        ].join(", ");
+      remind(inquiry, target, reminder) {
+        const all = `${target},${config.LEAD_ESCALATION_TO ?? addresses.to}`.split(",");
+        const to = [...new Set(all.map((a) => a.trim().toLowerCase()))].join(", ");
         const mail = buildMail(inquiry, { ...addresses, to, links: links.for(inquiry), reminder });
-        const result = await mailer.send(mail, `reminder-${inquiry.id}`);
-        if (!result.accepted) throw new Error(`relay did not accept the reminder: ${result.detail}`);
-        return to;
+        return send(mail, `reminder-${inquiry.id}`, to);
       },
       describe: () => mailer.describe(),
       close: () => mailer.close(),

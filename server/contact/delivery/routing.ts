@@ -1,18 +1,21 @@
 import type { Config } from "../../config.ts";
 import { isLoopbackHost } from "../../guards.ts";
 import { timeOrderedId } from "../intake/ids.ts";
+import { promiseMs } from "../review/promise.ts";
 import type { NewDelivery } from "../storage/records.ts";
 import { CHANNELS, channelNamed } from "./channels.ts";
 
 /**
  * Leads routed by service line (CONTACT_ROUTES): each service (or "none", no service chosen) may
  * have its own email recipients and receivers; anything it does not name goes to the general ones.
- * A delivery's target is what its channel says (delivery/channel.ts: `targetFor`).
+ * A delivery's target is what its channel says (`targetFor`). The privacy notice names who receives
+ * leads and the hosts each uses (site.privacy.processors): a configuration that would send a lead to
+ * a channel or host it does not name is refused at start, in one line (a loopback host is ours). A
+ * lead's reminder is an email due when the promise may be up (business time never runs faster than
+ * the clock); the worker puts it off to the hour it really is.
  */
 
-/** One channel's share of a lead: the channel, and its target there. */
 export type Destination = { channel: string; target: string };
-/** The destinations of a lead, per route key ("default", a service, "none"): what the server records for `release`. */
 export type Routing = Record<string, Destination[]>;
 
 export function routingOf(config: Config): Routing {
@@ -24,15 +27,12 @@ export function routingOf(config: Config): Routing {
   return Object.fromEntries(["default", ...Object.keys(config.routes)].map((key) => [key, destinations(key)]));
 }
 
-/** The channels a routing sends leads through. */
 export const channelsOf = (routing: Routing) => [
   ...new Set(Object.values(routing).flatMap((ds) => ds.map((d) => d.channel))),
 ];
 
-/** A processor as the privacy notice names it (site.privacy.processors, keyed by channel). */
 type NamedProcessor = { name: string; hosts: readonly string[] };
 
-/** `host` is one of `hosts`: the same name, or under a `*.domain` entry. */
 export function hostNamed(host: string, hosts: readonly string[]): boolean {
   const h = host.toLowerCase().replace(/\.$/, "");
   return hosts.some((entry) => {
@@ -41,11 +41,6 @@ export function hostNamed(host: string, hosts: readonly string[]): boolean {
   });
 }
 
-/**
- * The privacy notice names who receives leads (site.privacy.processors, by channel) and the hosts
- * each uses: what this configuration would send to a channel or a host it does not name, one line;
- * nothing when all is named. A host on this machine (loopback) is ours.
- */
 export function unnamedProcessors(config: Config, named: Record<string, NamedProcessor>): string | undefined {
   const used = channelsOf(routingOf(config));
   const unnamed = used.filter((c) => !Object.hasOwn(named, c));
@@ -62,18 +57,33 @@ export function unnamedProcessors(config: Config, named: Record<string, NamedPro
   return undefined;
 }
 
-/** Where a lead for `service` goes ("" is no service chosen). */
 export const destinationsFor = (routing: Routing, service: string): Destination[] =>
   routing[service || "none"] ?? routing.default ?? [];
 
-/** An inquiry's deliveries, one per destination, each with the id it carries on every attempt. */
-export function newDeliveries(destinations: Destination[], inquiryId: string, config: Config, now = Date.now()) {
-  return destinations.map(
+export function newDeliveries(
+  routing: Routing,
+  inquiry: { id: string; receivedAt: number; service: string },
+  config: Config,
+  now = Date.now(),
+) {
+  const destinations = destinationsFor(routing, inquiry.service);
+  const leads = destinations.map(
     ({ channel, target }): NewDelivery => ({
       id: timeOrderedId(now),
       channel,
       target,
-      messageId: channelNamed(channel)?.deliveryId?.(inquiryId, config) ?? `msg_${inquiryId}`,
+      messageId: channelNamed(channel)?.deliveryId?.(inquiry.id, config) ?? `msg_${inquiry.id}`,
     }),
   );
+  const email = destinations.find((d) => d.channel === "email");
+  if (!email) return leads;
+  const reminder: NewDelivery = {
+    id: timeOrderedId(now),
+    kind: "reminder",
+    channel: "email",
+    target: email.target,
+    messageId: `<reminder-${inquiry.id}@${config.siteHost}>`,
+    at: inquiry.receivedAt + promiseMs(),
+  };
+  return [...leads, reminder];
 }

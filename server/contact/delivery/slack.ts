@@ -1,36 +1,22 @@
 import type { LeadLink } from "../review/links.ts";
 import type { Inquiry } from "../storage/records.ts";
-import {
-  type ChannelDefinition,
-  cutAt,
-  post,
-  receiverHosts,
-  receiverTarget,
-  receiverUrl,
-  receiverUrlOf,
-} from "./channel.ts";
+import { type ChannelDefinition, cutAt, post, receiver, receiverUrl } from "./channel.ts";
 import { SUSPECT_MARK, SUSPECT_NOTE } from "./email.ts";
 
-/** A message to a Slack incoming webhook (SLACK_WEBHOOK_URL, or a route's own), every field as plain text. */
-
-/** Slack's markup has three control characters; escaped, a visitor's text cannot mention or link. */
 export const escapeSlack = (s: string) => s.replace(/&/g, "&amp;").replace(/</g, "&lt;").replace(/>/g, "&gt;");
-
-/** At most `max` characters, never half of one (a surrogate pair, an emoji); a cut says so. */
-export function cut(text: string, max: number): string {
-  if (Array.from(text).length <= max) return text;
-  const mark = " … (cut: the whole message is in the email)";
-  return cutAt(text, max - mark.length) + mark;
-}
 
 export function slackMessage(inquiry: Inquiry, links: LeadLink[]) {
   const who = inquiry.company ? `${inquiry.name} (${inquiry.company})` : inquiry.name;
   const service = inquiry.service || "General";
   const mark = inquiry.suspect ? `${SUSPECT_MARK} ` : "";
   // Slack's limits: 2,000 characters a field, 3,000 a section, 150 a header.
-  const plain = (text: string, max = 2000) => ({ type: "plain_text", text: cut(text, max) || "—", emoji: false });
+  const plain = (text: string, max = 2000) => ({
+    type: "plain_text",
+    text: cutAt(text, max, " … (cut: the whole message is in the email)") || "—",
+    emoji: false,
+  });
   return {
-    // The notification text, and the fallback where blocks are not shown: markup switched off, escaped.
+    // The notification, and the fallback where blocks are not shown: markup off, escaped.
     text: escapeSlack(`${mark}New inquiry: ${service} — ${who} <${inquiry.email}>`),
     mrkdwn: false,
     blocks: [
@@ -71,14 +57,14 @@ const variables = {
     .meta({ description: "also post every lead to Slack (an incoming-webhook URL; no `user:password@`)" }),
 };
 
+const slackReceiver = receiver("slack", "SLACK_WEBHOOK_URL");
+
 export const slack: ChannelDefinition<typeof variables> = {
   name: "slack",
   variables,
-  routeField: { key: "slack", schema: receiverUrl },
-  targetFor: (config, key) => receiverTarget(config, key, "slack", config.SLACK_WEBHOOK_URL),
-  hostsOf: (config) => receiverHosts(config, "slack", "SLACK_WEBHOOK_URL", config.SLACK_WEBHOOK_URL),
+  ...slackReceiver,
   create(config, links) {
-    const urlFor = (target: string | null) => receiverUrlOf(config, target, "slack", config.SLACK_WEBHOOK_URL);
+    const urlFor = (target: string) => slackReceiver.urlFor(config, target);
     const timeoutMs = config.DELIVERY_TIMEOUT_MS;
     return {
       name: "slack",
@@ -87,12 +73,10 @@ export const slack: ChannelDefinition<typeof variables> = {
         if (!url) return { kind: "permanent", reason: "no Slack webhook URL for this route on this server" };
         return post(url, JSON.stringify(slackMessage(inquiry, links.for(inquiry))), {}, timeoutMs);
       },
-      async notify(_kind, subject, text) {
+      notify(_kind, subject, text) {
         const url = urlFor("default");
-        if (!url) throw new Error("no general Slack webhook URL");
-        const body = JSON.stringify({ text: escapeSlack(`${subject}\n${text}`), mrkdwn: false });
-        const outcome = await post(url, body, {}, timeoutMs);
-        if (outcome.kind !== "delivered") throw new Error(outcome.reason);
+        if (!url) return Promise.resolve({ kind: "permanent", reason: "no general Slack webhook URL" });
+        return post(url, JSON.stringify({ text: escapeSlack(`${subject}\n${text}`), mrkdwn: false }), {}, timeoutMs);
       },
       describe: () => "Slack incoming webhook",
     };

@@ -1,21 +1,13 @@
 import { Webhook } from "standardwebhooks";
 import { z } from "zod";
-import {
-  type Attempt,
-  type ChannelDefinition,
-  inquiryPayload,
-  post,
-  receiverHosts,
-  receiverTarget,
-  receiverUrl,
-  receiverUrlOf,
-} from "./channel.ts";
+import { type Attempt, type ChannelDefinition, inquiryPayload, post, receiver, receiverUrl } from "./channel.ts";
 
 /**
- * A JSON POST to WEBHOOK_URL (or a route's own receiver), signed per Standard Webhooks
- * (`standardwebhooks`), with a `webhook-id` that stays the same across retries so the receiver can
- * de-duplicate.
+ * A JSON POST to WEBHOOK_URL (or a route's own receiver) in Standard Webhooks' envelope (type,
+ * timestamp of the event, data), signed by `standardwebhooks` with every secret set (two while
+ * rotating), with a `webhook-id` that stays the same across retries so the receiver can de-duplicate.
  */
+const webhookReceiver = receiver("webhook", "WEBHOOK_URL");
 const variables = {
   WEBHOOK_URL: receiverUrl.optional().meta({
     description:
@@ -41,13 +33,10 @@ export const webhook: ChannelDefinition<typeof variables> = {
     (env.WEBHOOK_URL || Object.values(env.CONTACT_ROUTES ?? {}).some((r) => r.webhook)) && !env.WEBHOOK_SECRET
       ? "WEBHOOK_SECRET: required with WEBHOOK_URL or a route's webhook (whsec_…, see docs/configuration.md)"
       : undefined,
-  routeField: { key: "webhook", schema: receiverUrl },
-  targetFor: (config, key) => receiverTarget(config, key, "webhook", config.WEBHOOK_URL),
-  hostsOf: (config) => receiverHosts(config, "webhook", "WEBHOOK_URL", config.WEBHOOK_URL),
+  ...webhookReceiver,
   create(config, links) {
     const general = config.WEBHOOK_URL;
-    const urlFor = (target: string | null) => receiverUrlOf(config, target, "webhook", general);
-    // While rotating, two secrets: each payload carries a signature by each (Standard Webhooks allows several).
+    const urlFor = (target: string) => webhookReceiver.urlFor(config, target);
     const signers = (config.WEBHOOK_SECRET ?? "")
       .split(" ")
       .filter(Boolean)
@@ -66,30 +55,19 @@ export const webhook: ChannelDefinition<typeof variables> = {
     return {
       name: "webhook",
       deliver({ messageId, inquiry, target }) {
-        // Standard Webhooks' envelope: type, timestamp (of the event), data. Same id on every attempt.
         return send(urlFor(target), messageId, {
           type: "inquiry.received",
           timestamp: new Date(inquiry.receivedAt).toISOString(),
           data: inquiryPayload(inquiry, links),
         });
       },
-      async report(inquiry, target, event) {
-        // One id per event and inquiry, the same on every try: the receiver de-duplicates on it.
-        const outcome = await send(urlFor(target), `evt_${event.type.replace(/\W/g, "_")}_${inquiry.id}`, event);
-        // A receiver's final no (a 4xx other than 401/403/408/429: an event type it does not take) is
-        // its answer, not a failure to try again every few minutes.
-        if (outcome.kind === "permanent") return { refused: outcome.reason };
-        if (outcome.kind !== "delivered") throw new Error(outcome.reason);
-        return {};
-      },
-      async notify(kind, subject, text) {
-        const outcome = await send(urlFor("default"), `alert_${Date.now()}_${Math.random().toString(36).slice(2)}`, {
+      report: (_inquiry, target, event, id) => send(urlFor(target), id, event),
+      notify: (kind, subject, text) =>
+        send(urlFor("default"), `alert_${Date.now()}_${Math.random().toString(36).slice(2)}`, {
           type: kind === "delivery-failed" ? "delivery.failed" : "inquiries.held",
           timestamp: new Date().toISOString(),
           data: { subject, text },
-        });
-        if (outcome.kind !== "delivered") throw new Error(outcome.reason);
-      },
+        }),
       describe: () => (general ? `webhook ${new URL(general).origin}` : "webhook (routed leads only)"),
     };
   },

@@ -1,56 +1,82 @@
 import { randomUUID } from "node:crypto";
+import { setTimeout as sleep } from "node:timers/promises";
 import type { Logger } from "pino";
-import type { Config } from "../../config.ts";
+import type { Tuning } from "../../config.ts";
 import type { ContactMetrics } from "../metrics.ts";
+import { heldSummary } from "../review/held-summary.ts";
+import type { LeadLinks } from "../review/links.ts";
+import type { Promised } from "../review/promise.ts";
+import { reminderNow, reportEvent, reportOf } from "../review/reminders.ts";
 import { type Database, StorageUnavailableError } from "../storage/database.ts";
+import { recordReminded } from "../storage/inquiries.ts";
 import * as outbox from "../storage/outbox.ts";
-import type { Delivery } from "../storage/records.ts";
+import type { Delivery, DeliveryKind, NewDelivery } from "../storage/records.ts";
 import type { Attempt, Channel } from "./channel.ts";
 import { destinationsFor, type Routing } from "./routing.ts";
 
 /**
- * Delivers the outbox (docs/decisions/0004): claim what is due, hand each delivery to its channel,
- * mark it sent, or retry it with backoff until the retry window ends; a permanent failure is logged
- * at `fatal` and reported through the other channels. At least once: a duplicate carries the same id.
+ * Sends the outbox (docs/decisions/0004, 0024): claims what is due, hands each delivery to its
+ * channel, records it sent, or retries it with backoff until the give-up window ends; a lead that
+ * fails for good is logged at `fatal` and the other channels are alerted. At least once: a duplicate
+ * carries the same id. A lead goes where its service's leads go when it is sent, so a corrected
+ * route reaches the leads still waiting. Each delivery finishes on its own: one slow receiver never
+ * holds the others, and its claim is extended while the send lasts.
  */
 
-function retryDelay(attempt: number, baseMs: number, maxMs: number, random = Math.random): number {
-  const exponential = Math.min(maxMs, baseMs * 2 ** Math.max(0, attempt - 1));
-  // "Equal jitter": between half and all of the exponential delay, so retries from many jobs spread out.
-  return Math.round(exponential / 2 + (random() * exponential) / 2);
-}
+export const OUTBOX_POLL_MS = 1_000;
+export const OUTBOX_RETRY_BASE_MS = 30_000;
+export const OUTBOX_RETRY_MAX_MS = 60 * 60_000;
+export const OUTBOX_GIVE_UP_AFTER_MS = 24 * 60 * 60_000;
+export const OUTBOX_LEASE_MS = 2 * 60_000;
+const MAX_IN_HAND = 16;
 
-type WorkerParts = {
-  db: Database;
-  channels: Channel[];
-  /** Where each service's leads go now (delivery/routing.ts): a delivery follows it when it is sent. */
-  routing: Routing;
-  log: Logger;
-  /** The outbox's timings. */
-  config: Pick<
-    Config,
-    "OUTBOX_POLL_MS" | "OUTBOX_RETRY_BASE_MS" | "OUTBOX_RETRY_MAX_MS" | "OUTBOX_GIVE_UP_AFTER_MS" | "OUTBOX_LEASE_MS"
-  >;
-  metrics?: ContactMetrics;
+const SAID: Record<DeliveryKind, [string, string]> = {
+  lead: ["inquiry delivered", "inquiry delivery failed; will retry"],
+  reminder: [
+    "reply promise: reminder sent for a lead nobody took",
+    "reply promise: could not send a reminder; tried again later",
+  ],
+  "inquiry.taken": [
+    "reply promise: inquiry.taken sent to the webhook",
+    "reply promise: could not send inquiry.taken to the webhook; tried again later",
+  ],
+  "inquiry.reminded": [
+    "reply promise: inquiry.reminded sent to the webhook",
+    "reply promise: could not send inquiry.reminded to the webhook; tried again later",
+  ],
+  "delivery-failed": ["delivery failure reported", "could not report a delivery failure; tried again later"],
+  "held-summary": ["held-messages summary sent", "could not send the held-messages summary; tried again later"],
 };
 
-/** How many deliveries one worker makes at once. */
-const MAX_IN_HAND = 16;
+type Outcome = Attempt | "drop" | { at: number };
 
 export class OutboxWorker {
   readonly id = `worker-${randomUUID()}`;
   private running = false;
   private wake: (() => void) | null = null;
   private loop: Promise<void> | null = null;
-  /** Deliveries being made: each finishes on its own, bounded by its channel's timeout. */
   private readonly inFlight = new Set<Promise<void>>();
-  private readonly parts: WorkerParts;
   private readonly channels: Map<string, Channel>;
   private readonly log: Logger;
-  constructor(parts: WorkerParts) {
+  private readonly now: () => number;
+
+  private readonly parts: {
+    db: Database;
+    channels: Channel[];
+    routing: Routing;
+    log: Logger;
+    config: Tuning;
+    metrics?: ContactMetrics;
+    clock?: () => number;
+    facts?: Promised;
+    links?: LeadLinks;
+  };
+
+  constructor(parts: OutboxWorker["parts"]) {
     this.parts = parts;
     this.channels = new Map(parts.channels.map((c) => [c.name, c]));
     this.log = parts.log.child({ worker: this.id });
+    this.now = parts.clock ?? Date.now;
   }
 
   start(): void {
@@ -59,17 +85,14 @@ export class OutboxWorker {
     this.loop = this.run();
   }
 
-  /** A new delivery was stored: look for work now instead of at the next poll. */
   nudge(): void {
     this.wake?.();
   }
 
-  /** Resolves when the deliveries in hand have been made and recorded. */
   async settled(): Promise<void> {
     while (this.inFlight.size > 0) await Promise.all(this.inFlight);
   }
 
-  /** Finish the deliveries in hand (up to `graceMs`), then give back any still claimed. */
   async stop(graceMs = 10_000): Promise<void> {
     if (!this.running) return;
     this.running = false;
@@ -82,34 +105,21 @@ export class OutboxWorker {
 
   private async run(): Promise<void> {
     while (this.running) {
-      let worked = 0;
-      try {
-        worked = await this.pass();
-      } catch (err) {
-        // An outage was logged once by the database's watcher; the next poll tries again.
-        if (!(err instanceof StorageUnavailableError)) {
-          this.log.error({ err: { message: (err as Error).message } }, "outbox pass failed");
-        }
-      }
-      if (worked === 0 && this.running) {
-        await new Promise<void>((resolve) => {
-          const timer = setTimeout(resolve, this.parts.config.OUTBOX_POLL_MS);
-          this.wake = () => {
-            clearTimeout(timer);
-            resolve();
-          };
-        });
-        this.wake = null;
-      }
+      const worked = await this.pass().catch((err: Error) => {
+        // An outage was logged once by the database's watcher.
+        if (!(err instanceof StorageUnavailableError))
+          this.log.error({ err: { message: err.message } }, "outbox pass failed");
+        return 0;
+      });
+      if (worked > 0 || !this.running) continue;
+      const woken = new AbortController();
+      this.wake = () => woken.abort();
+      await sleep(this.parts.config.OUTBOX_POLL_MS, null, { signal: woken.signal }).catch(() => undefined);
+      this.wake = null;
     }
   }
 
-  /**
-   * One pass: claim what is due, up to 16 in hand at once, and start each delivery; it finishes on
-   * its own, so one slow receiver never holds the others (the loop claims again as each ends).
-   * Returns how many it started.
-   */
-  async pass(now = Date.now()): Promise<number> {
+  async pass(now = this.now()): Promise<number> {
     const room = MAX_IN_HAND - this.inFlight.size;
     if (room <= 0) return 0;
     const claimant = {
@@ -119,7 +129,7 @@ export class OutboxWorker {
     };
     const due = await outbox.claimDue(this.parts.db, claimant, now, room);
     for (const delivery of due) {
-      const made: Promise<void> = this.deliver(delivery)
+      const made: Promise<void> = this.deliver(delivery as Delivery)
         .catch((err: Error) => this.log.error({ err: { message: err.message } }, "delivery not recorded"))
         .finally(() => {
           this.inFlight.delete(made);
@@ -130,89 +140,118 @@ export class OutboxWorker {
     return due.length;
   }
 
-  private async deliver(claimed: Delivery): Promise<void> {
-    const { db, metrics, config } = this.parts;
-    const { inquiryId, attempts } = claimed;
-    const log = this.log.child({ inquiryId, channel: claimed.channel, attempt: attempts });
-    const channel = this.channels.get(claimed.channel);
-    // One rule for every channel: a delivery goes where this service's leads go when it is sent, so
-    // a corrected address or a changed route reaches the leads still waiting.
-    const destination = destinationsFor(this.parts.routing, claimed.inquiry.service).find(
-      (d) => d.channel === claimed.channel,
+  private async attempt(d: Delivery, now: number): Promise<Outcome> {
+    const channel = this.channels.get(d.channel);
+    if (!channel) return { kind: "permanent", reason: `the ${d.channel} channel is not configured on this server` };
+    if (d.kind === "delivery-failed" || d.kind === "held-summary") {
+      const words =
+        d.kind === "held-summary" && this.parts.links
+          ? await heldSummary(this.parts.db, this.parts.links, d.payload ?? "{}", now)
+          : JSON.parse(d.payload ?? "{}");
+      return words ? channel.notify(d.kind, words.subject, words.text, words.inquiryIds) : "drop";
+    }
+    const { inquiry } = d;
+    if (!inquiry) return "drop";
+    const target = destinationsFor(this.parts.routing, inquiry.service).find((x) => x.channel === d.channel)?.target;
+    if (d.kind === "lead") {
+      if (!target)
+        return { kind: "permanent", reason: `this service's leads no longer go to ${d.channel} on this server` };
+      d.target = target;
+      return channel.deliver({ ...d, inquiry, target });
+    }
+    if (!target) return "drop";
+    if (d.kind === "reminder") {
+      const reminder = reminderNow(inquiry, now, this.parts.facts);
+      if (reminder === "drop" || "at" in reminder) return reminder;
+      return channel.remind?.(inquiry, target, reminder) ?? "drop";
+    }
+    return (
+      channel.report?.(inquiry, target, reportEvent(d.kind, inquiry, now, this.parts.facts), d.messageId) ?? "drop"
     );
-    const delivery = { ...claimed, target: destination?.target ?? null };
-    // The claim is held while the send lasts: never taken over, and sent again, while this worker lives.
-    const lease = config.OUTBOX_LEASE_MS;
-    const hold = setInterval(() => {
-      outbox.extendClaim(db, delivery.id, this.id, Date.now() + lease).catch(() => undefined);
-    }, lease / 3);
-    const attempt: Attempt = !destination
-      ? { kind: "permanent", reason: `this service's leads no longer go to ${claimed.channel} on this server` }
-      : channel
-        ? await channel.deliver(delivery).catch((err: Error) => ({ kind: "retry" as const, reason: err.message }))
-        : { kind: "permanent", reason: `the ${delivery.channel} channel is not configured on this server` };
-    clearInterval(hold);
-    const now = Date.now();
-    if (attempt.kind === "delivered") {
-      const marked = await outbox.markSent(db, delivery.id, this.id, now, delivery.target);
-      metrics?.delivered(delivery.channel, (now - delivery.inquiry.receivedAt) / 1000);
-      log.info({ via: channel?.describe(), to: delivery.target, detail: attempt.detail, marked }, "inquiry delivered");
-      if (attempt.refused) {
-        // Delivered to those who took it; the ones who refused it for good are named, once.
-        const reason = `refused by ${attempt.refused.join(", ")}: ${attempt.detail}`;
-        log.fatal(
-          { reason },
-          `INQUIRY ${delivery.channel.toUpperCase()} REFUSED BY SOME RECIPIENTS; see \`npm run inquiries -- show ${inquiryId}\``,
-        );
-        await this.alert(delivery, reason);
-      }
-      return;
-    }
-    const reason = attempt.reason.slice(0, 1000);
-    // Not recorded: marked spam while this attempt was under way (it is cancelled, never tried again,
-    // nobody is alerted), or the claim was lost to another worker (which records it).
-    const cancelled = async () => {
-      if (await outbox.cancelHeld(db, delivery.id, this.id))
-        log.info({ reason }, "inquiry delivery cancelled: marked spam while under way, not tried again");
-    };
-    if (attempt.kind === "permanent" || now - delivery.createdAt >= config.OUTBOX_GIVE_UP_AFTER_MS) {
-      if (!(await outbox.markFailed(db, delivery.id, this.id, reason))) {
-        await cancelled();
-        return;
-      }
-      metrics?.failed(delivery.channel);
-      // Loud on purpose: a person must look at this inquiry (`npm run inquiries -- retry` after a fix).
-      log.fatal(
-        { reason, permanent: attempt.kind === "permanent" },
-        `INQUIRY ${delivery.channel.toUpperCase()} DELIVERY FAILED PERMANENTLY; see \`npm run inquiries -- show ${delivery.inquiryId}\``,
-      );
-      await this.alert(delivery, reason);
-      return;
-    }
-    const backoff = retryDelay(delivery.attempts, config.OUTBOX_RETRY_BASE_MS, config.OUTBOX_RETRY_MAX_MS);
-    const delay = Math.max(backoff, attempt.retryAfterMs ?? 0);
-    if (!(await outbox.markRetry(db, delivery.id, this.id, now + delay, reason))) {
-      await cancelled();
-      return;
-    }
-    metrics?.retried(delivery.channel);
-    log.warn({ reason, retryInMs: delay }, "inquiry delivery failed; will retry");
   }
 
-  /** Tell the people through every other channel that one delivery of an inquiry failed for good. */
-  private async alert(delivery: Delivery, reason: string): Promise<void> {
-    const subject = `Lead delivery failed: ${delivery.channel} for inquiry ${delivery.inquiryId}`;
-    const text = [
-      `The ${delivery.channel} delivery of inquiry ${delivery.inquiryId} (from ${delivery.inquiry.name}, received ${new Date(delivery.inquiry.receivedAt).toISOString()}) failed permanently: ${reason}`,
-      `See it with \`npm run inquiries -- show ${delivery.inquiryId}\`; after a fix, \`npm run inquiries -- retry --channel ${delivery.channel}\`.`,
-    ].join("\n");
-    for (const other of this.channels.values()) {
-      if (other.name === delivery.channel) continue;
-      const log = this.log.child({ inquiryId: delivery.inquiryId, channel: delivery.channel, via: other.name });
-      await other.notify("delivery-failed", subject, text, [delivery.inquiryId]).then(
-        () => log.info("delivery failure reported"),
-        (err: Error) => log.error({ err: { message: err.message } }, "could not report a delivery failure"),
-      );
+  private async deliver(d: Delivery): Promise<void> {
+    const { db, metrics, config } = this.parts;
+    const kind = d.kind as DeliveryKind;
+    const log = this.log.child({ inquiryId: d.inquiryId ?? undefined, channel: d.channel, attempt: d.attempts });
+    const lease = config.OUTBOX_LEASE_MS;
+    const hold = setInterval(() => {
+      outbox.extendClaim(db, d.id, this.id, this.now() + lease).catch(() => undefined);
+    }, lease / 3);
+    const outcome = await this.attempt(d, this.now()).catch(
+      (err: Error): Outcome => ({ kind: "retry", reason: err.message }),
+    );
+    clearInterval(hold);
+    const now = this.now();
+    if (outcome === "drop") return outbox.drop(db, d.id, this.id);
+    if ("at" in outcome) return outbox.postpone(db, d.id, this.id, outcome.at);
+    const see = `see \`npm run inquiries -- show ${d.inquiryId}\``;
+    if (outcome.kind === "delivered") {
+      const recorded = await outbox.recordSent(db, d.id, this.id, now, d.target);
+      if (kind === "lead" && d.inquiry) {
+        metrics?.delivered(d.channel, (now - d.inquiry.receivedAt) / 1000);
+        const via = this.channels.get(d.channel)?.describe();
+        log.info({ via, to: d.target, detail: outcome.detail, marked: recorded }, SAID.lead[0]);
+      } else log.info({ to: outcome.detail ?? d.target }, SAID[kind][0]);
+      if (kind === "reminder" && d.inquiry && recorded) {
+        await recordReminded(db, d.inquiry.id, now, reportOf("inquiry.reminded", d.inquiry, this.parts.routing, now));
+        metrics?.reminded();
+        this.nudge();
+      }
+      if (outcome.refused && kind === "lead") {
+        const reason = `refused by ${outcome.refused.join(", ")}: ${outcome.detail}`;
+        log.fatal({ reason }, `INQUIRY ${d.channel.toUpperCase()} REFUSED BY SOME RECIPIENTS; ${see}`);
+        await this.alert(d, reason, "refused", now);
+      }
+      return;
     }
+    const reason = outcome.reason.slice(0, 1000);
+    // Not recorded: held while under way (cancelled, nobody alerted), or the claim went to another worker.
+    const cancelled = async () => {
+      if (await outbox.cancelHeld(db, d.id, this.id))
+        log.info({ reason }, "inquiry delivery cancelled: marked spam while under way, not tried again");
+    };
+    if (outcome.kind === "permanent" || now - d.createdAt >= config.OUTBOX_GIVE_UP_AFTER_MS) {
+      if (!(await outbox.fail(db, d.id, this.id, reason))) return cancelled();
+      metrics?.failed(d.channel);
+      if (kind !== "lead")
+        return log.error({ reason, kind }, `${SAID[kind][1].replace(/; tried again later$/, "")}: failed for good`);
+      const permanent = outcome.kind === "permanent";
+      log.fatal({ reason, permanent }, `INQUIRY ${d.channel.toUpperCase()} DELIVERY FAILED PERMANENTLY; ${see}`);
+      return this.alert(d, reason, "failed", now);
+    }
+    // Equal jitter: between half and all of the exponential delay, so many retries spread out.
+    const exponential = Math.min(
+      config.OUTBOX_RETRY_MAX_MS,
+      config.OUTBOX_RETRY_BASE_MS * 2 ** Math.max(0, d.attempts - 1),
+    );
+    const delay = Math.max(Math.round(exponential / 2 + (Math.random() * exponential) / 2), outcome.retryAfterMs ?? 0);
+    if (!(await outbox.retryAt(db, d.id, this.id, now + delay, reason))) return cancelled();
+    metrics?.retried(d.channel);
+    log.warn({ reason, retryInMs: delay }, SAID[kind][1]);
+  }
+
+  private async alert(d: Delivery, reason: string, why: string, now: number): Promise<void> {
+    const i = d.inquiry;
+    const subject = `Lead delivery failed: ${d.channel} for inquiry ${d.inquiryId}`;
+    const text = [
+      `The ${d.channel} delivery of inquiry ${d.inquiryId} (from ${i?.name}, received ${new Date(i?.receivedAt ?? now).toISOString()}) failed permanently: ${reason}`,
+      `See it with \`npm run inquiries -- show ${d.inquiryId}\`; after a fix, \`npm run inquiries -- retry --channel ${d.channel}\`.`,
+    ].join("\n");
+    const payload = JSON.stringify({ subject, text, inquiryIds: [d.inquiryId] });
+    const alerts = [...this.channels.keys()]
+      .filter((c) => c !== d.channel)
+      .map(
+        (channel): NewDelivery => ({
+          id: `${d.id}-${why}-${channel}`,
+          kind: "delivery-failed",
+          channel,
+          target: "default",
+          messageId: `alert_${d.id}_${why}`,
+          payload,
+        }),
+      );
+    await this.parts.db.transaction((tx) => outbox.queue(tx, d.inquiryId, alerts, now));
+    this.nudge();
   }
 }

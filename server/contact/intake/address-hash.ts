@@ -1,6 +1,4 @@
 import { createHmac } from "node:crypto";
-import { existsSync, readFileSync } from "node:fs";
-import { join } from "node:path";
 import type { Config } from "../../config.ts";
 import { clientKeys } from "../../guards.ts";
 import type { KeyRing } from "../keys.ts";
@@ -13,24 +11,11 @@ import { formTokens } from "./form-token.ts";
  * storage/keys.ts), so after that nobody, the company included, can tell which address made a hash.
  */
 
-/** Where an earlier release kept its one secret when IP_HASH_KEY was not set. */
-const LEGACY_KEY_FILE = "secrets/ip-hash.key";
+export type AddressHasher = ReturnType<typeof addressHasher>;
 
-/** The one secret of an earlier release (IP_HASH_KEY, or its key file), whose links and tokens keep working; undefined if none. */
-export function legacySecret(opts: { IP_HASH_KEY?: string; dataDir: string }): string | undefined {
-  if (opts.IP_HASH_KEY) return opts.IP_HASH_KEY;
-  const file = join(opts.dataDir, LEGACY_KEY_FILE);
-  return existsSync(file) ? readFileSync(file, "utf8").trim() || undefined : undefined;
-}
-
-export type AddressHasher = {
-  /** The hashes an address is stored and limited by: its own, and its network's. Null without an address. */
-  hashes(ip: string | undefined, now?: number): Promise<{ address: string; network: string } | null>;
-};
-
-export function addressHasher(ring: KeyRing): AddressHasher {
+export function addressHasher(ring: KeyRing) {
   return {
-    async hashes(ip, now = Date.now()) {
+    async hashes(ip: string | undefined, now = Date.now()) {
       const keys = ip ? clientKeys(ip) : null;
       if (!keys) return null;
       const key = await ring.addressKey(now);
@@ -41,7 +26,6 @@ export function addressHasher(ring: KeyRing): AddressHasher {
   };
 }
 
-/** What each key of the ring does: client addresses' hashes, the contact page's form tokens (form-token.ts), the links in a lead (review/links.ts). */
 export const secretKeys = (ring: KeyRing, config: Pick<Config, "SITE_URL" | "INQUIRY_LINK_DAYS">) => ({
   ring,
   hasher: addressHasher(ring),

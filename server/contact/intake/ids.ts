@@ -1,10 +1,7 @@
 import { randomBytes } from "node:crypto";
 
-/**
- * Identifiers for inquiries and deliveries: UUID version 7 (RFC 9562 §5.7), the creation time in
- * milliseconds in the first 48 bits, random bits after it, so ids sort in the order rows were made.
- * The time in an id is no secret: the visitor who gets it back knows when they sent the form.
- */
+// UUID version 7 (RFC 9562 §5.7): ids sort in the order rows were made. The time in one is no
+// secret: the visitor who gets it back knows when they sent the form.
 export function timeOrderedId(now = Date.now()): string {
   const b = randomBytes(16);
   b.writeUIntBE(now, 0, 6);

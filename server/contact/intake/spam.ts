@@ -3,10 +3,13 @@ import type { Config } from "../../config.ts";
 import type { TokenCheck } from "./form-token.ts";
 
 /**
- * Is this submission a person's? Each layer names what it saw; any reason holds the inquiry: it is
- * stored and answered like any other (a bot learns nothing), delivered nowhere, and listed by
- * `npm run inquiries -- held` for a person to release. docs/decisions/0007-spam-defence.md.
+ * Is this submission a person's? Each layer names what it saw; any reason holds the inquiry: stored
+ * and answered like any other (a bot learns nothing), delivered nowhere (ADR 0007).
  */
+
+export const MIN_FILL_MS = 3_000;
+export const FORM_TOKEN_MAX_AGE_MS = 24 * 60 * 60_000;
+export const MAX_LINKS = 2;
 
 const URL_LIKE = /\b(?:https?:\/\/|www\.)\S+|\[url[=\]]|<a\s+href/gi;
 const URL_ANYWHERE = new RegExp(URL_LIKE.source, "i");
@@ -14,10 +17,8 @@ const URL_ANYWHERE = new RegExp(URL_LIKE.source, "i");
 export function spamReasons(s: {
   data: ContactInput;
   trap: string;
-  /** The page token's check; null where no page token can exist (an allowed origin's app). */
   token: TokenCheck | null;
   duplicate: boolean;
-  /** The thresholds. */
   policy: Pick<Config, "SPAM_MIN_FILL_MS" | "FORM_TOKEN_MAX_AGE_MS" | "SPAM_MAX_LINKS">;
 }): string[] {
   const reasons: string[] = [];

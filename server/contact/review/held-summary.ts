@@ -1,41 +1,46 @@
-import type { Logger } from "pino";
-import type { Channel } from "../delivery/channel.ts";
 import type { Database } from "../storage/database.ts";
 import { listHeld } from "../storage/inquiries.ts";
-import { claimTurn, readSetting, writeSetting } from "../storage/settings.ts";
+import { queue, waiting } from "../storage/outbox.ts";
+import { readSetting, writeSetting } from "../storage/settings.ts";
 import type { LeadLinks } from "./links.ts";
 
 /**
- * At most once per interval across every instance (housekeeping.ts runs it): one email of what was
- * held as suspected spam since the last summary, each with its "Not spam" link, so that a person
- * held by mistake is noticed. Nothing held: nothing sent. True when a summary was sent.
+ * At most once per interval: one email of what was held as suspected spam since the last summary,
+ * each with its "Not spam" link, so that a person held by mistake is noticed. A delivery of the
+ * outbox whose id names the interval: however many instances queue it at once, one goes. Its words
+ * are written when it is sent, so a message erased meanwhile is in no summary.
  */
-export async function sendHeldSummary(parts: {
-  db: Database;
-  /** The email channel: where the summary goes. */
-  email: Channel | undefined;
-  links: LeadLinks;
-  intervalMs: number;
-  log: Logger;
-}): Promise<boolean> {
-  const { db, email, links, intervalMs: interval, log } = parts;
-  if (!email) return false;
-  // One instance tries at a time (a short claim); the summary is marked sent only once it is, so a
-  // failed one is tried again at the next claim and no held message goes unsummarized.
-  const turn = await claimTurn(db, "held_summary_claim", Math.min(interval, 300_000));
-  if (!turn) return false;
-  const sentAt = Number((await readSetting(db, "held_summary_at")) ?? 0);
-  if (sentAt <= turn.now && turn.now - sentAt < interval) return false;
-  // Since the last summary; never sent: everything held so far; stamped ahead (a clock that ran ahead): one interval.
-  const since = sentAt <= turn.now ? sentAt : turn.now - interval;
-  const held = await listHeld(db, since);
-  if (held.length === 0) return false;
-  const listed = held.slice(0, 20);
+
+export const HELD_SUMMARY_INTERVAL_MS = 24 * 60 * 60_000;
+const LISTED = 20;
+
+export async function queueHeldSummary(db: Database, interval: number, now: number) {
+  if (await waiting(db, "held-summary")) return false;
+  const last = Number((await readSetting(db, "held_summary_at")) ?? 0);
+  // Stamped by a clock that ran ahead: one interval back.
+  if (last <= now && now - last < interval) return false;
+  const since = last <= now ? last : now - interval;
+  if ((await listHeld(db, since)).length === 0) return false;
+  const id = `held-summary-${Math.floor(now / interval)}`;
+  const payload = JSON.stringify({ since, until: now });
+  await db.transaction(async (tx) => {
+    const summary = { id, kind: "held-summary" as const, channel: "email", target: "default", messageId: id, payload };
+    await queue(tx, null, [summary], now);
+    await writeSetting(tx, "held_summary_at", String(now));
+  });
+  return true;
+}
+
+export async function heldSummary(db: Database, links: LeadLinks, payload: string, now: number) {
+  const { since, until } = JSON.parse(payload) as { since: number; until: number };
+  const held = (await listHeld(db, since)).filter((i) => i.receivedAt <= until);
+  if (held.length === 0) return null;
+  const listed = held.slice(0, LISTED);
   const lines = listed.flatMap((i) => [
     `- ${i.name} <${i.email}>: ${i.heldReason ?? "held"} (${i.id})`,
-    ...links.for(i, turn.now).map((l) => `  ${l.label}: ${l.url}`),
+    ...links.for(i, now).map((l) => `  ${l.label}: ${l.url}`),
   ]);
-  if (held.length > 20) lines.push(`- and ${held.length - 20} more`);
+  if (held.length > LISTED) lines.push(`- and ${held.length - LISTED} more`);
   const from = since > 0 ? ` since ${new Date(since).toISOString().slice(0, 16).replace("T", " ")} UTC` : "";
   const text = [
     `${held.length} message(s) were held as suspected spam${since > 0 ? ` since ${new Date(since).toISOString()}` : ""}:`,
@@ -43,18 +48,5 @@ export async function sendHeldSummary(parts: {
     "",
     "A message a person sent: open its link and press the button; it is delivered as a new lead would be, and the filter learns from it. The link works for the days INQUIRY_LINK_DAYS says.",
   ].join("\n");
-  try {
-    await email.notify(
-      "held-summary",
-      `Held as spam: ${held.length} message(s)${from}`,
-      text,
-      listed.map((i) => i.id),
-    );
-    await writeSetting(db, "held_summary_at", String(turn.now));
-    log.info({ held: held.length }, "held-messages summary sent");
-    return true;
-  } catch (err) {
-    log.error({ err: { message: (err as Error).message } }, "could not send the held-messages summary");
-    return false;
-  }
+  return { subject: `Held as spam: ${held.length} message(s)${from}`, text, inquiryIds: listed.map((i) => i.id) };
 }

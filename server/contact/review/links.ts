@@ -2,84 +2,62 @@ import { createHmac, timingSafeEqual } from "node:crypto";
 import { ACTION_LABEL, LEAD_PATH, LEAD_TOKEN_FIELD, type ReviewAction } from "../../../app/contact/lead.ts";
 import type { Config } from "../../config.ts";
 import { isLoopbackHost } from "../../guards.ts";
-import { type KeyRing, LEGACY_KEY_ID } from "../keys.ts";
+import type { KeyRing } from "../keys.ts";
 import { type Inquiry, type SpamVerdict, verdictOf } from "../storage/records.ts";
 
 /**
  * The signed links in every lead (email, Slack, webhook) and in the held summary: capability links,
- * as unsubscribe links are. A token names one inquiry and one action, expires, and is an HMAC with
- * the `links` key of the ring (keys.ts), kept in the database: every instance on it signs and checks
- * the same links, and a restored backup keeps them working. ADR 0016, 0017.
+ * as unsubscribe links are (ADR 0016, 0017). A token names one inquiry and one action, expires, and
+ * is an HMAC with the ring's `links` key, kept in the database: every instance signs and checks the
+ * same links, and a restored backup keeps them working. A key since retired says "retired"; an id
+ * never made is a forgery. SITE_URL must be an https origin the links can point at (http only to
+ * this machine); unset, it is refused once leads leave this machine.
  */
 
 export type LinkCheck =
   | { ok: true; inquiryId: string; action: ReviewAction; expires: number }
   | { ok: false; reason: "invalid" | "expired" | "retired" };
-
 export type LeadLink = { action: ReviewAction; label: string; url: string };
 
-const ACTIONS: readonly ReviewAction[] = ["spam", "release", "take"];
-/**
- * The links that fit each verdict: a lead "I'm on it" and "Spam" (and "Not spam" when possible
- * spam); a held one "Not spam".
- */
 const FITTING: Record<SpamVerdict, ReviewAction[]> = {
   clean: ["take", "spam"],
-  suspect: ["take", "spam", "release"],
-  held: ["release"],
+  suspect: ["take", "spam", "not-spam"],
+  held: ["not-spam"],
 };
-/** Links signed before "release" was the word for "not spam" still work until they expire. */
-const FORMER: Record<string, ReviewAction> = { lead: "release" };
 const ID = /^[0-9a-f-]{36}$/;
 const KEY_ID = /^[a-z0-9]{1,16}$/;
-
 const sign = (key: Buffer, payload: string) => createHmac("sha256", key).update(payload).digest("base64url");
 
-/**
- * `<inquiry>.<action>.<expires>.<key id>.<signature>`, signed with the ring's `links` key (keys.ts);
- * a link of an earlier release has no key id (four parts) and is checked with its key, kept as "legacy".
- */
 export function leadLinks(ring: KeyRing, config: Pick<Config, "SITE_URL" | "INQUIRY_LINK_DAYS">) {
-  const ttlMs = config.INQUIRY_LINK_DAYS * 86_400_000;
-
-  /** A token; `expires` (epoch ms) for one that must not outlive the link it came from. */
-  const token = (inquiryId: string, action: ReviewAction, now = Date.now(), expires = now + ttlMs) => {
+  const token = (
+    inquiryId: string,
+    action: ReviewAction,
+    now = Date.now(),
+    expires = now + config.INQUIRY_LINK_DAYS * 86_400_000,
+  ) => {
     const key = ring.signing("links");
     const payload = `${inquiryId}.${action}.${Math.ceil(expires / 1000).toString(36)}.${key.id}`;
     return `${payload}.${sign(key.secret, payload)}`;
   };
-  const url = (inquiryId: string, action: ReviewAction, now = Date.now()) => {
-    const u = new URL(LEAD_PATH, config.SITE_URL);
-    u.searchParams.set(LEAD_TOKEN_FIELD, token(inquiryId, action, now));
-    return u.href;
-  };
-
   return {
     token,
-    /** The links that fit an inquiry's state (FITTING). */
-    for(inquiry: Pick<Inquiry, "id" | "held" | "suspect">, now = Date.now()): LeadLink[] {
-      return FITTING[verdictOf(inquiry)].map((action) => ({
-        action,
-        label: ACTION_LABEL[action],
-        url: url(inquiry.id, action, now),
-      }));
-    },
+    for: (inquiry: Pick<Inquiry, "id" | "held" | "suspect">, now = Date.now()): LeadLink[] =>
+      FITTING[verdictOf(inquiry)].map((action) => {
+        const url = new URL(LEAD_PATH, config.SITE_URL);
+        url.searchParams.set(LEAD_TOKEN_FIELD, token(inquiry.id, action, now));
+        return { action, label: ACTION_LABEL[action], url: url.href };
+      }),
     async verify(given: string, now = Date.now()): Promise<LinkCheck> {
       const parts = given.split(".");
-      if (parts.length !== 4 && parts.length !== 5) return { ok: false, reason: "invalid" };
-      const [inquiryId = "", named = "", expires = ""] = parts;
-      const action = Object.hasOwn(FORMER, named) ? FORMER[named] : named;
-      const keyId = parts.length === 5 ? (parts[3] ?? "") : LEGACY_KEY_ID;
-      if (!KEY_ID.test(keyId)) return { ok: false, reason: "invalid" };
+      const [inquiryId = "", action = "", expires = "", keyId = "", signature = ""] = parts;
+      if (parts.length !== 5 || !KEY_ID.test(keyId)) return { ok: false, reason: "invalid" };
       const key = await ring.find("links", keyId, now);
-      // Signed by this server with a key since retired and deleted (a rotation): said as such; an id
-      // never made is a forgery.
       if (!key) return { ok: false, reason: ring.wasIssued("links", keyId) ? "retired" : "invalid" };
       const expected = Buffer.from(sign(key, parts.slice(0, -1).join(".")));
-      const actual = Buffer.from(parts.at(-1) ?? "");
+      const actual = Buffer.from(signature);
       if (actual.length !== expected.length || !timingSafeEqual(actual, expected))
         return { ok: false, reason: "invalid" };
-      if (!ID.test(inquiryId) || !ACTIONS.includes(action as ReviewAction)) return { ok: false, reason: "invalid" };
+      if (!ID.test(inquiryId) || !Object.hasOwn(ACTION_LABEL, action)) return { ok: false, reason: "invalid" };
       const expiresMs = Number.parseInt(expires, 36) * 1000;
       if (expiresMs <= now) return { ok: false, reason: "expired" };
       return { ok: true, inquiryId, action: action as ReviewAction, expires: expiresMs };
@@ -89,13 +67,6 @@ export function leadLinks(ring: KeyRing, config: Pick<Config, "SITE_URL" | "INQU
 
 export type LeadLinks = ReturnType<typeof leadLinks>;
 
-/**
- * Why the links in a lead would be wrong with this SITE_URL, or null. Set, it must be an origin
- * (no path, no user:password) over https (http only to this machine). Unset, the links would point
- * at the default www.example.com: refused once leads leave this machine (`leadsLeave`: a relay,
- * Slack or a webhook is configured); with only the .eml files of DATA_DIR/mail (a laptop's
- * `npm start`) the start goes on.
- */
 export function siteUrlProblem(config: Pick<Config, "SITE_URL" | "siteUrlSet">, leadsLeave: boolean): string | null {
   const why = "the links in a lead point at it";
   if (!config.siteUrlSet)

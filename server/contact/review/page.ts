@@ -1,32 +1,70 @@
 import type { Logger } from "pino";
 import { site } from "../../../app/config/site.ts";
-import { type LeadPage, type LeadSummary, type LeadView, TAKEN_BY_MAX } from "../../../app/contact/lead.ts";
+import {
+  type LeadPage,
+  type LeadSummary,
+  type LeadView,
+  type ReviewAction,
+  TAKEN_BY_MAX,
+} from "../../../app/contact/lead.ts";
 import type { Config } from "../../config.ts";
 import { cutAt } from "../delivery/channel.ts";
+import { newDeliveries, type Routing } from "../delivery/routing.ts";
 import type { ContactPipeline, LimitSpec } from "../intake/pipeline.ts";
-import { StorageUnavailableError } from "../storage/database.ts";
-import { get } from "../storage/inquiries.ts";
+import { type Database, StorageUnavailableError } from "../storage/database.ts";
+import { get, type Marked, markSpam, notSpam, type Taken, take, undo } from "../storage/inquiries.ts";
 import { type Inquiry, verdictOf } from "../storage/records.ts";
-import { performAction } from "./actions.ts";
+import { readSetting } from "../storage/settings.ts";
 import type { LeadLinks } from "./links.ts";
+import { reportOf } from "./reminders.ts";
 
 /**
- * What the page behind a lead's signed links (app/routes/lead.tsx) asks the server. Opening a link
- * only shows the inquiry and a button (mail scanners and link unfurlers follow links); the button's
- * POST acts, through the one implementation the CLI uses too (actions.ts). Every use is one log
- * line naming the inquiry and the action, never the token. POSTs are limited per client address,
- * counted as the form's submissions are (table rate_limits), so the limit holds across instances.
+ * The company's actions on an inquiry, one implementation for the page behind a lead's signed links
+ * (app/routes/lead.tsx) and the CLI. All are idempotent: done twice, the second changes nothing (a
+ * take says who was first). Undo puts back what the last Spam or Not spam changed; a take has no
+ * undo (the others may already have read who is on it). A lead goes where the server sends its
+ * service's leads (the routing it records at start), not where this process's environment says.
+ * Opening a link only shows the inquiry and a button (mail scanners follow links); the button's POST
+ * acts, limited per client address as the form's submissions are (table rate_limits, so across
+ * instances). Every use is one log line naming the inquiry and the action, never the token.
  */
 
-/** At most this many actions per client address per window: a person clicks a few; a script is stopped. */
 export const ACTIONS_PER_WINDOW = 30;
-export const ACTION_WINDOW_MS = 10 * 60_000;
 const ACTION_LIMIT: LimitSpec = {
   prefix: "lead_action",
   per: "address",
   points: ACTIONS_PER_WINDOW,
-  durationMs: ACTION_WINDOW_MS,
+  durationMs: 10 * 60_000,
 };
+
+export type ActionResult =
+  | { kind: "done"; marked: Marked }
+  | { kind: "taken"; taken: Taken }
+  | { kind: "unknown" }
+  | { kind: "no-routing" };
+
+export async function performAction(
+  db: Database,
+  config: Config,
+  action: ReviewAction,
+  id: string,
+  now = Date.now(),
+  opts: { undo?: boolean; by?: string | null } = {},
+): Promise<ActionResult> {
+  const known = <T>(value: T | null, ok: (v: T) => ActionResult) => (value ? ok(value) : { kind: "unknown" as const });
+  if (action === "spam" && !opts.undo)
+    return known(await markSpam(db, id, now), (marked) => ({ kind: "done", marked }));
+  const recorded = await readSetting(db, "routing");
+  const routing = recorded ? (JSON.parse(recorded) as Routing) : null;
+  if (action === "take") {
+    const reports = (i: Inquiry) => (routing ? reportOf("inquiry.taken", i, routing, now) : []);
+    return known(await take(db, id, opts.by ?? null, now, reports), (taken) => ({ kind: "taken", taken }));
+  }
+  if (!routing) return { kind: "no-routing" };
+  const destinations = (inquiry: Inquiry) => newDeliveries(routing, inquiry, config, now);
+  const marked = opts.undo ? await undo(db, id, action, destinations, now) : await notSpam(db, id, destinations, now);
+  return known(marked, (m) => ({ kind: "done", marked: m }));
+}
 
 export function leadPage(o: {
   pipeline: () => ContactPipeline;
@@ -35,8 +73,6 @@ export function leadPage(o: {
   log: Logger;
 }): LeadPage {
   const log = o.log.child({ task: "lead-link" });
-
-  /** A storage failure is the page's 503, never a crash. */
   const guarded = async (fn: () => Promise<LeadView>): Promise<LeadView> => {
     try {
       return await fn();
@@ -45,6 +81,10 @@ export function leadPage(o: {
         log.error({ err: { message: (err as Error).message } }, "lead link failed");
       return { kind: "unavailable" };
     }
+  };
+  const refused = (reason: "invalid" | "expired" | "retired", how: string): LeadView => {
+    log.warn({ reason }, `lead link refused: ${reason} (${how})`);
+    return { kind: reason };
   };
 
   return {
@@ -61,61 +101,50 @@ export function leadPage(o: {
         const now = Date.now();
         const check = await o.links.verify(token, now);
         if (!check.ok) return refused(check.reason, "used");
+        const { inquiryId, action } = check;
         const pipeline = o.pipeline();
         const wait = await pipeline.overLimit(clientIp, [ACTION_LIMIT], now);
         if (wait !== null) {
-          log.warn({ inquiryId: check.inquiryId, action: check.action }, "lead link refused: too many actions");
+          log.warn({ inquiryId, action }, "lead link refused: too many actions");
           return { kind: "rate-limited", retryAfterSeconds: wait };
         }
-        if (check.action === "take") {
-          // "I'm on it" has no Undo: the others may already have read who is on it.
-          const result = await performAction(pipeline.db, o.config, "take", check.inquiryId, now, {
-            by: takenBy(opts.by),
-          });
-          if (result.kind !== "taken") return { kind: "gone" };
+        const undo = opts.undo === true && action !== "take";
+        const result = await performAction(pipeline.db, o.config, action, inquiryId, now, {
+          undo,
+          by: takenBy(opts.by),
+        });
+        if (result.kind === "unknown") return { kind: "gone" };
+        if (result.kind === "no-routing") return { kind: "unavailable" };
+        if (result.kind === "taken") {
           const { inquiry, first } = result.taken;
-          log.info({ inquiryId: check.inquiryId, action: check.action, first }, "lead link used");
+          log.info({ inquiryId, action, first }, "lead link used");
           return { kind: "taken", first, summary: summaryOf(inquiry) };
         }
-        const undo = opts.undo === true;
-        const result = await performAction(pipeline.db, o.config, check.action, check.inquiryId, now, { undo });
-        if (result.kind === "unknown" || result.kind === "taken") return { kind: "gone" };
-        if (result.kind === "no-routing") return { kind: "unavailable" };
         const { changed, cancelled, delivered, underWay } = result.marked;
         const queued = result.marked.queued.map((d) => d.channel);
         if (queued.length > 0) pipeline.worker.nudge();
         log.info(
-          { inquiryId: check.inquiryId, action: check.action, undo, changed, cancelled, underWay, queued },
+          { inquiryId, action, undo, changed, cancelled, underWay, queued },
           undo ? "lead link undone" : "lead link used",
         );
-        // As it is now (a concurrent press could have changed it since): read back.
-        const inquiry = (await get(pipeline.db, check.inquiryId)) ?? result.marked.inquiry;
-        const summary = summaryOf(inquiry);
+        // As it is now (a concurrent press could have changed it since).
+        const summary = summaryOf((await get(pipeline.db, inquiryId)) ?? result.marked.inquiry);
         return undo
-          ? { kind: "undone", action: check.action, changed, summary, cancelled, underWay, queued, token }
-          : { kind: "done", action: check.action, changed, summary, cancelled, delivered, underWay, queued, token };
+          ? { kind: "undone", action, changed, summary, cancelled, underWay, queued, token }
+          : { kind: "done", action, changed, summary, cancelled, delivered, underWay, queued, token };
       }),
   };
-
-  function refused(reason: "invalid" | "expired" | "retired", how: string): LeadView {
-    log.warn({ reason }, `lead link refused: ${reason} (${how})`);
-    return { kind: reason };
-  }
 }
 
-/** The name given on the "I'm on it" page, as stored and shown: one line, printable, at most TAKEN_BY_MAX characters. */
-export function takenBy(given: string | undefined): string | null {
-  const name = cutAt(
+export const takenBy = (given: string | undefined) =>
+  cutAt(
     (given ?? "")
       .replace(/[\p{Cc}\p{Cf}\p{Zl}\p{Zp}]/gu, " ")
       .replace(/\s+/g, " ")
       .trim(),
     TAKEN_BY_MAX,
-  );
-  return name || null;
-}
+  ) || null;
 
-/** A time as the office reads it: "Tue, Jan 19, 12:01 PM MST". */
 const officeTime = new Intl.DateTimeFormat("en-US", {
   timeZone: site.timeZone,
   weekday: "short",
@@ -126,19 +155,16 @@ const officeTime = new Intl.DateTimeFormat("en-US", {
   timeZoneName: "short",
 });
 
-function summaryOf(i: Inquiry): LeadSummary {
-  const message = i.message.replace(/\s+/g, " ").trim();
-  return {
-    name: i.name,
-    email: i.email,
-    company: i.company,
-    service: i.service,
-    receivedAt: new Date(i.receivedAt).toISOString(),
-    excerpt: Array.from(message).length > 400 ? `${cutAt(message, 399)}…` : message,
-    verdict: verdictOf(i),
-    taken:
-      i.takenAt == null
-        ? null
-        : { by: i.takenBy ?? null, at: new Date(i.takenAt).toISOString(), local: officeTime.format(i.takenAt) },
-  };
-}
+const summaryOf = (i: Inquiry): LeadSummary => ({
+  name: i.name,
+  email: i.email,
+  company: i.company,
+  service: i.service,
+  receivedAt: new Date(i.receivedAt).toISOString(),
+  excerpt: cutAt(i.message.replace(/\s+/g, " ").trim(), 400, "…"),
+  verdict: verdictOf(i),
+  taken:
+    i.takenAt == null
+      ? null
+      : { by: i.takenBy ?? null, at: new Date(i.takenAt).toISOString(), local: officeTime.format(i.takenAt) },
+});

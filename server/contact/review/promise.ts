@@ -3,92 +3,68 @@ import type { Inquiry } from "../storage/records.ts";
 
 /**
  * The reply promise counted as the company counts it (ADR 0020): business time is the office
- * hours of `app/config/site.ts` (officeHours, in its timeZone), minus its holidays. The reminder
- * (reminders.ts), the metrics, the CLI and the webhook payload all count with these two functions.
+ * hours of `app/config/site.ts` (officeHours, in its timeZone), minus its holidays. The reminder,
+ * the metrics, the CLI and the webhook payload all count with these functions.
  */
 
 export type Calendar = Pick<Site, "officeHours" | "timeZone" | "holidays">;
-/** The company facts the promise needs: its calendar and the promised business hours. */
 export type Promised = Calendar & { response: Pick<Site["response"], "promiseBusinessHours"> };
 
 const DAY_MS = 86_400_000;
-/** How far the promise is looked for: past it, a calendar with no open hours would loop for ever. */
 const HORIZON_DAYS = 400;
 const WEEKDAYS = ["Sunday", "Monday", "Tuesday", "Wednesday", "Thursday", "Friday", "Saturday"] as const;
 
 const formatters = new Map<string, Intl.DateTimeFormat>();
-/** The wall clock in `zone` at `at`: its date and its offset from UTC. */
-function wallClock(at: number, zone: string) {
-  let f = formatters.get(zone);
-  if (!f) {
-    f = new Intl.DateTimeFormat("en-US", {
-      timeZone: zone,
+function wallClock(at: number, timeZone: string) {
+  const f =
+    formatters.get(timeZone) ??
+    new Intl.DateTimeFormat("en-US", {
+      timeZone,
       hourCycle: "h23",
-      year: "numeric",
-      month: "2-digit",
-      day: "2-digit",
-      hour: "2-digit",
-      minute: "2-digit",
-      second: "2-digit",
+      ...Object.fromEntries(["year", "month", "day", "hour", "minute", "second"].map((k) => [k, "numeric"])),
     });
-    formatters.set(zone, f);
-  }
-  const p: Record<string, number> = {};
-  for (const x of f.formatToParts(at)) p[x.type] = Number(x.value);
+  formatters.set(timeZone, f);
+  const p = Object.fromEntries(f.formatToParts(at).map((x) => [x.type, Number(x.value)]));
   const [y = 0, m = 1, d = 1] = [p.year, p.month, p.day];
   const asUtc = Date.UTC(y, m - 1, d, p.hour ?? 0, p.minute ?? 0, p.second ?? 0);
   return { y, m, d, offsetMs: asUtc - Math.floor(at / 1000) * 1000 };
 }
 
-/** The instant a wall-clock time of one day in `zone` names (the day's date in y, m, d; hh:mm). */
 function instantOf(y: number, m: number, d: number, hhmm: string, zone: string) {
   const [hh = 0, mm = 0] = hhmm.split(":").map(Number);
   const naive = Date.UTC(y, m - 1, d, hh, mm);
   // The offset at the guess, then at the answer (a day whose offset changes: daylight saving time).
-  const first = naive - wallClock(naive, zone).offsetMs;
-  return naive - wallClock(first, zone).offsetMs;
+  return naive - wallClock(naive - wallClock(naive, zone).offsetMs, zone).offsetMs;
 }
 
-/** The open intervals of each local day, per calendar: a day's hours are worked out once (metrics read many leads). */
 const dayCache = new WeakMap<Calendar, Map<string, Array<[number, number]>>>();
 
 function openOn(day: Date, calendar: Calendar): Array<[number, number]> {
-  let days = dayCache.get(calendar);
-  if (!days) {
-    days = new Map();
-    dayCache.set(calendar, days);
-  }
+  const days = dayCache.get(calendar) ?? new Map<string, Array<[number, number]>>();
+  dayCache.set(calendar, days);
   const date = day.toISOString().slice(0, 10);
   const known = days.get(date);
   if (known) return known;
   const [y, m, d] = [day.getUTCFullYear(), day.getUTCMonth() + 1, day.getUTCDate()];
-  const weekday = WEEKDAYS[day.getUTCDay()];
-  const open: Array<[number, number]> = calendar.holidays.some((h) => h.date === date)
+  const weekday = WEEKDAYS[day.getUTCDay()] as (typeof WEEKDAYS)[number];
+  const open = calendar.holidays.some((h) => h.date === date)
     ? []
     : calendar.officeHours.flatMap(
-        (hours): Array<[number, number]> =>
-          hours.opens && hours.closes && hours.days.includes(weekday as (typeof hours.days)[number])
-            ? [
-                [
-                  instantOf(y, m, d, hours.opens, calendar.timeZone),
-                  instantOf(y, m, d, hours.closes, calendar.timeZone),
-                ],
-              ]
+        ({ opens, closes, days }): Array<[number, number]> =>
+          opens && closes && (days as readonly string[]).includes(weekday)
+            ? [[instantOf(y, m, d, opens, calendar.timeZone), instantOf(y, m, d, closes, calendar.timeZone)]]
             : [],
       );
   days.set(date, open);
   return open;
 }
 
-/** The open intervals [from, to) of each local day from the one holding `start`, in order. */
 function* openIntervals(start: number, calendar: Calendar): Generator<[number, number]> {
   const first = wallClock(start, calendar.timeZone);
-  for (let i = 0; i < HORIZON_DAYS; i++) {
+  for (let i = 0; i < HORIZON_DAYS; i++)
     yield* openOn(new Date(Date.UTC(first.y, first.m - 1, first.d) + i * DAY_MS), calendar);
-  }
 }
 
-/** Business time between two instants, in milliseconds (0 when `to` is not after `from`). */
 export function businessMsBetween(from: number, to: number, calendar: Calendar = site): number {
   let total = 0;
   for (const [open, close] of openIntervals(from, calendar)) {
@@ -98,7 +74,6 @@ export function businessMsBetween(from: number, to: number, calendar: Calendar =
   return total;
 }
 
-/** When `businessMs` of business time will have passed since `from`; null past the horizon (no open hours). */
 export function businessDeadline(from: number, businessMs: number, calendar: Calendar = site): number | null {
   let left = businessMs;
   for (const [open, close] of openIntervals(from, calendar)) {
@@ -110,35 +85,17 @@ export function businessDeadline(from: number, businessMs: number, calendar: Cal
   return null;
 }
 
-/** Business time as people say it: "3 h 20 min", "45 min". */
 export function sayBusinessTime(ms: number): string {
   const minutes = Math.floor(ms / 60_000);
-  const h = Math.floor(minutes / 60);
-  const min = minutes % 60;
+  const [h, min] = [Math.floor(minutes / 60), minutes % 60];
   return h > 0 ? `${h} h${min > 0 ? ` ${min} min` : ""}` : `${min} min`;
 }
 
-/** The promise in milliseconds of business time. */
 export const promiseMs = (facts: Promised = site) => facts.response.promiseBusinessHours * 3_600_000;
-
-/** When a lead received at `receivedAt` must have been taken (null: the calendar has no open hours ahead). */
 export const promiseDueAt = (receivedAt: number, facts: Promised = site) =>
   businessDeadline(receivedAt, promiseMs(facts), facts);
 
-/* One lead's promise: its figures, and as a webhook receiver gets them. */
-
-export type LeadTiming = {
-  /** When the promise falls due (null: the calendar has no open hours ahead). */
-  dueAt: number | null;
-  /** Business time from receipt to the first "I'm on it"; null: nobody took it yet. */
-  takeBusinessMs: number | null;
-  /** Business time it has waited: to its take, or to now. */
-  waitedBusinessMs: number;
-  /** Not taken before the promise fell due (taken late, or still waiting past it). */
-  missed: boolean;
-};
-
-export function timingOf(i: Pick<Inquiry, "receivedAt" | "takenAt">, now: number, facts?: Promised): LeadTiming {
+export function timingOf(i: Pick<Inquiry, "receivedAt" | "takenAt">, now: number, facts?: Promised) {
   const dueAt = promiseDueAt(i.receivedAt, facts);
   const until = i.takenAt ?? now;
   const waitedBusinessMs = businessMsBetween(i.receivedAt, until, facts);
@@ -150,9 +107,7 @@ export function timingOf(i: Pick<Inquiry, "receivedAt" | "takenAt">, now: number
   };
 }
 
-/**
- * A lead's reply promise as a webhook receiver (a CRM) gets it (`reply` in every event: docs/contact-api.md).
- */
+/** `reply` in every webhook event (docs/contact-api.md). */
 export function replyOf(
   i: Pick<Inquiry, "receivedAt" | "takenAt" | "takenBy" | "remindedAt">,
   now: number,

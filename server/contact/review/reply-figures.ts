@@ -1,19 +1,10 @@
 import type { Sql } from "../storage/database.ts";
-import type { Inquiry } from "../storage/records.ts";
-import { leadTimes } from "../storage/taken.ts";
+import { leadTimes } from "../storage/inquiries.ts";
 import { type Promised, timingOf } from "./promise.ts";
 
-/**
- * How the reply promise is kept, per lead and in sum (ADR 0020): one computation for /metrics
- * (metrics.ts), `inquiries stats` and `list` (scripts/inquiries.ts). Business time throughout.
- */
-
-/** A lead received before reminders existed (migration 020) was never promised anything. */
-export const promised = (i: Pick<Inquiry, "remindedAt">) => i.remindedAt !== 0;
-
-/** The figures of the leads (not held, promised) received since `since`. */
+// How the reply promise is kept, in business time: one computation for /metrics and the CLI (ADR 0020).
 export async function replyFigures(sql: Sql, since: number, now: number, facts?: Promised) {
-  const leads = (await leadTimes(sql, since)).filter(promised);
+  const leads = await leadTimes(sql, since);
   const timings = leads.map((i) => ({ i, t: timingOf(i, now, facts) }));
   const takes = timings.flatMap(({ t }) => (t.takeBusinessMs === null ? [] : [t.takeBusinessMs])).sort((a, b) => a - b);
   const quantile = (q: number) => (takes.length === 0 ? null : (takes[Math.ceil(q * takes.length) - 1] ?? null));
@@ -21,15 +12,10 @@ export async function replyFigures(sql: Sql, since: number, now: number, facts?:
   return {
     leads: leads.length,
     taken: takes.length,
-    /** Nobody took them yet. */
     waiting: waiting.length,
-    /** Nobody took them yet, and the promise fell due. */
     overdue: waiting.filter(({ t }) => t.missed).length,
-    /** Not taken in time, taken since or not. */
     missed: timings.filter(({ t }) => t.missed).length,
-    /** Reminders that went. */
     reminded: leads.filter((i) => (i.remindedAt ?? 0) > 0).length,
-    /** Business time to the first take: median and 90th percentile, ms (null: none taken). */
     takeMedianMs: quantile(0.5),
     takeP90Ms: quantile(0.9),
   };

@@ -1,11 +1,10 @@
 import { randomBytes } from "node:crypto";
-import { type Sql, writeAlone } from "./database.ts";
+import type { Sql } from "./database.ts";
 
 /**
- * The table `secret_keys`: the keys that sign the links in a lead (`links`) and the contact page's
- * form tokens (`form`), and each month's key of the address hashes (`address`, id "2026-11"). In the
- * database, so a backup, a Litestream replica and a dump carry them and every instance on one
- * database uses the same ones (docs/decisions/0017-keys-in-the-database.md).
+ * The table `secret_keys`: the keys of the links (`links`), form tokens (`form`) and each month's
+ * address hashes (`address`, id "2026-11"), in the database so that a backup carries them and every
+ * instance uses the same ones (ADR 0017). Instances starting together make one: the first insert wins.
  */
 
 export type KeyPurpose = "links" | "form" | "address";
@@ -14,47 +13,24 @@ type KeyRow = { purpose: KeyPurpose; id: string; secret: string; createdAt: numb
 
 const newSecret = () => randomBytes(32).toString("hex");
 
-/** Every key there is. */
 export async function listKeys(sql: Sql): Promise<KeyRow[]> {
-  const rows = await sql.query<{
-    purpose: KeyPurpose;
-    id: string;
-    secret: string;
-    created_at: number;
-    retired_at: number | null;
-  }>("SELECT purpose, id, secret, created_at, retired_at FROM secret_keys ORDER BY purpose, created_at, id");
-  return rows.map((r) => ({
-    purpose: r.purpose,
-    id: r.id,
-    secret: r.secret,
-    createdAt: Number(r.created_at),
-    retiredAt: r.retired_at == null ? null : Number(r.retired_at),
-  }));
+  const rows = await sql.query<KeyRow>(
+    `SELECT purpose, id, secret, created_at AS "createdAt", retired_at AS "retiredAt"
+       FROM secret_keys ORDER BY purpose, created_at, id`,
+  );
+  return rows.map((r) => ({ ...r, createdAt: Number(r.createdAt), retiredAt: r.retiredAt && Number(r.retiredAt) }));
 }
 
-/**
- * Make a key unless one with that id is there (several instances starting at once make one: the
- * first insert wins, the others keep it). `retiredAt` for a key that only checks (an earlier release's).
- */
-export async function ensureKey(
-  sql: Sql,
-  key: { purpose: KeyPurpose; id: string; secret?: string; retiredAt?: number | null },
-  now: number,
-): Promise<void> {
-  await writeAlone(
-    sql,
-    "INSERT INTO secret_keys (purpose, id, secret, created_at, retired_at) VALUES (?, ?, ?, ?, ?) ON CONFLICT (purpose, id) DO NOTHING",
-    [key.purpose, key.id, key.secret ?? newSecret(), now, key.retiredAt ?? null],
+export async function ensureKey(sql: Sql, key: { purpose: KeyPurpose; id: string }, now: number): Promise<void> {
+  await sql.query(
+    "INSERT INTO secret_keys (purpose, id, secret, created_at) VALUES (?, ?, ?, ?) ON CONFLICT (purpose, id) DO NOTHING",
+    [key.purpose, key.id, newSecret(), now],
   );
 }
 
-/**
- * The first key of a job, `k1`, unless the job has a key of its own already (after a rotation k1 is
- * retired and, in time, deleted: it is not made again). Instances starting together make one.
- */
+/** `k1`, unless the job has a key already (after a rotation k1 is retired, then deleted: not made again). */
 export async function ensureFirstKey(sql: Sql, purpose: Exclude<KeyPurpose, "address">, now: number): Promise<void> {
-  await writeAlone(
-    sql,
+  await sql.query(
     `INSERT INTO secret_keys (purpose, id, secret, created_at, retired_at)
        SELECT ?, 'k1', ?, ?, NULL WHERE NOT EXISTS (SELECT 1 FROM secret_keys WHERE purpose = ? AND id LIKE 'k%')
        ON CONFLICT (purpose, id) DO NOTHING`,
@@ -62,7 +38,6 @@ export async function ensureFirstKey(sql: Sql, purpose: Exclude<KeyPurpose, "add
   );
 }
 
-/** A new current key for `purpose` (k1, k2, …); the one it replaces is retired now and still checks until it expires. */
 export async function rotateKey(sql: Sql, purpose: Exclude<KeyPurpose, "address">, now: number): Promise<string> {
   return sql.transaction(async (tx) => {
     const rows = await tx.query<{ id: string }>("SELECT id FROM secret_keys WHERE purpose = ? AND id LIKE 'k%'", [
@@ -80,11 +55,7 @@ export async function rotateKey(sql: Sql, purpose: Exclude<KeyPurpose, "address"
   });
 }
 
-/**
- * Delete what no longer checks anything: a `links` or `form` key retired longer ago than what it
- * signed lives, and every month's address key but this month's — so last month's hashes can no
- * longer be linked to an address, by anyone. How many went.
- */
+/** What no longer checks anything; every address key but this month's, so old hashes name no one. */
 export async function deleteExpiredKeys(
   sql: Sql,
   o: { now: number; linkTtlMs: number; formTtlMs: number; month: string },

@@ -7,19 +7,16 @@ import type { Engine, Sql } from "./database.ts";
  * applied once, in order, recorded in schema_migrations (docs/decisions/0008-libraries-or-our-own-code.md).
  */
 
-const migrationsDir = new URL("../../../db/migrations/", import.meta.url).pathname;
-
 export function readMigrations(engine: Engine) {
-  const dir = join(migrationsDir, engine);
+  const dir = new URL(`../../../db/migrations/${engine}/`, import.meta.url).pathname;
   return readdirSync(dir)
     .filter((f) => /^\d{3}_[a-z0-9_]+\.sql$/.test(f))
     .sort()
     .map((f) => ({ version: Number(f.slice(0, 3)), name: f, sql: readFileSync(join(dir, f), "utf8") }));
 }
 
-/** The migrations this code has that the database has not applied yet (all of them on a new database). */
+// No table yet is a new database; any other failure (a database that does not answer) is not.
 export async function pendingMigrations(db: Sql): Promise<string[]> {
-  // No table yet is a new database; any other failure (a database that does not answer) is not.
   const applied = await db
     .query<{ version: number }>("SELECT version FROM schema_migrations")
     .then((rows) => new Set(rows.map((r) => Number(r.version))))
@@ -32,7 +29,6 @@ export async function pendingMigrations(db: Sql): Promise<string[]> {
     .map((m) => m.name);
 }
 
-/** Apply one migration inside `tx`, unless it was applied before. True if it ran. */
 export async function applyMigration(
   tx: Sql,
   m: { version: number; name: string; sql: string },

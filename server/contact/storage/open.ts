@@ -3,7 +3,6 @@ import type { Database, StorageWatcher } from "./database.ts";
 import { openPostgres } from "./postgres.ts";
 import { openSqlite } from "./sqlite.ts";
 
-/** The engine the configuration asks for: SQLite in DATA_DIR unless DATABASE_URL names PostgreSQL. */
 export function openDatabase(opts: { DATABASE_URL?: string; dataDir: string }, watcher?: StorageWatcher): Database {
   return opts.DATABASE_URL
     ? openPostgres(opts.DATABASE_URL, { watcher })

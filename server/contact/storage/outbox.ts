@@ -1,25 +1,18 @@
-import { type Database, type Sql, writeAlone } from "./database.ts";
-import { INQUIRY_COLUMNS, toInquiry } from "./records.ts";
+import type { Database, Sql } from "./database.ts";
+import { INQUIRY_COLUMNS, type NewDelivery, toInquiry } from "./records.ts";
 
 /**
- * The outbox: the table `deliveries`, one row per inquiry and channel. Its worker
- * (delivery/worker.ts) claims what is due, then marks each delivery sent, retried or failed; the
- * operator puts failed ones back and reads what waits.
+ * The outbox, table `deliveries`: everything the server sends (a lead, its reminder, a webhook's
+ * report, an alert), and the server's one way of making sure one instance does a thing. A worker
+ * (delivery/worker.ts) claims what is due for a lease, then records it sent, retried or failed;
+ * a claim whose worker died is taken over once its lease ends. A held inquiry's deliveries are
+ * never claimed (issue 37), and one whose worker died mid-send while it was held is cancelled.
  */
-/** Whether a delivery's inquiry is held (marked spam): such a delivery is neither started nor retried. */
+
 const HELD = "EXISTS (SELECT 1 FROM inquiries i WHERE i.id = deliveries.inquiry_id AND i.held)";
 
-/** What a worker claims with: its id, the channels it can deliver, and how long a claim lasts. */
-export type Claimant = { workerId: string; channels: readonly string[]; leaseMs: number };
+type Claimant = { workerId: string; channels: readonly string[]; leaseMs: number };
 
-/**
- * Claim up to `limit` deliveries, of the channels this worker can deliver, whose claim by another
- * worker has ended (it died mid-send), then those that are due, oldest first. A delivery of a
- * channel this instance lacks waits for an instance that has it. On PostgreSQL, FOR UPDATE SKIP
- * LOCKED lets several workers claim at once without sharing a delivery; on SQLite the transaction
- * holds the write lock. A held inquiry's deliveries are never claimed (issue 37): none starts once
- * it is marked spam, and one whose worker died mid-send while it was marked is cancelled here.
- */
 export async function claimDue(db: Database, { workerId, channels, leaseMs }: Claimant, now: number, limit: number) {
   const lock = db.engine === "postgres" ? "FOR UPDATE SKIP LOCKED" : "";
   const mine = `channel IN (${channels.map(() => "?").join(", ")}) AND NOT ${HELD}`;
@@ -42,84 +35,84 @@ export async function claimDue(db: Database, { workerId, channels, leaseMs }: Cl
       [workerId, now + leaseMs, ...ids],
     );
     const claimed = await tx.query(
-      `SELECT d.id AS delivery_id, d.channel, d.message_id, d.target, d.attempts, d.created_at, ${INQUIRY_COLUMNS}
-         FROM deliveries d JOIN inquiries i ON i.id = d.inquiry_id WHERE d.id IN (${marks}) ORDER BY d.next_attempt_at`,
+      `SELECT d.id AS delivery_id, d.inquiry_id, d.kind, d.channel, d.message_id, d.target, d.payload, d.attempts,
+              d.created_at, ${INQUIRY_COLUMNS}
+         FROM deliveries d LEFT JOIN inquiries i ON i.id = d.inquiry_id WHERE d.id IN (${marks}) ORDER BY d.next_attempt_at`,
       ids,
     );
     return claimed.map((r) => ({
       id: String(r.delivery_id),
-      inquiryId: String(r.id),
+      inquiryId: r.inquiry_id == null ? null : String(r.inquiry_id),
+      kind: String(r.kind),
       channel: String(r.channel),
       messageId: String(r.message_id),
-      target: (r.target as string | null) ?? null,
+      target: String(r.target),
+      payload: (r.payload as string | null) ?? null,
       attempts: Number(r.attempts),
       createdAt: Number(r.created_at),
-      inquiry: toInquiry(r),
+      inquiry: r.id == null ? null : toInquiry(r),
     }));
   });
 }
 
-/** Hold a claim longer: a send still under way is never taken over while its worker lives. */
+export async function queue(tx: Sql, inquiryId: string | null, deliveries: NewDelivery[], now: number) {
+  for (const d of deliveries) {
+    const at = d.at ?? now;
+    await tx.query(
+      `INSERT INTO deliveries (id, inquiry_id, kind, channel, message_id, target, payload, status, attempts, created_at, next_attempt_at)
+       VALUES (?, ?, ?, ?, ?, ?, ?, 'pending', 0, ?, ?) ON CONFLICT DO NOTHING`,
+      [d.id, inquiryId, d.kind ?? "lead", d.channel, d.messageId, d.target, d.payload ?? null, at, at],
+    );
+  }
+}
+
 export async function extendClaim(db: Sql, id: string, workerId: string, until: number): Promise<void> {
-  await writeAlone(db, "UPDATE deliveries SET claimed_until = ? WHERE id = ? AND claimed_by = ?", [
-    until,
-    id,
-    workerId,
+  await db.query("UPDATE deliveries SET claimed_until = ? WHERE id = ? AND claimed_by = ?", [until, id, workerId]);
+}
+
+/** Ends a claim that is still this worker's (and, `unlessHeld`, whose inquiry is not held); true if it did. */
+async function settle(db: Sql, id: string, workerId: string, set: string, params: unknown[], unlessHeld = false) {
+  const rows = await db.query(
+    `UPDATE deliveries SET ${set}, claimed_by = NULL, claimed_until = NULL
+       WHERE id = ? AND claimed_by = ?${unlessHeld ? ` AND NOT ${HELD}` : ""} RETURNING id`,
+    [...params, id, workerId],
+  );
+  return rows.length === 1;
+}
+
+export const recordSent = (db: Sql, id: string, workerId: string, now: number, target: string) =>
+  settle(db, id, workerId, "status = 'sent', sent_at = ?, target = ?, payload = NULL, last_error = NULL", [
+    now,
+    target,
+  ]);
+
+export const retryAt = (db: Sql, id: string, workerId: string, at: number, error: string) =>
+  settle(db, id, workerId, "status = 'pending', next_attempt_at = ?, last_error = ?", [at, error.slice(0, 1000)], true);
+
+export async function postpone(db: Sql, id: string, workerId: string, at: number): Promise<void> {
+  await settle(db, id, workerId, "status = 'pending', next_attempt_at = ?, created_at = ?, attempts = attempts - 1", [
+    at,
+    at,
   ]);
 }
 
-/** Mark a claimed delivery sent. False if its claim was lost (another worker took it over after the lease). */
-export async function markSent(db: Sql, id: string, workerId: string, now: number, target: string | null) {
-  const rows = await writeAlone(
-    db,
-    `UPDATE deliveries SET status = 'sent', sent_at = ?, target = ?, claimed_by = NULL, claimed_until = NULL, last_error = NULL
-       WHERE id = ? AND claimed_by = ? RETURNING id`,
-    [now, target, id, workerId],
-  );
-  return rows.length === 1;
+export const fail = (db: Sql, id: string, workerId: string, error: string) =>
+  settle(db, id, workerId, "status = 'failed', last_error = ?", [error.slice(0, 1000)], true);
+
+export async function drop(db: Sql, id: string, workerId: string) {
+  await db.query("DELETE FROM deliveries WHERE id = ? AND claimed_by = ?", [id, workerId]);
 }
 
-/**
- * A claimed delivery that did not go, to be tried again at `nextAttemptAt`. False (nothing changed)
- * if its claim was lost or its inquiry was held meanwhile: then `cancelHeld`.
- */
-export async function markRetry(db: Sql, id: string, workerId: string, nextAttemptAt: number, error: string) {
-  const rows = await writeAlone(
-    db,
-    `UPDATE deliveries SET status = 'pending', next_attempt_at = ?, last_error = ?, claimed_by = NULL, claimed_until = NULL
-       WHERE id = ? AND claimed_by = ? AND NOT ${HELD} RETURNING id`,
-    [nextAttemptAt, error.slice(0, 1000), id, workerId],
-  );
-  return rows.length === 1;
-}
-
-/** A claimed delivery that failed for good. False (nothing changed) as `markRetry`. */
-export async function markFailed(db: Sql, id: string, workerId: string, error: string) {
-  const rows = await writeAlone(
-    db,
-    `UPDATE deliveries SET status = 'failed', last_error = ?, claimed_by = NULL, claimed_until = NULL
-       WHERE id = ? AND claimed_by = ? AND NOT ${HELD} RETURNING id`,
-    [error.slice(0, 1000), id, workerId],
-  );
-  return rows.length === 1;
-}
-
-/**
- * The attempt under way when its inquiry was marked spam did not go: the delivery is cancelled, as
- * the waiting ones were (storage/inquiries.ts `markSpam`). True if it was.
- */
 export async function cancelHeld(db: Sql, id: string, workerId: string): Promise<boolean> {
-  const rows = await writeAlone(db, `DELETE FROM deliveries WHERE id = ? AND claimed_by = ? AND ${HELD} RETURNING id`, [
+  const rows = await db.query(`DELETE FROM deliveries WHERE id = ? AND claimed_by = ? AND ${HELD} RETURNING id`, [
     id,
     workerId,
   ]);
   return rows.length === 1;
 }
 
-/** Give back every delivery a stopping worker still holds, to be sent by the next one at once. */
 export async function giveBack(db: Sql, workerId: string): Promise<number> {
-  const rows = await writeAlone(
-    db,
+  const rows = await db.query(
     `UPDATE deliveries SET status = 'pending', claimed_by = NULL, claimed_until = NULL, attempts = attempts - 1
        WHERE claimed_by = ? AND status = 'sending' RETURNING id`,
     [workerId],
@@ -127,10 +120,8 @@ export async function giveBack(db: Sql, workerId: string): Promise<number> {
   return rows.length;
 }
 
-/** Failed deliveries (of one channel, or all) back to pending, due now, with a fresh retry window. */
 export async function retryFailed(db: Sql, now: number, channel?: string): Promise<number> {
-  const rows = await writeAlone(
-    db,
+  const rows = await db.query(
     `UPDATE deliveries SET status = 'pending', next_attempt_at = ?, created_at = ?, attempts = 0
      WHERE status = 'failed'${channel ? " AND channel = ?" : ""} RETURNING id`,
     channel ? [now, now, channel] : [now, now],
@@ -138,11 +129,18 @@ export async function retryFailed(db: Sql, now: number, channel?: string): Promi
   return rows.length;
 }
 
-/** Deliveries not yet done, per channel, with the age of the oldest (for alerts and metrics). */
 export async function pending(db: Sql, now: number) {
   const rows = await db.query<{ channel: string; n: number; oldest: number }>(
     `SELECT channel, COUNT(*) AS n, MIN(created_at) AS oldest FROM deliveries
-     WHERE status IN ('pending', 'sending') GROUP BY channel`,
+     WHERE status IN ('pending', 'sending') AND created_at <= ? AND NOT ${HELD} GROUP BY channel`,
+    [now],
   );
   return rows.map((r) => ({ channel: r.channel, count: Number(r.n), oldestAgeMs: now - Number(r.oldest) }));
+}
+
+export async function waiting(db: Sql, kind: string): Promise<boolean> {
+  const rows = await db.query("SELECT 1 AS x FROM deliveries WHERE kind = ? AND status IN ('pending', 'sending')", [
+    kind,
+  ]);
+  return rows.length > 0;
 }

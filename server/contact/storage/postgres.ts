@@ -3,25 +3,14 @@ import pg from "pg";
 import { type Database, quietWatcher, type Sql, StorageUnavailableError, type StorageWatcher } from "./database.ts";
 import { applyMigration, readMigrations } from "./migrations.ts";
 
-/** PostgreSQL through pg: a pool with timeouts, outages as StorageUnavailableError. */
-
-const numberTypes = (oid: number, format?: string) =>
-  // BIGINT (epoch milliseconds) as a JavaScript number; everything else as pg parses it.
-  oid === 20 ? Number : pg.types.getTypeParser(oid, format as "text");
-
-/** A stable name per statement text: pg prepares a named statement once per connection (parsed and planned once). */
-const statementName = (text: string) => `s${createHash("sha1").update(text).digest("hex").slice(0, 16)}`;
-
-const numbered = (sql: string) => {
-  let i = 0;
-  return sql.replace(/\?/g, () => `$${++i}`);
-};
-
 /**
- * A PostgreSQL error that means the database cannot serve us now, not that the request was wrong:
- * no connection (no SQLSTATE), connection exceptions (08), resources (53), operator intervention
- * and timeouts (57), a lock we waited too long for (55P03), system errors (58).
+ * PostgreSQL through pg: a pool in which connecting, waiting for a lock and running a statement all
+ * have an end, so a server that does not answer never hangs a visitor's request (503). BIGINT (epoch
+ * milliseconds) is read as a number. Each statement is prepared once per connection under a name
+ * from its text. An outage is what says the database cannot serve us now, not that the request was
+ * wrong: no connection (no SQLSTATE), classes 08, 53, 57 and 58, and a lock waited for too long.
  */
+
 const isPostgresOutage = (e: unknown) => {
   const code = (e as { code?: unknown }).code;
   if (typeof code !== "string" || !/^[0-9A-Z]{5}$/.test(code)) return true;
@@ -29,28 +18,25 @@ const isPostgresOutage = (e: unknown) => {
 };
 
 export function openPostgres(url: string, { watcher = quietWatcher }: { watcher?: StorageWatcher } = {}): Database {
-  // A server that does not answer, or a lock someone holds, must not hang a visitor's request:
-  // connecting, waiting for a lock and running a statement all have an end (then 503).
-  const timeouts = "-c lock_timeout=5000 -c statement_timeout=15000";
   const pool = new pg.Pool({
     connectionString: url,
     max: 10,
     connectionTimeoutMillis: 5_000,
-    options: timeouts,
-    types: { getTypeParser: numberTypes } as pg.CustomTypesConfig,
+    options: "-c lock_timeout=5000 -c statement_timeout=15000",
+    types: {
+      getTypeParser: (oid: number, format?: string) =>
+        oid === 20 ? Number : pg.types.getTypeParser(oid, format as "text"),
+    } as pg.CustomTypesConfig,
   });
-  pool.on("error", () => {
-    // An idle client lost its connection; the pool replaces it. Queries report their own errors.
-  });
-  /** Run `fn`; an outage becomes StorageUnavailableError (503), and the watcher hears of it. */
+  // An idle client lost its connection: the pool replaces it, and queries report their own errors.
+  pool.on("error", () => undefined);
   const guarded = async <T>(fn: () => Promise<T>): Promise<T> => {
     try {
       const value = await fn();
       watcher.recovered();
       return value;
     } catch (e) {
-      if (e instanceof StorageUnavailableError) throw e;
-      if (!isPostgresOutage(e)) throw e;
+      if (e instanceof StorageUnavailableError || !isPostgresOutage(e)) throw e;
       const err = new StorageUnavailableError(`PostgreSQL: ${(e as Error).message}`);
       watcher.failed(err.message);
       throw err;
@@ -61,8 +47,10 @@ export function openPostgres(url: string, { watcher = quietWatcher }: { watcher?
     async query(sql, params = []) {
       // Without parameters, the simple protocol: a migration holds several statements.
       if (params.length === 0) return (await client.query(sql)).rows;
-      const text = numbered(sql);
-      return (await client.query({ name: statementName(text), text, values: params })).rows;
+      let n = 0;
+      const text = sql.replace(/\?/g, () => `$${++n}`);
+      const name = `s${createHash("sha1").update(text).digest("hex").slice(0, 16)}`;
+      return (await client.query({ name, text, values: params })).rows;
     },
     transaction: (fn) => fn(on(client)),
   });

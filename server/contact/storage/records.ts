@@ -1,7 +1,4 @@
 import type { ContactInput } from "../../../app/contact/schema.ts";
-import type { Sql } from "./database.ts";
-
-/** What the contact tables hold, as records, and the columns they are read from. */
 
 export type Source = "api" | "form";
 export type DeliveryStatus = "pending" | "sending" | "sent" | "failed";
@@ -13,44 +10,44 @@ export type Inquiry = ContactInput & {
   userAgent: string | null;
   ipHash: string | null;
   source: Source;
-  /** Held out of the inbox as suspected spam (column `held`). */
   held: boolean;
-  /** Why it is held, for the person who reviews it. */
   heldReason?: string | null;
-  /** Hash of the normalized message, to notice the same text sent again. */
   messageHash?: string | null;
-  /** The content filter's probability that it is marketing spam (intake/content-filter.ts); null if not scored. */
   spamScore?: number | null;
-  /** Delivered marked as possible spam (the band below the hold: intake/pipeline.ts). */
   suspect?: boolean;
-  /** When someone first pressed "I'm on it" (review/actions.ts), and the name they gave, if any. */
   takenAt?: number | null;
   takenBy?: string | null;
-  /** When its reminder went (review/reminders.ts); 0: received before reminders existed. */
   remindedAt?: number | null;
 };
 
-/** What the spam defence made of an inquiry, as the CLI and the channels say it. */
 export type SpamVerdict = "clean" | "suspect" | "held";
 export const verdictOf = (i: Pick<Inquiry, "held" | "suspect">): SpamVerdict =>
   i.held ? "held" : i.suspect ? "suspect" : "clean";
 
-/** One delivery of one inquiry to one channel (a row of the outbox), claimed by a worker. */
+export type DeliveryKind =
+  | "lead"
+  | "reminder"
+  | "inquiry.taken"
+  | "inquiry.reminded"
+  | "delivery-failed"
+  | "held-summary";
+
 export type Delivery = {
   id: string;
-  inquiryId: string;
+  inquiryId: string | null;
+  kind: string;
   channel: string;
   messageId: string;
-  /** Where it goes on its channel (delivery/routing.ts); null on rows from before routing: the general inbox and receivers. */
-  target: string | null;
+  target: string;
+  payload: string | null;
   attempts: number;
   createdAt: number;
-  inquiry: Inquiry;
+  inquiry: Inquiry | null;
 };
 
 export type DeliveryRecord = {
   channel: string;
-  target: string | null;
+  target: string;
   status: DeliveryStatus;
   attempts: number;
   lastError: string | null;
@@ -59,79 +56,55 @@ export type DeliveryRecord = {
 
 export type InquiryRecord = Inquiry & {
   verdict: SpamVerdict;
-  /** All channels sent: sent; any failed: failed; else pending (sending counts as pending). Held: held. */
   status: DeliveryStatus | "held";
-  /** The most attempts any channel took. */
   attempts: number;
   lastError: string | null;
-  /** When the last channel was delivered, once all are. */
   sentAt: number | null;
   deliveries: DeliveryRecord[];
 };
 
-export type NewDelivery = { id: string; channel: string; messageId: string; target: string };
+export type NewDelivery = {
+  id: string;
+  channel: string;
+  messageId: string;
+  target: string;
+  kind?: DeliveryKind;
+  payload?: string;
+  at?: number;
+};
 
-/** Queue deliveries of an inquiry, due now: the one place a delivery is made (a new lead, a released one). */
-export async function insertDeliveries(tx: Sql, inquiryId: string, deliveries: NewDelivery[], now: number) {
-  for (const d of deliveries) {
-    await tx.query(
-      `INSERT INTO deliveries (id, inquiry_id, channel, message_id, target, status, attempts, created_at, next_attempt_at)
-       VALUES (?, ?, ?, ?, ?, 'pending', 0, ?, ?)`,
-      [d.id, inquiryId, d.channel, d.messageId, d.target, now, now],
-    );
-  }
-}
+// Each field is its column's name in camelCase. A take and a reminder write the last three; the
+// message's hash, for the duplicate check, is written and never read back.
+const FIELDS = [
+  ["id", "receivedAt", "name", "email", "company", "service", "message", "page", "userAgent", "ipHash", "source"],
+  ["held", "heldReason", "spamScore", "suspect", "takenAt", "takenBy", "remindedAt"],
+].flat() as Array<keyof Inquiry>;
+const column = (field: string) => field.replace(/[A-Z]/g, (c) => `_${c.toLowerCase()}`);
+const FLAGS = new Set<keyof Inquiry>(["held", "suspect"]);
 
-export const DELIVERY_COLUMNS = "d.channel, d.target, d.status, d.attempts, d.last_error, d.sent_at";
+const DELIVERY_FIELDS = ["channel", "target", "status", "attempts", "lastError", "sentAt"] as const;
 
-export function toDelivery(r: Record<string, unknown>): DeliveryRecord {
-  return {
-    channel: r.channel as string,
-    target: (r.target as string | null) ?? null,
-    status: r.status as DeliveryStatus,
-    attempts: Number(r.attempts ?? 0),
-    lastError: (r.last_error as string | null) ?? null,
-    sentAt: r.sent_at == null ? null : Number(r.sent_at),
-  };
-}
+export const INQUIRY_COLUMNS = FIELDS.map((f) => `i.${column(f)}`).join(", ");
+export const DELIVERY_COLUMNS = DELIVERY_FIELDS.map((f) => `d.${column(f)}`).join(", ");
+export const toDelivery = (r: Record<string, unknown>) =>
+  Object.fromEntries(DELIVERY_FIELDS.map((f) => [f, r[column(f)] ?? null])) as DeliveryRecord;
 
-export const INQUIRY_COLUMNS =
-  "i.id, i.received_at, i.name, i.email, i.company, i.service, i.message, i.page, i.user_agent, i.ip_hash, i.source, i.held, i.held_reason, i.spam_score, i.suspect, i.taken_at, i.taken_by, i.reminded_at";
+export const toInquiry = (r: Record<string, unknown>) =>
+  Object.fromEntries(
+    FIELDS.map((f) => [f, FLAGS.has(f) ? r[column(f)] === true || r[column(f)] === 1 : (r[column(f)] ?? null)]),
+  ) as Inquiry;
 
-export function toInquiry(r: Record<string, unknown>): Inquiry {
-  return {
-    id: String(r.id),
-    receivedAt: Number(r.received_at),
-    name: String(r.name),
-    email: String(r.email),
-    company: String(r.company),
-    service: String(r.service),
-    message: String(r.message),
-    page: (r.page as string | null) ?? null,
-    userAgent: (r.user_agent as string | null) ?? null,
-    ipHash: (r.ip_hash as string | null) ?? null,
-    source: r.source as Source,
-    held: r.held === true || r.held === 1,
-    heldReason: (r.held_reason as string | null) ?? null,
-    spamScore: r.spam_score == null ? null : Number(r.spam_score),
-    suspect: r.suspect === true || r.suspect === 1,
-    takenAt: r.taken_at == null ? null : Number(r.taken_at),
-    takenBy: (r.taken_by as string | null) ?? null,
-    remindedAt: r.reminded_at == null ? null : Number(r.reminded_at),
-  };
-}
+export const inquiryRow = (i: Inquiry) =>
+  Object.fromEntries(
+    [...FIELDS.slice(0, -3), "messageHash" as const].map((f) => [column(f), i[f] ?? (FLAGS.has(f) ? false : null)]),
+  );
 
 export function summarize(inquiry: Inquiry, deliveries: DeliveryRecord[]): InquiryRecord {
-  const statuses = deliveries.map((d) => d.status);
+  const statuses = new Set(deliveries.map((d) => d.status));
   const status: InquiryRecord["status"] = inquiry.held
     ? "held"
-    : statuses.includes("failed")
-      ? "failed"
-      : statuses.length > 0 && statuses.every((s) => s === "sent")
-        ? "sent"
-        : statuses.includes("sending")
-          ? "sending"
-          : "pending";
+    : ((["failed", "sent", "sending"] as const).find((s) => statuses.has(s) && (s !== "sent" || statuses.size === 1)) ??
+      "pending");
   const unsent = deliveries.filter((d) => d.status !== "sent");
   return {
     ...inquiry,

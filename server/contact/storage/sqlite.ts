@@ -5,40 +5,31 @@ import { type Database, quietWatcher, type Sql, StorageUnavailableError, type St
 import { applyMigration, readMigrations } from "./migrations.ts";
 
 /**
- * SQLite through node:sqlite: one connection; the transactions asked for together share one
- * `BEGIN IMMEDIATE … COMMIT` (docs/decisions/0009-one-path-for-every-inquiry.md).
+ * SQLite through node:sqlite: one connection. Group commit: the transactions asked for while the
+ * previous COMMIT ran go together, each in its own savepoint, under one COMMIT (one fsync); each
+ * caller is answered after it, and one that fails rolls back alone (ADR 0009; the flood bar in
+ * BENCHMARKS.md fails without it). node:sqlite is synchronous, so SQLite's own busy wait would stop
+ * the whole server while another process holds the lock: it waits 20 ms there, the rest in begin().
  */
 
-/** How long a transaction waits for a write lock another process holds before it gives up (503). */
 export const LOCK_WAIT_MS = 3_000;
 
 const toSqlite = (v: unknown) => (typeof v === "boolean" ? (v ? 1 : 0) : v === undefined ? null : v);
 
-/** SQLITE_BUSY or SQLITE_LOCKED (node:sqlite puts the result code on `errcode`). */
-const isBusy = (e: unknown) => {
-  const code = (e as { errcode?: number }).errcode;
-  return typeof code === "number" && ((code & 0xff) === 5 || (code & 0xff) === 6);
-};
+// SQLITE_BUSY or SQLITE_LOCKED.
+const isBusy = (e: unknown) => [5, 6].includes(((e as { errcode?: number }).errcode ?? 0) & 0xff);
 
 export function openSqlite(file: string, { watcher = quietWatcher }: { watcher?: StorageWatcher } = {}): Database {
   if (file !== ":memory:") mkdirSync(dirname(file), { recursive: true });
   const db = new DatabaseSync(file);
-  // WAL lets readers work during a write; FULL makes every commit durable before we acknowledge it.
-  // node:sqlite is synchronous, so SQLite's own busy wait would stop the whole server (pages too)
-  // while another process holds the lock: it waits 20 ms at most there, the rest in begin() below.
-  // secure_delete: a deleted row's bytes are overwritten, not left readable in free pages (the privacy
-  // notice promises erasure, docs/decisions/0014-privacy-notice.md).
+  // secure_delete: the privacy notice promises erasure, not bytes left readable in free pages.
   db.exec(
     "PRAGMA busy_timeout = 20; PRAGMA journal_mode = WAL; PRAGMA synchronous = FULL; PRAGMA foreign_keys = ON; PRAGMA secure_delete = ON;",
   );
   const statements = new Map<string, StatementSync>();
   const run = (sql: string, params: unknown[] = []) => {
-    let stmt = statements.get(sql);
-    if (!stmt) {
-      stmt = db.prepare(sql);
-      statements.set(sql, stmt);
-    }
-    return stmt.all(...(params.map(toSqlite) as Parameters<StatementSync["all"]>));
+    if (!statements.has(sql)) statements.set(sql, db.prepare(sql));
+    return (statements.get(sql) as StatementSync).all(...(params.map(toSqlite) as Parameters<StatementSync["all"]>));
   };
   const inTx: Sql = {
     engine: "sqlite",
@@ -46,7 +37,6 @@ export function openSqlite(file: string, { watcher = quietWatcher }: { watcher?:
     transaction: (fn) => fn(inTx),
   };
 
-  /** BEGIN IMMEDIATE, waiting (without blocking the event loop) for another process's write lock. */
   async function begin(): Promise<void> {
     const deadline = Date.now() + LOCK_WAIT_MS;
     for (let wait = 10; ; wait = Math.min(wait * 2, 200)) {
@@ -62,15 +52,11 @@ export function openSqlite(file: string, { watcher = quietWatcher }: { watcher?:
     }
   }
 
-  // Group commit: the transactions asked for while the previous COMMIT ran go together, each in its
-  // own savepoint, under one COMMIT (one fsync). Each caller is answered only after that COMMIT; a
-  // transaction that fails rolls back to its savepoint without touching the others.
   type Pending = { fn: (tx: Sql) => Promise<unknown>; resolve: (v: unknown) => void; reject: (e: unknown) => void };
   let pending: Pending[] = [];
   let idle: Promise<void> = Promise.resolve();
   let draining = false;
 
-  /** Never throws: every caller of the batch is answered. */
   async function commitTogether(batch: Pending[]) {
     const answers: Array<() => void> = [];
     try {
@@ -121,13 +107,13 @@ export function openSqlite(file: string, { watcher = quietWatcher }: { watcher?:
   const database: Database = {
     engine: "sqlite",
     async query(sql, params) {
-      // A query outside a transaction waits for one in progress, so it never runs inside it.
+      // A read, a PRAGMA or VACUUM (which no transaction may hold) never runs inside a transaction.
+      if (!/^\s*(?:SELECT|PRAGMA|VACUUM)\b/i.test(sql)) return transaction((tx) => tx.query(sql, params)) as never;
       if (db.isTransaction) await idle;
       return run(sql, params) as never;
     },
     transaction,
     async ping() {
-      // Through a transaction: ready means a submission could take the write lock now.
       await transaction(async (tx) => tx.query("SELECT 1"));
     },
     async migrate() {
