@@ -85,7 +85,8 @@ for (const path of walk(root)) {
   const html = readFileSync(path, "utf8");
   const title = ogTitle(html, "og:title");
   const description = ogTitle(html, "og:description");
-  if (!title || !description) continue;
+  // A page with a photo of its own (a post's hero: scripts/photos.ts) needs no drawn card.
+  if (!title || !description || !ogTitle(html, "og:image")?.includes("/social/")) continue;
   const dir = path.slice(root.length - 1, -"index.html".length);
   pages.push({
     path: dir === "/" ? "/" : dir.slice(0, -1),

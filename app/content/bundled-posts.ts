@@ -1,30 +1,35 @@
-import { type Post, PostError, parsePost, publishedPosts } from "#app/content/post-parser.ts";
+import type { PictureData } from "#app/components/ui/Picture.tsx";
+import { type Post, PostError, parsePost, publishedPosts, todayAtOffice } from "#app/content/post-parser.ts";
 
 /**
- * The blog, bundled at build time: Vite inlines every Markdown file and hashes every image, so the
- * server needs no content folder at run time. A bad post throws while prerendering and fails the build.
+ * The blog, bundled at build time: Vite inlines every Markdown file and turns every image into its
+ * responsive variants (scripts/photos.ts), so the server needs no content folder at run time. The
+ * content check (scripts/content-check.ts) has read every post before this runs.
  */
 
 // Paths relative to this file, so the same files are found whatever Vite's root is (bench/spa-baseline).
 const sources = import.meta.glob<string>("../../content/blog/*.md", { query: "?raw", import: "default", eager: true });
-const images = import.meta.glob<string>("../../content/blog/images/*.svg", {
-  query: "?url",
+const images = import.meta.glob<PictureData>("../../content/blog/images/*.{svg,jpg,jpeg,png,webp,avif}", {
+  query: "?picture",
   import: "default",
   eager: true,
 });
 
-export type PostView = Omit<Post, "image"> & { image: string; imageWidth: number; imageHeight: number };
+export type PostView = Omit<Post, "image"> & { image: PictureData };
 
-function load(): PostView[] {
-  const posts = Object.entries(sources).map(([path, raw]) => parsePost(path.replace("../../", ""), raw));
-  return publishedPosts(posts).map((p) => {
-    const url = images[`../../content/blog/${p.image.slice(2)}`];
-    if (!url) throw new PostError(p.file, "image", `no such file: content/blog/${p.image.slice(2)}`);
-    return { ...p, image: url, imageWidth: 1200, imageHeight: 630 };
-  });
-}
+const posts: PostView[] = Object.entries(sources).map(([path, raw]) => {
+  const p = parsePost(path.replace("../../", ""), raw);
+  const image = images[`../../content/blog/${p.image.slice(2)}`];
+  if (!image)
+    throw new PostError([{ file: p.file, field: "image", message: `no file content/blog/${p.image.slice(2)}` }]);
+  return { ...p, image };
+});
 
-const posts = load();
-
-export const allPosts = (): PostView[] => posts;
-export const findPost = (slug: string): PostView | undefined => posts.find((p) => p.slug === slug);
+/**
+ * The posts a visitor sees on `today` (the office's date), newest first. `npm run dev` is the
+ * preview: there drafts and posts dated later are shown too, and only there.
+ */
+export const allPosts = (today = todayAtOffice()): PostView[] =>
+  publishedPosts(posts, import.meta.env.DEV ? "9999-12-31" : today, { drafts: import.meta.env.DEV });
+export const findPost = (slug: string, today?: string): PostView | undefined =>
+  allPosts(today).find((p) => p.slug === slug);

@@ -19,25 +19,30 @@ describe("site config", () => {
 
   it.each<[string, (s: Draft) => unknown, string]>([
     ["email", (s) => Object.assign(s, { email: "not-an-email" }), "email"],
-    ["phone not written (NNN) NNN-NNNN", (s) => Object.assign(s.phone, { display: "307.123.4567" }), "phone.display"],
-    ["phone not E.164", (s) => Object.assign(s.phone, { e164: "307-555-0142" }), "phone.e164"],
-    ["state", (s) => Object.assign(s.address, { region: "CA" }), "address.region"],
-    ["ZIP code outside Wyoming", (s) => Object.assign(s.address, { postalCode: "90210" }), "address.postalCode"],
-    ["office outside Wyoming", (s) => Object.assign(s.address.geo, { latitude: 47.6 }), "address.geo.latitude"],
-    ["12-hour clock", (s) => Object.assign(s.officeHours[0] ?? {}, { opens: "9am" }), "officeHours.0.opens"],
-    ["day name", (s) => Object.assign(s.officeHours[0] ?? {}, { days: ["Funday"] }), "officeHours.0.days.0"],
+    ["phone not written (NNN) NNN-NNNN", (s) => Object.assign(s.phone, { display: "307.123.4567" }), "phone → display"],
+    ["phone not E.164", (s) => Object.assign(s.phone, { e164: "307-555-0142" }), "phone → e164"],
+    ["phone dialled differs from shown", (s) => Object.assign(s.phone, { e164: "+13075550199" }), "phone → e164"],
+    ["state", (s) => Object.assign(s.address, { region: "CA" }), "address → region"],
+    ["ZIP code outside Wyoming", (s) => Object.assign(s.address, { postalCode: "90210" }), "address → postalCode"],
+    ["office outside Wyoming", (s) => Object.assign(s.address.geo, { latitude: 47.6 }), "address → geo → latitude"],
+    ["12-hour clock", (s) => Object.assign(s.officeHours[0] ?? {}, { opens: "9am" }), "officeHours → entry 1 → opens"],
+    [
+      "day name",
+      (s) => Object.assign(s.officeHours[0] ?? {}, { days: ["Funday"] }),
+      "officeHours → entry 1 → days → entry 1",
+    ],
     ["URL with a trailing slash", (s) => Object.assign(s, { url: "https://example.com/" }), "url"],
     ["legal name without LLC", (s) => Object.assign(s, { legalName: "Teton Digital Systems" }), "legalName"],
     ["description too long", (s) => Object.assign(s, { description: "x".repeat(161) }), "description"],
     ["four service options", (s) => Object.assign(s, { serviceOptions: s.serviceOptions.slice(1) }), "serviceOptions"],
     ["three stats", (s) => Object.assign(s, { stats: s.stats.slice(1) }), "stats"],
-    ["theme colour", (s) => Object.assign(s.themeColor, { dark: "navy" }), "themeColor.dark"],
-    ["blog topic ending in a full stop", (s) => Object.assign(s.blog, { about: `${s.blog.about}.` }), "blog.about"],
+    ["theme colour", (s) => Object.assign(s.themeColor, { dark: "navy" }), "themeColor → dark"],
+    ["blog topic ending in a full stop", (s) => Object.assign(s.blog, { about: `${s.blog.about}.` }), "blog → about"],
     ["unknown blog key", (s) => Object.assign(s.blog, { tagline: "x" }), "blog"],
   ])("refuses a bad %s, naming the field", (_name, edit, path) => {
     const broken = clone();
     edit(broken);
-    expect(() => parseSite(broken)).toThrow(new RegExp(`site\\.ts is invalid:[\\s\\S]*${path.replace(/\./g, "\\.")}:`));
+    expect(() => parseSite(broken)).toThrow(new RegExp(`^app/config/site\\.ts, ${path}: `, "m"));
   });
 });
 

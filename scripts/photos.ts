@@ -1,0 +1,136 @@
+import { createHash } from "node:crypto";
+import { existsSync, mkdirSync, readFileSync, renameSync, statSync } from "node:fs";
+import { basename, extname, join, relative } from "node:path";
+import sharp, { type Sharp } from "sharp";
+import type { Plugin } from "vite";
+
+/**
+ * Photos at build time (and in `npm run dev`): `import photo from "./hero.jpg?picture"` gives the
+ * picture a page shows (app/components/ui/Picture.tsx): AVIF and WebP at several widths, the original
+ * format as the fallback, its width and height, and a 1200×630 JPEG for social cards. The variants
+ * are made once per photo content by sharp under node_modules/.cache/photos/, then imported with
+ * `?url`, so Vite names and hashes them as it does every asset. An SVG is passed through as it is.
+ */
+
+/** The widths made, up to the photo's own: a phone at 1× to a 39rem column at 2.5×. */
+export const WIDTHS = [480, 800, 1200, 1600];
+/** A picture slot (a post's hero) is 39rem wide at most: 1248 px on a 2× screen, and 1200 for its social card. */
+export const MIN_WIDTH = 1200;
+const MAX_WIDTH = 4000;
+const MAX_BYTES = 5_000_000;
+
+const RASTER = new Set([".jpg", ".jpeg", ".png", ".webp", ".avif"]);
+const cacheRoot = new URL("../node_modules/.cache/photos/", import.meta.url).pathname;
+const VERSION = "1";
+
+/** A one-line note for a photo too small for its slot or larger than it needs, or null. */
+export function sizeAdvice(file: string, width: number, height: number, bytes: number): string | null {
+  const size = `${width}×${height} px`;
+  if (width < MIN_WIDTH) {
+    return `${file} is ${size}: too small to stay sharp (a post's picture shows up to 1248 px wide); export it at least ${MIN_WIDTH} px wide, 1600×840 is best`;
+  }
+  if (width > MAX_WIDTH || bytes > MAX_BYTES) {
+    return `${file} is ${size} (${(bytes / 1e6).toFixed(1)} MB): far larger than any screen shows; export it 1600 px wide (about 300 KB as JPEG), the build then works faster`;
+  }
+  return null;
+}
+
+type Format = "avif" | "webp" | "jpeg" | "png";
+const encode = (image: Sharp, format: Format) =>
+  format === "avif"
+    ? image.avif({ quality: 50, effort: 4 })
+    : format === "webp"
+      ? image.webp({ quality: 72 })
+      : format === "jpeg"
+        ? image.jpeg({ quality: 78, mozjpeg: true })
+        : image.png({ compressionLevel: 9, palette: false });
+
+/** Make (or find in the cache) every variant of one photo; the paths on disk, by width and format. */
+async function variants(file: string) {
+  const input = readFileSync(file);
+  const meta = await sharp(input).metadata();
+  const width = meta.autoOrient?.width ?? meta.width;
+  const height = meta.autoOrient?.height ?? meta.height;
+  const original: Format =
+    meta.format === "png" ? "png" : meta.format === "webp" ? "webp" : meta.format === "heif" ? "avif" : "jpeg";
+  const dir = join(cacheRoot, createHash("sha256").update(VERSION).update(input).digest("hex").slice(0, 16));
+  mkdirSync(dir, { recursive: true });
+  const stem = basename(file, extname(file));
+  const widths = WIDTHS.filter((w) => w < width);
+  if (widths.length < WIDTHS.length) widths.push(width);
+  const made = async (name: string, make: () => Sharp) => {
+    const out = join(dir, name);
+    if (!existsSync(out)) {
+      // Written whole or not at all: a build stopped halfway leaves no truncated variant in the cache.
+      await make().toFile(`${out}.tmp`);
+      renameSync(`${out}.tmp`, out);
+    }
+    return out;
+  };
+  const formats: Format[] = ["avif", "webp", ...(original === "avif" || original === "webp" ? [] : [original])];
+  const files: Record<Format, Array<[number, string]>> = { avif: [], webp: [], jpeg: [], png: [] };
+  for (const format of formats) {
+    for (const w of widths) {
+      const ext = format === "jpeg" ? "jpg" : format;
+      const out = await made(`${stem}-${w}.${ext}`, () => encode(sharp(input).autoOrient().resize(w), format));
+      files[format].push([w, out]);
+    }
+  }
+  const og = await made(`${stem}-og.jpg`, () =>
+    encode(sharp(input).autoOrient().resize(1200, 630, { fit: "cover" }), "jpeg"),
+  );
+  return { width, height, original, files, og, bytes: input.length };
+}
+
+const MIME: Record<Format, string> = { avif: "image/avif", webp: "image/webp", jpeg: "image/jpeg", png: "image/png" };
+
+/** The module a `?picture` import becomes: each variant imported with `?url`. */
+async function pictureModule(file: string, warn: (message: string) => void): Promise<string> {
+  if (extname(file) === ".svg") {
+    const meta = await sharp(file).metadata();
+    return `import src from ${JSON.stringify(`${file}?url`)};
+export default { src, width: ${meta.width}, height: ${meta.height}, srcset: "", sources: [] };`;
+  }
+  const v = await variants(file);
+  const advice = sizeAdvice(relative(process.cwd(), file), v.width, v.height, v.bytes);
+  if (advice) warn(advice);
+  const imports: string[] = [];
+  const url = (path: string) => {
+    imports.push(`import u${imports.length} from ${JSON.stringify(`${path}?url`)};`);
+    return `u${imports.length - 1}`;
+  };
+  const srcset = (list: Array<[number, string]>) => list.map(([w, p]) => `${url(p)} + " ${w}w"`).join(' + ", " + ');
+  // The fallback is the original format; an AVIF or WebP original falls back to its WebP variants.
+  const fallback = v.original === "avif" || v.original === "webp" ? "webp" : v.original;
+  const sources = (["avif", "webp"] as const).map((f) => `{ type: "${MIME[f]}", srcset: ${srcset(v.files[f])} }`);
+  const largest = v.files[fallback].find(([w]) => w >= 1200) ?? v.files[fallback].at(-1);
+  const src = url((largest as [number, string])[1]);
+  const body = `export default { src: ${src}, width: ${v.width}, height: ${v.height}, srcset: ${srcset(v.files[fallback])}, sources: [${sources.join(", ")}], og: ${url(v.og)} };`;
+  return `${imports.join("\n")}\n${body}`;
+}
+
+const SUFFIX = "?picture";
+const noted = new Set<string>();
+
+export function photos(): Plugin {
+  return {
+    name: "photos",
+    enforce: "pre",
+    load: {
+      filter: { id: /\?picture$/ },
+      async handler(id) {
+        const file = id.slice(0, -SUFFIX.length);
+        const ext = extname(file).toLowerCase();
+        if (ext !== ".svg" && !RASTER.has(ext)) return null;
+        this.addWatchFile(file);
+        statSync(file);
+        // Both builds (client and server) load the module: each note is printed once.
+        return pictureModule(file, (message) => {
+          if (noted.has(message)) return;
+          noted.add(message);
+          console.warn(`Photo: ${message}`);
+        });
+      },
+    },
+  };
+}
