@@ -51,7 +51,9 @@ const sourceOf = (file: string) => readFileSync(join(root, file), "utf8");
 export function factProblems(site: unknown = shippedSite, services: unknown = serviceLines): string[] {
   return [
     ...problemsOf(siteSchema, site, "app/config/site.ts", sourceOf("app/config/site.ts")),
-    ...problemsOf(serviceLinesSchema, services, "app/content/services.ts", sourceOf("app/content/services.ts")),
+    ...problemsOf(serviceLinesSchema, services, "app/content/services.ts", sourceOf("app/content/services.ts"), (i) =>
+      Array.isArray(services) ? (services[i] as { title?: string } | undefined)?.title : undefined,
+    ),
   ];
 }
 

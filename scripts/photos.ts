@@ -8,7 +8,7 @@ import type { Plugin } from "vite";
  * Photos at build time (and in `npm run dev`): `import photo from "./hero.jpg?picture"` gives the
  * picture a page shows (app/components/ui/Picture.tsx): AVIF and WebP at several widths, the original
  * format as the fallback, its width and height, and a 1200×630 JPEG for social cards. The variants
- * are made once per photo content by sharp under node_modules/.cache/photos/, then imported with
+ * (the original format once, at 1200 px) are made once per photo content by sharp under node_modules/.cache/photos/, then imported with
  * `?url`, so Vite names and hashes them as it does every asset. An SVG is passed through as it is.
  */
 
@@ -21,7 +21,7 @@ const MAX_BYTES = 5_000_000;
 
 const RASTER = new Set([".jpg", ".jpeg", ".png", ".webp", ".avif"]);
 const cacheRoot = new URL("../node_modules/.cache/photos/", import.meta.url).pathname;
-const VERSION = "1";
+const VERSION = "2";
 
 /** A one-line note for a photo too small for its slot or larger than it needs, or null. */
 export function sizeAdvice(file: string, width: number, height: number, bytes: number): string | null {
@@ -38,9 +38,9 @@ export function sizeAdvice(file: string, width: number, height: number, bytes: n
 type Format = "avif" | "webp" | "jpeg" | "png";
 const encode = (image: Sharp, format: Format) =>
   format === "avif"
-    ? image.avif({ quality: 50, effort: 4 })
+    ? image.avif({ quality: 40, effort: 4 })
     : format === "webp"
-      ? image.webp({ quality: 72 })
+      ? image.webp({ quality: 68 })
       : format === "jpeg"
         ? image.jpeg({ quality: 78, mozjpeg: true })
         : image.png({ compressionLevel: 9, palette: false });
@@ -67,10 +67,13 @@ async function variants(file: string) {
     }
     return out;
   };
-  const formats: Format[] = ["avif", "webp", ...(original === "avif" || original === "webp" ? [] : [original])];
   const files: Record<Format, Array<[number, string]>> = { avif: [], webp: [], jpeg: [], png: [] };
-  for (const format of formats) {
-    for (const w of widths) {
+  // Every browser in use reads AVIF or WebP: the original format is made once, at the width a page
+  // shows it at most, for the rest (and for any tool that reads only <img src>).
+  const fallbackWidth = widths.find((w) => w >= 1200) ?? width;
+  for (const format of ["avif", "webp", original] as const) {
+    for (const w of format === original ? [fallbackWidth] : widths) {
+      if (files[format].some(([made]) => made === w)) continue;
       const ext = format === "jpeg" ? "jpg" : format;
       const out = await made(`${stem}-${w}.${ext}`, () => encode(sharp(input).autoOrient().resize(w), format));
       files[format].push([w, out]);
@@ -89,7 +92,7 @@ async function pictureModule(file: string, warn: (message: string) => void): Pro
   if (extname(file) === ".svg") {
     const meta = await sharp(file).metadata();
     return `import src from ${JSON.stringify(`${file}?url`)};
-export default { src, width: ${meta.width}, height: ${meta.height}, srcset: "", sources: [] };`;
+export default { src, width: ${meta.width}, height: ${meta.height}, sources: [] };`;
   }
   const v = await variants(file);
   const advice = sizeAdvice(relative(process.cwd(), file), v.width, v.height, v.bytes);
@@ -100,12 +103,10 @@ export default { src, width: ${meta.width}, height: ${meta.height}, srcset: "", 
     return `u${imports.length - 1}`;
   };
   const srcset = (list: Array<[number, string]>) => list.map(([w, p]) => `${url(p)} + " ${w}w"`).join(' + ", " + ');
-  // The fallback is the original format; an AVIF or WebP original falls back to its WebP variants.
-  const fallback = v.original === "avif" || v.original === "webp" ? "webp" : v.original;
   const sources = (["avif", "webp"] as const).map((f) => `{ type: "${MIME[f]}", srcset: ${srcset(v.files[f])} }`);
-  const largest = v.files[fallback].find(([w]) => w >= 1200) ?? v.files[fallback].at(-1);
-  const src = url((largest as [number, string])[1]);
-  const body = `export default { src: ${src}, width: ${v.width}, height: ${v.height}, srcset: ${srcset(v.files[fallback])}, sources: [${sources.join(", ")}], og: ${url(v.og)} };`;
+  const [fallback] = v.files[v.original];
+  const src = url((fallback as [number, string])[1]);
+  const body = `export default { src: ${src}, width: ${v.width}, height: ${v.height}, sources: [${sources.join(", ")}], og: ${url(v.og)} };`;
   return `${imports.join("\n")}\n${body}`;
 }
 

@@ -155,16 +155,16 @@ export function plainError(issue: z.core.$ZodRawIssue): string | undefined {
   }
 }
 
-/** The line of `source` where a mistaken value is typed: the line holding its text, or its field name. */
-export function lineOfValue(source: string, path: PropertyKey[], value: unknown): number | undefined {
+/** The line of `source` where a mistake is: the line holding the value, or the only line naming its field. */
+export function lineOf(source: string, key: PropertyKey | undefined, value: unknown): number | undefined {
   const lines = source.split("\n");
-  if (typeof value === "string") {
+  if (typeof value === "string" && value !== "") {
     const at = lines.findIndex((l) => l.includes(JSON.stringify(value)));
     if (at >= 0) return at + 1;
   }
-  const key = [...path].reverse().find((k) => typeof k === "string");
-  const at = key ? lines.findIndex((l) => l.trimStart().startsWith(`${String(key)}:`)) : -1;
-  return at >= 0 ? at + 1 : undefined;
+  if (typeof key !== "string" || value === undefined) return undefined;
+  const named = lines.flatMap((l, i) => (l.trimStart().startsWith(`${key}:`) ? [i + 1] : []));
+  return named.length === 1 ? named[0] : undefined;
 }
 
 const valueAt = (root: unknown, path: PropertyKey[]) =>
@@ -173,19 +173,28 @@ const valueAt = (root: unknown, path: PropertyKey[]) =>
     root,
   );
 
-/** A field's path as people read it: officeHours → 1st → opens. */
-export const fieldName = (path: PropertyKey[]) =>
-  path.map((k) => (typeof k === "number" ? `entry ${k + 1}` : String(k))).join(" → ") || "(the whole object)";
+/** A field's path as people read it: officeHours → entry 2 → opens (`top` names a top-level entry). */
+export const fieldName = (path: PropertyKey[], top?: (index: number) => string | undefined) =>
+  path
+    .map((k, i) => (typeof k !== "number" ? String(k) : ((i === 0 ? top?.(k) : undefined) ?? `entry ${k + 1}`)))
+    .join(" → ") || "(the whole object)";
 
 /** Every mistake in `input` against `schema`, one line each: file, line, field, what was found and expected. */
-export function problemsOf(schema: z.ZodType, input: unknown, file: string, source = ""): string[] {
+export function problemsOf(
+  schema: z.ZodType,
+  input: unknown,
+  file: string,
+  source = "",
+  top?: (index: number) => string | undefined,
+): string[] {
   const result = schema.safeParse(input, { error: plainError });
   if (result.success) return [];
   return result.error.issues.map((i) => {
     const value = valueAt(input, i.path);
-    const line = lineOfValue(source, i.path, value);
+    const line =
+      i.code === "unrecognized_keys" ? lineOf(source, i.keys[0], true) : lineOf(source, i.path.at(-1), value);
     const found = value === undefined || typeof value === "object" ? "" : ` (found ${JSON.stringify(value)})`;
-    return `${file}${line ? `, line ${line}` : ""}, ${fieldName(i.path)}: ${i.message}${found}`;
+    return `${file}${line ? `, line ${line}` : ""}, ${fieldName(i.path, top)}: ${i.message}${found}`;
   });
 }
 

@@ -1,10 +1,11 @@
-/** A photo's variants as the build makes them (scripts/photos.ts, through a `?picture` import). */
+/**
+ * A photo's variants as the build makes them (scripts/photos.ts, through a `?picture` import): `src`
+ * is the original format at up to 1200 px, for what reads neither AVIF nor WebP.
+ */
 export type PictureData = {
   src: string;
   width: number;
   height: number;
-  /** The original format at each width: the <img>'s own srcset, for browsers without AVIF or WebP. */
-  srcset: string;
   sources: Array<{ type: string; srcset: string }>;
   /** A 1200×630 JPEG for social cards; an SVG has none. */
   og?: string;
@@ -31,8 +32,6 @@ export function Picture({
   const img = (
     <img
       src={picture.src}
-      srcSet={picture.srcset || undefined}
-      sizes={picture.srcset ? sizes : undefined}
       alt={alt}
       width={picture.width}
       height={picture.height}
