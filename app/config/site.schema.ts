@@ -2,8 +2,8 @@ import { z } from "zod";
 import { usPhone } from "#app/config/derive.ts";
 
 /**
- * The shape of the company facts in site.ts. Checked at build (entry.server imports checkSite) and in
- * the unit tests, so zod never reaches the browser bundle.
+ * The shape of the company facts in site.ts, and the words every content mistake is said in. Checked
+ * before every build (scripts/content-check.ts) and in the unit tests, so zod never reaches the browser bundle.
  */
 
 const dayOfWeek = z.enum(["Monday", "Tuesday", "Wednesday", "Thursday", "Friday", "Saturday", "Sunday"]);

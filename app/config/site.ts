@@ -6,7 +6,8 @@ import type { Site } from "#app/config/site.schema.ts";
 /**
  * Company facts: the only place a name, a number, an address or an hour is typed.
  * The footer, the contact page, the imprint, emails and structured data all read this object.
- * Its shape is checked with zod (site.schema.ts) when the server build loads, so a bad edit fails the build.
+ * Its shape is checked with zod (site.schema.ts) before every build, start and preview
+ * (scripts/content-check.ts): a mistake stops them with the line, the field and what is expected.
  */
 
 export type { Site };
