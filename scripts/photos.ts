@@ -1,5 +1,5 @@
 import { createHash } from "node:crypto";
-import { existsSync, mkdirSync, readFileSync, renameSync, statSync } from "node:fs";
+import { existsSync, mkdirSync, readFileSync, renameSync } from "node:fs";
 import { basename, extname, join, relative } from "node:path";
 import sharp, { type Sharp } from "sharp";
 import type { Plugin } from "vite";
@@ -12,8 +12,11 @@ import type { Plugin } from "vite";
  * `?url`, so Vite names and hashes them as it does every asset. An SVG is passed through as it is.
  */
 
-/** The widths made, up to the photo's own: a phone at 1× to a 39rem column at 2.5×. */
-export const WIDTHS = [480, 800, 1200, 1600];
+/**
+ * The widths made, up to the photo's own: a phone's column at 1.75× (Lighthouse's phone: 665 px)
+ * and 3× (1074 px), and the 39rem column on a 2× screen (1248 px).
+ */
+export const WIDTHS = [480, 720, 1080, 1440];
 /** A picture slot (a post's hero) is 39rem wide at most: 1248 px on a 2× screen, and 1200 for its social card. */
 export const MIN_WIDTH = 1200;
 const MAX_WIDTH = 4000;
@@ -21,7 +24,7 @@ const MAX_BYTES = 5_000_000;
 
 const RASTER = new Set([".jpg", ".jpeg", ".png", ".webp", ".avif"]);
 const cacheRoot = new URL("../node_modules/.cache/photos/", import.meta.url).pathname;
-const VERSION = "2";
+const VERSION = "3";
 
 /** A one-line note for a photo too small for its slot or larger than it needs, or null. */
 export function sizeAdvice(file: string, width: number, height: number, bytes: number): string | null {
@@ -38,7 +41,7 @@ export function sizeAdvice(file: string, width: number, height: number, bytes: n
 type Format = "avif" | "webp" | "jpeg" | "png";
 const encode = (image: Sharp, format: Format) =>
   format === "avif"
-    ? image.avif({ quality: 40, effort: 4 })
+    ? image.avif({ quality: 35, effort: 6 })
     : format === "webp"
       ? image.webp({ quality: 68 })
       : format === "jpeg"
@@ -46,7 +49,7 @@ const encode = (image: Sharp, format: Format) =>
         : image.png({ compressionLevel: 9, palette: false });
 
 /** Make (or find in the cache) every variant of one photo; the paths on disk, by width and format. */
-async function variants(file: string) {
+export async function variants(file: string) {
   const input = readFileSync(file);
   const meta = await sharp(input).metadata();
   const width = meta.autoOrient?.width ?? meta.width;
@@ -70,9 +73,16 @@ async function variants(file: string) {
   const files: Record<Format, Array<[number, string]>> = { avif: [], webp: [], jpeg: [], png: [] };
   // Every browser in use reads AVIF or WebP: the original format is made once, at the width a page
   // shows it at most, for the rest (and for any tool that reads only <img src>).
-  const fallbackWidth = widths.find((w) => w >= 1200) ?? width;
-  for (const format of ["avif", "webp", original] as const) {
-    for (const w of format === original ? [fallbackWidth] : widths) {
+  const fallbackWidth = Math.min(1200, width);
+  // An AVIF original falls back to WebP: what cannot read the one may read the other.
+  const fallbackFormat: Format = original === "avif" ? "webp" : original;
+  const plan: Array<[Format, number[]]> = [
+    ["avif", widths],
+    ["webp", widths],
+    [fallbackFormat, [fallbackWidth]],
+  ];
+  for (const [format, sizes] of plan) {
+    for (const w of sizes) {
       if (files[format].some(([made]) => made === w)) continue;
       const ext = format === "jpeg" ? "jpg" : format;
       const out = await made(`${stem}-${w}.${ext}`, () => encode(sharp(input).autoOrient().resize(w), format));
@@ -82,7 +92,8 @@ async function variants(file: string) {
   const og = await made(`${stem}-og.jpg`, () =>
     encode(sharp(input).autoOrient().resize(1200, 630, { fit: "cover" }), "jpeg"),
   );
-  return { width, height, original, files, og, bytes: input.length };
+  const fallback = files[fallbackFormat].find(([w]) => w === fallbackWidth)?.[1] as string;
+  return { width, height, files, fallback, og, bytes: input.length };
 }
 
 const MIME: Record<Format, string> = { avif: "image/avif", webp: "image/webp", jpeg: "image/jpeg", png: "image/png" };
@@ -104,8 +115,7 @@ export default { src, width: ${meta.width}, height: ${meta.height}, sources: [] 
   };
   const srcset = (list: Array<[number, string]>) => list.map(([w, p]) => `${url(p)} + " ${w}w"`).join(' + ", " + ');
   const sources = (["avif", "webp"] as const).map((f) => `{ type: "${MIME[f]}", srcset: ${srcset(v.files[f])} }`);
-  const [fallback] = v.files[v.original];
-  const src = url((fallback as [number, string])[1]);
+  const src = url(v.fallback);
   const body = `export default { src: ${src}, width: ${v.width}, height: ${v.height}, sources: [${sources.join(", ")}], og: ${url(v.og)} };`;
   return `${imports.join("\n")}\n${body}`;
 }
@@ -124,7 +134,6 @@ export function photos(): Plugin {
         const ext = extname(file).toLowerCase();
         if (ext !== ".svg" && !RASTER.has(ext)) return null;
         this.addWatchFile(file);
-        statSync(file);
         // Both builds (client and server) load the module: each note is printed once.
         return pictureModule(file, (message) => {
           if (noted.has(message)) return;

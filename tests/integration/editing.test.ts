@@ -222,7 +222,7 @@ describe("an editor publishes alone", { timeout: 300_000 }, () => {
       ["image/webp", /<source type="image\/webp" srcSet="([^"]+)"/.exec(picture)?.[1]],
     ] as const) {
       const entries = (set ?? "").split(", ").map((e) => e.split(" "));
-      expect(entries.map(([, w]) => w)).toEqual(["480w", "800w", "1200w", "1600w"]);
+      expect(entries.map(([, w]) => w)).toEqual(["480w", "720w", "1080w", "1440w"]);
       for (const [url, w] of entries) {
         const response = await fetch(`${server.url}${url}`);
         expect(response.headers.get("content-type")).toBe(type);
