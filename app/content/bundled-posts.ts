@@ -30,6 +30,9 @@ const posts: PostView[] = Object.entries(sources).map(([path, raw]) => {
  * preview: there drafts and posts dated later are shown too, and only there.
  */
 export const allPosts = (today = todayAtOffice()): PostView[] =>
-  publishedPosts(posts, import.meta.env.DEV ? "9999-12-31" : today, { drafts: import.meta.env.DEV });
+  publishedPosts(posts, preview ? "9999-12-31" : today, { drafts: preview });
+
+// Vite's mode, not NODE_ENV: `vite build` is "production" whatever NODE_ENV says, so no build shows a draft.
+const preview = import.meta.env.MODE === "development";
 export const findPost = (slug: string, today?: string): PostView | undefined =>
   allPosts(today).find((p) => p.slug === slug);

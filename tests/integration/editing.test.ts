@@ -1,10 +1,11 @@
-import { execFileSync, spawnSync } from "node:child_process";
+import { execFileSync, spawn, spawnSync } from "node:child_process";
 import { cpSync, mkdtempSync, readFileSync, rmSync, symlinkSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import sharp from "sharp";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { launchChromium } from "../support/chromium.ts";
+import { freePort } from "../support/ports.ts";
 import { type RunningServer, startServer } from "../support/server.ts";
 
 /**
@@ -46,12 +47,17 @@ function edit(dir: string, file: string, from: string, to: string) {
   writeFileSync(path, text.replace(from, to));
 }
 
+/** An editor's shell: neither the test runner's NODE_ENV nor a SITE_URL. */
+function editorsShell(): NodeJS.ProcessEnv {
+  const { SITE_URL: _, NODE_ENV: __, ...inherited } = process.env;
+  return inherited;
+}
+
 /** An npm command in a copy, as an editor runs it: its exit code and everything it printed. */
 function npm(dir: string, args: string[], env: Record<string, string> = {}) {
-  const { SITE_URL: _, ...inherited } = process.env;
   const r = spawnSync("npm", args, {
     cwd: dir,
-    env: { ...inherited, ...env },
+    env: { ...editorsShell(), ...env },
     encoding: "utf8",
     timeout: 240_000,
     killSignal: "SIGKILL",
@@ -107,6 +113,16 @@ describe("an editor publishes alone", { timeout: 300_000 }, () => {
       join(dir, "content/blog/images/our-new-office.jpg"),
     ]);
     writeFileSync(join(dir, "content/blog/our-new-office.md"), post(newPost));
+    writeFileSync(
+      join(dir, "content/blog/a-draft.md"),
+      post({
+        ...newPost,
+        slug: "a-draft",
+        title: '"A Draft Nobody Outside Should Read"',
+        date: "2025-01-02",
+        draft: "true",
+      }),
+    );
     edit(dir, "app/config/site.ts", 'usPhone("(307) 555-0142")', 'usPhone("(307) 634-0100")');
     edit(
       dir,
@@ -117,11 +133,11 @@ describe("an editor publishes alone", { timeout: 300_000 }, () => {
     build = npm(dir, ["run", "build"]);
     expect(build.status, build.output).toBe(0);
     // The office's midnight of the post's date (Mountain Standard Time, UTC-7) is 07:00 UTC: start
-    // the server three seconds before it, its clock running from there.
+    // the server two minutes before it, its clock running five times as fast (24 seconds here).
     server = await startServer(
       {
         LD_PRELOAD: "/usr/lib/x86_64-linux-gnu/faketime/libfaketime.so.1",
-        FAKETIME: `@${LATER} 06:59:57`,
+        FAKETIME: `@${LATER} 06:58:00 x5`,
         FAKETIME_DONT_FAKE_MONOTONIC: "1",
       },
       undefined,
@@ -133,6 +149,23 @@ describe("an editor publishes alone", { timeout: 300_000 }, () => {
   afterAll(async () => {
     await server?.stop();
     for (const d of copies) rmSync(d, { recursive: true, force: true });
+  });
+
+  it("publishes the post dated later at the office's midnight, with nobody rebuilding", async () => {
+    const get = (path: string) => fetch(`${server.url}${path}`);
+    // Before the date (the server's own clock, in each answer's Date header, before midnight at the office): not there.
+    const midnight = Date.parse(`${LATER}T07:00:00Z`);
+    const post = await get("/blog/our-new-office");
+    const blog = await get("/blog");
+    expect(Date.parse(blog.headers.get("date") ?? "")).toBeLessThan(midnight);
+    expect(post.status).toBe(404);
+    expect(await blog.text()).not.toContain("Our New Office");
+    // The clock passes midnight at the office: the server serves the day's state by itself.
+    await expect.poll(async () => (await get("/blog/our-new-office")).status, { timeout: 60_000 }).toBe(200);
+    expect(await (await get("/blog")).text()).toContain("Our New Office in Cheyenne Opens Its Doors");
+    expect(await (await get("/blog/rss.xml")).text()).toContain("/blog/our-new-office");
+    expect(await (await get("/sitemap.xml")).text()).toContain("/blog/our-new-office");
+    expect((await get("/blog/our-new-office.md")).status).toBe(200);
   });
 
   it("builds, naming each fact the spec itself states twice, once", () => {
@@ -191,17 +224,34 @@ describe("an editor publishes alone", { timeout: 300_000 }, () => {
     }
   });
 
-  it("publishes the post dated later at the office's midnight, with nobody rebuilding", async () => {
-    const get = (path: string) => fetch(`${server.url}${path}`);
-    // Before the date (the server's clock: 23:59:57 at the office): not there.
-    expect((await get("/blog/our-new-office")).status).toBe(404);
-    expect(await (await get("/blog")).text()).not.toContain("Our New Office");
-    // The clock passes midnight at the office: the server serves the day's state by itself.
-    await expect.poll(async () => (await get("/blog/our-new-office")).status, { timeout: 20_000 }).toBe(200);
-    expect(await (await get("/blog")).text()).toContain("Our New Office in Cheyenne Opens Its Doors");
-    expect(await (await get("/blog/rss.xml")).text()).toContain("/blog/our-new-office");
-    expect(await (await get("/sitemap.xml")).text()).toContain("/blog/our-new-office");
-    expect((await get("/blog/our-new-office.md")).status).toBe(200);
+  it("shows drafts and later posts in the preview (npm run dev), and only there", async () => {
+    expect((await fetch(`${server.url}/blog/a-draft`)).status).toBe(404);
+    expect(await (await fetch(`${server.url}/blog`)).text()).not.toContain("A Draft Nobody");
+    const port = await freePort();
+    const dev = spawn("npm", ["run", "dev", "--", "--port", String(port), "--host", "127.0.0.1"], {
+      cwd: dir,
+      env: editorsShell(),
+      detached: true,
+      stdio: "ignore",
+    });
+    try {
+      const preview = `http://127.0.0.1:${port}`;
+      await expect
+        .poll(
+          () =>
+            fetch(`${preview}/blog/a-draft`).then(
+              (r) => r.status,
+              () => 0,
+            ),
+          { timeout: 120_000 },
+        )
+        .toBe(200);
+      const blog = await (await fetch(`${preview}/blog`)).text();
+      expect(blog).toContain("A Draft Nobody Outside Should Read");
+      expect(blog).toContain("Our New Office in Cheyenne Opens Its Doors");
+    } finally {
+      process.kill(-(dev.pid as number), "SIGTERM");
+    }
   });
 
   it("serves the photo as AVIF and WebP at each width and the JPEG it was, in a picture that never shifts", async () => {
