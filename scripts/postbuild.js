@@ -107,8 +107,10 @@ console.log(`postbuild: /llms.txt and ${machineReadable - 1} Markdown versions o
 // (server/static.ts), so a post goes live on its date with nobody rebuilding (ADR 0025).
 const scheduledRoot = new URL("../build/scheduled/", import.meta.url).pathname;
 rmSync(scheduledRoot, { recursive: true, force: true });
+// Today's too: a build that crosses the office's midnight between the prerender and this step
+// still shows the day's post (a state the server already holds is harmless).
 const today = todayAtOffice();
-const later = readPosts().filter((p) => !p.draft && p.date > today);
+const later = readPosts().filter((p) => !p.draft && p.date >= today);
 const { publishDateContext } = build.entry.module;
 for (const date of [...new Set(later.map((p) => p.date))].sort()) {
   const dir = join(scheduledRoot, date);
