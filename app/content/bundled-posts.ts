@@ -1,5 +1,7 @@
+import type { RouterContextProvider } from "react-router";
 import type { PictureData } from "#app/components/ui/Picture.tsx";
 import { type Post, PostError, parsePost, publishedPosts, todayAtOffice } from "#app/content/post-parser.ts";
+import { publishDateContext } from "#app/content/publish-date.ts";
 
 /**
  * The blog, bundled at build time: Vite inlines every Markdown file and turns every image into its
@@ -34,5 +36,7 @@ export const allPosts = (today = todayAtOffice()): PostView[] =>
 
 // Vite's mode, not NODE_ENV: `vite build` is "production" whatever NODE_ENV says, so no build shows a draft.
 const preview = import.meta.env.MODE === "development";
-export const findPost = (slug: string, today?: string): PostView | undefined =>
-  allPosts(today).find((p) => p.slug === slug);
+
+/** The posts of the day a page is made for: today, or a scheduled state's date (publish-date.ts). */
+export const postsFor = (context: Readonly<RouterContextProvider>) =>
+  allPosts(context.get(publishDateContext) ?? undefined);
