@@ -49,17 +49,19 @@ const category =
 
 type CardPost = Route.ComponentProps["loaderData"]["posts"][number];
 
+/** The images' widths in the container (1rem padding on a phone, 1.5rem from 40rem, 2rem from 64rem). */
+const FEATURED_SIZES =
+  "(min-width: 72rem) 34rem, (min-width: 64rem) calc(50vw - 2rem), (min-width: 40rem) calc(100vw - 3rem), calc(100vw - 2rem)";
+const CARD_SIZES =
+  "(min-width: 72rem) 22rem, (min-width: 64rem) calc(33vw - 2rem), (min-width: 48rem) calc(50vw - 2.25rem), (min-width: 40rem) calc(100vw - 3rem), calc(100vw - 2rem)";
+
 /** The post's image, cut to 1200:630; the featured one is the page's largest element, the list's load lazily. */
 function CardImage({ post, featured = false }: { post: CardPost; featured?: boolean }) {
   return (
     <Picture
       picture={post.image}
       alt={post.imageAlt}
-      sizes={
-        featured
-          ? "(min-width: 72rem) 34rem, (min-width: 64rem) 46vw, 100vw"
-          : "(min-width: 72rem) 22rem, (min-width: 48rem) 46vw, 100vw"
-      }
+      sizes={featured ? FEATURED_SIZES : CARD_SIZES}
       priority={featured}
       className="aspect-[1200/630] h-auto w-full object-cover"
     />
