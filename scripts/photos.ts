@@ -135,11 +135,21 @@ export function photos(): Plugin {
         if (ext !== ".svg" && !RASTER.has(ext)) return null;
         this.addWatchFile(file);
         // Both builds (client and server) load the module: each note is printed once.
-        return pictureModule(file, (message) => {
+        const warn = (message: string) => {
           if (noted.has(message)) return;
           noted.add(message);
           console.warn(`Photo: ${message}`);
-        });
+        };
+        try {
+          return await pictureModule(file, warn);
+        } catch (err) {
+          // A file sharp cannot read (a HEIC saved as .jpg, a cut-off download, past its pixel limit):
+          // one line that says what to do, then the build stops, as for any other mistake in the content.
+          console.error(
+            `\nThe site was not built: ${relative(process.cwd(), file)} cannot be read as a photo (${(err as Error).message.split("\n")[0]}). Export it again as a JPEG or PNG, 1600×840 is best, save it under the same name, and run the command again.\n`,
+          );
+          process.exit(1);
+        }
       },
     },
   };

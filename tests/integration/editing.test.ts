@@ -256,7 +256,7 @@ describe("an editor publishes alone", { timeout: 300_000 }, () => {
 
   it("serves the photo as AVIF and WebP at each width and the JPEG it was, in a picture that never shifts", async () => {
     await expect
-      .poll(async () => (await fetch(`${server.url}/blog/our-new-office`)).status, { timeout: 20_000 })
+      .poll(async () => (await fetch(`${server.url}/blog/our-new-office`)).status, { timeout: 60_000 })
       .toBe(200);
     const html = await (await fetch(`${server.url}/blog/our-new-office`)).text();
     const picture = /<picture>.*?<\/picture>/s.exec(html)?.[0] ?? "";
@@ -353,6 +353,18 @@ describe("an editor's mistakes stop the build, the start and the preview with wh
     const r = npm(dir, ["run", "dev", "--", "--port", "0"]);
     expect(r.status).toBe(1);
     readable(r.output);
+  });
+
+  it("a photo that cannot be read (a cut-off download saved as .jpg) stops the build in one line", () => {
+    const broken = copyOfProject();
+    const photo = join(broken, "content/blog/images/ai-infrastructure-us-goldmine.jpg");
+    writeFileSync(photo, readFileSync(photo).subarray(0, 2_000));
+    const r = npm(broken, ["run", "build"]);
+    expect(r.status).toBe(1);
+    expect(r.output).toMatch(
+      /The site was not built: content\/blog\/images\/ai-infrastructure-us-goldmine\.jpg cannot be read as a photo \(.+\)\. Export it again as a JPEG or PNG/,
+    );
+    expect(r.output).not.toMatch(/^\s+at /m);
   });
 
   it("a build for the public address refuses the placeholders, naming each; a local build does not", () => {
