@@ -1,6 +1,8 @@
 import { reactRouter } from "@react-router/dev/vite";
 import tailwindcss from "@tailwindcss/vite";
 import { defineConfig } from "vite";
+import { contentCheck } from "./scripts/content-check.ts";
+import { photos } from "./scripts/photos.ts";
 import { loadBuildEnv } from "./server/config.ts";
 
 const env = loadBuildEnv();
@@ -19,5 +21,6 @@ export default defineConfig({
   // The server build carries the few icons the pages use, not lucide-react's whole entry (~1,600
   // icons) loaded at every start.
   ssr: { noExternal: ["lucide-react"] },
-  plugins: [tailwindcss(), reactRouter()],
+  // Every post, fact and service checked first (stops with what to correct), then photos become variants.
+  plugins: [contentCheck({ siteUrl: env.SITE_URL }), photos(), tailwindcss(), reactRouter()],
 });

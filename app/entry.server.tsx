@@ -2,14 +2,9 @@ import { Writable } from "node:stream";
 import { renderToPipeableStream } from "react-dom/server";
 import type { EntryContext, RouterContextProvider } from "react-router";
 import { ServerRouter } from "react-router";
-import { parseSite } from "#app/config/site.schema.ts";
-import { site } from "#app/config/site.ts";
 import { contactContext } from "#app/contact/context.ts";
 import { FORM_TOKEN_PLACEHOLDER } from "#app/contact/fields.ts";
 import { externalOrigin, policyForHtml } from "../server/security.ts";
-
-// Fail the build (prerender loads this module) and the server start on a bad edit of site.ts.
-parseSite(site);
 
 const ABORT_DELAY = 5_000;
 
@@ -102,3 +97,5 @@ export function handleError(error: unknown, { request }: { request: Request }) {
 
 // The key server/app.ts uses to hand the contact pipeline to the /contact action (app/contact/context.ts).
 export { contactContext } from "#app/contact/context.ts";
+// The date the build renders a scheduled state of the blog for (app/content/publish-date.ts).
+export { publishDateContext } from "#app/content/publish-date.ts";

@@ -5,3 +5,9 @@ declare const __CONTACT_ENDPOINT__: string;
 declare const __CONTACT_PUBLIC_KEY__: string;
 
 /** True only in the client-rendered baseline build of `npm run bench:site` (vite.config.ts). */
+
+/** A photo or SVG imported with `?picture` (scripts/photos.ts): its responsive variants. */
+declare module "*?picture" {
+  const picture: import("#app/components/ui/Picture.tsx").PictureData;
+  export default picture;
+}

@@ -11,11 +11,14 @@ import { publishedSlugs } from "../app/content/post-files.ts";
 import { pageOf, pagePaths } from "../app/pages.ts";
 import { chromiumArgs } from "../playwright.config.ts";
 import { startServer } from "../tests/support/server.ts";
+import { budgetFailures } from "./check-budgets.ts";
 import { spamSection } from "./spam-section.ts";
 
 /**
  * What every page costs and scores, on the production build:
- *   npm run bench:site [-- --runs 3 --no-build]
+ *   npm run bench:site [-- --runs 3 --no-build] [-- --route /blog/some-post]
+ * `--route` (repeatable) measures only those routes of this site and checks their budgets: no
+ * baseline, nothing written.
  * For each route: Lighthouse (mobile, default simulated throttling, Debian Chromium) `runs` times,
  * the median of each figure; then one load in Chromium counting requests and transferred bytes by
  * type, and any request to another origin. Prints one table and writes bench/site.json, which
@@ -27,7 +30,11 @@ import { spamSection } from "./spam-section.ts";
  */
 
 const { values: opts } = parseArgs({
-  options: { runs: { type: "string", default: "3" }, "no-build": { type: "boolean", default: false } },
+  options: {
+    runs: { type: "string", default: "3" },
+    "no-build": { type: "boolean", default: false },
+    route: { type: "string", multiple: true },
+  },
 });
 const RUNS = Number(opts.runs);
 const CHROMIUM = process.env.CHROMIUM_PATH ?? "/usr/bin/chromium";
@@ -38,7 +45,9 @@ const kindOf = (path: string) => (pageOf(path)?.interactive ? ("interactive" as 
 const ROUTES = [
   ...publicPaths.filter((p) => kindOf(p) === "content"),
   ...publicPaths.filter((p) => kindOf(p) === "interactive"),
-].map((path) => ({ path, kind: kindOf(path) }));
+]
+  .filter((path) => !opts.route || opts.route.includes(path))
+  .map((path) => ({ path, kind: kindOf(path) }));
 
 export type RouteFigures = {
   path: string;
@@ -114,7 +123,8 @@ async function lighthouseRuns(url: string, port: number): Promise<Scores> {
 async function transfers(url: string) {
   const browser = await chromium.launch({ executablePath: CHROMIUM, args: chromiumArgs });
   try {
-    const context = await browser.newContext({ viewport: { width: 412, height: 823 } });
+    // A 390 px phone, as the budgets say.
+    const context = await browser.newContext({ viewport: { width: 390, height: 844 } });
     const page = await context.newPage();
     const cdp = await context.newCDPSession(page);
     await cdp.send("Network.enable");
@@ -336,11 +346,13 @@ ${serve.rows.map((r: Record<string, number | string>) => `| ${r.path} | ${r["nod
 
 async function main() {
   if (!opts["no-build"]) execSync("npm run build", { stdio: "inherit" });
+  if (ROUTES.length === 0) throw new Error(`no such route: ${opts.route?.join(", ")}`);
   // The baseline's own configuration (bench/spa-baseline/): the production configuration knows nothing of it.
-  execSync("react-router build --config bench/spa-baseline/vite.config.ts", {
-    stdio: "inherit",
-    env: { ...process.env, REACT_ROUTER_ROOT: "bench/spa-baseline" },
-  });
+  if (!opts.route)
+    execSync("react-router build --config bench/spa-baseline/vite.config.ts", {
+      stdio: "inherit",
+      env: { ...process.env, REACT_ROUTER_ROOT: "bench/spa-baseline" },
+    });
   const server = await startServer({ RATE_LIMIT_PER_MINUTE: "1000", RATE_LIMIT_NETWORK_PER_MINUTE: "1000" });
   let rows: RouteFigures[];
   try {
@@ -349,6 +361,12 @@ async function main() {
     await server.stop();
   }
   printTable(`Prerendered site (median of ${RUNS} Lighthouse runs, mobile, simulated throttling)`, rows);
+  if (opts.route) {
+    const failures = budgetFailures(rows);
+    console.log(failures.length > 0 ? `Budgets failed:\n  ${failures.join("\n  ")}` : "Budgets met.");
+    process.exitCode = failures.length > 0 ? 1 : 0;
+    return;
+  }
   mkdirSync("bench", { recursive: true });
   writeFileSync(
     "bench/site.json",

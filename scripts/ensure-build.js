@@ -28,5 +28,10 @@ const built = existsSync(marker) ? statSync(marker).mtimeMs : 0;
 const changed = Math.max(...sources.map((s) => newest(join(root, s))));
 if (changed > built) {
   console.log(built ? "Sources changed since the last build: building…" : "No build yet: building…");
-  execSync("npm run build", { cwd: root, stdio: "inherit" });
+  try {
+    execSync("npm run build", { cwd: root, stdio: "inherit" });
+  } catch (err) {
+    // The build said what went wrong (scripts/content-check.ts); no stack trace after it.
+    process.exit(err.status ?? 1);
+  }
 }

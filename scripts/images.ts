@@ -144,6 +144,15 @@ export async function buildImages(
   // /favicon.ico, which browsers and tools ask for whatever the page says: the 32 px PNG in an ICO
   // container (an ICO may hold PNG data: one 6-byte header, one 16-byte directory entry).
   writeFileSync(join(root, "favicon.ico"), icoFromPng(readFileSync(join(root, "favicon-32.png")), 32));
+  return { pages: pages.length, drawn: await drawSocialImages(root, pages, site) };
+}
+
+/** One social card per page, into `root`/social/; how many had to be drawn (the rest came from the cache). */
+export async function drawSocialImages(
+  root: string,
+  pages: Array<{ path: string; title: string; description: string }>,
+  site: { name: string; url: string },
+): Promise<number> {
   mkdirSync(join(root, "social"), { recursive: true });
   const host = new URL(site.url).host;
   let drawn = 0;
@@ -154,5 +163,5 @@ export async function buildImages(
     );
     if (result === "drawn") drawn += 1;
   }
-  return { pages: pages.length, drawn };
+  return drawn;
 }

@@ -25,7 +25,7 @@ function pageMarkdown(html: string, siteUrl: string): string {
   return `${turndown.turndown(main).replace(/\]\(\//g, `](${siteUrl}/`)}\n`;
 }
 
-function articleMarkdown(post: Post): string {
+export function articleMarkdown(post: Post): string {
   return `# ${post.title}\n\n*By ${post.author}, ${post.date} · ${post.category} · ${post.readTime}*\n\n${post.body}\n`;
 }
 

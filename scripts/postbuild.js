@@ -1,11 +1,12 @@
 import { createHash } from "node:crypto";
-import { readFileSync, writeFileSync } from "node:fs";
+import { existsSync, mkdirSync, readFileSync, rmSync, writeFileSync } from "node:fs";
 import { extname, join } from "node:path";
 import { brotliCompressSync, constants, gzipSync } from "node:zlib";
-import { createRequestHandler } from "react-router";
+import { createRequestHandler, RouterContextProvider } from "react-router";
 import { build as viteBuild } from "vite";
 import { site } from "../app/config/site.ts";
-import { readPublishedPosts } from "../app/content/post-files.ts";
+import { readPosts, readPublishedPosts } from "../app/content/post-files.ts";
+import { todayAtOffice } from "../app/content/post-parser.ts";
 import { loadBuildEnv } from "../server/config.ts";
 import { writeFit } from "../server/contact/intake/content-filter.ts";
 import {
@@ -17,8 +18,8 @@ import {
   policyForHtml,
 } from "../server/security.ts";
 import { HTML_CACHE, IMMUTABLE, typesByPath, walk } from "../server/static.ts";
-import { buildImages } from "./images.ts";
-import { writeMachineReadable } from "./machine-readable.ts";
+import { buildImages, drawSocialImages } from "./images.ts";
+import { articleMarkdown, writeMachineReadable } from "./machine-readable.ts";
 
 /**
  * After `react-router build`: write the not-found pages as build/client/404.html and
@@ -85,7 +86,8 @@ for (const path of walk(root)) {
   const html = readFileSync(path, "utf8");
   const title = ogTitle(html, "og:title");
   const description = ogTitle(html, "og:description");
-  if (!title || !description) continue;
+  // A page with a photo of its own (a post's hero: scripts/photos.ts) needs no drawn card.
+  if (!title || !description || !ogTitle(html, "og:image")?.includes("/social/")) continue;
   const dir = path.slice(root.length - 1, -"index.html".length);
   pages.push({
     path: dir === "/" ? "/" : dir.slice(0, -1),
@@ -99,6 +101,40 @@ console.log(`postbuild: favicons, and ${images.pages} social images (${images.dr
 // Markdown versions of the pages marked `markdown` in app/pages.ts, and /llms.txt listing them.
 const machineReadable = writeMachineReadable(root, readPublishedPosts(), env.SITE_URL);
 console.log(`postbuild: /llms.txt and ${machineReadable - 1} Markdown versions of pages`);
+
+// Posts dated later: the pages that list or show posts, made as they will be on each such date, into
+// build/scheduled/<date>/. The server serves the newest state whose date has come at the office
+// (server/static.ts), so a post goes live on its date with nobody rebuilding (ADR 0026).
+const scheduledRoot = new URL("../build/scheduled/", import.meta.url).pathname;
+rmSync(scheduledRoot, { recursive: true, force: true });
+// Today's too: a build that crosses the office's midnight between the prerender and this step
+// still shows the day's post (a state the server already holds is harmless).
+const today = todayAtOffice();
+const later = readPosts().filter((p) => !p.draft && p.date >= today);
+const { publishDateContext } = build.entry.module;
+for (const date of [...new Set(later.map((p) => p.date))].sort()) {
+  const dir = join(scheduledRoot, date);
+  const context = new RouterContextProvider();
+  context.set(publishDateContext, date);
+  const live = later.filter((p) => p.date <= date);
+  const statePages = [];
+  for (const path of ["/blog", "/blog/rss.xml", "/sitemap.xml", ...live.map((p) => `/blog/${p.slug}`)]) {
+    const response = await render(new Request(`http://localhost${path}`), context);
+    if (response.status !== 200) throw new Error(`postbuild: ${path} as on ${date} answered ${response.status}`);
+    const html = await response.text();
+    const file = join(dir, extname(path) ? path : `${path}/index.html`);
+    mkdirSync(join(file, ".."), { recursive: true });
+    writeFileSync(file, html);
+    const title = ogTitle(html, "og:title");
+    const description = ogTitle(html, "og:description");
+    if (title && description && ogTitle(html, "og:image")?.includes("/social/")) {
+      statePages.push({ path, title: decodeEntities(title), description: decodeEntities(description) });
+    }
+  }
+  for (const post of live) writeFileSync(join(dir, `blog/${post.slug}.md`), articleMarkdown(post));
+  await drawSocialImages(dir, statePages, { name: site.name, url: env.SITE_URL });
+  console.log(`postbuild: the blog as on ${date}, when ${live.map((p) => p.slug).join(", ")} go(es) live`);
+}
 
 // _headers: one rule per page with its own CSP (hosts merge the headers of overlapping rules, and two
 // CSPs would both be enforced, so the catch-all rule carries none); hashed assets cached forever.
@@ -139,7 +175,8 @@ const compressible = new Set([".html", ".css", ".js", ".svg", ".json", ".xml", "
 let count = 0;
 let raw = 0;
 let br = 0;
-for (const path of walk(root)) {
+const scheduled = existsSync(scheduledRoot) ? [...walk(scheduledRoot)] : [];
+for (const path of [...walk(root), ...scheduled]) {
   if (!compressible.has(extname(path))) continue;
   const body = readFileSync(path);
   if (body.length < 512) continue;

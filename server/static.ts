@@ -3,7 +3,9 @@ import { existsSync, readdirSync, readFileSync } from "node:fs";
 import { extname, join, relative, sep } from "node:path";
 import { brotliCompressSync, constants, gzipSync } from "node:zlib";
 import type { Request, RequestHandler, Response } from "express";
-import { FORM_TOKEN_PLACEHOLDER } from "../app/contact/fields.ts";
+import { site } from "../app/config/site.ts";
+import { FORM_TOKEN_PLACEHOLDER, serviceOptions } from "../app/contact/fields.ts";
+import { escapeHtml } from "../app/lib/escape.ts";
 import { PAGE_HEADERS, policyForHtml } from "./security.ts";
 
 /**
@@ -30,6 +32,9 @@ const contentTypes: Record<string, string> = {
   ".webmanifest": "application/manifest+json; charset=utf-8",
   ".svg": "image/svg+xml",
   ".png": "image/png",
+  ".jpg": "image/jpeg",
+  ".webp": "image/webp",
+  ".avif": "image/avif",
   ".ico": "image/x-icon",
   ".xml": "application/xml; charset=utf-8",
   ".txt": "text/plain; charset=utf-8",
@@ -84,7 +89,43 @@ function loadFile(path: string, rel: string, contactOrigin: string | null): Stat
 
 const isNotFoundPage = (rel: string) => rel === "/404.html" || rel.endsWith("/404.html");
 
+/**
+ * The site as it is, overlaid by the newest scheduled state whose date has come at the office: the
+ * build makes build/scheduled/<date>/ for each later post's date (scripts/postbuild.js), holding the
+ * pages that list or show posts as they will be that day. The date is read from the clock at each
+ * request, so a post goes live at the office's midnight without a rebuild or a restart (ADR 0026).
+ */
+class ScheduledFiles extends Map<string, StaticFile> {
+  readonly #states: Array<[string, Map<string, StaticFile>]>;
+  readonly #today = new Intl.DateTimeFormat("en-CA", { timeZone: site.timeZone });
+  constructor(base: Map<string, StaticFile>, states: Array<[string, Map<string, StaticFile>]>) {
+    super(base);
+    this.#states = states.sort((a, b) => b[0].localeCompare(a[0]));
+  }
+  #now(): Map<string, StaticFile> | undefined {
+    const today = this.#today.format(Date.now());
+    return this.#states.find(([date]) => date <= today)?.[1];
+  }
+  override get(path: string) {
+    return this.#now()?.get(path) ?? super.get(path);
+  }
+  override has(path: string) {
+    return this.#now()?.has(path) === true || super.has(path);
+  }
+}
+
 export function loadStaticFiles(root: string, contactOrigin: string | null): Map<string, StaticFile> {
+  const files = loadTree(root, contactOrigin);
+  const scheduled = join(root, "../scheduled");
+  if (!existsSync(scheduled)) return files;
+  const states = readdirSync(scheduled).map((date): [string, Map<string, StaticFile>] => [
+    date,
+    loadTree(join(scheduled, date), contactOrigin),
+  ]);
+  return new ScheduledFiles(files, states);
+}
+
+function loadTree(root: string, contactOrigin: string | null): Map<string, StaticFile> {
   const files = new Map<string, StaticFile>();
   for (const path of walk(root)) {
     if (path.endsWith(".br") || path.endsWith(".gz")) continue;
@@ -112,7 +153,9 @@ export function loadNotFoundPages(root: string, contactOrigin: string | null): A
 
 function send(req: Request, res: Response, file: StaticFile, status: number, token?: string) {
   const html =
-    token !== undefined && file.template && Buffer.concat([file.template[0], Buffer.from(token), file.template[1]]);
+    token !== undefined &&
+    file.template &&
+    preselect(Buffer.concat([file.template[0], Buffer.from(token), file.template[1]]), req.query.service);
   // q-values, q=0 and * as RFC 9110 says, through Express's `accepts`.
   const offered = [(html || file.br) && "br", (html || file.gzip) && "gzip"].filter((e): e is Encoding => Boolean(e));
   const accepted = offered.length > 0 && req.acceptsEncodings(...offered, "identity");
@@ -143,6 +186,23 @@ function send(req: Request, res: Response, file: StaticFile, status: number, tok
   if (encoding !== "identity") res.setHeader("Content-Encoding", encoding);
   res.setHeader("Content-Length", body.length);
   res.end(req.method === "HEAD" ? undefined : body);
+}
+
+/**
+ * `/contact?service=AI+Consulting` (the services' buttons link so): the service chosen in the HTML
+ * itself, so it holds without JavaScript. Only one of the form's own choices; anything else leaves
+ * the page as it was built.
+ */
+function preselect(html: Buffer, service: unknown): Buffer {
+  if (typeof service !== "string" || !serviceOptions.includes(service)) return html;
+  const option = `<option value="${escapeHtml(service)}">`;
+  const page = html.toString("utf8");
+  if (!page.includes(option)) return html;
+  return Buffer.from(
+    page
+      .replace('<option value="" selected="">', '<option value="">')
+      .replace(option, option.replace(">", ' selected="">')),
+  );
 }
 
 export function serveStatic(

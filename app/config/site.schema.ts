@@ -1,27 +1,33 @@
 import { z } from "zod";
+import { usPhone } from "#app/config/derive.ts";
 
 /**
- * The shape of the company facts in site.ts. Checked at build (entry.server imports checkSite) and in
- * the unit tests, so zod never reaches the browser bundle.
+ * The shape of the company facts in site.ts, and the words every content mistake is said in. Checked
+ * before every build (scripts/content-check.ts) and in the unit tests, so zod never reaches the browser bundle.
  */
 
 const dayOfWeek = z.enum(["Monday", "Tuesday", "Wednesday", "Thursday", "Friday", "Saturday", "Sunday"]);
 const clock = z.string().regex(/^([01]\d|2[0-3]):[0-5]\d$/, "use 24-hour HH:MM");
 
-const siteSchema = z.object({
+export const siteSchema = z.object({
   name: z.string().min(2),
   legalName: z.string().regex(/ LLC$/, "a Wyoming limited liability company's name ends in LLC"),
   description: z.string().min(50).max(160),
   blurb: z.string().min(20),
   url: z.url().refine((u) => !u.endsWith("/"), "no trailing slash"),
   email: z.email(),
-  phone: z.object({
-    // A 555-01xx number (reserved for fiction) as shipped: the production server warns until it is
-    // the company's own (server/facts.ts).
-    display: z.string().regex(/^\(\d{3}\) \d{3}-\d{4}$/, "a US number written (307) 555-0142"),
-    e164: z.string().regex(/^\+1\d{10}$/),
-    hours: z.string(),
-  }),
+  phone: z
+    .object({
+      // A 555-01xx number (reserved for fiction) as shipped: the production server warns until it is
+      // the company's own (server/facts.ts).
+      display: z.string().regex(/^\(\d{3}\) \d{3}-\d{4}$/, "a US number written (307) 555-0142"),
+      e164: z.string(),
+      hours: z.string(),
+    })
+    .refine((p) => p.e164 === usPhone(p.display).e164, {
+      path: ["e164"],
+      message: 'the number to dial must be the number shown: write the phone once, as usPhone("(307) 555-0142")',
+    }),
   address: z.object({
     street: z.string(),
     city: z.string(),
@@ -113,11 +119,87 @@ const siteSchema = z.object({
 
 export type Site = z.infer<typeof siteSchema>;
 
-export function parseSite(input: unknown): Site {
-  const result = siteSchema.safeParse(input);
-  if (!result.success) {
-    const problems = result.error.issues.map((i) => `${i.path.join(".") || "(root)"}: ${i.message}`);
-    throw new Error(`app/config/site.ts is invalid:\n  ${problems.join("\n  ")}`);
+/** Zod's own words for the common mistakes, said for people who are not developers. */
+export function plainError(issue: z.core.$ZodRawIssue): string | undefined {
+  const input = issue.input;
+  switch (issue.code) {
+    case "invalid_type":
+      if (input === undefined) return "missing";
+      return `expected ${issue.expected === "string" ? "text in quotes" : issue.expected === "array" ? "a list in [ ]" : `a ${issue.expected}`}`;
+    case "too_small":
+      return issue.origin === "string"
+        ? `too short: at least ${issue.minimum} characters`
+        : issue.origin === "array"
+          ? `${issue.exact ? "exactly" : "at least"} ${issue.minimum} entries`
+          : `at least ${issue.minimum}`;
+    case "too_big":
+      return issue.origin === "string"
+        ? `too long: at most ${issue.maximum} characters`
+        : issue.origin === "array"
+          ? `${issue.exact ? "exactly" : "at most"} ${issue.maximum} entries`
+          : `at most ${issue.maximum}`;
+    case "invalid_format":
+      return issue.format === "email"
+        ? "expected an email address, like hello@company.com"
+        : issue.format === "url"
+          ? "expected a web address, like https://www.company.com"
+          : issue.format === "date"
+            ? "expected a real date written year-month-day, like 2026-12-25"
+            : undefined;
+    case "invalid_value":
+      return `expected ${issue.values.map((v) => JSON.stringify(v)).join(" or ")}`;
+    case "unrecognized_keys":
+      return `no such field: ${issue.keys.join(", ")} (check the spelling)`;
+    default:
+      return undefined;
   }
-  return result.data;
+}
+
+/** The line of `source` where a mistake is: the line holding the value, or the only line naming its field. */
+export function lineOf(source: string, key: PropertyKey | undefined, value: unknown): number | undefined {
+  const lines = source.split("\n");
+  if (typeof value === "string" && value !== "") {
+    const at = lines.findIndex((l) => l.includes(JSON.stringify(value)));
+    if (at >= 0) return at + 1;
+  }
+  if (typeof key !== "string" || value === undefined) return undefined;
+  const named = lines.flatMap((l, i) => (l.trimStart().startsWith(`${key}:`) ? [i + 1] : []));
+  return named.length === 1 ? named[0] : undefined;
+}
+
+const valueAt = (root: unknown, path: PropertyKey[]) =>
+  path.reduce<unknown>(
+    (v, k) => (v && typeof v === "object" ? (v as Record<PropertyKey, unknown>)[k] : undefined),
+    root,
+  );
+
+/** A field's path as people read it: officeHours → entry 2 → opens (`top` names a top-level entry). */
+export const fieldName = (path: PropertyKey[], top?: (index: number) => string | undefined) =>
+  path
+    .map((k, i) => (typeof k !== "number" ? String(k) : ((i === 0 ? top?.(k) : undefined) ?? `entry ${k + 1}`)))
+    .join(" → ") || "(the whole object)";
+
+/** Every mistake in `input` against `schema`, one line each: file, line, field, what was found and expected. */
+export function problemsOf(
+  schema: z.ZodType,
+  input: unknown,
+  file: string,
+  source = "",
+  top?: (index: number) => string | undefined,
+): string[] {
+  const result = schema.safeParse(input, { error: plainError });
+  if (result.success) return [];
+  return result.error.issues.map((i) => {
+    const value = valueAt(input, i.path);
+    const line =
+      i.code === "unrecognized_keys" ? lineOf(source, i.keys[0], true) : lineOf(source, i.path.at(-1), value);
+    const found = value === undefined || typeof value === "object" ? "" : ` (found ${JSON.stringify(value)})`;
+    return `${file}${line ? `, line ${line}` : ""}, ${fieldName(i.path, top)}: ${i.message}${found}`;
+  });
+}
+
+export function parseSite(input: unknown, source = ""): Site {
+  const problems = problemsOf(siteSchema, input, "app/config/site.ts", source);
+  if (problems.length > 0) throw new Error(problems.join("\n"));
+  return input as Site;
 }

@@ -1,11 +1,13 @@
 // With its extension: Node loads this file directly (the server, the scripts).
+import { hours, usPhone } from "#app/config/derive.ts";
 import { serviceOptions } from "#app/config/service-options.ts";
 import type { Site } from "#app/config/site.schema.ts";
 
 /**
  * Company facts: the only place a name, a number, an address or an hour is typed.
  * The footer, the contact page, the imprint, emails and structured data all read this object.
- * Its shape is checked with zod (site.schema.ts) when the server build loads, so a bad edit fails the build.
+ * Its shape is checked with zod (site.schema.ts) before every build, start and preview
+ * (scripts/content-check.ts): a mistake stops them with the line, the field and what is expected.
  */
 
 export type { Site };
@@ -21,11 +23,8 @@ export const site: Site = {
   // links. Code that runs outside Vite reads SITE_URL from its configuration (server/config.ts).
   url: typeof __SITE_URL__ === "string" ? __SITE_URL__ : "https://www.example.com",
   email: "hello@example.com",
-  phone: {
-    display: "(307) 555-0142",
-    e164: "+13075550142",
-    hours: "Monday to Friday 9:00 AM to 5:00 PM MDT",
-  },
+  // Typed once, as people read it: the tel: links and structured data dial the form made from it.
+  phone: { ...usPhone("(307) 555-0142"), hours: "Monday to Friday 9:00 AM to 5:00 PM MDT" },
   address: {
     street: "1621 Central Avenue, Suite 400",
     city: "Cheyenne",
@@ -35,16 +34,12 @@ export const site: Site = {
     country: "US",
     geo: { latitude: 41.1357, longitude: -104.8166 },
   },
+  // The days, and when the office opens and closes (24-hour HH:MM; none: closed). What the pages say
+  // ("Monday – Friday", "9:00 AM – 6:00 PM") is made from these.
   officeHours: [
-    {
-      label: "Monday – Friday",
-      days: ["Monday", "Tuesday", "Wednesday", "Thursday", "Friday"],
-      opens: "09:00",
-      closes: "18:00",
-      text: "9:00 AM – 6:00 PM",
-    },
-    { label: "Saturday", days: ["Saturday"], opens: "10:00", closes: "14:00", text: "10:00 AM – 2:00 PM" },
-    { label: "Sunday", days: ["Sunday"], text: "Closed" },
+    hours(["Monday", "Tuesday", "Wednesday", "Thursday", "Friday"], "09:00", "18:00"),
+    hours(["Saturday"], "10:00", "14:00"),
+    hours(["Sunday"]),
   ],
   /** Where the office hours are kept (an IANA zone): the business hours the reply promise counts in. */
   timeZone: "America/Denver",

@@ -1,30 +1,42 @@
-import { type Post, PostError, parsePost, publishedPosts } from "#app/content/post-parser.ts";
+import type { RouterContextProvider } from "react-router";
+import type { PictureData } from "#app/components/ui/Picture.tsx";
+import { type Post, PostError, parsePost, publishedPosts, todayAtOffice } from "#app/content/post-parser.ts";
+import { publishDateContext } from "#app/content/publish-date.ts";
 
 /**
- * The blog, bundled at build time: Vite inlines every Markdown file and hashes every image, so the
- * server needs no content folder at run time. A bad post throws while prerendering and fails the build.
+ * The blog, bundled at build time: Vite inlines every Markdown file and turns every image into its
+ * responsive variants (scripts/photos.ts), so the server needs no content folder at run time. The
+ * content check (scripts/content-check.ts) has read every post before this runs.
  */
 
 // Paths relative to this file, so the same files are found whatever Vite's root is (bench/spa-baseline).
 const sources = import.meta.glob<string>("../../content/blog/*.md", { query: "?raw", import: "default", eager: true });
-const images = import.meta.glob<string>("../../content/blog/images/*.svg", {
-  query: "?url",
+const images = import.meta.glob<PictureData>("../../content/blog/images/*.{svg,jpg,jpeg,png,webp,avif}", {
+  query: "?picture",
   import: "default",
   eager: true,
 });
 
-export type PostView = Omit<Post, "image"> & { image: string; imageWidth: number; imageHeight: number };
+export type PostView = Omit<Post, "image"> & { image: PictureData };
 
-function load(): PostView[] {
-  const posts = Object.entries(sources).map(([path, raw]) => parsePost(path.replace("../../", ""), raw));
-  return publishedPosts(posts).map((p) => {
-    const url = images[`../../content/blog/${p.image.slice(2)}`];
-    if (!url) throw new PostError(p.file, "image", `no such file: content/blog/${p.image.slice(2)}`);
-    return { ...p, image: url, imageWidth: 1200, imageHeight: 630 };
-  });
-}
+const posts: PostView[] = Object.entries(sources).map(([path, raw]) => {
+  const p = parsePost(path.replace("../../", ""), raw);
+  const image = images[`../../content/blog/${p.image.slice(2)}`];
+  if (!image)
+    throw new PostError([{ file: p.file, field: "image", message: `no file content/blog/${p.image.slice(2)}` }]);
+  return { ...p, image };
+});
 
-const posts = load();
+/**
+ * The posts a visitor sees on `today` (the office's date), newest first. `npm run dev` is the
+ * preview: there drafts and posts dated later are shown too, and only there.
+ */
+export const allPosts = (today = todayAtOffice()): PostView[] =>
+  publishedPosts(posts, preview ? "9999-12-31" : today, { drafts: preview });
 
-export const allPosts = (): PostView[] => posts;
-export const findPost = (slug: string): PostView | undefined => posts.find((p) => p.slug === slug);
+// Vite's mode, not NODE_ENV: `vite build` is "production" whatever NODE_ENV says, so no build shows a draft.
+const preview = import.meta.env.MODE === "development";
+
+/** The posts of the day a page is made for: today, or a scheduled state's date (publish-date.ts). */
+export const postsFor = (context: Readonly<RouterContextProvider>) =>
+  allPosts(context.get(publishDateContext) ?? undefined);

@@ -1,6 +1,7 @@
 import { Marked, type Tokens } from "marked";
-import { parse as parseYaml } from "yaml";
+import { isMap, isScalar, LineCounter, parseDocument } from "yaml";
 import { z } from "zod";
+import { site } from "#app/config/site.ts";
 import { postIcons } from "#app/content/icons.ts";
 // With their extensions: Node loads this file directly (post-files.ts).
 import { escapeHtml } from "#app/lib/escape.ts";
@@ -11,31 +12,57 @@ import { escapeHtml } from "#app/lib/escape.ts";
  */
 
 const frontmatterSchema = z.strictObject({
-  slug: z.string().regex(/^[a-z0-9]+(-[a-z0-9]+)*$/, "lowercase words joined by hyphens"),
+  slug: z.string().regex(/^[a-z0-9]+(-[a-z0-9]+)*$/),
   title: z.string().min(10).max(120),
   author: z.string().min(3),
   category: z.string().min(2).max(40),
-  readTime: z.string().regex(/^\d{1,2} min read$/, "like '8 min read'"),
-  image: z.string().regex(/^\.\/images\/[a-z0-9-]+\.svg$/, "a file in content/blog/images, like ./images/name.svg"),
+  readTime: z.string().regex(/^\d{1,2} min read$/),
+  image: z.string().regex(/^\.\/images\/[a-z0-9-]+\.(svg|jpg|jpeg|png|webp|avif)$/),
   imageAlt: z.string().min(10),
   excerpt: z.string().min(40).max(300),
   icon: z.enum(postIcons),
-  date: z.string().regex(/^\d{4}-\d{2}-\d{2}$/, "a date like 2025-03-14"),
+  date: z.iso.date(),
   draft: z.boolean().optional(),
 });
+
+/** What each field must be, said for the people who write posts: shown with any mistake in it. */
+export const FIELD_HELP: Record<keyof z.infer<typeof frontmatterSchema>, string> = {
+  slug: "lowercase words joined by hyphens, the same as the file name, like: slug: rent-or-buy-it-infrastructure",
+  title: 'a title of 10 to 120 characters, like: title: "Rent or Buy? Paying for IT Infrastructure"',
+  author: 'the writer\'s name, like: author: "Sarah Chen"',
+  category: 'a category of 2 to 40 characters, like: category: "AI & Machine Learning"',
+  readTime: 'minutes to read, like: readTime: "8 min read"',
+  image:
+    "a picture saved in content/blog/images (JPEG, PNG, WebP, AVIF or SVG; lowercase name, hyphens, no spaces), like: image: ./images/team-at-work.jpg",
+  imageAlt:
+    'a sentence of 10 characters or more saying what the picture shows, like: imageAlt: "Two engineers at a server rack"',
+  excerpt: "a summary of 40 to 300 characters, shown on the blog page and in search results",
+  icon: `one of ${postIcons.join(", ")}, like: icon: ${postIcons[0]}`,
+  date: "the publishing date written year-month-day, like: date: 2026-03-14 (a later date publishes it on that day)",
+  draft: "true or false, like: draft: true (a draft shows only in the preview, npm run dev)",
+};
 
 export type Frontmatter = z.infer<typeof frontmatterSchema>;
 /** A post: its frontmatter, its Markdown body as the company wrote it, and that body as HTML. */
 export type Post = Frontmatter & { body: string; html: string; file: string };
 
+/** One mistake in a post, where it is. */
+export type PostProblem = { file: string; line?: number; field: string; message: string };
+
+export const formatProblem = (p: PostProblem) =>
+  `${p.file}${p.line ? `, line ${p.line}` : ""}${p.field ? `, ${p.field}` : ""}: ${p.message}`;
+
+/** Every mistake in one post (all of them at once). */
 export class PostError extends Error {
   readonly file: string;
   readonly field: string;
-  constructor(file: string, field: string, detail: string) {
-    super(`${file}: ${field === "" ? "" : `field "${field}": `}${detail}`);
+  readonly problems: PostProblem[];
+  constructor(problems: PostProblem[]) {
+    super(problems.map(formatProblem).join("\n"));
     this.name = "PostError";
-    this.file = file;
-    this.field = field;
+    this.problems = problems;
+    this.file = problems[0]?.file ?? "";
+    this.field = problems[0]?.field ?? "";
   }
 }
 
@@ -74,36 +101,128 @@ export function renderMarkdown(source: string): string {
 
 const FRONTMATTER = /^---\r?\n([\s\S]*?)\r?\n---\r?\n?([\s\S]*)$/;
 
-export function parsePost(file: string, raw: string): Post {
+const shown = (value: unknown) => (typeof value === "string" ? `"${value}"` : JSON.stringify(value));
+
+/** A post, or every mistake in it. */
+export function checkPost(file: string, raw: string): { post: Post } | { problems: PostProblem[] } {
   const match = FRONTMATTER.exec(raw);
-  if (!match) throw new PostError(file, "", "no frontmatter: the file must start with a --- block");
-  let data: unknown;
-  try {
-    data = parseYaml(match[1] ?? "");
-  } catch (e) {
-    throw new PostError(file, "", `frontmatter is not valid YAML: ${(e as Error).message}`);
+  if (!match) {
+    return {
+      problems: [
+        {
+          file,
+          line: 1,
+          field: "",
+          message: "the file must start with a line of three hyphens (---), the fields, then another --- line",
+        },
+      ],
+    };
   }
-  const result = frontmatterSchema.safeParse(data ?? {});
+  const lines = new LineCounter();
+  const doc = parseDocument(match[1] ?? "", { lineCounter: lines });
+  // Line 1 of the file is the opening ---.
+  const lineAt = (offset: number) => lines.linePos(offset).line + 1;
+  if (doc.errors.length > 0) {
+    return {
+      problems: doc.errors.map((e) => ({
+        file,
+        line: lineAt(e.pos[0]),
+        field: "",
+        message: `this line is not a field written "name: value" (${e.code.toLowerCase().replace(/_/g, " ")}); a value with a colon goes in quotes, like: title: "Rent or Buy: Paying for IT"`,
+      })),
+    };
+  }
+  const data = (doc.toJS() ?? {}) as Record<string, unknown>;
+  const lineOf = (field: string) => {
+    const node = isMap(doc.contents)
+      ? doc.contents.items.find((i) => isScalar(i.key) && i.key.value === field)
+      : undefined;
+    const range = isScalar(node?.key) ? node.key.range : undefined;
+    return range ? lineAt(range[0]) : undefined;
+  };
+  const problems: PostProblem[] = [];
+  const result = frontmatterSchema.safeParse(data);
   if (!result.success) {
-    const issue = result.error.issues[0];
-    const field = issue?.path.join(".") || (issue?.code === "unrecognized_keys" ? issue.keys.join(", ") : "");
-    throw new PostError(file, field, issue?.message ?? "invalid frontmatter");
+    for (const issue of result.error.issues) {
+      if (issue.code === "unrecognized_keys") {
+        for (const key of issue.keys) {
+          problems.push({
+            file,
+            line: lineOf(key),
+            field: key,
+            message: `a post has no field "${key}" (check its spelling); the fields are ${Object.keys(FIELD_HELP).join(", ")}`,
+          });
+        }
+        continue;
+      }
+      const field = String(issue.path[0] ?? "");
+      const help = FIELD_HELP[field as keyof typeof FIELD_HELP];
+      const value = data[field];
+      problems.push({
+        file,
+        line: lineOf(field),
+        field,
+        message: value === undefined ? `missing; add ${help}` : `found ${shown(value)}; expected ${help}`,
+      });
+    }
   }
   const name = file.replace(/^.*\//, "").replace(/\.md$/, "");
-  if (result.data.slug !== name) {
-    throw new PostError(file, "slug", `must match the file name ("${name}")`);
+  if (typeof data.slug === "string" && data.slug !== name && !problems.some((p) => p.field === "slug")) {
+    problems.push({
+      file,
+      line: lineOf("slug"),
+      field: "slug",
+      message: `found "${data.slug}"; the slug must be the file's name: slug: ${name} (or rename the file to ${data.slug}.md)`,
+    });
   }
   const body = (match[2] ?? "").trim();
-  if (body.length < 200) throw new PostError(file, "content", "the article body is missing or too short");
-  return { ...result.data, body, html: renderMarkdown(body), file };
+  if (body.length < 200) {
+    problems.push({
+      file,
+      line: raw.slice(0, raw.length - (match[2] ?? "").length).split("\n").length,
+      field: "",
+      message: `the article after the closing --- is missing or shorter than 200 characters (${body.length} now)`,
+    });
+  }
+  if (problems.length > 0 || !result.success) return { problems };
+  return { post: { ...result.data, body, html: renderMarkdown(body), file } };
 }
 
-/** Published posts, newest first: drafts and posts dated in the future are left out. */
-export function publishedPosts(posts: Post[], today: string = new Date().toISOString().slice(0, 10)): Post[] {
-  const slugs = new Set<string>();
+export function parsePost(file: string, raw: string): Post {
+  const checked = checkPost(file, raw);
+  if ("problems" in checked) throw new PostError(checked.problems);
+  return checked.post;
+}
+
+/** Today's date at the office (site.timeZone), as a post's date is written: a post goes live at the office's midnight. */
+export function todayAtOffice(now: Date = new Date()): string {
+  return new Intl.DateTimeFormat("en-CA", { timeZone: site.timeZone }).format(now);
+}
+
+/** Two posts with one slug, as problems. */
+export function duplicateSlugs(posts: Array<Pick<Post, "slug" | "file">>): PostProblem[] {
+  const seen = new Map<string, string>();
+  const problems: PostProblem[] = [];
   for (const p of posts) {
-    if (slugs.has(p.slug)) throw new PostError(p.file, "slug", `"${p.slug}" is used by another post`);
-    slugs.add(p.slug);
+    if (seen.has(p.slug)) {
+      problems.push({
+        file: p.file,
+        field: "slug",
+        message: `"${p.slug}" is also the slug of ${seen.get(p.slug)}; give each post its own (and its file the same name)`,
+      });
+    }
+    seen.set(p.slug, p.file);
   }
-  return posts.filter((p) => !p.draft && p.date <= today).sort((a, b) => b.date.localeCompare(a.date));
+  return problems;
+}
+
+/** Published posts, newest first: drafts (unless asked for) and posts dated after `today` are left out. */
+export function publishedPosts<P extends Pick<Post, "slug" | "file" | "date" | "draft">>(
+  posts: P[],
+  today: string = todayAtOffice(),
+  { drafts = false }: { drafts?: boolean } = {},
+): P[] {
+  const duplicates = duplicateSlugs(posts);
+  if (duplicates.length > 0) throw new PostError(duplicates);
+  return posts.filter((p) => (drafts || !p.draft) && p.date <= today).sort((a, b) => b.date.localeCompare(a.date));
 }

@@ -1,7 +1,8 @@
 import type { serviceIcons } from "#app/content/icons.ts";
 /** The four service lines: read by the home page cards, the services page and (later) structured data. */
 
-export type Offering = { title: string; description: string; features: [string, string, string, string] };
+/** Any number of offerings per line and of features per offering: the page lays them out (services.tsx). */
+export type Offering = { title: string; description: string; features: string[] };
 
 export type ServiceLine = {
   id: "it-infrastructure" | "it-consulting" | "ai-consulting" | "ai-development";
@@ -13,7 +14,7 @@ export type ServiceLine = {
   summary: string;
   /** Three bullets on the home page card. */
   highlights: [string, string, string];
-  offerings: [Offering, Offering, Offering];
+  offerings: Offering[];
 };
 
 export const serviceLines: ServiceLine[] = [

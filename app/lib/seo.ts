@@ -12,15 +12,18 @@ export function pageMeta({
   description,
   path,
   type = "website",
+  image: photo,
 }: {
   title: string;
   description: string;
   path: string;
   type?: "website" | "article";
+  /** A 1200×630 image of the page's own (a post's photo, scripts/photos.ts); otherwise the drawn card. */
+  image?: string;
 }) {
   const fullTitle = path === "/" ? title : `${title} | ${site.name}`;
   const url = `${site.url}${path}`;
-  const image = `${site.url}${socialImagePath(path)}`;
+  const image = `${site.url}${photo ?? socialImagePath(path)}`;
   return [
     { title: fullTitle },
     { name: "description", content: description },

@@ -96,7 +96,7 @@ export function blogPosting(post: {
   excerpt: string;
   author: string;
   date: string;
-  image: string;
+  image: { src: string; og?: string };
   category: string;
 }): Thing {
   const url = `${site.url}/blog/${post.slug}`;
@@ -105,7 +105,7 @@ export function blogPosting(post: {
     "@id": `${url}#article`,
     headline: post.title,
     description: post.excerpt,
-    image: [abs(post.image), abs(socialImagePath(postLink(post.slug)))],
+    image: [abs(post.image.src), abs(post.image.og ?? socialImagePath(postLink(post.slug)))],
     author: { "@type": "Person", name: post.author, jobTitle: site.blog.authorTitle },
     // With a time zone, as Google's rules ask: the office's (Mountain Standard Time), at the start of the day.
     datePublished: `${post.date}T00:00:00-07:00`,

@@ -1,16 +1,17 @@
 import { ArrowLeft, ArrowRight, Clock, FileQuestion, User } from "lucide-react";
 import { data, isRouteErrorResponse, useRouteError } from "react-router";
 import { NamedIcon } from "#app/components/ui/NamedIcon.tsx";
+import { Picture } from "#app/components/ui/Picture.tsx";
 import { buttonOnDark, buttonPrimary, container, focusRing, readingColumn } from "#app/components/ui/styles.ts";
 import { site } from "#app/config/site.ts";
-import { findPost } from "#app/content/blog.server.ts";
+import { postsFor } from "#app/content/blog.server.ts";
 import { pageMeta } from "#app/lib/seo.ts";
 import { blogPosting, breadcrumbs, JsonLd } from "#app/lib/structured-data.tsx";
 import { link, postLink } from "#app/pages.ts";
 import type { Route } from "./+types/blog-post";
 
-export function loader({ params }: Route.LoaderArgs) {
-  const post = findPost(params.slug);
+export function loader({ params, context }: Route.LoaderArgs) {
+  const post = postsFor(context).find((p) => p.slug === params.slug);
   if (!post) throw data(null, { status: 404 });
   return { post };
 }
@@ -23,12 +24,16 @@ export const meta: Route.MetaFunction = ({ loaderData, params }) =>
           description: loaderData.post.excerpt,
           path: postLink(params.slug),
           type: "article",
+          image: loaderData.post.image.og,
         }),
         { property: "article:published_time", content: loaderData.post.date },
         { property: "article:author", content: loaderData.post.author },
         { property: "article:section", content: loaderData.post.category },
       ]
     : [{ title: `Post Not Found | ${site.name}` }, { name: "robots", content: "noindex" }];
+
+/** The hero's width: the reading column (39rem at most), less its padding on narrower screens. */
+const HERO_SIZES = "(min-width: 42rem) 39rem, (min-width: 40rem) calc(100vw - 3rem), calc(100vw - 2rem)";
 
 const backLink = `inline-flex items-center gap-2 rounded font-semibold text-blue-800 hover:underline dark:text-blue-300 ${focusRing}`;
 
@@ -77,14 +82,10 @@ export default function BlogPost({ loaderData: { post } }: Route.ComponentProps)
               })}
             </time>
           </p>
-          <img
-            src={post.image}
-            alt={post.imageAlt}
-            width={post.imageWidth}
-            height={post.imageHeight}
-            fetchPriority="high"
-            className="mt-8 w-full rounded-2xl"
-          />
+          <div className="mt-8 overflow-hidden rounded-2xl">
+            {/* The page's largest element: fetched first, never lazily. */}
+            <Picture picture={post.image} alt={post.imageAlt} sizes={HERO_SIZES} priority className="h-auto w-full" />
+          </div>
         </div>
       </header>
       <div className={`${readingColumn} py-12`}>

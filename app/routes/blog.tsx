@@ -1,17 +1,19 @@
 import { ArrowRight, Clock } from "lucide-react";
+import type { RouterContextProvider } from "react-router";
 import { NamedIcon } from "#app/components/ui/NamedIcon.tsx";
 import { PageHeader } from "#app/components/ui/PageHeader.tsx";
+import { Picture } from "#app/components/ui/Picture.tsx";
 import { cardFrame, container } from "#app/components/ui/styles.ts";
 import { site } from "#app/config/site.ts";
-import { allPosts } from "#app/content/blog.server.ts";
+import { postsFor } from "#app/content/blog.server.ts";
 import { pageMeta } from "#app/lib/seo.ts";
 import { link, postLink } from "#app/pages.ts";
 import type { Route } from "./+types/blog";
 
-export function loader() {
+export function loader({ context }: { context: Readonly<RouterContextProvider> }) {
   // Only what the list shows: the article bodies stay out of this page's data.
   return {
-    posts: allPosts().map(({ slug, title, category, excerpt, readTime, icon, image, imageAlt, date }) => ({
+    posts: postsFor(context).map(({ slug, title, category, excerpt, readTime, icon, image, imageAlt, date }) => ({
       slug,
       title,
       category,
@@ -47,16 +49,20 @@ const category =
 
 type CardPost = Route.ComponentProps["loaderData"]["posts"][number];
 
-/** The post's image, at its 1200:630 ratio; below the fold (the list), loaded lazily. */
-function CardImage({ post, lazy = false }: { post: CardPost; lazy?: boolean }) {
+/** The images' widths in the container (1rem padding on a phone, 1.5rem from 40rem, 2rem from 64rem). */
+const FEATURED_SIZES =
+  "(min-width: 72rem) 34rem, (min-width: 64rem) calc(50vw - 2rem), (min-width: 40rem) calc(100vw - 3rem), calc(100vw - 2rem)";
+const CARD_SIZES =
+  "(min-width: 72rem) 22rem, (min-width: 64rem) calc(33vw - 2rem), (min-width: 48rem) calc(50vw - 2.25rem), (min-width: 40rem) calc(100vw - 3rem), calc(100vw - 2rem)";
+
+/** The post's image, cut to 1200:630; the featured one is the page's largest element, the list's load lazily. */
+function CardImage({ post, featured = false }: { post: CardPost; featured?: boolean }) {
   return (
-    <img
-      src={post.image}
+    <Picture
+      picture={post.image}
       alt={post.imageAlt}
-      width={1200}
-      height={630}
-      loading={lazy ? "lazy" : undefined}
-      decoding={lazy ? "async" : undefined}
+      sizes={featured ? FEATURED_SIZES : CARD_SIZES}
+      priority={featured}
       className="aspect-[1200/630] h-auto w-full object-cover"
     />
   );
@@ -100,7 +106,7 @@ export default function Blog({ loaderData }: Route.ComponentProps) {
             className={`${cardFrame} ${cardFocus} grid overflow-hidden lg:grid-cols-2 lg:items-center`}
             aria-labelledby="featured-title"
           >
-            <CardImage post={featured} />
+            <CardImage post={featured} featured />
             <div className="flex flex-col justify-center p-6 lg:p-10">
               <p className="text-sm font-semibold text-blue-800 dark:text-blue-300">Featured article</p>
               <p className="mt-3">
@@ -127,7 +133,7 @@ export default function Blog({ loaderData }: Route.ComponentProps) {
               {rest.map((p) => (
                 <li key={p.slug}>
                   <article className={`${cardFrame} ${cardFocus} flex h-full flex-col overflow-hidden`}>
-                    <CardImage post={p} lazy />
+                    <CardImage post={p} />
                     <div className="flex flex-1 flex-col p-6">
                       <p>
                         <Category post={p} />

@@ -1,7 +1,8 @@
-import { allPosts } from "#app/content/blog.server.ts";
+import type { RouterContextProvider } from "react-router";
+import { postsFor } from "#app/content/blog.server.ts";
 import { rss } from "#app/lib/feeds.server.ts";
 
 /** Prerendered to build/client/blog/rss.xml (react-router.config.ts). */
-export function loader() {
-  return new Response(rss(allPosts()), { headers: { "Content-Type": "application/rss+xml; charset=utf-8" } });
+export function loader({ context }: { context: Readonly<RouterContextProvider> }) {
+  return new Response(rss(postsFor(context)), { headers: { "Content-Type": "application/rss+xml; charset=utf-8" } });
 }

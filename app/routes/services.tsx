@@ -3,6 +3,7 @@ import { CallToAction } from "#app/components/ui/CallToAction.tsx";
 import { CheckList } from "#app/components/ui/CheckList.tsx";
 import { NamedIcon } from "#app/components/ui/NamedIcon.tsx";
 import { PageHeader } from "#app/components/ui/PageHeader.tsx";
+import { rowSizeOf } from "#app/components/ui/rows.ts";
 import { buttonOnDark, card, container } from "#app/components/ui/styles.ts";
 import { contactHrefFor } from "#app/config/service-options.ts";
 import { serviceLines } from "#app/content/services.ts";
@@ -18,6 +19,9 @@ export const meta: Route.MetaFunction = () =>
       "IT infrastructure to buy, rent or run as a service; IT and AI consulting; and custom AI software for marketing, finance and risk.",
     path: link.services,
   });
+
+/** Each row fills the six-column grid: its cards share it equally. */
+const wideSpan: Record<number, string> = { 1: "lg:col-span-6", 2: "lg:col-span-3", 3: "lg:col-span-2" };
 
 export default function Services() {
   return (
@@ -51,9 +55,12 @@ export default function Services() {
               </h2>
             </div>
             <p className="mt-4 max-w-3xl text-lg">{line.summary}</p>
-            <div className="mt-10 grid gap-6 lg:grid-cols-3">
-              {line.offerings.map((o) => (
-                <article key={o.title} className={`${card} flex flex-col`}>
+            <div className="mt-10 grid gap-6 lg:grid-cols-6">
+              {line.offerings.map((o, n) => (
+                <article
+                  key={o.title}
+                  className={`${card} flex flex-col ${wideSpan[rowSizeOf(line.offerings.length, n)]}`}
+                >
                   <h3 className="text-xl font-semibold text-slate-900 dark:text-white">{o.title}</h3>
                   <p className="mt-3 text-sm leading-relaxed">{o.description}</p>
                   <CheckList items={o.features} className="mt-5" />

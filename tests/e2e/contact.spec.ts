@@ -28,11 +28,16 @@ function receivedEmails(): string[] {
   }
 }
 
-async function fill(page: Page, name: string, extra: { email?: string; message?: string } = {}) {
+async function fill(
+  page: Page,
+  name: string,
+  extra: { email?: string; message?: string; service?: string | null } = {},
+) {
   await page.getByLabel("Full Name").fill(name);
   await page.getByLabel("Email Address").fill(extra.email ?? "visitor@example.org");
   await page.getByLabel("Company").fill("Acme Rockets");
-  await page.getByLabel("Service Interest").selectOption("AI Consulting");
+  // null: leave the service as the page chose it.
+  if (extra.service !== null) await page.getByLabel("Service Interest").selectOption(extra.service ?? "AI Consulting");
   await page.getByRole("textbox", { name: "Message" }).fill(extra.message ?? "We would like a quote for an AI audit.");
 }
 
@@ -261,6 +266,23 @@ test.describe("errors and long messages with JavaScript", () => {
 
 test.describe("without JavaScript", () => {
   test.use({ javaScriptEnabled: false });
+
+  test("a service a link asks for is chosen in the served page, and sent with the form", async ({ page, request }) => {
+    const served = await (await request.get("/contact?service=AI+Consulting")).text();
+    expect(served).toContain('<option value="AI Consulting" selected="">');
+    expect(served).toContain('<option value="">Select a service</option>');
+    // Anything but one of the form's choices leaves the page as built.
+    const other = await (await request.get("/contact?service=%3Cscript%3E")).text();
+    expect(other).toContain('<option value="" selected="">Select a service</option>');
+
+    await page.goto("/contact?service=AI+Software+Development");
+    await expect(page.getByLabel("Service Interest")).toHaveValue("AI Software Development");
+    const name = `Chosen ${randomUUID().slice(0, 8)}`;
+    await fill(page, name, { service: null });
+    await page.getByRole("button", { name: "Send Message" }).click();
+    await expect(page).toHaveURL(/\/contact\/sent$/);
+    await expect.poll(() => storedInquiries().find((r) => r.name === name)?.service).toBe("AI Software Development");
+  });
 
   test("a privacy line right after Send links to the notice, and leads there", async ({ page }) => {
     await page.goto("/contact");

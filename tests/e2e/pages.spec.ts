@@ -141,11 +141,13 @@ test("blog list: a featured article, then a grid, each linking to its page", asy
 
 test("blog article: hero, metadata, every Markdown element, author box and calls to action", async ({ page }) => {
   await page.goto("/blog/ai-infrastructure-us-goldmine");
-  const hero = page.locator("main header img");
-  await expect(hero).toHaveAttribute("width", "1200");
-  await expect(hero).toHaveAttribute("height", "630");
-  await expect(hero).toHaveAttribute("src", /^\/assets\/.+\.svg$/);
-  expect(await hero.evaluate((img: HTMLImageElement) => img.complete && img.naturalWidth)).toBe(1200);
+  // Its hero is a photo: AVIF for Chromium, at the width its slot needs, with its size set.
+  const hero = page.locator("main header picture img");
+  await expect(hero).toHaveAttribute("width", "1600");
+  await expect(hero).toHaveAttribute("height", "840");
+  await expect(hero).toHaveAttribute("fetchpriority", "high");
+  await expect(hero).toHaveAttribute("src", /^\/assets\/.+\.jpg$/);
+  await expect.poll(() => hero.evaluate((img: HTMLImageElement) => img.complete && img.currentSrc)).toMatch(/\.avif$/);
   const header = page.locator("main header");
   await expect(header).toContainText("AI Infrastructure");
   await expect(header).toContainText("Michael Harrison");

@@ -1,4 +1,5 @@
 import { expect, type Page, test } from "@playwright/test";
+import sharp from "sharp";
 import { site } from "../../app/config/site.ts";
 import { allRoutes } from "./routes";
 
@@ -32,15 +33,15 @@ for (const route of allRoutes) {
       "/blog/rss.xml",
     );
 
-    // The social image exists, is a 1200×630 PNG, and is served from this site.
+    // The social image exists, is 1200×630 (drawn for the page, or cut from a post's photo), and is
+    // served from this site.
     const image = (await meta(page, "og:image")) ?? "";
-    expect(image.startsWith(`${SITE}/social/`)).toBe(true);
-    const png = await request.get(new URL(image).pathname);
-    expect(png.status()).toBe(200);
-    expect(png.headers()["content-type"]).toBe("image/png");
-    const bytes = await png.body();
-    expect(bytes.readUInt32BE(16)).toBe(1200);
-    expect(bytes.readUInt32BE(20)).toBe(630);
+    expect(image).toMatch(new RegExp(`^${SITE}/(social/.+\\.png|assets/.+-og-.+\\.jpg)$`));
+    const card = await request.get(new URL(image).pathname);
+    expect(card.status()).toBe(200);
+    expect(card.headers()["content-type"]).toBe(image.endsWith(".png") ? "image/png" : "image/jpeg");
+    const size = await sharp(await card.body()).metadata();
+    expect([size.width, size.height]).toEqual([1200, 630]);
 
     // Organization and WebSite on every page, built from the company facts.
     const graph = await jsonLd(page);
@@ -99,7 +100,7 @@ for (const route of allRoutes) {
         publisher: { "@id": `${SITE}/#organization` },
         mainEntityOfPage: { "@id": canonical },
       });
-      expect((post?.image as string[] | undefined)?.[0]).toMatch(new RegExp(`^${SITE}/assets/.+\\.svg$`));
+      expect((post?.image as string[] | undefined)?.[0]).toMatch(new RegExp(`^${SITE}/assets/.+\\.(svg|jpg)$`));
     }
   });
 }

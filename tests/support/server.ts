@@ -26,17 +26,21 @@ const MARK_LINES = /^.*"path":"\/log-mark-[^"]*".*\n/gm;
 
 const root = new URL("../../", import.meta.url).pathname;
 
-/** `tuning`: the composition root's knobs this test turns (server/config.ts `TUNING`), passed as `--tuning=JSON`. */
+/**
+ * `tuning`: the composition root's knobs this test turns (server/config.ts `TUNING`), passed as
+ * `--tuning=JSON`. `cwd`: another copy of the project (an editor's, tests/integration/editing.test.ts).
+ */
 export async function startServer(
   env: Record<string, string> = {},
   port?: number,
   tuning: Partial<Tuning> = {},
+  cwd = root,
 ): Promise<RunningServer> {
-  if (!existsSync(join(root, "build/server/index.js"))) throw new Error("No build: run `npm run build` first.");
+  if (!existsSync(join(cwd, "build/server/index.js"))) throw new Error("No build: run `npm run build` first.");
   const p = port ?? (await freePort());
   const dataDir = env.DATA_DIR ?? mkdtempSync(join(tmpdir(), "contact-server-"));
   const child = spawn(process.execPath, ["server.js", `--tuning=${JSON.stringify(tuning)}`], {
-    cwd: root,
+    cwd,
     env: {
       ...process.env,
       NODE_ENV: "production",

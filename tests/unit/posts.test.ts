@@ -1,8 +1,10 @@
 import { readdirSync, readFileSync } from "node:fs";
 import { join } from "node:path";
+import sharp from "sharp";
 import { describe, expect, it } from "vitest";
 import { publishedSlugs } from "#app/content/post-files.ts";
 import { type Post, PostError, parsePost, publishedPosts, renderMarkdown } from "#app/content/post-parser.ts";
+import { MIN_WIDTH } from "../../scripts/photos.ts";
 
 const dir = join(process.cwd(), "content/blog");
 const files = readdirSync(dir).filter((f) => f.endsWith(".md"));
@@ -57,14 +59,37 @@ describe("post frontmatter", () => {
     const err = errorOf(() => parsePost("content/blog/a-good-post.md", source(fm)));
     expect(err.file).toBe("content/blog/a-good-post.md");
     expect(err.field).toBe(field);
-    expect(err.message).toMatch(new RegExp(`^content/blog/a-good-post\\.md: field "${field}"`));
+    // The file, the line the field is on (the frontmatter starts on line 2), the field, an example.
+    const line = Object.keys(fm).indexOf(field) + 2;
+    const at = field === "title" ? "" : `, line ${line}`;
+    expect(err.message).toMatch(
+      new RegExp(`^content/blog/a-good-post\\.md${at}, ${field}: .*(like:|fields are|slug: a-good-post)`),
+    );
   });
 
-  it("rejects a file without frontmatter, invalid YAML or no body", () => {
-    expect(errorOf(() => parsePost("x.md", "# Just a heading")).message).toMatch(/^x\.md: no frontmatter/);
-    expect(errorOf(() => parsePost("x.md", "---\ntitle: [unclosed\n---\nbody")).message).toMatch(/not valid YAML/);
-    expect(errorOf(() => parsePost("content/blog/a-good-post.md", source(frontmatter, "Too short."))).field).toBe(
-      "content",
+  it("names every mistake of the file at once, each on its line, with what was found", () => {
+    const fm = { ...frontmatter, date: "2026-13-01", icon: "Rocket", image: "./images/Team Photo.PNG" };
+    const err = errorOf(() => parsePost("content/blog/a-good-post.md", source(fm)));
+    expect(err.message.split("\n")).toEqual([
+      expect.stringMatching(
+        /^content\/blog\/a-good-post\.md, line 7, image: found "\.\/images\/Team Photo\.PNG"; expected a picture saved in content\/blog\/images .*like: image: \.\/images\/team-at-work\.jpg$/,
+      ),
+      expect.stringMatching(
+        /^content\/blog\/a-good-post\.md, line 10, icon: found "Rocket"; expected one of TrendingUp, Building, Globe/,
+      ),
+      expect.stringMatching(
+        /^content\/blog\/a-good-post\.md, line 11, date: found "2026-13-01"; expected the publishing date written year-month-day, like: date: 2026-03-14/,
+      ),
+    ]);
+  });
+
+  it("rejects a file without frontmatter, invalid YAML or no body, saying where", () => {
+    expect(errorOf(() => parsePost("x.md", "# Just a heading")).message).toMatch(/^x\.md, line 1: the file must start/);
+    expect(errorOf(() => parsePost("x.md", "---\nslug: x\ntitle: [unclosed\n---\nbody")).message).toMatch(
+      /^x\.md, line 3: this line is not a field/,
+    );
+    expect(errorOf(() => parsePost("content/blog/a-good-post.md", source(frontmatter, "Too short."))).message).toMatch(
+      /, line 13: the article after the closing --- is missing or shorter than 200 characters/,
     );
   });
 
@@ -77,8 +102,9 @@ describe("post frontmatter", () => {
       make("future", "2099-01-01"),
     ];
     expect(publishedPosts(list, "2025-06-01").map((p) => p.slug)).toEqual(["new", "old"]);
+    expect(publishedPosts(list, "2025-06-01", { drafts: true }).map((p) => p.slug)).toEqual(["new", "draft", "old"]);
     expect(() => publishedPosts([make("same", "2024-01-01"), make("same", "2024-02-02")])).toThrow(
-      /is used by another post/,
+      /"same" is also the slug of/,
     );
   });
 });
@@ -149,11 +175,17 @@ describe("the blog's content", () => {
     }
   });
 
-  it("ships a 1200×630 hero image for every post", () => {
+  it("ships a 1200×630 drawing, or a photo at least 1200 px wide, as every post's hero", async () => {
     for (const post of posts) {
-      const svg = readFileSync(join(dir, post.image), "utf8");
-      expect(svg).toMatch(/^<svg[^>]*width="1200"[^>]*height="630"/);
-      expect(svg).not.toMatch(/https?:\/\/(?!www\.w3\.org)/);
+      if (post.image.endsWith(".svg")) {
+        const svg = readFileSync(join(dir, post.image), "utf8");
+        expect(svg).toMatch(/^<svg[^>]*width="1200"[^>]*height="630"/);
+        expect(svg).not.toMatch(/https?:\/\/(?!www\.w3\.org)/);
+      } else {
+        const { width } = await sharp(join(dir, post.image)).metadata();
+        expect(width).toBeGreaterThanOrEqual(MIN_WIDTH);
+      }
     }
+    expect(posts.some((p) => !p.image.endsWith(".svg"))).toBe(true);
   });
 });

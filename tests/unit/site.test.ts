@@ -1,7 +1,12 @@
 import { readFileSync } from "node:fs";
 import { describe, expect, it } from "vitest";
+import { rowSizeOf } from "#app/components/ui/rows.ts";
+import { hours, usPhone } from "#app/config/derive.ts";
 import { parseSite } from "#app/config/site.schema.ts";
 import { site } from "#app/config/site.ts";
+import { serviceLines } from "#app/content/services.ts";
+import { disagreements, factProblems, placeholderProblems } from "../../scripts/content-check.ts";
+import { sizeAdvice } from "../../scripts/photos.ts";
 import { placeholderContacts } from "../../server/facts.ts";
 
 /**
@@ -19,25 +24,30 @@ describe("site config", () => {
 
   it.each<[string, (s: Draft) => unknown, string]>([
     ["email", (s) => Object.assign(s, { email: "not-an-email" }), "email"],
-    ["phone not written (NNN) NNN-NNNN", (s) => Object.assign(s.phone, { display: "307.123.4567" }), "phone.display"],
-    ["phone not E.164", (s) => Object.assign(s.phone, { e164: "307-555-0142" }), "phone.e164"],
-    ["state", (s) => Object.assign(s.address, { region: "CA" }), "address.region"],
-    ["ZIP code outside Wyoming", (s) => Object.assign(s.address, { postalCode: "90210" }), "address.postalCode"],
-    ["office outside Wyoming", (s) => Object.assign(s.address.geo, { latitude: 47.6 }), "address.geo.latitude"],
-    ["12-hour clock", (s) => Object.assign(s.officeHours[0] ?? {}, { opens: "9am" }), "officeHours.0.opens"],
-    ["day name", (s) => Object.assign(s.officeHours[0] ?? {}, { days: ["Funday"] }), "officeHours.0.days.0"],
+    ["phone not written (NNN) NNN-NNNN", (s) => Object.assign(s.phone, { display: "307.123.4567" }), "phone → display"],
+    ["phone not E.164", (s) => Object.assign(s.phone, { e164: "307-555-0142" }), "phone → e164"],
+    ["phone dialled differs from shown", (s) => Object.assign(s.phone, { e164: "+13075550199" }), "phone → e164"],
+    ["state", (s) => Object.assign(s.address, { region: "CA" }), "address → region"],
+    ["ZIP code outside Wyoming", (s) => Object.assign(s.address, { postalCode: "90210" }), "address → postalCode"],
+    ["office outside Wyoming", (s) => Object.assign(s.address.geo, { latitude: 47.6 }), "address → geo → latitude"],
+    ["12-hour clock", (s) => Object.assign(s.officeHours[0] ?? {}, { opens: "9am" }), "officeHours → entry 1 → opens"],
+    [
+      "day name",
+      (s) => Object.assign(s.officeHours[0] ?? {}, { days: ["Funday"] }),
+      "officeHours → entry 1 → days → entry 1",
+    ],
     ["URL with a trailing slash", (s) => Object.assign(s, { url: "https://example.com/" }), "url"],
     ["legal name without LLC", (s) => Object.assign(s, { legalName: "Teton Digital Systems" }), "legalName"],
     ["description too long", (s) => Object.assign(s, { description: "x".repeat(161) }), "description"],
     ["four service options", (s) => Object.assign(s, { serviceOptions: s.serviceOptions.slice(1) }), "serviceOptions"],
     ["three stats", (s) => Object.assign(s, { stats: s.stats.slice(1) }), "stats"],
-    ["theme colour", (s) => Object.assign(s.themeColor, { dark: "navy" }), "themeColor.dark"],
-    ["blog topic ending in a full stop", (s) => Object.assign(s.blog, { about: `${s.blog.about}.` }), "blog.about"],
+    ["theme colour", (s) => Object.assign(s.themeColor, { dark: "navy" }), "themeColor → dark"],
+    ["blog topic ending in a full stop", (s) => Object.assign(s.blog, { about: `${s.blog.about}.` }), "blog → about"],
     ["unknown blog key", (s) => Object.assign(s.blog, { tagline: "x" }), "blog"],
   ])("refuses a bad %s, naming the field", (_name, edit, path) => {
     const broken = clone();
     edit(broken);
-    expect(() => parseSite(broken)).toThrow(new RegExp(`site\\.ts is invalid:[\\s\\S]*${path.replace(/\./g, "\\.")}:`));
+    expect(() => parseSite(broken)).toThrow(new RegExp(`^app/config/site\\.ts, ${path}: `, "m"));
   });
 });
 
@@ -64,5 +74,63 @@ describe("the privacy notice's periods are the ones the deployment keeps", () =>
     const retention = /^\s*retention:\s*(\d+)h\s*$/m.exec(yml)?.[1];
     expect(retention).toBeDefined();
     expect(2 * Number(retention)).toBeLessThanOrEqual(site.privacy.backupDays * 24);
+  });
+});
+
+describe("facts typed once, and the ones the spec states twice", () => {
+  it("dials the number it shows, and writes the hours from the times", () => {
+    expect(usPhone("(307) 634-0100")).toEqual({ display: "(307) 634-0100", e164: "+13076340100" });
+    expect(hours(["Monday", "Tuesday", "Wednesday"], "08:30", "17:00")).toMatchObject({
+      label: "Monday – Wednesday",
+      text: "8:30 AM – 5:00 PM",
+    });
+    expect(hours(["Sunday"])).toMatchObject({ label: "Sunday", text: "Closed" });
+    expect(site.officeHours.map((h) => `${h.label} ${h.text}`)).toEqual([
+      "Monday – Friday 9:00 AM – 6:00 PM",
+      "Saturday 10:00 AM – 2:00 PM",
+      "Sunday Closed",
+    ]);
+  });
+
+  it("names each disagreement of the shipped facts, and none once they agree", () => {
+    expect(disagreements(site)).toEqual([
+      "response.dialogMessage promises a reply within 24 hours; response.promiseBusinessHours (the promise the server keeps) is 4",
+      'phone.hours says "Monday to Friday 9:00 AM to 5:00 PM MDT"; officeHours say Monday – Friday 9:00 AM – 6:00 PM (America/Denver, MT)',
+      'imprint.supportHours says "9:00 AM to 5:00 PM EST"; officeHours say Monday – Friday 9:00 AM – 6:00 PM (America/Denver, MT)',
+    ]);
+    const agreed = clone();
+    agreed.response.dialogMessage = "We'll get back to you within 4 hours during business days.";
+    agreed.phone.hours = "Monday to Friday 9:00 AM to 6:00 PM MT";
+    agreed.imprint.supportHours = "9:00 AM to 6:00 PM MST";
+    expect(disagreements(agreed)).toEqual([]);
+  });
+
+  it("refuses the placeholders for a public address only", () => {
+    expect(placeholderProblems(site, "http://localhost:3000")).toEqual([]);
+    expect(placeholderProblems(site, "https://www.example.com")).toEqual([]);
+    expect(placeholderProblems(site, "https://staging.test")).toEqual([]);
+    expect(placeholderProblems(site, "https://www.tetondigital.com")).toHaveLength(3);
+  });
+});
+
+describe("services and photos of any size", () => {
+  it("fills rows of at most three as evenly as possible: no card alone beside empty space", () => {
+    const rows = (n: number) => Array.from({ length: n }, (_, i) => rowSizeOf(n, i));
+    expect(rows(1)).toEqual([1]);
+    expect(rows(3)).toEqual([3, 3, 3]);
+    expect(rows(4)).toEqual([2, 2, 2, 2]);
+    expect(rows(5)).toEqual([3, 3, 3, 2, 2]);
+    expect(rows(7)).toEqual([3, 3, 3, 2, 2, 2, 2]);
+    expect(factProblems(site, serviceLines)).toEqual([]);
+  });
+
+  it("says in one line what size to export a photo too small or enormous", () => {
+    expect(sizeAdvice("content/blog/images/a.png", 800, 420, 200_000)).toMatch(
+      /^content\/blog\/images\/a\.png is 800×420 px: too small .* export it at least 1200 px wide/,
+    );
+    expect(sizeAdvice("a.jpg", 6000, 4000, 12_000_000)).toMatch(
+      /is 6000×4000 px \(12\.0 MB\): .*export it 1600 px wide/,
+    );
+    expect(sizeAdvice("a.jpg", 1600, 840, 300_000)).toBeNull();
   });
 });
