@@ -122,18 +122,26 @@ function makeMetrics(opts: { facts?: Promised }): ContactMetrics {
   const readReply = async () =>
     db ? await replyFigures(db, Date.now() - REPLY_WINDOW_MS, Date.now(), opts.facts).catch(() => null) : null;
   type Reply = NonNullable<Awaited<ReturnType<typeof readReply>>>;
-  const replyGauge = (name: string, help: string, value: (r: Reply) => number | null) =>
-    new client.Gauge({
+  const replyGauge = (name: string, help: string, value: (r: Reply) => number | null) => {
+    let known = false;
+    const gauge = new client.Gauge({
       name,
       help,
       registers: [registry],
       async collect() {
         const read = await readReply();
-        this.reset();
         const v = read === null ? null : value(read);
-        if (v !== null) this.set(v);
+        known = v !== null;
+        this.set(v ?? 0);
       },
     });
+    // No figure (storage down, or a median of no takes): no sample, where prom-client's unlabelled gauge would say 0.
+    const get = gauge.get.bind(gauge);
+    gauge.get = async () => {
+      const metric = await get();
+      return known ? metric : { ...metric, values: [] };
+    };
+  };
   replyGauge(
     "contact_leads_waiting",
     'Leads (not held) of the last 30 days nobody has taken ("I\'m on it") yet.',

@@ -303,6 +303,12 @@ describe("on PostgreSQL with two instances", { timeout: 60_000 }, () => {
     expect(reminders(smtp)).toHaveLength(8);
     // The figures every instance reports: from the database the same on each; the reminders each sent add up.
     now = office(tuesday, "13:30");
+    // Nobody has taken one yet: no median, no 90th percentile (never 0, "answered at once"), and /metrics says so.
+    for (const i of [a, b]) {
+      const text = await i.metrics.registry.metrics();
+      expect(text).toMatch(/^contact_leads_waiting 8$/m);
+      expect(text).not.toMatch(/^contact_lead_take_(median|p90)_business_seconds /m);
+    }
     await performAction(b.db, b.config, "take", ids[0] ?? "", now);
     const sample = async (i: Instance, name: string) =>
       (await i.metrics.registry.getSingleMetric(name)?.get())?.values[0]?.value;
