@@ -28,7 +28,7 @@ export const TAKEN_BY_MAX = 60;
 
 /** What each action does, as the email's links and the page say it. */
 export const ACTION_EFFECT: Record<ReviewAction, string> = {
-  spam: "the filter learns from it, it is held out of the inbox from now on, and deliveries not made yet are cancelled; one under way is not tried again",
+  spam: "the filter learns from it and deliveries not made yet are cancelled, except one under way, which is not tried again; an email you already have stays where it is",
   "not-spam": "the filter learns it is not spam; a held message is delivered as a new lead would be",
   take: "records that you are answering it, and when, so the others who read it know, and no reminder goes",
 };
@@ -39,11 +39,16 @@ export type LeadSummary = {
   email: string;
   company: string;
   service: string;
-  receivedAt: string;
+  /** On the office's clock, as every time a person reads (server/contact/review/clock.ts). */
+  received: string;
+  /** "Reply by …" and how much business time is left or by how much it was missed; null: held, or no hours ahead. */
+  deadline: { replyBy: string; state: string } | null;
+  /** Marked as spam by a person: when, on the office's clock; null otherwise. */
+  markedSpam: string | null;
   /** The start of the message. */
   excerpt: string;
   verdict: SpamVerdict;
-  /** Who pressed "I'm on it" first (null: no name given) and when, in UTC and in the office's time; null: nobody yet. */
+  /** Who pressed "I'm on it" first (null: no name given) and when, in UTC and on the office's clock; null: nobody yet. */
   taken: { by: string | null; at: string; local: string } | null;
 };
 

@@ -6,7 +6,9 @@ import { site } from "../../../app/config/site.ts";
 import { ACTION_EFFECT, ACTION_LABEL } from "../../../app/contact/lead.ts";
 import { escapeHtml } from "../../../app/lib/escape.ts";
 import type { Config } from "../../config.ts";
+import { officeTime, replyBy as replyByOf } from "../review/clock.ts";
 import type { LeadLink } from "../review/links.ts";
+import { promiseDueAt } from "../review/promise.ts";
 import type { Inquiry } from "../storage/records.ts";
 import { type Attempt, type ChannelDefinition, cutAt } from "./channel.ts";
 
@@ -70,7 +72,9 @@ export function buildMail(
   const { reminder } = opts;
   const again = reminder ? `Nobody has taken this lead for ${reminder.waited}: ` : "";
   const subject = cutAt(`${again}${mark}New inquiry: ${inquiry.service || "General"} — ${who}`, 200);
-  const received = new Date(inquiry.receivedAt).toISOString();
+  const received = officeTime(inquiry.receivedAt);
+  const replyBy = replyByOf(promiseDueAt(inquiry.receivedAt));
+  const deadline = replyBy ? [`${replyBy}.`, ""] : [];
   const rows: Array<[string, string]> = [
     ["Name", inquiry.name],
     ["Email", inquiry.email],
@@ -92,6 +96,7 @@ export function buildMail(
     ...note,
     `A new inquiry arrived through the ${site.name} website.`,
     "",
+    ...deadline,
     ...rows.map(([k, v]) => `${k}: ${v}`),
     "",
     "Message:",
@@ -111,7 +116,7 @@ export function buildMail(
     .join("");
   const html = `<!doctype html><html><body style="font-family:system-ui,sans-serif;color:#0f172a">
 ${reminding.length > 0 ? `<p style="padding:8px;background:#fee2e2;color:#7f1d1d"><strong>${escapeHtml(reminding[0] ?? "")}</strong></p>\n` : ""}${inquiry.suspect ? `<p style="padding:8px;background:#fef3c7;color:#78350f"><strong>${escapeHtml(SUSPECT_NOTE)}</strong></p>\n` : ""}<p>A new inquiry arrived through the ${escapeHtml(site.name)} website.</p>
-<table cellpadding="4" style="border-collapse:collapse">${rows
+${replyBy ? `<p><strong>${escapeHtml(replyBy)}.</strong></p>\n` : ""}<table cellpadding="4" style="border-collapse:collapse">${rows
     .map(([k, v]) => `<tr><th align="left">${escapeHtml(k)}</th><td>${escapeHtml(v)}</td></tr>`)
     .join("")}</table>
 <h2 style="font-size:16px">Message</h2>

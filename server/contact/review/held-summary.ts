@@ -2,6 +2,7 @@ import type { Database } from "../storage/database.ts";
 import { listHeld } from "../storage/inquiries.ts";
 import { queue, waiting } from "../storage/outbox.ts";
 import { readSetting, writeSetting } from "../storage/settings.ts";
+import { officeTime } from "./clock.ts";
 import type { LeadLinks } from "./links.ts";
 
 /**
@@ -43,12 +44,12 @@ export async function heldSummary(db: Database, links: LeadLinks, payload: strin
     ...links.for(i, now).map((l) => `  ${l.label}: ${l.url}`),
   ]);
   if (held.length > LISTED) lines.push(`- and ${held.length - LISTED} more`);
-  const from = since > 0 ? ` since ${new Date(since).toISOString().slice(0, 16).replace("T", " ")} UTC` : "";
+  const from = since > 0 ? ` since ${officeTime(since)}` : "";
   const text = [
-    `${held.length} message(s) were held as suspected spam${since > 0 ? ` since ${new Date(since).toISOString()}` : ""}:`,
+    `${held.length} message(s) were held as suspected spam${from}:`,
     ...lines,
     "",
-    "A message a person sent: open its link and press the button; it is delivered as a new lead would be, and the filter learns from it. The link works for the days INQUIRY_LINK_DAYS says.",
+    `A message a person sent: open its link and press the button; it is delivered as a new lead would be, and the filter learns from it. Each link works for ${links.days} days.`,
   ].join("\n");
   return { subject: `Held as spam: ${held.length} message(s)${from}`, text, inquiryIds: listed.map((i) => i.id) };
 }

@@ -48,6 +48,8 @@ export function leadLinks(ring: KeyRing, config: Pick<Config, "SITE_URL" | "INQU
   };
 
   return {
+    /** How many days a link works. */
+    days: config.INQUIRY_LINK_DAYS,
     token,
     for(inquiry: Pick<Inquiry, "id" | "held" | "suspect">, now = Date.now()): LeadLink[] {
       return FITTING[verdictOf(inquiry)].map((action) => ({

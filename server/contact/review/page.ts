@@ -1,14 +1,22 @@
 import type { Logger } from "pino";
-import { site } from "../../../app/config/site.ts";
-import { type LeadPage, type LeadSummary, type LeadView, TAKEN_BY_MAX } from "../../../app/contact/lead.ts";
+import {
+  type LeadPage,
+  type LeadSummary,
+  type LeadView,
+  type ReviewAction,
+  TAKEN_BY_MAX,
+} from "../../../app/contact/lead.ts";
 import type { Config } from "../../config.ts";
 import { cutAt } from "../delivery/channel.ts";
 import type { ContactPipeline, LimitSpec } from "../intake/pipeline.ts";
+import type { Sql } from "../storage/database.ts";
 import { StorageUnavailableError } from "../storage/database.ts";
-import { get } from "../storage/inquiries.ts";
+import { get, markOf } from "../storage/inquiries.ts";
 import { type Inquiry, verdictOf } from "../storage/records.ts";
 import { performAction } from "./actions.ts";
+import { officeTime, replyBy } from "./clock.ts";
 import type { LeadLinks } from "./links.ts";
+import { businessMsBetween, sayBusinessTime, timingOf } from "./promise.ts";
 
 /**
  * What the page behind a lead's signed links (app/routes/lead.tsx) asks the server. Opening a link
@@ -52,9 +60,10 @@ export function leadPage(o: {
       guarded(async () => {
         const check = await o.links.verify(token);
         if (!check.ok) return refused(check.reason, "opened");
-        const inquiry = await get(o.pipeline().db, check.inquiryId);
+        const db = o.pipeline().db;
+        const inquiry = await get(db, check.inquiryId);
         if (!inquiry) return { kind: "gone" };
-        return { kind: "confirm", action: check.action, summary: summaryOf(inquiry), token };
+        return confirm(db, inquiry, check.action, token);
       }),
     act: (token, clientIp, opts = {}) =>
       guarded(async () => {
@@ -68,6 +77,9 @@ export function leadPage(o: {
           return { kind: "rate-limited", retryAfterSeconds: wait };
         }
         if (check.action === "take") {
+          // A held message is nobody's lead: its page offers "Not spam" (nothing was done).
+          const held = await get(pipeline.db, check.inquiryId);
+          if (held?.held) return confirm(pipeline.db, held, "take", token);
           // "I'm on it" has no Undo: the others may already have read who is on it.
           const result = await performAction(pipeline.db, o.config, "take", check.inquiryId, now, {
             by: takenBy(opts.by),
@@ -75,7 +87,7 @@ export function leadPage(o: {
           if (result.kind !== "taken") return { kind: "gone" };
           const { inquiry, first } = result.taken;
           log.info({ inquiryId: check.inquiryId, action: check.action, first }, "lead link used");
-          return { kind: "taken", first, summary: summaryOf(inquiry) };
+          return { kind: "taken", first, summary: await summaryOf(pipeline.db, inquiry, now) };
         }
         const undo = opts.undo === true;
         const result = await performAction(pipeline.db, o.config, check.action, check.inquiryId, now, { undo });
@@ -90,12 +102,20 @@ export function leadPage(o: {
         );
         // As it is now (a concurrent press could have changed it since): read back.
         const inquiry = (await get(pipeline.db, check.inquiryId)) ?? result.marked.inquiry;
-        const summary = summaryOf(inquiry);
+        const summary = await summaryOf(pipeline.db, inquiry, now);
         return undo
           ? { kind: "undone", action: check.action, changed, summary, cancelled, underWay, queued, token }
           : { kind: "done", action: check.action, changed, summary, cancelled, delivered, underWay, queued, token };
       }),
   };
+
+  /** What the button will do; "I'm on it" on a held message becomes "Not spam", with a link of its own. */
+  async function confirm(db: Sql, inquiry: Inquiry, action: ReviewAction, token: string): Promise<LeadView> {
+    const summary = await summaryOf(db, inquiry, Date.now());
+    return inquiry.held && action === "take"
+      ? { kind: "confirm", action: "not-spam", summary, token: o.links.token(inquiry.id, "not-spam") }
+      : { kind: "confirm", action, summary, token };
+  }
 
   function refused(reason: "invalid" | "expired" | "retired", how: string): LeadView {
     log.warn({ reason }, `lead link refused: ${reason} (${how})`);
@@ -115,30 +135,38 @@ export function takenBy(given: string | undefined): string | null {
   return name || null;
 }
 
-/** A time as the office reads it: "Tue, Jan 19, 12:01 PM MST". */
-const officeTime = new Intl.DateTimeFormat("en-US", {
-  timeZone: site.timeZone,
-  weekday: "short",
-  month: "short",
-  day: "numeric",
-  hour: "numeric",
-  minute: "2-digit",
-  timeZoneName: "short",
-});
-
-function summaryOf(i: Inquiry): LeadSummary {
+/** A lead as its page shows it, with times on the office's clock and its deadline. */
+async function summaryOf(sql: Sql, i: Inquiry, now: number): Promise<LeadSummary> {
   const message = i.message.replace(/\s+/g, " ").trim();
+  const mark = i.held ? await markOf(sql, i.id) : undefined;
   return {
     name: i.name,
     email: i.email,
     company: i.company,
     service: i.service,
-    receivedAt: new Date(i.receivedAt).toISOString(),
+    received: officeTime(i.receivedAt),
+    deadline: i.held ? null : deadlineOf(i, now),
+    markedSpam: mark?.label === "spam" ? officeTime(mark.markedAt) : null,
     excerpt: Array.from(message).length > 400 ? `${cutAt(message, 399)}…` : message,
     verdict: verdictOf(i),
     taken:
       i.takenAt == null
         ? null
-        : { by: i.takenBy ?? null, at: new Date(i.takenAt).toISOString(), local: officeTime.format(i.takenAt) },
+        : { by: i.takenBy ?? null, at: new Date(i.takenAt).toISOString(), local: officeTime(i.takenAt) },
   };
+}
+
+/** The reply deadline, and how much business time is left or by how much it was missed. */
+export function deadlineOf(i: Pick<Inquiry, "receivedAt" | "takenAt">, now: number): LeadSummary["deadline"] {
+  const t = timingOf(i, now);
+  const by = replyBy(t.dueAt);
+  if (t.dueAt === null || by === null) return null;
+  if (!t.missed) {
+    const left = sayBusinessTime(businessMsBetween(now, t.dueAt));
+    return { replyBy: by, state: i.takenAt == null ? `${left} of business time left` : "Taken in time" };
+  }
+  const lateMs = businessMsBetween(t.dueAt, i.takenAt ?? now);
+  // Past the deadline outside office hours: no business time late yet, but late all the same.
+  const late = lateMs < 60_000 ? "" : ` by ${sayBusinessTime(lateMs)} of business time`;
+  return { replyBy: by, state: i.takenAt == null ? `Missed${late}` : `Taken late${late}` };
 }

@@ -1,5 +1,6 @@
 import { type Site, site } from "../../../app/config/site.ts";
 import type { Inquiry } from "../storage/records.ts";
+import { replyBy } from "./clock.ts";
 
 /**
  * The reply promise counted as the company counts it (ADR 0020): business time is the office
@@ -148,6 +149,7 @@ export function replyOf(
   return {
     promiseBusinessHours: facts.response.promiseBusinessHours,
     dueAt: iso(t.dueAt),
+    replyBy: replyBy(t.dueAt, facts),
     takenAt: iso(i.takenAt),
     takenBy: i.takenBy ?? null,
     businessSecondsToTake: t.takeBusinessMs === null ? null : Math.round(t.takeBusinessMs / 1000),

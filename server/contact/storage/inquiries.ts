@@ -292,7 +292,7 @@ async function getLocked(tx: Sql, id: string) {
   return get(tx, id);
 }
 
-const markOf = async (sql: Sql, id: string) =>
+export const markOf = async (sql: Sql, id: string) =>
   (
     await sql.query<{ label: Label; marked_at: number }>(
       "SELECT label, marked_at FROM spam_training WHERE inquiry_id = ?",
