@@ -5,7 +5,7 @@ import type { Logger } from "pino";
 import type { ServerBuild } from "react-router";
 import { CONTACT_API_PATH } from "../app/contact/api.ts";
 import type { ContactContextKey } from "../app/contact/context.ts";
-import { LEAD_PATH } from "../app/contact/lead.ts";
+import { LEAD_PATH, OVERVIEW_PATH } from "../app/contact/lead.ts";
 import type { Config } from "./config.ts";
 import { contactEndpoint, MAX_BODY_BYTES, noted } from "./contact/http/endpoint.ts";
 import type { FormTokens } from "./contact/intake/form-token.ts";
@@ -96,7 +96,7 @@ export function createApp(o: AppOptions): { app: express.Express; ready: Promise
   };
   // The page behind a lead's signed links (contact/review/page.ts): React Router renders it on
   // every request; GET shows, POST (its button) acts. Never stored, indexed or passed on as a referrer.
-  app.all(LEAD_PATH, leadHeaders(), compression, policyFromRouter(), pages);
+  app.all([LEAD_PATH, OVERVIEW_PATH], leadHeaders(), compression, policyFromRouter(), pages);
 
   app.use(methodGuard({ isKnown: (path) => isPage(path) || probePaths.has(path), formPaths: FORM_PATHS }));
   app.use(canonicalRedirect(isPage));

@@ -8,6 +8,9 @@ import type { SpamVerdict } from "../../server/contact/storage/records.ts";
 export const LEAD_PATH = "/lead";
 /** Its route module, relative to app/ (routes.ts; the client-rendered baseline of bench:site leaves it empty). */
 export const LEAD_MODULE = "routes/lead.tsx";
+/** The morning digest's page of the open leads (app/routes/overview.tsx), behind one signed link. */
+export const OVERVIEW_PATH = "/overview";
+export const OVERVIEW_MODULE = "routes/overview.tsx";
 /** The query parameter and form field that carry a link's token. */
 export const LEAD_TOKEN_FIELD = "t";
 /** The form field of the Undo button: it posts the same token, so it works as long as the link does. */
@@ -91,8 +94,19 @@ export type LeadView =
   /** POST of "I'm on it": `first` false when someone had already taken it (summary.taken says who, when). */
   | { kind: "taken"; first: boolean; summary: LeadSummary };
 
+/** A lead on the overview page: as its own page shows it, with the links that fit it. */
+export type OverviewLead = { id: string; summary: LeadSummary; links: Array<{ label: string; url: string }> };
+
+export type OverviewView =
+  | { kind: "invalid" | "expired" | "retired" | "unavailable" }
+  | { kind: "rate-limited"; retryAfterSeconds: number }
+  /** The leads nobody has taken yet, and the messages held as spam in the last week. */
+  | { kind: "overview"; asOf: string; waiting: OverviewLead[]; held: OverviewLead[] };
+
 /** What the route asks the server (app/contact/context.ts). */
 export interface LeadPage {
+  /** The morning digest's overview page (app/routes/overview.tsx): read-only, each lead with its links. */
+  overview(token: string, clientIp: string | undefined): Promise<OverviewView>;
   open(token: string): Promise<LeadView>;
   /** `undo`: the Undo button of Spam / Not spam; `by`: the name given on the "I'm on it" page, if any. */
   act(token: string, clientIp: string | undefined, opts?: { undo?: boolean; by?: string }): Promise<LeadView>;

@@ -79,7 +79,7 @@ export const meta: Route.MetaFunction = () => [
 
 /** Where a link cannot help: what the reader can do without a shell. */
 const BY_HAND =
-  "use the links in a newer message about it (a reminder carries fresh ones), or ask whoever runs this website to do it for you.";
+  "open the overview from this morning's digest email (it has fresh links for every open lead), or ask whoever runs this website to do it for you.";
 
 const TITLES: Record<Exclude<LeadView["kind"], "confirm" | "done" | "undone" | "taken">, [string, string]> = {
   invalid: [

@@ -4,7 +4,9 @@ import type { Config } from "../config.ts";
 import { eraseOldCopies } from "./copies.ts";
 import { erase } from "./erasure.ts";
 import { type KeyRing, monthOf } from "./keys.ts";
+import { queueDigest } from "./review/digest.ts";
 import { queueHeldSummary } from "./review/held-summary.ts";
+import type { Promised } from "./review/promise.ts";
 import type { Database } from "./storage/database.ts";
 import { deleteExpiredKeys } from "./storage/keys.ts";
 
@@ -35,6 +37,9 @@ type Parts = {
   backupDays: number;
   ring: KeyRing;
   worker: { nudge(): void };
+  /** The time the digest reads (tests set it); the company's calendar. */
+  clock?: () => number;
+  facts?: Promised;
 };
 
 export class Housekeeping {
@@ -71,6 +76,7 @@ export class Housekeeping {
     const tasks = [
       () => this.refreshKeys(),
       () => this.summarizeHeld(),
+      () => this.digest(),
       () => this.applyRetention(),
       async () => this.eraseCopies(),
     ];
@@ -95,6 +101,12 @@ export class Housekeeping {
     const { db, config, worker } = this.parts;
     const queued = await queueHeldSummary(db, config.HELD_SUMMARY_INTERVAL_MS, now);
     if (queued) worker.nudge();
+    return queued;
+  }
+
+  async digest(now = (this.parts.clock ?? Date.now)()): Promise<boolean> {
+    const queued = await queueDigest(this.parts.db, now, this.parts.facts);
+    if (queued) this.parts.worker.nudge();
     return queued;
   }
 

@@ -63,6 +63,8 @@ export async function createContactPipeline(
       ...site.privacy,
       ring: opts.keys.ring,
       worker,
+      clock,
+      facts,
     });
     metrics?.watchOutbox(db);
     const pipeline = new ContactPipeline({

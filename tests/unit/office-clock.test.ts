@@ -1,7 +1,7 @@
 import { describe, expect, it } from "vitest";
 import { site } from "../../app/config/site.ts";
 import { officeTime, replyBy } from "../../server/contact/review/clock.ts";
-import { deadlineOf } from "../../server/contact/review/page.ts";
+import { deadlineOf } from "../../server/contact/review/digest.ts";
 import { promiseDueAt } from "../../server/contact/review/promise.ts";
 
 /** Every time a person reads, on the company's clock (server/contact/review/clock.ts), against its zone. */

@@ -196,6 +196,10 @@ const emails = z
   .string()
   .refine((v) => v.split(",").every((a) => z.email().safeParse(a.trim()).success), "email addresses, comma-separated");
 
+/** Lists of addresses as one, each address once. */
+const each = (lists: string[]) =>
+  [...new Set(lists.flatMap((list) => list.split(",").map((a) => a.trim().toLowerCase())).filter(Boolean))].join(", ");
+
 const inbox = (config: Config) => config.CONTACT_TO ?? site.email;
 const sender = (config: Config) =>
   config.SMTP_FROM ?? `${site.name} Website <no-reply@${config.siteHost.replace(/^www\./, "")}>`;
@@ -264,9 +268,12 @@ export const email: ChannelDefinition<typeof variables> = {
         send(buildMail(inquiry, { ...addresses, to: target, links: links.for(inquiry) }), inquiry.id),
       notify(kind, subject, text, inquiryIds) {
         const id = `alert-${Date.now()}-${Math.random().toString(36).slice(2, 8)}`;
+        // The digest goes to everyone who receives leads, and the escalation address.
+        const routed = Object.values(config.routes).map((r) => r.to ?? "");
+        const digest = [addresses.to, ...routed, config.LEAD_ESCALATION_TO ?? ""];
         const mail = {
           from: addresses.from,
-          to: addresses.to,
+          to: kind === "digest" ? each(digest) : addresses.to,
           replyTo: { name: site.name, address: addresses.to },
           subject: cutAt(subject, 200),
           text,
@@ -280,13 +287,7 @@ export const email: ChannelDefinition<typeof variables> = {
       },
       remind(inquiry, target, reminder) {
         // The route's recipients and the escalation address, each once.
-        const to = [
-          ...new Set(
-            [target, config.LEAD_ESCALATION_TO ?? addresses.to].flatMap((list) =>
-              list.split(",").map((a) => a.trim().toLowerCase()),
-            ),
-          ),
-        ].join(", ");
+        const to = each([target, config.LEAD_ESCALATION_TO ?? addresses.to]);
         const mail = buildMail(inquiry, { ...addresses, to, links: links.for(inquiry), reminder });
         return send(mail, `reminder-${inquiry.id}`, to);
       },

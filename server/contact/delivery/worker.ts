@@ -1,6 +1,7 @@
 import { randomUUID } from "node:crypto";
 import type { Logger } from "pino";
 import type { ContactMetrics } from "../metrics.ts";
+import { digestWords } from "../review/digest.ts";
 import { heldSummary } from "../review/held-summary.ts";
 import type { LeadLinks } from "../review/links.ts";
 import type { Promised } from "../review/promise.ts";
@@ -57,6 +58,7 @@ const SAID: Record<DeliveryKind, [string, string]> = {
   ],
   "delivery-failed": ["delivery failure reported", "could not report a delivery failure; tried again later"],
   "held-summary": ["held-messages summary sent", "could not send the held-messages summary; tried again later"],
+  digest: ["morning digest sent", "could not send the morning digest; tried again later"],
 };
 
 type WorkerParts = {
@@ -167,11 +169,12 @@ export class OutboxWorker {
   private async attempt(d: Delivery, now: number): Promise<Outcome> {
     const channel = this.channels.get(d.channel);
     if (!channel) return { kind: "permanent", reason: `the ${d.channel} channel is not configured on this server` };
-    if (d.kind === "delivery-failed" || d.kind === "held-summary") {
+    if (d.kind === "delivery-failed" || d.kind === "held-summary" || d.kind === "digest") {
+      const { db, links } = this.parts;
       const words =
-        d.kind === "held-summary" && this.parts.links
-          ? await heldSummary(this.parts.db, this.parts.links, d.payload ?? "{}", now)
-          : JSON.parse(d.payload ?? "{}");
+        d.kind === "delivery-failed" || !links
+          ? JSON.parse(d.payload ?? "{}")
+          : await (d.kind === "digest" ? digestWords : heldSummary)(db, links, d.payload ?? "{}", now);
       return words ? channel.notify(d.kind, words.subject, words.text, words.inquiryIds) : "drop";
     }
     const { inquiry } = d;

@@ -1,5 +1,11 @@
 import { createHmac, timingSafeEqual } from "node:crypto";
-import { ACTION_LABEL, LEAD_PATH, LEAD_TOKEN_FIELD, type ReviewAction } from "../../../app/contact/lead.ts";
+import {
+  ACTION_LABEL,
+  LEAD_PATH,
+  LEAD_TOKEN_FIELD,
+  OVERVIEW_PATH,
+  type ReviewAction,
+} from "../../../app/contact/lead.ts";
 import type { Config } from "../../config.ts";
 import { isLoopbackHost } from "../../guards.ts";
 import type { KeyRing } from "../keys.ts";
@@ -31,6 +37,10 @@ const FITTING: Record<SpamVerdict, ReviewAction[]> = {
 const ID = /^[0-9a-f-]{36}$/;
 const KEY_ID = /^[a-z0-9]{1,16}$/;
 
+/** The morning digest's link to the overview page (digest.ts) names no inquiry and works this long. */
+export const OVERVIEW_DAYS = 5;
+const OVERVIEW = "overview";
+
 const sign = (key: Buffer, payload: string) => createHmac("sha256", key).update(payload).digest("base64url");
 
 export function leadLinks(ring: KeyRing, config: Pick<Config, "SITE_URL" | "INQUIRY_LINK_DAYS">) {
@@ -47,10 +57,39 @@ export function leadLinks(ring: KeyRing, config: Pick<Config, "SITE_URL" | "INQU
     return u.href;
   };
 
+  /** The signature, key and expiry of a token's parts (the last four), checked. */
+  const check = async (parts: string[], now: number) => {
+    const [expires = "", keyId = ""] = parts.slice(-3, -1);
+    if (!KEY_ID.test(keyId)) return "invalid";
+    const key = await ring.find("links", keyId, now);
+    // Signed by this server with a key since retired and deleted (a rotation): said as such; an id
+    // never made is a forgery.
+    if (!key) return ring.wasIssued("links", keyId) ? "retired" : "invalid";
+    const expected = Buffer.from(sign(key, parts.slice(0, -1).join(".")));
+    const actual = Buffer.from(parts.at(-1) ?? "");
+    if (actual.length !== expected.length || !timingSafeEqual(actual, expected)) return "invalid";
+    const expiresMs = Number.parseInt(expires, 36) * 1000;
+    return expiresMs <= now ? "expired" : expiresMs;
+  };
+
   return {
     /** How many days a link works. */
     days: config.INQUIRY_LINK_DAYS,
     token,
+    overview(now = Date.now()) {
+      const key = ring.signing("links");
+      const expires = now + OVERVIEW_DAYS * 86_400_000;
+      const payload = `${OVERVIEW}.${Math.ceil(expires / 1000).toString(36)}.${key.id}`;
+      const u = new URL(OVERVIEW_PATH, config.SITE_URL);
+      u.searchParams.set(LEAD_TOKEN_FIELD, `${payload}.${sign(key.secret, payload)}`);
+      return { url: u.href, expires };
+    },
+    async verifyOverview(given: string, now = Date.now()): Promise<"invalid" | "expired" | "retired" | null> {
+      const parts = given.split(".");
+      if (parts.length !== 4 || parts[0] !== OVERVIEW) return "invalid";
+      const checked = await check(parts, now);
+      return typeof checked === "number" ? null : checked;
+    },
     for(inquiry: Pick<Inquiry, "id" | "held" | "suspect">, now = Date.now()): LeadLink[] {
       return FITTING[verdictOf(inquiry)].map((action) => ({
         action,
@@ -61,20 +100,11 @@ export function leadLinks(ring: KeyRing, config: Pick<Config, "SITE_URL" | "INQU
     async verify(given: string, now = Date.now()): Promise<LinkCheck> {
       const parts = given.split(".");
       if (parts.length !== 5) return { ok: false, reason: "invalid" };
-      const [inquiryId = "", action = "", expires = "", keyId = ""] = parts;
-      if (!KEY_ID.test(keyId)) return { ok: false, reason: "invalid" };
-      const key = await ring.find("links", keyId, now);
-      // Signed by this server with a key since retired and deleted (a rotation): said as such; an id
-      // never made is a forgery.
-      if (!key) return { ok: false, reason: ring.wasIssued("links", keyId) ? "retired" : "invalid" };
-      const expected = Buffer.from(sign(key, parts.slice(0, -1).join(".")));
-      const actual = Buffer.from(parts.at(-1) ?? "");
-      if (actual.length !== expected.length || !timingSafeEqual(actual, expected))
-        return { ok: false, reason: "invalid" };
+      const [inquiryId = "", action = ""] = parts;
+      const checked = await check(parts, now);
+      if (typeof checked !== "number") return { ok: false, reason: checked };
       if (!ID.test(inquiryId) || !ACTIONS.includes(action as ReviewAction)) return { ok: false, reason: "invalid" };
-      const expiresMs = Number.parseInt(expires, 36) * 1000;
-      if (expiresMs <= now) return { ok: false, reason: "expired" };
-      return { ok: true, inquiryId, action: action as ReviewAction, expires: expiresMs };
+      return { ok: true, inquiryId, action: action as ReviewAction, expires: checked };
     },
   };
 }

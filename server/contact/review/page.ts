@@ -3,6 +3,7 @@ import {
   type LeadPage,
   type LeadSummary,
   type LeadView,
+  type OverviewView,
   type ReviewAction,
   TAKEN_BY_MAX,
 } from "../../../app/contact/lead.ts";
@@ -14,9 +15,9 @@ import { StorageUnavailableError } from "../storage/database.ts";
 import { get, markOf } from "../storage/inquiries.ts";
 import { type Inquiry, verdictOf } from "../storage/records.ts";
 import { performAction } from "./actions.ts";
-import { officeTime, replyBy } from "./clock.ts";
+import { officeTime } from "./clock.ts";
+import { deadlineOf, openLeads } from "./digest.ts";
 import type { LeadLinks } from "./links.ts";
-import { businessMsBetween, sayBusinessTime, timingOf } from "./promise.ts";
 
 /**
  * What the page behind a lead's signed links (app/routes/lead.tsx) asks the server. Opening a link
@@ -45,7 +46,7 @@ export function leadPage(o: {
   const log = o.log.child({ task: "lead-link" });
 
   /** A storage failure is the page's 503, never a crash. */
-  const guarded = async (fn: () => Promise<LeadView>): Promise<LeadView> => {
+  const guarded = async <V>(fn: () => Promise<V>): Promise<V | { kind: "unavailable" }> => {
     try {
       return await fn();
     } catch (err) {
@@ -56,6 +57,26 @@ export function leadPage(o: {
   };
 
   return {
+    overview: (token, clientIp) =>
+      guarded(async (): Promise<OverviewView> => {
+        const now = Date.now();
+        const refusal = await o.links.verifyOverview(token, now);
+        if (refusal) return refused(refusal, "opened overview");
+        const pipeline = o.pipeline();
+        const { db } = pipeline;
+        // Opening it counts as an action: a person opens it a few times; a script is stopped.
+        const wait = await pipeline.overLimit(clientIp, [ACTION_LIMIT], now);
+        if (wait !== null) return { kind: "rate-limited", retryAfterSeconds: wait };
+        const { waiting, held } = await openLeads(db, now, now - 7 * 86_400_000);
+        const listed = async (i: Inquiry) => ({
+          id: i.id,
+          summary: await summaryOf(db, i, now),
+          links: o.links.for(i, now).map(({ label, url }) => ({ label, url })),
+        });
+        log.info({ waiting: waiting.length, held: held.length }, "overview opened");
+        const [w, h] = await Promise.all([Promise.all(waiting.map(listed)), Promise.all(held.map(listed))]);
+        return { kind: "overview", asOf: officeTime(now), waiting: w, held: h };
+      }),
     open: (token) =>
       guarded(async () => {
         const check = await o.links.verify(token);
@@ -117,7 +138,7 @@ export function leadPage(o: {
       : { kind: "confirm", action, summary, token };
   }
 
-  function refused(reason: "invalid" | "expired" | "retired", how: string): LeadView {
+  function refused(reason: "invalid" | "expired" | "retired", how: string) {
     log.warn({ reason }, `lead link refused: ${reason} (${how})`);
     return { kind: reason };
   }
@@ -154,19 +175,4 @@ async function summaryOf(sql: Sql, i: Inquiry, now: number): Promise<LeadSummary
         ? null
         : { by: i.takenBy ?? null, at: new Date(i.takenAt).toISOString(), local: officeTime(i.takenAt) },
   };
-}
-
-/** The reply deadline, and how much business time is left or by how much it was missed. */
-export function deadlineOf(i: Pick<Inquiry, "receivedAt" | "takenAt">, now: number): LeadSummary["deadline"] {
-  const t = timingOf(i, now);
-  const by = replyBy(t.dueAt);
-  if (t.dueAt === null || by === null) return null;
-  if (!t.missed) {
-    const left = sayBusinessTime(businessMsBetween(now, t.dueAt));
-    return { replyBy: by, state: i.takenAt == null ? `${left} of business time left` : "Taken in time" };
-  }
-  const lateMs = businessMsBetween(t.dueAt, i.takenAt ?? now);
-  // Past the deadline outside office hours: no business time late yet, but late all the same.
-  const late = lateMs < 60_000 ? "" : ` by ${sayBusinessTime(lateMs)} of business time`;
-  return { replyBy: by, state: i.takenAt == null ? `Missed${late}` : `Taken late${late}` };
 }

@@ -16,7 +16,7 @@ const HORIZON_DAYS = 400;
 const WEEKDAYS = ["Sunday", "Monday", "Tuesday", "Wednesday", "Thursday", "Friday", "Saturday"] as const;
 
 const formatters = new Map<string, Intl.DateTimeFormat>();
-function wallClock(at: number, zone: string) {
+export function wallClock(at: number, zone: string) {
   let f = formatters.get(zone);
   if (!f) {
     f = new Intl.DateTimeFormat("en-US", {
@@ -48,7 +48,7 @@ function instantOf(y: number, m: number, d: number, hhmm: string, zone: string) 
 
 const dayCache = new WeakMap<Calendar, Map<string, Array<[number, number]>>>();
 
-function openOn(day: Date, calendar: Calendar): Array<[number, number]> {
+export function openOn(day: Date, calendar: Calendar): Array<[number, number]> {
   let days = dayCache.get(calendar);
   if (!days) {
     days = new Map();

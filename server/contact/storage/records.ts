@@ -32,7 +32,8 @@ export type DeliveryKind =
   | "inquiry.taken"
   | "inquiry.reminded"
   | "delivery-failed"
-  | "held-summary";
+  | "held-summary"
+  | "digest";
 
 export type Delivery = {
   id: string;
