@@ -1,9 +1,11 @@
+import { spawnSync } from "node:child_process";
 import { mkdtempSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import pino from "pino";
 import { afterEach, describe, expect, inject, it } from "vitest";
 import { site } from "../../app/config/site.ts";
+import { DEFAULT_PUBLIC_KEY } from "../../app/contact/api.ts";
 import { loadConfig } from "../../server/config.ts";
 import { performAction } from "../../server/contact/review/actions.ts";
 import { officeTime } from "../../server/contact/review/clock.ts";
@@ -11,8 +13,11 @@ import type { Promised } from "../../server/contact/review/promise.ts";
 import { createContactPipeline } from "../../server/contact/runtime.ts";
 import { openPostgres } from "../../server/contact/storage/postgres.ts";
 import { readSetting } from "../../server/contact/storage/settings.ts";
+import { launchChromium } from "../support/chromium.ts";
 import { testKeys } from "../support/keys.ts";
+import { freePort } from "../support/ports.ts";
 import { createTestDatabase } from "../support/postgres.ts";
+import { startServer } from "../support/server.ts";
 import { type Received, TestSmtp } from "../support/smtp.ts";
 
 /**
@@ -162,5 +167,88 @@ describe("the morning digest, through the schedule", { timeout: 90_000 }, () => 
     checkTimes(tuesday, 2027);
     await Promise.all([a.pipeline.worker.settled(), b.pipeline.worker.settled(), c.pipeline.worker.settled()]);
     expect(digests(smtp)).toHaveLength(3);
+  });
+});
+
+describe("the overview page, opened from the digest as received", { timeout: 120_000 }, () => {
+  it("lists the open leads with their links, JavaScript on and off; private; gone after erasure", async () => {
+    const smtp = await new TestSmtp().start();
+    cleanups.push(() => smtp.stop());
+    const port = await freePort();
+    // The server's clock: Monday 30 November 2026, 9:05 AM MST, just after opening (Debian's faketime).
+    const server = await startServer(
+      {
+        SITE_URL: `http://127.0.0.1:${port}`,
+        SMTP_URL: smtp.url,
+        SPAM_FILTER: "off",
+        TZ: "UTC",
+        LD_PRELOAD: "/usr/lib/x86_64-linux-gnu/faketime/libfaketime.so.1",
+        FAKETIME: "@2026-11-30 16:05:00",
+        FAKETIME_DONT_RESET: "1",
+      },
+      port,
+      { OUTBOX_POLL_MS: 50, SPAM_MIN_FILL_MS: 0, HELD_SUMMARY_INTERVAL_MS: 200 },
+    );
+    cleanups.push(() => server.stop());
+    const html = await (await fetch(`${server.url}/contact`)).text();
+    const res = await fetch(`${server.url}/functions/v1/send-email`, {
+      method: "POST",
+      headers: {
+        "content-type": "application/json",
+        authorization: `Bearer ${DEFAULT_PUBLIC_KEY}`,
+        "x-form-token": /name="form_token" value="([^"]+)"/.exec(html)?.[1] ?? "",
+      },
+      body: JSON.stringify({
+        name: "Grace Open",
+        email: "grace@example.org",
+        company: "Compilers",
+        service: "",
+        message: "Could you help us plan a move to the cloud?",
+      }),
+    });
+    expect(res.status).toBe(201);
+    await expect.poll(() => digests(smtp).length, { timeout: 30_000 }).toBe(1);
+    const digest = digests(smtp)[0] as Received;
+    expect(digest.mail.subject).toMatch(/^Leads, Mon, Nov 30: /);
+    checkTimes(digest, 2026);
+    const link = /^(http:\/\/127\.0\.0\.1:\d+\/overview\?t=\S+)$/m.exec(digest.mail.text ?? "")?.[1] ?? "";
+    expect(link).not.toBe("");
+
+    const opened = await fetch(link);
+    expect(opened.status).toBe(200);
+    expect(opened.headers.get("cache-control")).toBe("no-store");
+    expect(opened.headers.get("x-robots-tag")).toBe("noindex, nofollow");
+    expect(opened.headers.get("referrer-policy")).toBe("no-referrer");
+    const altered = await fetch(link.replace(/.$/, (c) => (c === "A" ? "B" : "A")));
+    expect(altered.status).toBe(400);
+    expect(await altered.text()).not.toMatch(/npm run|DATA_DIR|INQUIRY_LINK_DAYS/);
+
+    const browser = await launchChromium();
+    cleanups.push(() => browser.close());
+    for (const javaScriptEnabled of [false, true]) {
+      const page = await (await browser.newContext({ javaScriptEnabled })).newPage();
+      await page.goto(link);
+      expect(await page.getByRole("heading", { level: 1 }).textContent()).toBe("Open leads");
+      const main = (await page.locator("main").textContent()) ?? "";
+      expect(main).toContain("Grace Open <grace@example.org>, Compilers");
+      expect(main).toContain("received Mon, Nov 30, 9:05 AM MST");
+      expect(main).toMatch(
+        /Reply by Mon, Nov 30, 1:05 PM MST \(4 business hours\): (4 h|3 h \d+ min) of business time left/,
+      );
+      // Read-only: each link opens the lead's page, whose button acts.
+      await page.getByRole("link", { name: "I'm on it" }).click();
+      expect(await page.getByRole("heading", { level: 1 }).textContent()).toBe("Are you answering this lead?");
+      await page.context().close();
+    }
+    // Erased (a "delete my data" request): the overview no longer has it.
+    const forget = spawnSync(process.execPath, ["scripts/inquiries.ts", "forget", "--email", "grace@example.org"], {
+      cwd: new URL("../../", import.meta.url).pathname,
+      env: { ...process.env, DATA_DIR: server.dataDir, DATABASE_URL: "" },
+      encoding: "utf8",
+    });
+    expect(forget.status, forget.stderr).toBe(0);
+    const after = await (await fetch(link)).text();
+    expect(after).toContain("Nobody is waiting.");
+    expect(after).not.toContain("Grace Open");
   });
 });
