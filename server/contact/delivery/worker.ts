@@ -170,11 +170,14 @@ export class OutboxWorker {
     const channel = this.channels.get(d.channel);
     if (!channel) return { kind: "permanent", reason: `the ${d.channel} channel is not configured on this server` };
     if (d.kind === "delivery-failed" || d.kind === "held-summary" || d.kind === "digest") {
-      const { db, links } = this.parts;
+      const { db, links, facts } = this.parts;
+      const payload = d.payload ?? "{}";
       const words =
         d.kind === "delivery-failed" || !links
-          ? JSON.parse(d.payload ?? "{}")
-          : await (d.kind === "digest" ? digestWords : heldSummary)(db, links, d.payload ?? "{}", now);
+          ? JSON.parse(payload)
+          : d.kind === "digest"
+            ? await digestWords(db, links, payload, now, facts)
+            : await heldSummary(db, links, payload, now);
       return words ? channel.notify(d.kind, words.subject, words.text, words.inquiryIds) : "drop";
     }
     const { inquiry } = d;

@@ -60,13 +60,19 @@ export async function queueDigest(db: Database, now: number, facts: Promised = s
 const who = (i: Inquiry) => (i.company ? `${i.name} (${i.company})` : i.name);
 
 /** The digest's words as they are when it is sent. */
-export async function digestWords(db: Database, links: LeadLinks, payload: string, now: number) {
+export async function digestWords(
+  db: Database,
+  links: LeadLinks,
+  payload: string,
+  now: number,
+  facts: Promised = site,
+) {
   const { since, until } = JSON.parse(payload) as { since: number; until: number };
   const { recent, waiting, held } = await openLeads(db, now, since);
   const fresh = recent.filter((i) => !i.held && i.receivedAt >= since && i.receivedAt <= until);
   const taken = recent.filter((i) => !i.held && (i.takenAt ?? 0) >= since);
-  const overdue = waiting.filter((i) => deadlineOf(i, now)?.state.startsWith("Missed"));
-  const week = await replyFigures(db, now - 7 * DAY_MS, now);
+  const overdue = waiting.filter((i) => deadlineOf(i, now, facts)?.state.startsWith("Missed"));
+  const week = await replyFigures(db, now - 7 * DAY_MS, now, facts);
   const inTime = week.taken - (week.missed - week.overdue);
   const overview = links.overview(now);
   const from = officeTime(since);
@@ -81,7 +87,7 @@ export async function digestWords(db: Database, links: LeadLinks, payload: strin
     "",
     `Waiting for someone to press "${ACTION_LABEL.take}": ${waiting.length} (${overdue.length} past the reply promise)`,
     ...waiting.map((i) => {
-      const deadline = deadlineOf(i, now);
+      const deadline = deadlineOf(i, now, facts);
       return `- ${who(i)}, received ${officeTime(i.receivedAt)}${deadline ? `: ${deadline.replyBy}; ${deadline.state}` : ""}`;
     }),
     "",
@@ -97,7 +103,7 @@ export async function digestWords(db: Database, links: LeadLinks, payload: strin
       ? [`A message a person sent: open its link and press the button. Each link works for ${links.days} days.`]
       : []),
     "",
-    `Last week: ${week.leads} lead${week.leads === 1 ? "" : "s"}, ${inTime} taken within the promise (${site.response.promiseBusinessHours} business hours), first "${ACTION_LABEL.take}" after ${week.takeMedianMs === null ? "— (none taken)" : sayBusinessTime(week.takeMedianMs)} (median, business time).`,
+    `Last week: ${week.leads} lead${week.leads === 1 ? "" : "s"}, ${inTime} taken within the promise (${facts.response.promiseBusinessHours} business hours), first "${ACTION_LABEL.take}" after ${week.takeMedianMs === null ? "— (none taken)" : sayBusinessTime(week.takeMedianMs)} (median, business time).`,
   ].join("\n");
   const day = officeTime(until).split(",").slice(0, 2).join(",");
   return {
@@ -108,15 +114,19 @@ export async function digestWords(db: Database, links: LeadLinks, payload: strin
 }
 
 /** The reply deadline, and how much business time is left or by how much it was missed. */
-export function deadlineOf(i: Pick<Inquiry, "receivedAt" | "takenAt">, now: number): LeadSummary["deadline"] {
-  const t = timingOf(i, now);
-  const by = replyBy(t.dueAt);
+export function deadlineOf(
+  i: Pick<Inquiry, "receivedAt" | "takenAt">,
+  now: number,
+  facts: Promised = site,
+): LeadSummary["deadline"] {
+  const t = timingOf(i, now, facts);
+  const by = replyBy(t.dueAt, facts);
   if (t.dueAt === null || by === null) return null;
   if (!t.missed) {
-    const left = sayBusinessTime(businessMsBetween(now, t.dueAt));
+    const left = sayBusinessTime(businessMsBetween(now, t.dueAt, facts));
     return { replyBy: by, state: i.takenAt == null ? `${left} of business time left` : "Taken in time" };
   }
-  const lateMs = businessMsBetween(t.dueAt, i.takenAt ?? now);
+  const lateMs = businessMsBetween(t.dueAt, i.takenAt ?? now, facts);
   // Past the deadline outside office hours: no business time late yet, but late all the same.
   const late = lateMs < 60_000 ? "" : ` by ${sayBusinessTime(lateMs)} of business time`;
   return { replyBy: by, state: i.takenAt == null ? `Missed${late}` : `Taken late${late}` };
