@@ -177,7 +177,7 @@ export const schema = z.object({
   }),
   INQUIRY_LINK_DAYS: positiveInt.default(30).meta({
     description:
-      "how long the signed Spam / Not spam links in a lead's email, Slack message, webhook and the held summary work. See [The links in a lead](operations.md#the-links-in-a-lead)",
+      "how long the signed Spam / Not spam links in a lead's email, Slack message, webhook and the morning digest work. See [The links in a lead](operations.md#the-links-in-a-lead)",
   }),
 });
 

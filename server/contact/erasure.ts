@@ -8,7 +8,7 @@ import type { Database } from "./storage/database.ts";
  * deletes, for the inquiries it selects: their waiting deliveries first (so nothing new is sent), then,
  * once the sends already under way have ended, the inquiries with their deliveries, idempotency
  * records and the filter's marks (which hold no text of their own), and every email the server wrote
- * to DATA_DIR/mail that names one of them (the lead itself, the held summary, a failure alert). The
+ * to DATA_DIR/mail that names one of them (the lead itself, the morning digest, a failure alert). The
  * retention pass also deletes expired rate-limit counters and any email file older than the period.
  * Copies of the database (backups, exports, what a restore kept) are not opened: the server deletes
  * them whole after `backupDays` (copies.ts), as the notice says.

@@ -5,21 +5,21 @@ import { eraseOldCopies } from "./copies.ts";
 import { erase } from "./erasure.ts";
 import { type KeyRing, monthOf } from "./keys.ts";
 import { queueDigest } from "./review/digest.ts";
-import { queueHeldSummary } from "./review/held-summary.ts";
 import type { Promised } from "./review/promise.ts";
 import type { Database } from "./storage/database.ts";
 import { deleteExpiredKeys } from "./storage/keys.ts";
 
 /**
  * The contact pipeline's scheduled work on each instance, apart from sending (delivery/worker.ts
- * sends everything, the reminders too): the keys read again and pruned (keys.ts), the summary of
- * held messages queued (review/held-summary.ts), and the retention pass that keeps the privacy
+ * sends everything, the reminders too): the keys read again and pruned (keys.ts), the morning
+ * digest queued (review/digest.ts), and the retention pass that keeps the privacy
  * notice's promise. Every instance runs retention: erasing what is past its date twice erases
  * nothing more.
  */
 
 export const RETENTION_INTERVAL_MS = 24 * 60 * 60_000;
-const TURN_MS = 60_000;
+/** How often housekeeping looks: the digest goes within this of opening time. */
+export const HOUSEKEEPING_TURN_MS = 60_000;
 
 type Parts = {
   db: Database;
@@ -29,7 +29,7 @@ type Parts = {
     | "dataDir"
     | "INQUIRY_LINK_DAYS"
     | "FORM_TOKEN_MAX_AGE_MS"
-    | "HELD_SUMMARY_INTERVAL_MS"
+    | "HOUSEKEEPING_TURN_MS"
     | "RETENTION_INTERVAL_MS"
     | "OUTBOX_LEASE_MS"
   >;
@@ -56,8 +56,8 @@ export class Housekeeping {
   }
 
   start(): void {
-    const { HELD_SUMMARY_INTERVAL_MS, RETENTION_INTERVAL_MS } = this.parts.config;
-    const every = Math.min(TURN_MS, HELD_SUMMARY_INTERVAL_MS, RETENTION_INTERVAL_MS);
+    const { HOUSEKEEPING_TURN_MS, RETENTION_INTERVAL_MS } = this.parts.config;
+    const every = Math.min(HOUSEKEEPING_TURN_MS, RETENTION_INTERVAL_MS);
     const tick = () => {
       this.running = this.turn().finally(() => {
         if (!this.stopped) this.timer = setTimeout(tick, every).unref();
@@ -75,7 +75,6 @@ export class Housekeeping {
   private async turn(): Promise<void> {
     const tasks = [
       () => this.refreshKeys(),
-      () => this.summarizeHeld(),
       () => this.digest(),
       () => this.applyRetention(),
       async () => this.eraseCopies(),
@@ -95,13 +94,6 @@ export class Housekeeping {
     });
     if (deleted > 0) this.log.info({ deleted }, "keys past their use deleted");
     await ring.read(now);
-  }
-
-  async summarizeHeld(now = Date.now()): Promise<boolean> {
-    const { db, config, worker } = this.parts;
-    const queued = await queueHeldSummary(db, config.HELD_SUMMARY_INTERVAL_MS, now);
-    if (queued) worker.nudge();
-    return queued;
   }
 
   async digest(now = (this.parts.clock ?? Date.now)()): Promise<boolean> {

@@ -50,7 +50,7 @@ async function instance(url: string, smtp: TestSmtp, dataDir: string) {
       SPAM_FILTER: "off",
     },
     // Housekeeping turns as often as this: the schedule runs many times between the test's steps.
-    { OUTBOX_POLL_MS: 25, HELD_SUMMARY_INTERVAL_MS: 50 },
+    { OUTBOX_POLL_MS: 25, HOUSEKEEPING_TURN_MS: 50 },
   );
   const made = await createContactPipeline(config, log, {
     keys: testKeys(),
@@ -187,7 +187,7 @@ describe("the overview page, opened from the digest as received", { timeout: 120
         FAKETIME_DONT_RESET: "1",
       },
       port,
-      { OUTBOX_POLL_MS: 50, SPAM_MIN_FILL_MS: 0, HELD_SUMMARY_INTERVAL_MS: 200 },
+      { OUTBOX_POLL_MS: 50, SPAM_MIN_FILL_MS: 0, HOUSEKEEPING_TURN_MS: 200 },
     );
     cleanups.push(() => server.stop());
     const html = await (await fetch(`${server.url}/contact`)).text();

@@ -124,7 +124,7 @@ describe("the links in a lead, on one server", { timeout: 60_000 }, () => {
         WEBHOOK_URL: hook.url,
         WEBHOOK_SECRET,
       },
-      { HELD_SUMMARY_INTERVAL_MS: 2_000 },
+      { HOUSEKEEPING_TURN_MS: 2_000 },
     );
     browser = await launchChromium();
   });
@@ -344,18 +344,24 @@ describe("the links in a lead, on one server", { timeout: 60_000 }, () => {
     expect(mail.text).toContain(`Reply to Jo Reply (a new message to them, without this email's links):\n${href}`);
   });
 
-  it("a held message's link in the held summary delivers it as a new lead, and the filter learns it as genuine", async () => {
+  it("a held message's link on the digest's overview page delivers it as a new lead, and the filter learns it as genuine", async () => {
     slack.respond = () => ({ status: 200 });
     const name = "Robin Held";
-    // No form token from a page of our own (a script, say): held, and listed in the summary.
+    // No form token from a page of our own (a script, say): held, and listed on the overview page.
     const id = await send(site, name, "Can you quote a network for our new office in Cody?", { token: false });
     expect(site.show(id).verdict).toBe("held");
-    const summary = await waitFor(() =>
-      smtp.received.find((m) => /^Held as spam/.test(m.mail.subject ?? "") && (m.mail.text ?? "").includes(id)),
-    );
+    // The overview link a morning digest carries, signed with the server's own key as it signs it.
+    const db = openDatabase({ dataDir: site.server.dataDir });
+    const ring = new KeyRing();
+    await ring.attach(db);
+    await db.close();
+    const overview = leadLinks(ring, { SITE_URL: site.server.url, INQUIRY_LINK_DAYS: 30 }).overview().url;
     const context = await browser.newContext({ javaScriptEnabled: false });
     const page = await context.newPage();
-    await page.goto(linkIn(summary, "Not spam"));
+    await page.goto(overview);
+    const listed = page.getByRole("listitem").filter({ hasText: name });
+    expect(await listed.getByRole("link").allTextContents()).toEqual(["Not spam"]);
+    await listed.getByRole("link", { name: "Not spam" }).click();
     expect(await page.getByRole("heading", { level: 1 }).textContent()).toBe("Is this message not spam?");
     await page.getByRole("button", { name: "Not spam" }).click();
     expect(await page.getByRole("status").textContent()).toContain("Queued for delivery: email, webhook, slack");

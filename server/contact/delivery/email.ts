@@ -277,7 +277,7 @@ export const email: ChannelDefinition<typeof variables> = {
           replyTo: { name: site.name, address: addresses.to },
           subject: cutAt(subject, 200),
           text,
-          // Links in the text (the held summary's) are links in the HTML too.
+          // Links in the text (the morning digest's) are links in the HTML too.
           html: `<pre style="white-space:pre-wrap">${escapeHtml(text).replace(/https?:\/\/[^\s<]+/g, (u) => `<a href="${u}">${u}</a>`)}</pre>`,
           messageId: `<${id}@${config.siteHost}>`,
           // What retention and `forget` read to delete a copy written to DATA_DIR/mail (contact/erasure.ts).

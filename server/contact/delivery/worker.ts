@@ -2,7 +2,6 @@ import { randomUUID } from "node:crypto";
 import type { Logger } from "pino";
 import type { ContactMetrics } from "../metrics.ts";
 import { digestWords } from "../review/digest.ts";
-import { heldSummary } from "../review/held-summary.ts";
 import type { LeadLinks } from "../review/links.ts";
 import type { Promised } from "../review/promise.ts";
 import { reminderNow, reportEvent, reportOf } from "../review/reminders.ts";
@@ -57,7 +56,6 @@ const SAID: Record<DeliveryKind, [string, string]> = {
     "reply promise: could not send inquiry.reminded to the webhook; tried again later",
   ],
   "delivery-failed": ["delivery failure reported", "could not report a delivery failure; tried again later"],
-  "held-summary": ["held-messages summary sent", "could not send the held-messages summary; tried again later"],
   digest: ["morning digest sent", "could not send the morning digest; tried again later"],
 };
 
@@ -70,7 +68,7 @@ type WorkerParts = {
   metrics?: ContactMetrics;
   clock?: () => number;
   facts?: Promised;
-  /** The held summary's Not spam links. */
+  /** The morning digest's links. */
   links?: LeadLinks;
 };
 
@@ -169,15 +167,11 @@ export class OutboxWorker {
   private async attempt(d: Delivery, now: number): Promise<Outcome> {
     const channel = this.channels.get(d.channel);
     if (!channel) return { kind: "permanent", reason: `the ${d.channel} channel is not configured on this server` };
-    if (d.kind === "delivery-failed" || d.kind === "held-summary" || d.kind === "digest") {
+    if (d.kind === "delivery-failed" || d.kind === "digest") {
       const { db, links, facts } = this.parts;
       const payload = d.payload ?? "{}";
       const words =
-        d.kind === "delivery-failed" || !links
-          ? JSON.parse(payload)
-          : d.kind === "digest"
-            ? await digestWords(db, links, payload, now, facts)
-            : await heldSummary(db, links, payload, now);
+        d.kind === "digest" ? links && (await digestWords(db, links, payload, now, facts)) : JSON.parse(payload);
       return words ? channel.notify(d.kind, words.subject, words.text, words.inquiryIds) : "drop";
     }
     const { inquiry } = d;

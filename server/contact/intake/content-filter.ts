@@ -18,7 +18,7 @@ import * as training from "../storage/training.ts";
  * `npm run bench:spam` on kinds of spam the model never saw, ADR 0023).
  */
 
-/** A message scoring at or above this is held (stored, delivered nowhere, listed in the held summary). */
+/** A message scoring at or above this is held (stored, delivered nowhere, listed in the morning digest). */
 export const HOLD_SCORE = 0.998;
 /** A lead scoring at or above this (and below HOLD_SCORE) is delivered marked as possible spam. */
 export const SUSPECT_SCORE = 0.45;

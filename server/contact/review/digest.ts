@@ -46,7 +46,8 @@ export async function queueDigest(db: Database, now: number, facts: Promised = s
   const opening = openingOf(now, facts);
   if (!opening || now < opening.at || (await readSetting(db, "digest_day")) === opening.day) return false;
   const last = Number((await readSetting(db, "digest_at")) ?? 0);
-  const since = last > 0 && last < now ? last : now - DAY_MS;
+  // The first covers a week: what came over a long weekend before it is in it.
+  const since = last > 0 && last < now ? last : now - 7 * DAY_MS;
   const id = `digest-${opening.day}`;
   await db.transaction(async (tx) => {
     const payload = JSON.stringify({ since, until: now });

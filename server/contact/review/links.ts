@@ -12,7 +12,7 @@ import type { KeyRing } from "../keys.ts";
 import { type Inquiry, type SpamVerdict, verdictOf } from "../storage/records.ts";
 
 /**
- * The signed links in every lead (email, Slack, webhook) and in the held summary: capability links,
+ * The signed links in every lead (email, Slack, webhook) and in the morning digest: capability links,
  * as unsubscribe links are. A token names one inquiry and one action, expires, and is an HMAC with
  * the `links` key of the ring (keys.ts), kept in the database: every instance on it signs and checks
  * the same links, and a restored backup keeps them working. ADR 0016, 0017.

@@ -2,10 +2,10 @@ import type { Sql } from "./database.ts";
 
 /**
  * The table `settings`: what the instances on one database share — the routing the server last
- * started with (`routing`, for "Not spam" from any shell), and when the held summary was last queued.
+ * started with (`routing`, for "Not spam" from any shell), and the day and time of the last digest.
  */
 
-/** A setting's value (`held_summary_at`, `routing`, …); null if it was never written. */
+/** A setting's value (`digest_day`, `routing`, …); null if it was never written. */
 export async function readSetting(sql: Sql, name: string): Promise<string | null> {
   const [row] = await sql.query<{ value: string }>("SELECT value FROM settings WHERE name = ?", [name]);
   return row?.value ?? null;
