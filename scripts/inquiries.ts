@@ -514,7 +514,7 @@ const COMMANDS: Record<string, (c: Context) => Promise<number>> = {
   async forget({ db, values, config }) {
     if (!values.email) throw new UsageError("forget needs --email ADDRESS");
     // Every copy: the inquiries and their records, and every email file that names them (the lead,
-    // the held summary, a failure alert). A send under way is waited for, so nothing goes out after.
+    // the morning digest, a failure alert). A send under way is waited for, so nothing goes out after.
     const erased = await erase(db, mailOf(config), { email: values.email }, waitFor(config));
     const n = erased.inquiries;
     console.log(

@@ -22,7 +22,7 @@ export const LEAD_UNDO_FIELD = "undo";
  */
 export type ReviewAction = "spam" | "not-spam" | "take";
 
-/** Each action's button, the same words in the email, Slack, the held summary and the page. */
+/** Each action's button, the same words in the email, Slack, the morning digest and the page. */
 export const ACTION_LABEL: Record<ReviewAction, string> = { spam: "Spam", "not-spam": "Not spam", take: "I'm on it" };
 
 /** The optional form field of the "I'm on it" page: the name the others who read the lead see. */

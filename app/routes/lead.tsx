@@ -17,7 +17,7 @@ import {
 import type { Route } from "./+types/lead";
 
 /**
- * The page behind the signed links in a lead's email, Slack message, webhook and the held summary
+ * The page behind the signed links in a lead's email, Slack message, webhook and the morning digest
  * (server/contact/review/; ADR 0016). Opening the link only shows the inquiry and one button:
  * mail scanners and link previews follow links, so only the button's POST acts. Served by the server
  * (never prerendered), noindex, no-store and no-referrer (server/app.ts); no JavaScript.
