@@ -212,7 +212,9 @@ function leadHeaders(): RequestHandler {
     res.setHeader("X-Robots-Tag", "noindex, nofollow");
     res.setHeader("Referrer-Policy", "no-referrer");
     if (req.method === "GET" || req.method === "HEAD") return next();
-    if (req.method === "POST") {
+    // The overview page only shows: its links lead to /lead, whose buttons post.
+    const posts = req.path === LEAD_PATH;
+    if (req.method === "POST" && posts) {
       // A page with no-referrer makes the browser send `Origin: null` with its form (Fetch standard),
       // which React Router's check of the action's origin refuses. The token in the form is the
       // credential here (a page elsewhere cannot know it), so a null origin is dropped; a named
@@ -220,7 +222,7 @@ function leadHeaders(): RequestHandler {
       if (req.headers.origin === "null") delete req.headers.origin;
       return formPost(req, res, next);
     }
-    res.setHeader("Allow", "GET, HEAD, POST");
+    res.setHeader("Allow", posts ? "GET, HEAD, POST" : "GET, HEAD");
     res.status(405).type("text/plain").send("Method Not Allowed");
   };
 }
