@@ -25,6 +25,7 @@ import { correct, parseCorrection } from "../server/contact/correction.ts";
 import { cutAt } from "../server/contact/delivery/channel.ts";
 import { CHANNEL_NAMES } from "../server/contact/delivery/channels.ts";
 import { type Erased, erase } from "../server/contact/erasure.ts";
+import { officeTime } from "../server/contact/review/clock.ts";
 import { performAction, takenBy } from "../server/contact/review/page.ts";
 import { sayBusinessTime, timingOf } from "../server/contact/review/promise.ts";
 import { replyFigures } from "../server/contact/review/reply-figures.ts";
@@ -48,7 +49,8 @@ import * as training from "../server/contact/storage/training.ts";
 const USAGE = `Usage: npm run inquiries -- <command>
 
   list [--json]                    every inquiry, newest first, with each channel's delivery status and who took it
-                                   ("I'm on it") after how much business time, or how long it has waited
+                                   ("I'm on it") after how much business time, or how long it has waited; times on
+                                   the office's clock, 100 columns wide (--json: ISO UTC, every field)
   export --format csv [--out FILE] all inquiries as CSV (to standard output, or FILE)
   export --email ADDRESS           everything held about one person, as JSON (a "see my data" request)
   forget --email ADDRESS           delete everything held about one person (any case), every email file that
@@ -83,6 +85,11 @@ const USAGE = `Usage: npm run inquiries -- <command>
 Reads DATA_DIR (default ./data) or DATABASE_URL, like the server.`;
 
 const iso = (ms: number | null) => (ms == null ? "" : new Date(ms).toISOString());
+/** What a person reads: the office's clock (server/contact/review/clock.ts); `--json` and CSV keep ISO UTC. */
+const local = (ms: number | null | undefined) => (ms == null ? "" : officeTime(ms));
+
+/** The width `list` fits by default: a 100-column terminal. */
+const LIST_WIDTH = 100;
 
 function parseAge(text: string | undefined): number {
   const m = /^(\d+)(d|h)$/.exec(text ?? "");
@@ -155,7 +162,7 @@ const shorten = (s: string, n: number) => cutAt(printable(s.replace(/\s+/g, " ")
 /** The columns every table of inquiries starts with. */
 const summaryRow = (r: Inquiry) => ({
   id: r.id,
-  received: iso(r.receivedAt).replace("T", " ").slice(0, 19),
+  received: local(r.receivedAt),
   name: shorten(r.name, 24),
   email: printable(r.email),
   message: shorten(r.message, 40),
@@ -218,21 +225,24 @@ const COMMANDS: Record<string, (c: Context) => Promise<number>> = {
     } else if (rows.length === 0) {
       console.log(`No inquiries in ${db.describe()}.`);
     } else {
-      console.table(
-        rows.map((r) => ({
-          ...summaryRow(r),
-          company: shorten(r.company, 20),
-          service: printable(r.service),
-          verdict: r.verdict,
-          delivery: r.deliveries.map((d) => `${d.channel}:${d.status}`).join(" ") || r.status,
-          attempts: r.attempts,
-          taken:
-            r.takenAt == null ? "" : printable(`${iso(r.takenAt).slice(0, 16).replace("T", " ")} ${r.takenBy ?? ""}`),
-          reply: !r.reply
-            ? ""
-            : `${r.reply.takeBusinessMs === null ? "waiting " : "after "}${sayBusinessTime(r.reply.waitedBusinessMs)}${r.reply.missed ? " (missed)" : ""}`,
-        })),
-      );
+      // Three lines a lead, none wider than LIST_WIDTH: when and who; its ID and where it went; its promise and words.
+      const line = (s: string) => {
+        const chars = Array.from(printable(s));
+        return chars.length > LIST_WIDTH ? `${chars.slice(0, LIST_WIDTH - 1).join("")}…` : chars.join("");
+      };
+      for (const r of rows) {
+        const who = r.company ? `${r.name} (${r.company})` : r.name;
+        const taken = r.takenAt == null ? "" : `taken${r.takenBy ? ` by ${r.takenBy}` : ""} ${local(r.takenAt)}, `;
+        const reply = !r.reply
+          ? "held as spam"
+          : `${taken}${r.reply.takeBusinessMs === null ? "waiting " : "after "}${sayBusinessTime(r.reply.waitedBusinessMs)}${r.reply.missed ? " (missed)" : ""}`;
+        const delivery = r.deliveries.map((d) => `${d.channel}:${d.status}`).join(" ") || r.status;
+        console.log(line(`${local(r.receivedAt)}  ${shorten(who, 36)}  ${shorten(r.email, 100)}`));
+        console.log(
+          line(`  ${r.id}  ${r.service || "General"} · ${r.verdict} · ${delivery} · ${r.attempts} attempt(s)`),
+        );
+        console.log(line(`  ${reply} · ${shorten(r.message, LIST_WIDTH)}`));
+      }
     }
     return 0;
   },
@@ -264,7 +274,7 @@ const COMMANDS: Record<string, (c: Context) => Promise<number>> = {
     }
     const fields: Array<[string, unknown]> = [
       ["ID", r.id],
-      ["Received", iso(r.receivedAt)],
+      ["Received", local(r.receivedAt)],
       ["Name", r.name],
       ["Email", r.email],
       ["Company", r.company || "—"],
@@ -274,13 +284,13 @@ const COMMANDS: Record<string, (c: Context) => Promise<number>> = {
       ["User agent", r.userAgent ?? "—"],
       ["Status", r.status],
       ["Verdict", r.spamScore == null ? r.verdict : `${r.verdict} (score ${r.spamScore.toFixed(3)})`],
-      ["Taken", r.takenAt == null ? "nobody yet" : `${iso(r.takenAt)}${r.takenBy ? ` by ${r.takenBy}` : ""}`],
-      ["Reminded", r.remindedAt ? iso(r.remindedAt) : "—"],
+      ["Taken", r.takenAt == null ? "nobody yet" : `${local(r.takenAt)}${r.takenBy ? ` by ${r.takenBy}` : ""}`],
+      ["Reminded", r.remindedAt ? local(r.remindedAt) : "—"],
     ];
     for (const [k, v] of fields) console.log(`${`${k}:`.padEnd(19)}${printable(String(v))}`);
     if (r.deliveries.length > 0) console.log("\nDeliveries:");
     for (const d of r.deliveries) {
-      const sent = d.sentAt ? `, sent ${iso(d.sentAt)}` : "";
+      const sent = d.sentAt ? `, sent ${local(d.sentAt)}` : "";
       const error = d.lastError ? `, last error: ${d.lastError}` : "";
       const to = d.target ? ` to ${d.target === "default" ? "the general receiver" : d.target}` : "";
       console.log(printable(`  ${d.channel.padEnd(8)} ${d.status}${to}, ${d.attempts} attempt(s)${sent}${error}`));
@@ -358,8 +368,8 @@ const COMMANDS: Record<string, (c: Context) => Promise<number>> = {
     const who = inquiry.takenBy ? ` by ${printable(inquiry.takenBy)}` : "";
     console.log(
       first
-        ? `Taken${who} at ${iso(inquiry.takenAt ?? null)}: the others see it on the lead's page; no reminder goes.`
-        : `Already taken${who} at ${iso(inquiry.takenAt ?? null)}: nothing changed.`,
+        ? `Taken${who} at ${local(inquiry.takenAt)}: the others see it on the lead's page; no reminder goes.`
+        : `Already taken${who} at ${local(inquiry.takenAt)}: nothing changed.`,
     );
     return 0;
   },
@@ -429,7 +439,7 @@ const COMMANDS: Record<string, (c: Context) => Promise<number>> = {
       console.table(
         marks.map((m) => ({
           id: m.inquiryId,
-          marked: iso(m.markedAt).replace("T", " ").slice(0, 19),
+          marked: local(m.markedAt),
           as: m.label === "genuine" ? "not spam" : m.label,
           name: shorten(m.name, 24),
           message: shorten(m.message, 50),
@@ -501,7 +511,7 @@ const COMMANDS: Record<string, (c: Context) => Promise<number>> = {
   async forget({ db, values, config }) {
     if (!values.email) throw new UsageError("forget needs --email ADDRESS");
     // Every copy: the inquiries and their records, and every email file that names them (the lead,
-    // the held summary, a failure alert). A send under way is waited for, so nothing goes out after.
+    // the morning digest, a failure alert). A send under way is waited for, so nothing goes out after.
     const erased = await erase(db, mailOf(config), { email: values.email }, waitFor(config));
     const n = erased.inquiries;
     console.log(

@@ -5,7 +5,7 @@ import type { Logger } from "pino";
 import type { ServerBuild } from "react-router";
 import { CONTACT_API_PATH } from "../app/contact/api.ts";
 import type { ContactContextKey } from "../app/contact/context.ts";
-import { LEAD_PATH } from "../app/contact/lead.ts";
+import { LEAD_PATH, OVERVIEW_PATH } from "../app/contact/lead.ts";
 import type { Config } from "./config.ts";
 import { contactEndpoint, MAX_BODY_BYTES, noted } from "./contact/http/endpoint.ts";
 import type { FormTokens } from "./contact/intake/form-token.ts";
@@ -82,7 +82,7 @@ export function createApp(o: AppOptions): { app: express.Express; ready: Promise
   const compression: RequestHandler = (req, res, next) => {
     compressor.then((compress) => compress(req, res, next), next);
   };
-  app.all(LEAD_PATH, leadHeaders(), compression, policyFromRouter(), pages);
+  app.all([LEAD_PATH, OVERVIEW_PATH], leadHeaders(), compression, policyFromRouter(), pages);
 
   app.use(methodGuard({ isKnown: (path) => isPage(path) || probePaths.has(path), formPaths: FORM_PATHS }));
   app.use(canonicalRedirect(isPage));
@@ -182,7 +182,7 @@ async function reactRouter({ config, runtime, tokens, links, log, ...o }: AppOpt
   });
 }
 
-/** The lead page: never stored, indexed or passed on as a referrer; GET shows, its button POSTs. */
+/** The lead and overview pages: never stored, indexed or passed on as a referrer; GET shows, the lead's button POSTs. */
 function leadHeaders(): RequestHandler {
   const formPost = formPostGuard();
   return (req, res, next) => {
@@ -190,13 +190,15 @@ function leadHeaders(): RequestHandler {
     res.setHeader("X-Robots-Tag", "noindex, nofollow");
     res.setHeader("Referrer-Policy", "no-referrer");
     if (req.method === "GET" || req.method === "HEAD") return next();
-    if (req.method === "POST") {
+    // The overview page only shows: its links lead to /lead, whose buttons post.
+    const posts = req.path === LEAD_PATH;
+    if (req.method === "POST" && posts) {
       // A no-referrer page's form sends `Origin: null` (Fetch standard), which React Router refuses;
       // the token in the form is the credential here, and another named origin is still refused.
       if (req.headers.origin === "null") delete req.headers.origin;
       return formPost(req, res, next);
     }
-    res.setHeader("Allow", "GET, HEAD, POST");
+    res.setHeader("Allow", posts ? "GET, HEAD, POST" : "GET, HEAD");
     res.status(405).type("text/plain").send("Method Not Allowed");
   };
 }

@@ -8,10 +8,9 @@ import {
   OUTBOX_RETRY_BASE_MS,
   OUTBOX_RETRY_MAX_MS,
 } from "./contact/delivery/worker.ts";
-import { RETENTION_INTERVAL_MS } from "./contact/housekeeping.ts";
+import { HOUSEKEEPING_TURN_MS, RETENTION_INTERVAL_MS } from "./contact/housekeeping.ts";
 import { HOLD_SCORE, SUSPECT_SCORE } from "./contact/intake/content-filter.ts";
 import { FORM_TOKEN_MAX_AGE_MS, MAX_LINKS, MIN_FILL_MS } from "./contact/intake/spam.ts";
-import { HELD_SUMMARY_INTERVAL_MS } from "./contact/review/held-summary.ts";
 import { loadEnv, setVariables } from "./env.ts";
 import { externalOrigin } from "./security.ts";
 
@@ -32,7 +31,7 @@ export const TUNING = {
   OUTBOX_GIVE_UP_AFTER_MS,
   OUTBOX_LEASE_MS,
   DELIVERY_TIMEOUT_MS,
-  HELD_SUMMARY_INTERVAL_MS,
+  HOUSEKEEPING_TURN_MS,
   RETENTION_INTERVAL_MS,
   SPAM_HOLD_SCORE: HOLD_SCORE,
   SPAM_SUSPECT_SCORE: SUSPECT_SCORE,

@@ -150,7 +150,7 @@ export const schema = z.object({
   }),
   INQUIRY_LINK_DAYS: positiveInt.default(30).meta({
     description:
-      "how long the signed links in a lead work. See [The links in a lead](operations.md#the-links-in-a-lead)",
+      "how long the signed links in a lead and in the morning digest work. See [The links in a lead](operations.md#the-links-in-a-lead)",
   }),
 });
 

@@ -8,6 +8,9 @@ import type { SpamVerdict } from "../../server/contact/storage/records.ts";
 export const LEAD_PATH = "/lead";
 /** Its route module, relative to app/ (routes.ts; the client-rendered baseline of bench:site leaves it empty). */
 export const LEAD_MODULE = "routes/lead.tsx";
+/** The morning digest's page of the open leads (app/routes/overview.tsx), behind one signed link. */
+export const OVERVIEW_PATH = "/overview";
+export const OVERVIEW_MODULE = "routes/overview.tsx";
 /** The query parameter and form field that carry a link's token. */
 export const LEAD_TOKEN_FIELD = "t";
 /** The form field of the Undo button: it posts the same token, so it works as long as the link does. */
@@ -19,7 +22,7 @@ export const LEAD_UNDO_FIELD = "undo";
  */
 export type ReviewAction = "spam" | "not-spam" | "take";
 
-/** Each action's button, the same words in the email, Slack, the held summary and the page. */
+/** Each action's button, the same words in the email, Slack, the morning digest and the page. */
 export const ACTION_LABEL: Record<ReviewAction, string> = { spam: "Spam", "not-spam": "Not spam", take: "I'm on it" };
 
 /** The optional form field of the "I'm on it" page: the name the others who read the lead see. */
@@ -28,7 +31,7 @@ export const TAKEN_BY_MAX = 60;
 
 /** What each action does, as the email's links and the page say it. */
 export const ACTION_EFFECT: Record<ReviewAction, string> = {
-  spam: "the filter learns from it, it is held out of the inbox from now on, and deliveries not made yet are cancelled; one under way is not tried again",
+  spam: "the filter learns from it and deliveries not made yet are cancelled, except one under way, which is not tried again; an email you already have stays where it is",
   "not-spam": "the filter learns it is not spam; a held message is delivered as a new lead would be",
   take: "records that you are answering it, and when, so the others who read it know, and no reminder goes",
 };
@@ -39,11 +42,16 @@ export type LeadSummary = {
   email: string;
   company: string;
   service: string;
-  receivedAt: string;
+  /** On the office's clock, as every time a person reads (server/contact/review/clock.ts). */
+  received: string;
+  /** "Reply by …" and how much business time is left or by how much it was missed; null: held, or no hours ahead. */
+  deadline: { replyBy: string; state: string } | null;
+  /** Marked as spam by a person: when, on the office's clock; null otherwise. */
+  markedSpam: string | null;
   /** The start of the message. */
   excerpt: string;
   verdict: SpamVerdict;
-  /** Who pressed "I'm on it" first (null: no name given) and when, in UTC and in the office's time; null: nobody yet. */
+  /** Who pressed "I'm on it" first (null: no name given) and when, in UTC and on the office's clock; null: nobody yet. */
   taken: { by: string | null; at: string; local: string } | null;
 };
 
@@ -86,8 +94,19 @@ export type LeadView =
   /** POST of "I'm on it": `first` false when someone had already taken it (summary.taken says who, when). */
   | { kind: "taken"; first: boolean; summary: LeadSummary };
 
+/** A lead on the overview page: as its own page shows it, with the links that fit it. */
+export type OverviewLead = { id: string; summary: LeadSummary; links: Array<{ label: string; url: string }> };
+
+export type OverviewView =
+  | { kind: "invalid" | "expired" | "retired" | "unavailable" }
+  | { kind: "rate-limited"; retryAfterSeconds: number }
+  /** The leads nobody has taken yet, and the messages held as spam in the last week. */
+  | { kind: "overview"; asOf: string; waiting: OverviewLead[]; held: OverviewLead[] };
+
 /** What the route asks the server (app/contact/context.ts). */
 export interface LeadPage {
+  /** The morning digest's overview page (app/routes/overview.tsx): read-only, each lead with its links. */
+  overview(token: string, clientIp: string | undefined): Promise<OverviewView>;
   open(token: string): Promise<LeadView>;
   /** `undo`: the Undo button of Spam / Not spam; `by`: the name given on the "I'm on it" page, if any. */
   act(token: string, clientIp: string | undefined, opts?: { undo?: boolean; by?: string }): Promise<LeadView>;

@@ -17,7 +17,7 @@ import {
 import type { Route } from "./+types/lead";
 
 /**
- * The page behind the signed links in a lead's email, Slack message, webhook and the held summary
+ * The page behind the signed links in a lead's email, Slack message, webhook and the morning digest
  * (server/contact/review/; ADR 0016). Opening the link only shows the inquiry and one button:
  * mail scanners and link previews follow links, so only the button's POST acts. Served by the server
  * (never prerendered), noindex, no-store and no-referrer (server/app.ts); no JavaScript.
@@ -77,9 +77,9 @@ export const meta: Route.MetaFunction = () => [
   { name: "robots", content: "noindex, nofollow" },
 ];
 
-/** Where a link cannot help: the same actions, by whoever runs the website (docs/operations.md). */
+/** Where a link cannot help: what the reader can do without a shell. */
 const BY_HAND =
-  "whoever runs the website can do the same with the message's ID: npm run inquiries -- spam ID, not-spam ID, or take ID --by NAME (I'm on it).";
+  "open the overview from this morning's digest email (it has fresh links for every open lead), or ask whoever runs this website to do it for you.";
 
 const TITLES: Record<Exclude<LeadView["kind"], "confirm" | "done" | "undone" | "taken">, [string, string]> = {
   invalid: [
@@ -250,16 +250,26 @@ function ActionButton(p: {
 const VERDICT: Record<LeadSummary["verdict"], string> = {
   clean: "Delivered as a lead",
   suspect: "Delivered marked as possible spam",
-  held: "Held as suspected spam",
+  held: "Held by the spam filter: it was not delivered",
 };
+
+/** What a held message is now: marked by a person, or held by the filter. */
+const nowLine = (s: LeadSummary) =>
+  s.markedSpam ? `Marked as spam by you at ${s.markedSpam}; future deliveries are cancelled` : VERDICT[s.verdict];
 
 function Summary({ summary: s }: { summary: LeadSummary }) {
   const rows: Array<[string, string]> = [
     ["From", `${s.name} <${s.email}>`],
     ["Company", s.company || "—"],
     ["Service", s.service || "—"],
-    ["Received", `${s.receivedAt.slice(0, 16).replace("T", " ")} UTC`],
-    ["Now", VERDICT[s.verdict]],
+    ["Received", s.received],
+    ...(s.deadline
+      ? [
+          ["Reply by", s.deadline.replyBy.replace(/^Reply by /, "")] as [string, string],
+          ["Promise", s.deadline.state] as [string, string],
+        ]
+      : []),
+    ["Now", nowLine(s)],
     ...(s.verdict === "held"
       ? []
       : [["Answer", s.taken ? takenLine(s.taken) : "Nobody has taken it yet"] as [string, string]]),

@@ -4,18 +4,20 @@ import type { Config } from "../config.ts";
 import { eraseOldCopies } from "./copies.ts";
 import { erase } from "./erasure.ts";
 import { type KeyRing, monthOf } from "./keys.ts";
-import { queueHeldSummary } from "./review/held-summary.ts";
+import { queueDigest } from "./review/digest.ts";
+import type { Promised } from "./review/promise.ts";
 import type { Database } from "./storage/database.ts";
 import { deleteExpiredKeys } from "./storage/keys.ts";
 
 /**
- * The scheduled work on each instance apart from sending: the keys read again and pruned, the held
- * summary queued, and the retention pass, which every instance runs (erasing what is past its date
- * twice erases nothing more).
+ * The scheduled work on each instance apart from sending: the keys read again and pruned, the
+ * morning digest queued, and the retention pass, which every instance runs (erasing what is past
+ * its date twice erases nothing more).
  */
 
 export const RETENTION_INTERVAL_MS = 24 * 60 * 60_000;
-const TURN_MS = 60_000;
+/** How often housekeeping looks: the digest goes within this of opening time. */
+export const HOUSEKEEPING_TURN_MS = 60_000;
 
 type Parts = {
   db: Database;
@@ -25,6 +27,8 @@ type Parts = {
   backupDays: number;
   ring: KeyRing;
   worker: { nudge(): void };
+  clock?: () => number;
+  facts?: Promised;
 };
 
 export class Housekeeping {
@@ -41,8 +45,8 @@ export class Housekeeping {
   }
 
   start(): void {
-    const { HELD_SUMMARY_INTERVAL_MS, RETENTION_INTERVAL_MS } = this.parts.config;
-    const every = Math.min(TURN_MS, HELD_SUMMARY_INTERVAL_MS, RETENTION_INTERVAL_MS);
+    const { HOUSEKEEPING_TURN_MS, RETENTION_INTERVAL_MS } = this.parts.config;
+    const every = Math.min(HOUSEKEEPING_TURN_MS, RETENTION_INTERVAL_MS);
     const tick = () => {
       this.running = this.turn().finally(() => {
         if (!this.stopped) this.timer = setTimeout(tick, every).unref();
@@ -60,7 +64,7 @@ export class Housekeeping {
   private async turn(): Promise<void> {
     const tasks = [
       () => this.refreshKeys(),
-      () => this.summarizeHeld(),
+      () => this.digest(),
       () => this.applyRetention(),
       async () => this.eraseCopies(),
     ];
@@ -81,10 +85,9 @@ export class Housekeeping {
     await ring.read(now);
   }
 
-  async summarizeHeld(now = Date.now()): Promise<boolean> {
-    const { db, config, worker } = this.parts;
-    const queued = await queueHeldSummary(db, config.HELD_SUMMARY_INTERVAL_MS, now);
-    if (queued) worker.nudge();
+  async digest(now = (this.parts.clock ?? Date.now)()): Promise<boolean> {
+    const queued = await queueDigest(this.parts.db, now, this.parts.facts);
+    if (queued) this.parts.worker.nudge();
     return queued;
   }
 

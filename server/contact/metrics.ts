@@ -136,18 +136,25 @@ function makeMetrics(opts: { facts?: Promised }): ContactMetrics {
       },
     });
   }
+  // No figure (storage down, or a median of no takes): no sample, where an unlabelled gauge would say 0.
   for (const [name, help, value] of REPLY_GAUGES) {
-    new client.Gauge({
+    let known = false;
+    const gauge = new client.Gauge({
       name,
       help,
       registers,
       async collect() {
         const read = await readReply();
-        this.reset();
         const v = read === null ? null : value(read);
-        if (v !== null) this.set(v);
+        known = v !== null;
+        this.set(v ?? 0);
       },
     });
+    const get = gauge.get.bind(gauge);
+    gauge.get = async () => {
+      const metric = await get();
+      return known ? metric : { ...metric, values: [] };
+    };
   }
   // Every series exists from the start at 0: an alert on increase(…[15m]) sees the first failure
   // after a restart, and "nothing waiting" reads 0, not "no data".

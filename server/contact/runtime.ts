@@ -44,7 +44,16 @@ export async function createContactPipeline(
     await writeSetting(db, "routing", JSON.stringify(routing));
     const { metrics, clock, facts, keys } = opts;
     const worker = new OutboxWorker({ db, channels, routing, log, config, metrics, clock, facts, links: keys.links });
-    const housekeeping = new Housekeeping({ db, log, config, ...site.privacy, ring: opts.keys.ring, worker });
+    const housekeeping = new Housekeeping({
+      db,
+      log,
+      config,
+      ...site.privacy,
+      ring: keys.ring,
+      worker,
+      clock,
+      facts,
+    });
     metrics?.watchOutbox(db);
     const pipeline = new ContactPipeline({
       db,

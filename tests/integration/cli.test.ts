@@ -7,6 +7,7 @@ import { DatabaseSync } from "node:sqlite";
 import pino from "pino";
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
 import { loadConfig } from "../../server/config.ts";
+import { officeTime } from "../../server/contact/review/clock.ts";
 import { createContactPipeline } from "../../server/contact/runtime.ts";
 import type { Database } from "../../server/contact/storage/database.ts";
 import * as inquiries from "../../server/contact/storage/inquiries.ts";
@@ -98,7 +99,14 @@ describe.each(["sqlite", "postgres"] as const)("inquiries CLI on %s", (engine) =
     expect(table.out).toContain("Ada Lovelace");
     expect(table.out).toContain("ada@example.org");
     expect(table.out).toContain("failed");
+    // A 100-column terminal holds every line, each time on the office's clock, each ID whole.
+    for (const line of table.out.trimEnd().split("\n")) expect(Array.from(line).length, line).toBeLessThanOrEqual(100);
     const rows = JSON.parse(cli("list", "--json").out);
+    for (const r of rows as Array<{ id: string; receivedAt: number }>) {
+      expect(table.out).toContain(r.id);
+      expect(table.out).toContain(officeTime(r.receivedAt));
+    }
+    expect(table.out).not.toMatch(/\d{4}-\d\d-\d\dT\d\d/);
     expect(rows.map((r: { name: string }) => r.name)).toEqual(["Ada Lovelace", '=HYPERLINK("http://x")', "Old Timer"]);
     expect(rows[1]).toMatchObject({ email: "eve@example.org", status: "failed", attempts: 9, lastError: "relay down" });
     expect(Object.keys(rows[0])).toEqual(
@@ -234,7 +242,7 @@ describe.each(["sqlite", "postgres"] as const)("inquiries CLI on %s", (engine) =
   it(`take: "I'm on it" from a shell, once; list and stats say who took it and how the reply promise is kept`, () => {
     const first = cli("take", ids.fresh.id, "--by", "Dana");
     expect(first.code).toBe(0);
-    expect(first.out).toMatch(/^Taken by Dana at \d{4}-\d\d-\d\dT/);
+    expect(first.out).toMatch(/^Taken by Dana at \w{3}, \w{3} \d+, \d+:\d\d [AP]M M[SD]T: /);
     const again = cli("take", ids.fresh.id, "--by", "Sam");
     expect(again.out).toMatch(/^Already taken by Dana at .*: nothing changed\./);
     expect(cli("take", "no-such-id").code).toBe(1);
@@ -245,7 +253,9 @@ describe.each(["sqlite", "postgres"] as const)("inquiries CLI on %s", (engine) =
     const row = JSON.parse(cli("list", "--json").out).find((r: { id: string }) => r.id === ids.fresh.id);
     expect(row).toMatchObject({ takenBy: "Dana", reply: { takeBusinessMs: expect.any(Number) } });
     expect(cli("list").out).toContain("Dana");
-    expect(cli("show", ids.fresh.id).out).toMatch(/Taken:\s+\d{4}-\d\d-\d\dT\S+ by Dana\nReminded:\s+—/);
+    expect(cli("show", ids.fresh.id).out).toMatch(
+      /Taken:\s+\w{3}, \w{3} \d+, \d+:\d\d [AP]M M[SD]T by Dana\nReminded:\s+—/,
+    );
     const [day] = JSON.parse(cli("stats", "--json").out);
     expect(day.reply).toMatchObject({ taken: 1, reminded: 0 });
     expect(day.reply.leads).toBeGreaterThanOrEqual(2);

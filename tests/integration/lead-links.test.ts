@@ -6,8 +6,10 @@ import { DEFAULT_PUBLIC_KEY } from "../../app/contact/api.ts";
 import { TUNING, type Tuning } from "../../server/config.ts";
 import { ContentModel, seedCorpus } from "../../server/contact/intake/content-filter.ts";
 import { KeyRing } from "../../server/contact/keys.ts";
+import { officeTime, replyBy } from "../../server/contact/review/clock.ts";
 import { leadLinks } from "../../server/contact/review/links.ts";
 import { ACTIONS_PER_WINDOW } from "../../server/contact/review/page.ts";
+import { promiseDueAt } from "../../server/contact/review/promise.ts";
 import { openDatabase } from "../../server/contact/storage/open.ts";
 import { launchChromium } from "../support/chromium.ts";
 import { engineEnv } from "../support/engines.ts";
@@ -122,7 +124,7 @@ describe("the links in a lead, on one server", { timeout: 60_000 }, () => {
         WEBHOOK_URL: hook.url,
         WEBHOOK_SECRET,
       },
-      { HELD_SUMMARY_INTERVAL_MS: 2_000 },
+      { HOUSEKEEPING_TURN_MS: 2_000 },
     );
     browser = await launchChromium();
   });
@@ -169,6 +171,22 @@ describe("the links in a lead, on one server", { timeout: 60_000 }, () => {
       await page.waitForURL(/\/lead$/);
       expect(await page.getByRole("heading", { level: 1 }).textContent()).toBe("Marked as spam");
       expect(await page.getByRole("status").textContent()).toContain("Cancelled: slack");
+      // A person pressed it, and the page says so, on the office's clock; not "held as suspected spam".
+      const marked = JSON.parse(String(site.cli("training", "--json").stdout)).find(
+        (m: { inquiryId: string }) => m.inquiryId === id,
+      ) as { markedAt: number };
+      const main = await page.locator("main").textContent();
+      expect(main).toContain(
+        `Marked as spam by you at ${officeTime(marked.markedAt)}; future deliveries are cancelled`,
+      );
+      expect(main).not.toMatch(/suspected spam|out of the inbox/);
+      // Its "I'm on it" link now offers "Not spam", never "I'm on it"; opening it changes nothing.
+      const other = await context.newPage();
+      await other.goto(linkIn(mail, "I'm on it"));
+      expect(await other.getByRole("heading", { level: 1 }).textContent()).toBe("Is this message not spam?");
+      expect(await other.getByRole("button", { name: "Not spam" }).count()).toBe(1);
+      expect(await other.getByRole("button", { name: "I'm on it" }).count()).toBe(0);
+      await other.close();
       // The filter learned it, it is held, and Slack's waiting delivery is gone: Slack back up, nothing comes.
       const after = site.show(id) as { verdict: string; deliveries: Array<{ channel: string }> };
       expect(after.verdict).toBe("held");
@@ -208,12 +226,36 @@ describe("the links in a lead, on one server", { timeout: 60_000 }, () => {
     };
     const fromSlack = posted.blocks.find((b) => b.type === "actions")?.elements?.[0];
     expect(fromSlack?.text?.text).toBe("I'm on it");
+    // Every time a person reads, on the office's clock, and the deadline in each; machines keep ISO UTC.
+    const { receivedAt } = site.show(id) as { receivedAt: number };
+    const deadline = replyBy(promiseDueAt(receivedAt)) ?? "";
+    expect(deadline).toMatch(/^Reply by \w{3}, \w{3} \d+, \d+:\d\d [AP]M M[SD]T \(4 business hours\)$/);
+    expect(mail.mail.text).toContain(`Received: ${officeTime(receivedAt)}\n`);
+    expect(mail.mail.text).toContain(`${deadline}.`);
+    expect(mail.mail.html).toContain(`${deadline}.`);
+    expect(JSON.stringify(posted.blocks)).toContain(`Received: ${officeTime(receivedAt)}`);
+    expect(JSON.stringify(posted.blocks)).toContain(deadline);
+    for (const words of [mail.mail.text ?? "", JSON.stringify(posted.blocks)])
+      expect(words).not.toMatch(/\d{4}-\d\d-\d\dT\d\d:\d\d|UTC/);
+    const event = JSON.parse((await waitFor(() => hook.received.find((r) => r.body.includes(id)))).body) as {
+      data: { receivedAt: string; reply: { dueAt: string; replyBy: string } };
+    };
+    expect(event.data.receivedAt).toBe(new Date(receivedAt).toISOString());
+    expect(event.data.reply).toMatchObject({
+      dueAt: new Date(promiseDueAt(receivedAt) ?? 0).toISOString(),
+      replyBy: deadline,
+    });
 
     // Dana, from the email, JavaScript off: opening shows who has it (nobody) and asks for a name.
     const dana = await (await browser.newContext({ javaScriptEnabled: false })).newPage();
     await dana.goto(linkIn(mail, "I'm on it"));
     expect(await dana.getByRole("heading", { level: 1 }).textContent()).toBe("Are you answering this lead?");
     expect(await dana.locator("main").textContent()).toContain("Nobody has taken it yet");
+    // The page: received and due on the office's clock, and how much of the promise is left.
+    const page = (await dana.locator("main").textContent()) ?? "";
+    expect(page).toContain(`Received${officeTime(receivedAt)}`);
+    expect(page).toContain(`Reply by${deadline.replace(/^Reply by /, "")}`);
+    expect(page).toMatch(/Promise(\d+ h( \d+ min)?|\d+ min) of business time left/);
     expect(site.show(id).takenAt).toBeNull();
     await dana.getByLabel(/Your name/).fill("Dana Partner");
     await dana.getByRole("button", { name: "I'm on it" }).click();
@@ -302,18 +344,24 @@ describe("the links in a lead, on one server", { timeout: 60_000 }, () => {
     expect(mail.text).toContain(`Reply to Jo Reply (a new message to them, without this email's links):\n${href}`);
   });
 
-  it("a held message's link in the held summary delivers it as a new lead, and the filter learns it as genuine", async () => {
+  it("a held message's link on the digest's overview page delivers it as a new lead, and the filter learns it as genuine", async () => {
     slack.respond = () => ({ status: 200 });
     const name = "Robin Held";
-    // No form token from a page of our own (a script, say): held, and listed in the summary.
+    // No form token from a page of our own (a script, say): held, and listed on the overview page.
     const id = await send(site, name, "Can you quote a network for our new office in Cody?", { token: false });
     expect(site.show(id).verdict).toBe("held");
-    const summary = await waitFor(() =>
-      smtp.received.find((m) => /^Held as spam/.test(m.mail.subject ?? "") && (m.mail.text ?? "").includes(id)),
-    );
+    // The overview link a morning digest carries, signed with the server's own key as it signs it.
+    const db = openDatabase({ dataDir: site.server.dataDir });
+    const ring = new KeyRing();
+    await ring.attach(db);
+    await db.close();
+    const overview = leadLinks(ring, { SITE_URL: site.server.url, INQUIRY_LINK_DAYS: 30 }).overview().url;
     const context = await browser.newContext({ javaScriptEnabled: false });
     const page = await context.newPage();
-    await page.goto(linkIn(summary, "Not spam"));
+    await page.goto(overview);
+    const listed = page.getByRole("listitem").filter({ hasText: name });
+    expect(await listed.getByRole("link").allTextContents()).toEqual(["Not spam"]);
+    await listed.getByRole("link", { name: "Not spam" }).click();
     expect(await page.getByRole("heading", { level: 1 }).textContent()).toBe("Is this message not spam?");
     await page.getByRole("button", { name: "Not spam" }).click();
     expect(await page.getByRole("status").textContent()).toContain("Queued for delivery: email, webhook, slack");
@@ -417,8 +465,9 @@ describe("the links in a lead, on one server", { timeout: 60_000 }, () => {
       expect(get.status, what).toBe(status);
       const page = await get.text();
       expect(page, what).toContain(title);
-      // What to do instead, for each of the three actions a lead's links carry.
-      expect(page, what).toMatch(/spam ID, not-spam ID, or take ID --by NAME/);
+      // What to do instead, without a shell, and no command or variable name for the company's people.
+      expect(page, what).toContain("ask whoever runs this website");
+      expect(page, what).not.toMatch(/npm run|INQUIRY_LINK_DAYS|--by/);
       const post = await fetch(`${site.server.url}/lead`, {
         method: "POST",
         headers: { "content-type": "application/x-www-form-urlencoded", origin: site.server.url },

@@ -15,6 +15,7 @@ import type { Housekeeping } from "../../server/contact/housekeeping.ts";
 import { jsonAnswer } from "../../server/contact/http/endpoint.ts";
 import { RELEARN_CHECK_MS, seedCorpus } from "../../server/contact/intake/content-filter.ts";
 import type { ContactPipeline } from "../../server/contact/intake/pipeline.ts";
+import { openingOf } from "../../server/contact/review/digest.ts";
 import { createContactPipeline } from "../../server/contact/runtime.ts";
 import {
   type Database,
@@ -589,29 +590,38 @@ describe.each([
     expect(await inquiries.undo(p.db, trapped, "not-spam", toEmail, now + 4)).toMatchObject({ changed: false });
   });
 
-  it("queues one summary of held messages per interval, however many instances: a failed one is tried again, nobody left out", async () => {
+  it("queues one digest a business day, however many instances: a failed one is tried again, the held messages in it with their links", async () => {
     smtp = await new TestSmtp().start();
-    const a = await pipeline();
-    const b = await pipeline();
+    // Queued at an opening up to a week ago: not given up as too old on its first refusal.
+    const patient = { OUTBOX_GIVE_UP_AFTER_MS: 30 * 86_400_000 };
+    const a = await pipeline({}, false, patient);
+    const b = await pipeline({}, false, patient);
     const held = String((await submit(a, { ...valid, name: "Held By Mistake", website: "filled" })).body.id);
     const [ha, hb] = [housekeeping.get(a), housekeeping.get(b)] as Housekeeping[];
-    const now = Date.now();
-    expect(await Promise.all([ha?.summarizeHeld(now), hb?.summarizeHeld(now)])).toContain(true);
-    expect(await hb?.summarizeHeld(now + 1)).toBe(false);
-    const summaries = async () =>
-      (await a.db.query("SELECT status FROM deliveries WHERE kind = 'held-summary'")).map((r) => r.status);
-    expect(await summaries()).toEqual(["pending"]);
-    // The relay answers 451 to the first email: the summary, tried again by the outbox.
+    // The office's last opening (today's, or an earlier open day's): the worker's clock is the real one.
+    const opening = [0, 1, 2, 3, 4, 5, 6, 7]
+      .map((d) => openingOf(Date.now() - d * 86_400_000))
+      .find((o) => o !== null && o.at <= Date.now());
+    const now = opening?.at ?? 0;
+    expect(await ha?.digest(now - 1)).toBe(false);
+    expect(await Promise.all([ha?.digest(now), hb?.digest(now)])).toContain(true);
+    expect(await hb?.digest(now + 1)).toBe(false);
+    const digests = async () =>
+      (await a.db.query("SELECT status FROM deliveries WHERE kind = 'digest'")).map((r) => r.status);
+    expect(await digests()).toEqual(["pending"]);
+    // The relay answers 451 to the first email: the digest, tried again by the outbox.
     smtp.rejectNext = 1;
     a.worker.start();
-    await expect.poll(summaries, { timeout: 10_000 }).toEqual(["sent"]);
-    const received = smtp.received.filter((m) => m.mail.subject?.startsWith("Held as spam"));
+    await expect.poll(digests, { timeout: 10_000 }).toEqual(["sent"]);
+    const received = smtp.received.filter((m) => m.mail.headers.get("x-alert") === "digest");
     expect(received).toHaveLength(1);
-    expect(received[0]?.mail.text).toContain(held);
+    expect(received[0]?.mail.text).toContain("- Held By Mistake <");
+    expect(received[0]?.mail.text).toMatch(/^ {2}Not spam: http\S+$/m);
+    expect(received[0]?.mail.headers.get("x-inquiry-ids")).toContain(held);
     // Its words are written as it is sent, and the outbox keeps none of them after.
-    expect(await a.db.query("SELECT payload FROM deliveries WHERE kind = 'held-summary'")).toEqual([{ payload: null }]);
-    // Not again within the interval.
-    expect(await ha?.summarizeHeld(now + 60_000)).toBe(false);
+    expect(await a.db.query("SELECT payload FROM deliveries WHERE kind = 'digest'")).toEqual([{ payload: null }]);
+    // Not again that day.
+    expect(await ha?.digest(now + 60_000)).toBe(false);
   });
 
   it("never claims a held inquiry's waiting delivery for sending", async () => {

@@ -133,14 +133,11 @@ describe.each(["sqlite", "postgres"] as const)("the privacy promise on %s", (eng
     }
   });
 
-  it("`forget` deletes every copy: the inquiries and their records, the lead's email, the held summary and the alert that named them", async () => {
+  it("`forget` deletes every copy: the inquiries and their records, the lead's email and the alert that named them", async () => {
     const crm = await new Receiver().start();
     crm.respond = () => ({ status: 400 }); // refuses the lead for good: an alert names the inquiry
     stops.push(() => crm.stop());
-    const server = await serve(
-      { WEBHOOK_URL: crm.url, WEBHOOK_SECRET: `whsec_${"A".repeat(32)}` },
-      { HELD_SUMMARY_INTERVAL_MS: 300 },
-    );
+    const server = await serve({ WEBHOOK_URL: crm.url, WEBHOOK_SECRET: `whsec_${"A".repeat(32)}` });
     const lead = (await (
       await send(server, { name: "Ada Lovelace", email: "ada@example.org", message: "A lead." })
     ).json()) as { id: string };
@@ -157,17 +154,15 @@ describe.each(["sqlite", "postgres"] as const)("the privacy promise on %s", (eng
     const mail = join(dataDir, "mail");
     const files = () => (existsSync(mail) ? readdirSync(mail) : []);
     const naming = (text: string) => files().filter((f) => readFileSync(join(mail, f), "utf8").includes(text));
-    // The lead's email, its failure alert, and the held summary: three files name Ada's inquiries.
+    // The lead's email and its failure alert: two files name Ada's inquiries.
     await expect.poll(() => naming(lead.id).length, { timeout: 15_000 }).toBe(2);
-    await expect.poll(() => naming("Held as spam").length, { timeout: 15_000 }).toBe(1);
     expect((await cli("spam", lead.id)).out).toContain("Marked");
 
     const forgotten = await cli("forget", "--email", "ＡＤＡ@example.org"); // full-width letters, other case
     expect(forgotten.out).toContain("2 inquiries");
-    expect(forgotten.out).toContain("1 filter marks, 3 email files.");
+    expect(forgotten.out).toContain("1 filter marks, 2 email files.");
     expect(forgotten.out).not.toContain("already being sent");
     expect(naming(lead.id)).toEqual([]);
-    expect(naming("Held as spam")).toEqual([]);
     expect(naming("Ada")).toEqual([]);
     expect(naming(other.id)).toHaveLength(2); // someone else's lead and alert stay
     const db = open();

@@ -19,7 +19,7 @@ export type Attempt =
   | { kind: "retry"; reason: string; retryAfterMs?: number }
   | { kind: "permanent"; reason: string };
 
-export type AlertKind = "delivery-failed" | "held-summary";
+export type AlertKind = "delivery-failed" | "digest";
 
 export interface Channel {
   readonly name: string;

@@ -6,7 +6,9 @@ import { site } from "../../../app/config/site.ts";
 import { ACTION_EFFECT, ACTION_LABEL } from "../../../app/contact/lead.ts";
 import { escapeHtml } from "../../../app/lib/escape.ts";
 import type { Config } from "../../config.ts";
+import { officeTime, replyBy as replyByOf } from "../review/clock.ts";
 import type { LeadLink } from "../review/links.ts";
+import { promiseDueAt } from "../review/promise.ts";
 import type { Inquiry } from "../storage/records.ts";
 import { type Attempt, type ChannelDefinition, cutAt } from "./channel.ts";
 
@@ -53,7 +55,9 @@ export function buildMail(inquiry: Inquiry, opts: MailOptions): Mail {
   const { reminder } = opts;
   const again = reminder ? `Nobody has taken this lead for ${reminder.waited}: ` : "";
   const subject = cutAt(`${again}${mark}New inquiry: ${inquiry.service || "General"} — ${who}`, 200);
-  const received = new Date(inquiry.receivedAt).toISOString();
+  const received = officeTime(inquiry.receivedAt);
+  const replyBy = replyByOf(promiseDueAt(inquiry.receivedAt));
+  const deadline = replyBy ? [`${replyBy}.`, ""] : [];
   const rows: Array<[string, string]> = [
     ["Name", inquiry.name],
     ["Email", inquiry.email],
@@ -75,6 +79,7 @@ export function buildMail(inquiry: Inquiry, opts: MailOptions): Mail {
     ...note,
     `A new inquiry arrived through the ${site.name} website.`,
     "",
+    ...deadline,
     ...rows.map(([k, v]) => `${k}: ${v}`),
     "",
     "Message:",
@@ -94,7 +99,7 @@ export function buildMail(inquiry: Inquiry, opts: MailOptions): Mail {
     .join("");
   const html = `<!doctype html><html><body style="font-family:system-ui,sans-serif;color:#0f172a">
 ${reminding.length > 0 ? `<p style="padding:8px;background:#fee2e2;color:#7f1d1d"><strong>${escapeHtml(reminding[0] ?? "")}</strong></p>\n` : ""}${inquiry.suspect ? `<p style="padding:8px;background:#fef3c7;color:#78350f"><strong>${escapeHtml(SUSPECT_NOTE)}</strong></p>\n` : ""}<p>A new inquiry arrived through the ${escapeHtml(site.name)} website.</p>
-<table cellpadding="4" style="border-collapse:collapse">${rows
+${replyBy ? `<p><strong>${escapeHtml(replyBy)}.</strong></p>\n` : ""}<table cellpadding="4" style="border-collapse:collapse">${rows
     .map(([k, v]) => `<tr><th align="left">${escapeHtml(k)}</th><td>${escapeHtml(v)}</td></tr>`)
     .join("")}</table>
 <h2 style="font-size:16px">Message</h2>
@@ -169,6 +174,9 @@ const emails = z
   .string()
   .refine((v) => v.split(",").every((a) => z.email().safeParse(a.trim()).success), "email addresses, comma-separated");
 
+const each = (lists: string[]) =>
+  [...new Set(lists.flatMap((list) => list.split(",").map((a) => a.trim().toLowerCase())).filter(Boolean))].join(", ");
+
 const inbox = (config: Config) => config.CONTACT_TO ?? site.email;
 const sender = (config: Config) =>
   config.SMTP_FROM ?? `${site.name} Website <no-reply@${config.siteHost.replace(/^www\./, "")}>`;
@@ -234,13 +242,16 @@ export const email: ChannelDefinition<typeof variables> = {
         send(buildMail(inquiry, { ...addresses, to: target, links: links.for(inquiry) }), inquiry.id),
       notify(kind, subject, text, inquiryIds) {
         const id = `alert-${Date.now()}-${Math.random().toString(36).slice(2, 8)}`;
+        // The digest goes to everyone who receives leads, and the escalation address.
+        const routed = Object.values(config.routes).map((r) => r.to ?? "");
+        const digest = [addresses.to, ...routed, config.LEAD_ESCALATION_TO ?? ""];
         const mail = {
           from: addresses.from,
-          to: addresses.to,
+          to: kind === "digest" ? each(digest) : addresses.to,
           replyTo: { name: site.name, address: addresses.to },
           subject: cutAt(subject, 200),
           text,
-          // Links in the text (the held summary's) are links in the HTML too.
+          // Links in the text (the morning digest's) are links in the HTML too.
           html: `<pre style="white-space:pre-wrap">${escapeHtml(text).replace(/https?:\/\/[^\s<]+/g, (u) => `<a href="${u}">${u}</a>`)}</pre>`,
           messageId: `<${id}@${config.siteHost}>`,
           // What retention and `forget` read to delete a copy written to DATA_DIR/mail (contact/erasure.ts).
@@ -249,8 +260,7 @@ export const email: ChannelDefinition<typeof variables> = {
         return send(mail, id);
       },
       remind(inquiry, target, reminder) {
-        const all = `${target},${config.LEAD_ESCALATION_TO ?? addresses.to}`.split(",");
-        const to = [...new Set(all.map((a) => a.trim().toLowerCase()))].join(", ");
+        const to = each([target, config.LEAD_ESCALATION_TO ?? addresses.to]);
         const mail = buildMail(inquiry, { ...addresses, to, links: links.for(inquiry), reminder });
         return send(mail, `reminder-${inquiry.id}`, to);
       },

@@ -1,4 +1,6 @@
+import { officeTime, replyBy as replyByOf } from "../review/clock.ts";
 import type { LeadLink } from "../review/links.ts";
+import { promiseDueAt } from "../review/promise.ts";
 import type { Inquiry } from "../storage/records.ts";
 import { type ChannelDefinition, cutAt, post, receiver, receiverUrl } from "./channel.ts";
 import { SUSPECT_MARK, SUSPECT_NOTE } from "./email.ts";
@@ -9,6 +11,7 @@ export function slackMessage(inquiry: Inquiry, links: LeadLink[]) {
   const who = inquiry.company ? `${inquiry.name} (${inquiry.company})` : inquiry.name;
   const service = inquiry.service || "General";
   const mark = inquiry.suspect ? `${SUSPECT_MARK} ` : "";
+  const replyBy = replyByOf(promiseDueAt(inquiry.receivedAt));
   // Slack's limits: 2,000 characters a field, 3,000 a section, 150 a header.
   const plain = (text: string, max = 2000) => ({
     type: "plain_text",
@@ -28,9 +31,10 @@ export function slackMessage(inquiry: Inquiry, links: LeadLink[]) {
           plain(`Name: ${inquiry.name}`),
           plain(`Email: ${inquiry.email}`),
           plain(`Company: ${inquiry.company || "—"}`),
-          plain(`Received: ${new Date(inquiry.receivedAt).toISOString()}`),
+          plain(`Received: ${officeTime(inquiry.receivedAt)}`),
         ],
       },
+      ...(replyBy ? [{ type: "section", text: plain(replyBy) }] : []),
       { type: "section", text: plain(inquiry.message, 3000) },
       { type: "context", elements: [plain(`Inquiry ${inquiry.id} · reply by email to ${inquiry.email}`)] },
       // Buttons that open the signed link's page (a GET shows it; only the page's button acts).

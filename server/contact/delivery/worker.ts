@@ -3,7 +3,7 @@ import { setTimeout as sleep } from "node:timers/promises";
 import type { Logger } from "pino";
 import type { Tuning } from "../../config.ts";
 import type { ContactMetrics } from "../metrics.ts";
-import { heldSummary } from "../review/held-summary.ts";
+import { digestWords } from "../review/digest.ts";
 import type { LeadLinks } from "../review/links.ts";
 import type { Promised } from "../review/promise.ts";
 import { reminderNow, reportEvent, reportOf } from "../review/reminders.ts";
@@ -45,7 +45,7 @@ const SAID: Record<DeliveryKind, [string, string]> = {
     "reply promise: could not send inquiry.reminded to the webhook; tried again later",
   ],
   "delivery-failed": ["delivery failure reported", "could not report a delivery failure; tried again later"],
-  "held-summary": ["held-messages summary sent", "could not send the held-messages summary; tried again later"],
+  digest: ["morning digest sent", "could not send the morning digest; tried again later"],
 };
 
 type Outcome = Attempt | "drop" | { at: number };
@@ -143,11 +143,11 @@ export class OutboxWorker {
   private async attempt(d: Delivery, now: number): Promise<Outcome> {
     const channel = this.channels.get(d.channel);
     if (!channel) return { kind: "permanent", reason: `the ${d.channel} channel is not configured on this server` };
-    if (d.kind === "delivery-failed" || d.kind === "held-summary") {
+    if (d.kind === "delivery-failed" || d.kind === "digest") {
+      const { db, links, facts } = this.parts;
+      const payload = d.payload ?? "{}";
       const words =
-        d.kind === "held-summary" && this.parts.links
-          ? await heldSummary(this.parts.db, this.parts.links, d.payload ?? "{}", now)
-          : JSON.parse(d.payload ?? "{}");
+        d.kind === "digest" ? links && (await digestWords(db, links, payload, now, facts)) : JSON.parse(payload);
       return words ? channel.notify(d.kind, words.subject, words.text, words.inquiryIds) : "drop";
     }
     const { inquiry } = d;

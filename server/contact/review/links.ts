@@ -1,17 +1,23 @@
 import { createHmac, timingSafeEqual } from "node:crypto";
-import { ACTION_LABEL, LEAD_PATH, LEAD_TOKEN_FIELD, type ReviewAction } from "../../../app/contact/lead.ts";
+import {
+  ACTION_LABEL,
+  LEAD_PATH,
+  LEAD_TOKEN_FIELD,
+  OVERVIEW_PATH,
+  type ReviewAction,
+} from "../../../app/contact/lead.ts";
 import type { Config } from "../../config.ts";
 import { isLoopbackHost } from "../../guards.ts";
 import type { KeyRing } from "../keys.ts";
 import { type Inquiry, type SpamVerdict, verdictOf } from "../storage/records.ts";
 
 /**
- * The signed links in every lead (email, Slack, webhook) and in the held summary: capability links,
- * as unsubscribe links are (ADR 0016, 0017). A token names one inquiry and one action, expires, and
- * is an HMAC with the ring's `links` key, kept in the database: every instance signs and checks the
- * same links, and a restored backup keeps them working. A key since retired says "retired"; an id
- * never made is a forgery. SITE_URL must be an https origin the links can point at (http only to
- * this machine); unset, it is refused once leads leave this machine.
+ * The signed links in every lead (email, Slack, webhook) and in the morning digest: capability links,
+ * as unsubscribe links are (ADR 0016, 0017). A token names one inquiry and one action (or the digest's
+ * overview), expires, and is an HMAC with the ring's `links` key, kept in the database: every instance
+ * signs and checks the same links, and a restored backup keeps them working. A key since retired says
+ * "retired"; an id never made is a forgery. SITE_URL must be an https origin the links can point at
+ * (http only to this machine); unset, it is refused once leads leave this machine.
  */
 
 export type LinkCheck =
@@ -26,6 +32,9 @@ const FITTING: Record<SpamVerdict, ReviewAction[]> = {
 };
 const ID = /^[0-9a-f-]{36}$/;
 const KEY_ID = /^[a-z0-9]{1,16}$/;
+/** The morning digest's link to the overview page names no inquiry and works this long. */
+export const OVERVIEW_DAYS = 5;
+const OVERVIEW = "overview";
 const sign = (key: Buffer, payload: string) => createHmac("sha256", key).update(payload).digest("base64url");
 
 export function leadLinks(ring: KeyRing, config: Pick<Config, "SITE_URL" | "INQUIRY_LINK_DAYS">) {
@@ -39,8 +48,34 @@ export function leadLinks(ring: KeyRing, config: Pick<Config, "SITE_URL" | "INQU
     const payload = `${inquiryId}.${action}.${Math.ceil(expires / 1000).toString(36)}.${key.id}`;
     return `${payload}.${sign(key.secret, payload)}`;
   };
+  const check = async (parts: string[], now: number) => {
+    const [expires = "", keyId = "", signature = ""] = parts.slice(-3);
+    if (!KEY_ID.test(keyId)) return "invalid";
+    const key = await ring.find("links", keyId, now);
+    if (!key) return ring.wasIssued("links", keyId) ? "retired" : "invalid";
+    const expected = Buffer.from(sign(key, parts.slice(0, -1).join(".")));
+    const actual = Buffer.from(signature);
+    if (actual.length !== expected.length || !timingSafeEqual(actual, expected)) return "invalid";
+    const expiresMs = Number.parseInt(expires, 36) * 1000;
+    return expiresMs <= now ? "expired" : expiresMs;
+  };
   return {
+    days: config.INQUIRY_LINK_DAYS,
     token,
+    overview(now = Date.now()) {
+      const key = ring.signing("links");
+      const expires = now + OVERVIEW_DAYS * 86_400_000;
+      const payload = `${OVERVIEW}.${Math.ceil(expires / 1000).toString(36)}.${key.id}`;
+      const url = new URL(OVERVIEW_PATH, config.SITE_URL);
+      url.searchParams.set(LEAD_TOKEN_FIELD, `${payload}.${sign(key.secret, payload)}`);
+      return { url: url.href, expires };
+    },
+    async verifyOverview(given: string, now = Date.now()): Promise<"invalid" | "expired" | "retired" | null> {
+      const parts = given.split(".");
+      if (parts.length !== 4 || parts[0] !== OVERVIEW) return "invalid";
+      const checked = await check(parts, now);
+      return typeof checked === "number" ? null : checked;
+    },
     for: (inquiry: Pick<Inquiry, "id" | "held" | "suspect">, now = Date.now()): LeadLink[] =>
       FITTING[verdictOf(inquiry)].map((action) => {
         const url = new URL(LEAD_PATH, config.SITE_URL);
@@ -49,18 +84,12 @@ export function leadLinks(ring: KeyRing, config: Pick<Config, "SITE_URL" | "INQU
       }),
     async verify(given: string, now = Date.now()): Promise<LinkCheck> {
       const parts = given.split(".");
-      const [inquiryId = "", action = "", expires = "", keyId = "", signature = ""] = parts;
-      if (parts.length !== 5 || !KEY_ID.test(keyId)) return { ok: false, reason: "invalid" };
-      const key = await ring.find("links", keyId, now);
-      if (!key) return { ok: false, reason: ring.wasIssued("links", keyId) ? "retired" : "invalid" };
-      const expected = Buffer.from(sign(key, parts.slice(0, -1).join(".")));
-      const actual = Buffer.from(signature);
-      if (actual.length !== expected.length || !timingSafeEqual(actual, expected))
-        return { ok: false, reason: "invalid" };
+      const [inquiryId = "", action = ""] = parts;
+      if (parts.length !== 5) return { ok: false, reason: "invalid" };
+      const checked = await check(parts, now);
+      if (typeof checked !== "number") return { ok: false, reason: checked };
       if (!ID.test(inquiryId) || !Object.hasOwn(ACTION_LABEL, action)) return { ok: false, reason: "invalid" };
-      const expiresMs = Number.parseInt(expires, 36) * 1000;
-      if (expiresMs <= now) return { ok: false, reason: "expired" };
-      return { ok: true, inquiryId, action: action as ReviewAction, expires: expiresMs };
+      return { ok: true, inquiryId, action: action as ReviewAction, expires: checked };
     },
   };
 }

@@ -1,9 +1,9 @@
 import type { Logger } from "pino";
-import { site } from "../../../app/config/site.ts";
 import {
   type LeadPage,
   type LeadSummary,
   type LeadView,
+  type OverviewView,
   type ReviewAction,
   TAKEN_BY_MAX,
 } from "../../../app/contact/lead.ts";
@@ -11,10 +11,12 @@ import type { Config } from "../../config.ts";
 import { cutAt } from "../delivery/channel.ts";
 import { newDeliveries, type Routing } from "../delivery/routing.ts";
 import type { ContactPipeline, LimitSpec } from "../intake/pipeline.ts";
-import { type Database, StorageUnavailableError } from "../storage/database.ts";
-import { get, type Marked, markSpam, notSpam, type Taken, take, undo } from "../storage/inquiries.ts";
+import { type Database, type Sql, StorageUnavailableError } from "../storage/database.ts";
+import { get, type Marked, markOf, markSpam, notSpam, type Taken, take, undo } from "../storage/inquiries.ts";
 import { type Inquiry, verdictOf } from "../storage/records.ts";
 import { readSetting } from "../storage/settings.ts";
+import { officeTime } from "./clock.ts";
+import { deadlineOf, openLeads } from "./digest.ts";
 import type { LeadLinks } from "./links.ts";
 import { reportOf } from "./reminders.ts";
 
@@ -26,7 +28,8 @@ import { reportOf } from "./reminders.ts";
  * service's leads (the routing it records at start), not where this process's environment says.
  * Opening a link only shows the inquiry and a button (mail scanners follow links); the button's POST
  * acts, limited per client address as the form's submissions are (table rate_limits, so across
- * instances). Every use is one log line naming the inquiry and the action, never the token.
+ * instances). Every use is one log line naming the inquiry and the action, never the token. The
+ * morning digest's overview page lists the open leads with their links and acts on none.
  */
 
 export const ACTIONS_PER_WINDOW = 30;
@@ -73,7 +76,7 @@ export function leadPage(o: {
   log: Logger;
 }): LeadPage {
   const log = o.log.child({ task: "lead-link" });
-  const guarded = async (fn: () => Promise<LeadView>): Promise<LeadView> => {
+  const guarded = async <V>(fn: () => Promise<V>): Promise<V | { kind: "unavailable" }> => {
     try {
       return await fn();
     } catch (err) {
@@ -82,19 +85,40 @@ export function leadPage(o: {
       return { kind: "unavailable" };
     }
   };
-  const refused = (reason: "invalid" | "expired" | "retired", how: string): LeadView => {
+  const refused = (reason: "invalid" | "expired" | "retired", how: string) => {
     log.warn({ reason }, `lead link refused: ${reason} (${how})`);
     return { kind: reason };
   };
 
   return {
+    overview: (token, clientIp) =>
+      guarded(async (): Promise<OverviewView> => {
+        const now = Date.now();
+        const refusal = await o.links.verifyOverview(token, now);
+        if (refusal) return refused(refusal, "opened overview");
+        const pipeline = o.pipeline();
+        const { db } = pipeline;
+        // Opening it counts as an action: a person opens it a few times; a script is stopped.
+        const wait = await pipeline.overLimit(clientIp, [ACTION_LIMIT], now);
+        if (wait !== null) return { kind: "rate-limited", retryAfterSeconds: wait };
+        const { waiting, held } = await openLeads(db, now, now - 7 * 86_400_000);
+        const listed = async (i: Inquiry) => ({
+          id: i.id,
+          summary: await summaryOf(db, i, now),
+          links: o.links.for(i, now).map(({ label, url }) => ({ label, url })),
+        });
+        log.info({ waiting: waiting.length, held: held.length }, "overview opened");
+        const [w, h] = await Promise.all([Promise.all(waiting.map(listed)), Promise.all(held.map(listed))]);
+        return { kind: "overview", asOf: officeTime(now), waiting: w, held: h };
+      }),
     open: (token) =>
       guarded(async () => {
         const check = await o.links.verify(token);
         if (!check.ok) return refused(check.reason, "opened");
-        const inquiry = await get(o.pipeline().db, check.inquiryId);
+        const db = o.pipeline().db;
+        const inquiry = await get(db, check.inquiryId);
         if (!inquiry) return { kind: "gone" };
-        return { kind: "confirm", action: check.action, summary: summaryOf(inquiry), token };
+        return confirm(db, inquiry, check.action, token);
       }),
     act: (token, clientIp, opts = {}) =>
       guarded(async () => {
@@ -108,6 +132,11 @@ export function leadPage(o: {
           log.warn({ inquiryId, action }, "lead link refused: too many actions");
           return { kind: "rate-limited", retryAfterSeconds: wait };
         }
+        if (action === "take") {
+          // A held message is nobody's lead: its page offers "Not spam" (nothing was done).
+          const held = await get(pipeline.db, inquiryId);
+          if (held?.held) return confirm(pipeline.db, held, "take", token);
+        }
         const undo = opts.undo === true && action !== "take";
         const result = await performAction(pipeline.db, o.config, action, inquiryId, now, {
           undo,
@@ -118,7 +147,7 @@ export function leadPage(o: {
         if (result.kind === "taken") {
           const { inquiry, first } = result.taken;
           log.info({ inquiryId, action, first }, "lead link used");
-          return { kind: "taken", first, summary: summaryOf(inquiry) };
+          return { kind: "taken", first, summary: await summaryOf(pipeline.db, inquiry, now) };
         }
         const { changed, cancelled, delivered, underWay } = result.marked;
         const queued = result.marked.queued.map((d) => d.channel);
@@ -128,12 +157,19 @@ export function leadPage(o: {
           undo ? "lead link undone" : "lead link used",
         );
         // As it is now (a concurrent press could have changed it since).
-        const summary = summaryOf((await get(pipeline.db, inquiryId)) ?? result.marked.inquiry);
+        const summary = await summaryOf(pipeline.db, (await get(pipeline.db, inquiryId)) ?? result.marked.inquiry, now);
         return undo
           ? { kind: "undone", action, changed, summary, cancelled, underWay, queued, token }
           : { kind: "done", action, changed, summary, cancelled, delivered, underWay, queued, token };
       }),
   };
+
+  async function confirm(db: Sql, inquiry: Inquiry, action: ReviewAction, token: string): Promise<LeadView> {
+    const summary = await summaryOf(db, inquiry, Date.now());
+    return inquiry.held && action === "take"
+      ? { kind: "confirm", action: "not-spam", summary, token: o.links.token(inquiry.id, "not-spam") }
+      : { kind: "confirm", action, summary, token };
+  }
 }
 
 export const takenBy = (given: string | undefined) =>
@@ -145,26 +181,21 @@ export const takenBy = (given: string | undefined) =>
     TAKEN_BY_MAX,
   ) || null;
 
-const officeTime = new Intl.DateTimeFormat("en-US", {
-  timeZone: site.timeZone,
-  weekday: "short",
-  month: "short",
-  day: "numeric",
-  hour: "numeric",
-  minute: "2-digit",
-  timeZoneName: "short",
-});
-
-const summaryOf = (i: Inquiry): LeadSummary => ({
-  name: i.name,
-  email: i.email,
-  company: i.company,
-  service: i.service,
-  receivedAt: new Date(i.receivedAt).toISOString(),
-  excerpt: cutAt(i.message.replace(/\s+/g, " ").trim(), 400, "…"),
-  verdict: verdictOf(i),
-  taken:
-    i.takenAt == null
-      ? null
-      : { by: i.takenBy ?? null, at: new Date(i.takenAt).toISOString(), local: officeTime.format(i.takenAt) },
-});
+async function summaryOf(sql: Sql, i: Inquiry, now: number): Promise<LeadSummary> {
+  const mark = i.held ? await markOf(sql, i.id) : undefined;
+  return {
+    name: i.name,
+    email: i.email,
+    company: i.company,
+    service: i.service,
+    received: officeTime(i.receivedAt),
+    deadline: i.held ? null : deadlineOf(i, now),
+    markedSpam: mark?.label === "spam" ? officeTime(mark.markedAt) : null,
+    excerpt: cutAt(i.message.replace(/\s+/g, " ").trim(), 400, "…"),
+    verdict: verdictOf(i),
+    taken:
+      i.takenAt == null
+        ? null
+        : { by: i.takenBy ?? null, at: new Date(i.takenAt).toISOString(), local: officeTime(i.takenAt) },
+  };
+}

@@ -1,5 +1,6 @@
 import { type Site, site } from "../../../app/config/site.ts";
 import type { Inquiry } from "../storage/records.ts";
+import { replyBy } from "./clock.ts";
 
 /**
  * The reply promise counted as the company counts it (ADR 0020): business time is the office
@@ -15,7 +16,7 @@ const HORIZON_DAYS = 400;
 const WEEKDAYS = ["Sunday", "Monday", "Tuesday", "Wednesday", "Thursday", "Friday", "Saturday"] as const;
 
 const formatters = new Map<string, Intl.DateTimeFormat>();
-function wallClock(at: number, timeZone: string) {
+export function wallClock(at: number, timeZone: string) {
   const f =
     formatters.get(timeZone) ??
     new Intl.DateTimeFormat("en-US", {
@@ -39,7 +40,7 @@ function instantOf(y: number, m: number, d: number, hhmm: string, zone: string) 
 
 const dayCache = new WeakMap<Calendar, Map<string, Array<[number, number]>>>();
 
-function openOn(day: Date, calendar: Calendar): Array<[number, number]> {
+export function openOn(day: Date, calendar: Calendar): Array<[number, number]> {
   const days = dayCache.get(calendar) ?? new Map<string, Array<[number, number]>>();
   dayCache.set(calendar, days);
   const date = day.toISOString().slice(0, 10);
@@ -118,6 +119,7 @@ export function replyOf(
   return {
     promiseBusinessHours: facts.response.promiseBusinessHours,
     dueAt: iso(t.dueAt),
+    replyBy: replyBy(t.dueAt, facts),
     takenAt: iso(i.takenAt),
     takenBy: i.takenBy ?? null,
     businessSecondsToTake: t.takeBusinessMs === null ? null : Math.round(t.takeBusinessMs / 1000),

@@ -12,7 +12,7 @@ import { businessMsBetween, type Promised, promiseDueAt, replyOf, sayBusinessTim
  * weeks old is stale, not reminded.
  */
 
-const REMINDER_LOOKBACK_MS = 14 * 86_400_000;
+export const REMINDER_LOOKBACK_MS = 14 * 86_400_000;
 
 export function reportOf(
   type: "inquiry.taken" | "inquiry.reminded",

@@ -199,7 +199,7 @@ export const undo = (db: Database, id: string, action: "spam" | "not-spam", dest
     return result;
   });
 
-async function markOf(sql: Sql, id: string) {
+export async function markOf(sql: Sql, id: string) {
   const [r] = await sql.query("SELECT label, marked_at FROM spam_training WHERE inquiry_id = ?", [id]);
   return r && { label: r.label as Label, markedAt: Number(r.marked_at) };
 }

@@ -137,10 +137,3 @@ export async function pending(db: Sql, now: number) {
   );
   return rows.map((r) => ({ channel: r.channel, count: Number(r.n), oldestAgeMs: now - Number(r.oldest) }));
 }
-
-export async function waiting(db: Sql, kind: string): Promise<boolean> {
-  const rows = await db.query("SELECT 1 AS x FROM deliveries WHERE kind = ? AND status IN ('pending', 'sending')", [
-    kind,
-  ]);
-  return rows.length > 0;
-}

@@ -24,13 +24,7 @@ export type SpamVerdict = "clean" | "suspect" | "held";
 export const verdictOf = (i: Pick<Inquiry, "held" | "suspect">): SpamVerdict =>
   i.held ? "held" : i.suspect ? "suspect" : "clean";
 
-export type DeliveryKind =
-  | "lead"
-  | "reminder"
-  | "inquiry.taken"
-  | "inquiry.reminded"
-  | "delivery-failed"
-  | "held-summary";
+export type DeliveryKind = "lead" | "reminder" | "inquiry.taken" | "inquiry.reminded" | "delivery-failed" | "digest";
 
 export type Delivery = {
   id: string;

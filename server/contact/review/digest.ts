@@ -1,0 +1,130 @@
+import { site } from "../../../app/config/site.ts";
+import { ACTION_LABEL, type LeadSummary } from "../../../app/contact/lead.ts";
+import type { Database } from "../storage/database.ts";
+import { list } from "../storage/inquiries.ts";
+import { queue } from "../storage/outbox.ts";
+import type { Inquiry } from "../storage/records.ts";
+import { readSetting, writeSetting } from "../storage/settings.ts";
+import { officeTime, replyBy } from "./clock.ts";
+import type { LeadLinks } from "./links.ts";
+import { businessMsBetween, openOn, type Promised, sayBusinessTime, timingOf, wallClock } from "./promise.ts";
+import { REMINDER_LOOKBACK_MS } from "./reminders.ts";
+import { replyFigures } from "./reply-figures.ts";
+
+/**
+ * The morning digest: on each day the office opens (its hours and holidays, app/config/site.ts),
+ * at opening time, one email to everyone who receives leads and the escalation address: what came
+ * since the last one, what waits (and is overdue), who took what, the held messages with their
+ * "Not spam" links, last week's figures, and one signed link to the overview page of the open
+ * leads. It is a delivery of the outbox whose id is the day, so however many instances run, and
+ * after a restart, one goes a day. Its words are written when it is sent, so what was erased
+ * meanwhile is in none.
+ */
+
+const DAY_MS = 86_400_000;
+
+export function openingOf(now: number, facts: Promised = site): { day: string; at: number } | null {
+  const { y, m, d } = wallClock(now, facts.timeZone);
+  const date = new Date(Date.UTC(y, m - 1, d));
+  const opens = openOn(date, facts).map(([open]) => open);
+  return opens.length === 0 ? null : { day: date.toISOString().slice(0, 10), at: Math.min(...opens) };
+}
+
+/** The digest and the overview list the same leads: what nobody took of the last two weeks, and what was held since. */
+export async function openLeads(db: Database, now: number, since = now - REMINDER_LOOKBACK_MS) {
+  const recent = await list(db, { since: Math.min(since, now - REMINDER_LOOKBACK_MS) });
+  return {
+    recent,
+    waiting: recent.filter((i) => !i.held && i.takenAt == null),
+    held: recent.filter((i) => i.held && i.receivedAt >= since),
+  };
+}
+
+export async function queueDigest(db: Database, now: number, facts: Promised = site): Promise<boolean> {
+  const opening = openingOf(now, facts);
+  if (!opening || now < opening.at || (await readSetting(db, "digest_day")) === opening.day) return false;
+  const last = Number((await readSetting(db, "digest_at")) ?? 0);
+  // The first covers a week: what came over a long weekend before it is in it.
+  const since = last > 0 && last < now ? last : now - 7 * DAY_MS;
+  const id = `digest-${opening.day}`;
+  await db.transaction(async (tx) => {
+    const payload = JSON.stringify({ since, until: now });
+    await queue(tx, null, [{ id, kind: "digest", channel: "email", target: "default", messageId: id, payload }], now);
+    await writeSetting(tx, "digest_day", opening.day);
+    await writeSetting(tx, "digest_at", String(now));
+  });
+  return true;
+}
+
+const who = (i: Inquiry) => (i.company ? `${i.name} (${i.company})` : i.name);
+
+export async function digestWords(
+  db: Database,
+  links: LeadLinks,
+  payload: string,
+  now: number,
+  facts: Promised = site,
+) {
+  const { since, until } = JSON.parse(payload) as { since: number; until: number };
+  const { recent, waiting, held } = await openLeads(db, now, since);
+  const fresh = recent.filter((i) => !i.held && i.receivedAt >= since && i.receivedAt <= until);
+  const taken = recent.filter((i) => !i.held && (i.takenAt ?? 0) >= since);
+  const overdue = waiting.filter((i) => deadlineOf(i, now, facts)?.state.startsWith("Missed"));
+  const week = await replyFigures(db, now - 7 * DAY_MS, now, facts);
+  const inTime = week.taken - (week.missed - week.overdue);
+  const overview = links.overview(now);
+  const from = officeTime(since);
+  const text = [
+    `The leads of the ${site.name} website, ${officeTime(until)}.`,
+    "",
+    `Every open lead, with its "${ACTION_LABEL.take}", "${ACTION_LABEL.spam}" and "${ACTION_LABEL["not-spam"]}" links (this link works until ${officeTime(overview.expires)}):`,
+    overview.url,
+    "",
+    `New since ${from}: ${fresh.length}`,
+    ...fresh.map((i) => `- ${who(i)}, ${i.service || "General"}, received ${officeTime(i.receivedAt)}`),
+    "",
+    `Waiting for someone to press "${ACTION_LABEL.take}": ${waiting.length} (${overdue.length} past the reply promise)`,
+    ...waiting.map((i) => {
+      const deadline = deadlineOf(i, now, facts);
+      return `- ${who(i)}, received ${officeTime(i.receivedAt)}${deadline ? `: ${deadline.replyBy}; ${deadline.state}` : ""}`;
+    }),
+    "",
+    `Taken since ${from}: ${taken.length}`,
+    ...taken.map((i) => `- ${who(i)}: ${i.takenBy ?? "someone"}, ${officeTime(i.takenAt ?? now)}`),
+    "",
+    `Held as spam since ${from}: ${held.length}`,
+    ...held.flatMap((i) => [
+      `- ${i.name} <${i.email}>: ${i.heldReason ?? "held"}`,
+      ...links.for(i, now).map((l) => `  ${l.label}: ${l.url}`),
+    ]),
+    ...(held.length > 0
+      ? [`A message a person sent: open its link and press the button. Each link works for ${links.days} days.`]
+      : []),
+    "",
+    `Last week: ${week.leads} lead${week.leads === 1 ? "" : "s"}, ${inTime} taken within the promise (${facts.response.promiseBusinessHours} business hours), first "${ACTION_LABEL.take}" after ${week.takeMedianMs === null ? "— (none taken)" : sayBusinessTime(week.takeMedianMs)} (median, business time).`,
+  ].join("\n");
+  const day = officeTime(until).split(",").slice(0, 2).join(",");
+  return {
+    subject: `Leads, ${day}: ${fresh.length} new, ${waiting.length} waiting (${overdue.length} overdue), ${held.length} held`,
+    text,
+    inquiryIds: [...new Set([...fresh, ...waiting, ...taken, ...held].map((i) => i.id))],
+  };
+}
+
+export function deadlineOf(
+  i: Pick<Inquiry, "receivedAt" | "takenAt">,
+  now: number,
+  facts: Promised = site,
+): LeadSummary["deadline"] {
+  const t = timingOf(i, now, facts);
+  const by = replyBy(t.dueAt, facts);
+  if (t.dueAt === null || by === null) return null;
+  if (!t.missed) {
+    const left = sayBusinessTime(businessMsBetween(now, t.dueAt, facts));
+    return { replyBy: by, state: i.takenAt == null ? `${left} of business time left` : "Taken in time" };
+  }
+  const lateMs = businessMsBetween(t.dueAt, i.takenAt ?? now, facts);
+  // Past the deadline outside office hours: no business time late yet, but late all the same.
+  const late = lateMs < 60_000 ? "" : ` by ${sayBusinessTime(lateMs)} of business time`;
+  return { replyBy: by, state: i.takenAt == null ? `Missed${late}` : `Taken late${late}` };
+}
