@@ -15,6 +15,8 @@ export default defineConfig({
   test: {
     environment: "node",
     testTimeout: 30_000,
+    // A hook stops servers and drops databases: on a machine whose cores are all busy that outlasts 10 s.
+    hookTimeout: 30_000,
     projects: [
       { extends: true, test: { name: "unit", include: ["tests/unit/**/*.test.ts"] } },
       {
