@@ -119,7 +119,7 @@ async function records(sql: Sql, where: string, params: unknown[]): Promise<Inqu
 export const list = (sql: Sql, { since = 0 } = {}) => records(sql, "i.received_at >= ?", [since]);
 export const get = async (sql: Sql, id: string) => (await records(sql, "i.id = ?", [id]))[0] ?? null;
 export const byEmail = (sql: Sql, email: string) => records(sql, "LOWER(i.email) = ?", [normalizeEmail(email)]);
-export const listHeld = (sql: Sql, since = 0) => records(sql, "i.held AND i.received_at >= ?", [since]);
+export const listHeld = (sql: Sql) => records(sql, "i.held", []);
 export const leadTimes = (sql: Sql, since: number) => records(sql, "NOT i.held AND i.received_at >= ?", [since]);
 
 export async function stats(sql: Sql, since: number) {
