@@ -23,7 +23,7 @@ export async function createContactPipeline(
   log: Logger,
   opts: { keys: SecretKeys; db?: Database; metrics?: ContactMetrics; clock?: () => number; facts?: Promised },
 ) {
-  const [{ OutboxWorker }, { Housekeeping }, { contentFilter }, { ContactPipeline }, { openDatabase }] =
+  const [{ OutboxWorker }, { Housekeeping }, { contentFilter }, { contactPipeline }, { openDatabase }] =
     await Promise.all([
       import("./delivery/worker.ts"),
       import("./housekeeping.ts"),
@@ -55,7 +55,7 @@ export async function createContactPipeline(
       facts,
     });
     metrics?.watchOutbox(db);
-    const pipeline = new ContactPipeline({
+    const pipeline = contactPipeline({
       db,
       worker,
       log,
