@@ -102,11 +102,12 @@ export function parseRetryAfter(value: string | null, now = Date.now()): number 
 export const DELIVERY_TIMEOUT_MS = 10_000;
 
 export async function post(
-  url: string,
+  url: string | undefined,
   body: string,
   headers: Record<string, string>,
   timeoutMs: number,
 ): Promise<Attempt> {
+  if (!url) return { kind: "permanent", reason: "no receiver URL for this route on this server" };
   try {
     const res = await fetch(url, {
       method: "POST",

@@ -15,12 +15,10 @@ import type { Attempt, Channel } from "./channel.ts";
 import { destinationsFor, type Routing } from "./routing.ts";
 
 /**
- * Sends the outbox (docs/decisions/0004, 0024): claims what is due, hands each delivery to its
- * channel, records it sent, or retries it with backoff until the give-up window ends; a lead that
- * fails for good is logged at `fatal` and the other channels are alerted. At least once: a duplicate
- * carries the same id. A lead goes where its service's leads go when it is sent, so a corrected
- * route reaches the leads still waiting. Each delivery finishes on its own: one slow receiver never
- * holds the others, and its claim is extended while the send lasts.
+ * Sends the outbox (docs/decisions/0004, 0024), at least once: a duplicate carries the same id. A
+ * lead goes where its service's leads go when it is sent, so a corrected route reaches the leads
+ * still waiting. Each delivery finishes on its own, its claim extended while the send lasts: one
+ * slow receiver never holds the others.
  */
 
 export const OUTBOX_POLL_MS = 1_000;

@@ -15,13 +15,12 @@ import { timeOrderedId } from "./ids.ts";
 import { spamReasons } from "./spam.ts";
 
 /**
- * The contact pipeline, one for both doors (the JSON endpoint and the no-JavaScript form post):
- * validate → spam layers → in one transaction: idempotency key, rate limits, inquiry and its
- * deliveries → outcome. A success is only ever reported after the inquiry is durably stored. A held
- * message is stored and answered like any other, and delivered nowhere. The page a message was sent
- * from is kept as its path only: a query, a fragment or the host may carry what is not ours to keep.
- * An Idempotency-Key used before answers with the inquiry it stored the first time; with another
- * message it is the client's mistake (422), never a silently dropped message.
+ * The contact pipeline, one for both doors (the JSON endpoint and the no-JavaScript form post). A
+ * success is only ever reported after the inquiry, its deliveries and its limits are stored in one
+ * transaction. A held message is stored and answered like any other, and delivered nowhere. The
+ * page a message was sent from is kept as its path only: a query, a fragment or the host may carry
+ * what is not ours to keep. An Idempotency-Key used before answers with the inquiry it stored the
+ * first time; with another message it is the client's mistake (422), never a silently dropped one.
  */
 
 export type Submission = {
