@@ -23,15 +23,10 @@ export type AlertKind = "delivery-failed" | "digest";
 
 export interface Channel {
   readonly name: string;
-  deliver(delivery: Delivery & { inquiry: Inquiry }): Promise<Attempt>;
+  /** With `reminder`, the lead again because nobody took it (email alone queues reminders). */
+  deliver(delivery: Delivery & { inquiry: Inquiry }, reminder?: { waited: string; promise: string }): Promise<Attempt>;
   notify(kind: AlertKind, subject: string, text: string, inquiryIds: string[]): Promise<Attempt>;
-  remind?(inquiry: Inquiry, target: string, reminder: { waited: string; promise: string }): Promise<Attempt>;
-  report?(
-    inquiry: Inquiry,
-    target: string,
-    event: { type: string; timestamp: string; data: object },
-    id: string,
-  ): Promise<Attempt>;
+  report?(target: string, event: { type: string; timestamp: string; data: object }, id: string): Promise<Attempt>;
   describe(): string;
   close?(): void;
 }

@@ -221,8 +221,11 @@ export const email: ChannelDefinition<typeof variables> = {
     };
     return {
       name: "email",
-      deliver: ({ inquiry, target }) =>
-        send(buildMail(inquiry, { ...addresses, to: target, links: links.for(inquiry) }), inquiry.id),
+      deliver({ inquiry, target }, reminder) {
+        const to = reminder ? each([target, config.LEAD_ESCALATION_TO ?? addresses.to]) : target;
+        const mail = buildMail(inquiry, { ...addresses, to, links: links.for(inquiry), reminder });
+        return reminder ? send(mail, `reminder-${inquiry.id}`, to) : send(mail, inquiry.id);
+      },
       notify(kind, subject, text, inquiryIds) {
         const id = `alert-${Date.now()}-${Math.random().toString(36).slice(2, 8)}`;
         // The digest goes to everyone who receives leads, and the escalation address.
@@ -241,11 +244,6 @@ export const email: ChannelDefinition<typeof variables> = {
           headers: { "X-Alert": kind, "X-Inquiry-Ids": inquiryIds.join(" ") },
         };
         return send(mail, id);
-      },
-      remind(inquiry, target, reminder) {
-        const to = each([target, config.LEAD_ESCALATION_TO ?? addresses.to]);
-        const mail = buildMail(inquiry, { ...addresses, to, links: links.for(inquiry), reminder });
-        return send(mail, `reminder-${inquiry.id}`, to);
       },
       describe: () => (config.SMTP_URL ? `SMTP ${new URL(config.SMTP_URL).host}` : `files in ${dir}`),
       close: () => smtp?.close(),

@@ -58,7 +58,7 @@ export const webhook: ChannelDefinition<typeof variables> = {
           data: inquiryPayload(inquiry, links),
         });
       },
-      report: (_inquiry, target, event, id) => send(target, id, event),
+      report: (target, event, id) => send(target, id, event),
       notify: (kind, subject, text) =>
         send("default", `alert_${Date.now()}_${Math.random().toString(36).slice(2)}`, {
           type: kind === "delivery-failed" ? "delivery.failed" : "inquiries.held",

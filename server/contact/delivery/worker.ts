@@ -131,9 +131,9 @@ export function outboxWorker(parts: {
     if (d.kind === "reminder") {
       const reminder = reminderNow(inquiry, now, parts.facts);
       if (reminder === "drop" || "at" in reminder) return reminder;
-      return channel.remind?.(inquiry, target, reminder) ?? "drop";
+      return channel.deliver({ ...d, inquiry, target }, reminder);
     }
-    return channel.report?.(inquiry, target, reportEvent(d.kind, inquiry, now, parts.facts), d.messageId) ?? "drop";
+    return channel.report?.(target, reportEvent(d.kind, inquiry, now, parts.facts), d.messageId) ?? "drop";
   }
 
   async function deliver(d: Delivery): Promise<void> {
