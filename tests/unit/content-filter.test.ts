@@ -111,6 +111,11 @@ describe("who sells to whom", () => {
 });
 
 describe("how far words are trusted", () => {
+  it("the stance weighs: a seller's adds, a buyer's takes off", () => {
+    for (const seller of ["offer", "yourBusiness", "asksForTime"])
+      expect(model.weight(`stance:${seller}`)).toBeGreaterThan(0);
+    for (const buyer of ["request", "ourThings"]) expect(model.weight(`stance:${buyer}`)).toBeLessThan(0);
+  });
   it("keeps a margin: no genuine inquiry of a kind it never saw comes within 2 in log-odds of the hold", () => {
     const kinds = corpusKinds(seed);
     expect(margin(kinds, leaveOneKindOut(seed, kinds), HOLD).logOdds).toBeGreaterThanOrEqual(2);

@@ -132,7 +132,8 @@ export class ContentModel {
     this.vocabulary = new Set([...this.counts.spam.keys(), ...this.counts.genuine.keys()]).size;
   }
 
-  private weight(t: string): number {
+  /** A token's log2 odds of spam, as naive Bayes claims them. */
+  weight(t: string): number {
     const { counts, totals } = this;
     const v = this.vocabulary * SMOOTHING;
     return (
