@@ -122,7 +122,7 @@ ${
 
 `
     : ""
-}The band's lower bound (\`SUSPECT_SCORE\`), swept (leave-one-kind-out):
+}The band's lower bound (\`SPAM_SUSPECT_SCORE\`), swept (leave-one-kind-out):
 
 | from | spam unmarked | genuine marked |
 |---|---|---|
