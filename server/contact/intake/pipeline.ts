@@ -44,9 +44,7 @@ export type Outcome =
   | { kind: "invalid"; error: string; fields: FieldErrors }
   | { kind: "rate-limited"; retryAfterSeconds: number };
 
-export interface Submitter {
-  submit(submission: Submission): Promise<Outcome>;
-}
+export type Submitter = Pick<ContactPipeline, "submit">;
 
 export type LimitSpec = { prefix: string; per: "address" | "network"; points: number; durationMs: number };
 
