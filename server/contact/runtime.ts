@@ -23,7 +23,7 @@ export async function createContactPipeline(
   log: Logger,
   opts: { keys: SecretKeys; db?: Database; metrics?: ContactMetrics; clock?: () => number; facts?: Promised },
 ) {
-  const [{ OutboxWorker }, { Housekeeping }, { contentFilter }, { ContactPipeline }, { openDatabase }] =
+  const [{ outboxWorker }, { Housekeeping }, { contentFilter }, { contactPipeline }, { openDatabase }] =
     await Promise.all([
       import("./delivery/worker.ts"),
       import("./housekeeping.ts"),
@@ -43,7 +43,7 @@ export async function createContactPipeline(
     // "Not spam" from any shell queues what the server would.
     await writeSetting(db, "routing", JSON.stringify(routing));
     const { metrics, clock, facts, keys } = opts;
-    const worker = new OutboxWorker({ db, channels, routing, log, config, metrics, clock, facts, links: keys.links });
+    const worker = outboxWorker({ db, channels, routing, log, config, metrics, clock, facts, links: keys.links });
     const housekeeping = new Housekeeping({
       db,
       log,
@@ -55,7 +55,7 @@ export async function createContactPipeline(
       facts,
     });
     metrics?.watchOutbox(db);
-    const pipeline = new ContactPipeline({
+    const pipeline = contactPipeline({
       db,
       worker,
       log,

@@ -136,7 +136,7 @@ describe("the SMTP relay's connections", () => {
       { ...inquiry, source: "api", held: false },
       { from: "site@example.com", to: "sales@example.com", siteHost: "www.example.com", links: [] },
     );
-    const sent = mailer.send(mail, "i1");
+    const sent = mailer.send(mail);
     await expect.poll(() => dataStarted).toBe(true);
     mailer.close();
     const stillWaiting = new Promise((r) => setTimeout(() => r("still waiting"), 3_000));

@@ -23,15 +23,10 @@ export type AlertKind = "delivery-failed" | "digest";
 
 export interface Channel {
   readonly name: string;
-  deliver(delivery: Delivery & { inquiry: Inquiry }): Promise<Attempt>;
+  /** With `reminder`, the lead again because nobody took it (email alone queues reminders). */
+  deliver(delivery: Delivery & { inquiry: Inquiry }, reminder?: { waited: string; promise: string }): Promise<Attempt>;
   notify(kind: AlertKind, subject: string, text: string, inquiryIds: string[]): Promise<Attempt>;
-  remind?(inquiry: Inquiry, target: string, reminder: { waited: string; promise: string }): Promise<Attempt>;
-  report?(
-    inquiry: Inquiry,
-    target: string,
-    event: { type: string; timestamp: string; data: object },
-    id: string,
-  ): Promise<Attempt>;
+  report?(target: string, event: { type: string; timestamp: string; data: object }, id: string): Promise<Attempt>;
   describe(): string;
   close?(): void;
 }
@@ -102,11 +97,12 @@ export function parseRetryAfter(value: string | null, now = Date.now()): number 
 export const DELIVERY_TIMEOUT_MS = 10_000;
 
 export async function post(
-  url: string,
+  url: string | undefined,
   body: string,
   headers: Record<string, string>,
   timeoutMs: number,
 ): Promise<Attempt> {
+  if (!url) return { kind: "permanent", reason: "no receiver URL for this route on this server" };
   try {
     const res = await fetch(url, {
       method: "POST",

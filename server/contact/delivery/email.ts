@@ -30,12 +30,6 @@ export type Mail = {
   headers: Record<string, string>;
 };
 
-interface Mailer {
-  send(mail: Mail, inquiryId: string): Promise<{ accepted: boolean; refused: string[]; detail: string }>;
-  close(): void;
-  describe(): string;
-}
-
 const messageIdFor = (inquiryId: string, siteHost: string) => `<inquiry-${inquiryId}@${siteHost}>`;
 
 export const replyLink = (inquiry: Pick<Inquiry, "email">) =>
@@ -119,8 +113,19 @@ ${buttons ? `<p>${buttons}</p>\n<p style="color:#475569;font-size:13px">${opts.l
   };
 }
 
+// Loaded with the first email, not before the first page (env.ts reads this module).
+const nodemailer = async () => (await import("nodemailer")).default;
+const makeComposer = async () =>
+  (await nodemailer()).createTransport({ streamTransport: true, buffer: true, newline: "windows" });
+let composer: ReturnType<typeof makeComposer> | undefined;
+
+export async function composeMail(mail: Mail): Promise<string> {
+  composer ??= makeComposer();
+  return (await (await composer).sendMail(mail)).message.toString();
+}
+
 // A message whose connection closes under it fails (no requeue): the outbox retries it.
-export function smtpMailer(url: string): Mailer {
+export function smtpMailer(url: string) {
   const transport = nodemailer().then((n) =>
     n.createTransport({
       url,
@@ -133,40 +138,9 @@ export function smtpMailer(url: string): Mailer {
     }),
   );
   return {
-    async send(mail) {
-      const info = await (await transport).sendMail(mail);
-      const address = (a: string | { address: string }) => (typeof a === "string" ? a : a.address);
-      return { accepted: info.accepted.length > 0, refused: info.rejected.map(address), detail: info.response };
-    },
+    send: async (mail: Mail) => (await transport).sendMail(mail),
     // A send in flight fails at once (its delivery is given back or retried) instead of holding the stop.
     close: () => void transport.then((t) => t.close({ force: true })),
-    describe: () => `SMTP ${new URL(url).host}`,
-  };
-}
-
-export async function composeMail(mail: Mail): Promise<string> {
-  composer ??= makeComposer();
-  const info = await (await composer).sendMail(mail);
-  return info.message.toString();
-}
-let composer: ReturnType<typeof makeComposer> | undefined;
-const makeComposer = async () =>
-  (await nodemailer()).createTransport({ streamTransport: true, buffer: true, newline: "windows" });
-
-// Loaded with the first email, not before the first page (env.ts reads this module).
-const nodemailer = async () => (await import("nodemailer")).default;
-
-function fileMailer(dir: string): Mailer {
-  mkdirSync(dir, { recursive: true });
-  return {
-    async send(mail, inquiryId) {
-      const file = join(dir, `${inquiryId}.eml`);
-      writeFileSync(`${file}.tmp`, await composeMail(mail));
-      renameSync(`${file}.tmp`, file);
-      return { accepted: true, refused: [], detail: file };
-    },
-    close: () => {},
-    describe: () => `files in ${dir}`,
   };
 }
 
@@ -221,14 +195,23 @@ export const email: ChannelDefinition<typeof variables> = {
   hostsOf: (config) => (config.SMTP_URL ? [{ host: new URL(config.SMTP_URL).hostname, setting: "SMTP_URL" }] : []),
   deliveryId: (inquiryId, config) => messageIdFor(inquiryId, config.siteHost),
   create(config, links) {
-    const mailer = config.SMTP_URL ? smtpMailer(config.SMTP_URL) : fileMailer(join(config.dataDir, "mail"));
+    const smtp = config.SMTP_URL ? smtpMailer(config.SMTP_URL) : undefined;
+    const dir = join(config.dataDir, "mail");
     const addresses = { from: sender(config), to: inbox(config), siteHost: config.siteHost };
     const send = async (mail: Mail, id: string, detail?: string): Promise<Attempt> => {
       try {
-        const result = await mailer.send(mail, id);
-        if (!result.accepted) return { kind: "retry", reason: `relay did not accept the message: ${result.detail}` };
-        const refused = result.refused.length ? result.refused : undefined;
-        return { kind: "delivered", detail: detail ?? result.detail, refused };
+        if (!smtp) {
+          const file = join(dir, `${id}.eml`);
+          mkdirSync(dir, { recursive: true });
+          writeFileSync(`${file}.tmp`, await composeMail(mail));
+          renameSync(`${file}.tmp`, file);
+          return { kind: "delivered", detail: detail ?? file };
+        }
+        const info = await smtp.send(mail);
+        if (info.accepted.length === 0)
+          return { kind: "retry", reason: `relay did not accept the message: ${info.response}` };
+        const refused = info.rejected.map((a: string | { address: string }) => (typeof a === "string" ? a : a.address));
+        return { kind: "delivered", detail: detail ?? info.response, refused: refused.length ? refused : undefined };
       } catch (err) {
         const e = err as Error & { responseCode?: number; code?: string };
         const reason = e.message || String(err);
@@ -238,8 +221,11 @@ export const email: ChannelDefinition<typeof variables> = {
     };
     return {
       name: "email",
-      deliver: ({ inquiry, target }) =>
-        send(buildMail(inquiry, { ...addresses, to: target, links: links.for(inquiry) }), inquiry.id),
+      deliver({ inquiry, target }, reminder) {
+        const to = reminder ? each([target, config.LEAD_ESCALATION_TO ?? addresses.to]) : target;
+        const mail = buildMail(inquiry, { ...addresses, to, links: links.for(inquiry), reminder });
+        return reminder ? send(mail, `reminder-${inquiry.id}`, to) : send(mail, inquiry.id);
+      },
       notify(kind, subject, text, inquiryIds) {
         const id = `alert-${Date.now()}-${Math.random().toString(36).slice(2, 8)}`;
         // The digest goes to everyone who receives leads, and the escalation address.
@@ -259,13 +245,8 @@ export const email: ChannelDefinition<typeof variables> = {
         };
         return send(mail, id);
       },
-      remind(inquiry, target, reminder) {
-        const to = each([target, config.LEAD_ESCALATION_TO ?? addresses.to]);
-        const mail = buildMail(inquiry, { ...addresses, to, links: links.for(inquiry), reminder });
-        return send(mail, `reminder-${inquiry.id}`, to);
-      },
-      describe: () => mailer.describe(),
-      close: () => mailer.close(),
+      describe: () => (config.SMTP_URL ? `SMTP ${new URL(config.SMTP_URL).host}` : `files in ${dir}`),
+      close: () => smtp?.close(),
     };
   },
 };

@@ -68,20 +68,12 @@ export const slack: ChannelDefinition<typeof variables> = {
   variables,
   ...slackReceiver,
   create(config, links) {
-    const urlFor = (target: string) => slackReceiver.urlFor(config, target);
-    const timeoutMs = config.DELIVERY_TIMEOUT_MS;
+    const send = (target: string, message: object) =>
+      post(slackReceiver.urlFor(config, target), JSON.stringify(message), {}, config.DELIVERY_TIMEOUT_MS);
     return {
       name: "slack",
-      async deliver({ inquiry, target }) {
-        const url = urlFor(target);
-        if (!url) return { kind: "permanent", reason: "no Slack webhook URL for this route on this server" };
-        return post(url, JSON.stringify(slackMessage(inquiry, links.for(inquiry))), {}, timeoutMs);
-      },
-      notify(_kind, subject, text) {
-        const url = urlFor("default");
-        if (!url) return Promise.resolve({ kind: "permanent", reason: "no general Slack webhook URL" });
-        return post(url, JSON.stringify({ text: escapeSlack(`${subject}\n${text}`), mrkdwn: false }), {}, timeoutMs);
-      },
+      deliver: ({ inquiry, target }) => send(target, slackMessage(inquiry, links.for(inquiry))),
+      notify: (_kind, subject, text) => send("default", { text: escapeSlack(`${subject}\n${text}`), mrkdwn: false }),
       describe: () => "Slack incoming webhook",
     };
   },

@@ -35,14 +35,11 @@ export const webhook: ChannelDefinition<typeof variables> = {
       : undefined,
   ...webhookReceiver,
   create(config, links) {
-    const general = config.WEBHOOK_URL;
-    const urlFor = (target: string) => webhookReceiver.urlFor(config, target);
     const signers = (config.WEBHOOK_SECRET ?? "")
       .split(" ")
       .filter(Boolean)
       .map((s) => new Webhook(s));
-    const send = (url: string | undefined, id: string, payload: object): Promise<Attempt> => {
-      if (!url) return Promise.resolve({ kind: "permanent", reason: "no webhook URL for this route on this server" });
+    const send = (target: string, id: string, payload: object): Promise<Attempt> => {
       const body = JSON.stringify(payload);
       const timestamp = new Date();
       const headers = {
@@ -50,25 +47,26 @@ export const webhook: ChannelDefinition<typeof variables> = {
         "webhook-timestamp": String(Math.floor(+timestamp / 1000)),
         "webhook-signature": signers.map((s) => s.sign(id, timestamp, body)).join(" "),
       };
-      return post(url, body, headers, config.DELIVERY_TIMEOUT_MS);
+      return post(webhookReceiver.urlFor(config, target), body, headers, config.DELIVERY_TIMEOUT_MS);
     };
     return {
       name: "webhook",
       deliver({ messageId, inquiry, target }) {
-        return send(urlFor(target), messageId, {
+        return send(target, messageId, {
           type: "inquiry.received",
           timestamp: new Date(inquiry.receivedAt).toISOString(),
           data: inquiryPayload(inquiry, links),
         });
       },
-      report: (_inquiry, target, event, id) => send(urlFor(target), id, event),
+      report: (target, event, id) => send(target, id, event),
       notify: (kind, subject, text) =>
-        send(urlFor("default"), `alert_${Date.now()}_${Math.random().toString(36).slice(2)}`, {
+        send("default", `alert_${Date.now()}_${Math.random().toString(36).slice(2)}`, {
           type: kind === "delivery-failed" ? "delivery.failed" : "inquiries.held",
           timestamp: new Date().toISOString(),
           data: { subject, text },
         }),
-      describe: () => (general ? `webhook ${new URL(general).origin}` : "webhook (routed leads only)"),
+      describe: () =>
+        config.WEBHOOK_URL ? `webhook ${new URL(config.WEBHOOK_URL).origin}` : "webhook (routed leads only)",
     };
   },
 };
