@@ -11,6 +11,7 @@ import {
 import { HOUSEKEEPING_TURN_MS, RETENTION_INTERVAL_MS } from "./contact/housekeeping.ts";
 import { HOLD_SCORE, SUSPECT_SCORE } from "./contact/intake/content-filter.ts";
 import { FORM_TOKEN_MAX_AGE_MS, MAX_LINKS, MIN_FILL_MS } from "./contact/intake/spam.ts";
+import { START_WHEN_IDLE_MS } from "./contact/runtime.ts";
 import { loadEnv, setVariables } from "./env.ts";
 import { externalOrigin } from "./security.ts";
 
@@ -32,6 +33,7 @@ export const TUNING = {
   OUTBOX_LEASE_MS,
   DELIVERY_TIMEOUT_MS,
   HOUSEKEEPING_TURN_MS,
+  START_WHEN_IDLE_MS,
   RETENTION_INTERVAL_MS,
   SPAM_HOLD_SCORE: HOLD_SCORE,
   SPAM_SUSPECT_SCORE: SUSPECT_SCORE,

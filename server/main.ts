@@ -136,7 +136,7 @@ server.on("error", (err: NodeJS.ErrnoException) => {
 });
 server.listen(port, host, () => {
   log.info({ url: `http://${host === "0.0.0.0" ? "localhost" : host}:${port}`, files: files.size }, "server started");
-  setTimeout(firstServed, 100);
+  setTimeout(firstServed, config.START_WHEN_IDLE_MS);
 });
 
 let stopping = false;

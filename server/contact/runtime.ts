@@ -91,6 +91,9 @@ const limitsOf = (config: Config): LimitSpec[] => [
   { prefix: "contact_net_min", per: "network", points: config.RATE_LIMIT_NETWORK_PER_MINUTE, durationMs: 60_000 },
 ];
 
+/** With no request to answer first, the pipeline starts this long after the server listens. */
+export const START_WHEN_IDLE_MS = 100;
+
 export type ContactRuntime = ReturnType<typeof startContactRuntime>;
 
 export function startContactRuntime(
@@ -144,7 +147,10 @@ export function startContactRuntime(
   return {
     pipeline,
     async submit(submission: Submission): Promise<Outcome> {
-      if (!made && reason === "starting") await Promise.race([firstStart, sleep(10_000, undefined, { ref: false })]);
+      if (!made && reason === "starting") {
+        log.info("a message waits for the contact pipeline to start");
+        await Promise.race([firstStart, sleep(10_000, undefined, { ref: false })]);
+      }
       return pipeline().submit(submission);
     },
     leaveRotation() {
