@@ -16,11 +16,10 @@ import { loadEnv, setVariables } from "./env.ts";
 import { externalOrigin } from "./security.ts";
 
 /**
- * The configuration: the environment, parsed once (server/env.ts), and what follows from it, made by
- * the composition root (server/main.ts; scripts/inquiries.ts for the CLI) and passed down. Nothing
- * else reads `process.env`. TUNING: timings and limits no operator sets, each a constant beside the
- * code that uses it; a test changes them through the composition root (`server.js --tuning=JSON`,
- * `loadConfig(env, tuning)`), never through the environment.
+ * The environment parsed once (server/env.ts) and what follows from it, made by the composition root
+ * (server/main.ts; scripts/inquiries.ts) and passed down: nothing else reads `process.env`. TUNING:
+ * timings and limits no operator sets, each beside the code that uses it; tests turn them through
+ * the composition root (`server.js --tuning=JSON`, `loadConfig(env, tuning)`).
  */
 
 export type Config = ReturnType<typeof loadConfig>;

@@ -9,13 +9,11 @@ import { escapeHtml } from "../app/lib/escape.ts";
 import { PAGE_HEADERS, policyForHtml } from "./security.ts";
 
 /**
- * The prerendered site, read into memory once at start: every page and asset with its brotli and
- * gzip variants (made by scripts/postbuild.js) and an ETag per encoding (RFC 9110 §8.8.3). The whole
- * client build is a few hundred kilobytes, so a request is a map lookup and a write. `/contact`,
- * `/contact/` and `/contact/index.html` are the same page: no redirects. A page with a form token
- * (the contact page) is put together and compressed per request, never cached. The not-found pages
- * (`/404.html`; `/blog/404.html` for an unknown article) are served from memory with status 404, as
- * cheap as a page (rendering one per request was 26 times dearer: an easy amplifier).
+ * The prerendered site, read into memory once at start: every file with its brotli and gzip variants
+ * (scripts/postbuild.js) and an ETag per encoding (RFC 9110 §8.8.3). The client build is a few hundred
+ * kilobytes, so a request is a map lookup and a write. A page with a form token (the contact page) is
+ * put together and compressed per request, never cached. The not-found pages are served from memory
+ * with status 404, as cheap as a page (rendering one per request was 26 times dearer: an amplifier).
  */
 
 // Cache-Control, here and in the static hosts' headers file (postbuild.js): hashed assets for ever;
@@ -24,23 +22,11 @@ export const IMMUTABLE = "public, max-age=31536000, immutable";
 export const HTML_CACHE = "public, max-age=0, must-revalidate";
 const OTHER_CACHE = "public, max-age=86400";
 
-const contentTypes: Record<string, string> = {
-  ".html": "text/html; charset=utf-8",
-  ".css": "text/css; charset=utf-8",
-  ".js": "text/javascript; charset=utf-8",
-  ".json": "application/json; charset=utf-8",
-  ".webmanifest": "application/manifest+json; charset=utf-8",
-  ".svg": "image/svg+xml",
-  ".png": "image/png",
-  ".jpg": "image/jpeg",
-  ".webp": "image/webp",
-  ".avif": "image/avif",
+// Where Express's `res.type` (mime-types) would say otherwise.
+const TYPES: Record<string, string> = {
+  ".data": "text/x-script; charset=utf-8",
   ".ico": "image/x-icon",
   ".xml": "application/xml; charset=utf-8",
-  ".txt": "text/plain; charset=utf-8",
-  ".md": "text/markdown; charset=utf-8",
-  ".data": "text/x-script; charset=utf-8",
-  ".woff2": "font/woff2",
 };
 
 export const typesByPath: Record<string, string> = {
@@ -76,7 +62,7 @@ function loadFile(path: string, rel: string, contactOrigin: string | null): Stat
     body,
     br: variant(".br"),
     gzip: variant(".gz"),
-    type: typesByPath[rel] ?? contentTypes[ext] ?? "application/octet-stream",
+    type: typesByPath[rel] ?? TYPES[ext] ?? ext,
     etags: { identity: `"${tag}"`, br: `"${tag}-br"`, gzip: `"${tag}-gz"` },
     cacheControl: rel.startsWith("/assets/") ? IMMUTABLE : ext === ".html" ? HTML_CACHE : OTHER_CACHE,
     csp: ext === ".html" ? policyForHtml(body.toString("utf8"), contactOrigin) : undefined,
@@ -168,7 +154,7 @@ function send(req: Request, res: Response, file: StaticFile, status: number, tok
         ? gzipSync(html, { level: 6 })
         : html;
   res.statusCode = status;
-  res.setHeader("Content-Type", file.type);
+  res.type(file.type);
   res.setHeader("Cache-Control", html ? "no-store" : file.cacheControl);
   res.setHeader("Vary", "Accept-Encoding");
   if (file.csp) {
