@@ -13,10 +13,9 @@ import { type Database, logStorageTransitions, StorageUnavailableError } from ".
 import { writeSetting } from "./storage/settings.ts";
 
 /**
- * The contact pipeline assembled: the database migrated, the channels its routing uses, the outbox
- * worker and the housekeeping. The server holds it started in the background, so storage that does
- * not work at start does not take the pages down: the contact doors answer 503, readiness says why,
- * and the start is tried again with backoff.
+ * The contact pipeline assembled (database migrated, channels, outbox worker, housekeeping) and held
+ * started in the background: storage that fails at start does not take the pages down; the contact
+ * doors answer 503, readiness says why, and the start is tried again with backoff.
  */
 export async function createContactPipeline(
   config: Config,
@@ -44,30 +43,11 @@ export async function createContactPipeline(
     await writeSetting(db, "routing", JSON.stringify(routing));
     const { metrics, clock, facts, keys } = opts;
     const worker = new OutboxWorker({ db, channels, routing, log, config, metrics, clock, facts, links: keys.links });
-    const housekeeping = new Housekeeping({
-      db,
-      log,
-      config,
-      ...site.privacy,
-      ring: keys.ring,
-      worker,
-      clock,
-      facts,
-    });
+    const housekeeping = new Housekeeping({ db, log, config, ...site.privacy, ring: keys.ring, worker, clock, facts });
     metrics?.watchOutbox(db);
-    const pipeline = new ContactPipeline({
-      db,
-      worker,
-      log,
-      hasher: opts.keys.hasher,
-      tokens: opts.keys.tokens,
-      config,
-      content: contentFilter(db, config.SPAM_CORPUS_DIR),
-      routing,
-      metrics,
-      limits: limitsOf(config),
-      clock,
-    });
+    const content = contentFilter(db, config.SPAM_CORPUS_DIR);
+    const parts = { db, worker, log, config, content, routing, metrics, limits: limitsOf(config), clock };
+    const pipeline = new ContactPipeline({ ...parts, hasher: keys.hasher, tokens: keys.tokens });
     log.info({ storage: db.describe(), channels: channels.map((c) => c.describe()) }, "contact pipeline ready");
     return {
       pipeline,
@@ -135,10 +115,9 @@ export function startContactRuntime(
       delay = Math.min(delay * 2, 30_000);
     }
   };
-  starting = (opts.after ?? Promise.resolve()).then(attempt);
-  // The first start is deferred until the first page is out (server/main.ts): a message sent before it
-  // ends waits for it, rather than meeting a 503 while storage is fine.
-  const firstStart = starting;
+  // Started once the first page is out (server/main.ts): a message sent before waits, not a 503.
+  const firstStart = (opts.after ?? Promise.resolve()).then(attempt);
+  starting = firstStart;
 
   const pipeline = (): ContactPipeline => {
     if (!made) throw new StorageUnavailableError(`contact storage not ready: ${reason}`, 10);

@@ -8,10 +8,9 @@ import type { ContactMetrics } from "../metrics.ts";
 import { StorageUnavailableError } from "../storage/database.ts";
 
 /**
- * POST /functions/v1/send-email, the call the contact page makes (spec §7), answered with JSON
- * always: 201 on success, a documented 4xx for every bad request, never a stack trace. It takes the
- * headers of the spec's call and those the hosted platform's client library sends
- * (@supabase/supabase-js: apikey, x-client-info, tracing), so that library works unchanged.
+ * POST /functions/v1/send-email, the contact page's call (spec §7), answered with JSON always: 201,
+ * a documented 4xx, never a stack trace. It takes the headers @supabase/supabase-js sends too (apikey,
+ * x-client-info, tracing), so that library works unchanged.
  */
 
 export const MAX_BODY_BYTES = 32 * 1024;

@@ -21,15 +21,10 @@ import type { LeadLinks } from "./links.ts";
 import { reportOf } from "./reminders.ts";
 
 /**
- * The company's actions on an inquiry, one implementation for the page behind a lead's signed links
- * (app/routes/lead.tsx) and the CLI. All are idempotent: done twice, the second changes nothing (a
- * take says who was first). Undo puts back what the last Spam or Not spam changed; a take has no
- * undo (the others may already have read who is on it). A lead goes where the server sends its
- * service's leads (the routing it records at start), not where this process's environment says.
- * Opening a link only shows the inquiry and a button (mail scanners follow links); the button's POST
- * acts, limited per client address as the form's submissions are (table rate_limits, so across
- * instances). Every use is one log line naming the inquiry and the action, never the token. The
- * morning digest's overview page lists the open leads with their links and acts on none.
+ * The company's actions on an inquiry, one implementation for the lead page (app/routes/lead.tsx) and
+ * the CLI, all idempotent (a take says who was first). A lead goes where the routing the server
+ * recorded at start sends it. Opening a link only shows (mail scanners follow links); the button's
+ * POST acts, rate-limited per client address across instances; each use is one log line, never the token.
  */
 
 export const ACTIONS_PER_WINDOW = 30;

@@ -17,14 +17,10 @@ import {
 import { undo as forgetMark, mark } from "./training.ts";
 
 /**
- * The table `inquiries` and what hangs on it. A submission is one transaction on either engine: its
- * Idempotency-Key (seen before: nothing stored or counted), its rate-limit counters (an expired
- * window starts again; over any limit: nothing stored), then the inquiry, its deliveries and the
- * key's record, together or not at all. A person's verdict locks the inquiry's row (PostgreSQL), so
- * two presses on two instances take turns. Spam cancels the deliveries not made yet (one under way
- * is not retried); Not spam queues a held one where its service's leads go now; Undo puts back
- * exactly what the last of them changed (review_undo). The first "I'm on it" keeps its time and
- * name, drops the reminder and tells the webhook unless held; later presses learn who was first.
+ * The table `inquiries` and what hangs on it. A submission is one transaction: its Idempotency-Key,
+ * its rate-limit counters, then the inquiry, its deliveries and the key, together or not at all. A
+ * person's verdict locks the row (PostgreSQL), so two presses on two instances take turns; Undo puts
+ * back exactly what the last Spam or Not spam changed (review_undo).
  */
 
 export type Limit = { key: string; points: number; durationMs: number };

@@ -2,11 +2,9 @@ import type { Database, Sql } from "./database.ts";
 import { INQUIRY_COLUMNS, type NewDelivery, toInquiry } from "./records.ts";
 
 /**
- * The outbox, table `deliveries`: everything the server sends (a lead, its reminder, a webhook's
- * report, an alert), and the server's one way of making sure one instance does a thing. A worker
- * (delivery/worker.ts) claims what is due for a lease, then records it sent, retried or failed;
- * a claim whose worker died is taken over once its lease ends. A held inquiry's deliveries are
- * never claimed (issue 37), and one whose worker died mid-send while it was held is cancelled.
+ * The outbox, table `deliveries`: everything the server sends, and its one way of making sure one
+ * instance does a thing: a worker claims what is due for a lease, then settles it; a dead worker's
+ * claim is taken over when its lease ends. A held inquiry's deliveries are never claimed (issue 37).
  */
 
 const HELD = "EXISTS (SELECT 1 FROM inquiries i WHERE i.id = deliveries.inquiry_id AND i.held)";

@@ -4,11 +4,9 @@ import { type Database, quietWatcher, type Sql, StorageUnavailableError, type St
 import { applyMigration, readMigrations } from "./migrations.ts";
 
 /**
- * PostgreSQL through pg: a pool in which connecting, waiting for a lock and running a statement all
- * have an end, so a server that does not answer never hangs a visitor's request (503). BIGINT (epoch
- * milliseconds) is read as a number. Each statement is prepared once per connection under a name
- * from its text. An outage is what says the database cannot serve us now, not that the request was
- * wrong: no connection (no SQLSTATE), classes 08, 53, 57 and 58, and a lock waited for too long.
+ * PostgreSQL through pg: connecting, lock waits and statements all have an end, so a database that
+ * does not answer never hangs a visitor's request (503). An outage is no connection (no SQLSTATE),
+ * classes 08, 53, 57 and 58, or a lock waited for too long; anything else is the request's error.
  */
 
 const isPostgresOutage = (e: unknown) => {

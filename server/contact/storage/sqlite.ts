@@ -5,11 +5,10 @@ import { type Database, quietWatcher, type Sql, StorageUnavailableError, type St
 import { applyMigration, readMigrations } from "./migrations.ts";
 
 /**
- * SQLite through node:sqlite: one connection. Group commit: the transactions asked for while the
- * previous COMMIT ran go together, each in its own savepoint, under one COMMIT (one fsync); each
- * caller is answered after it, and one that fails rolls back alone (ADR 0009; the flood bar in
- * BENCHMARKS.md fails without it). node:sqlite is synchronous, so SQLite's own busy wait would stop
- * the whole server while another process holds the lock: it waits 20 ms there, the rest in begin().
+ * SQLite through node:sqlite, one connection. Group commit: the transactions asked for during a
+ * COMMIT go together, each in a savepoint, under one COMMIT (one fsync); one that fails rolls back
+ * alone (ADR 0009, 0025: the flood bar fails without it). node:sqlite is synchronous, so SQLite's
+ * busy wait would stop the server: it waits 20 ms there, the rest in begin().
  */
 
 export const LOCK_WAIT_MS = 3_000;
