@@ -22,7 +22,7 @@ export async function createContactPipeline(
   log: Logger,
   opts: { keys: SecretKeys; db?: Database; metrics?: ContactMetrics; clock?: () => number; facts?: Promised },
 ) {
-  const [{ OutboxWorker }, { Housekeeping }, { contentFilter }, { ContactPipeline }, { openDatabase }] =
+  const [{ OutboxWorker }, { createHousekeeping }, { contentFilter }, { ContactPipeline }, { openDatabase }] =
     await Promise.all([
       import("./delivery/worker.ts"),
       import("./housekeeping.ts"),
@@ -43,7 +43,16 @@ export async function createContactPipeline(
     await writeSetting(db, "routing", JSON.stringify(routing));
     const { metrics, clock, facts, keys } = opts;
     const worker = new OutboxWorker({ db, channels, routing, log, config, metrics, clock, facts, links: keys.links });
-    const housekeeping = new Housekeeping({ db, log, config, ...site.privacy, ring: keys.ring, worker, clock, facts });
+    const housekeeping = createHousekeeping({
+      db,
+      log,
+      config,
+      ...site.privacy,
+      ring: keys.ring,
+      worker,
+      clock,
+      facts,
+    });
     metrics?.watchOutbox(db);
     const content = contentFilter(db, config.SPAM_CORPUS_DIR);
     const parts = { db, worker, log, config, content, routing, metrics, limits: limitsOf(config), clock };

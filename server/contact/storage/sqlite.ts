@@ -2,7 +2,7 @@ import { mkdirSync } from "node:fs";
 import { dirname } from "node:path";
 import { DatabaseSync, type StatementSync } from "node:sqlite";
 import { type Database, quietWatcher, type Sql, StorageUnavailableError, type StorageWatcher } from "./database.ts";
-import { applyMigration, readMigrations } from "./migrations.ts";
+import { migrate } from "./migrations.ts";
 
 /**
  * SQLite through node:sqlite, one connection. Group commit: the transactions asked for during a
@@ -115,18 +115,7 @@ export function openSqlite(file: string, { watcher = quietWatcher }: { watcher?:
     async ping() {
       await transaction(async (tx) => tx.query("SELECT 1"));
     },
-    async migrate() {
-      db.exec(
-        "CREATE TABLE IF NOT EXISTS schema_migrations (version INTEGER PRIMARY KEY, name TEXT NOT NULL, applied_at INTEGER NOT NULL)",
-      );
-      const applied: string[] = [];
-      for (const m of readMigrations("sqlite")) {
-        await transaction(async (tx) => {
-          if (await applyMigration(tx, m, (sql) => db.exec(sql))) applied.push(m.name);
-        });
-      }
-      return applied;
-    },
+    migrate: () => migrate(database, (_tx, sql) => db.exec(sql)),
     async close() {
       await idle;
       db.close();
