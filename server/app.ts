@@ -22,7 +22,7 @@ import {
   warnUntrustedProxy,
 } from "./guards.ts";
 import { NON_HTML_POLICY, setBaseHeaders } from "./security.ts";
-import type { StaticFile } from "./static.ts";
+import type { StaticFile, StaticFiles } from "./static.ts";
 import { serveNotFound, serveStatic } from "./static.ts";
 
 /**
@@ -34,7 +34,7 @@ type AppOptions = {
   config: Config;
   log: Logger;
   build: Promise<ServerBuild>;
-  files: Map<string, StaticFile>;
+  files: StaticFiles;
   notFound: Array<[string, StaticFile]>;
   tokens: FormTokens;
   links: LeadLinks;
@@ -48,7 +48,7 @@ const FORM_PATHS = new Set(["/contact", "/contact/"]);
 export function createApp(o: AppOptions): { app: express.Express; ready: Promise<void> } {
   const { config, log, files, tokens, metrics } = o;
   const probePaths = new Set(config.METRICS_TOKEN ? ["/healthz", "/readyz", "/metrics"] : ["/healthz", "/readyz"]);
-  const isPage = (path: string) => files.has(path);
+  const isPage = (path: string) => files.get(path) !== undefined;
 
   const app = express();
   app.disable("x-powered-by");

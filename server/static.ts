@@ -3,6 +3,7 @@ import { existsSync, readdirSync, readFileSync } from "node:fs";
 import { extname, join, relative, sep } from "node:path";
 import { brotliCompressSync, constants, gzipSync } from "node:zlib";
 import type { Request, RequestHandler, Response } from "express";
+import { contentType } from "mime-types";
 import { site } from "../app/config/site.ts";
 import { FORM_TOKEN_PLACEHOLDER, serviceOptions } from "../app/contact/fields.ts";
 import { escapeHtml } from "../app/lib/escape.ts";
@@ -22,7 +23,7 @@ export const IMMUTABLE = "public, max-age=31536000, immutable";
 export const HTML_CACHE = "public, max-age=0, must-revalidate";
 const OTHER_CACHE = "public, max-age=86400";
 
-// Where Express's `res.type` (mime-types) would say otherwise.
+// Where mime-types would say otherwise.
 const TYPES: Record<string, string> = {
   ".data": "text/x-script; charset=utf-8",
   ".ico": "image/x-icon",
@@ -62,7 +63,7 @@ function loadFile(path: string, rel: string, contactOrigin: string | null): Stat
     body,
     br: variant(".br"),
     gzip: variant(".gz"),
-    type: typesByPath[rel] ?? TYPES[ext] ?? ext,
+    type: typesByPath[rel] ?? TYPES[ext] ?? (contentType(ext) || "application/octet-stream"),
     etags: { identity: `"${tag}"`, br: `"${tag}-br"`, gzip: `"${tag}-gz"` },
     cacheControl: rel.startsWith("/assets/") ? IMMUTABLE : ext === ".html" ? HTML_CACHE : OTHER_CACHE,
     csp: ext === ".html" ? policyForHtml(body.toString("utf8"), contactOrigin) : undefined,
@@ -75,40 +76,28 @@ function loadFile(path: string, rel: string, contactOrigin: string | null): Stat
 
 const isNotFoundPage = (rel: string) => rel === "/404.html" || rel.endsWith("/404.html");
 
+export type StaticFiles = Pick<Map<string, StaticFile>, "get" | "size">;
+
 /**
  * The site as it is, overlaid by the newest scheduled state whose date has come at the office: the
  * build makes build/scheduled/<date>/ for each later post's date (scripts/postbuild.js), holding the
  * pages that list or show posts as they will be that day. The date is read from the clock at each
  * request, so a post goes live at the office's midnight without a rebuild or a restart (ADR 0026).
  */
-class ScheduledFiles extends Map<string, StaticFile> {
-  readonly #states: Array<[string, Map<string, StaticFile>]>;
-  readonly #today = new Intl.DateTimeFormat("en-CA", { timeZone: site.timeZone });
-  constructor(base: Map<string, StaticFile>, states: Array<[string, Map<string, StaticFile>]>) {
-    super(base);
-    this.#states = states.sort((a, b) => b[0].localeCompare(a[0]));
-  }
-  #now(): Map<string, StaticFile> | undefined {
-    const today = this.#today.format(Date.now());
-    return this.#states.find(([date]) => date <= today)?.[1];
-  }
-  override get(path: string) {
-    return this.#now()?.get(path) ?? super.get(path);
-  }
-  override has(path: string) {
-    return this.#now()?.has(path) === true || super.has(path);
-  }
-}
-
-export function loadStaticFiles(root: string, contactOrigin: string | null): Map<string, StaticFile> {
-  const files = loadTree(root, contactOrigin);
+export function loadStaticFiles(root: string, contactOrigin: string | null): StaticFiles {
+  const base = loadTree(root, contactOrigin);
   const scheduled = join(root, "../scheduled");
-  if (!existsSync(scheduled)) return files;
-  const states = readdirSync(scheduled).map((date): [string, Map<string, StaticFile>] => [
-    date,
-    loadTree(join(scheduled, date), contactOrigin),
-  ]);
-  return new ScheduledFiles(files, states);
+  if (!existsSync(scheduled)) return base;
+  const newestFirst = readdirSync(scheduled).sort().reverse();
+  const states = newestFirst.map((date) => [date, loadTree(join(scheduled, date), contactOrigin)] as const);
+  const today = new Intl.DateTimeFormat("en-CA", { timeZone: site.timeZone });
+  return {
+    size: base.size,
+    get(path: string) {
+      const date = today.format(Date.now());
+      return states.find(([day]) => day <= date)?.[1].get(path) ?? base.get(path);
+    },
+  };
 }
 
 function loadTree(root: string, contactOrigin: string | null): Map<string, StaticFile> {
@@ -154,7 +143,7 @@ function send(req: Request, res: Response, file: StaticFile, status: number, tok
         ? gzipSync(html, { level: 6 })
         : html;
   res.statusCode = status;
-  res.type(file.type);
+  res.setHeader("Content-Type", file.type);
   res.setHeader("Cache-Control", html ? "no-store" : file.cacheControl);
   res.setHeader("Vary", "Accept-Encoding");
   if (file.csp) {
@@ -191,10 +180,7 @@ function preselect(html: Buffer, service: unknown): Buffer {
   );
 }
 
-export function serveStatic(
-  files: Map<string, StaticFile>,
-  { formToken }: { formToken?: () => string } = {},
-): RequestHandler {
+export function serveStatic(files: StaticFiles, { formToken }: { formToken?: () => string } = {}): RequestHandler {
   return (req, res, next) => {
     if (req.method !== "GET" && req.method !== "HEAD") return next();
     const file = files.get(req.path);

@@ -4,6 +4,7 @@ import type { Database, Sql } from "./database.ts";
 import { queue } from "./outbox.ts";
 import {
   DELIVERY_COLUMNS,
+  type DeliveryRecord,
   type DeliveryStatus,
   INQUIRY_COLUMNS,
   type Inquiry,
@@ -118,24 +119,18 @@ export const byEmail = (sql: Sql, email: string) => records(sql, "LOWER(i.email)
 export const listHeld = (sql: Sql) => records(sql, "i.held", []);
 export const leadTimes = (sql: Sql, since: number) => records(sql, "NOT i.held AND i.received_at >= ?", [since]);
 
+/** Inquiries since a time, and their lead deliveries counted by channel, target and status. */
 export async function stats(sql: Sql, since: number) {
-  const [i] = await sql.query(
-    "SELECT COUNT(*) AS n, COALESCE(SUM(CASE WHEN held THEN 1 ELSE 0 END), 0) AS held FROM inquiries WHERE received_at >= ?",
-    [since],
-  );
-  const rows = await sql.query(
-    `SELECT d.channel, d.target, d.status, COUNT(*) AS n FROM deliveries d JOIN inquiries i ON i.id = d.inquiry_id
-       WHERE d.kind = 'lead' AND i.received_at >= ? GROUP BY d.channel, d.target, d.status ORDER BY d.channel, d.target, d.status`,
-    [since],
-  );
+  const all = await list(sql, { since });
+  const lead = all.flatMap((i) => i.deliveries);
+  const groups = Map.groupBy(lead, (d: DeliveryRecord) => [d.channel, d.target, d.status].join("\n"));
+  const sorted = [...groups].sort(([a], [b]) => (a < b ? -1 : 1));
   return {
-    inquiries: { total: Number(i?.n ?? 0), held: Number(i?.held ?? 0) },
-    deliveries: rows.map((r) => ({
-      channel: String(r.channel),
-      target: String(r.target),
-      status: r.status as DeliveryStatus,
-      count: Number(r.n),
-    })),
+    inquiries: { total: all.length, held: all.filter((i) => i.held).length },
+    deliveries: sorted.map(([, ds]) => {
+      const { channel, target, status } = ds[0] as DeliveryRecord;
+      return { channel, target, status, count: ds.length };
+    }),
   };
 }
 
