@@ -23,8 +23,6 @@ const BODY_ERRORS: Record<string, [number, string]> = {
   "entity.parse.failed": [400, "The request body is not valid JSON."],
   "encoding.unsupported": [415, "Unsupported content encoding or charset."],
   "charset.unsupported": [415, "Unsupported content encoding or charset."],
-  "request.aborted": [400, UNREADABLE],
-  "request.size.invalid": [400, UNREADABLE],
   "stream.encoding.set": [400, UNREADABLE],
 };
 
@@ -134,7 +132,7 @@ export function contactEndpoint({ submitter, log, publicKeys, allowedOrigins, me
     fail(res, 405, "Use POST.");
   });
 
-  // Body errors from express.json, and anything unexpected: JSON, never a stack trace.
+  // Body errors from express.json (any other 4xx: unreadable), and anything unexpected: JSON, never a stack trace.
   const onError: ErrorRequestHandler = (err, _req, res, _next) => {
     const known = BODY_ERRORS[err.type];
     if (known) return fail(res, ...known);

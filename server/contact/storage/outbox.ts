@@ -78,20 +78,16 @@ async function settle(db: Sql, id: string, workerId: string, set: string, params
   return rows.length === 1;
 }
 
+const SENT = "status = 'sent', sent_at = ?, target = ?, payload = NULL, last_error = NULL";
 export const recordSent = (db: Sql, id: string, workerId: string, now: number, target: string) =>
-  settle(db, id, workerId, "status = 'sent', sent_at = ?, target = ?, payload = NULL, last_error = NULL", [
-    now,
-    target,
-  ]);
+  settle(db, id, workerId, SENT, [now, target]);
 
 export const retryAt = (db: Sql, id: string, workerId: string, at: number, error: string) =>
   settle(db, id, workerId, "status = 'pending', next_attempt_at = ?, last_error = ?", [at, error.slice(0, 1000)], true);
 
+const POSTPONED = "status = 'pending', next_attempt_at = ?, created_at = ?, attempts = attempts - 1";
 export async function postpone(db: Sql, id: string, workerId: string, at: number): Promise<void> {
-  await settle(db, id, workerId, "status = 'pending', next_attempt_at = ?, created_at = ?, attempts = attempts - 1", [
-    at,
-    at,
-  ]);
+  await settle(db, id, workerId, POSTPONED, [at, at]);
 }
 
 export const fail = (db: Sql, id: string, workerId: string, error: string) =>
