@@ -10,6 +10,7 @@ import { chromium } from "playwright-core";
 import { publishedSlugs } from "../app/content/post-files.ts";
 import { pageOf, pagePaths } from "../app/pages.ts";
 import { chromiumArgs } from "../playwright.config.ts";
+import type { StaticFile } from "../server/static.ts";
 import { startServer } from "../tests/support/server.ts";
 import { budgetFailures } from "./check-budgets.ts";
 import { spamSection } from "./spam-section.ts";
@@ -201,7 +202,8 @@ function printTable(title: string, rows: RouteFigures[]) {
 /** The SPA baseline's files, compressed like ours, every unknown path answered with index.html. */
 async function serveSpa(dir: string) {
   const { loadStaticFiles, serveStatic } = await import("../server/static.ts");
-  const files = loadStaticFiles(dir, null);
+  // Its build has no scheduled states: the files are one Map.
+  const files = loadStaticFiles(dir, null) as Map<string, StaticFile>;
   for (const f of files.values()) {
     if (f.body.length > 512 && /text|javascript|json|svg|xml/.test(f.type)) {
       f.br = brotliCompressSync(f.body);

@@ -22,20 +22,19 @@ import {
   warnUntrustedProxy,
 } from "./guards.ts";
 import { NON_HTML_POLICY, setBaseHeaders } from "./security.ts";
-import type { StaticFile } from "./static.ts";
+import type { StaticFile, StaticFiles } from "./static.ts";
 import { serveNotFound, serveStatic } from "./static.ts";
 
 /**
- * The site as one Express app, in the order a request meets it: the request log, headers, the
- * HTTPS redirect and the body cap; the probes; the contact endpoint; what is refused or redirected
- * before any page; the prerendered pages and files from memory; and last React Router, for the
- * no-JavaScript form post and the lead page (its build loads while the first pages are served).
+ * The site as one Express app, in the order a request meets it: log, headers, HTTPS redirect, body
+ * cap; probes; the contact endpoint; what is refused or redirected; the prerendered files; and last
+ * React Router (the no-JavaScript form post, the lead pages; its build loads after the first page).
  */
 type AppOptions = {
   config: Config;
   log: Logger;
   build: Promise<ServerBuild>;
-  files: Map<string, StaticFile>;
+  files: StaticFiles;
   notFound: Array<[string, StaticFile]>;
   tokens: FormTokens;
   links: LeadLinks;
@@ -49,7 +48,7 @@ const FORM_PATHS = new Set(["/contact", "/contact/"]);
 export function createApp(o: AppOptions): { app: express.Express; ready: Promise<void> } {
   const { config, log, files, tokens, metrics } = o;
   const probePaths = new Set(config.METRICS_TOKEN ? ["/healthz", "/readyz", "/metrics"] : ["/healthz", "/readyz"]);
-  const isPage = (path: string) => files.has(path);
+  const isPage = (path: string) => files.get(path) !== undefined;
 
   const app = express();
   app.disable("x-powered-by");
@@ -60,10 +59,7 @@ export function createApp(o: AppOptions): { app: express.Express; ready: Promise
   app.use(requestLog(log));
   app.use(warnUntrustedProxy(app.get("trust proxy fn"), log));
 
-  app.use((req, res, next) => {
-    setBaseHeaders(res, req.secure);
-    next();
-  });
+  app.use(setBaseHeaders);
   app.use(httpsRedirect(hostsOf([config.SITE_URL, ...config.allowedOrigins]), log));
   // Every body is capped before anything reads it; the JSON endpoint caps its own (chunked too) with JSON answers.
   app.use(bodyLimit(MAX_BODY_BYTES, (req) => req.path === CONTACT_API_PATH));

@@ -5,9 +5,8 @@ import { CHANNELS, channelVariables } from "./contact/delivery/channels.ts";
 import { parseTrustProxy } from "./guards.ts";
 
 /**
- * Every environment variable the build, the server and the CLI read, declared once with its type,
- * default and description (docs/configuration.md is made from it). A bad value stops the start with
- * one line naming the variable and what is wrong.
+ * Every environment variable, declared once with its type, default and description (docs/configuration.md
+ * is made from it). A bad value stops the start with one line naming the variable and what is wrong.
  */
 
 const positiveInt = z.coerce.number().int().positive();
@@ -23,30 +22,24 @@ const routes = z
   .optional()
   .transform((v, ctx): Record<string, Route> | undefined => {
     if (!v) return undefined;
+    const fail = (message: string) => ctx.addIssue({ code: "custom", message });
     let json: unknown;
     try {
       json = JSON.parse(v);
     } catch {
-      ctx.addIssue({ code: "custom", message: 'not JSON, like {"AI Consulting": {"to": "ai@example.com"}}' });
+      fail('not JSON, like {"AI Consulting": {"to": "ai@example.com"}}');
       return z.NEVER;
     }
     if (typeof json !== "object" || json === null || Array.isArray(json)) {
-      ctx.addIssue({ code: "custom", message: "a JSON object of service names" });
+      fail("a JSON object of service names");
       return z.NEVER;
     }
-    const out: Record<string, Route> = {};
-    for (const [key, value] of Object.entries(json)) {
-      if (!ROUTE_KEYS.includes(key)) {
-        ctx.addIssue({ code: "custom", message: `unknown service "${key}" (one of ${ROUTE_KEYS.join(", ")})` });
-        continue;
-      }
-      const parsed = route.safeParse(value);
-      if (parsed.success) out[key] = parsed.data;
-      else
-        for (const i of parsed.error.issues)
-          ctx.addIssue({ code: "custom", message: `"${key}".${i.path.join(".")}: ${i.message}` });
-    }
-    return out;
+    for (const key of Object.keys(json).filter((k) => !ROUTE_KEYS.includes(k)))
+      fail(`unknown service "${key}" (one of ${ROUTE_KEYS.join(", ")})`);
+    const parsed = z.record(z.string(), route).safeParse(json);
+    for (const i of parsed.error?.issues ?? [])
+      fail(`"${String(i.path[0])}".${i.path.slice(1).join(".")}: ${i.message}`);
+    return parsed.data;
   });
 
 const publicKey = z

@@ -3,10 +3,7 @@ import type { NextFunction, Request, RequestHandler, Response } from "express";
 import ipaddr from "ipaddr.js";
 import proxyaddr from "proxy-addr";
 
-/**
- * What the server checks before any page, file or form handler runs, so that no request can exhaust
- * the process or reach a handler it was not meant for. Each answer is a short text, never a stack.
- */
+/** What is checked before any handler runs: no request exhausts the process or reaches one not meant for it. */
 
 type Logger = { warn: (o: object, m: string) => void; error: (o: object, m: string) => void };
 
@@ -99,9 +96,7 @@ export function httpsRedirect(allowedHosts: Set<string>, log: Logger): RequestHa
   };
 }
 
-export function hostsOf(origins: string[]): Set<string> {
-  return new Set(origins.map((o) => new URL(o).host.toLowerCase()));
-}
+export const hostsOf = (origins: string[]) => new Set(origins.map((o) => new URL(o).host.toLowerCase()));
 
 /** /Contact, /%63ontact, //contact/ are redirected to /contact. */
 export function canonicalRedirect(isPage: (path: string) => boolean): RequestHandler {
