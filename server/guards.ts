@@ -116,11 +116,11 @@ export function canonicalRedirect(isPage: (path: string) => boolean): RequestHan
   };
 }
 
-/** Nothing but a POST to the form's own paths reaches the page router with a body. */
-export function methodGuard(opts: { isKnown: (path: string) => boolean; formPaths: Set<string> }): RequestHandler {
+/** Nothing but a POST to the form's own paths (a trailing slash or not, as Express routes) reaches the page router with a body. */
+export function methodGuard(opts: { isKnown: (path: string) => boolean; formPaths: string[] }): RequestHandler {
   return (req, res, next) => {
     if (req.method === "GET" || req.method === "HEAD") return next();
-    const form = opts.formPaths.has(req.path);
+    const form = opts.formPaths.includes(req.path.replace(/(.)\/$/, "$1"));
     if (form && req.method === "POST") return next();
     if (!form && !opts.isKnown(req.path)) return refuse(req, res, 404, "Not Found");
     refuse(req, res, 405, "Method Not Allowed", { Allow: form ? "GET, HEAD, POST" : "GET, HEAD" });
