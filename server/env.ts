@@ -1,8 +1,8 @@
+import proxyaddr from "proxy-addr";
 import { z } from "zod";
 import { serviceOptions } from "../app/config/service-options.ts";
 import { CONTACT_API_PATH } from "../app/contact/api.ts";
 import { CHANNELS, channelVariables } from "./contact/delivery/channels.ts";
-import { parseTrustProxy } from "./guards.ts";
 
 /**
  * Every environment variable, declared once with its type and default (what each does is written in
@@ -73,16 +73,24 @@ export const schema = z.object({
     .min(0, "0 or more milliseconds")
     .max(60_000, "at most 60000 milliseconds")
     .default(0),
+  // As Express documents `trust proxy`, checked by proxy-addr.
   TRUST_PROXY: z
     .string()
     .optional()
-    .transform((v, ctx) => {
+    .transform((given, ctx) => {
+      const v = (given ?? "").trim();
+      if (v === "") return ["loopback"];
+      if (v === "true" || v === "false") return v === "true";
+      if (/^\d+$/.test(v)) return Number(v);
+      const parts = v.split(",").map((p) => p.trim());
       try {
-        return parseTrustProxy(v);
-      } catch (e) {
-        ctx.addIssue({ code: "custom", message: (e as Error).message.replace(/^TRUST_PROXY: /, "") });
+        proxyaddr.compile(parts);
+      } catch (err) {
+        const message = `"${v}" is not an address, a subnet, a hop count or one of loopback, linklocal, uniquelocal (${(err as Error).message})`;
+        ctx.addIssue({ code: "custom", message });
         return z.NEVER;
       }
+      return parts;
     }),
   DATA_DIR: z.string().default("./data"),
   LITESTREAM_REPLICA_URL: z.url({ error: "a URL such as s3://bucket/leads or file:///backups/leads" }).optional(),

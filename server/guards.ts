@@ -1,7 +1,6 @@
 import { isIP } from "node:net";
 import type { NextFunction, Request, RequestHandler, Response } from "express";
 import ipaddr from "ipaddr.js";
-import proxyaddr from "proxy-addr";
 
 /** What is checked before any handler runs: no request exhausts the process or reaches one not meant for it. */
 
@@ -18,24 +17,6 @@ function refuse(req: Request, res: Response, status: number, text: string, heade
   if (large) res.setHeader("Connection", "close");
   for (const [k, v] of Object.entries(headers)) res.setHeader(k, v);
   res.status(status).type("text/plain").send(text);
-}
-
-/** TRUST_PROXY as Express documents `trust proxy`, checked by proxy-addr; unset: loopback. */
-export function parseTrustProxy(value: string | undefined): boolean | number | string[] {
-  const v = (value ?? "").trim();
-  if (v === "") return ["loopback"];
-  if (v === "true") return true;
-  if (v === "false") return false;
-  if (/^\d+$/.test(v)) return Number(v);
-  const parts = v.split(",").map((p) => p.trim());
-  try {
-    proxyaddr.compile(parts);
-  } catch (err) {
-    throw new Error(
-      `TRUST_PROXY: "${v}" is not an address, a subnet, a hop count or one of loopback, linklocal, uniquelocal (${(err as Error).message})`,
-    );
-  }
-  return parts;
 }
 
 // The privacy notice says "never your address": only a proxy's, on this host or a private network, is logged.
