@@ -23,18 +23,17 @@ const routes = z
   .optional()
   .transform((v, ctx): Record<string, Route> | undefined => {
     if (!v) return undefined;
-    const fail = (message: string) => ctx.addIssue({ code: "custom", message });
+    const fail = (message: string) => {
+      ctx.addIssue({ code: "custom", message });
+      return z.NEVER;
+    };
     let json: unknown;
     try {
       json = JSON.parse(v);
     } catch {
-      fail('not JSON, like {"AI Consulting": {"to": "ai@example.com"}}');
-      return z.NEVER;
+      return fail('not JSON, like {"AI Consulting": {"to": "ai@example.com"}}');
     }
-    if (typeof json !== "object" || json === null || Array.isArray(json)) {
-      fail("a JSON object of service names");
-      return z.NEVER;
-    }
+    if (typeof json !== "object" || json === null || Array.isArray(json)) return fail("a JSON object of service names");
     for (const key of Object.keys(json).filter((k) => !ROUTE_KEYS.includes(k)))
       fail(`unknown service "${key}" (one of ${ROUTE_KEYS.join(", ")})`);
     const parsed = z.record(z.string(), route).safeParse(json);
