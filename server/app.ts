@@ -42,8 +42,6 @@ type AppOptions = {
   runtime: ContactRuntime;
 };
 
-const FORM_PATHS = new Set(["/contact", "/contact/"]);
-
 /** `ready`: React Router is loaded (rejected, naming why, for a build it cannot run). */
 export function createApp(o: AppOptions): { app: express.Express; ready: Promise<void> } {
   const { config, log, files, tokens, metrics } = o;
@@ -70,21 +68,18 @@ export function createApp(o: AppOptions): { app: express.Express; ready: Promise
   app.use(contactEndpoint({ submitter: o.runtime, log, publicKeys, allowedOrigins, metrics }));
 
   const router = reactRouter(o);
-  const pages: RequestHandler = (req, res, next) => {
-    router.then((handle) => handle(req, res, next), next);
-  };
+  const pages = whenLoaded(router);
   // Only React Router's answers are compressed here (static.ts has its own): loaded with it.
-  const compressor = o.build.then(async () => (await import("compression")).default());
-  const compression: RequestHandler = (req, res, next) => {
-    compressor.then((compress) => compress(req, res, next), next);
-  };
-  app.all([LEAD_PATH, OVERVIEW_PATH], leadHeaders(), compression, policyFromRouter(), pages);
+  const compression = whenLoaded(o.build.then(async () => (await import("compression")).default()));
+  const formPaths = ["/contact", LEAD_PATH];
+  const isKnown = (path: string) => isPage(path) || probePaths.has(path) || path === OVERVIEW_PATH;
+  app.use(methodGuard({ isKnown, formPaths }));
+  app.post(formPaths, formPostGuard());
+  app.all([LEAD_PATH, OVERVIEW_PATH], leadHeaders, compression, policyFromRouter(), pages);
 
-  app.use(methodGuard({ isKnown: (path) => isPage(path) || probePaths.has(path), formPaths: FORM_PATHS }));
   app.use(canonicalRedirect(isPage));
   app.use(serveStatic(files, { formToken: () => tokens.issue() }));
   app.use(serveNotFound(o.notFound));
-  app.post([...FORM_PATHS], formPostGuard());
   app.use(compression);
   app.use(policyFromRouter());
 
@@ -178,26 +173,23 @@ async function reactRouter({ config, runtime, tokens, links, log, ...o }: AppOpt
   });
 }
 
-/** The lead and overview pages: never stored, indexed or passed on as a referrer; GET shows, the lead's button POSTs. */
-function leadHeaders(): RequestHandler {
-  const formPost = formPostGuard();
-  return (req, res, next) => {
-    res.setHeader("Cache-Control", "no-store");
-    res.setHeader("X-Robots-Tag", "noindex, nofollow");
-    res.setHeader("Referrer-Policy", "no-referrer");
-    if (req.method === "GET" || req.method === "HEAD") return next();
-    // The overview page only shows: its links lead to /lead, whose buttons post.
-    const posts = req.path === LEAD_PATH;
-    if (req.method === "POST" && posts) {
-      // A no-referrer page's form sends `Origin: null` (Fetch standard), which React Router refuses;
-      // the token in the form is the credential here, and another named origin is still refused.
-      if (req.headers.origin === "null") delete req.headers.origin;
-      return formPost(req, res, next);
-    }
-    res.setHeader("Allow", posts ? "GET, HEAD, POST" : "GET, HEAD");
-    res.status(405).type("text/plain").send("Method Not Allowed");
+/** The lead and overview pages: never stored, indexed or passed on as a referrer. */
+const leadHeaders: RequestHandler = (req, res, next) => {
+  res.setHeader("Cache-Control", "no-store");
+  res.setHeader("X-Robots-Tag", "noindex, nofollow");
+  res.setHeader("Referrer-Policy", "no-referrer");
+  // A no-referrer page's form sends `Origin: null` (Fetch standard), which React Router refuses;
+  // the token in the form is the credential here, and another named origin is still refused.
+  if (req.headers.origin === "null") delete req.headers.origin;
+  next();
+};
+
+// What loads after the first page (React Router, compression) answers once it has loaded.
+const whenLoaded =
+  (handler: Promise<RequestHandler>): RequestHandler =>
+  (req, res, next) => {
+    handler.then((handle) => handle(req, res, next), next);
   };
-}
 
 // A page carries the policy entry.server.tsx made for it, anything else (the form's 303) the default.
 // The adapter appends headers, so the default is set only as the headers go out.

@@ -17,13 +17,10 @@ export const MAX_BODY_BYTES = 32 * 1024;
 const ALLOWED_HEADERS =
   "authorization, content-type, idempotency-key, x-form-token, apikey, x-client-info, x-retry-count, traceparent, tracestate, baggage";
 const IDEMPOTENCY_KEY = /^[\x21-\x7e]{1,255}$/;
-const UNREADABLE = "The request body could not be read.";
 const BODY_ERRORS: Record<string, [number, string]> = {
   "entity.too.large": [413, `The message is too large (at most ${MAX_BODY_BYTES / 1024} KB).`],
   "entity.parse.failed": [400, "The request body is not valid JSON."],
   "encoding.unsupported": [415, "Unsupported content encoding or charset."],
-  "charset.unsupported": [415, "Unsupported content encoding or charset."],
-  "stream.encoding.set": [400, UNREADABLE],
 };
 
 type Options = {
@@ -137,7 +134,7 @@ export function contactEndpoint({ submitter, log, publicKeys, allowedOrigins, me
     const known = BODY_ERRORS[err.type];
     if (known) return fail(res, ...known);
     const status = err.status ?? err.statusCode ?? 500;
-    if (status >= 400 && status < 500) return fail(res, 400, UNREADABLE);
+    if (status >= 400 && status < 500) return fail(res, 400, "The request body could not be read.");
     // An outage was logged once by the database's watcher.
     const outage = err instanceof StorageUnavailableError;
     if (!outage) log.error({ err: { message: err.message } }, "contact endpoint failed");

@@ -12,7 +12,7 @@ import { cutAt } from "../delivery/channel.ts";
 import { newDeliveries, type Routing } from "../delivery/routing.ts";
 import type { ContactPipeline, LimitSpec } from "../intake/pipeline.ts";
 import { type Database, type Sql, StorageUnavailableError } from "../storage/database.ts";
-import { get, type Marked, markOf, markSpam, notSpam, type Taken, take, undo } from "../storage/inquiries.ts";
+import { get, judge, type Marked, markOf, type Taken, take, undo } from "../storage/inquiries.ts";
 import { type Inquiry, verdictOf } from "../storage/records.ts";
 import { readSetting } from "../storage/settings.ts";
 import { officeTime } from "./clock.ts";
@@ -49,19 +49,18 @@ export async function performAction(
   now = Date.now(),
   opts: { undo?: boolean; by?: string | null } = {},
 ): Promise<ActionResult> {
-  const known = <T>(value: T | null, ok: (v: T) => ActionResult) => (value ? ok(value) : { kind: "unknown" as const });
-  if (action === "spam" && !opts.undo)
-    return known(await markSpam(db, id, now), (marked) => ({ kind: "done", marked }));
   const recorded = await readSetting(db, "routing");
   const routing = recorded ? (JSON.parse(recorded) as Routing) : null;
   if (action === "take") {
     const reports = (i: Inquiry) => (routing ? reportOf("inquiry.taken", i, routing, now) : []);
-    return known(await take(db, id, opts.by ?? null, now, reports), (taken) => ({ kind: "taken", taken }));
+    const taken = await take(db, id, opts.by ?? null, now, reports);
+    return taken ? { kind: "taken", taken } : { kind: "unknown" };
   }
-  if (!routing) return { kind: "no-routing" };
-  const destinations = (inquiry: Inquiry) => newDeliveries(routing, inquiry, config, now);
-  const marked = opts.undo ? await undo(db, id, action, destinations, now) : await notSpam(db, id, destinations, now);
-  return known(marked, (m) => ({ kind: "done", marked: m }));
+  // Spam queues nothing: it needs no routing.
+  if (!routing && (opts.undo || action === "not-spam")) return { kind: "no-routing" };
+  const destinations = (inquiry: Inquiry) => (routing ? newDeliveries(routing, inquiry, config, now) : []);
+  const marked = await (opts.undo ? undo : judge)(db, id, action, destinations, now);
+  return marked ? { kind: "done", marked } : { kind: "unknown" };
 }
 
 export function leadPage(o: {

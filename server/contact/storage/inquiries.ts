@@ -153,11 +153,8 @@ function review(db: Database, id: string, fn: (tx: Sql, inquiry: InquiryRecord, 
   });
 }
 
-export const markSpam = (db: Database, id: string, now: number) => judge(db, id, "spam", () => [], now);
-export const notSpam = (db: Database, id: string, destinations: Destinations, now: number) =>
-  judge(db, id, "not-spam", destinations, now);
-
-const judge = (db: Database, id: string, action: "spam" | "not-spam", destinations: Destinations, now: number) =>
+/** A person's Spam or Not spam; `destinations` (unused by Spam): where a message that becomes a lead goes. */
+export const judge = (db: Database, id: string, action: "spam" | "not-spam", destinations: Destinations, now: number) =>
   review(db, id, async (tx, inquiry, none) => {
     const spam = action === "spam";
     const label = spam ? "spam" : "genuine";
