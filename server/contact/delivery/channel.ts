@@ -19,13 +19,11 @@ export type Attempt =
   | { kind: "retry"; reason: string; retryAfterMs?: number }
   | { kind: "permanent"; reason: string };
 
-export type AlertKind = "delivery-failed" | "digest";
-
 export interface Channel {
   readonly name: string;
   /** With `reminder`, the lead again because nobody took it (email alone queues reminders). */
   deliver(delivery: Delivery & { inquiry: Inquiry }, reminder?: { waited: string; promise: string }): Promise<Attempt>;
-  notify(kind: AlertKind, subject: string, text: string, inquiryIds: string[]): Promise<Attempt>;
+  notify(kind: "delivery-failed" | "digest", subject: string, text: string, inquiryIds: string[]): Promise<Attempt>;
   report?(target: string, event: { type: string; timestamp: string; data: object }, id: string): Promise<Attempt>;
   describe(): string;
   close?(): void;
@@ -79,13 +77,11 @@ export function receiver(field: string, variable: "SLACK_WEBHOOK_URL" | "WEBHOOK
 }
 
 export function classifyHttp(status: number, retryAfter: string | null, now = Date.now()): Attempt {
-  if (status >= 200 && status < 300) return { kind: "delivered", detail: `HTTP ${status}` };
   const reason = `HTTP ${status}`;
-  if (status === 401 || status === 403 || status === 408 || status === 429 || status >= 500) {
+  if (status >= 200 && status < 300) return { kind: "delivered", detail: reason };
+  if ([401, 403, 408, 429].includes(status) || status >= 500)
     return { kind: "retry", reason, retryAfterMs: parseRetryAfter(retryAfter, now) };
-  }
-  if (status >= 300 && status < 400) return { kind: "permanent", reason: `${reason}: redirects are not followed` };
-  return { kind: "permanent", reason };
+  return { kind: "permanent", reason: status < 400 ? `${reason}: redirects are not followed` : reason };
 }
 
 export function parseRetryAfter(value: string | null, now = Date.now()): number | undefined {
@@ -115,12 +111,10 @@ export async function post(
     return classifyHttp(res.status, res.headers.get("retry-after"));
   } catch (err) {
     const e = err as Error & { cause?: { code?: string } };
-    const timedOut = e.name === "TimeoutError";
+    const cause = e.cause?.code ? ` (${e.cause.code})` : "";
     return {
       kind: "retry",
-      reason: timedOut
-        ? `no answer within ${timeoutMs} ms`
-        : `${e.message}${e.cause?.code ? ` (${e.cause.code})` : ""}`,
+      reason: e.name === "TimeoutError" ? `no answer within ${timeoutMs} ms` : e.message + cause,
     };
   }
 }
