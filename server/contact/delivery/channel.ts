@@ -58,7 +58,7 @@ export const receiverUrl = z
   );
 
 // An HTTP receiver's general URL (`variable`) and each route's own (`field` in CONTACT_ROUTES): a
-// delivery's target is the route key, or "default".
+// delivery's target is the route key or "default", posted to the route's URL, else the general one.
 export function receiver(field: string, variable: "SLACK_WEBHOOK_URL" | "WEBHOOK_URL") {
   const own = (config: Config, key: string) => (key !== "default" ? config.routes[key]?.[field] : undefined);
   return {
@@ -72,7 +72,29 @@ export function receiver(field: string, variable: "SLACK_WEBHOOK_URL" | "WEBHOOK
           : [],
       ),
     ],
-    urlFor: (config: Config, target: string) => own(config, target) ?? config[variable],
+    async post(config: Config, target: string, body: string, headers: Record<string, string> = {}): Promise<Attempt> {
+      const url = own(config, target) ?? config[variable];
+      if (!url) return { kind: "permanent", reason: "no receiver URL for this route on this server" };
+      try {
+        const res = await fetch(url, {
+          method: "POST",
+          headers: { "content-type": "application/json", "user-agent": `${site.name} website`, ...headers },
+          body,
+          redirect: "manual",
+          signal: AbortSignal.timeout(config.DELIVERY_TIMEOUT_MS),
+        });
+        await res.body?.cancel().catch(() => undefined);
+        return classifyHttp(res.status, res.headers.get("retry-after"));
+      } catch (err) {
+        const e = err as Error & { cause?: { code?: string } };
+        const cause = e.cause?.code ? ` (${e.cause.code})` : "";
+        const timedOut = e.name === "TimeoutError";
+        return {
+          kind: "retry",
+          reason: timedOut ? `no answer within ${config.DELIVERY_TIMEOUT_MS} ms` : e.message + cause,
+        };
+      }
+    },
   };
 }
 
@@ -91,33 +113,6 @@ export function parseRetryAfter(value: string | null, now = Date.now()): number 
 }
 
 export const DELIVERY_TIMEOUT_MS = 10_000;
-
-export async function post(
-  url: string | undefined,
-  body: string,
-  headers: Record<string, string>,
-  timeoutMs: number,
-): Promise<Attempt> {
-  if (!url) return { kind: "permanent", reason: "no receiver URL for this route on this server" };
-  try {
-    const res = await fetch(url, {
-      method: "POST",
-      headers: { "content-type": "application/json", "user-agent": `${site.name} website`, ...headers },
-      body,
-      redirect: "manual",
-      signal: AbortSignal.timeout(timeoutMs),
-    });
-    await res.body?.cancel().catch(() => undefined);
-    return classifyHttp(res.status, res.headers.get("retry-after"));
-  } catch (err) {
-    const e = err as Error & { cause?: { code?: string } };
-    const cause = e.cause?.code ? ` (${e.cause.code})` : "";
-    return {
-      kind: "retry",
-      reason: e.name === "TimeoutError" ? `no answer within ${timeoutMs} ms` : e.message + cause,
-    };
-  }
-}
 
 // The inquiry as a webhook receiver gets it: nothing internal (no address hash).
 export function inquiryPayload(inquiry: Inquiry, links: LeadLinks) {

@@ -2,7 +2,7 @@ import { officeTime, replyBy as replyByOf } from "../review/clock.ts";
 import type { LeadLink } from "../review/links.ts";
 import { promiseDueAt } from "../review/promise.ts";
 import type { Inquiry } from "../storage/records.ts";
-import { type ChannelDefinition, cutAt, post, receiver, receiverUrl } from "./channel.ts";
+import { type ChannelDefinition, cutAt, receiver, receiverUrl } from "./channel.ts";
 import { SUSPECT_MARK, SUSPECT_NOTE } from "./email.ts";
 
 export const escapeSlack = (s: string) => s.replace(/&/g, "&amp;").replace(/</g, "&lt;").replace(/>/g, "&gt;");
@@ -68,8 +68,7 @@ export const slack: ChannelDefinition<typeof variables> = {
   variables,
   ...slackReceiver,
   create(config, links) {
-    const send = (target: string, message: object) =>
-      post(slackReceiver.urlFor(config, target), JSON.stringify(message), {}, config.DELIVERY_TIMEOUT_MS);
+    const send = (target: string, message: object) => slackReceiver.post(config, target, JSON.stringify(message));
     return {
       name: "slack",
       deliver: ({ inquiry, target }) => send(target, slackMessage(inquiry, links.for(inquiry))),

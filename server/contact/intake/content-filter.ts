@@ -199,9 +199,7 @@ export function parseTsv(text: string): Array<{ company: string; message: string
     .filter((l) => l.trim() && !l.startsWith("#"))
     .map((l) => {
       const tab = l.indexOf("\t");
-      return tab < 0
-        ? { company: "", message: l.trim() }
-        : { company: l.slice(0, tab).trim(), message: l.slice(tab + 1).trim() };
+      return { company: l.slice(0, Math.max(tab, 0)).trim(), message: l.slice(tab + 1).trim() };
     });
 }
 
