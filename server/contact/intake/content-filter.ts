@@ -217,20 +217,19 @@ export function contentFilter(db: Sql, corpusDir?: string) {
   let revision = training.NO_MARKS;
   let checkedAt = 0;
   return {
-    async refresh(now = Date.now()): Promise<void> {
+    async model(now = Date.now()): Promise<ContentModel> {
       if (!model) {
         seed = seedCorpus(corpusDir);
         model = new ContentModel(seed);
       }
-      if (now - checkedAt < RELEARN_CHECK_MS) return;
+      if (now - checkedAt < RELEARN_CHECK_MS) return model;
       checkedAt = now;
       const latest = await training.revision(db);
-      if (latest === revision) return;
-      model = new ContentModel(seed, await training.examples(db));
-      revision = latest;
+      if (latest !== revision) {
+        model = new ContentModel(seed, await training.examples(db));
+        revision = latest;
+      }
+      return model;
     },
-    // refresh() comes first, always (pipeline.ts).
-    score: (input: Input, log2Odds = 0) => (model as ContentModel).score(input, log2Odds),
-    evidence: (input: Input) => (model as ContentModel).evidence(input),
   };
 }

@@ -41,8 +41,8 @@ export async function spamVerdict(
   if (URL_ANYWHERE.test(data.name) || URL_ANYWHERE.test(data.company)) reasons.push("a link as name or company");
   if (await seenMessage(db, messageHash, now - 86_400_000))
     reasons.push("the same message was received in the last 24 hours");
-  await content.refresh(now);
-  const score = content.score(data, tokenless ? NO_TOKEN_LOG2_ODDS : 0);
-  if (score >= config.SPAM_HOLD_SCORE) reasons.push(reasonOf(score, content.evidence(data)));
+  const model = await content.model(now);
+  const score = model.score(data, tokenless ? NO_TOKEN_LOG2_ODDS : 0);
+  if (score >= config.SPAM_HOLD_SCORE) reasons.push(reasonOf(score, model.evidence(data)));
   return { reasons, score, suspect: score >= config.SPAM_SUSPECT_SCORE };
 }
