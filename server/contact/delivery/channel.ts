@@ -14,6 +14,8 @@ import { type Delivery, type Inquiry, verdictOf } from "../storage/records.ts";
  * saying no, and is not hammered.
  */
 
+export type Reminder = { waited: string; promise: string };
+
 export type Attempt =
   | { kind: "delivered"; detail: string; refused?: string[] }
   | { kind: "retry"; reason: string; retryAfterMs?: number }
@@ -22,7 +24,7 @@ export type Attempt =
 export interface Channel {
   readonly name: string;
   /** With `reminder`, the lead again because nobody took it (email alone queues reminders). */
-  deliver(delivery: Delivery & { inquiry: Inquiry }, reminder?: { waited: string; promise: string }): Promise<Attempt>;
+  deliver(delivery: Delivery & { inquiry: Inquiry }, reminder?: Reminder): Promise<Attempt>;
   notify(kind: "delivery-failed" | "digest", subject: string, text: string, inquiryIds: string[]): Promise<Attempt>;
   report?(target: string, event: { type: string; timestamp: string; data: object }, id: string): Promise<Attempt>;
   describe(): string;

@@ -10,7 +10,7 @@ import { officeTime, replyBy as replyByOf } from "../review/clock.ts";
 import type { LeadLink } from "../review/links.ts";
 import { promiseDueAt } from "../review/promise.ts";
 import type { Inquiry } from "../storage/records.ts";
-import { type Attempt, type ChannelDefinition, cutAt } from "./channel.ts";
+import { type Attempt, type ChannelDefinition, cutAt, type Reminder } from "./channel.ts";
 
 /**
  * The email a lead becomes, plain text and HTML with every field escaped. It carries the lead's
@@ -37,7 +37,6 @@ export const SUSPECT_MARK = "[Possible spam]";
 export const SUSPECT_NOTE =
   "Possible spam: the filter is not sure this is a person's inquiry. Tell it with a link below: either click teaches it.";
 
-type Reminder = { waited: string; promise: string };
 type MailOptions = { from: string; to: string; messageId: string; links: LeadLink[]; reminder?: Reminder };
 
 /** With `reminder`, the same lead again, saying that nobody took it and how long it waited. */
