@@ -18,6 +18,13 @@ export function slackMessage(inquiry: Inquiry, links: LeadLink[]) {
     text: cutAt(text, max, " … (cut: the whole message is in the email)") || "—",
     emoji: false,
   });
+  // A button opens the signed link's page (a GET shows it; only the page's button acts).
+  const button = (l: LeadLink) => ({
+    type: "button",
+    text: plain(l.label, 75),
+    url: l.url,
+    action_id: `lead-${l.action}`,
+  });
   return {
     // The notification, and the fallback where blocks are not shown: markup off, escaped.
     text: escapeSlack(`${mark}New inquiry: ${service} — ${who} <${inquiry.email}>`),
@@ -37,20 +44,7 @@ export function slackMessage(inquiry: Inquiry, links: LeadLink[]) {
       ...(replyBy ? [{ type: "section", text: plain(replyBy) }] : []),
       { type: "section", text: plain(inquiry.message, 3000) },
       { type: "context", elements: [plain(`Inquiry ${inquiry.id} · reply by email to ${inquiry.email}`)] },
-      // Buttons that open the signed link's page (a GET shows it; only the page's button acts).
-      ...(links.length > 0
-        ? [
-            {
-              type: "actions",
-              elements: links.map((l) => ({
-                type: "button",
-                text: plain(l.label, 75),
-                url: l.url,
-                action_id: `lead-${l.action}`,
-              })),
-            },
-          ]
-        : []),
+      ...(links.length > 0 ? [{ type: "actions", elements: links.map(button) }] : []),
     ],
   };
 }

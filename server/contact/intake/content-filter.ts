@@ -185,11 +185,8 @@ export function seedCorpus(dir = corpusDir): Example[] {
     const label: Label = f.startsWith("spam") ? "spam" : "genuine";
     return parseTsv(readFileSync(join(dir, f), "utf8")).map((e) => ({ label, ...e, group: f }));
   });
-  for (const label of ["spam", "genuine"] as const) {
-    if (!examples.some((e) => e.label === label)) {
-      throw new Error(`spam corpus: ${dir} has no ${label} messages (${label}*.tsv, one per line)`);
-    }
-  }
+  const lacking = (["spam", "genuine"] as const).find((label) => !examples.some((e) => e.label === label));
+  if (lacking) throw new Error(`spam corpus: ${dir} has no ${lacking} messages (${lacking}*.tsv, one per line)`);
   return examples;
 }
 
