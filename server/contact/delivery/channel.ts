@@ -15,6 +15,7 @@ import { type Delivery, type Inquiry, verdictOf } from "../storage/records.ts";
  */
 
 export type Reminder = { waited: string; promise: string };
+export type Notice = { subject: string; text: string; inquiryIds: string[] };
 
 export type Attempt =
   | { kind: "delivered"; detail: string; refused?: string[] }
@@ -25,7 +26,8 @@ export interface Channel {
   readonly name: string;
   /** With `reminder`, the lead again because nobody took it (email alone queues reminders). */
   deliver(delivery: Delivery & { inquiry: Inquiry }, reminder?: Reminder): Promise<Attempt>;
-  notify(kind: "delivery-failed" | "digest", subject: string, text: string, inquiryIds: string[]): Promise<Attempt>;
+  /** `id` stays the same on every attempt (a webhook's `webhook-id`, an email's Message-ID). */
+  notify(kind: "delivery-failed" | "digest", notice: Notice, id: string): Promise<Attempt>;
   report?(target: string, event: { type: string; timestamp: string; data: object }, id: string): Promise<Attempt>;
   describe(): string;
   close?(): void;

@@ -217,8 +217,7 @@ export const email: ChannelDefinition<typeof variables> = {
         const mail = buildMail(inquiry, { ...addresses, to, messageId, links: links.for(inquiry), reminder });
         return reminder ? send(mail, `reminder-${inquiry.id}`, to) : send(mail, inquiry.id);
       },
-      notify(kind, subject, text, inquiryIds) {
-        const id = `alert-${Date.now()}-${Math.random().toString(36).slice(2, 8)}`;
+      notify(kind, { subject, text, inquiryIds }, id) {
         // The digest goes to everyone who receives leads, and the escalation address.
         const routed = Object.values(config.routes).map((r) => r.to ?? "");
         const digest = [addresses.to, ...routed, config.LEAD_ESCALATION_TO ?? ""];

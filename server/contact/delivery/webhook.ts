@@ -59,8 +59,8 @@ export const webhook: ChannelDefinition<typeof variables> = {
         });
       },
       report: (target, event, id) => send(target, id, event),
-      notify: (kind, subject, text) =>
-        send("default", `alert_${Date.now()}_${Math.random().toString(36).slice(2)}`, {
+      notify: (kind, { subject, text }, id) =>
+        send("default", id, {
           type: kind === "delivery-failed" ? "delivery.failed" : "inquiries.held",
           timestamp: new Date().toISOString(),
           data: { subject, text },

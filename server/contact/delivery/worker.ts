@@ -116,7 +116,7 @@ export function outboxWorker(parts: {
         d.kind === "digest"
           ? parts.links && (await digestWords(db, parts.links, payload, now, parts.facts))
           : JSON.parse(payload);
-      return words ? channel.notify(d.kind, words.subject, words.text, words.inquiryIds) : "drop";
+      return words ? channel.notify(d.kind, words, d.messageId) : "drop";
     }
     const { inquiry } = d;
     if (!inquiry) return "drop";
