@@ -12,7 +12,7 @@ import {
   seedCorpus,
   WORDS_TRUST,
 } from "../server/contact/intake/content-filter.ts";
-import { NO_TOKEN_LOG2_ODDS } from "../server/contact/intake/pipeline.ts";
+import { NO_TOKEN_LOG2_ODDS } from "../server/contact/intake/spam.ts";
 import { launchChromium } from "../tests/support/chromium.ts";
 import { startServer } from "../tests/support/server.ts";
 import { TestSmtp } from "../tests/support/smtp.ts";

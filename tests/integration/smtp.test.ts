@@ -134,7 +134,7 @@ describe("the SMTP relay's connections", () => {
     const inquiry = { ...valid, id: "i1", receivedAt: Date.now(), page: null, userAgent: null, ipHash: null };
     const mail = buildMail(
       { ...inquiry, source: "api", held: false },
-      { from: "site@example.com", to: "sales@example.com", siteHost: "www.example.com", links: [] },
+      { from: "site@example.com", to: "sales@example.com", messageId: "<inquiry-i1@www.example.com>", links: [] },
     );
     const sent = mailer.send(mail);
     await expect.poll(() => dataStarted).toBe(true);

@@ -10,13 +10,13 @@ import { officeTime, replyBy as replyByOf } from "../review/clock.ts";
 import type { LeadLink } from "../review/links.ts";
 import { promiseDueAt } from "../review/promise.ts";
 import type { Inquiry } from "../storage/records.ts";
-import { type Attempt, type ChannelDefinition, cutAt } from "./channel.ts";
+import { type Attempt, type ChannelDefinition, cutAt, type Reminder } from "./channel.ts";
 
 /**
  * The email a lead becomes, plain text and HTML with every field escaped. It carries the lead's
  * signed links, and a reply quotes them, so Reply-To is the email's own recipients and answering the
- * visitor is a new message (`replyLink`). The Message-ID comes from the inquiry: a retried delivery
- * carries the same one, and mail clients fold duplicates.
+ * visitor is a new message (`replyLink`). The Message-ID is its delivery's, made from the inquiry's
+ * id: a retry carries the same one, and mail clients fold duplicates.
  */
 
 export type Mail = {
@@ -30,8 +30,6 @@ export type Mail = {
   headers: Record<string, string>;
 };
 
-const messageIdFor = (inquiryId: string, siteHost: string) => `<inquiry-${inquiryId}@${siteHost}>`;
-
 export const replyLink = (inquiry: Pick<Inquiry, "email">) =>
   `mailto:${inquiry.email.replace(/[^A-Za-z0-9@._+-]/g, (c) => encodeURIComponent(c))}?subject=${encodeURIComponent(`Re: Your inquiry to ${site.name}`)}`;
 
@@ -39,8 +37,7 @@ export const SUSPECT_MARK = "[Possible spam]";
 export const SUSPECT_NOTE =
   "Possible spam: the filter is not sure this is a person's inquiry. Tell it with a link below: either click teaches it.";
 
-type Reminder = { waited: string; promise: string };
-type MailOptions = { from: string; to: string; siteHost: string; links: LeadLink[]; reminder?: Reminder };
+type MailOptions = { from: string; to: string; messageId: string; links: LeadLink[]; reminder?: Reminder };
 
 /** With `reminder`, the same lead again, saying that nobody took it and how long it waited. */
 export function buildMail(inquiry: Inquiry, opts: MailOptions): Mail {
@@ -49,31 +46,25 @@ export function buildMail(inquiry: Inquiry, opts: MailOptions): Mail {
   const { reminder } = opts;
   const again = reminder ? `Nobody has taken this lead for ${reminder.waited}: ` : "";
   const subject = cutAt(`${again}${mark}New inquiry: ${inquiry.service || "General"} — ${who}`, 200);
-  const received = officeTime(inquiry.receivedAt);
   const replyBy = replyByOf(promiseDueAt(inquiry.receivedAt));
-  const deadline = replyBy ? [`${replyBy}.`, ""] : [];
   const rows: Array<[string, string]> = [
     ["Name", inquiry.name],
     ["Email", inquiry.email],
     ["Company", inquiry.company || "—"],
     ["Service", inquiry.service || "—"],
-    ["Received", received],
+    ["Received", officeTime(inquiry.receivedAt)],
     ["Page", inquiry.page ?? "—"],
     ["Inquiry ID", inquiry.id],
   ];
-  const reminding = reminder
-    ? [
-        `Reminder: this lead has waited ${reminder.waited} of business time and nobody has pressed "${ACTION_LABEL.take}". We promise visitors a reply within ${reminder.promise}. If you are answering it, press "${ACTION_LABEL.take}" below so the others know.`,
-        "",
-      ]
-    : [];
-  const note = [...reminding, ...(inquiry.suspect ? [SUSPECT_NOTE, ""] : [])];
+  const reminding =
+    reminder &&
+    `Reminder: this lead has waited ${reminder.waited} of business time and nobody has pressed "${ACTION_LABEL.take}". We promise visitors a reply within ${reminder.promise}. If you are answering it, press "${ACTION_LABEL.take}" below so the others know.`;
   const reply = replyLink(inquiry);
   const text = [
-    ...note,
+    ...[reminding, inquiry.suspect && SUSPECT_NOTE].flatMap((note) => (note ? [note, ""] : [])),
     `A new inquiry arrived through the ${site.name} website.`,
     "",
-    ...deadline,
+    ...(replyBy ? [`${replyBy}.`, ""] : []),
     ...rows.map(([k, v]) => `${k}: ${v}`),
     "",
     "Message:",
@@ -92,7 +83,7 @@ export function buildMail(inquiry: Inquiry, opts: MailOptions): Mail {
     )
     .join("");
   const html = `<!doctype html><html><body style="font-family:system-ui,sans-serif;color:#0f172a">
-${reminding.length > 0 ? `<p style="padding:8px;background:#fee2e2;color:#7f1d1d"><strong>${escapeHtml(reminding[0] ?? "")}</strong></p>\n` : ""}${inquiry.suspect ? `<p style="padding:8px;background:#fef3c7;color:#78350f"><strong>${escapeHtml(SUSPECT_NOTE)}</strong></p>\n` : ""}<p>A new inquiry arrived through the ${escapeHtml(site.name)} website.</p>
+${reminding ? `<p style="padding:8px;background:#fee2e2;color:#7f1d1d"><strong>${escapeHtml(reminding)}</strong></p>\n` : ""}${inquiry.suspect ? `<p style="padding:8px;background:#fef3c7;color:#78350f"><strong>${escapeHtml(SUSPECT_NOTE)}</strong></p>\n` : ""}<p>A new inquiry arrived through the ${escapeHtml(site.name)} website.</p>
 ${replyBy ? `<p><strong>${escapeHtml(replyBy)}.</strong></p>\n` : ""}<table cellpadding="4" style="border-collapse:collapse">${rows
     .map(([k, v]) => `<tr><th align="left">${escapeHtml(k)}</th><td>${escapeHtml(v)}</td></tr>`)
     .join("")}</table>
@@ -108,7 +99,7 @@ ${buttons ? `<p>${buttons}</p>\n<p style="color:#475569;font-size:13px">${opts.l
     subject,
     text,
     html,
-    messageId: reminder ? `<reminder-${inquiry.id}@${opts.siteHost}>` : messageIdFor(inquiry.id, opts.siteHost),
+    messageId: opts.messageId,
     headers: { "X-Inquiry-Id": inquiry.id, ...(reminder ? { "X-Reminder": "reply-promise" } : {}) },
   };
 }
@@ -193,11 +184,11 @@ export const email: ChannelDefinition<typeof variables> = {
   routeField: { key: "to", schema: emails },
   targetFor: (config, key) => (key === "default" ? undefined : config.routes[key]?.to) ?? inbox(config),
   hostsOf: (config) => (config.SMTP_URL ? [{ host: new URL(config.SMTP_URL).hostname, setting: "SMTP_URL" }] : []),
-  deliveryId: (inquiryId, config) => messageIdFor(inquiryId, config.siteHost),
+  deliveryId: (inquiryId, config) => `<inquiry-${inquiryId}@${config.siteHost}>`,
   create(config, links) {
     const smtp = config.SMTP_URL ? smtpMailer(config.SMTP_URL) : undefined;
     const dir = join(config.dataDir, "mail");
-    const addresses = { from: sender(config), to: inbox(config), siteHost: config.siteHost };
+    const addresses = { from: sender(config), to: inbox(config) };
     const send = async (mail: Mail, id: string, detail?: string): Promise<Attempt> => {
       try {
         if (!smtp) {
@@ -221,13 +212,12 @@ export const email: ChannelDefinition<typeof variables> = {
     };
     return {
       name: "email",
-      deliver({ inquiry, target }, reminder) {
+      deliver({ inquiry, target, messageId }, reminder) {
         const to = reminder ? each([target, config.LEAD_ESCALATION_TO ?? addresses.to]) : target;
-        const mail = buildMail(inquiry, { ...addresses, to, links: links.for(inquiry), reminder });
+        const mail = buildMail(inquiry, { ...addresses, to, messageId, links: links.for(inquiry), reminder });
         return reminder ? send(mail, `reminder-${inquiry.id}`, to) : send(mail, inquiry.id);
       },
-      notify(kind, subject, text, inquiryIds) {
-        const id = `alert-${Date.now()}-${Math.random().toString(36).slice(2, 8)}`;
+      notify(kind, { subject, text, inquiryIds }, id) {
         // The digest goes to everyone who receives leads, and the escalation address.
         const routed = Object.values(config.routes).map((r) => r.to ?? "");
         const digest = [addresses.to, ...routed, config.LEAD_ESCALATION_TO ?? ""];

@@ -1,6 +1,6 @@
 import { Webhook } from "standardwebhooks";
 import { z } from "zod";
-import { type Attempt, type ChannelDefinition, inquiryPayload, post, receiver, receiverUrl } from "./channel.ts";
+import { type Attempt, type ChannelDefinition, inquiryPayload, receiver, receiverUrl } from "./channel.ts";
 
 /**
  * A JSON POST to WEBHOOK_URL (or a route's own receiver) in Standard Webhooks' envelope (type,
@@ -47,7 +47,7 @@ export const webhook: ChannelDefinition<typeof variables> = {
         "webhook-timestamp": String(Math.floor(+timestamp / 1000)),
         "webhook-signature": signers.map((s) => s.sign(id, timestamp, body)).join(" "),
       };
-      return post(webhookReceiver.urlFor(config, target), body, headers, config.DELIVERY_TIMEOUT_MS);
+      return webhookReceiver.post(config, target, body, headers);
     };
     return {
       name: "webhook",
@@ -59,8 +59,8 @@ export const webhook: ChannelDefinition<typeof variables> = {
         });
       },
       report: (target, event, id) => send(target, id, event),
-      notify: (kind, subject, text) =>
-        send("default", `alert_${Date.now()}_${Math.random().toString(36).slice(2)}`, {
+      notify: (kind, { subject, text }, id) =>
+        send("default", id, {
           type: kind === "delivery-failed" ? "delivery.failed" : "inquiries.held",
           timestamp: new Date().toISOString(),
           data: { subject, text },

@@ -116,7 +116,7 @@ export function outboxWorker(parts: {
         d.kind === "digest"
           ? parts.links && (await digestWords(db, parts.links, payload, now, parts.facts))
           : JSON.parse(payload);
-      return words ? channel.notify(d.kind, words.subject, words.text, words.inquiryIds) : "drop";
+      return words ? channel.notify(d.kind, words, d.messageId) : "drop";
     }
     const { inquiry } = d;
     if (!inquiry) return "drop";
@@ -184,10 +184,7 @@ export function outboxWorker(parts: {
       return alert(d, reason, "failed", now);
     }
     // Equal jitter: between half and all of the exponential delay, so many retries spread out.
-    const exponential = Math.min(
-      config.OUTBOX_RETRY_MAX_MS,
-      config.OUTBOX_RETRY_BASE_MS * 2 ** Math.max(0, d.attempts - 1),
-    );
+    const exponential = Math.min(config.OUTBOX_RETRY_MAX_MS, config.OUTBOX_RETRY_BASE_MS * 2 ** (d.attempts - 1));
     const delay = Math.max(Math.round(exponential / 2 + (Math.random() * exponential) / 2), outcome.retryAfterMs ?? 0);
     if (!(await outbox.retryAt(db, d.id, id, now + delay, reason))) return cancelled();
     metrics?.retried(d.channel);

@@ -185,11 +185,8 @@ export function seedCorpus(dir = corpusDir): Example[] {
     const label: Label = f.startsWith("spam") ? "spam" : "genuine";
     return parseTsv(readFileSync(join(dir, f), "utf8")).map((e) => ({ label, ...e, group: f }));
   });
-  for (const label of ["spam", "genuine"] as const) {
-    if (!examples.some((e) => e.label === label)) {
-      throw new Error(`spam corpus: ${dir} has no ${label} messages (${label}*.tsv, one per line)`);
-    }
-  }
+  const lacking = (["spam", "genuine"] as const).find((label) => !examples.some((e) => e.label === label));
+  if (lacking) throw new Error(`spam corpus: ${dir} has no ${lacking} messages (${lacking}*.tsv, one per line)`);
   return examples;
 }
 
@@ -199,9 +196,7 @@ export function parseTsv(text: string): Array<{ company: string; message: string
     .filter((l) => l.trim() && !l.startsWith("#"))
     .map((l) => {
       const tab = l.indexOf("\t");
-      return tab < 0
-        ? { company: "", message: l.trim() }
-        : { company: l.slice(0, tab).trim(), message: l.slice(tab + 1).trim() };
+      return { company: l.slice(0, Math.max(tab, 0)).trim(), message: l.slice(tab + 1).trim() };
     });
 }
 
@@ -219,20 +214,19 @@ export function contentFilter(db: Sql, corpusDir?: string) {
   let revision = training.NO_MARKS;
   let checkedAt = 0;
   return {
-    async refresh(now = Date.now()): Promise<void> {
+    async model(now = Date.now()): Promise<ContentModel> {
       if (!model) {
         seed = seedCorpus(corpusDir);
         model = new ContentModel(seed);
       }
-      if (now - checkedAt < RELEARN_CHECK_MS) return;
+      if (now - checkedAt < RELEARN_CHECK_MS) return model;
       checkedAt = now;
       const latest = await training.revision(db);
-      if (latest === revision) return;
-      model = new ContentModel(seed, await training.examples(db));
-      revision = latest;
+      if (latest !== revision) {
+        model = new ContentModel(seed, await training.examples(db));
+        revision = latest;
+      }
+      return model;
     },
-    // refresh() comes first, always (pipeline.ts).
-    score: (input: Input, log2Odds = 0) => (model as ContentModel).score(input, log2Odds),
-    evidence: (input: Input) => (model as ContentModel).evidence(input),
   };
 }

@@ -1,18 +1,18 @@
 import { createHash } from "node:crypto";
 import type { Logger } from "pino";
-import { type ContactInput, type FieldErrors, HONEYPOT_FIELD, validateContact } from "../../../app/contact/schema.ts";
+import { type FieldErrors, HONEYPOT_FIELD, validateContact } from "../../../app/contact/schema.ts";
 import type { Config } from "../../config.ts";
 import { newDeliveries, type Routing } from "../delivery/routing.ts";
 import type { OutboxWorker } from "../delivery/worker.ts";
 import type { ContactMetrics, InquiryOutcome } from "../metrics.ts";
 import type { Database } from "../storage/database.ts";
-import { countAgainst, type Limit, save, seenMessage } from "../storage/inquiries.ts";
+import { countAgainst, type Limit, save } from "../storage/inquiries.ts";
 import type { Source } from "../storage/records.ts";
 import type { AddressHasher } from "./address-hash.ts";
-import { type ContentFilter, reasonOf } from "./content-filter.ts";
+import type { ContentFilter } from "./content-filter.ts";
 import type { FormTokens } from "./form-token.ts";
 import { timeOrderedId } from "./ids.ts";
-import { spamReasons } from "./spam.ts";
+import { spamVerdict } from "./spam.ts";
 
 /**
  * The contact pipeline, one for both doors (the JSON endpoint and the no-JavaScript form post). A
@@ -67,31 +67,13 @@ export function contactPipeline(parts: {
   const limitsOf = (specs: LimitSpec[], hashes: Awaited<ReturnType<AddressHasher["hashes"]>>): Limit[] =>
     hashes ? specs.map(({ prefix, per, ...l }) => ({ key: `${prefix}:${hashes[per]}`, ...l })) : [];
 
-  // Any reason holds; a score in the band below the hold marks it suspect. A page of an allowed
-  // origin cannot send a form token: its absence weighs in the score instead of holding.
-  async function spamReasonsFor(data: ContactInput, trap: string, s: Submission, hash: string, now: number) {
-    if (config.SPAM_FILTER === "off") return { reasons: trap ? ["honeypot filled"] : [], score: null, suspect: false };
-    const tokenless = !s.formToken && s.fromAllowedOrigin === true;
-    const reasons = spamReasons({
-      data,
-      trap,
-      token: tokenless ? null : await parts.tokens.verify(s.formToken, now),
-      duplicate: await seenMessage(db, hash, now - 86_400_000),
-      policy: config,
-    });
-    await parts.content.refresh(now);
-    const score = parts.content.score(data, tokenless ? NO_TOKEN_LOG2_ODDS : 0);
-    if (score >= config.SPAM_HOLD_SCORE) reasons.push(reasonOf(score, parts.content.evidence(data)));
-    return { reasons, score, suspect: score >= config.SPAM_SUSPECT_SCORE };
-  }
-
   async function receive(s: Submission): Promise<Outcome> {
     const { body, trap } = withoutHoneypot(s.body);
     const valid = validateContact(body);
     if (!valid.ok) return { kind: "invalid", error: valid.error, fields: valid.fields };
     const now = (parts.clock ?? Date.now)();
     const messageHash = sha256(valid.data.message.toLowerCase().replace(/\s+/g, " ").trim());
-    const { reasons, score, suspect } = await spamReasonsFor(valid.data, trap, s, messageHash, now);
+    const { reasons, score, suspect } = await spamVerdict(parts, { ...s, data: valid.data, trap, messageHash }, now);
     const held = reasons.length > 0;
     const id = timeOrderedId(now);
     const { name, email, company, service, message } = valid.data;
@@ -148,9 +130,6 @@ export function contactPipeline(parts: {
     },
   };
 }
-
-// A missing form token from an allowed origin: odds times √2 (times 4 marked 18% of genuine inquiries of unseen kinds; √2, 5%: ADR 0022).
-export const NO_TOKEN_LOG2_ODDS = 0.5;
 
 function withoutHoneypot(body: unknown): { body: unknown; trap: string } {
   if (typeof body !== "object" || body === null || Array.isArray(body) || !(HONEYPOT_FIELD in body)) {
