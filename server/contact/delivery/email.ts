@@ -150,32 +150,16 @@ const variables = {
   SMTP_URL: z
     .string()
     .regex(/^smtps?:\/\//, "an smtp:// or smtps:// URL")
-    .optional()
-    .meta({
-      description:
-        "`smtp://user:pass@host:587` or `smtps://…`: the relay that delivers inquiry emails. Unset: each email is written as an `.eml` file under `DATA_DIR/mail/` and logged",
-    }),
+    .optional(),
   SMTP_FROM: z
     .string()
     .refine(
       (v) => addressparser(v, { flatten: true }).some((a) => Boolean(a.address)),
       "a sender with an address, such as Teton Digital Website <no-reply@example.com>",
     )
-    .optional()
-    .meta({
-      description:
-        "the From address of inquiry emails; one without an address stops the server at start with a one-line error",
-      shownDefault: "`Teton Digital Website <no-reply@…>` (the host of `SITE_URL`)",
-    }),
-  CONTACT_TO: z.email().optional().meta({
-    description: "the company inbox inquiries go to",
-    shownDefault: "the site email (`app/config/site.ts`)",
-  }),
-  LEAD_ESCALATION_TO: emails.optional().meta({
-    description:
-      "who else gets the reminder of a lead nobody took within the reply promise (comma-separated addresses), besides its route's recipients. See [The reply promise](operations.md#the-reply-promise)",
-    shownDefault: "the general inbox (`CONTACT_TO`)",
-  }),
+    .optional(),
+  CONTACT_TO: z.email().optional(),
+  LEAD_ESCALATION_TO: emails.optional(),
 };
 
 export const email: ChannelDefinition<typeof variables> = {

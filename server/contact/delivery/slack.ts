@@ -50,9 +50,7 @@ export function slackMessage(inquiry: Inquiry, links: LeadLink[]) {
 }
 
 const variables = {
-  SLACK_WEBHOOK_URL: receiverUrl
-    .optional()
-    .meta({ description: "also post every lead to Slack (an incoming-webhook URL; no `user:password@`)" }),
+  SLACK_WEBHOOK_URL: receiverUrl.optional(),
 };
 
 const slackReceiver = receiver("slack", "SLACK_WEBHOOK_URL");

@@ -9,21 +9,14 @@ import { type Attempt, type ChannelDefinition, inquiryPayload, receiver, receive
  */
 const webhookReceiver = receiver("webhook", "WEBHOOK_URL");
 const variables = {
-  WEBHOOK_URL: receiverUrl.optional().meta({
-    description:
-      "also deliver every lead as a signed JSON `POST` here ([Standard Webhooks](https://www.standardwebhooks.com/)); needs `WEBHOOK_SECRET`; a URL with `user:password@` is refused at start (it would reach logs and alerts)",
-  }),
+  WEBHOOK_URL: receiverUrl.optional(),
   WEBHOOK_SECRET: z
     .string()
     .regex(
       /^whsec_[A-Za-z0-9+/]{32,}={0,2}( whsec_[A-Za-z0-9+/]{32,}={0,2})?$/,
       "a Standard Webhooks secret: whsec_ and at least 24 bytes in base64 (two, space-separated, while rotating)",
     )
-    .optional()
-    .meta({
-      description:
-        "the shared signing secret, `whsec_` + base64 of at least 24 random bytes (`echo whsec_$(openssl rand -base64 32)`); the receiver verifies `webhook-signature` with it. To rotate, set the new and the old one, space-separated: every delivery is signed with both until the receiver has the new one ([Rotating secrets](deployment.md#rotating-secrets))",
-    }),
+    .optional(),
 };
 
 export const webhook: ChannelDefinition<typeof variables> = {
