@@ -4,6 +4,7 @@ import onHeaders from "on-headers";
 import type { Logger } from "pino";
 import type { ServerBuild } from "react-router";
 import { CONTACT_API_PATH } from "../app/contact/api.ts";
+import { BOOK_PATH, BOOK_TOKEN_FIELD } from "../app/contact/booking.ts";
 import type { ContactContextKey } from "../app/contact/context.ts";
 import { LEAD_PATH, OVERVIEW_PATH } from "../app/contact/lead.ts";
 import type { Config } from "./config.ts";
@@ -82,7 +83,10 @@ export function createApp(o: AppOptions): { app: express.Express; ready: Promise
   const compression: RequestHandler = (req, res, next) => {
     compressor.then((compress) => compress(req, res, next), next);
   };
-  app.all([LEAD_PATH, OVERVIEW_PATH], leadHeaders(), compression, policyFromRouter(), pages);
+  app.all([LEAD_PATH, OVERVIEW_PATH, BOOK_PATH], leadHeaders(), compression, policyFromRouter(), pages);
+  // /contact/sent with the visitor's booking link (the form's answer without JavaScript) is rendered, not the file.
+  const booking: RequestHandler = (req, _res, next) => next(req.query[BOOK_TOKEN_FIELD] ? undefined : "route");
+  app.get("/contact/sent", booking, leadHeaders(), compression, policyFromRouter(), pages);
 
   app.use(methodGuard({ isKnown: (path) => isPage(path) || probePaths.has(path), formPaths: FORM_PATHS }));
   app.use(canonicalRedirect(isPage));
@@ -152,10 +156,11 @@ function probes({ runtime, config, metrics }: AppOptions): express.Router {
 // The route's action reads the pipeline under the bundle's own context key (app/entry.server.tsx).
 async function reactRouter({ config, runtime, tokens, links, log, ...o }: AppOptions): Promise<RequestHandler> {
   const build = await o.build;
-  const [{ createRequestHandler }, { RouterContextProvider }, { leadPage }] = await Promise.all([
+  const [{ createRequestHandler }, { RouterContextProvider }, { leadPage }, { bookingPage }] = await Promise.all([
     import("@react-router/express"),
     import("react-router"),
     import("./contact/review/page.ts"),
+    import("./booking/page.ts"),
   ]);
   // React Router checks a form post's Origin against the Host; behind a proxy, name the public hosts.
   const actionHosts = config.allowedOrigins.map((origin) => new URL(origin).host);
@@ -166,6 +171,7 @@ async function reactRouter({ config, runtime, tokens, links, log, ...o }: AppOpt
     );
   }
   const lead = leadPage({ pipeline: () => runtime.pipeline(), links, config, log });
+  const booking = bookingPage({ pipeline: () => runtime.pipeline(), links, config, log });
   return createRequestHandler({
     build: actionHosts.length > 0 ? { ...build, allowedActionOrigins: actionHosts } : build,
     mode: "production",
@@ -176,6 +182,7 @@ async function reactRouter({ config, runtime, tokens, links, log, ...o }: AppOpt
         clientIp: req.ip,
         formToken: () => tokens.issue(),
         lead,
+        booking,
       });
       return context;
     },
@@ -191,7 +198,7 @@ function leadHeaders(): RequestHandler {
     res.setHeader("Referrer-Policy", "no-referrer");
     if (req.method === "GET" || req.method === "HEAD") return next();
     // The overview page only shows: its links lead to /lead, whose buttons post.
-    const posts = req.path === LEAD_PATH;
+    const posts = req.path === LEAD_PATH || req.path === BOOK_PATH;
     if (req.method === "POST" && posts) {
       // A no-referrer page's form sends `Origin: null` (Fetch standard), which React Router refuses;
       // the token in the form is the credential here, and another named origin is still refused.

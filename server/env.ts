@@ -1,6 +1,7 @@
 import { z } from "zod";
 import { serviceOptions } from "../app/config/service-options.ts";
 import { CONTACT_API_PATH } from "../app/contact/api.ts";
+import { bookingVariables } from "./booking/feeds.ts";
 import { CHANNELS, channelVariables } from "./contact/delivery/channels.ts";
 import { parseTrustProxy } from "./guards.ts";
 
@@ -123,6 +124,7 @@ export const schema = z.object({
       "where the image replicates the SQLite database continuously with Litestream. See [Backups](deployment.md#backups-and-restore)",
   }),
   ...channelVariables,
+  ...bookingVariables,
   DATABASE_URL: z
     .string()
     .regex(/^postgres(ql)?:\/\//, "a postgres:// URL")

@@ -1,5 +1,6 @@
 import { join } from "node:path";
 import type { Logger } from "pino";
+import { refreshFeeds } from "../booking/feeds.ts";
 import type { Config } from "../config.ts";
 import { eraseOldCopies } from "./copies.ts";
 import { erase } from "./erasure.ts";
@@ -67,6 +68,14 @@ export class Housekeeping {
       () => this.digest(),
       () => this.applyRetention(),
       async () => this.eraseCopies(),
+      () => {
+        const {
+          BOOKING_FEEDS: urls = [],
+          BOOKING_FEED_EVERY_MS: everyMs,
+          LEAD_ESCALATION_TO: alertTo,
+        } = this.parts.config;
+        return refreshFeeds(this.parts.db, { urls, log: this.log, everyMs, alertTo });
+      },
     ];
     for (const task of tasks) {
       await task().catch((err: Error) => this.log.error({ err: { message: err.message } }, "housekeeping failed"));

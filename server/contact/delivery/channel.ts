@@ -19,12 +19,14 @@ export type Attempt =
   | { kind: "retry"; reason: string; retryAfterMs?: number }
   | { kind: "permanent"; reason: string };
 
-export type AlertKind = "delivery-failed" | "digest";
+/** What a channel `notify`s with words made beforehand; the booking's (server/booking/) may name `to` and carry an invitation. */
+export type AlertKind = "delivery-failed" | "digest" | "booking" | "booking-visitor" | "booking-feed";
+export type AlertExtra = { to?: string; calendar?: { method: string; content: string } };
 
 export interface Channel {
   readonly name: string;
   deliver(delivery: Delivery & { inquiry: Inquiry }): Promise<Attempt>;
-  notify(kind: AlertKind, subject: string, text: string, inquiryIds: string[]): Promise<Attempt>;
+  notify(kind: AlertKind, subject: string, text: string, inquiryIds: string[], extra?: AlertExtra): Promise<Attempt>;
   remind?(inquiry: Inquiry, target: string, reminder: { waited: string; promise: string }): Promise<Attempt>;
   report?(
     inquiry: Inquiry,

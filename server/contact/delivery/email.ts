@@ -28,6 +28,7 @@ export type Mail = {
   html: string;
   messageId: string;
   headers: Record<string, string>;
+  icalEvent?: { method: string; content: string };
 };
 
 interface Mailer {
@@ -240,14 +241,14 @@ export const email: ChannelDefinition<typeof variables> = {
       name: "email",
       deliver: ({ inquiry, target }) =>
         send(buildMail(inquiry, { ...addresses, to: target, links: links.for(inquiry) }), inquiry.id),
-      notify(kind, subject, text, inquiryIds) {
+      notify(kind, subject, text, inquiryIds, extra = {}) {
         const id = `alert-${Date.now()}-${Math.random().toString(36).slice(2, 8)}`;
         // The digest goes to everyone who receives leads, and the escalation address.
         const routed = Object.values(config.routes).map((r) => r.to ?? "");
         const digest = [addresses.to, ...routed, config.LEAD_ESCALATION_TO ?? ""];
         const mail = {
           from: addresses.from,
-          to: kind === "digest" ? each(digest) : addresses.to,
+          to: extra.to ?? (kind === "digest" ? each(digest) : addresses.to),
           replyTo: { name: site.name, address: addresses.to },
           subject: cutAt(subject, 200),
           text,
@@ -256,6 +257,7 @@ export const email: ChannelDefinition<typeof variables> = {
           messageId: `<${id}@${config.siteHost}>`,
           // What retention and `forget` read to delete a copy written to DATA_DIR/mail (contact/erasure.ts).
           headers: { "X-Alert": kind, "X-Inquiry-Ids": inquiryIds.join(" ") },
+          icalEvent: extra.calendar,
         };
         return send(mail, id);
       },

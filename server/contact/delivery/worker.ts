@@ -11,7 +11,7 @@ import { type Database, StorageUnavailableError } from "../storage/database.ts";
 import { recordReminded } from "../storage/inquiries.ts";
 import * as outbox from "../storage/outbox.ts";
 import type { Delivery, DeliveryKind, NewDelivery } from "../storage/records.ts";
-import type { Attempt, Channel } from "./channel.ts";
+import type { AlertKind, Attempt, Channel } from "./channel.ts";
 import { destinationsFor, type Routing } from "./routing.ts";
 
 /**
@@ -46,6 +46,9 @@ const SAID: Record<DeliveryKind, [string, string]> = {
   ],
   "delivery-failed": ["delivery failure reported", "could not report a delivery failure; tried again later"],
   digest: ["morning digest sent", "could not send the morning digest; tried again later"],
+  booking: ["booking message sent", "could not send a booking message; tried again later"],
+  "booking-visitor": ["booking message sent to the visitor", "could not send a booking message; tried again later"],
+  "booking-feed": ["calendar feed alert sent", "could not send a calendar feed alert; tried again later"],
 };
 
 type Outcome = Attempt | "drop" | { at: number };
@@ -143,12 +146,12 @@ export class OutboxWorker {
   private async attempt(d: Delivery, now: number): Promise<Outcome> {
     const channel = this.channels.get(d.channel);
     if (!channel) return { kind: "permanent", reason: `the ${d.channel} channel is not configured on this server` };
-    if (d.kind === "delivery-failed" || d.kind === "digest") {
+    if (d.kind === "delivery-failed" || d.kind === "digest" || d.kind.startsWith("booking")) {
       const { db, links, facts } = this.parts;
       const payload = d.payload ?? "{}";
       const words =
         d.kind === "digest" ? links && (await digestWords(db, links, payload, now, facts)) : JSON.parse(payload);
-      return words ? channel.notify(d.kind, words.subject, words.text, words.inquiryIds) : "drop";
+      return words ? channel.notify(d.kind as AlertKind, words.subject, words.text, words.inquiryIds, words) : "drop";
     }
     const { inquiry } = d;
     if (!inquiry) return "drop";

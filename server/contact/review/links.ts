@@ -1,4 +1,5 @@
 import { createHmac, timingSafeEqual } from "node:crypto";
+import type { BookingAction } from "../../../app/contact/booking.ts";
 import {
   ACTION_LABEL,
   LEAD_PATH,
@@ -20,8 +21,8 @@ import { type Inquiry, type SpamVerdict, verdictOf } from "../storage/records.ts
  * (http only to this machine); unset, it is refused once leads leave this machine.
  */
 
-export type LinkCheck =
-  | { ok: true; inquiryId: string; action: ReviewAction; expires: number }
+export type LinkCheck<A extends string = ReviewAction> =
+  | { ok: true; inquiryId: string; action: A; expires: number }
   | { ok: false; reason: "invalid" | "expired" | "retired" };
 export type LeadLink = { action: ReviewAction; label: string; url: string };
 
@@ -40,7 +41,7 @@ const sign = (key: Buffer, payload: string) => createHmac("sha256", key).update(
 export function leadLinks(ring: KeyRing, config: Pick<Config, "SITE_URL" | "INQUIRY_LINK_DAYS">) {
   const token = (
     inquiryId: string,
-    action: ReviewAction,
+    action: ReviewAction | BookingAction,
     now = Date.now(),
     expires = now + config.INQUIRY_LINK_DAYS * 86_400_000,
   ) => {
@@ -82,14 +83,19 @@ export function leadLinks(ring: KeyRing, config: Pick<Config, "SITE_URL" | "INQU
         url.searchParams.set(LEAD_TOKEN_FIELD, token(inquiry.id, action, now));
         return { action, label: ACTION_LABEL[action], url: url.href };
       }),
-    async verify(given: string, now = Date.now()): Promise<LinkCheck> {
+    /** `actions`: the ones this page takes (a booking's links open the booking page, not the lead's). */
+    async verify<A extends string = ReviewAction>(
+      given: string,
+      now = Date.now(),
+      actions: readonly A[] = Object.keys(ACTION_LABEL) as A[],
+    ): Promise<LinkCheck<A>> {
       const parts = given.split(".");
       const [inquiryId = "", action = ""] = parts;
       if (parts.length !== 5) return { ok: false, reason: "invalid" };
       const checked = await check(parts, now);
       if (typeof checked !== "number") return { ok: false, reason: checked };
-      if (!ID.test(inquiryId) || !Object.hasOwn(ACTION_LABEL, action)) return { ok: false, reason: "invalid" };
-      return { ok: true, inquiryId, action: action as ReviewAction, expires: checked };
+      if (!ID.test(inquiryId) || !actions.includes(action as A)) return { ok: false, reason: "invalid" };
+      return { ok: true, inquiryId, action: action as A, expires: checked };
     },
   };
 }

@@ -1,0 +1,120 @@
+import type { Sql } from "../contact/storage/database.ts";
+
+/**
+ * The booking's tables (db/migrations/*\/002_bookings.sql): one request per inquiry, whose `slot`
+ * holds its time, and the feeds' last good copies. A time is held by an insert the unique index
+ * accepts or refuses: on PostgreSQL a second instance's insert waits for the first and then does
+ * nothing, so two visitors never hold one slot. Erasing an inquiry erases its booking (the cascade).
+ */
+
+export type BookingState = "asked" | "confirmed" | "cancelled" | "declined";
+export type Booking = { inquiryId: string; startsAt: number; zone: string; state: BookingState; slot: number | null };
+
+class Taken extends Error {}
+
+export async function bookingOf(sql: Sql, inquiryId: string): Promise<Booking | null> {
+  const [r] = await sql.query("SELECT * FROM bookings WHERE inquiry_id = ?", [inquiryId]);
+  return r
+    ? {
+        inquiryId,
+        startsAt: Number(r.starts_at),
+        zone: String(r.zone),
+        state: r.state as BookingState,
+        slot: r.slot == null ? null : Number(r.slot),
+      }
+    : null;
+}
+
+/** The times other inquiries hold. */
+export async function heldSlots(sql: Sql, inquiryId: string): Promise<Set<number>> {
+  const rows = await sql.query("SELECT slot FROM bookings WHERE slot IS NOT NULL AND inquiry_id <> ?", [inquiryId]);
+  return new Set(rows.map((r) => Number(r.slot)));
+}
+
+/**
+ * The visitor's pick, in place of their request before (a confirmed one stays): `holds` false (a
+ * message held as spam) asks without holding. `then` queues the company's message in the same
+ * transaction. False: another inquiry holds that time, and nothing changed.
+ */
+export async function ask(
+  db: Sql,
+  b: { inquiryId: string; at: number; zone: string; holds: boolean },
+  now: number,
+  then: (tx: Sql) => Promise<void>,
+): Promise<boolean> {
+  try {
+    return await db.transaction(async (tx) => {
+      await tx.query("DELETE FROM bookings WHERE inquiry_id = ? AND state <> 'confirmed'", [b.inquiryId]);
+      const made = await tx.query(
+        `INSERT INTO bookings (inquiry_id, starts_at, zone, state, slot, changed_at) VALUES (?, ?, ?, 'asked', ?, ?)
+         ON CONFLICT DO NOTHING RETURNING inquiry_id`,
+        [b.inquiryId, b.at, b.zone, b.holds ? b.at : null, now],
+      );
+      if (made.length === 0) throw new Taken();
+      await then(tx);
+      return true;
+    });
+  } catch (e) {
+    if (e instanceof Taken) return false;
+    throw e;
+  }
+}
+
+/**
+ * A request moved on: `from` the state it must be in, `to` the new one; a confirmed booking holds
+ * its time (a request that held none, a message once held as spam, takes it now), the others hold
+ * none; `then` gets it as it was. "conflict": another inquiry holds the time; null: it was not in
+ * `from` (done already).
+ */
+export async function move(
+  db: Sql,
+  inquiryId: string,
+  from: BookingState[],
+  to: BookingState,
+  now: number,
+  then: (tx: Sql, b: Booking) => Promise<void>,
+): Promise<Booking | "conflict" | null> {
+  try {
+    return await db.transaction(async (tx) => {
+      const b = await bookingOf(tx, inquiryId);
+      if (!b || !from.includes(b.state)) return null;
+      const slot = to === "confirmed" ? b.startsAt : null;
+      await tx.query("UPDATE bookings SET state = ?, slot = ?, changed_at = ? WHERE inquiry_id = ?", [
+        to,
+        slot,
+        now,
+        inquiryId,
+      ]);
+      await then(tx, b);
+      return { ...b, state: to, slot };
+    });
+  } catch (e) {
+    // The unique index refused the time (SQLite and PostgreSQL say it so).
+    if (/unique|duplicate key/i.test((e as Error).message)) return "conflict";
+    throw e;
+  }
+}
+
+export type Feed = { feed: string; busy: Array<[number, number]>; readAt: number };
+
+export async function feedsRead(sql: Sql): Promise<Feed[]> {
+  const rows = await sql.query("SELECT feed, busy, read_at FROM booking_feeds");
+  return rows.map((r) => ({ feed: String(r.feed), busy: JSON.parse(String(r.busy)), readAt: Number(r.read_at) }));
+}
+
+/** This instance's turn to read a feed: none read or tried it within `everyMs` (claimed for all instances). */
+export async function claimFeed(sql: Sql, feed: string, now: number, everyMs: number): Promise<boolean> {
+  await sql.query(
+    "INSERT INTO booking_feeds (feed, busy, read_at, tried_at) VALUES (?, '[]', 0, 0) ON CONFLICT DO NOTHING",
+    [feed],
+  );
+  const claimed = await sql.query(
+    "UPDATE booking_feeds SET tried_at = ? WHERE feed = ? AND tried_at <= ? RETURNING feed",
+    [now, feed, now - everyMs],
+  );
+  return claimed.length === 1;
+}
+
+export async function recordFeed(sql: Sql, feed: string, busy: Array<[number, number]>, now: number) {
+  await sql.query("UPDATE booking_feeds SET busy = ?, read_at = ? WHERE feed = ?", [JSON.stringify(busy), now, feed]);
+}
