@@ -37,6 +37,8 @@ export const ZONES: Array<[string, string]> = [
   ...US_ZONES.filter(([z]) => z !== site.timeZone && z !== "America/Denver"),
 ];
 
+/** What a button did: "unchanged" when it had been done, or the request had moved on, before. */
+export type BookingDone = "confirmed" | "declined" | "cancelled" | "conflict" | "unchanged";
 export type Slot = { at: number; visitor: string; office: string };
 export type Refused = { kind: "invalid" | "expired" | "retired" | "gone" | "unavailable" };
 
@@ -65,7 +67,7 @@ export type BookingView =
       who: string;
       when: string;
       state: "asked" | "confirmed" | "cancelled" | "declined" | "none";
-      done?: "confirmed" | "declined" | "conflict" | "unchanged";
+      done?: BookingDone;
     }
   /** The visitor's Cancel page. */
   | { kind: "cancel"; token: string; when: string; state: string; done?: boolean };

@@ -211,6 +211,7 @@ const COMPANY_DONE = {
   declined: "Declined: they get your line and a link to pick another time.",
   conflict: "Another visitor holds this time now: decline this request so they can pick another.",
   unchanged: "Nothing changed: it was confirmed, declined or cancelled before.",
+  cancelled: "The visitor cancelled it.",
 };
 const STATE = {
   asked: "waiting for you",

@@ -2,6 +2,7 @@ import { createHash } from "node:crypto";
 import type { Logger } from "pino";
 import { z } from "zod";
 import { hostNamed } from "../contact/delivery/routing.ts";
+import { officeTime } from "../contact/review/clock.ts";
 import type { Sql } from "../contact/storage/database.ts";
 import { queue } from "../contact/storage/outbox.ts";
 import { isLoopbackHost } from "../guards.ts";
@@ -106,9 +107,8 @@ export async function refreshFeeds(
   db: Sql,
   o: { urls: string[]; log: Logger; alertTo?: string; everyMs?: number },
   now = Date.now(),
-): Promise<number> {
+): Promise<void> {
   const log = o.log.child({ task: "calendar-feeds" });
-  let queued = 0;
   for (const url of o.urls) {
     const feed = feedId(url);
     if (!(await claimFeed(db, feed, now, o.everyMs ?? FEED_EVERY_MS))) continue;
@@ -123,27 +123,18 @@ export async function refreshFeeds(
       );
     }
   }
-  const copies = await feedsRead(db);
-  for (const f of copies.filter((c) => o.urls.some((u) => feedId(u) === c.feed))) {
+  for (const f of (await feedsRead(db)).filter((c) => o.urls.some((u) => feedId(u) === c.feed))) {
     if (now - f.readAt <= FEED_STALE_MS) continue;
-    const since = f.readAt ? `since ${new Date(f.readAt).toISOString()}` : "ever";
-    const subject = "The booking page offers no times: a calendar feed cannot be read";
     const text = [
-      `The website has not read one of the company's calendar feeds (BOOKING_FEEDS, feed ${f.feed.slice(0, 8)}) ${since}.`,
-      "Until it reads it again, the booking page offers visitors no times and says we will reply by email as promised.",
-      "Check that the calendar is still published at that address; the website tries again every 15 minutes.",
+      `The website could not read one of our calendars (feed ${f.feed.slice(0, 8)}) ${f.readAt ? `since ${officeTime(f.readAt)}` : "at all"}.`,
+      "Until it can, the booking page offers visitors no times and says we will reply by email as promised.",
+      "Check that the calendar is still published at its address; the website tries again every 15 minutes.",
     ].join("\n");
+    const subject = "The booking page offers no times: a calendar cannot be read";
     // One per feed and outage, whichever instance sees it first (the id is the primary key).
-    const alert = {
-      id: `booking-feed-${f.feed.slice(0, 16)}-${f.readAt}`,
-      kind: "booking-feed" as const,
-      channel: "email",
-      target: o.alertTo ?? "default",
-      messageId: `booking-feed-${f.feed.slice(0, 16)}-${f.readAt}`,
-      payload: JSON.stringify({ subject, text, inquiryIds: [], to: o.alertTo }),
-    };
+    const id = `booking-feed-${f.feed.slice(0, 16)}-${f.readAt}`;
+    const payload = JSON.stringify({ subject, text, inquiryIds: [], to: o.alertTo });
+    const alert = { id, kind: "booking-feed" as const, channel: "email", target: "default", messageId: id, payload };
     await db.transaction((tx) => queue(tx, null, [alert], now));
-    queued += 1;
   }
-  return queued;
 }

@@ -3,6 +3,8 @@ import { site } from "../../app/config/site.ts";
 import {
   BOOK_NOTE_MAX,
   BOOKING_ACTIONS,
+  type BookingAction,
+  type BookingDone,
   type BookingPage,
   type BookingView,
   type Slot,
@@ -19,7 +21,7 @@ import type { Inquiry } from "../contact/storage/records.ts";
 import { calendarBusy } from "./feeds.ts";
 import { type Parts, queueCancelled, queueConfirmed, queueDeclined, queueRequest } from "./messages.ts";
 import { openSlots, sayDay, sayRange, sayTime, sayZone, zoneOf } from "./slots.ts";
-import { ask, bookingOf, heldSlots, move } from "./store.ts";
+import { ask, type BookingState, bookingOf, heldSlots, move } from "./store.ts";
 
 /**
  * The booking page's server side (app/routes/book.tsx), one page for the four links: the visitor's
@@ -31,6 +33,8 @@ import { ask, bookingOf, heldSlots, move } from "./store.ts";
 
 const LIMIT: LimitSpec = { prefix: "booking", per: "address", points: 60, durationMs: 10 * 60_000 };
 
+type Done = BookingDone;
+type Form = { slot?: string; zone?: string; note?: string };
 type Options = { pipeline: () => ContactPipeline; links: LeadLinks; config: Config; log: Logger };
 
 export function bookingPage(o: Options): BookingPage {
@@ -100,90 +104,73 @@ export function bookingPage(o: Options): BookingPage {
     return result ? { ...view, result } : view;
   }
 
-  async function company(
-    db: Sql,
-    i: Inquiry,
-    action: "confirm" | "decline",
-    token: string,
-    done?: "confirmed" | "declined" | "conflict" | "unchanged",
-  ): Promise<BookingView> {
+  async function other(db: Sql, i: Inquiry, action: "confirm" | "decline" | "cancel", token: string, done?: Done) {
     const b = await bookingOf(db, i.id);
-    const when = b ? sayRange(b.startsAt, site.timeZone) : "";
-    return {
-      kind: "company",
-      action,
-      token,
-      who: `${i.name} <${i.email}>`,
-      when,
-      state: b?.state ?? "none",
-      ...(done ? { done } : {}),
-    };
+    const state = b?.state ?? "none";
+    const when = b ? sayRange(b.startsAt, action === "cancel" ? b.zone : site.timeZone) : "";
+    return action === "cancel"
+      ? ({ kind: "cancel", token, when, state, ...(done ? { done: true } : {}) } as const)
+      : ({
+          kind: "company",
+          action,
+          token,
+          who: `${i.name} <${i.email}>`,
+          when,
+          state,
+          ...(done ? { done } : {}),
+        } as const);
+  }
+
+  /** The button of each page: what it did, said as `Done` and logged in one line. */
+  async function press(
+    db: Database,
+    i: Inquiry,
+    action: Exclude<BookingAction, "book">,
+    form: Form,
+    now: number,
+  ): Promise<Done> {
+    const to = (from: BookingState[], state: BookingState, then: Parameters<typeof move>[5]) =>
+      move(db, i.id, from, state, now, then);
+    if (action === "cancel")
+      return (await to(["asked", "confirmed"], "cancelled", (tx, b) => queueCancelled(parts, tx, i, b, now)))
+        ? "cancelled"
+        : "unchanged";
+    if (action === "decline") {
+      const note = cutAt((form.note ?? "").replace(/[\p{Cc}\p{Cf}\s]+/gu, " ").trim(), BOOK_NOTE_MAX, "…");
+      return (await to(["asked"], "declined", (tx, b) => queueDeclined(parts, tx, i, b, note, now)))
+        ? "declined"
+        : "unchanged";
+    }
+    const moved = await to(["asked"], "confirmed", (tx, b) => queueConfirmed(parts, tx, i, b, now));
+    if (moved === "conflict" || !moved) return moved ? "conflict" : "unchanged";
+    // A confirmed booking is the lead taken: the one take path, as "I'm on it" is.
+    await performAction(db, o.config, "take", i.id, now, { by: null });
+    return "confirmed";
   }
 
   return {
     open: (token, zone, clientIp) =>
-      withLink(token, clientIp, async (db, i, action, now) => {
-        if (action === "book") return visitor(db, i, token, zone, now);
-        if (action === "cancel") {
-          const b = await bookingOf(db, i.id);
-          return { kind: "cancel", token, when: b ? sayRange(b.startsAt, b.zone) : "", state: b?.state ?? "none" };
-        }
-        return company(db, i, action, token);
-      }),
+      withLink(token, clientIp, async (db, i, action, now) =>
+        action === "book" ? visitor(db, i, token, zone, now) : other(db, i, action, token),
+      ),
     act: (token, form, clientIp) =>
       withLink(token, clientIp, async (db, i, action, now) => {
-        const worker = o.pipeline().worker;
+        const zone = zoneOf(form.zone);
+        let done: Done | "asked" | "taken";
         if (action === "book") {
           const at = Number(form.slot);
-          const zone = zoneOf(form.zone);
-          const current = await bookingOf(db, i.id);
-          if (current?.state === "confirmed") return visitor(db, i, token, zone, now);
-          const open = await offered(db, i, now);
-          if (open === null) return visitor(db, i, token, zone, now);
-          const held =
-            open.includes(at) &&
+          const open = (await bookingOf(db, i.id))?.state === "confirmed" ? null : await offered(db, i, now);
+          const asked =
+            open?.includes(at) === true &&
             (await ask(db, { inquiryId: i.id, at, zone, holds: !i.held }, now, (tx) =>
               queueRequest(parts, tx, i, { inquiryId: i.id, startsAt: at, zone, state: "asked", slot: null }, now),
             ));
-          log.info({ inquiryId: i.id, asked: held }, held ? "booking asked" : "booking refused: the time is not open");
-          worker.nudge();
-          return visitor(db, i, token, zone, now, held ? "asked" : "taken");
-        }
-        if (action === "cancel") {
-          const moved = await move(db, i.id, ["asked", "confirmed"], "cancelled", now, (tx, b) =>
-            queueCancelled(parts, tx, i, b, now),
-          );
-          log.info({ inquiryId: i.id, cancelled: Boolean(moved) }, "booking cancelled by the visitor");
-          worker.nudge();
-          const b = await bookingOf(db, i.id);
-          return {
-            kind: "cancel",
-            token,
-            when: b ? sayRange(b.startsAt, b.zone) : "",
-            state: b?.state ?? "none",
-            done: true,
-          };
-        }
-        if (action === "confirm") {
-          const moved = await move(db, i.id, ["asked"], "confirmed", now, (tx, b) =>
-            queueConfirmed(parts, tx, i, b, now),
-          );
-          // A confirmed booking is the lead taken: the one take path, as "I'm on it" is.
-          if (moved && moved !== "conflict") await performAction(db, o.config, "take", i.id, now, { by: null });
-          log.info(
-            { inquiryId: i.id, confirmed: moved === "conflict" ? "conflict" : Boolean(moved) },
-            "booking confirmed",
-          );
-          worker.nudge();
-          return company(db, i, action, token, moved === "conflict" ? "conflict" : moved ? "confirmed" : "unchanged");
-        }
-        const note = cutAt((form.note ?? "").replace(/[\p{Cc}\p{Cf}\s]+/gu, " ").trim(), BOOK_NOTE_MAX, "…");
-        const moved = await move(db, i.id, ["asked"], "declined", now, (tx, b) =>
-          queueDeclined(parts, tx, i, b, note, now),
-        );
-        log.info({ inquiryId: i.id, declined: Boolean(moved) }, "booking declined");
-        worker.nudge();
-        return company(db, i, action, token, moved ? "declined" : "unchanged");
+          done = asked ? "asked" : "taken";
+        } else done = await press(db, i, action, form, now);
+        log.info({ inquiryId: i.id, action, done }, "booking link used");
+        o.pipeline().worker.nudge();
+        if (done === "asked" || done === "taken") return visitor(db, i, token, zone, now, done);
+        return other(db, i, action as Exclude<BookingAction, "book">, token, done);
       }),
   };
 }

@@ -10,8 +10,6 @@ import type { Sql } from "../contact/storage/database.ts";
 export type BookingState = "asked" | "confirmed" | "cancelled" | "declined";
 export type Booking = { inquiryId: string; startsAt: number; zone: string; state: BookingState; slot: number | null };
 
-class Taken extends Error {}
-
 export async function bookingOf(sql: Sql, inquiryId: string): Promise<Booking | null> {
   const [r] = await sql.query("SELECT * FROM bookings WHERE inquiry_id = ?", [inquiryId]);
   return r
@@ -42,23 +40,34 @@ export async function ask(
   now: number,
   then: (tx: Sql) => Promise<void>,
 ): Promise<boolean> {
+  const values = [b.at, b.zone, b.holds ? b.at : null, now, b.inquiryId];
   try {
     return await db.transaction(async (tx) => {
-      await tx.query("DELETE FROM bookings WHERE inquiry_id = ? AND state <> 'confirmed'", [b.inquiryId]);
-      const made = await tx.query(
-        `INSERT INTO bookings (inquiry_id, starts_at, zone, state, slot, changed_at) VALUES (?, ?, ?, 'asked', ?, ?)
-         ON CONFLICT DO NOTHING RETURNING inquiry_id`,
-        [b.inquiryId, b.at, b.zone, b.holds ? b.at : null, now],
+      const changed = await tx.query(
+        `UPDATE bookings SET starts_at = ?, zone = ?, state = 'asked', slot = ?, changed_at = ?
+         WHERE inquiry_id = ? AND state <> 'confirmed' RETURNING inquiry_id`,
+        values,
       );
-      if (made.length === 0) throw new Taken();
-      await then(tx);
-      return true;
+      const made =
+        changed.length > 0 ||
+        (
+          await tx.query(
+            `INSERT INTO bookings (starts_at, zone, state, slot, changed_at, inquiry_id) VALUES (?, ?, 'asked', ?, ?, ?)
+             ON CONFLICT DO NOTHING RETURNING inquiry_id`,
+            values,
+          )
+        ).length > 0;
+      if (made) await then(tx);
+      return made;
     });
   } catch (e) {
-    if (e instanceof Taken) return false;
+    if (refused(e)) return false;
     throw e;
   }
 }
+
+// The unique index refused the time (SQLite and PostgreSQL say it so): the whole change rolled back.
+const refused = (e: unknown) => /unique|duplicate key/i.test((e as Error).message);
 
 /**
  * A request moved on: `from` the state it must be in, `to` the new one; a confirmed booking holds
@@ -89,8 +98,7 @@ export async function move(
       return { ...b, state: to, slot };
     });
   } catch (e) {
-    // The unique index refused the time (SQLite and PostgreSQL say it so).
-    if (/unique|duplicate key/i.test((e as Error).message)) return "conflict";
+    if (refused(e)) return "conflict";
     throw e;
   }
 }
