@@ -107,7 +107,7 @@ export const site: Site = {
     effectiveDate: "November 27, 2026",
     /** What changed on the effective date, said at the top of the notice (it promises to). */
     lastChange:
-      "We now say that California's Online Privacy Protection Act applies to this website, and the note under our contact form names both uses of your message: answering you and keeping spam out.",
+      "We now say that California's Online Privacy Protection Act applies to this website, and the note under our contact form names both uses of your message: answering you and keeping spam out. We also say what a consultation you book keeps, and name the calendar we read our free times from.",
     retentionDays: 365,
     /**
      * How much longer a backup may hold what was erased. Every copy keeps it: Litestream's replica

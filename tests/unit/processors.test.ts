@@ -1,5 +1,6 @@
 import { describe, expect, it } from "vitest";
 import { site } from "../../app/config/site.ts";
+import { unnamedFeeds } from "../../server/booking/feeds.ts";
 import { loadConfig } from "../../server/config.ts";
 import { hostNamed, unnamedProcessors } from "../../server/contact/delivery/routing.ts";
 
@@ -12,6 +13,19 @@ import { hostNamed, unnamedProcessors } from "../../server/contact/delivery/rout
 const check = (env: Record<string, string>) =>
   unnamedProcessors(loadConfig({ DATA_DIR: "/tmp/unused", ...env }), site.privacy.processors);
 const SECRET = `whsec_${"A".repeat(32)}`;
+
+describe("the calendar feeds' hosts", () => {
+  it("reads calendars on the hosts privacy.calendar names, or on this machine, and names the fix otherwise", () => {
+    const { calendar } = site.privacy;
+    expect(unnamedFeeds(["https://outlook.office365.com/owa/calendar/x/calendar.ics"], calendar)).toBeUndefined();
+    expect(unnamedFeeds(["http://127.0.0.1:8080/calendar.ics"], calendar)).toBeUndefined();
+    const said = unnamedFeeds(["https://calendar.google.com/calendar/ical/x/basic.ics"], calendar);
+    expect(said).toMatch(
+      /^BOOKING_FEEDS reads a calendar at calendar\.google\.com, a host the privacy notice does not name/,
+    );
+    expect(said).toContain("privacy.calendar.hosts in app/config/site.ts");
+  });
+});
 
 describe("the processors' hosts", () => {
   it("starts with the hosts the notice names, and with receivers on this machine", () => {
