@@ -84,7 +84,7 @@ export function createApp(o: AppOptions): { app: express.Express; ready: Promise
     compressor.then((compress) => compress(req, res, next), next);
   };
   app.all([LEAD_PATH, OVERVIEW_PATH, BOOK_PATH], leadHeaders(), compression, policyFromRouter(), pages);
-  // /contact/sent with the visitor's booking link (the form's answer without JavaScript) is rendered, not the file.
+  // /contact/sent?t=… (the form's answer, with the visitor's booking link) is rendered, not the file.
   const booking: RequestHandler = (req, _res, next) => next(req.query[BOOK_TOKEN_FIELD] ? undefined : "route");
   app.get("/contact/sent", booking, leadHeaders(), compression, policyFromRouter(), pages);
 

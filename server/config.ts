@@ -1,6 +1,5 @@
 import { resolve } from "node:path";
 import { contactPublicKey } from "../app/contact/api.ts";
-import { FEED_EVERY_MS } from "./booking/feeds.ts";
 import { DELIVERY_TIMEOUT_MS } from "./contact/delivery/channel.ts";
 import {
   OUTBOX_GIVE_UP_AFTER_MS,
@@ -40,7 +39,6 @@ export const TUNING = {
   SPAM_MAX_LINKS: MAX_LINKS,
   FORM_TOKEN_MAX_AGE_MS,
   SPAM_CORPUS_DIR: undefined as string | undefined,
-  BOOKING_FEED_EVERY_MS: FEED_EVERY_MS,
 };
 export type Tuning = typeof TUNING;
 

@@ -6,7 +6,6 @@ import pino from "pino";
 import type { ServerBuild } from "react-router";
 import { site } from "../app/config/site.ts";
 import { createApp } from "./app.ts";
-import { unnamedFeeds } from "./booking/feeds.ts";
 import { type Config, loadConfig, tuningFromArgs } from "./config.ts";
 import { channelsOf, routingOf, unnamedProcessors } from "./contact/delivery/routing.ts";
 import { secretKeys } from "./contact/intake/address-hash.ts";
@@ -60,8 +59,7 @@ let config: Config;
 try {
   config = loadConfig(process.env, tuningFromArgs(process.argv));
   // The privacy notice never falls behind the running system: a lead goes to no one it does not name.
-  const unnamed =
-    unnamedProcessors(config, site.privacy.processors) ?? unnamedFeeds(config.BOOKING_FEEDS, site.privacy.calendar);
+  const unnamed = unnamedProcessors(config, site.privacy.processors);
   if (unnamed) throw new Error(unnamed);
   // The links in a lead point at SITE_URL: refused when they would be wrong and leave this machine.
   const leadsLeave = Boolean(config.SMTP_URL) || channelsOf(routingOf(config)).some((c) => c !== "email");

@@ -1,6 +1,8 @@
 import { createHash } from "node:crypto";
 import type { Logger } from "pino";
 import { z } from "zod";
+import { site } from "../../app/config/site.ts";
+import type { Config } from "../config.ts";
 import { hostNamed } from "../contact/delivery/routing.ts";
 import { officeTime } from "../contact/review/clock.ts";
 import type { Sql } from "../contact/storage/database.ts";
@@ -11,18 +13,18 @@ import { claimFeed, feedsRead, recordFeed } from "./store.ts";
 
 /**
  * The company's calendars, read as iCalendar feeds (what Microsoft 365 and Google Calendar publish
- * at a secret address): every FEED_EVERY_MS by one instance (the housekeeping turn claims it), the
+ * at a secret address): every 15th housekeeping turn, by the instance that claims it, the
  * recurring events expanded with ical.js in their own time zones, the busy times ahead kept in the
  * database as the last good copy. A feed not read well within FEED_STALE_MS (or never) offers no
  * slot, since it cannot be checked, and alerts once through the outbox. Its address is a secret: the
  * log names a feed by the start of its hash.
  */
 
-export const FEED_EVERY_MS = 15 * 60_000;
+const FEED_EVERY_TURNS = 15;
+type FeedConfig = Pick<Config, "BOOKING_FEEDS" | "HOUSEKEEPING_TURN_MS" | "LEAD_ESCALATION_TO">;
 export const FEED_STALE_MS = 2 * 3_600_000;
 const AHEAD_MS = 45 * 86_400_000;
 const MAX_BYTES = 5_000_000;
-const MAX_OCCURRENCES = 20_000;
 
 export const bookingVariables = {
   BOOKING_FEEDS: z
@@ -30,9 +32,12 @@ export const bookingVariables = {
     .optional()
     .transform((v, ctx) => {
       const urls = (v ?? "").split(/\s+/).filter(Boolean);
-      for (const u of urls)
-        if (!z.url({ protocol: /^https?$/ }).safeParse(u).success)
-          ctx.addIssue({ code: "custom", message: `not an http(s):// address: ${u.slice(0, 40)}` });
+      for (const u of urls) {
+        const url = z.url({ protocol: /^https?$/ }).safeParse(u).success ? new URL(u) : null;
+        const named = url && (isLoopbackHost(url.hostname) || hostNamed(url.hostname, site.privacy.calendar.hosts));
+        if (!named)
+          ctx.addIssue({ code: "custom", message: url ? unnamed(url.hostname) : `not an http(s):// address` });
+      }
       return urls;
     })
     .meta({
@@ -43,15 +48,11 @@ export const bookingVariables = {
 
 export const feedId = (url: string) => createHash("sha256").update(url).digest("hex");
 
-/** As unnamedProcessors does for channels: a feed on a host the privacy notice does not name is refused. */
-export function unnamedFeeds(urls: string[], calendar: { name: string; hosts: readonly string[] }) {
-  for (const url of urls) {
-    const { hostname } = new URL(url);
-    if (isLoopbackHost(hostname) || hostNamed(hostname, calendar.hosts)) continue;
-    return `BOOKING_FEEDS reads a calendar at ${hostname}, a host the privacy notice does not name (${calendar.name}: ${calendar.hosts.join(", ")}): add it to privacy.calendar.hosts in app/config/site.ts and rebuild, or use a named host`;
-  }
-  return undefined;
-}
+// As for channels (routing.ts), the privacy notice names who we read from: refused at start otherwise.
+const unnamed = (host: string) => {
+  const { name, hosts } = site.privacy.calendar;
+  return `reads a calendar at ${host}, a host the privacy notice does not name (${name}: ${hosts.join(", ")}): add it to privacy.calendar.hosts in app/config/site.ts and rebuild, or use a named host`;
+};
 
 /** Busy times between `from` and `to`: events that are not free (TRANSP) or cancelled, recurrences expanded. */
 export async function busyOf(text: string, from: number, to: number): Promise<Busy> {
@@ -74,7 +75,7 @@ export async function busyOf(text: string, from: number, to: number): Promise<Bu
     }
     for (const x of events) if (x.isRecurrenceException() && x.uid === e.uid) e.relateException(x);
     const it = e.iterator();
-    for (let n = 0, next = it.next(); next && n < MAX_OCCURRENCES; n++, next = it.next()) {
+    for (let n = 0, next = it.next(); next && n < 20_000; n++, next = it.next()) {
       const o = e.getOccurrenceDetails(next);
       const start = o.startDate.toUnixTime() * 1000;
       if (start >= to && next.toUnixTime() * 1000 >= to) break;
@@ -103,15 +104,12 @@ export async function calendarBusy(sql: Sql, urls: string[], now: number): Promi
 }
 
 /** The housekeeping turn's part: read the feeds whose turn it is; alert once for each feed gone stale. */
-export async function refreshFeeds(
-  db: Sql,
-  o: { urls: string[]; log: Logger; alertTo?: string; everyMs?: number },
-  now = Date.now(),
-): Promise<void> {
-  const log = o.log.child({ task: "calendar-feeds" });
-  for (const url of o.urls) {
+export async function refreshFeeds(db: Sql, config: FeedConfig, parent: Logger, now = Date.now()): Promise<void> {
+  const log = parent.child({ task: "calendar-feeds" });
+  const urls = config.BOOKING_FEEDS ?? [];
+  for (const url of urls) {
     const feed = feedId(url);
-    if (!(await claimFeed(db, feed, now, o.everyMs ?? FEED_EVERY_MS))) continue;
+    if (!(await claimFeed(db, feed, now, config.HOUSEKEEPING_TURN_MS * FEED_EVERY_TURNS))) continue;
     try {
       const busy = await busyOf(await read(url), now - 86_400_000, now + AHEAD_MS);
       await recordFeed(db, feed, busy, Date.now());
@@ -123,17 +121,15 @@ export async function refreshFeeds(
       );
     }
   }
-  for (const f of (await feedsRead(db)).filter((c) => o.urls.some((u) => feedId(u) === c.feed))) {
+  for (const f of (await feedsRead(db)).filter((c) => urls.some((u) => feedId(u) === c.feed))) {
     if (now - f.readAt <= FEED_STALE_MS) continue;
-    const text = [
-      `The website could not read one of our calendars (feed ${f.feed.slice(0, 8)}) ${f.readAt ? `since ${officeTime(f.readAt)}` : "at all"}.`,
-      "Until it can, the booking page offers visitors no times and says we will reply by email as promised.",
-      "Check that the calendar is still published at its address; the website tries again every 15 minutes.",
-    ].join("\n");
+    const text = `The website could not read one of our calendars (feed ${f.feed.slice(0, 8)}) ${f.readAt ? `since ${officeTime(f.readAt)}` : "at all"}.
+Until it can, the booking page offers visitors no times and says we will reply by email as promised.
+Check that the calendar is still published at its address; the website tries again every 15 minutes.`;
     const subject = "The booking page offers no times: a calendar cannot be read";
     // One per feed and outage, whichever instance sees it first (the id is the primary key).
     const id = `booking-feed-${f.feed.slice(0, 16)}-${f.readAt}`;
-    const payload = JSON.stringify({ subject, text, inquiryIds: [], to: o.alertTo });
+    const payload = JSON.stringify({ subject, text, inquiryIds: [], to: config.LEAD_ESCALATION_TO });
     const alert = { id, kind: "booking-feed" as const, channel: "email", target: "default", messageId: id, payload };
     await db.transaction((tx) => queue(tx, null, [alert], now));
   }

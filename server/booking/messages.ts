@@ -27,6 +27,10 @@ type Words = { subject: string; text: string };
 type Calendar = { method: "REQUEST" | "CANCEL"; content: string };
 export type Parts = { config: Config; links: LeadLinks };
 
+/** The visitor's link, as the answer to their message gives it (a path: the page is on this site). */
+export const visitorLink = (config: Config, links: LeadLinks, id: string) =>
+  bookingLink({ config, links }, id, Date.now(), false);
+
 export function bookingLink({ config, links }: Parts, inquiryId: string, now: number, absolute = true) {
   const days = Math.min(BOOK_LINK_DAYS, config.INQUIRY_LINK_DAYS);
   const url = new URL(BOOK_PATH, config.SITE_URL);

@@ -68,14 +68,7 @@ export class Housekeeping {
       () => this.digest(),
       () => this.applyRetention(),
       async () => this.eraseCopies(),
-      () => {
-        const {
-          BOOKING_FEEDS: urls = [],
-          BOOKING_FEED_EVERY_MS: everyMs,
-          LEAD_ESCALATION_TO: alertTo,
-        } = this.parts.config;
-        return refreshFeeds(this.parts.db, { urls, log: this.log, everyMs, alertTo });
-      },
+      () => refreshFeeds(this.parts.db, this.parts.config, this.log),
     ];
     for (const task of tasks) {
       await task().catch((err: Error) => this.log.error({ err: { message: err.message } }, "housekeeping failed"));

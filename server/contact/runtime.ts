@@ -1,7 +1,7 @@
 import { setTimeout as sleep } from "node:timers/promises";
 import type { Logger } from "pino";
 import { site } from "../../app/config/site.ts";
-import { bookingLink } from "../booking/messages.ts";
+import { visitorLink } from "../booking/messages.ts";
 import type { Config } from "../config.ts";
 import type { Channel } from "./delivery/channel.ts";
 import { channelNamed } from "./delivery/channels.ts";
@@ -147,10 +147,7 @@ export function startContactRuntime(
     async submit(submission: Submission): Promise<Outcome> {
       if (!made && reason === "starting") await Promise.race([firstStart, sleep(10_000, undefined, { ref: false })]);
       const outcome = await pipeline().submit(submission);
-      // The visitor's own booking link (server/booking/), in the answer of either door.
-      return "id" in outcome
-        ? { ...outcome, booking: bookingLink({ config, links: opts.keys.links }, outcome.id, Date.now(), false) }
-        : outcome;
+      return "id" in outcome ? { ...outcome, booking: visitorLink(config, opts.keys.links, outcome.id) } : outcome;
     },
     leaveRotation() {
       leaving = true;

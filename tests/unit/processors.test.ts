@@ -1,6 +1,5 @@
 import { describe, expect, it } from "vitest";
 import { site } from "../../app/config/site.ts";
-import { unnamedFeeds } from "../../server/booking/feeds.ts";
 import { loadConfig } from "../../server/config.ts";
 import { hostNamed, unnamedProcessors } from "../../server/contact/delivery/routing.ts";
 
@@ -15,15 +14,14 @@ const check = (env: Record<string, string>) =>
 const SECRET = `whsec_${"A".repeat(32)}`;
 
 describe("the calendar feeds' hosts", () => {
-  it("reads calendars on the hosts privacy.calendar names, or on this machine, and names the fix otherwise", () => {
-    const { calendar } = site.privacy;
-    expect(unnamedFeeds(["https://outlook.office365.com/owa/calendar/x/calendar.ics"], calendar)).toBeUndefined();
-    expect(unnamedFeeds(["http://127.0.0.1:8080/calendar.ics"], calendar)).toBeUndefined();
-    const said = unnamedFeeds(["https://calendar.google.com/calendar/ical/x/basic.ics"], calendar);
-    expect(said).toMatch(
-      /^BOOKING_FEEDS reads a calendar at calendar\.google\.com, a host the privacy notice does not name/,
+  it("reads calendars on the hosts privacy.calendar names, or on this machine; refuses the start otherwise", () => {
+    const feeds = (BOOKING_FEEDS: string) => () => loadConfig({ DATA_DIR: "/tmp/unused", BOOKING_FEEDS });
+    expect(
+      feeds("https://outlook.office365.com/owa/calendar/x/calendar.ics http://127.0.0.1:8080/c.ics"),
+    ).not.toThrow();
+    expect(feeds("https://calendar.google.com/calendar/ical/x/basic.ics")).toThrow(
+      /^Invalid environment: BOOKING_FEEDS: reads a calendar at calendar\.google\.com, a host the privacy notice does not name .*privacy\.calendar\.hosts in app\/config\/site\.ts/,
     );
-    expect(said).toContain("privacy.calendar.hosts in app/config/site.ts");
   });
 });
 

@@ -19,7 +19,6 @@ export type Attempt =
   | { kind: "retry"; reason: string; retryAfterMs?: number }
   | { kind: "permanent"; reason: string };
 
-/** What a channel `notify`s with words made beforehand; the booking's (server/booking/) may name `to` and carry an invitation. */
 export type AlertKind = "delivery-failed" | "digest" | "booking" | "booking-visitor" | "booking-feed";
 export type AlertExtra = { to?: string; calendar?: { method: string; content: string } };
 

@@ -1,5 +1,4 @@
 import { createHmac, timingSafeEqual } from "node:crypto";
-import type { BookingAction } from "../../../app/contact/booking.ts";
 import {
   ACTION_LABEL,
   LEAD_PATH,
@@ -41,7 +40,7 @@ const sign = (key: Buffer, payload: string) => createHmac("sha256", key).update(
 export function leadLinks(ring: KeyRing, config: Pick<Config, "SITE_URL" | "INQUIRY_LINK_DAYS">) {
   const token = (
     inquiryId: string,
-    action: ReviewAction | BookingAction,
+    action: string,
     now = Date.now(),
     expires = now + config.INQUIRY_LINK_DAYS * 86_400_000,
   ) => {
@@ -83,7 +82,6 @@ export function leadLinks(ring: KeyRing, config: Pick<Config, "SITE_URL" | "INQU
         url.searchParams.set(LEAD_TOKEN_FIELD, token(inquiry.id, action, now));
         return { action, label: ACTION_LABEL[action], url: url.href };
       }),
-    /** `actions`: the ones this page takes (a booking's links open the booking page, not the lead's). */
     async verify<A extends string = ReviewAction>(
       given: string,
       now = Date.now(),
