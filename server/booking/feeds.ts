@@ -105,8 +105,9 @@ export async function calendarBusy(sql: Sql, urls: string[], now: number): Promi
 
 /** The housekeeping turn's part: read the feeds whose turn it is; alert once for each feed gone stale. */
 export async function refreshFeeds(db: Sql, config: FeedConfig, parent: Logger, now = Date.now()): Promise<void> {
-  const log = parent.child({ task: "calendar-feeds" });
   const urls = config.BOOKING_FEEDS ?? [];
+  if (urls.length === 0) return;
+  const log = parent.child({ task: "calendar-feeds" });
   for (const url of urls) {
     const feed = feedId(url);
     if (!(await claimFeed(db, feed, now, config.HOUSEKEEPING_TURN_MS * FEED_EVERY_TURNS))) continue;

@@ -22,7 +22,6 @@ export function openSlots(now: number, busy: Busy, held: ReadonlySet<number>, fa
   if (earliest === null) return [];
   const today = wallClock(now, facts.timeZone);
   const slots: number[] = [];
-  // A year is enough to find the open days of any calendar with some hours in it.
   for (let i = 0, days = 0; days < facts.booking.businessDaysAhead && i < 366; i++) {
     const open = openOn(new Date(Date.UTC(today.y, today.m - 1, today.d) + i * DAY_MS), facts);
     if (open.length > 0) days += 1;
