@@ -1,5 +1,5 @@
 import { data } from "react-router";
-import { buttonPrimary, buttonSecondary, card, container } from "#app/components/ui/styles.ts";
+import { buttonPrimary, buttonSecondary, card, container, focusRing } from "#app/components/ui/styles.ts";
 import { site } from "#app/config/site.ts";
 import {
   BOOK_LABEL,
@@ -95,6 +95,8 @@ const REFUSED: Record<Exclude<BookingView["kind"], "book" | "company" | "cancel"
 };
 
 const heading = "text-3xl font-bold text-slate-900 dark:text-white";
+/** A time: the visitor's above, the office's below, never broken inside. */
+const slotButton = `flex flex-col items-center rounded-lg border-2 border-blue-700 px-2 py-2 font-semibold whitespace-nowrap text-blue-700 hover:bg-blue-50 dark:border-blue-300 dark:text-blue-200 dark:hover:bg-slate-800 ${focusRing}`;
 
 export default function Book({ loaderData, actionData }: Route.ComponentProps) {
   const view = (actionData ?? loaderData) as BookingView;
@@ -183,16 +185,16 @@ function Visitor({ view }: { view: Extract<BookingView, { kind: "book" }> }) {
           <input type="hidden" name={BOOK_ZONE_FIELD} value={view.zone} />
           <p>
             Each time is {site.consultationMinutes} minutes.
-            {view.days[0]?.slots[0]?.office ? " Our office's time is beside each." : ""}
+            {view.days[0]?.slots[0]?.office ? " Our office's time is under each." : ""}
           </p>
           {view.days.map(({ day, slots }) => (
             <fieldset key={day}>
               <legend className="text-xl font-semibold text-slate-900 dark:text-white">{day}</legend>
               <div className="mt-3 grid grid-cols-2 gap-2 sm:grid-cols-4 lg:grid-cols-6">
                 {slots.map((s) => (
-                  <button key={s.at} type="submit" name={BOOK_SLOT_FIELD} value={s.at} className={buttonSecondary}>
+                  <button key={s.at} type="submit" name={BOOK_SLOT_FIELD} value={s.at} className={slotButton}>
                     {s.visitor}
-                    {s.office ? <span className="text-sm font-normal"> ({s.office})</span> : null}
+                    {s.office ? <span className="text-sm font-normal">({s.office})</span> : null}
                   </button>
                 ))}
               </div>
