@@ -169,22 +169,7 @@ export async function queueCancelled(p: Parts, tx: Sql, i: Inquiry, b: Booking, 
 }
 
 export function queueDeclined(p: Parts, tx: Sql, i: Inquiry, b: Booking, note: string, now: number) {
-  return toVisitor(
-    tx,
-    i,
-    {
-      subject: `About your consultation with ${site.name}`,
-      text: [
-        `Hello ${i.name},`,
-        "",
-        `We cannot meet at the time you asked for (${sayRange(b.startsAt, b.zone)}).`,
-        ...(note ? ["", note] : []),
-        "",
-        `Please pick another time: ${bookingLink(p, i.id, now)}`,
-        "",
-        site.name,
-      ].join("\n"),
-    },
-    now,
-  );
+  const asked = `We cannot meet at the time you asked for (${sayRange(b.startsAt, b.zone)}).${note ? `\n\n${note}` : ""}`;
+  const text = `Hello ${i.name},\n\n${asked}\n\nPlease pick another time: ${bookingLink(p, i.id, now)}\n\n${site.name}`;
+  return toVisitor(tx, i, { subject: `About your consultation with ${site.name}`, text }, now);
 }

@@ -7,6 +7,8 @@ import type { Sql } from "../contact/storage/database.ts";
  * nothing, so two visitors never hold one slot. Erasing an inquiry erases its booking (the cascade).
  */
 
+const SPAM = "EXISTS (SELECT 1 FROM inquiries i WHERE i.id = bookings.inquiry_id AND i.held)";
+
 export type BookingState = "asked" | "confirmed" | "cancelled" | "declined";
 export type Booking = { inquiryId: string; startsAt: number; zone: string; state: BookingState; slot: number | null };
 
@@ -23,9 +25,11 @@ export async function bookingOf(sql: Sql, inquiryId: string): Promise<Booking | 
     : null;
 }
 
-/** The times other inquiries hold. */
+/** The times other inquiries hold (one marked spam since holds none: a pick takes it back, see `ask`). */
 export async function heldSlots(sql: Sql, inquiryId: string): Promise<Set<number>> {
-  const rows = await sql.query("SELECT slot FROM bookings WHERE slot IS NOT NULL AND inquiry_id <> ?", [inquiryId]);
+  const rows = await sql.query(`SELECT slot FROM bookings WHERE inquiry_id <> ? AND slot IS NOT NULL AND NOT ${SPAM}`, [
+    inquiryId,
+  ]);
   return new Set(rows.map((r) => Number(r.slot)));
 }
 
@@ -43,6 +47,7 @@ export async function ask(
   const values = [b.at, b.zone, b.holds ? b.at : null, now, b.inquiryId];
   try {
     return await db.transaction(async (tx) => {
+      await tx.query(`UPDATE bookings SET slot = NULL WHERE slot = ? AND ${SPAM}`, [b.at]);
       const changed = await tx.query(
         `UPDATE bookings SET starts_at = ?, zone = ?, state = 'asked', slot = ?, changed_at = ?
          WHERE inquiry_id = ? AND state <> 'confirmed' RETURNING inquiry_id`,

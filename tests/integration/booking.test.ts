@@ -296,6 +296,13 @@ describe("the booking, from the answer to the invitation", { timeout: 180_000 },
     expect(mailsTo(smtp, "hello@example.com", /^Held Visitor asks/)).toHaveLength(0);
     expect((await inquiriesCli({ DATA_DIR: server.dataDir }, "not-spam", bot.id)).code).toBe(0);
     await mailTo(smtp, "hello@example.com", /^Held Visitor asks for Tue, Nov 24, 11:30/);
+    // A lead marked spam after its pick holds its time no more: the next visitor gets it.
+    const sam = await inquiry(server, "Sam Later", "sam@example.org");
+    expect(await pick(server, sam.link, MST(24, 12))).toMatch(/^Thank you!/);
+    expect(slotsOf(await pageOf(dana.link))).not.toContain(MST(24, 12));
+    expect((await inquiriesCli({ DATA_DIR: server.dataDir }, "spam", sam.id)).code).toBe(0);
+    expect(slotsOf(await pageOf(dana.link))).toContain(MST(24, 12));
+    expect(await pick(server, dana.link, MST(24, 12))).toMatch(/^Thank you!/);
 
     // Chromium, JavaScript off then on, phone and desktop: the page works, passes axe, and with
     // JavaScript shows the browser's time zone; nothing is requested from another origin.
