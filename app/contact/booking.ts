@@ -8,6 +8,8 @@ import { site } from "#app/config/site.ts";
 
 export const BOOK_PATH = "/book";
 export const BOOK_MODULE = "routes/book.tsx";
+/** Rendered by the server per visitor: the booking page, and /contact/sent with the visitor's own link (`?t=`). */
+export const BOOKING_PATHS = [BOOK_PATH, "/contact/sent"];
 /** The query parameter and form field of the token; the visitor's zone (GET); the slot picked (POST). */
 export const BOOK_TOKEN_FIELD = "t";
 export const BOOK_ZONE_FIELD = "tz";
@@ -20,7 +22,7 @@ export const BOOK_LABEL = `Book your free ${site.consultationMinutes}-minute con
 
 /** "book": the visitor's page; "cancel": the visitor's, in the invitation; "confirm", "decline": the company's. */
 export type BookingAction = "book" | "confirm" | "decline" | "cancel";
-export const BOOKING_ACTIONS: readonly BookingAction[] = ["book", "confirm", "decline", "cancel"];
+export const BOOKING_ACTIONS: BookingAction[] = ["book", "confirm", "decline", "cancel"];
 
 const US_ZONES: Array<[string, string]> = [
   ["America/New_York", "Eastern"],
@@ -66,11 +68,13 @@ export type BookingView =
       token: string;
       who: string;
       when: string;
+      /** The time shown: the button acts on it alone. */
+      at: number;
       state: "asked" | "confirmed" | "cancelled" | "declined" | "none";
       done?: BookingDone;
     }
   /** The visitor's Cancel page. */
-  | { kind: "cancel"; token: string; when: string; state: string; done?: boolean };
+  | { kind: "cancel"; token: string; when: string; at: number; state: string; done?: boolean };
 
 /** What the route asks the server (app/contact/context.ts). */
 export interface BookingPage {

@@ -212,7 +212,7 @@ const COMPANY_DONE = {
   confirmed: "Confirmed: the invitation is on its way to them and to you, and the lead counts as taken.",
   declined: "Declined: they get your line and a link to pick another time.",
   conflict: "Another visitor holds this time now: decline this request so they can pick another.",
-  unchanged: "Nothing changed: it was confirmed, declined or cancelled before.",
+  unchanged: "Nothing changed: the request was confirmed, declined, cancelled or changed to another time before.",
   cancelled: "The visitor cancelled it.",
 };
 const STATE = {
@@ -242,6 +242,7 @@ function Company({ view }: { view: Extract<BookingView, { kind: "company" }> }) 
       ) : view.state === "asked" ? (
         <form method="post" action={BOOK_PATH} className="mt-6">
           <input type="hidden" name={BOOK_TOKEN_FIELD} value={view.token} />
+          <input type="hidden" name={BOOK_SLOT_FIELD} value={view.at} />
           {confirm ? (
             <p>They get a calendar invitation by email, and so do you.</p>
           ) : (
@@ -280,6 +281,7 @@ function Cancel({ view }: { view: Extract<BookingView, { kind: "cancel" }> }) {
       ) : view.state === "confirmed" || view.state === "asked" ? (
         <form method="post" action={BOOK_PATH} className="mt-6">
           <input type="hidden" name={BOOK_TOKEN_FIELD} value={view.token} />
+          <input type="hidden" name={BOOK_SLOT_FIELD} value={view.at} />
           <p className="text-lg">Your consultation: {view.when}.</p>
           <button type="submit" className={`${buttonPrimary} mt-4`}>
             Cancel it

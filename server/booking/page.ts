@@ -107,21 +107,22 @@ export function bookingPage(o: Options): BookingPage {
   async function other(db: Sql, i: Inquiry, action: "confirm" | "decline" | "cancel", token: string, done?: Done) {
     const b = await bookingOf(db, i.id);
     const state = b?.state ?? "none";
-    const when = b ? sayRange(b.startsAt, action === "cancel" ? b.zone : site.timeZone) : "";
+    const [when, at] = b ? [sayRange(b.startsAt, action === "cancel" ? b.zone : site.timeZone), b.startsAt] : ["", 0];
     return action === "cancel"
-      ? ({ kind: "cancel", token, when, state, ...(done ? { done: true } : {}) } as const)
+      ? ({ kind: "cancel", token, when, at, state, ...(done ? { done: true } : {}) } as const)
       : ({
           kind: "company",
           action,
           token,
           who: `${i.name} <${i.email}>`,
           when,
+          at,
           state,
           ...(done ? { done } : {}),
         } as const);
   }
 
-  /** The button of each page: what it did, said as `Done` and logged in one line. */
+  /** The button of each page, for the time its page showed (a newer pick waits for its own): what it did. */
   async function press(
     db: Database,
     i: Inquiry,
@@ -129,8 +130,8 @@ export function bookingPage(o: Options): BookingPage {
     form: Form,
     now: number,
   ): Promise<Done> {
-    const to = (from: BookingState[], state: BookingState, then: Parameters<typeof move>[5]) =>
-      move(db, i.id, from, state, now, then);
+    const to = (from: BookingState[], state: BookingState, then: Parameters<typeof move>[6]) =>
+      move(db, i.id, from, Number(form.slot), state, now, then);
     if (action === "cancel")
       return (await to(["asked", "confirmed"], "cancelled", (tx, b) => queueCancelled(parts, tx, i, b, now)))
         ? "cancelled"

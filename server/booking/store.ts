@@ -75,15 +75,16 @@ export async function ask(
 const refused = (e: unknown) => /unique|duplicate key/i.test((e as Error).message);
 
 /**
- * A request moved on: `from` the state it must be in, `to` the new one; a confirmed booking holds
+ * A request moved on: `from` the state it must be in, `at` its time, `to` the new one; a confirmed booking holds
  * its time (a request that held none, a message once held as spam, takes it now), the others hold
  * none; `then` gets it as it was. "conflict": another inquiry holds the time; null: it was not in
- * `from` (done already).
+ * `from` (done already) or is for another time.
  */
 export async function move(
   db: Sql,
   inquiryId: string,
   from: BookingState[],
+  at: number,
   to: BookingState,
   now: number,
   then: (tx: Sql, b: Booking) => Promise<void>,
@@ -91,7 +92,7 @@ export async function move(
   try {
     return await db.transaction(async (tx) => {
       const b = await bookingOf(tx, inquiryId);
-      if (!b || !from.includes(b.state)) return null;
+      if (!b || !from.includes(b.state) || b.startsAt !== at) return null;
       const slot = to === "confirmed" ? b.startsAt : null;
       await tx.query("UPDATE bookings SET state = ?, slot = ?, changed_at = ? WHERE inquiry_id = ?", [
         to,

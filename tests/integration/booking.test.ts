@@ -141,12 +141,14 @@ async function pick(server: RunningServer, link: string, at: number, zone = "Ame
   return statusOf(await res.text());
 }
 
-/** A company or visitor link pressed: its page, then its button. */
+/** A company or visitor link pressed: its page, then its button (for the time the page shows). */
 async function press(server: RunningServer, link: string, form: Record<string, string> = {}) {
-  expect((await fetch(link)).status).toBe(200);
+  const page = await fetch(link);
+  expect(page.status).toBe(200);
+  const slot = /name="slot" value="(\d+)"/.exec(await page.text())?.[1] ?? "";
   const res = await fetch(`${server.url}/book`, {
     method: "POST",
-    body: new URLSearchParams({ t: tokenOf(link), ...form }),
+    body: new URLSearchParams({ t: tokenOf(link), slot, ...form }),
   });
   return statusOf(await res.text());
 }
@@ -250,6 +252,8 @@ describe("the booking, from the answer to the invitation", { timeout: 180_000 },
     expect(slotsOf(await (await fetch(eve.link)).text())).not.toContain(MST(24, 11));
     expect(await pick(server, eve.link, MST(24, 11))).toMatch(/no longer open/);
 
+    // Confirm acts on the time its page showed alone (a page left open over a newer pick changes nothing).
+    expect(await press(server, linkIn(request, "confirm"), { slot: String(MST(24, 9)) })).toMatch(/^Nothing changed/);
     // Confirm: both get the invitation, read back with ical.js.
     expect(await press(server, linkIn(request, "confirm"))).toMatch(/^Confirmed/);
     const invited = await mailTo(smtp, "dana@example.org", /^Your free consultation/);
