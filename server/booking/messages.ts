@@ -84,7 +84,7 @@ async function replace(
     channel,
     target,
     messageId: `${kind}-${i.id}-${now}`,
-    payload: JSON.stringify({ ...body, inquiryIds: [i.id], to: channel === "email" ? target : undefined }),
+    payload: JSON.stringify({ ...body, inquiryIds: [i.id], to: target }),
   }));
   await queue(tx, i.id, deliveries, now);
 }

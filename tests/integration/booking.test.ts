@@ -9,6 +9,7 @@ import { launchChromium } from "../support/chromium.ts";
 import { inquiriesCli } from "../support/cli.ts";
 import { engineEnv } from "../support/engines.ts";
 import { freePort } from "../support/ports.ts";
+import { Receiver } from "../support/receiver.ts";
 import { type RunningServer, startServer } from "../support/server.ts";
 import { type Received, TestSmtp } from "../support/smtp.ts";
 
@@ -356,6 +357,36 @@ describe("the booking, from the answer to the invitation", { timeout: 180_000 },
     expect((await inquiriesCli({ DATA_DIR: server.dataDir }, "forget", "--email", "eve@example.org")).code).toBe(0);
     expect((await fetch(again)).status).toBe(404);
     expect(slotsOf(await (await fetch(dana.link)).text()).length).toBe(before + 1);
+  });
+
+  it("tells the company on the lead's own route: its inbox and its Slack, not the general ones", async () => {
+    const smtp = await new TestSmtp().start();
+    cleanups.push(() => smtp.stop());
+    const general = await new Receiver().start("/services/T000/B000/GENERAL");
+    const ai = await new Receiver().start("/services/T000/B000/AI");
+    cleanups.push(
+      () => general.stop(),
+      () => ai.stop(),
+    );
+    const server = await site({
+      ...FAKETIME,
+      FAKETIME: "@2026-11-23 16:05:00",
+      SMTP_URL: smtp.url,
+      SLACK_WEBHOOK_URL: general.url,
+      CONTACT_ROUTES: JSON.stringify({ "AI Consulting": { to: "ai-partner@example.com", slack: ai.url } }),
+    });
+    const dana = await inquiry(server, "Dana Whitfield", "dana@example.org", { service: "AI Consulting" });
+    // The lead went to the route's Slack: the booking's message follows it there.
+    await expect.poll(() => ai.received.length, { timeout: 20_000 }).toBe(1);
+    expect(await pick(server, dana.link, MST(24, 11))).toMatch(/^Thank you!/);
+    await expect.poll(() => ai.received.length, { timeout: 20_000 }).toBe(2);
+    expect(JSON.parse(ai.received[1]?.body ?? "{}").text).toMatch(
+      /^Dana Whitfield asks for Tue, Nov 24, 11:00–11:30 AM MST/,
+    );
+    const request = await mailTo(smtp, "ai-partner@example.com", /^Dana Whitfield asks for/);
+    expect(request.mail.text).toMatch(/Confirm \(.*\): http/);
+    expect(general.received).toEqual([]);
+    expect(mailsTo(smtp, "hello@example.com", /asks for/)).toEqual([]);
   });
 
   it("offers no time while a calendar cannot be read, alerts once, and keeps the last good copy over a restart", async () => {

@@ -77,8 +77,8 @@ export const slack: ChannelDefinition<typeof variables> = {
         if (!url) return { kind: "permanent", reason: "no Slack webhook URL for this route on this server" };
         return post(url, JSON.stringify(slackMessage(inquiry, links.for(inquiry))), {}, timeoutMs);
       },
-      notify(_kind, subject, text) {
-        const url = urlFor("default");
+      notify(_kind, subject, text, _ids, extra = {}) {
+        const url = urlFor(extra.to ?? "default");
         if (!url) return Promise.resolve({ kind: "permanent", reason: "no general Slack webhook URL" });
         return post(url, JSON.stringify({ text: escapeSlack(`${subject}\n${text}`), mrkdwn: false }), {}, timeoutMs);
       },
