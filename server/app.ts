@@ -4,7 +4,7 @@ import onHeaders from "on-headers";
 import type { Logger } from "pino";
 import type { ServerBuild } from "react-router";
 import { CONTACT_API_PATH } from "../app/contact/api.ts";
-import { BOOK_PATH, BOOK_TOKEN_FIELD } from "../app/contact/booking.ts";
+import { BOOK_PATH, BOOKING_PATHS } from "../app/contact/booking.ts";
 import type { ContactContextKey } from "../app/contact/context.ts";
 import { LEAD_PATH, OVERVIEW_PATH } from "../app/contact/lead.ts";
 import type { Config } from "./config.ts";
@@ -83,10 +83,7 @@ export function createApp(o: AppOptions): { app: express.Express; ready: Promise
   const compression: RequestHandler = (req, res, next) => {
     compressor.then((compress) => compress(req, res, next), next);
   };
-  app.all([LEAD_PATH, OVERVIEW_PATH, BOOK_PATH], leadHeaders(), compression, policyFromRouter(), pages);
-  // /contact/sent?t=… (the form's answer, with the visitor's booking link) is rendered, not the file.
-  const booking: RequestHandler = (req, _res, next) => next(req.query[BOOK_TOKEN_FIELD] ? undefined : "route");
-  app.get("/contact/sent", booking, leadHeaders(), compression, policyFromRouter(), pages);
+  app.all([LEAD_PATH, OVERVIEW_PATH, ...BOOKING_PATHS], leadHeaders(), compression, policyFromRouter(), pages);
 
   app.use(methodGuard({ isKnown: (path) => isPage(path) || probePaths.has(path), formPaths: FORM_PATHS }));
   app.use(canonicalRedirect(isPage));

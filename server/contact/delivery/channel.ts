@@ -19,7 +19,7 @@ export type Attempt =
   | { kind: "retry"; reason: string; retryAfterMs?: number }
   | { kind: "permanent"; reason: string };
 
-export type AlertKind = "delivery-failed" | "digest" | "booking" | "booking-visitor" | "booking-feed";
+export type AlertKind = "delivery-failed" | "digest" | "booking" | "booking-visitor";
 export type AlertExtra = { to?: string; calendar?: { method: string; content: string } };
 
 export interface Channel {

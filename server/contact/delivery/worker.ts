@@ -46,9 +46,8 @@ const SAID: Record<DeliveryKind, [string, string]> = {
   ],
   "delivery-failed": ["delivery failure reported", "could not report a delivery failure; tried again later"],
   digest: ["morning digest sent", "could not send the morning digest; tried again later"],
-  booking: ["booking message sent", "could not send a booking message; tried again later"],
+  booking: ["booking or calendar message sent", "could not send a booking or calendar message; tried again later"],
   "booking-visitor": ["booking message sent to the visitor", "could not send a booking message; tried again later"],
-  "booking-feed": ["calendar feed alert sent", "could not send a calendar feed alert; tried again later"],
 };
 
 type Outcome = Attempt | "drop" | { at: number };

@@ -82,17 +82,14 @@ export function leadLinks(ring: KeyRing, config: Pick<Config, "SITE_URL" | "INQU
         url.searchParams.set(LEAD_TOKEN_FIELD, token(inquiry.id, action, now));
         return { action, label: ACTION_LABEL[action], url: url.href };
       }),
-    async verify<A extends string = ReviewAction>(
-      given: string,
-      now = Date.now(),
-      actions: readonly A[] = Object.keys(ACTION_LABEL) as A[],
-    ): Promise<LinkCheck<A>> {
+    async verify<A extends string = ReviewAction>(given: string, now = Date.now(), only?: A[]): Promise<LinkCheck<A>> {
+      const actions: readonly string[] = only ?? Object.keys(ACTION_LABEL);
       const parts = given.split(".");
       const [inquiryId = "", action = ""] = parts;
       if (parts.length !== 5) return { ok: false, reason: "invalid" };
       const checked = await check(parts, now);
       if (typeof checked !== "number") return { ok: false, reason: checked };
-      if (!ID.test(inquiryId) || !actions.includes(action as A)) return { ok: false, reason: "invalid" };
+      if (!ID.test(inquiryId) || !actions.includes(action)) return { ok: false, reason: "invalid" };
       return { ok: true, inquiryId, action: action as A, expires: checked };
     },
   };
