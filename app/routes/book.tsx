@@ -125,10 +125,10 @@ const ZONE_SCRIPT = `(()=>{const u=new URL(location.href),z=Intl.DateTimeFormat(
 
 function Visitor({ view }: { view: Extract<BookingView, { kind: "book" }> }) {
   const status =
-    view.result === "taken"
-      ? "Sorry, that time is no longer open: please pick another."
-      : view.asked?.state === "confirmed"
-        ? `Your consultation is booked for ${view.asked.when}. To change it, use the Cancel link in the invitation we emailed you, then pick another time here.`
+    view.asked?.state === "confirmed"
+      ? `Your consultation is booked for ${view.asked.when}. To change it, use the Cancel link in the invitation we emailed you, then pick another time here.`
+      : view.result === "taken"
+        ? "Sorry, that time is no longer open: please pick another."
         : view.asked
           ? `${view.result === "asked" ? "Thank you! " : ""}You asked for ${view.asked.when}. We confirm it by email with a calendar invitation; until then the time is held for you. Picking another time replaces it.`
           : null;
@@ -194,6 +194,8 @@ function Visitor({ view }: { view: Extract<BookingView, { kind: "book" }> }) {
                 {slots.map((s) => (
                   <button key={s.at} type="submit" name={BOOK_SLOT_FIELD} value={s.at} className={slotButton}>
                     {s.visitor}
+                    {/* A space for assistive technology between the two times (the column shows none). */}
+                    {s.office ? " " : null}
                     {s.office ? <span className="text-sm font-normal">({s.office})</span> : null}
                   </button>
                 ))}

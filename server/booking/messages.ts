@@ -17,7 +17,9 @@ import type { Booking } from "./store.ts";
  * of the company acted). A newer message of a kind replaces the one before for the inquiry. A
  * message about a held inquiry waits in the outbox, unclaimed, until someone presses "Not spam".
  * The invitation is an iCalendar METHOD:REQUEST (a cancellation METHOD:CANCEL, SEQUENCE 1) made with
- * ical-generator: organizer the company's inbox, attendee the visitor, times in UTC.
+ * ical-generator: organizer the company's inbox, attendee the visitor, times in UTC. Its UID names the
+ * confirmation (the inquiry and its moment), so a booking made after a cancelled one is a new event
+ * that calendars take, not an older version of the cancelled one.
  */
 
 /** The visitor's booking link works this many days (at most as long as the lead's links: their key's life). */
@@ -50,11 +52,11 @@ const place = () =>
     : site.booking.place;
 const inbox = (config: Config) => config.CONTACT_TO ?? site.email;
 
-async function invitation(p: Parts, i: Inquiry, b: Booking, method: Calendar["method"]): Promise<Calendar> {
+async function invitation(p: Parts, i: Inquiry, b: Booking, method: Calendar["method"], confirmedAt: number) {
   const { default: ical, ICalCalendarMethod, ICalEventStatus, ICalAttendeeRole } = await import("ical-generator");
   const calendar = ical({ prodId: { company: site.name, product: "website" }, method: ICalCalendarMethod[method] });
   calendar.createEvent({
-    id: `booking-${i.id}@${p.config.siteHost}`,
+    id: `booking-${i.id}-${confirmedAt}@${p.config.siteHost}`,
     sequence: method === "CANCEL" ? 1 : 0,
     start: new Date(b.startsAt),
     end: new Date(b.startsAt + slotMs()),
@@ -65,7 +67,7 @@ async function invitation(p: Parts, i: Inquiry, b: Booking, method: Calendar["me
     organizer: { name: site.name, email: inbox(p.config) },
     attendees: [{ name: i.name, email: i.email, rsvp: true, role: ICalAttendeeRole.REQ }],
   });
-  return { method, content: calendar.toString() };
+  return { method, content: calendar.toString() } satisfies Calendar;
 }
 
 /** Replaces the inquiry's message of this kind: the newest says how the booking stands. */
@@ -101,11 +103,12 @@ async function toCompany(tx: Sql, i: Inquiry, words: Words, now: number, calenda
 const toVisitor = (tx: Sql, i: Inquiry, words: Words, now: number, calendar?: Calendar) =>
   replace(tx, i, "booking-visitor", [["email", i.email]], { ...words, calendar }, now);
 
-const office = (b: Booking) => sayRange(b.startsAt, site.timeZone);
-const theirs = (b: Booking) => (b.zone === site.timeZone ? "" : ` (their time: ${sayRange(b.startsAt, b.zone)})`);
+type When = Pick<Booking, "startsAt" | "zone">;
+const office = (b: When) => sayRange(b.startsAt, site.timeZone);
+const theirs = (b: When) => (b.zone === site.timeZone ? "" : ` (their time: ${sayRange(b.startsAt, b.zone)})`);
 
 /** "Dana Whitfield asks for Tue, Dec 1, 10:30–11:00 AM MST", with Confirm, Decline and the lead's own links. */
-export function queueRequest(p: Parts, tx: Sql, i: Inquiry, b: Booking, now: number) {
+export function queueRequest(p: Parts, tx: Sql, i: Inquiry, b: When, now: number) {
   const lead = p.links.for(i, now).map((l) => `${l.label}: ${l.url}`);
   const text = [
     `${i.name}${i.company ? ` (${i.company})` : ""} <${i.email}> asks for the free ${site.consultationMinutes}-minute consultation on ${office(b)}${theirs(b)}.`,
@@ -123,7 +126,7 @@ export function queueRequest(p: Parts, tx: Sql, i: Inquiry, b: Booking, now: num
 }
 
 export async function queueConfirmed(p: Parts, tx: Sql, i: Inquiry, b: Booking, now: number) {
-  const calendar = await invitation(p, i, b, "REQUEST");
+  const calendar = await invitation(p, i, b, "REQUEST", now);
   const when = sayRange(b.startsAt, b.zone);
   await toVisitor(
     tx,
@@ -152,7 +155,8 @@ export async function queueConfirmed(p: Parts, tx: Sql, i: Inquiry, b: Booking, 
 /** The visitor cancelled: a confirmed booking is withdrawn from both calendars, a request from the company's mail. */
 export async function queueCancelled(p: Parts, tx: Sql, i: Inquiry, b: Booking, now: number) {
   const confirmed = b.state === "confirmed";
-  const calendar = confirmed ? await invitation(p, i, b, "CANCEL") : undefined;
+  // A confirmed booking last changed when it was confirmed: its invitation's UID.
+  const calendar = confirmed ? await invitation(p, i, b, "CANCEL", b.changedAt) : undefined;
   const text = `${i.name} <${i.email}> cancelled the consultation of ${office(b)}${theirs(b)}. The time is free again.`;
   await toCompany(tx, i, { subject: `Cancelled: ${i.name}, ${office(b)}`, text }, now, calendar);
   if (confirmed)

@@ -164,7 +164,7 @@ export function bookingPage(o: Options): BookingPage {
           const asked =
             open?.includes(at) === true &&
             (await ask(db, { inquiryId: i.id, at, zone, holds: !i.held }, now, (tx) =>
-              queueRequest(parts, tx, i, { inquiryId: i.id, startsAt: at, zone, state: "asked", slot: null }, now),
+              queueRequest(parts, tx, i, { startsAt: at, zone }, now),
             ));
           done = asked ? "asked" : "taken";
         } else done = await press(db, i, action, form, now);

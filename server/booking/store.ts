@@ -10,7 +10,9 @@ import type { Sql } from "../contact/storage/database.ts";
 const SPAM = "EXISTS (SELECT 1 FROM inquiries i WHERE i.id = bookings.inquiry_id AND i.held)";
 
 export type BookingState = "asked" | "confirmed" | "cancelled" | "declined";
-export type Booking = { inquiryId: string; startsAt: number; zone: string; state: BookingState; slot: number | null };
+type Request = { inquiryId: string; startsAt: number; zone: string; state: BookingState; slot: number | null };
+/** `changedAt`: when it came to its state (a confirmed booking's: its confirmation). */
+export type Booking = Request & { changedAt: number };
 
 export async function bookingOf(sql: Sql, inquiryId: string): Promise<Booking | null> {
   const [r] = await sql.query("SELECT * FROM bookings WHERE inquiry_id = ?", [inquiryId]);
@@ -21,6 +23,7 @@ export async function bookingOf(sql: Sql, inquiryId: string): Promise<Booking | 
         zone: String(r.zone),
         state: r.state as BookingState,
         slot: r.slot == null ? null : Number(r.slot),
+        changedAt: Number(r.changed_at),
       }
     : null;
 }
@@ -101,7 +104,7 @@ export async function move(
         inquiryId,
       ]);
       await then(tx, b);
-      return { ...b, state: to, slot };
+      return { ...b, state: to, slot, changedAt: now };
     });
   } catch (e) {
     if (refused(e)) return "conflict";

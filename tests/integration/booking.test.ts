@@ -179,6 +179,7 @@ function invitationIn(m: Received) {
     end: event.endDate.toJSDate().getTime(),
     utc: event.startDate.zone?.tzid,
     sequence: event.sequence,
+    uid: event.uid,
   };
 }
 
@@ -277,7 +278,7 @@ describe("the booking, from the answer to the invitation", { timeout: 180_000 },
     // Cancel from the invitation: METHOD:CANCEL to both, and the time is open again.
     expect(await press(server, linkIn(invited, "cancel"))).toMatch(/is free again/);
     const cancelled = invitationIn(await mailTo(smtp, "dana@example.org", /^Cancelled/));
-    expect(cancelled).toMatchObject({ method: "CANCEL", start: MST(24, 11), sequence: 1 });
+    expect(cancelled).toMatchObject({ method: "CANCEL", start: MST(24, 11), sequence: 1, uid: invitation.uid });
     expect(invitationIn(await mailTo(smtp, "hello@example.com", /^Cancelled: Dana/)).method).toBe("CANCEL");
     expect(slotsOf(await (await fetch(eve.link)).text())).toContain(MST(24, 11));
 
@@ -357,6 +358,15 @@ describe("the booking, from the answer to the invitation", { timeout: 180_000 },
     expect((await inquiriesCli({ DATA_DIR: server.dataDir }, "forget", "--email", "eve@example.org")).code).toBe(0);
     expect((await fetch(again)).status).toBe(404);
     expect(slotsOf(await (await fetch(dana.link)).text()).length).toBe(before + 1);
+
+    // Booked again after her cancellation: a new event (its own UID), not an older version of the cancelled one.
+    const rebook = await mailTo(smtp, "hello@example.com", /^Dana Whitfield asks for Tue, Nov 24, 12:00/);
+    expect(await press(server, linkIn(rebook, "confirm"))).toMatch(/^Confirmed/);
+    const invitations = () => mailsTo(smtp, "dana@example.org", /^Your free consultation/);
+    await expect.poll(() => invitations().length, { timeout: 20_000 }).toBe(2);
+    const rebooked = invitationIn(invitations().at(-1) as Received);
+    expect(rebooked).toMatchObject({ method: "REQUEST", start: MST(24, 12), sequence: 0 });
+    expect(rebooked.uid).not.toBe(invitation.uid);
   });
 
   it("tells the company on the lead's own route: its inbox and its Slack, not the general ones", async () => {
