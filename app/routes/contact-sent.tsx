@@ -8,8 +8,8 @@ import type { Route } from "./+types/contact-sent";
 /**
  * Where the form without JavaScript lands after a stored message (Post/Redirect/Get: the action
  * answers 303 here). A reload or Back never posts the form again, and the message is in neither
- * the URL nor a cookie. Prerendered: the same page for everyone; with the visitor's booking link
- * (`?t=`, the form's answer), the server renders it with the action "Book your free consultation".
+ * the URL nor a cookie. Rendered by the server (BOOKING_PATHS), no-store: with the visitor's booking
+ * link (`?t=`, the form's answer), it adds the action "Book your free consultation".
  */
 
 export function loader({ request }: Route.LoaderArgs) {
