@@ -6,7 +6,7 @@ import { brotliCompressSync, gzipSync } from "node:zlib";
 import * as chromeLauncher from "chrome-launcher";
 import express from "express";
 import lighthouse from "lighthouse";
-import { chromium } from "playwright-core";
+import { type Browser, chromium } from "playwright-core";
 import { publishedSlugs } from "../app/content/post-files.ts";
 import { pageOf, pagePaths } from "../app/pages.ts";
 import { chromiumArgs } from "../playwright.config.ts";
@@ -119,12 +119,11 @@ async function lighthouseRuns(url: string, port: number): Promise<Scores> {
   };
 }
 
-/** One cold load in Chromium: requests and bytes on the wire (encoded, as transferred), by type. */
-async function transfers(url: string) {
-  const browser = await chromium.launch({ executablePath: CHROMIUM, args: chromiumArgs });
+/** One cold load in a fresh context (its own empty cache): requests and bytes on the wire (encoded, as transferred), by type. */
+async function transfers(browser: Browser, url: string) {
+  // A 390 px phone, as the budgets say.
+  const context = await browser.newContext({ viewport: { width: 390, height: 844 } });
   try {
-    // A 390 px phone, as the budgets say.
-    const context = await browser.newContext({ viewport: { width: 390, height: 844 } });
     const page = await context.newPage();
     const cdp = await context.newCDPSession(page);
     await cdp.send("Network.enable");
@@ -152,7 +151,7 @@ async function transfers(url: string) {
     const transferredBytes = Object.values(bytesByType).reduce((a, b) => a + b, 0);
     return { requests, transferredBytes, bytesByType, thirdPartyRequests };
   } finally {
-    await browser.close();
+    await context.close();
   }
 }
 
@@ -161,6 +160,7 @@ async function benchSite(baseUrl: string): Promise<RouteFigures[]> {
     chromePath: CHROMIUM,
     chromeFlags: ["--headless=new", ...chromiumArgs],
   });
+  const browser = await chromium.launch({ executablePath: CHROMIUM, args: chromiumArgs });
   const rows: RouteFigures[] = [];
   try {
     for (const route of ROUTES) {
@@ -169,10 +169,11 @@ async function benchSite(baseUrl: string): Promise<RouteFigures[]> {
         path: route.path,
         kind: route.kind,
         ...(await lighthouseRuns(url, chrome.port)),
-        ...(await transfers(url)),
+        ...(await transfers(browser, url)),
       });
     }
   } finally {
+    await browser.close();
     await chrome.kill();
   }
   return rows;
