@@ -27,12 +27,14 @@ import { spamSection } from "./spam-section.ts";
  * Then the same for a baseline: the same routes built as a client-rendered single-page app
  * (React Router's SPA mode, configured in bench/spa-baseline/), served precompressed like ours with
  * every path falling back to index.html. Both tables go to BENCHMARKS.md.
+ * `--no-baseline` (CI, before check:budgets) writes bench/site.json alone: half the Lighthouse runs.
  */
 
 const { values: opts } = parseArgs({
   options: {
     runs: { type: "string", default: "3" },
     "no-build": { type: "boolean", default: false },
+    "no-baseline": { type: "boolean", default: false },
     route: { type: "string", multiple: true },
   },
 });
@@ -349,7 +351,7 @@ async function main() {
   if (!opts["no-build"]) execSync("npm run build", { stdio: "inherit" });
   if (ROUTES.length === 0) throw new Error(`no such route: ${opts.route?.join(", ")}`);
   // The baseline's own configuration (bench/spa-baseline/): the production configuration knows nothing of it.
-  if (!opts.route)
+  if (!opts.route && !opts["no-baseline"])
     execSync("react-router build --config bench/spa-baseline/vite.config.ts", {
       stdio: "inherit",
       env: { ...process.env, REACT_ROUTER_ROOT: "bench/spa-baseline" },
@@ -373,6 +375,10 @@ async function main() {
     "bench/site.json",
     `${JSON.stringify({ measuredAt: new Date().toISOString(), lighthouseRuns: RUNS, routes: rows }, null, 2)}\n`,
   );
+  if (opts["no-baseline"]) {
+    console.log("Wrote bench/site.json (no baseline: BENCHMARKS.md left as it was)");
+    return;
+  }
   const spa = await serveSpa("build-spa/client");
   let spaRows: RouteFigures[];
   try {
