@@ -20,7 +20,7 @@ export default defineConfig({
   test: {
     environment: "node",
     // Vitest's default on 2 cores is one file at a time; integration files mostly wait on the servers,
-    // databases and browsers they start, so two at once nearly halve the run.
+    // databases and browsers they start: two at once took the integration run from 614 s to 363-495 s here.
     maxWorkers: 2,
     testTimeout: 30_000,
     // A hook stops servers and drops databases: on a machine whose cores are all busy that outlasts 10 s.
