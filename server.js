@@ -1,9 +1,7 @@
 /**
- * The production server's entry: plain JavaScript that any Node can read, so an old Node says in
- * one line what it needs instead of failing on the first TypeScript module. The server's TypeScript
- * is stripped once and kept in Node's compile cache (the app's own folder, never one other users may
- * write; the image warms it at build): a restart does not load the stripper (~25 MB, ~100 ms). React
- * runs its production build unless told otherwise (the development server is `npm run dev`).
+ * The production server's entry, plain JavaScript so that an old Node says in one line what it needs.
+ * The TypeScript is stripped once into Node's compile cache (in the app's own folder; the image warms
+ * it): a restart does not load the stripper (~25 MB, ~100 ms).
  */
 const REQUIRED_MAJOR = 24;
 const major = Number(process.versions.node.split(".")[0]);

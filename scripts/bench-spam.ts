@@ -10,8 +10,9 @@ import {
   HOLD_SCORE,
   SUSPECT_SCORE,
   seedCorpus,
+  WORDS_TRUST,
 } from "../server/contact/intake/content-filter.ts";
-import { NO_TOKEN_LOG2_ODDS } from "../server/contact/intake/pipeline.ts";
+import { NO_TOKEN_LOG2_ODDS } from "../server/contact/intake/spam.ts";
 import { launchChromium } from "../tests/support/chromium.ts";
 import { startServer } from "../tests/support/server.ts";
 import { TestSmtp } from "../tests/support/smtp.ts";
@@ -25,6 +26,7 @@ import {
   newKind,
   newKindWindows,
   summary,
+  trustSweep,
   withoutNewKind,
   writeCorpus,
 } from "./spam-kinds.ts";
@@ -109,6 +111,7 @@ function kindsFigures() {
   return {
     kinds: kinds.map((k) => ({ kind: k.name, messages: k.examples.length })),
     bounds: BOUNDS,
+    trust: { chosen: WORDS_TRUST, sweep: trustSweep(seed, kinds, [0.1, 0.15, 0.2, 0.25, 0.3, 0.35, 0.5]) },
     leaveOneKindOut: summary(kinds, loko, BOUNDS),
     margin: margin(kinds, loko, BOUNDS.hold),
     tokenlessFromAllowedOrigin: summary(kinds, leaveOneKindOut(seed, kinds, NO_TOKEN_LOG2_ODDS), BOUNDS),

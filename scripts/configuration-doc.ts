@@ -1,10 +1,11 @@
 import { readFileSync, writeFileSync } from "node:fs";
-import { z } from "zod";
+import type { z } from "zod";
 import { BUILD_TIME, schema } from "../server/env.ts";
 
 /**
- * docs/configuration.md, generated from server/env.ts (each variable's type, default and
- * description are declared there once):
+ * docs/configuration.md: its rows in server/env.ts's order, the "read at" and default columns made
+ * from the schema; what a variable does (and a default the schema does not have) is written in the
+ * document, where it is read, and kept:
  *   npm run docs:config            write it
  *   npm run docs:config -- --check fail (exit 1) if it, or .env.example, disagrees with the code
  * `npm run lint` runs the check, so CI fails on a stale document.
@@ -13,20 +14,33 @@ import { BUILD_TIME, schema } from "../server/env.ts";
 const DOC = new URL("../docs/configuration.md", import.meta.url);
 const EXAMPLE = new URL("../.env.example", import.meta.url);
 
+let current = "";
+try {
+  current = readFileSync(DOC, "utf8");
+} catch {
+  // missing: every row undescribed
+}
+const written = new Map(
+  [...current.matchAll(/^\| `([A-Z_]+)` \| [^|]* \| (.*?) \| (.*) \|$/gm)].map((m) => [
+    m[1],
+    { shown: m[2], does: m[3] },
+  ]),
+);
+
 function render(): string {
   const rows = Object.entries(schema.shape).map(([name, field]) => {
-    const meta = (z.globalRegistry.get(field) ?? {}) as { description?: string; shownDefault?: string };
-    const parsed = field.safeParse(undefined);
+    const parsed = (field as z.ZodType).safeParse(undefined);
     const value = parsed.success ? (parsed.data as unknown) : undefined;
     const shown =
-      meta.shownDefault ??
-      (value === undefined ? "—" : `\`${Array.isArray(value) ? value.join(", ") : String(value)}\``);
+      value === undefined
+        ? (written.get(name)?.shown ?? "—")
+        : `\`${Array.isArray(value) ? value.join(", ") : String(value)}\``;
     const when = (BUILD_TIME as readonly string[]).includes(name) ? "build and run" : "run";
-    return `| \`${name}\` | ${when} | ${shown} | ${meta.description ?? ""} |`;
+    return `| \`${name}\` | ${when} | ${shown} | ${written.get(name)?.does ?? ""} |`;
   });
   return `# Configuration
 
-<!-- Generated from server/env.ts by \`npm run docs:config\`; \`npm run lint\` fails when it is stale. -->
+<!-- The "read at" and default columns are made from server/env.ts by \`npm run docs:config\`, which keeps what is written here; \`npm run lint\` fails when they are stale or a variable has no row. -->
 
 Every variable is optional. \`npm run build\`, \`npm start\`, \`npm run dev\` and \`npm run inquiries\`
 read a \`.env\` file if there is one (copy \`.env.example\`); a variable set in the environment wins.
@@ -59,12 +73,8 @@ function exampleProblems(): string[] {
 const text = render();
 if (process.argv.includes("--check")) {
   const problems = exampleProblems();
-  let current = "";
-  try {
-    current = readFileSync(DOC, "utf8");
-  } catch {
-    // missing: stale
-  }
+  for (const name of Object.keys(schema.shape).filter((v) => !written.get(v)?.does))
+    problems.push(`docs/configuration.md does not say what ${name} does`);
   if (current !== text) problems.push("docs/configuration.md disagrees with server/env.ts: run `npm run docs:config`");
   for (const p of problems) console.error(p);
   process.exit(problems.length > 0 ? 1 : 0);

@@ -8,7 +8,6 @@ import { site } from "../app/config/site.ts";
 import { readPosts, readPublishedPosts } from "../app/content/post-files.ts";
 import { todayAtOffice } from "../app/content/post-parser.ts";
 import { loadBuildEnv } from "../server/config.ts";
-import { writeFit } from "../server/contact/intake/content-filter.ts";
 import {
   BASE_HEADERS,
   externalOrigin,
@@ -192,7 +191,3 @@ for (const path of [...walk(root), ...scheduled]) {
 console.log(
   `postbuild: precompressed ${count} files (${(raw / 1024).toFixed(1)} KiB → ${(br / 1024).toFixed(1)} KiB brotli)`,
 );
-
-// The content filter's combination, fitted once on the shipped corpus: a start reads it (content-filter.ts).
-writeFit();
-console.log("postbuild: the content filter's fit, build/server/content-fit.json");

@@ -86,6 +86,26 @@ export function leaveOneKindOut(seed: Example[], kinds: Kind[], log2Odds = 0): M
   return out;
 }
 
+/**
+ * How far the words of a kind never seen can be trusted: leave-one-kind-out's log2 odds counted
+ * `trust` times, as the server's score counts them WORDS_TRUST times, and the mean log loss of the
+ * labels (natural log, lower is better) for each trust. WORDS_TRUST is a round value near the lowest.
+ */
+export function trustSweep(seed: Example[], kinds: Kind[], trusts: number[]) {
+  const odds = kinds.flatMap((k) => {
+    const left = new Set(k.examples);
+    const model = new ContentModel(seed.filter((e) => !left.has(e)));
+    return k.examples.map((e) => ({ spam: k.label === "spam", o: model.log2Odds(e) }));
+  });
+  return trusts.map((trust) => {
+    const loss = odds.reduce((sum, { spam, o }) => {
+      const p = 1 / (1 + 2 ** -(trust * o));
+      return sum - Math.log(Math.min(1 - 1e-12, Math.max(1e-12, spam ? p : 1 - p)));
+    }, 0);
+    return { trust, logLoss: Number((loss / odds.length).toFixed(4)) };
+  });
+}
+
 export type Bounds = { suspect: number; hold: number };
 type Tally = { total: number; clean: number; suspect: number; held: number };
 const tally = (scores: number[], b: Bounds): Tally => ({
@@ -170,7 +190,7 @@ export function newKindWindows(seed: Example[], b: Bounds) {
 
 /**
  * A corpus folder the server reads (TUNING.SPAM_CORPUS_DIR): each group of `examples` in a file of its own,
- * as in the shipped corpus, so the combination is fitted the same way.
+ * as in the shipped corpus.
  */
 export function writeCorpus(examples: Example[]): string {
   const dir = mkdtempSync(join(tmpdir(), "spam-corpus-"));

@@ -25,7 +25,7 @@ export function spamSection(): string {
   const c = s.content;
   const content = c
     ? `
-Content filter (held at ${c.bounds.hold}, marked as possible spam from ${c.bounds.suspect}: docs/decisions/0012-content-filter.md, 0016, 0022-filter-for-unseen-kinds.md, 0023-corpus-in-kinds.md), on messages it was not trained on:
+Content filter (held at ${c.bounds.hold}, marked as possible spam from ${c.bounds.suspect}: docs/decisions/0012-content-filter.md, 0016, 0022-filter-for-unseen-kinds.md, 0023-corpus-in-kinds.md, 0028-one-model-for-the-words.md), on messages it was not trained on:
 
 | measure | spam held or marked | of it held | genuine delivered |
 |---|---|---|---|
@@ -55,6 +55,7 @@ type Kinds = {
   margin: Margin;
   tokenlessFromAllowedOrigin: Summary;
   sweep: Array<Record<string, number>>;
+  trust?: { chosen: number; sweep: Array<{ trust: number; logLoss: number }> };
   learning: Array<{ kind: string; before: number; after: number; of: number }>;
   newKindWindows: { windows: number; ok: number; caughtBefore: number; caughtAfter: number; tested: number };
 };
@@ -115,7 +116,13 @@ Margin: the genuine messages closest to the hold scored ${h.margin.closest.join(
 |---|---|---|---|---|
 ${kinds}
 
-The band's lower bound (\`SUSPECT_SCORE\`), swept (leave-one-kind-out):
+${
+  h.trust
+    ? `How far words are trusted (\`WORDS_TRUST\`, ${h.trust.chosen}): leave-one-kind-out's mean log loss ${h.trust.sweep.map((t) => `${t.logLoss} at ${t.trust}`).join(", ")}.
+
+`
+    : ""
+}The band's lower bound (\`SPAM_SUSPECT_SCORE\`), swept (leave-one-kind-out):
 
 | from | spam unmarked | genuine marked |
 |---|---|---|

@@ -22,20 +22,19 @@ import {
   warnUntrustedProxy,
 } from "./guards.ts";
 import { NON_HTML_POLICY, setBaseHeaders } from "./security.ts";
-import type { StaticFile } from "./static.ts";
+import type { StaticFile, StaticFiles } from "./static.ts";
 import { serveNotFound, serveStatic } from "./static.ts";
 
 /**
- * The site as one Express app, in the order a request meets it: the request log, headers, the
- * HTTPS redirect and the body cap; the probes; the contact endpoint; what is refused or redirected
- * before any page; the prerendered pages and files from memory; and last React Router, for the
- * no-JavaScript form post and the lead page (its build loads while the first pages are served).
+ * The site as one Express app, in the order a request meets it: log, headers, HTTPS redirect, body
+ * cap; probes; the contact endpoint; what is refused or redirected; the prerendered files; and last
+ * React Router (the no-JavaScript form post, the lead pages; its build loads after the first page).
  */
 type AppOptions = {
   config: Config;
   log: Logger;
   build: Promise<ServerBuild>;
-  files: Map<string, StaticFile>;
+  files: StaticFiles;
   notFound: Array<[string, StaticFile]>;
   tokens: FormTokens;
   links: LeadLinks;
@@ -43,13 +42,11 @@ type AppOptions = {
   runtime: ContactRuntime;
 };
 
-const FORM_PATHS = new Set(["/contact", "/contact/"]);
-
 /** `ready`: React Router is loaded (rejected, naming why, for a build it cannot run). */
 export function createApp(o: AppOptions): { app: express.Express; ready: Promise<void> } {
   const { config, log, files, tokens, metrics } = o;
   const probePaths = new Set(config.METRICS_TOKEN ? ["/healthz", "/readyz", "/metrics"] : ["/healthz", "/readyz"]);
-  const isPage = (path: string) => files.has(path);
+  const isPage = (path: string) => files.get(path) !== undefined;
 
   const app = express();
   app.disable("x-powered-by");
@@ -60,10 +57,7 @@ export function createApp(o: AppOptions): { app: express.Express; ready: Promise
   app.use(requestLog(log));
   app.use(warnUntrustedProxy(app.get("trust proxy fn"), log));
 
-  app.use((req, res, next) => {
-    setBaseHeaders(res, req.secure);
-    next();
-  });
+  app.use(setBaseHeaders);
   app.use(httpsRedirect(hostsOf([config.SITE_URL, ...config.allowedOrigins]), log));
   // Every body is capped before anything reads it; the JSON endpoint caps its own (chunked too) with JSON answers.
   app.use(bodyLimit(MAX_BODY_BYTES, (req) => req.path === CONTACT_API_PATH));
@@ -74,21 +68,18 @@ export function createApp(o: AppOptions): { app: express.Express; ready: Promise
   app.use(contactEndpoint({ submitter: o.runtime, log, publicKeys, allowedOrigins, metrics }));
 
   const router = reactRouter(o);
-  const pages: RequestHandler = (req, res, next) => {
-    router.then((handle) => handle(req, res, next), next);
-  };
+  const pages = whenLoaded(router);
   // Only React Router's answers are compressed here (static.ts has its own): loaded with it.
-  const compressor = o.build.then(async () => (await import("compression")).default());
-  const compression: RequestHandler = (req, res, next) => {
-    compressor.then((compress) => compress(req, res, next), next);
-  };
-  app.all([LEAD_PATH, OVERVIEW_PATH], leadHeaders(), compression, policyFromRouter(), pages);
+  const compression = whenLoaded(o.build.then(async () => (await import("compression")).default()));
+  const formPaths = ["/contact", LEAD_PATH];
+  const isKnown = (path: string) => isPage(path) || probePaths.has(path) || path === OVERVIEW_PATH;
+  app.use(methodGuard({ isKnown, formPaths }));
+  app.post(formPaths, formPostGuard());
+  app.all([LEAD_PATH, OVERVIEW_PATH], leadHeaders, compression, policyFromRouter(), pages);
 
-  app.use(methodGuard({ isKnown: (path) => isPage(path) || probePaths.has(path), formPaths: FORM_PATHS }));
   app.use(canonicalRedirect(isPage));
   app.use(serveStatic(files, { formToken: () => tokens.issue() }));
   app.use(serveNotFound(o.notFound));
-  app.post([...FORM_PATHS], formPostGuard());
   app.use(compression);
   app.use(policyFromRouter());
 
@@ -182,26 +173,23 @@ async function reactRouter({ config, runtime, tokens, links, log, ...o }: AppOpt
   });
 }
 
-/** The lead and overview pages: never stored, indexed or passed on as a referrer; GET shows, the lead's button POSTs. */
-function leadHeaders(): RequestHandler {
-  const formPost = formPostGuard();
-  return (req, res, next) => {
-    res.setHeader("Cache-Control", "no-store");
-    res.setHeader("X-Robots-Tag", "noindex, nofollow");
-    res.setHeader("Referrer-Policy", "no-referrer");
-    if (req.method === "GET" || req.method === "HEAD") return next();
-    // The overview page only shows: its links lead to /lead, whose buttons post.
-    const posts = req.path === LEAD_PATH;
-    if (req.method === "POST" && posts) {
-      // A no-referrer page's form sends `Origin: null` (Fetch standard), which React Router refuses;
-      // the token in the form is the credential here, and another named origin is still refused.
-      if (req.headers.origin === "null") delete req.headers.origin;
-      return formPost(req, res, next);
-    }
-    res.setHeader("Allow", posts ? "GET, HEAD, POST" : "GET, HEAD");
-    res.status(405).type("text/plain").send("Method Not Allowed");
+/** The lead and overview pages: never stored, indexed or passed on as a referrer. */
+const leadHeaders: RequestHandler = (req, res, next) => {
+  res.setHeader("Cache-Control", "no-store");
+  res.setHeader("X-Robots-Tag", "noindex, nofollow");
+  res.setHeader("Referrer-Policy", "no-referrer");
+  // A no-referrer page's form sends `Origin: null` (Fetch standard), which React Router refuses;
+  // the token in the form is the credential here, and another named origin is still refused.
+  if (req.headers.origin === "null") delete req.headers.origin;
+  next();
+};
+
+// What loads after the first page (React Router, compression) answers once it has loaded.
+const whenLoaded =
+  (handler: Promise<RequestHandler>): RequestHandler =>
+  (req, res, next) => {
+    handler.then((handle) => handle(req, res, next), next);
   };
-}
 
 // A page carries the policy entry.server.tsx made for it, anything else (the form's 303) the default.
 // The adapter appends headers, so the default is set only as the headers go out.

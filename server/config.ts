@@ -11,15 +11,15 @@ import {
 import { HOUSEKEEPING_TURN_MS, RETENTION_INTERVAL_MS } from "./contact/housekeeping.ts";
 import { HOLD_SCORE, SUSPECT_SCORE } from "./contact/intake/content-filter.ts";
 import { FORM_TOKEN_MAX_AGE_MS, MAX_LINKS, MIN_FILL_MS } from "./contact/intake/spam.ts";
+import { START_WHEN_IDLE_MS } from "./contact/runtime.ts";
 import { loadEnv, setVariables } from "./env.ts";
 import { externalOrigin } from "./security.ts";
 
 /**
- * The configuration: the environment, parsed once (server/env.ts), and what follows from it, made by
- * the composition root (server/main.ts; scripts/inquiries.ts for the CLI) and passed down. Nothing
- * else reads `process.env`. TUNING: timings and limits no operator sets, each a constant beside the
- * code that uses it; a test changes them through the composition root (`server.js --tuning=JSON`,
- * `loadConfig(env, tuning)`), never through the environment.
+ * The environment parsed once (server/env.ts) and what follows from it, made by the composition root
+ * (server/main.ts; scripts/inquiries.ts) and passed down: nothing else reads `process.env`. TUNING:
+ * timings and limits no operator sets, each beside the code that uses it; tests turn them through
+ * the composition root (`server.js --tuning=JSON`, `loadConfig(env, tuning)`).
  */
 
 export type Config = ReturnType<typeof loadConfig>;
@@ -32,6 +32,7 @@ export const TUNING = {
   OUTBOX_LEASE_MS,
   DELIVERY_TIMEOUT_MS,
   HOUSEKEEPING_TURN_MS,
+  START_WHEN_IDLE_MS,
   RETENTION_INTERVAL_MS,
   SPAM_HOLD_SCORE: HOLD_SCORE,
   SPAM_SUSPECT_SCORE: SUSPECT_SCORE,

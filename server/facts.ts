@@ -1,10 +1,8 @@
 import type { Site } from "../app/config/site.ts";
 
 /**
- * The company's facts that ship as placeholders (app/config/site.ts) until the company fills them
- * in: the email address, phone number and security contact the privacy notice and every page give
- * visitors for their requests. The production server names each one left, loudly, at start. The
- * domains are those reserved for examples (RFC 2606, RFC 6761), the numbers 555-0100 to 555-0199.
+ * The contact details that ship as placeholders (app/config/site.ts), named loudly at start until the
+ * company fills them in: domains reserved for examples (RFC 2606, RFC 6761), numbers 555-0100 to 0199.
  */
 
 const EXAMPLE_DOMAIN = /(^|\.)(example\.(com|net|org)|example|test|invalid|localhost)$/i;

@@ -1,12 +1,8 @@
 import { isIP } from "node:net";
 import type { NextFunction, Request, RequestHandler, Response } from "express";
 import ipaddr from "ipaddr.js";
-import proxyaddr from "proxy-addr";
 
-/**
- * What the server checks before any page, file or form handler runs, so that no request can exhaust
- * the process or reach a handler it was not meant for. Each answer is a short text, never a stack.
- */
+/** What is checked before any handler runs: no request exhausts the process or reaches one not meant for it. */
 
 type Logger = { warn: (o: object, m: string) => void; error: (o: object, m: string) => void };
 
@@ -21,24 +17,6 @@ function refuse(req: Request, res: Response, status: number, text: string, heade
   if (large) res.setHeader("Connection", "close");
   for (const [k, v] of Object.entries(headers)) res.setHeader(k, v);
   res.status(status).type("text/plain").send(text);
-}
-
-/** TRUST_PROXY as Express documents `trust proxy`, checked by proxy-addr; unset: loopback. */
-export function parseTrustProxy(value: string | undefined): boolean | number | string[] {
-  const v = (value ?? "").trim();
-  if (v === "") return ["loopback"];
-  if (v === "true") return true;
-  if (v === "false") return false;
-  if (/^\d+$/.test(v)) return Number(v);
-  const parts = v.split(",").map((p) => p.trim());
-  try {
-    proxyaddr.compile(parts);
-  } catch (err) {
-    throw new Error(
-      `TRUST_PROXY: "${v}" is not an address, a subnet, a hop count or one of loopback, linklocal, uniquelocal (${(err as Error).message})`,
-    );
-  }
-  return parts;
 }
 
 // The privacy notice says "never your address": only a proxy's, on this host or a private network, is logged.
@@ -99,9 +77,7 @@ export function httpsRedirect(allowedHosts: Set<string>, log: Logger): RequestHa
   };
 }
 
-export function hostsOf(origins: string[]): Set<string> {
-  return new Set(origins.map((o) => new URL(o).host.toLowerCase()));
-}
+export const hostsOf = (origins: string[]) => new Set(origins.map((o) => new URL(o).host.toLowerCase()));
 
 /** /Contact, /%63ontact, //contact/ are redirected to /contact. */
 export function canonicalRedirect(isPage: (path: string) => boolean): RequestHandler {
@@ -121,11 +97,11 @@ export function canonicalRedirect(isPage: (path: string) => boolean): RequestHan
   };
 }
 
-/** Nothing but a POST to the form's own paths reaches the page router with a body. */
-export function methodGuard(opts: { isKnown: (path: string) => boolean; formPaths: Set<string> }): RequestHandler {
+/** Nothing but a POST to the form's own paths (a trailing slash or not, as Express routes) reaches the page router with a body. */
+export function methodGuard(opts: { isKnown: (path: string) => boolean; formPaths: string[] }): RequestHandler {
   return (req, res, next) => {
     if (req.method === "GET" || req.method === "HEAD") return next();
-    const form = opts.formPaths.has(req.path);
+    const form = opts.formPaths.includes(req.path.replace(/(.)\/$/, "$1"));
     if (form && req.method === "POST") return next();
     if (!form && !opts.isKnown(req.path)) return refuse(req, res, 404, "Not Found");
     refuse(req, res, 405, "Method Not Allowed", { Allow: form ? "GET, HEAD, POST" : "GET, HEAD" });

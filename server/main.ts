@@ -18,9 +18,9 @@ import { PLACEHOLDER_WARNING, placeholderContacts } from "./facts.ts";
 import { loadNotFoundPages, loadStaticFiles } from "./static.ts";
 
 /**
- * The production server and its composition root (started by server.js): reads the configuration
- * once, makes the keys, the metrics and the app, hands each what it needs, and listens; what the
- * first page does not need (React Router's build, the contact pipeline) loads once it is served.
+ * The composition root (started by server.js): the configuration read once, the keys, metrics and
+ * app made and handed what they need; what the first page does not need (React Router's build, the
+ * contact pipeline) loads once it is served.
  */
 
 const root = fileURLToPath(new URL("../", import.meta.url));
@@ -31,8 +31,7 @@ if (!existsSync(serverBuild)) {
   process.exit(1);
 }
 
-// A full pipe (a log reader that stopped reading) is waited for, but at shutdown only until the grace
-// period ends: a server whose stdout is stuck must still stop. Gone (EPIPE) or closed, nothing waits.
+// A full pipe (a reader that stopped) is waited for, at shutdown only until the grace period ends.
 let logDeadline = Number.POSITIVE_INFINITY;
 const logOut = pino.destination({ sync: false, retryEAGAIN: () => Date.now() < logDeadline });
 let logGone = false;
@@ -44,7 +43,7 @@ const log = pino(
   { base: undefined, timestamp: pino.stdTimeFunctions.isoTime, formatters: { level: (label) => ({ level: label }) } },
   logOut,
 );
-// Nothing may end the process by accident: a rejection nobody handled is a bug, logged in one line.
+// A rejection nobody handled is a bug, logged in one line, not the end of the process.
 process.on("unhandledRejection", (reason) => {
   log.error({ err: { message: reason instanceof Error ? reason.message : String(reason) } }, "unhandled rejection");
 });
@@ -97,8 +96,6 @@ if (!config.DATABASE_URL) {
 }
 const metrics = createMetrics();
 const files = loadStaticFiles(clientDir, config.contactOrigin);
-// The contact pipeline and React Router load once the first request is answered or the server has
-// listened idle a moment.
 const { promise: served, resolve: firstServed } = Promise.withResolvers<void>();
 const runtime = startContactRuntime(config, log, { keys, metrics, after: served });
 
@@ -113,7 +110,7 @@ const { app, ready } = createApp({
   metrics,
   runtime,
 });
-// Everything is loaded then: the compile cache (server.js) is written now, not only at a clean exit.
+// The compile cache (server.js) written once everything is loaded, not only at a clean exit.
 ready.then(flushCompileCache, async (err) => {
   await runtime.close().catch(() => undefined);
   refuseToStart(err);
@@ -125,8 +122,7 @@ const server = createServer((req, res) => {
   res.once("finish", firstServed);
   app(req, res);
 });
-// A proxy (nginx's upstream keepalive_timeout is 60 s, as are most balancers') must close an idle
-// connection first: closed as it sends a request, a POST would be lost.
+// A proxy (nginx's keepalive_timeout is 60 s) closes an idle connection first: a POST is never cut.
 server.keepAliveTimeout = 75_000;
 server.headersTimeout = 76_000;
 server.on("error", (err: NodeJS.ErrnoException) => {
@@ -136,12 +132,11 @@ server.on("error", (err: NodeJS.ErrnoException) => {
 });
 server.listen(port, host, () => {
   log.info({ url: `http://${host === "0.0.0.0" ? "localhost" : host}:${port}`, files: files.size }, "server started");
-  setTimeout(firstServed, 100);
+  setTimeout(firstServed, config.START_WHEN_IDLE_MS);
 });
 
 let stopping = false;
 const GRACE_MS = 10_000;
-// Readiness first (503 at once), then, SHUTDOWN_DELAY_MS later, the drain within GRACE_MS.
 function shutdown(signal: NodeJS.Signals) {
   if (stopping) return;
   stopping = true;

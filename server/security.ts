@@ -1,27 +1,18 @@
 import { createHash } from "node:crypto";
+import type { RequestHandler } from "express";
 
 /**
- * The site's security headers, in one place: the Node server sends them on every response, and
- * scripts/postbuild.js writes the same policy to build/client/_headers for static hosts. The
- * Content-Security-Policy allows nothing unless listed (default-src 'none'); scripts only from this
- * origin and, on a page with inline scripts, exactly those by their SHA-256 hash (JSON-LD data
- * blocks aside); a page without scripts gets script-src 'none', and so does anything not HTML. The
- * contact endpoint's origin is allowed when it is another site's (a hosted function). Every page
- * carries the speculation rules (docs/decisions/0010): the browser prerenders a page of this site
- * when its link is hovered or pressed, with no script; delete that line to turn it off. HSTS is sent
- * only over HTTPS (directly, or as a trusted proxy reports).
+ * The site's security headers, in one place (scripts/postbuild.js writes the same to _headers for
+ * static hosts). The Content-Security-Policy allows nothing unless listed: scripts from this origin
+ * and a page's inline scripts by their SHA-256 hash (JSON-LD aside); none on a page without scripts
+ * or anything not HTML; the contact endpoint's origin when it is another site's. Every page carries
+ * the speculation rules (ADR 0010; delete that line to turn them off). HSTS only over HTTPS.
  */
 
+const INLINE_SCRIPT = /<script(?![^>]*\bsrc=)(?![^>]*application\/ld\+json)[^>]*>([\s\S]*?)<\/script>/gi;
+const sha256 = (text: string) => `'sha256-${createHash("sha256").update(text, "utf8").digest("base64")}'`;
 export const inlineScriptHashes = (html: string) => [
-  ...new Set(
-    Array.from(
-      html.matchAll(/<script(?![^>]*\bsrc=)(?![^>]*application\/ld\+json)[^>]*>([\s\S]*?)<\/script>/gi),
-      (m) =>
-        `'sha256-${createHash("sha256")
-          .update(m[1] ?? "", "utf8")
-          .digest("base64")}'`,
-    ),
-  ),
+  ...new Set(Array.from(html.matchAll(INLINE_SCRIPT), (m) => sha256(m[1] ?? ""))),
 ];
 
 export function externalOrigin(endpoint: string): string | null {
@@ -69,8 +60,9 @@ export const HSTS = "max-age=63072000; includeSubDomains";
 
 export const NON_HTML_POLICY = contentSecurityPolicy({ scripts: null });
 
-export function setBaseHeaders(res: { setHeader(name: string, value: string): unknown }, secure: boolean): void {
+export const setBaseHeaders: RequestHandler = (req, res, next) => {
   for (const [name, value] of Object.entries(BASE_HEADERS)) res.setHeader(name, value);
   res.setHeader("Content-Security-Policy", NON_HTML_POLICY);
-  if (secure) res.setHeader("Strict-Transport-Security", HSTS);
-}
+  if (req.secure) res.setHeader("Strict-Transport-Security", HSTS);
+  next();
+};

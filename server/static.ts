@@ -3,19 +3,18 @@ import { existsSync, readdirSync, readFileSync } from "node:fs";
 import { extname, join, relative, sep } from "node:path";
 import { brotliCompressSync, constants, gzipSync } from "node:zlib";
 import type { Request, RequestHandler, Response } from "express";
+import { contentType } from "mime-types";
 import { site } from "../app/config/site.ts";
 import { FORM_TOKEN_PLACEHOLDER, serviceOptions } from "../app/contact/fields.ts";
 import { escapeHtml } from "../app/lib/escape.ts";
 import { PAGE_HEADERS, policyForHtml } from "./security.ts";
 
 /**
- * The prerendered site, read into memory once at start: every page and asset with its brotli and
- * gzip variants (made by scripts/postbuild.js) and an ETag per encoding (RFC 9110 §8.8.3). The whole
- * client build is a few hundred kilobytes, so a request is a map lookup and a write. `/contact`,
- * `/contact/` and `/contact/index.html` are the same page: no redirects. A page with a form token
- * (the contact page) is put together and compressed per request, never cached. The not-found pages
- * (`/404.html`; `/blog/404.html` for an unknown article) are served from memory with status 404, as
- * cheap as a page (rendering one per request was 26 times dearer: an easy amplifier).
+ * The prerendered site, read into memory once at start: every file with its brotli and gzip variants
+ * (scripts/postbuild.js) and an ETag per encoding (RFC 9110 §8.8.3). The client build is a few hundred
+ * kilobytes, so a request is a map lookup and a write. A page with a form token (the contact page) is
+ * put together and compressed per request, never cached. The not-found pages are served from memory
+ * with status 404, as cheap as a page (rendering one per request was 26 times dearer: an amplifier).
  */
 
 // Cache-Control, here and in the static hosts' headers file (postbuild.js): hashed assets for ever;
@@ -24,23 +23,11 @@ export const IMMUTABLE = "public, max-age=31536000, immutable";
 export const HTML_CACHE = "public, max-age=0, must-revalidate";
 const OTHER_CACHE = "public, max-age=86400";
 
-const contentTypes: Record<string, string> = {
-  ".html": "text/html; charset=utf-8",
-  ".css": "text/css; charset=utf-8",
-  ".js": "text/javascript; charset=utf-8",
-  ".json": "application/json; charset=utf-8",
-  ".webmanifest": "application/manifest+json; charset=utf-8",
-  ".svg": "image/svg+xml",
-  ".png": "image/png",
-  ".jpg": "image/jpeg",
-  ".webp": "image/webp",
-  ".avif": "image/avif",
+// Where mime-types would say otherwise.
+const TYPES: Record<string, string> = {
+  ".data": "text/x-script; charset=utf-8",
   ".ico": "image/x-icon",
   ".xml": "application/xml; charset=utf-8",
-  ".txt": "text/plain; charset=utf-8",
-  ".md": "text/markdown; charset=utf-8",
-  ".data": "text/x-script; charset=utf-8",
-  ".woff2": "font/woff2",
 };
 
 export const typesByPath: Record<string, string> = {
@@ -76,7 +63,7 @@ function loadFile(path: string, rel: string, contactOrigin: string | null): Stat
     body,
     br: variant(".br"),
     gzip: variant(".gz"),
-    type: typesByPath[rel] ?? contentTypes[ext] ?? "application/octet-stream",
+    type: typesByPath[rel] ?? TYPES[ext] ?? (contentType(ext) || "application/octet-stream"),
     etags: { identity: `"${tag}"`, br: `"${tag}-br"`, gzip: `"${tag}-gz"` },
     cacheControl: rel.startsWith("/assets/") ? IMMUTABLE : ext === ".html" ? HTML_CACHE : OTHER_CACHE,
     csp: ext === ".html" ? policyForHtml(body.toString("utf8"), contactOrigin) : undefined,
@@ -89,40 +76,28 @@ function loadFile(path: string, rel: string, contactOrigin: string | null): Stat
 
 const isNotFoundPage = (rel: string) => rel === "/404.html" || rel.endsWith("/404.html");
 
+export type StaticFiles = Pick<Map<string, StaticFile>, "get" | "size">;
+
 /**
  * The site as it is, overlaid by the newest scheduled state whose date has come at the office: the
  * build makes build/scheduled/<date>/ for each later post's date (scripts/postbuild.js), holding the
  * pages that list or show posts as they will be that day. The date is read from the clock at each
  * request, so a post goes live at the office's midnight without a rebuild or a restart (ADR 0026).
  */
-class ScheduledFiles extends Map<string, StaticFile> {
-  readonly #states: Array<[string, Map<string, StaticFile>]>;
-  readonly #today = new Intl.DateTimeFormat("en-CA", { timeZone: site.timeZone });
-  constructor(base: Map<string, StaticFile>, states: Array<[string, Map<string, StaticFile>]>) {
-    super(base);
-    this.#states = states.sort((a, b) => b[0].localeCompare(a[0]));
-  }
-  #now(): Map<string, StaticFile> | undefined {
-    const today = this.#today.format(Date.now());
-    return this.#states.find(([date]) => date <= today)?.[1];
-  }
-  override get(path: string) {
-    return this.#now()?.get(path) ?? super.get(path);
-  }
-  override has(path: string) {
-    return this.#now()?.has(path) === true || super.has(path);
-  }
-}
-
-export function loadStaticFiles(root: string, contactOrigin: string | null): Map<string, StaticFile> {
-  const files = loadTree(root, contactOrigin);
+export function loadStaticFiles(root: string, contactOrigin: string | null): StaticFiles {
+  const base = loadTree(root, contactOrigin);
   const scheduled = join(root, "../scheduled");
-  if (!existsSync(scheduled)) return files;
-  const states = readdirSync(scheduled).map((date): [string, Map<string, StaticFile>] => [
-    date,
-    loadTree(join(scheduled, date), contactOrigin),
-  ]);
-  return new ScheduledFiles(files, states);
+  if (!existsSync(scheduled)) return base;
+  const newestFirst = readdirSync(scheduled).sort().reverse();
+  const states = newestFirst.map((date) => [date, loadTree(join(scheduled, date), contactOrigin)] as const);
+  const today = new Intl.DateTimeFormat("en-CA", { timeZone: site.timeZone });
+  return {
+    size: base.size,
+    get(path: string) {
+      const date = today.format(Date.now());
+      return states.find(([day]) => day <= date)?.[1].get(path) ?? base.get(path);
+    },
+  };
 }
 
 function loadTree(root: string, contactOrigin: string | null): Map<string, StaticFile> {
@@ -205,10 +180,7 @@ function preselect(html: Buffer, service: unknown): Buffer {
   );
 }
 
-export function serveStatic(
-  files: Map<string, StaticFile>,
-  { formToken }: { formToken?: () => string } = {},
-): RequestHandler {
+export function serveStatic(files: StaticFiles, { formToken }: { formToken?: () => string } = {}): RequestHandler {
   return (req, res, next) => {
     if (req.method !== "GET" && req.method !== "HEAD") return next();
     const file = files.get(req.path);

@@ -2,13 +2,9 @@ import { existsSync, readdirSync, rmSync, statSync } from "node:fs";
 import { join } from "node:path";
 
 /**
- * The copies of the records an operator makes in DATA_DIR, erased once they are older than the
- * privacy notice's `backupDays` (site.privacy): backups in DATA_DIR/backups/ (`inquiries backup`,
- * and `pg_dump` files by the recipe in docs/deployment.md), exports in DATA_DIR/exports/
- * (`inquiries export --out`), and what a restore leaves beside the database
- * (`inquiries.sqlite*.replaced-<time>`, an interrupted `.restoring`). Every instance erases its own
- * DATA_DIR's at each housekeeping turn (housekeeping.ts); what lies elsewhere is the operator's to
- * delete on the same schedule (docs/operations.md, "The privacy promise").
+ * The copies an operator makes in DATA_DIR (backups/, exports/, and what a restore leaves beside the
+ * database), erased once older than the privacy notice's `backupDays`, at each housekeeping turn;
+ * copies elsewhere are the operator's to delete on the same schedule (docs/operations.md).
  */
 
 const COPY_FOLDERS = ["backups", "exports"];

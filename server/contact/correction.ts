@@ -3,11 +3,9 @@ import { normalizeEmail } from "./erasure.ts";
 import type { Database } from "./storage/database.ts";
 
 /**
- * A "correct my data" request (the privacy notice's "correct it"), as `npm run inquiries -- correct`
- * makes it: a person's name, email address or company, changed in every inquiry they sent (found
- * by their address in any case and Unicode form, as `forget` finds them). Each new value passes the
- * contact form's own rule for its field. Copies already delivered (the inbox, the team chat, the CRM)
- * and the email files under DATA_DIR/mail keep what they had: the operator corrects those by hand.
+ * A "correct my data" request (`npm run inquiries -- correct`): name, address or company changed in
+ * every inquiry the person sent (found as `forget` finds them), each value by the form's own rule.
+ * Copies already delivered, and the files in DATA_DIR/mail, the operator corrects by hand.
  */
 
 export type Correction = { name?: string; email?: string; company?: string };

@@ -3,10 +3,9 @@ import { join } from "node:path";
 import type { Database } from "./storage/database.ts";
 
 /**
- * The one deletion behind the privacy notice's promises: retention and `npm run inquiries -- forget`
- * erase through it. Waiting deliveries go first (nothing new is sent); once the sends under way have
- * ended, the inquiries with everything that names them, the emails in DATA_DIR/mail too. Copies of
- * the database are not opened: copies.ts deletes them whole after `backupDays`, as the notice says.
+ * The one deletion behind the privacy notice (retention and `inquiries -- forget`): waiting deliveries
+ * first, then, once the sends under way have ended, the inquiries with all that names them, their
+ * emails in DATA_DIR/mail too. Database copies are not opened: copies.ts deletes them whole.
  */
 
 type Selection = { before: number } | { email: string };

@@ -31,85 +31,74 @@ type Parts = {
   facts?: Promised;
 };
 
-export class Housekeeping {
-  private readonly parts: Parts;
-  private readonly log: Logger;
-  private timer: NodeJS.Timeout | undefined;
-  private running: Promise<void> = Promise.resolve();
-  private stopped = false;
-  private retainedAt = 0;
+export type Housekeeping = ReturnType<typeof createHousekeeping>;
 
-  constructor(parts: Parts) {
-    this.parts = parts;
-    this.log = parts.log.child({ task: "housekeeping" });
-  }
+export function createHousekeeping(parts: Parts) {
+  const { db, ring, config, worker, retentionDays, backupDays, facts } = parts;
+  const log = parts.log.child({ task: "housekeeping" });
+  let timer: NodeJS.Timeout | undefined;
+  let running: Promise<void> = Promise.resolve();
+  let stopped = false;
+  let retainedAt = 0;
 
-  start(): void {
-    const { HOUSEKEEPING_TURN_MS, RETENTION_INTERVAL_MS } = this.parts.config;
-    const every = Math.min(HOUSEKEEPING_TURN_MS, RETENTION_INTERVAL_MS);
-    const tick = () => {
-      this.running = this.turn().finally(() => {
-        if (!this.stopped) this.timer = setTimeout(tick, every).unref();
+  const self = {
+    start(): void {
+      const every = Math.min(config.HOUSEKEEPING_TURN_MS, config.RETENTION_INTERVAL_MS);
+      const tick = () => {
+        running = turn().finally(() => {
+          if (!stopped) timer = setTimeout(tick, every).unref();
+        });
+      };
+      tick();
+    },
+
+    async stop(): Promise<void> {
+      stopped = true;
+      clearTimeout(timer);
+      await running;
+    },
+
+    async refreshKeys(now = Date.now()): Promise<void> {
+      const deleted = await deleteExpiredKeys(db, {
+        now,
+        linkTtlMs: config.INQUIRY_LINK_DAYS * 86_400_000,
+        formTtlMs: config.FORM_TOKEN_MAX_AGE_MS,
+        month: monthOf(now),
       });
-    };
-    tick();
-  }
+      if (deleted > 0) log.info({ deleted }, "keys past their use deleted");
+      await ring.read(now);
+    },
 
-  async stop(): Promise<void> {
-    this.stopped = true;
-    clearTimeout(this.timer);
-    await this.running;
-  }
+    async digest(now = (parts.clock ?? Date.now)()): Promise<boolean> {
+      const queued = await queueDigest(db, now, facts);
+      if (queued) worker.nudge();
+      return queued;
+    },
 
-  private async turn(): Promise<void> {
-    const tasks = [
-      () => this.refreshKeys(),
-      () => this.digest(),
-      () => this.applyRetention(),
-      async () => this.eraseCopies(),
-    ];
+    eraseCopies(now = Date.now()): string[] {
+      const files = eraseOldCopies(config.dataDir, backupDays, now);
+      if (files.length > 0) log.info({ files, backupDays }, "retention: erased copies past the backup period");
+      return files;
+    },
+
+    async applyRetention(now = Date.now()) {
+      if (retainedAt <= now && now - retainedAt < config.RETENTION_INTERVAL_MS) return null;
+      retainedAt = now;
+      const before = now - retentionDays * 86_400_000;
+      const result = await erase(db, join(config.dataDir, "mail"), { before }, { waitMs: config.OUTBOX_LEASE_MS, now });
+      if (result.pendingCut > 0)
+        log.warn({ ...result, retentionDays }, "retention: erased old inquiries, some with a delivery still waiting");
+      else log.info({ ...result, retentionDays }, "retention: erased what is past the privacy notice's period");
+      return result;
+    },
+  };
+
+  async function turn(): Promise<void> {
+    const tasks = [self.refreshKeys, self.digest, self.applyRetention, async () => self.eraseCopies()];
     for (const task of tasks) {
-      await task().catch((err: Error) => this.log.error({ err: { message: err.message } }, "housekeeping failed"));
+      await task().catch((err: Error) => log.error({ err: { message: err.message } }, "housekeeping failed"));
     }
   }
 
-  async refreshKeys(now = Date.now()): Promise<void> {
-    const { db, ring, config } = this.parts;
-    const deleted = await deleteExpiredKeys(db, {
-      now,
-      linkTtlMs: config.INQUIRY_LINK_DAYS * 86_400_000,
-      formTtlMs: config.FORM_TOKEN_MAX_AGE_MS,
-      month: monthOf(now),
-    });
-    if (deleted > 0) this.log.info({ deleted }, "keys past their use deleted");
-    await ring.read(now);
-  }
-
-  async digest(now = (this.parts.clock ?? Date.now)()): Promise<boolean> {
-    const queued = await queueDigest(this.parts.db, now, this.parts.facts);
-    if (queued) this.parts.worker.nudge();
-    return queued;
-  }
-
-  eraseCopies(now = Date.now()): string[] {
-    const { config, backupDays } = this.parts;
-    const files = eraseOldCopies(config.dataDir, backupDays, now);
-    if (files.length > 0) this.log.info({ files, backupDays }, "retention: erased copies past the backup period");
-    return files;
-  }
-
-  async applyRetention(now = Date.now()) {
-    const { db, retentionDays, config } = this.parts;
-    if (this.retainedAt <= now && now - this.retainedAt < config.RETENTION_INTERVAL_MS) return null;
-    this.retainedAt = now;
-    const before = now - retentionDays * 86_400_000;
-    const result = await erase(db, join(config.dataDir, "mail"), { before }, { waitMs: config.OUTBOX_LEASE_MS, now });
-    if (result.pendingCut > 0)
-      this.log.warn(
-        { ...result, retentionDays },
-        "retention: erased old inquiries, some with a delivery still waiting",
-      );
-    else this.log.info({ ...result, retentionDays }, "retention: erased what is past the privacy notice's period");
-    return result;
-  }
+  return self;
 }

@@ -3,12 +3,10 @@ import { type Sql, StorageUnavailableError } from "./storage/database.ts";
 import { ensureFirstKey, ensureKey, type KeyPurpose, listKeys } from "./storage/keys.ts";
 
 /**
- * The keys the server signs and hashes with, one set per job (docs/decisions/0017-keys-in-the-database.md):
- * `links` signs the links in a lead, `form` the contact page's form tokens, `address` (one a month)
- * keys the address hashes. They live in the database (storage/keys.ts) and this ring holds what it
- * last read: a key it does not know is looked up again (another instance may have rotated), at most
- * once a second. Until the database is attached, form tokens are signed with a key of this process
- * (the pages are served while storage is away; such a token is checked by this process only).
+ * The keys the server signs and hashes with, one set per job (ADR 0017), kept in the database; the
+ * ring holds what it last read and looks up a key it does not know (another instance may have
+ * rotated) at most once a second. Until the database is attached, form tokens are signed with a
+ * key of this process (the pages are served while storage is away).
  */
 
 export type SigningKey = { id: string; secret: Buffer };

@@ -13,17 +13,16 @@ import { type Database, logStorageTransitions, StorageUnavailableError } from ".
 import { writeSetting } from "./storage/settings.ts";
 
 /**
- * The contact pipeline assembled: the database migrated, the channels its routing uses, the outbox
- * worker and the housekeeping. The server holds it started in the background, so storage that does
- * not work at start does not take the pages down: the contact doors answer 503, readiness says why,
- * and the start is tried again with backoff.
+ * The contact pipeline assembled (database migrated, channels, outbox worker, housekeeping) and held
+ * started in the background: storage that fails at start does not take the pages down; the contact
+ * doors answer 503, readiness says why, and the start is tried again with backoff.
  */
 export async function createContactPipeline(
   config: Config,
   log: Logger,
   opts: { keys: SecretKeys; db?: Database; metrics?: ContactMetrics; clock?: () => number; facts?: Promised },
 ) {
-  const [{ OutboxWorker }, { Housekeeping }, { contentFilter }, { ContactPipeline }, { openDatabase }] =
+  const [{ outboxWorker }, { createHousekeeping }, { contentFilter }, { contactPipeline }, { openDatabase }] =
     await Promise.all([
       import("./delivery/worker.ts"),
       import("./housekeeping.ts"),
@@ -43,8 +42,8 @@ export async function createContactPipeline(
     // "Not spam" from any shell queues what the server would.
     await writeSetting(db, "routing", JSON.stringify(routing));
     const { metrics, clock, facts, keys } = opts;
-    const worker = new OutboxWorker({ db, channels, routing, log, config, metrics, clock, facts, links: keys.links });
-    const housekeeping = new Housekeeping({
+    const worker = outboxWorker({ db, channels, routing, log, config, metrics, clock, facts, links: keys.links });
+    const housekeeping = createHousekeeping({
       db,
       log,
       config,
@@ -55,19 +54,9 @@ export async function createContactPipeline(
       facts,
     });
     metrics?.watchOutbox(db);
-    const pipeline = new ContactPipeline({
-      db,
-      worker,
-      log,
-      hasher: opts.keys.hasher,
-      tokens: opts.keys.tokens,
-      config,
-      content: contentFilter(db, config.SPAM_CORPUS_DIR),
-      routing,
-      metrics,
-      limits: limitsOf(config),
-      clock,
-    });
+    const content = contentFilter(db, config.SPAM_CORPUS_DIR);
+    const parts = { db, worker, log, config, content, routing, metrics, limits: limitsOf(config), clock };
+    const pipeline = contactPipeline({ ...parts, hasher: keys.hasher, tokens: keys.tokens });
     log.info({ storage: db.describe(), channels: channels.map((c) => c.describe()) }, "contact pipeline ready");
     return {
       pipeline,
@@ -90,6 +79,9 @@ const limitsOf = (config: Config): LimitSpec[] => [
   { prefix: "contact_day", per: "address", points: config.RATE_LIMIT_PER_DAY, durationMs: 86_400_000 },
   { prefix: "contact_net_min", per: "network", points: config.RATE_LIMIT_NETWORK_PER_MINUTE, durationMs: 60_000 },
 ];
+
+/** With no request to answer first, the pipeline starts this long after the server listens. */
+export const START_WHEN_IDLE_MS = 100;
 
 export type ContactRuntime = ReturnType<typeof startContactRuntime>;
 
@@ -132,10 +124,9 @@ export function startContactRuntime(
       delay = Math.min(delay * 2, 30_000);
     }
   };
-  starting = (opts.after ?? Promise.resolve()).then(attempt);
-  // The first start is deferred until the first page is out (server/main.ts): a message sent before it
-  // ends waits for it, rather than meeting a 503 while storage is fine.
-  const firstStart = starting;
+  // Started once the first page is out (server/main.ts): a message sent before waits, not a 503.
+  const firstStart = (opts.after ?? Promise.resolve()).then(attempt);
+  starting = firstStart;
 
   const pipeline = (): ContactPipeline => {
     if (!made) throw new StorageUnavailableError(`contact storage not ready: ${reason}`, 10);
@@ -144,7 +135,10 @@ export function startContactRuntime(
   return {
     pipeline,
     async submit(submission: Submission): Promise<Outcome> {
-      if (!made && reason === "starting") await Promise.race([firstStart, sleep(10_000, undefined, { ref: false })]);
+      if (!made && reason === "starting") {
+        log.info("a message waits for the contact pipeline to start");
+        await Promise.race([firstStart, sleep(10_000, undefined, { ref: false })]);
+      }
       return pipeline().submit(submission);
     },
     leaveRotation() {

@@ -209,6 +209,8 @@ describe.each([
     const alert = smtp.received.find((m) => m.mail.subject?.startsWith("Lead delivery failed"));
     expect(alert?.mail.subject).toBe(`Lead delivery failed: webhook for inquiry ${id}`);
     expect(alert?.mail.headers.get("x-alert")).toBe("delivery-failed");
+    // Its Message-ID is the alert delivery's, the same on every attempt.
+    expect(alert?.messageId).toMatch(/^<alert_[\w-]+_failed@www\.example\.com>$/);
     expect(alert?.mail.text).toContain("HTTP 410");
     await expect.poll(() => slack.received.length, { timeout: 5_000 }).toBe(2);
     expect(JSON.parse(slack.received[1]?.body ?? "{}").text).toContain(`webhook for inquiry ${id}`);

@@ -543,7 +543,7 @@ describe.each([
     // Not spam is a genuine mark.
     const held = await scoreOf(b, "Lee");
     const id = (await inquiries.listHeld(b.db)).find((i) => i.message.endsWith("Best, Lee"))?.id ?? "";
-    expect(await inquiries.notSpam(b.db, id, () => [], Date.now())).toMatchObject({ changed: true });
+    expect(await inquiries.judge(b.db, id, "not-spam", () => [], Date.now())).toMatchObject({ changed: true });
     expect((await training.list(b.db)).map((m) => [m.inquiryId, m.label])).toEqual([[id, "genuine"]]);
     expect(held.score).toBeGreaterThanOrEqual(0);
     // A mark goes with its inquiry: the retention purge (or `forget`) leaves the filter nothing of it.
@@ -569,7 +569,7 @@ describe.each([
     const lead = String(body.id);
     const clean = await state(lead);
     expect(clean).toEqual({ held: false, reason: null, mark: null });
-    await inquiries.markSpam(p.db, lead, now);
+    await inquiries.judge(p.db, lead, "spam", () => [], now);
     expect(await state(lead)).toMatchObject({ held: true, mark: ["spam", now] });
     expect(await inquiries.undo(p.db, lead, "spam", toEmail, now + 1)).toMatchObject({ changed: true });
     expect(await state(lead)).toEqual(clean);
@@ -580,13 +580,15 @@ describe.each([
     await training.mark(p.db, trapped, "spam", now - 5_000);
     const held = await state(trapped);
     expect(held).toEqual({ held: true, reason: "honeypot filled", mark: ["spam", now - 5_000] });
-    expect(await inquiries.notSpam(p.db, trapped, toEmail, now)).toMatchObject({ queued: [{ channel: "email" }] });
+    expect(await inquiries.judge(p.db, trapped, "not-spam", toEmail, now)).toMatchObject({
+      queued: [{ channel: "email" }],
+    });
     const undone = await inquiries.undo(p.db, trapped, "not-spam", toEmail, now + 1);
     expect(undone).toMatchObject({ changed: true, cancelled: ["email"] });
     expect(await state(trapped)).toEqual(held);
     // Undo answers only the last action: after Spam, the Undo of an earlier Not spam does nothing.
-    await inquiries.notSpam(p.db, trapped, toEmail, now + 2);
-    await inquiries.markSpam(p.db, trapped, now + 3);
+    await inquiries.judge(p.db, trapped, "not-spam", toEmail, now + 2);
+    await inquiries.judge(p.db, trapped, "spam", () => [], now + 3);
     expect(await inquiries.undo(p.db, trapped, "not-spam", toEmail, now + 4)).toMatchObject({ changed: false });
   });
 

@@ -134,9 +134,9 @@ describe("the SMTP relay's connections", () => {
     const inquiry = { ...valid, id: "i1", receivedAt: Date.now(), page: null, userAgent: null, ipHash: null };
     const mail = buildMail(
       { ...inquiry, source: "api", held: false },
-      { from: "site@example.com", to: "sales@example.com", siteHost: "www.example.com", links: [] },
+      { from: "site@example.com", to: "sales@example.com", messageId: "<inquiry-i1@www.example.com>", links: [] },
     );
-    const sent = mailer.send(mail, "i1");
+    const sent = mailer.send(mail);
     await expect.poll(() => dataStarted).toBe(true);
     mailer.close();
     const stillWaiting = new Promise((r) => setTimeout(() => r("still waiting"), 3_000));

@@ -10,7 +10,7 @@ import { loadConfig } from "../../server/config.ts";
 import { createMetrics } from "../../server/contact/metrics.ts";
 import { testKeys } from "../support/keys.ts";
 import { freePort } from "../support/ports.ts";
-import { lines } from "../support/requests";
+import { json, lines, nextIp, storedCount, valid } from "../support/requests";
 import { startServer } from "../support/server";
 
 const root = new URL("../../", import.meta.url).pathname;
@@ -151,3 +151,60 @@ describe("a start that cannot succeed says so in one line", () => {
     );
   });
 });
+
+/**
+ * The contact pipeline starts once the first answer is out (or the server has listened idle a
+ * moment, here turned long): a message sent before that waits for the start instead of a 503.
+ */
+it("a message sent before the contact pipeline has started waits for it and is stored", async () => {
+  const port = await freePort();
+  const dataDir = mkdtempSync(join(tmpdir(), "first-post-"));
+  const child = spawn(process.execPath, ["server.js", `--tuning=${JSON.stringify({ START_WHEN_IDLE_MS: 600_000 })}`], {
+    cwd: root,
+    env: {
+      ...process.env,
+      SITE_URL: "https://www.example.com",
+      PORT: String(port),
+      HOST: "127.0.0.1",
+      DATA_DIR: dataDir,
+    },
+    stdio: ["ignore", "pipe", "pipe"],
+  });
+  let out = "";
+  child.stdout.on("data", (d) => {
+    out += d;
+  });
+  child.stderr.on("data", (d) => {
+    out += d;
+  });
+  const exited = new Promise((r) => child.once("exit", r));
+  try {
+    await expect.poll(() => out, { timeout: 20_000 }).toContain("server started");
+    // The first request the server gets.
+    const sent = fetch(`http://127.0.0.1:${port}/functions/v1/send-email`, {
+      method: "POST",
+      headers: { ...json, "x-forwarded-for": nextIp() },
+      body: JSON.stringify(valid),
+    });
+    let status: number | null = null;
+    sent.then(
+      (r) => {
+        status = r.status;
+      },
+      () => undefined,
+    );
+    await expect
+      .poll(() => (status === null ? out : `answered ${status} at once`), { timeout: 20_000 })
+      .toContain("a message waits for the contact pipeline to start");
+    expect(out).not.toContain("contact pipeline ready");
+    // A page answered: the pipeline starts, and the waiting message goes in.
+    expect((await fetch(`http://127.0.0.1:${port}/`)).status).toBe(200);
+    const res = await sent;
+    expect(res.status).toBe(201);
+    expect(out.indexOf("contact pipeline ready")).toBeGreaterThan(out.indexOf("a message waits"));
+    expect(storedCount(dataDir)).toBe(1);
+  } finally {
+    child.kill("SIGTERM");
+    await exited;
+  }
+}, 60_000);

@@ -6,12 +6,10 @@ import { corpusKinds, leaveOneKindOut, margin, newKind, withoutNewKind } from ".
 import {
   ContentModel,
   type Example,
-  FEATURE_NAMES,
   HOLD_SCORE,
   reasonOf,
   SUSPECT_SCORE,
   seedCorpus,
-  stance,
   tokens,
 } from "../../server/contact/intake/content-filter.ts";
 
@@ -83,19 +81,16 @@ describe("what it reads", () => {
 
 describe("who sells to whom", () => {
   it("reads a seller's stance and a buyer's, whatever the words", () => {
-    const on = (message: string) => {
-      const names = ["offer", "ourTrade", "yourBusiness", "asksForTime", "request", "ourThings", "youHeavy"];
-      return names.filter((_, i) => stance(message)[i] === 1);
-    };
+    const on = (message: string) => tokens({ company: "", message }).filter((t) => t.startsWith("stance:"));
     expect(on("Hi, we help firms like yours grow your revenue. Would you be open to a quick call?")).toEqual([
-      "offer",
-      "yourBusiness",
-      "asksForTime",
-      "youHeavy",
+      "stance:offer",
+      "stance:yourBusiness",
+      "stance:asksForTime",
+      "stance:youHeavy",
     ]);
     expect(on("Hello, our office printers keep failing and we need someone this week. Can you help?")).toEqual([
-      "request",
-      "ourThings",
+      "stance:request",
+      "stance:ourThings",
     ]);
   });
   it("marks a pitch in words the corpus never had, and delivers a request about the same thing", () => {
@@ -116,24 +111,10 @@ describe("who sells to whom", () => {
 });
 
 describe("how far words are trusted", () => {
-  it("fitted on groups the words had not seen, the stance weighs: a seller's adds, a buyer's takes off", () => {
-    const weight = (name: string) => model.combination.weights[FEATURE_NAMES.indexOf(name)] as number;
-    for (const w of [weight("wordsAgainst"), weight("wordsFor")]) {
-      // Per log2 unit of the words' evidence (fed divided by 10): less than naive Bayes' own ln 2.
-      expect(w / 10).toBeGreaterThan(0);
-      expect(w / 10).toBeLessThan(Math.LN2 / 2);
-    }
-    expect(weight("offer") + weight("yourBusiness") + weight("asksForTime")).toBeGreaterThan(0.2);
-    expect(weight("request") + weight("ourThings")).toBeLessThan(-0.3);
-  });
-  it("a corpus of one file per label is cut in folds: its words still count toward their label", () => {
-    const oneFileEach = new ContentModel(seed.map((e) => ({ ...e, group: `${e.label}.tsv` })));
-    const [against, forSpam] = oneFileEach.combination.weights as [number, number];
-    expect(against).toBeGreaterThan(0.5);
-    expect(forSpam).toBeGreaterThan(0.5);
-    expect(oneFileEach.score({ company: "", message: "We need a quote for new laptops for our office." })).toBeLessThan(
-      SUSPECT,
-    );
+  it("the stance weighs: a seller's adds, a buyer's takes off", () => {
+    for (const seller of ["offer", "yourBusiness", "asksForTime"])
+      expect(model.weight(`stance:${seller}`)).toBeGreaterThan(0);
+    for (const buyer of ["request", "ourThings"]) expect(model.weight(`stance:${buyer}`)).toBeLessThan(0);
   });
   it("keeps a margin: no genuine inquiry of a kind it never saw comes within 2 in log-odds of the hold", () => {
     const kinds = corpusKinds(seed);

@@ -5,7 +5,10 @@ import { addressHasher } from "../../server/contact/intake/address-hash.ts";
 import { KeyRing, monthOf } from "../../server/contact/keys.ts";
 import { deleteExpiredKeys } from "../../server/contact/storage/keys.ts";
 import { openSqlite } from "../../server/contact/storage/sqlite.ts";
-import { clientKeys, isUtf8, parseTrustProxy, peerForLog, warnUntrustedProxy } from "../../server/guards.ts";
+import { loadEnv } from "../../server/env.ts";
+import { clientKeys, isUtf8, peerForLog, warnUntrustedProxy } from "../../server/guards.ts";
+
+const parseTrustProxy = (value: string | undefined) => loadEnv({ TRUST_PROXY: value }).TRUST_PROXY;
 
 describe("TRUST_PROXY", () => {
   it.each([
@@ -22,7 +25,7 @@ describe("TRUST_PROXY", () => {
   });
 
   it.each(["yes", "1.2.3", "10.0.0.0/33", "loopback,,", "-1", "one"])("refuses %j with one line", (value) => {
-    expect(() => parseTrustProxy(value)).toThrow(/^TRUST_PROXY: ".*" is not an address/);
+    expect(() => parseTrustProxy(value)).toThrow(/^Invalid environment: TRUST_PROXY: ".*" is not an address/);
   });
 
   /** What Express makes of X-Forwarded-For with the parsed setting, on a real server. */

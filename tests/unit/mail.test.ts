@@ -23,7 +23,7 @@ const inquiry = (over: Partial<Inquiry> = {}): Inquiry => ({
 const addresses = {
   from: "Teton Digital Website <no-reply@example.com>",
   to: "sales@example.com",
-  siteHost: "www.example.com",
+  messageId: "<inquiry-0193a1b2-c3d4-7e5f-8a9b-0c1d2e3f4a5b@www.example.com>",
   links: [],
 };
 

@@ -14,24 +14,21 @@ import { type Delivery, type Inquiry, verdictOf } from "../storage/records.ts";
  * saying no, and is not hammered.
  */
 
+export type Reminder = { waited: string; promise: string };
+export type Notice = { subject: string; text: string; inquiryIds: string[] };
+
 export type Attempt =
   | { kind: "delivered"; detail: string; refused?: string[] }
   | { kind: "retry"; reason: string; retryAfterMs?: number }
   | { kind: "permanent"; reason: string };
 
-export type AlertKind = "delivery-failed" | "digest";
-
 export interface Channel {
   readonly name: string;
-  deliver(delivery: Delivery & { inquiry: Inquiry }): Promise<Attempt>;
-  notify(kind: AlertKind, subject: string, text: string, inquiryIds: string[]): Promise<Attempt>;
-  remind?(inquiry: Inquiry, target: string, reminder: { waited: string; promise: string }): Promise<Attempt>;
-  report?(
-    inquiry: Inquiry,
-    target: string,
-    event: { type: string; timestamp: string; data: object },
-    id: string,
-  ): Promise<Attempt>;
+  /** With `reminder`, the lead again because nobody took it (email alone queues reminders). */
+  deliver(delivery: Delivery & { inquiry: Inquiry }, reminder?: Reminder): Promise<Attempt>;
+  /** `id` stays the same on every attempt (a webhook's `webhook-id`, an email's Message-ID). */
+  notify(kind: "delivery-failed" | "digest", notice: Notice, id: string): Promise<Attempt>;
+  report?(target: string, event: { type: string; timestamp: string; data: object }, id: string): Promise<Attempt>;
   describe(): string;
   close?(): void;
 }
@@ -65,7 +62,7 @@ export const receiverUrl = z
   );
 
 // An HTTP receiver's general URL (`variable`) and each route's own (`field` in CONTACT_ROUTES): a
-// delivery's target is the route key, or "default".
+// delivery's target is the route key or "default", posted to the route's URL, else the general one.
 export function receiver(field: string, variable: "SLACK_WEBHOOK_URL" | "WEBHOOK_URL") {
   const own = (config: Config, key: string) => (key !== "default" ? config.routes[key]?.[field] : undefined);
   return {
@@ -79,18 +76,38 @@ export function receiver(field: string, variable: "SLACK_WEBHOOK_URL" | "WEBHOOK
           : [],
       ),
     ],
-    urlFor: (config: Config, target: string) => own(config, target) ?? config[variable],
+    async post(config: Config, target: string, body: string, headers: Record<string, string> = {}): Promise<Attempt> {
+      const url = own(config, target) ?? config[variable];
+      if (!url) return { kind: "permanent", reason: "no receiver URL for this route on this server" };
+      try {
+        const res = await fetch(url, {
+          method: "POST",
+          headers: { "content-type": "application/json", "user-agent": `${site.name} website`, ...headers },
+          body,
+          redirect: "manual",
+          signal: AbortSignal.timeout(config.DELIVERY_TIMEOUT_MS),
+        });
+        await res.body?.cancel().catch(() => undefined);
+        return classifyHttp(res.status, res.headers.get("retry-after"));
+      } catch (err) {
+        const e = err as Error & { cause?: { code?: string } };
+        const cause = e.cause?.code ? ` (${e.cause.code})` : "";
+        const timedOut = e.name === "TimeoutError";
+        return {
+          kind: "retry",
+          reason: timedOut ? `no answer within ${config.DELIVERY_TIMEOUT_MS} ms` : e.message + cause,
+        };
+      }
+    },
   };
 }
 
 export function classifyHttp(status: number, retryAfter: string | null, now = Date.now()): Attempt {
-  if (status >= 200 && status < 300) return { kind: "delivered", detail: `HTTP ${status}` };
   const reason = `HTTP ${status}`;
-  if (status === 401 || status === 403 || status === 408 || status === 429 || status >= 500) {
+  if (status >= 200 && status < 300) return { kind: "delivered", detail: reason };
+  if ([401, 403, 408, 429].includes(status) || status >= 500)
     return { kind: "retry", reason, retryAfterMs: parseRetryAfter(retryAfter, now) };
-  }
-  if (status >= 300 && status < 400) return { kind: "permanent", reason: `${reason}: redirects are not followed` };
-  return { kind: "permanent", reason };
+  return { kind: "permanent", reason: status < 400 ? `${reason}: redirects are not followed` : reason };
 }
 
 export function parseRetryAfter(value: string | null, now = Date.now()): number | undefined {
@@ -100,34 +117,6 @@ export function parseRetryAfter(value: string | null, now = Date.now()): number 
 }
 
 export const DELIVERY_TIMEOUT_MS = 10_000;
-
-export async function post(
-  url: string,
-  body: string,
-  headers: Record<string, string>,
-  timeoutMs: number,
-): Promise<Attempt> {
-  try {
-    const res = await fetch(url, {
-      method: "POST",
-      headers: { "content-type": "application/json", "user-agent": `${site.name} website`, ...headers },
-      body,
-      redirect: "manual",
-      signal: AbortSignal.timeout(timeoutMs),
-    });
-    await res.body?.cancel().catch(() => undefined);
-    return classifyHttp(res.status, res.headers.get("retry-after"));
-  } catch (err) {
-    const e = err as Error & { cause?: { code?: string } };
-    const timedOut = e.name === "TimeoutError";
-    return {
-      kind: "retry",
-      reason: timedOut
-        ? `no answer within ${timeoutMs} ms`
-        : `${e.message}${e.cause?.code ? ` (${e.cause.code})` : ""}`,
-    };
-  }
-}
 
 // The inquiry as a webhook receiver gets it: nothing internal (no address hash).
 export function inquiryPayload(inquiry: Inquiry, links: LeadLinks) {

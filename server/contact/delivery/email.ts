@@ -10,13 +10,13 @@ import { officeTime, replyBy as replyByOf } from "../review/clock.ts";
 import type { LeadLink } from "../review/links.ts";
 import { promiseDueAt } from "../review/promise.ts";
 import type { Inquiry } from "../storage/records.ts";
-import { type Attempt, type ChannelDefinition, cutAt } from "./channel.ts";
+import { type Attempt, type ChannelDefinition, cutAt, type Reminder } from "./channel.ts";
 
 /**
  * The email a lead becomes, plain text and HTML with every field escaped. It carries the lead's
  * signed links, and a reply quotes them, so Reply-To is the email's own recipients and answering the
- * visitor is a new message (`replyLink`). The Message-ID comes from the inquiry: a retried delivery
- * carries the same one, and mail clients fold duplicates.
+ * visitor is a new message (`replyLink`). The Message-ID is its delivery's, made from the inquiry's
+ * id: a retry carries the same one, and mail clients fold duplicates.
  */
 
 export type Mail = {
@@ -30,14 +30,6 @@ export type Mail = {
   headers: Record<string, string>;
 };
 
-interface Mailer {
-  send(mail: Mail, inquiryId: string): Promise<{ accepted: boolean; refused: string[]; detail: string }>;
-  close(): void;
-  describe(): string;
-}
-
-const messageIdFor = (inquiryId: string, siteHost: string) => `<inquiry-${inquiryId}@${siteHost}>`;
-
 export const replyLink = (inquiry: Pick<Inquiry, "email">) =>
   `mailto:${inquiry.email.replace(/[^A-Za-z0-9@._+-]/g, (c) => encodeURIComponent(c))}?subject=${encodeURIComponent(`Re: Your inquiry to ${site.name}`)}`;
 
@@ -45,8 +37,7 @@ export const SUSPECT_MARK = "[Possible spam]";
 export const SUSPECT_NOTE =
   "Possible spam: the filter is not sure this is a person's inquiry. Tell it with a link below: either click teaches it.";
 
-type Reminder = { waited: string; promise: string };
-type MailOptions = { from: string; to: string; siteHost: string; links: LeadLink[]; reminder?: Reminder };
+type MailOptions = { from: string; to: string; messageId: string; links: LeadLink[]; reminder?: Reminder };
 
 /** With `reminder`, the same lead again, saying that nobody took it and how long it waited. */
 export function buildMail(inquiry: Inquiry, opts: MailOptions): Mail {
@@ -55,31 +46,25 @@ export function buildMail(inquiry: Inquiry, opts: MailOptions): Mail {
   const { reminder } = opts;
   const again = reminder ? `Nobody has taken this lead for ${reminder.waited}: ` : "";
   const subject = cutAt(`${again}${mark}New inquiry: ${inquiry.service || "General"} — ${who}`, 200);
-  const received = officeTime(inquiry.receivedAt);
   const replyBy = replyByOf(promiseDueAt(inquiry.receivedAt));
-  const deadline = replyBy ? [`${replyBy}.`, ""] : [];
   const rows: Array<[string, string]> = [
     ["Name", inquiry.name],
     ["Email", inquiry.email],
     ["Company", inquiry.company || "—"],
     ["Service", inquiry.service || "—"],
-    ["Received", received],
+    ["Received", officeTime(inquiry.receivedAt)],
     ["Page", inquiry.page ?? "—"],
     ["Inquiry ID", inquiry.id],
   ];
-  const reminding = reminder
-    ? [
-        `Reminder: this lead has waited ${reminder.waited} of business time and nobody has pressed "${ACTION_LABEL.take}". We promise visitors a reply within ${reminder.promise}. If you are answering it, press "${ACTION_LABEL.take}" below so the others know.`,
-        "",
-      ]
-    : [];
-  const note = [...reminding, ...(inquiry.suspect ? [SUSPECT_NOTE, ""] : [])];
+  const reminding =
+    reminder &&
+    `Reminder: this lead has waited ${reminder.waited} of business time and nobody has pressed "${ACTION_LABEL.take}". We promise visitors a reply within ${reminder.promise}. If you are answering it, press "${ACTION_LABEL.take}" below so the others know.`;
   const reply = replyLink(inquiry);
   const text = [
-    ...note,
+    ...[reminding, inquiry.suspect && SUSPECT_NOTE].flatMap((note) => (note ? [note, ""] : [])),
     `A new inquiry arrived through the ${site.name} website.`,
     "",
-    ...deadline,
+    ...(replyBy ? [`${replyBy}.`, ""] : []),
     ...rows.map(([k, v]) => `${k}: ${v}`),
     "",
     "Message:",
@@ -98,7 +83,7 @@ export function buildMail(inquiry: Inquiry, opts: MailOptions): Mail {
     )
     .join("");
   const html = `<!doctype html><html><body style="font-family:system-ui,sans-serif;color:#0f172a">
-${reminding.length > 0 ? `<p style="padding:8px;background:#fee2e2;color:#7f1d1d"><strong>${escapeHtml(reminding[0] ?? "")}</strong></p>\n` : ""}${inquiry.suspect ? `<p style="padding:8px;background:#fef3c7;color:#78350f"><strong>${escapeHtml(SUSPECT_NOTE)}</strong></p>\n` : ""}<p>A new inquiry arrived through the ${escapeHtml(site.name)} website.</p>
+${reminding ? `<p style="padding:8px;background:#fee2e2;color:#7f1d1d"><strong>${escapeHtml(reminding)}</strong></p>\n` : ""}${inquiry.suspect ? `<p style="padding:8px;background:#fef3c7;color:#78350f"><strong>${escapeHtml(SUSPECT_NOTE)}</strong></p>\n` : ""}<p>A new inquiry arrived through the ${escapeHtml(site.name)} website.</p>
 ${replyBy ? `<p><strong>${escapeHtml(replyBy)}.</strong></p>\n` : ""}<table cellpadding="4" style="border-collapse:collapse">${rows
     .map(([k, v]) => `<tr><th align="left">${escapeHtml(k)}</th><td>${escapeHtml(v)}</td></tr>`)
     .join("")}</table>
@@ -114,13 +99,24 @@ ${buttons ? `<p>${buttons}</p>\n<p style="color:#475569;font-size:13px">${opts.l
     subject,
     text,
     html,
-    messageId: reminder ? `<reminder-${inquiry.id}@${opts.siteHost}>` : messageIdFor(inquiry.id, opts.siteHost),
+    messageId: opts.messageId,
     headers: { "X-Inquiry-Id": inquiry.id, ...(reminder ? { "X-Reminder": "reply-promise" } : {}) },
   };
 }
 
+// Loaded with the first email, not before the first page (env.ts reads this module).
+const nodemailer = async () => (await import("nodemailer")).default;
+const makeComposer = async () =>
+  (await nodemailer()).createTransport({ streamTransport: true, buffer: true, newline: "windows" });
+let composer: ReturnType<typeof makeComposer> | undefined;
+
+export async function composeMail(mail: Mail): Promise<string> {
+  composer ??= makeComposer();
+  return (await (await composer).sendMail(mail)).message.toString();
+}
+
 // A message whose connection closes under it fails (no requeue): the outbox retries it.
-export function smtpMailer(url: string): Mailer {
+export function smtpMailer(url: string) {
   const transport = nodemailer().then((n) =>
     n.createTransport({
       url,
@@ -133,40 +129,9 @@ export function smtpMailer(url: string): Mailer {
     }),
   );
   return {
-    async send(mail) {
-      const info = await (await transport).sendMail(mail);
-      const address = (a: string | { address: string }) => (typeof a === "string" ? a : a.address);
-      return { accepted: info.accepted.length > 0, refused: info.rejected.map(address), detail: info.response };
-    },
+    send: async (mail: Mail) => (await transport).sendMail(mail),
     // A send in flight fails at once (its delivery is given back or retried) instead of holding the stop.
     close: () => void transport.then((t) => t.close({ force: true })),
-    describe: () => `SMTP ${new URL(url).host}`,
-  };
-}
-
-export async function composeMail(mail: Mail): Promise<string> {
-  composer ??= makeComposer();
-  const info = await (await composer).sendMail(mail);
-  return info.message.toString();
-}
-let composer: ReturnType<typeof makeComposer> | undefined;
-const makeComposer = async () =>
-  (await nodemailer()).createTransport({ streamTransport: true, buffer: true, newline: "windows" });
-
-// Loaded with the first email, not before the first page (env.ts reads this module).
-const nodemailer = async () => (await import("nodemailer")).default;
-
-function fileMailer(dir: string): Mailer {
-  mkdirSync(dir, { recursive: true });
-  return {
-    async send(mail, inquiryId) {
-      const file = join(dir, `${inquiryId}.eml`);
-      writeFileSync(`${file}.tmp`, await composeMail(mail));
-      renameSync(`${file}.tmp`, file);
-      return { accepted: true, refused: [], detail: file };
-    },
-    close: () => {},
-    describe: () => `files in ${dir}`,
   };
 }
 
@@ -185,32 +150,16 @@ const variables = {
   SMTP_URL: z
     .string()
     .regex(/^smtps?:\/\//, "an smtp:// or smtps:// URL")
-    .optional()
-    .meta({
-      description:
-        "`smtp://user:pass@host:587` or `smtps://…`: the relay that delivers inquiry emails. Unset: each email is written as an `.eml` file under `DATA_DIR/mail/` and logged",
-    }),
+    .optional(),
   SMTP_FROM: z
     .string()
     .refine(
       (v) => addressparser(v, { flatten: true }).some((a) => Boolean(a.address)),
       "a sender with an address, such as Teton Digital Website <no-reply@example.com>",
     )
-    .optional()
-    .meta({
-      description:
-        "the From address of inquiry emails; one without an address stops the server at start with a one-line error",
-      shownDefault: "`Teton Digital Website <no-reply@…>` (the host of `SITE_URL`)",
-    }),
-  CONTACT_TO: z.email().optional().meta({
-    description: "the company inbox inquiries go to",
-    shownDefault: "the site email (`app/config/site.ts`)",
-  }),
-  LEAD_ESCALATION_TO: emails.optional().meta({
-    description:
-      "who else gets the reminder of a lead nobody took within the reply promise (comma-separated addresses), besides its route's recipients. See [The reply promise](operations.md#the-reply-promise)",
-    shownDefault: "the general inbox (`CONTACT_TO`)",
-  }),
+    .optional(),
+  CONTACT_TO: z.email().optional(),
+  LEAD_ESCALATION_TO: emails.optional(),
 };
 
 export const email: ChannelDefinition<typeof variables> = {
@@ -219,16 +168,25 @@ export const email: ChannelDefinition<typeof variables> = {
   routeField: { key: "to", schema: emails },
   targetFor: (config, key) => (key === "default" ? undefined : config.routes[key]?.to) ?? inbox(config),
   hostsOf: (config) => (config.SMTP_URL ? [{ host: new URL(config.SMTP_URL).hostname, setting: "SMTP_URL" }] : []),
-  deliveryId: (inquiryId, config) => messageIdFor(inquiryId, config.siteHost),
+  deliveryId: (inquiryId, config) => `<inquiry-${inquiryId}@${config.siteHost}>`,
   create(config, links) {
-    const mailer = config.SMTP_URL ? smtpMailer(config.SMTP_URL) : fileMailer(join(config.dataDir, "mail"));
-    const addresses = { from: sender(config), to: inbox(config), siteHost: config.siteHost };
+    const smtp = config.SMTP_URL ? smtpMailer(config.SMTP_URL) : undefined;
+    const dir = join(config.dataDir, "mail");
+    const addresses = { from: sender(config), to: inbox(config) };
     const send = async (mail: Mail, id: string, detail?: string): Promise<Attempt> => {
       try {
-        const result = await mailer.send(mail, id);
-        if (!result.accepted) return { kind: "retry", reason: `relay did not accept the message: ${result.detail}` };
-        const refused = result.refused.length ? result.refused : undefined;
-        return { kind: "delivered", detail: detail ?? result.detail, refused };
+        if (!smtp) {
+          const file = join(dir, `${id}.eml`);
+          mkdirSync(dir, { recursive: true });
+          writeFileSync(`${file}.tmp`, await composeMail(mail));
+          renameSync(`${file}.tmp`, file);
+          return { kind: "delivered", detail: detail ?? file };
+        }
+        const info = await smtp.send(mail);
+        if (info.accepted.length === 0)
+          return { kind: "retry", reason: `relay did not accept the message: ${info.response}` };
+        const refused = info.rejected.map((a: string | { address: string }) => (typeof a === "string" ? a : a.address));
+        return { kind: "delivered", detail: detail ?? info.response, refused: refused.length ? refused : undefined };
       } catch (err) {
         const e = err as Error & { responseCode?: number; code?: string };
         const reason = e.message || String(err);
@@ -238,10 +196,12 @@ export const email: ChannelDefinition<typeof variables> = {
     };
     return {
       name: "email",
-      deliver: ({ inquiry, target }) =>
-        send(buildMail(inquiry, { ...addresses, to: target, links: links.for(inquiry) }), inquiry.id),
-      notify(kind, subject, text, inquiryIds) {
-        const id = `alert-${Date.now()}-${Math.random().toString(36).slice(2, 8)}`;
+      deliver({ inquiry, target, messageId }, reminder) {
+        const to = reminder ? each([target, config.LEAD_ESCALATION_TO ?? addresses.to]) : target;
+        const mail = buildMail(inquiry, { ...addresses, to, messageId, links: links.for(inquiry), reminder });
+        return reminder ? send(mail, `reminder-${inquiry.id}`, to) : send(mail, inquiry.id);
+      },
+      notify(kind, { subject, text, inquiryIds }, id) {
         // The digest goes to everyone who receives leads, and the escalation address.
         const routed = Object.values(config.routes).map((r) => r.to ?? "");
         const digest = [addresses.to, ...routed, config.LEAD_ESCALATION_TO ?? ""];
@@ -259,13 +219,8 @@ export const email: ChannelDefinition<typeof variables> = {
         };
         return send(mail, id);
       },
-      remind(inquiry, target, reminder) {
-        const to = each([target, config.LEAD_ESCALATION_TO ?? addresses.to]);
-        const mail = buildMail(inquiry, { ...addresses, to, links: links.for(inquiry), reminder });
-        return send(mail, `reminder-${inquiry.id}`, to);
-      },
-      describe: () => mailer.describe(),
-      close: () => mailer.close(),
+      describe: () => (config.SMTP_URL ? `SMTP ${new URL(config.SMTP_URL).host}` : `files in ${dir}`),
+      close: () => smtp?.close(),
     };
   },
 };

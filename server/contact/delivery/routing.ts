@@ -65,7 +65,7 @@ export function newDeliveries(
   inquiry: { id: string; receivedAt: number; service: string },
   config: Config,
   now = Date.now(),
-) {
+): NewDelivery[] {
   const destinations = destinationsFor(routing, inquiry.service);
   const leads = destinations.map(
     ({ channel, target }): NewDelivery => ({
@@ -77,13 +77,10 @@ export function newDeliveries(
   );
   const email = destinations.find((d) => d.channel === "email");
   if (!email) return leads;
-  const reminder: NewDelivery = {
-    id: timeOrderedId(now),
-    kind: "reminder",
-    channel: "email",
-    target: email.target,
-    messageId: `<reminder-${inquiry.id}@${config.siteHost}>`,
-    at: inquiry.receivedAt + promiseMs(),
-  };
-  return [...leads, reminder];
+  const messageId = `<reminder-${inquiry.id}@${config.siteHost}>`;
+  const at = inquiry.receivedAt + promiseMs();
+  return [
+    ...leads,
+    { id: timeOrderedId(now), kind: "reminder", channel: "email", target: email.target, messageId, at },
+  ];
 }

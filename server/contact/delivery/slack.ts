@@ -2,7 +2,7 @@ import { officeTime, replyBy as replyByOf } from "../review/clock.ts";
 import type { LeadLink } from "../review/links.ts";
 import { promiseDueAt } from "../review/promise.ts";
 import type { Inquiry } from "../storage/records.ts";
-import { type ChannelDefinition, cutAt, post, receiver, receiverUrl } from "./channel.ts";
+import { type ChannelDefinition, cutAt, receiver, receiverUrl } from "./channel.ts";
 import { SUSPECT_MARK, SUSPECT_NOTE } from "./email.ts";
 
 export const escapeSlack = (s: string) => s.replace(/&/g, "&amp;").replace(/</g, "&lt;").replace(/>/g, "&gt;");
@@ -17,6 +17,13 @@ export function slackMessage(inquiry: Inquiry, links: LeadLink[]) {
     type: "plain_text",
     text: cutAt(text, max, " … (cut: the whole message is in the email)") || "—",
     emoji: false,
+  });
+  // A button opens the signed link's page (a GET shows it; only the page's button acts).
+  const button = (l: LeadLink) => ({
+    type: "button",
+    text: plain(l.label, 75),
+    url: l.url,
+    action_id: `lead-${l.action}`,
   });
   return {
     // The notification, and the fallback where blocks are not shown: markup off, escaped.
@@ -37,28 +44,13 @@ export function slackMessage(inquiry: Inquiry, links: LeadLink[]) {
       ...(replyBy ? [{ type: "section", text: plain(replyBy) }] : []),
       { type: "section", text: plain(inquiry.message, 3000) },
       { type: "context", elements: [plain(`Inquiry ${inquiry.id} · reply by email to ${inquiry.email}`)] },
-      // Buttons that open the signed link's page (a GET shows it; only the page's button acts).
-      ...(links.length > 0
-        ? [
-            {
-              type: "actions",
-              elements: links.map((l) => ({
-                type: "button",
-                text: plain(l.label, 75),
-                url: l.url,
-                action_id: `lead-${l.action}`,
-              })),
-            },
-          ]
-        : []),
+      ...(links.length > 0 ? [{ type: "actions", elements: links.map(button) }] : []),
     ],
   };
 }
 
 const variables = {
-  SLACK_WEBHOOK_URL: receiverUrl
-    .optional()
-    .meta({ description: "also post every lead to Slack (an incoming-webhook URL; no `user:password@`)" }),
+  SLACK_WEBHOOK_URL: receiverUrl.optional(),
 };
 
 const slackReceiver = receiver("slack", "SLACK_WEBHOOK_URL");
@@ -68,20 +60,12 @@ export const slack: ChannelDefinition<typeof variables> = {
   variables,
   ...slackReceiver,
   create(config, links) {
-    const urlFor = (target: string) => slackReceiver.urlFor(config, target);
-    const timeoutMs = config.DELIVERY_TIMEOUT_MS;
+    const send = (target: string, message: object) => slackReceiver.post(config, target, JSON.stringify(message));
     return {
       name: "slack",
-      async deliver({ inquiry, target }) {
-        const url = urlFor(target);
-        if (!url) return { kind: "permanent", reason: "no Slack webhook URL for this route on this server" };
-        return post(url, JSON.stringify(slackMessage(inquiry, links.for(inquiry))), {}, timeoutMs);
-      },
-      notify(_kind, subject, text) {
-        const url = urlFor("default");
-        if (!url) return Promise.resolve({ kind: "permanent", reason: "no general Slack webhook URL" });
-        return post(url, JSON.stringify({ text: escapeSlack(`${subject}\n${text}`), mrkdwn: false }), {}, timeoutMs);
-      },
+      deliver: ({ inquiry, target }) => send(target, slackMessage(inquiry, links.for(inquiry))),
+      notify: (_kind, { subject, text }) =>
+        send("default", { text: escapeSlack(`${subject}\n${text}`), mrkdwn: false }),
       describe: () => "Slack incoming webhook",
     };
   },

@@ -1,6 +1,6 @@
 import { Webhook } from "standardwebhooks";
 import { z } from "zod";
-import { type Attempt, type ChannelDefinition, inquiryPayload, post, receiver, receiverUrl } from "./channel.ts";
+import { type Attempt, type ChannelDefinition, inquiryPayload, receiver, receiverUrl } from "./channel.ts";
 
 /**
  * A JSON POST to WEBHOOK_URL (or a route's own receiver) in Standard Webhooks' envelope (type,
@@ -9,21 +9,14 @@ import { type Attempt, type ChannelDefinition, inquiryPayload, post, receiver, r
  */
 const webhookReceiver = receiver("webhook", "WEBHOOK_URL");
 const variables = {
-  WEBHOOK_URL: receiverUrl.optional().meta({
-    description:
-      "also deliver every lead as a signed JSON `POST` here ([Standard Webhooks](https://www.standardwebhooks.com/)); needs `WEBHOOK_SECRET`; a URL with `user:password@` is refused at start (it would reach logs and alerts)",
-  }),
+  WEBHOOK_URL: receiverUrl.optional(),
   WEBHOOK_SECRET: z
     .string()
     .regex(
       /^whsec_[A-Za-z0-9+/]{32,}={0,2}( whsec_[A-Za-z0-9+/]{32,}={0,2})?$/,
       "a Standard Webhooks secret: whsec_ and at least 24 bytes in base64 (two, space-separated, while rotating)",
     )
-    .optional()
-    .meta({
-      description:
-        "the shared signing secret, `whsec_` + base64 of at least 24 random bytes (`echo whsec_$(openssl rand -base64 32)`); the receiver verifies `webhook-signature` with it. To rotate, set the new and the old one, space-separated: every delivery is signed with both until the receiver has the new one ([Rotating secrets](deployment.md#rotating-secrets))",
-    }),
+    .optional(),
 };
 
 export const webhook: ChannelDefinition<typeof variables> = {
@@ -35,14 +28,11 @@ export const webhook: ChannelDefinition<typeof variables> = {
       : undefined,
   ...webhookReceiver,
   create(config, links) {
-    const general = config.WEBHOOK_URL;
-    const urlFor = (target: string) => webhookReceiver.urlFor(config, target);
     const signers = (config.WEBHOOK_SECRET ?? "")
       .split(" ")
       .filter(Boolean)
       .map((s) => new Webhook(s));
-    const send = (url: string | undefined, id: string, payload: object): Promise<Attempt> => {
-      if (!url) return Promise.resolve({ kind: "permanent", reason: "no webhook URL for this route on this server" });
+    const send = (target: string, id: string, payload: object): Promise<Attempt> => {
       const body = JSON.stringify(payload);
       const timestamp = new Date();
       const headers = {
@@ -50,25 +40,26 @@ export const webhook: ChannelDefinition<typeof variables> = {
         "webhook-timestamp": String(Math.floor(+timestamp / 1000)),
         "webhook-signature": signers.map((s) => s.sign(id, timestamp, body)).join(" "),
       };
-      return post(url, body, headers, config.DELIVERY_TIMEOUT_MS);
+      return webhookReceiver.post(config, target, body, headers);
     };
     return {
       name: "webhook",
       deliver({ messageId, inquiry, target }) {
-        return send(urlFor(target), messageId, {
+        return send(target, messageId, {
           type: "inquiry.received",
           timestamp: new Date(inquiry.receivedAt).toISOString(),
           data: inquiryPayload(inquiry, links),
         });
       },
-      report: (_inquiry, target, event, id) => send(urlFor(target), id, event),
-      notify: (kind, subject, text) =>
-        send(urlFor("default"), `alert_${Date.now()}_${Math.random().toString(36).slice(2)}`, {
+      report: (target, event, id) => send(target, id, event),
+      notify: (kind, { subject, text }, id) =>
+        send("default", id, {
           type: kind === "delivery-failed" ? "delivery.failed" : "inquiries.held",
           timestamp: new Date().toISOString(),
           data: { subject, text },
         }),
-      describe: () => (general ? `webhook ${new URL(general).origin}` : "webhook (routed leads only)"),
+      describe: () =>
+        config.WEBHOOK_URL ? `webhook ${new URL(config.WEBHOOK_URL).origin}` : "webhook (routed leads only)",
     };
   },
 };

@@ -8,25 +8,19 @@ import type { ContactMetrics } from "../metrics.ts";
 import { StorageUnavailableError } from "../storage/database.ts";
 
 /**
- * POST /functions/v1/send-email, the call the contact page makes (spec §7), answered with JSON
- * always: 201 on success, a documented 4xx for every bad request, never a stack trace. It takes the
- * headers of the spec's call and those the hosted platform's client library sends
- * (@supabase/supabase-js: apikey, x-client-info, tracing), so that library works unchanged.
+ * POST /functions/v1/send-email, the contact page's call (spec §7), answered with JSON always: 201,
+ * a documented 4xx, never a stack trace. It takes the headers @supabase/supabase-js sends too (apikey,
+ * x-client-info, tracing), so that library works unchanged.
  */
 
 export const MAX_BODY_BYTES = 32 * 1024;
 const ALLOWED_HEADERS =
   "authorization, content-type, idempotency-key, x-form-token, apikey, x-client-info, x-retry-count, traceparent, tracestate, baggage";
 const IDEMPOTENCY_KEY = /^[\x21-\x7e]{1,255}$/;
-const UNREADABLE = "The request body could not be read.";
 const BODY_ERRORS: Record<string, [number, string]> = {
   "entity.too.large": [413, `The message is too large (at most ${MAX_BODY_BYTES / 1024} KB).`],
   "entity.parse.failed": [400, "The request body is not valid JSON."],
   "encoding.unsupported": [415, "Unsupported content encoding or charset."],
-  "charset.unsupported": [415, "Unsupported content encoding or charset."],
-  "request.aborted": [400, UNREADABLE],
-  "request.size.invalid": [400, UNREADABLE],
-  "stream.encoding.set": [400, UNREADABLE],
 };
 
 type Options = {
@@ -135,12 +129,12 @@ export function contactEndpoint({ submitter, log, publicKeys, allowedOrigins, me
     fail(res, 405, "Use POST.");
   });
 
-  // Body errors from express.json, and anything unexpected: JSON, never a stack trace.
+  // Body errors from express.json (any other 4xx: unreadable), and anything unexpected: JSON, never a stack trace.
   const onError: ErrorRequestHandler = (err, _req, res, _next) => {
     const known = BODY_ERRORS[err.type];
     if (known) return fail(res, ...known);
     const status = err.status ?? err.statusCode ?? 500;
-    if (status >= 400 && status < 500) return fail(res, 400, UNREADABLE);
+    if (status >= 400 && status < 500) return fail(res, 400, "The request body could not be read.");
     // An outage was logged once by the database's watcher.
     const outage = err instanceof StorageUnavailableError;
     if (!outage) log.error({ err: { message: err.message } }, "contact endpoint failed");

@@ -12,13 +12,10 @@ import { REMINDER_LOOKBACK_MS } from "./reminders.ts";
 import { replyFigures } from "./reply-figures.ts";
 
 /**
- * The morning digest: on each day the office opens (its hours and holidays, app/config/site.ts),
- * at opening time, one email to everyone who receives leads and the escalation address: what came
- * since the last one, what waits (and is overdue), who took what, the held messages with their
- * "Not spam" links, last week's figures, and one signed link to the overview page of the open
- * leads. It is a delivery of the outbox whose id is the day, so however many instances run, and
- * after a restart, one goes a day. Its words are written when it is sent, so what was erased
- * meanwhile is in none.
+ * The morning digest: each day the office opens, at opening time, one email to everyone who receives
+ * leads: what came, what waits, who took what, the held messages, last week's figures, and a signed
+ * link to the overview page. A delivery whose id is the day, so one goes a day however many
+ * instances run; its words are written when it is sent, so what was erased meanwhile is in none.
  */
 
 const DAY_MS = 86_400_000;

@@ -12,12 +12,10 @@ import type { KeyRing } from "../keys.ts";
 import { type Inquiry, type SpamVerdict, verdictOf } from "../storage/records.ts";
 
 /**
- * The signed links in every lead (email, Slack, webhook) and in the morning digest: capability links,
- * as unsubscribe links are (ADR 0016, 0017). A token names one inquiry and one action (or the digest's
- * overview), expires, and is an HMAC with the ring's `links` key, kept in the database: every instance
- * signs and checks the same links, and a restored backup keeps them working. A key since retired says
- * "retired"; an id never made is a forgery. SITE_URL must be an https origin the links can point at
- * (http only to this machine); unset, it is refused once leads leave this machine.
+ * The signed links in every lead and in the morning digest: capability links (ADR 0016, 0017). A token
+ * names one inquiry and one action (or the overview), expires, and is an HMAC with the `links` key
+ * kept in the database: every instance checks the same links, a restored backup keeps them working.
+ * SITE_URL must be an https origin (http only to this machine) once leads leave this machine.
  */
 
 export type LinkCheck =
@@ -38,16 +36,14 @@ const OVERVIEW = "overview";
 const sign = (key: Buffer, payload: string) => createHmac("sha256", key).update(payload).digest("base64url");
 
 export function leadLinks(ring: KeyRing, config: Pick<Config, "SITE_URL" | "INQUIRY_LINK_DAYS">) {
-  const token = (
-    inquiryId: string,
-    action: ReviewAction,
-    now = Date.now(),
-    expires = now + config.INQUIRY_LINK_DAYS * 86_400_000,
-  ) => {
+  const linkMs = config.INQUIRY_LINK_DAYS * 86_400_000;
+  const signed = (head: string, expires: number) => {
     const key = ring.signing("links");
-    const payload = `${inquiryId}.${action}.${Math.ceil(expires / 1000).toString(36)}.${key.id}`;
+    const payload = `${head}.${Math.ceil(expires / 1000).toString(36)}.${key.id}`;
     return `${payload}.${sign(key.secret, payload)}`;
   };
+  const token = (inquiryId: string, action: ReviewAction, now = Date.now(), expires = now + linkMs) =>
+    signed(`${inquiryId}.${action}`, expires);
   const check = async (parts: string[], now: number) => {
     const [expires = "", keyId = "", signature = ""] = parts.slice(-3);
     if (!KEY_ID.test(keyId)) return "invalid";
@@ -63,11 +59,9 @@ export function leadLinks(ring: KeyRing, config: Pick<Config, "SITE_URL" | "INQU
     days: config.INQUIRY_LINK_DAYS,
     token,
     overview(now = Date.now()) {
-      const key = ring.signing("links");
       const expires = now + OVERVIEW_DAYS * 86_400_000;
-      const payload = `${OVERVIEW}.${Math.ceil(expires / 1000).toString(36)}.${key.id}`;
       const url = new URL(OVERVIEW_PATH, config.SITE_URL);
-      url.searchParams.set(LEAD_TOKEN_FIELD, `${payload}.${sign(key.secret, payload)}`);
+      url.searchParams.set(LEAD_TOKEN_FIELD, signed(OVERVIEW, expires));
       return { url: url.href, expires };
     },
     async verifyOverview(given: string, now = Date.now()): Promise<"invalid" | "expired" | "retired" | null> {

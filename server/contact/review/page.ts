@@ -12,7 +12,7 @@ import { cutAt } from "../delivery/channel.ts";
 import { newDeliveries, type Routing } from "../delivery/routing.ts";
 import type { ContactPipeline, LimitSpec } from "../intake/pipeline.ts";
 import { type Database, type Sql, StorageUnavailableError } from "../storage/database.ts";
-import { get, type Marked, markOf, markSpam, notSpam, type Taken, take, undo } from "../storage/inquiries.ts";
+import { get, judge, type Marked, markOf, type Taken, take, undo } from "../storage/inquiries.ts";
 import { type Inquiry, verdictOf } from "../storage/records.ts";
 import { readSetting } from "../storage/settings.ts";
 import { officeTime } from "./clock.ts";
@@ -21,15 +21,10 @@ import type { LeadLinks } from "./links.ts";
 import { reportOf } from "./reminders.ts";
 
 /**
- * The company's actions on an inquiry, one implementation for the page behind a lead's signed links
- * (app/routes/lead.tsx) and the CLI. All are idempotent: done twice, the second changes nothing (a
- * take says who was first). Undo puts back what the last Spam or Not spam changed; a take has no
- * undo (the others may already have read who is on it). A lead goes where the server sends its
- * service's leads (the routing it records at start), not where this process's environment says.
- * Opening a link only shows the inquiry and a button (mail scanners follow links); the button's POST
- * acts, limited per client address as the form's submissions are (table rate_limits, so across
- * instances). Every use is one log line naming the inquiry and the action, never the token. The
- * morning digest's overview page lists the open leads with their links and acts on none.
+ * The company's actions on an inquiry, one implementation for the lead page (app/routes/lead.tsx) and
+ * the CLI, all idempotent (a take says who was first). A lead goes where the routing the server
+ * recorded at start sends it. Opening a link only shows (mail scanners follow links); the button's
+ * POST acts, rate-limited per client address across instances; each use is one log line, never the token.
  */
 
 export const ACTIONS_PER_WINDOW = 30;
@@ -54,19 +49,18 @@ export async function performAction(
   now = Date.now(),
   opts: { undo?: boolean; by?: string | null } = {},
 ): Promise<ActionResult> {
-  const known = <T>(value: T | null, ok: (v: T) => ActionResult) => (value ? ok(value) : { kind: "unknown" as const });
-  if (action === "spam" && !opts.undo)
-    return known(await markSpam(db, id, now), (marked) => ({ kind: "done", marked }));
   const recorded = await readSetting(db, "routing");
   const routing = recorded ? (JSON.parse(recorded) as Routing) : null;
   if (action === "take") {
     const reports = (i: Inquiry) => (routing ? reportOf("inquiry.taken", i, routing, now) : []);
-    return known(await take(db, id, opts.by ?? null, now, reports), (taken) => ({ kind: "taken", taken }));
+    const taken = await take(db, id, opts.by ?? null, now, reports);
+    return taken ? { kind: "taken", taken } : { kind: "unknown" };
   }
-  if (!routing) return { kind: "no-routing" };
-  const destinations = (inquiry: Inquiry) => newDeliveries(routing, inquiry, config, now);
-  const marked = opts.undo ? await undo(db, id, action, destinations, now) : await notSpam(db, id, destinations, now);
-  return known(marked, (m) => ({ kind: "done", marked: m }));
+  // Spam queues nothing: it needs no routing.
+  if (!routing && (opts.undo || action === "not-spam")) return { kind: "no-routing" };
+  const destinations = (inquiry: Inquiry) => (routing ? newDeliveries(routing, inquiry, config, now) : []);
+  const marked = await (opts.undo ? undo : judge)(db, id, action, destinations, now);
+  return marked ? { kind: "done", marked } : { kind: "unknown" };
 }
 
 export function leadPage(o: {
@@ -127,6 +121,7 @@ export function leadPage(o: {
         if (!check.ok) return refused(check.reason, "used");
         const { inquiryId, action } = check;
         const pipeline = o.pipeline();
+        const { db } = pipeline;
         const wait = await pipeline.overLimit(clientIp, [ACTION_LIMIT], now);
         if (wait !== null) {
           log.warn({ inquiryId, action }, "lead link refused: too many actions");
@@ -134,20 +129,17 @@ export function leadPage(o: {
         }
         if (action === "take") {
           // A held message is nobody's lead: its page offers "Not spam" (nothing was done).
-          const held = await get(pipeline.db, inquiryId);
-          if (held?.held) return confirm(pipeline.db, held, "take", token);
+          const held = await get(db, inquiryId);
+          if (held?.held) return confirm(db, held, "take", token);
         }
         const undo = opts.undo === true && action !== "take";
-        const result = await performAction(pipeline.db, o.config, action, inquiryId, now, {
-          undo,
-          by: takenBy(opts.by),
-        });
+        const result = await performAction(db, o.config, action, inquiryId, now, { undo, by: takenBy(opts.by) });
         if (result.kind === "unknown") return { kind: "gone" };
         if (result.kind === "no-routing") return { kind: "unavailable" };
         if (result.kind === "taken") {
           const { inquiry, first } = result.taken;
           log.info({ inquiryId, action, first }, "lead link used");
-          return { kind: "taken", first, summary: await summaryOf(pipeline.db, inquiry, now) };
+          return { kind: "taken", first, summary: await summaryOf(db, inquiry, now) };
         }
         const { changed, cancelled, delivered, underWay } = result.marked;
         const queued = result.marked.queued.map((d) => d.channel);
@@ -157,7 +149,7 @@ export function leadPage(o: {
           undo ? "lead link undone" : "lead link used",
         );
         // As it is now (a concurrent press could have changed it since).
-        const summary = await summaryOf(pipeline.db, (await get(pipeline.db, inquiryId)) ?? result.marked.inquiry, now);
+        const summary = await summaryOf(db, (await get(db, inquiryId)) ?? result.marked.inquiry, now);
         return undo
           ? { kind: "undone", action, changed, summary, cancelled, underWay, queued, token }
           : { kind: "done", action, changed, summary, cancelled, delivered, underWay, queued, token };

@@ -1,6 +1,6 @@
 import { type Site, site } from "../../../app/config/site.ts";
 import type { Inquiry } from "../storage/records.ts";
-import { replyBy } from "./clock.ts";
+import { formatter, replyBy } from "./clock.ts";
 
 /**
  * The reply promise counted as the company counts it (ADR 0020): business time is the office
@@ -15,16 +15,10 @@ const DAY_MS = 86_400_000;
 const HORIZON_DAYS = 400;
 const WEEKDAYS = ["Sunday", "Monday", "Tuesday", "Wednesday", "Thursday", "Friday", "Saturday"] as const;
 
-const formatters = new Map<string, Intl.DateTimeFormat>();
+const NUMERIC = Object.fromEntries(["year", "month", "day", "hour", "minute", "second"].map((k) => [k, "numeric"]));
+
 export function wallClock(at: number, timeZone: string) {
-  const f =
-    formatters.get(timeZone) ??
-    new Intl.DateTimeFormat("en-US", {
-      timeZone,
-      hourCycle: "h23",
-      ...Object.fromEntries(["year", "month", "day", "hour", "minute", "second"].map((k) => [k, "numeric"])),
-    });
-  formatters.set(timeZone, f);
+  const f = formatter(timeZone, { hourCycle: "h23", ...NUMERIC });
   const p = Object.fromEntries(f.formatToParts(at).map((x) => [x.type, Number(x.value)]));
   const [y = 0, m = 1, d = 1] = [p.year, p.month, p.day];
   const asUtc = Date.UTC(y, m - 1, d, p.hour ?? 0, p.minute ?? 0, p.second ?? 0);

@@ -5,11 +5,9 @@ import type { Inquiry, NewDelivery } from "../storage/records.ts";
 import { businessMsBetween, type Promised, promiseDueAt, replyOf, sayBusinessTime } from "./promise.ts";
 
 /**
- * The reply promise kept (ADR 0020): a lead nobody took ("I'm on it") within the promised business
- * hours goes again, once, by email; a webhook receiver (a CRM) is told once that a lead was taken and
- * once that it was reminded. Each is a delivery of the outbox, queued with the lead, a take or the
- * reminder, sent as a lead is, with one Message-ID or webhook-id. A held lead has none; a lead two
- * weeks old is stale, not reminded.
+ * The reply promise kept (ADR 0020): a lead nobody took within the promise goes again, once, by
+ * email; a webhook receiver is told once it was taken and once it was reminded. Each is a delivery
+ * of the outbox; a held lead has none, and one two weeks old is stale, not reminded.
  */
 
 export const REMINDER_LOOKBACK_MS = 14 * 86_400_000;

@@ -4,6 +4,7 @@ import type { Database, Sql } from "./database.ts";
 import { queue } from "./outbox.ts";
 import {
   DELIVERY_COLUMNS,
+  type DeliveryRecord,
   type DeliveryStatus,
   INQUIRY_COLUMNS,
   type Inquiry,
@@ -17,14 +18,10 @@ import {
 import { undo as forgetMark, mark } from "./training.ts";
 
 /**
- * The table `inquiries` and what hangs on it. A submission is one transaction on either engine: its
- * Idempotency-Key (seen before: nothing stored or counted), its rate-limit counters (an expired
- * window starts again; over any limit: nothing stored), then the inquiry, its deliveries and the
- * key's record, together or not at all. A person's verdict locks the inquiry's row (PostgreSQL), so
- * two presses on two instances take turns. Spam cancels the deliveries not made yet (one under way
- * is not retried); Not spam queues a held one where its service's leads go now; Undo puts back
- * exactly what the last of them changed (review_undo). The first "I'm on it" keeps its time and
- * name, drops the reminder and tells the webhook unless held; later presses learn who was first.
+ * The table `inquiries` and what hangs on it. A submission is one transaction: its Idempotency-Key,
+ * its rate-limit counters, then the inquiry, its deliveries and the key, together or not at all. A
+ * person's verdict locks the row (PostgreSQL), so two presses on two instances take turns; Undo puts
+ * back exactly what the last Spam or Not spam changed (review_undo).
  */
 
 export type Limit = { key: string; points: number; durationMs: number };
@@ -122,24 +119,18 @@ export const byEmail = (sql: Sql, email: string) => records(sql, "LOWER(i.email)
 export const listHeld = (sql: Sql) => records(sql, "i.held", []);
 export const leadTimes = (sql: Sql, since: number) => records(sql, "NOT i.held AND i.received_at >= ?", [since]);
 
+/** Inquiries since a time, and their lead deliveries counted by channel, target and status. */
 export async function stats(sql: Sql, since: number) {
-  const [i] = await sql.query(
-    "SELECT COUNT(*) AS n, COALESCE(SUM(CASE WHEN held THEN 1 ELSE 0 END), 0) AS held FROM inquiries WHERE received_at >= ?",
-    [since],
-  );
-  const rows = await sql.query(
-    `SELECT d.channel, d.target, d.status, COUNT(*) AS n FROM deliveries d JOIN inquiries i ON i.id = d.inquiry_id
-       WHERE d.kind = 'lead' AND i.received_at >= ? GROUP BY d.channel, d.target, d.status ORDER BY d.channel, d.target, d.status`,
-    [since],
-  );
+  const all = await list(sql, { since });
+  const lead = all.flatMap((i) => i.deliveries);
+  const groups = Map.groupBy(lead, (d: DeliveryRecord) => [d.channel, d.target, d.status].join("\n"));
+  const sorted = [...groups].sort(([a], [b]) => (a < b ? -1 : 1));
   return {
-    inquiries: { total: Number(i?.n ?? 0), held: Number(i?.held ?? 0) },
-    deliveries: rows.map((r) => ({
-      channel: String(r.channel),
-      target: String(r.target),
-      status: r.status as DeliveryStatus,
-      count: Number(r.n),
-    })),
+    inquiries: { total: all.length, held: all.filter((i) => i.held).length },
+    deliveries: sorted.map(([, ds]) => {
+      const { channel, target, status } = ds[0] as DeliveryRecord;
+      return { channel, target, status, count: ds.length };
+    }),
   };
 }
 
@@ -162,11 +153,8 @@ function review(db: Database, id: string, fn: (tx: Sql, inquiry: InquiryRecord, 
   });
 }
 
-export const markSpam = (db: Database, id: string, now: number) => judge(db, id, "spam", () => [], now);
-export const notSpam = (db: Database, id: string, destinations: Destinations, now: number) =>
-  judge(db, id, "not-spam", destinations, now);
-
-const judge = (db: Database, id: string, action: "spam" | "not-spam", destinations: Destinations, now: number) =>
+/** A person's Spam or Not spam; `destinations` (unused by Spam): where a message that becomes a lead goes. */
+export const judge = (db: Database, id: string, action: "spam" | "not-spam", destinations: Destinations, now: number) =>
   review(db, id, async (tx, inquiry, none) => {
     const spam = action === "spam";
     const label = spam ? "spam" : "genuine";

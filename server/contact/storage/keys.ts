@@ -60,16 +60,10 @@ export async function deleteExpiredKeys(
   sql: Sql,
   o: { now: number; linkTtlMs: number; formTtlMs: number; month: string },
 ): Promise<number> {
-  const gone = await sql.transaction(async (tx) => [
-    ...(await tx.query(
-      "DELETE FROM secret_keys WHERE purpose = 'links' AND retired_at IS NOT NULL AND retired_at < ? RETURNING id",
-      [o.now - o.linkTtlMs],
-    )),
-    ...(await tx.query(
-      "DELETE FROM secret_keys WHERE purpose = 'form' AND retired_at IS NOT NULL AND retired_at < ? RETURNING id",
-      [o.now - o.formTtlMs],
-    )),
-    ...(await tx.query("DELETE FROM secret_keys WHERE purpose = 'address' AND id <> ? RETURNING id", [o.month])),
-  ]);
+  const gone = await sql.query(
+    `DELETE FROM secret_keys WHERE (purpose = 'links' AND retired_at < ?) OR (purpose = 'form' AND retired_at < ?)
+       OR (purpose = 'address' AND id <> ?) RETURNING id`,
+    [o.now - o.linkTtlMs, o.now - o.formTtlMs, o.month],
+  );
   return gone.length;
 }

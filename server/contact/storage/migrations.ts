@@ -29,18 +29,22 @@ export async function pendingMigrations(db: Sql): Promise<string[]> {
     .map((m) => m.name);
 }
 
-export async function applyMigration(
-  tx: Sql,
-  m: { version: number; name: string; sql: string },
-  run: (sql: string) => unknown,
-): Promise<boolean> {
-  const done = await tx.query("SELECT 1 FROM schema_migrations WHERE version = ?", [m.version]);
-  if (done.length > 0) return false;
-  await run(m.sql);
-  await tx.query("INSERT INTO schema_migrations (version, name, applied_at) VALUES (?, ?, ?)", [
-    m.version,
-    m.name,
-    Date.now(),
-  ]);
-  return true;
+/** In one transaction; on PostgreSQL, instances starting together take turns (an advisory lock). */
+export async function migrate(db: Sql, exec: (tx: Sql, sql: string) => unknown): Promise<string[]> {
+  const applied: string[] = [];
+  await db.transaction(async (tx) => {
+    if (tx.engine === "postgres") await tx.query("SELECT pg_advisory_xact_lock(7305200001)");
+    await exec(
+      tx,
+      "CREATE TABLE IF NOT EXISTS schema_migrations (version INTEGER PRIMARY KEY, name TEXT NOT NULL, applied_at BIGINT NOT NULL)",
+    );
+    for (const m of readMigrations(tx.engine)) {
+      if ((await tx.query("SELECT 1 FROM schema_migrations WHERE version = ?", [m.version])).length > 0) continue;
+      await exec(tx, m.sql);
+      const record = "INSERT INTO schema_migrations (version, name, applied_at) VALUES (?, ?, ?)";
+      await tx.query(record, [m.version, m.name, Date.now()]);
+      applied.push(m.name);
+    }
+  });
+  return applied;
 }

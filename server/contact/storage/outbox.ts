@@ -2,11 +2,9 @@ import type { Database, Sql } from "./database.ts";
 import { INQUIRY_COLUMNS, type NewDelivery, toInquiry } from "./records.ts";
 
 /**
- * The outbox, table `deliveries`: everything the server sends (a lead, its reminder, a webhook's
- * report, an alert), and the server's one way of making sure one instance does a thing. A worker
- * (delivery/worker.ts) claims what is due for a lease, then records it sent, retried or failed;
- * a claim whose worker died is taken over once its lease ends. A held inquiry's deliveries are
- * never claimed (issue 37), and one whose worker died mid-send while it was held is cancelled.
+ * The outbox, table `deliveries`: everything the server sends, and its one way of making sure one
+ * instance does a thing: a worker claims what is due for a lease, then settles it; a dead worker's
+ * claim is taken over when its lease ends. A held inquiry's deliveries are never claimed (issue 37).
  */
 
 const HELD = "EXISTS (SELECT 1 FROM inquiries i WHERE i.id = deliveries.inquiry_id AND i.held)";
@@ -80,20 +78,16 @@ async function settle(db: Sql, id: string, workerId: string, set: string, params
   return rows.length === 1;
 }
 
+const SENT = "status = 'sent', sent_at = ?, target = ?, payload = NULL, last_error = NULL";
 export const recordSent = (db: Sql, id: string, workerId: string, now: number, target: string) =>
-  settle(db, id, workerId, "status = 'sent', sent_at = ?, target = ?, payload = NULL, last_error = NULL", [
-    now,
-    target,
-  ]);
+  settle(db, id, workerId, SENT, [now, target]);
 
 export const retryAt = (db: Sql, id: string, workerId: string, at: number, error: string) =>
   settle(db, id, workerId, "status = 'pending', next_attempt_at = ?, last_error = ?", [at, error.slice(0, 1000)], true);
 
+const POSTPONED = "status = 'pending', next_attempt_at = ?, created_at = ?, attempts = attempts - 1";
 export async function postpone(db: Sql, id: string, workerId: string, at: number): Promise<void> {
-  await settle(db, id, workerId, "status = 'pending', next_attempt_at = ?, created_at = ?, attempts = attempts - 1", [
-    at,
-    at,
-  ]);
+  await settle(db, id, workerId, POSTPONED, [at, at]);
 }
 
 export const fail = (db: Sql, id: string, workerId: string, error: string) =>

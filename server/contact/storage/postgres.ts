@@ -1,14 +1,12 @@
 import { createHash } from "node:crypto";
 import pg from "pg";
 import { type Database, quietWatcher, type Sql, StorageUnavailableError, type StorageWatcher } from "./database.ts";
-import { applyMigration, readMigrations } from "./migrations.ts";
+import { migrate } from "./migrations.ts";
 
 /**
- * PostgreSQL through pg: a pool in which connecting, waiting for a lock and running a statement all
- * have an end, so a server that does not answer never hangs a visitor's request (503). BIGINT (epoch
- * milliseconds) is read as a number. Each statement is prepared once per connection under a name
- * from its text. An outage is what says the database cannot serve us now, not that the request was
- * wrong: no connection (no SQLSTATE), classes 08, 53, 57 and 58, and a lock waited for too long.
+ * PostgreSQL through pg: connecting, lock waits and statements all have an end, so a database that
+ * does not answer never hangs a visitor's request (503). An outage is no connection (no SQLSTATE),
+ * classes 08, 53, 57 and 58, or a lock waited for too long; anything else is the request's error.
  */
 
 const isPostgresOutage = (e: unknown) => {
@@ -78,20 +76,7 @@ export function openPostgres(url: string, { watcher = quietWatcher }: { watcher?
     async ping() {
       await database.query("SELECT 1");
     },
-    async migrate() {
-      const applied: string[] = [];
-      await database.transaction(async (tx) => {
-        // Several instances may start together: one migrates, the others wait for it.
-        await tx.query("SELECT pg_advisory_xact_lock(7305200001)");
-        await tx.query(
-          "CREATE TABLE IF NOT EXISTS schema_migrations (version INTEGER PRIMARY KEY, name TEXT NOT NULL, applied_at BIGINT NOT NULL)",
-        );
-        for (const m of readMigrations("postgres")) {
-          if (await applyMigration(tx, m, (sql) => tx.query(sql))) applied.push(m.name);
-        }
-      });
-      return applied;
-    },
+    migrate: () => migrate(database, (tx, sql) => tx.query(sql)),
     async close() {
       await pool.end();
     },

@@ -2,14 +2,13 @@ import { mkdirSync } from "node:fs";
 import { dirname } from "node:path";
 import { DatabaseSync, type StatementSync } from "node:sqlite";
 import { type Database, quietWatcher, type Sql, StorageUnavailableError, type StorageWatcher } from "./database.ts";
-import { applyMigration, readMigrations } from "./migrations.ts";
+import { migrate } from "./migrations.ts";
 
 /**
- * SQLite through node:sqlite: one connection. Group commit: the transactions asked for while the
- * previous COMMIT ran go together, each in its own savepoint, under one COMMIT (one fsync); each
- * caller is answered after it, and one that fails rolls back alone (ADR 0009; the flood bar in
- * BENCHMARKS.md fails without it). node:sqlite is synchronous, so SQLite's own busy wait would stop
- * the whole server while another process holds the lock: it waits 20 ms there, the rest in begin().
+ * SQLite through node:sqlite, one connection. Group commit: the transactions asked for during a
+ * COMMIT go together, each in a savepoint, under one COMMIT (one fsync); one that fails rolls back
+ * alone (ADR 0009, 0025: the flood bar fails without it). node:sqlite is synchronous, so SQLite's
+ * busy wait would stop the server: it waits 20 ms there, the rest in begin().
  */
 
 export const LOCK_WAIT_MS = 3_000;
@@ -116,18 +115,7 @@ export function openSqlite(file: string, { watcher = quietWatcher }: { watcher?:
     async ping() {
       await transaction(async (tx) => tx.query("SELECT 1"));
     },
-    async migrate() {
-      db.exec(
-        "CREATE TABLE IF NOT EXISTS schema_migrations (version INTEGER PRIMARY KEY, name TEXT NOT NULL, applied_at INTEGER NOT NULL)",
-      );
-      const applied: string[] = [];
-      for (const m of readMigrations("sqlite")) {
-        await transaction(async (tx) => {
-          if (await applyMigration(tx, m, (sql) => db.exec(sql))) applied.push(m.name);
-        });
-      }
-      return applied;
-    },
+    migrate: () => migrate(database, (_tx, sql) => db.exec(sql)),
     async close() {
       await idle;
       db.close();
