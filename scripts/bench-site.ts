@@ -6,7 +6,7 @@ import { brotliCompressSync, gzipSync } from "node:zlib";
 import * as chromeLauncher from "chrome-launcher";
 import express from "express";
 import lighthouse from "lighthouse";
-import { chromium } from "playwright-core";
+import { type Browser, chromium } from "playwright-core";
 import { CONTACT_API_PATH, DEFAULT_PUBLIC_KEY } from "../app/contact/api.ts";
 import { BOOK_PATH } from "../app/contact/booking.ts";
 import { publishedSlugs } from "../app/content/post-files.ts";
@@ -34,12 +34,14 @@ import { spamSection } from "./spam-section.ts";
  * Then the same for a baseline: the same routes built as a client-rendered single-page app
  * (React Router's SPA mode, configured in bench/spa-baseline/), served precompressed like ours with
  * every path falling back to index.html. Both tables go to BENCHMARKS.md.
+ * `--no-baseline` (CI, before check:budgets) writes bench/site.json alone: half the Lighthouse runs.
  */
 
 const { values: opts } = parseArgs({
   options: {
     runs: { type: "string", default: "3" },
     "no-build": { type: "boolean", default: false },
+    "no-baseline": { type: "boolean", default: false },
     route: { type: "string", multiple: true },
   },
 });
@@ -127,12 +129,11 @@ async function lighthouseRuns(url: string, port: number): Promise<Scores> {
   };
 }
 
-/** One cold load in Chromium: requests and bytes on the wire (encoded, as transferred), by type. */
-async function transfers(url: string) {
-  const browser = await chromium.launch({ executablePath: CHROMIUM, args: chromiumArgs });
+/** One cold load in a fresh context (its own empty cache): requests and bytes on the wire (encoded, as transferred), by type. */
+async function transfers(browser: Browser, url: string) {
+  // A 390 px phone, as the budgets say.
+  const context = await browser.newContext({ viewport: { width: 390, height: 844 } });
   try {
-    // A 390 px phone, as the budgets say.
-    const context = await browser.newContext({ viewport: { width: 390, height: 844 } });
     const page = await context.newPage();
     const cdp = await context.newCDPSession(page);
     await cdp.send("Network.enable");
@@ -160,7 +161,7 @@ async function transfers(url: string) {
     const transferredBytes = Object.values(bytesByType).reduce((a, b) => a + b, 0);
     return { requests, transferredBytes, bytesByType, thirdPartyRequests };
   } finally {
-    await browser.close();
+    await context.close();
   }
 }
 
@@ -196,6 +197,7 @@ async function benchSite(
     chromePath: CHROMIUM,
     chromeFlags: ["--headless=new", ...chromiumArgs],
   });
+  const browser = await chromium.launch({ executablePath: CHROMIUM, args: chromiumArgs });
   const rows: RouteFigures[] = [];
   try {
     for (const route of routes) {
@@ -204,10 +206,11 @@ async function benchSite(
         path: route.path,
         kind: route.kind,
         ...(await lighthouseRuns(url, chrome.port)),
-        ...(await transfers(url)),
+        ...(await transfers(browser, url)),
       });
     }
   } finally {
+    await browser.close();
     await chrome.kill();
   }
   return rows;
@@ -384,7 +387,7 @@ async function main() {
   if (!opts["no-build"]) execSync("npm run build", { stdio: "inherit" });
   if (ROUTES.length === 0) throw new Error(`no such route: ${opts.route?.join(", ")}`);
   // The baseline's own configuration (bench/spa-baseline/): the production configuration knows nothing of it.
-  if (!opts.route)
+  if (!opts.route && !opts["no-baseline"])
     execSync("react-router build --config bench/spa-baseline/vite.config.ts", {
       stdio: "inherit",
       env: { ...process.env, REACT_ROUTER_ROOT: "bench/spa-baseline" },
@@ -409,6 +412,10 @@ async function main() {
     "bench/site.json",
     `${JSON.stringify({ measuredAt: new Date().toISOString(), lighthouseRuns: RUNS, routes: rows }, null, 2)}\n`,
   );
+  if (opts["no-baseline"]) {
+    console.log("Wrote bench/site.json (no baseline: BENCHMARKS.md left as it was)");
+    return;
+  }
   const spa = await serveSpa("build-spa/client");
   let spaRows: RouteFigures[];
   try {

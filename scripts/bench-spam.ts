@@ -4,14 +4,8 @@ import { request } from "node:http";
 import { parseArgs } from "node:util";
 import type { Page } from "playwright-core";
 import { CONTACT_API_PATH, DEFAULT_PUBLIC_KEY } from "../app/contact/api.ts";
-import {
-  ContentModel,
-  type Example,
-  HOLD_SCORE,
-  SUSPECT_SCORE,
-  seedCorpus,
-  WORDS_TRUST,
-} from "../server/contact/intake/content-filter.ts";
+import { TUNING } from "../server/config.ts";
+import { ContentModel, type Example, seedCorpus, WORDS_TRUST } from "../server/contact/intake/content-filter.ts";
 import { NO_TOKEN_LOG2_ODDS } from "../server/contact/intake/spam.ts";
 import { launchChromium } from "../tests/support/chromium.ts";
 import { startServer } from "../tests/support/server.ts";
@@ -56,7 +50,7 @@ const N = Number(opts.n);
 const PACED = Number(opts.paced) || Number.POSITIVE_INFINITY;
 const FOLDS = 5;
 /** The server's band of possible spam, and the hold (intake/content-filter.ts). */
-const BOUNDS: Bounds = { suspect: SUSPECT_SCORE, hold: HOLD_SCORE };
+const BOUNDS: Bounds = { suspect: TUNING.SPAM_SUSPECT_SCORE, hold: TUNING.SPAM_HOLD_SCORE };
 
 /**
  * The seed corpus split: every fifth message of each label held out, the rest written where the

@@ -1,44 +1,39 @@
 import { resolve } from "node:path";
 import { contactPublicKey } from "../app/contact/api.ts";
-import { DELIVERY_TIMEOUT_MS } from "./contact/delivery/channel.ts";
-import {
-  OUTBOX_GIVE_UP_AFTER_MS,
-  OUTBOX_LEASE_MS,
-  OUTBOX_POLL_MS,
-  OUTBOX_RETRY_BASE_MS,
-  OUTBOX_RETRY_MAX_MS,
-} from "./contact/delivery/worker.ts";
-import { HOUSEKEEPING_TURN_MS, RETENTION_INTERVAL_MS } from "./contact/housekeeping.ts";
-import { HOLD_SCORE, SUSPECT_SCORE } from "./contact/intake/content-filter.ts";
-import { FORM_TOKEN_MAX_AGE_MS, MAX_LINKS, MIN_FILL_MS } from "./contact/intake/spam.ts";
-import { START_WHEN_IDLE_MS } from "./contact/runtime.ts";
 import { loadEnv, setVariables } from "./env.ts";
 import { externalOrigin } from "./security.ts";
 
 /**
  * The environment parsed once (server/env.ts) and what follows from it, made by the composition root
  * (server/main.ts; scripts/inquiries.ts) and passed down: nothing else reads `process.env`. TUNING:
- * timings and limits no operator sets, each beside the code that uses it; tests turn them through
- * the composition root (`server.js --tuning=JSON`, `loadConfig(env, tuning)`).
+ * timings and limits no operator sets, all here so that reading them loads none of the modules that
+ * use them (a restart serves its first page before the contact pipeline loads, ADR 0025); tests
+ * turn them through the composition root (`server.js --tuning=JSON`, `loadConfig(env, tuning)`).
  */
 
 export type Config = ReturnType<typeof loadConfig>;
 
 export const TUNING = {
-  OUTBOX_POLL_MS,
-  OUTBOX_RETRY_BASE_MS,
-  OUTBOX_RETRY_MAX_MS,
-  OUTBOX_GIVE_UP_AFTER_MS,
-  OUTBOX_LEASE_MS,
-  DELIVERY_TIMEOUT_MS,
-  HOUSEKEEPING_TURN_MS,
-  START_WHEN_IDLE_MS,
-  RETENTION_INTERVAL_MS,
-  SPAM_HOLD_SCORE: HOLD_SCORE,
-  SPAM_SUSPECT_SCORE: SUSPECT_SCORE,
-  SPAM_MIN_FILL_MS: MIN_FILL_MS,
-  SPAM_MAX_LINKS: MAX_LINKS,
-  FORM_TOKEN_MAX_AGE_MS,
+  // The outbox (contact/delivery/worker.ts): a retry doubles from the base to the cap; a lead not
+  // delivered within a day fails for good and is reported; a claim lapses if its instance dies.
+  OUTBOX_POLL_MS: 1_000,
+  OUTBOX_RETRY_BASE_MS: 30_000,
+  OUTBOX_RETRY_MAX_MS: 60 * 60_000,
+  OUTBOX_GIVE_UP_AFTER_MS: 24 * 60 * 60_000,
+  OUTBOX_LEASE_MS: 2 * 60_000,
+  DELIVERY_TIMEOUT_MS: 10_000,
+  // Housekeeping (contact/housekeeping.ts) looks every minute: the digest goes within it of opening.
+  HOUSEKEEPING_TURN_MS: 60_000,
+  RETENTION_INTERVAL_MS: 24 * 60 * 60_000,
+  // With no request to answer first, the contact pipeline starts this long after the server listens.
+  START_WHEN_IDLE_MS: 100,
+  // The spam defence (contact/intake/spam.ts): the hold and the band chosen by `npm run bench:spam`
+  // (ADR 0023, 0028).
+  SPAM_HOLD_SCORE: 0.9995,
+  SPAM_SUSPECT_SCORE: 0.5,
+  SPAM_MIN_FILL_MS: 3_000,
+  SPAM_MAX_LINKS: 2,
+  FORM_TOKEN_MAX_AGE_MS: 24 * 60 * 60_000,
   SPAM_CORPUS_DIR: undefined as string | undefined,
 };
 export type Tuning = typeof TUNING;

@@ -16,10 +16,6 @@ import { deleteExpiredKeys } from "./storage/keys.ts";
  * its date twice erases nothing more).
  */
 
-export const RETENTION_INTERVAL_MS = 24 * 60 * 60_000;
-/** How often housekeeping looks: the digest goes within this of opening time. */
-export const HOUSEKEEPING_TURN_MS = 60_000;
-
 type Parts = {
   db: Database;
   log: Logger;

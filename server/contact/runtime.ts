@@ -81,9 +81,6 @@ const limitsOf = (config: Config): LimitSpec[] => [
   { prefix: "contact_net_min", per: "network", points: config.RATE_LIMIT_NETWORK_PER_MINUTE, durationMs: 60_000 },
 ];
 
-/** With no request to answer first, the pipeline starts this long after the server listens. */
-export const START_WHEN_IDLE_MS = 100;
-
 export type ContactRuntime = ReturnType<typeof startContactRuntime>;
 
 export function startContactRuntime(

@@ -4,8 +4,7 @@ import { join } from "node:path";
 import pino from "pino";
 import { afterEach, describe, expect, inject, it } from "vitest";
 import { site } from "../../app/config/site.ts";
-import { loadConfig } from "../../server/config.ts";
-import { OUTBOX_LEASE_MS } from "../../server/contact/delivery/worker.ts";
+import { loadConfig, TUNING } from "../../server/config.ts";
 import { createMetrics } from "../../server/contact/metrics.ts";
 import { performAction } from "../../server/contact/review/page.ts";
 import type { Promised } from "../../server/contact/review/promise.ts";
@@ -273,7 +272,7 @@ describe("the reply promise, through the schedule", { timeout: 60_000 }, () => {
     // Another instance claimed this one's reminder at 13:00 and died before sending it.
     await a.db.query(
       "UPDATE deliveries SET status = 'sending', claimed_by = 'worker-dead', claimed_until = ? WHERE inquiry_id = ? AND kind = 'reminder'",
-      [office(tuesday, "13:00") + OUTBOX_LEASE_MS, orphan],
+      [office(tuesday, "13:00") + TUNING.OUTBOX_LEASE_MS, orphan],
     );
     smtp.rejectNext = 1; // the relay answers 451 to the next message: the first reminder
     now = office(tuesday, "13:00");
@@ -283,7 +282,7 @@ describe("the reply promise, through the schedule", { timeout: 60_000 }, () => {
     expect(smtp.rejected).toHaveLength(1);
     expect(logs.some((l) => l.msg === "reply promise: could not send a reminder; tried again later")).toBe(true);
     // Once the dead worker's lease has ended and the retry is due, each goes, once.
-    now = office(tuesday, "13:00") + OUTBOX_LEASE_MS + 60_000;
+    now = office(tuesday, "13:00") + TUNING.OUTBOX_LEASE_MS + 60_000;
     await expect.poll(() => reminders(smtp).length, { timeout: 10_000 }).toBe(2);
     expect(reminderFor(smtp, refused)).toHaveLength(1);
     expect(reminderFor(smtp, orphan)).toHaveLength(1);

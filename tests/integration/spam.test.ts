@@ -15,7 +15,9 @@ import { TestSmtp } from "../support/smtp";
  */
 
 const root = new URL("../../", import.meta.url).pathname;
-const MIN_FILL_MS = 1_500;
+// Under the bot's time in Chromium on a machine whose cores are all busy (it took over 1.5 s there), and
+// under a person's: `person` below types at least 3.4 s.
+const MIN_FILL_MS = 3_000;
 let server: RunningServer;
 let smtp: TestSmtp;
 let browser: Browser;
@@ -210,9 +212,9 @@ describe("in Chromium", () => {
     message = `Hello, this is ${name}. Our office network drops every afternoon; can you take a look?`,
   ) {
     await page.goto(`${server.url}/contact`);
-    await page.getByLabel("Full Name").pressSequentially(name, { delay: 40 });
-    await page.getByLabel("Email Address").pressSequentially("person@example.org", { delay: 30 });
-    await page.getByRole("textbox", { name: "Message" }).pressSequentially(message, { delay: 5 });
+    await page.getByLabel("Full Name").pressSequentially(name, { delay: 80 });
+    await page.getByLabel("Email Address").pressSequentially("person@example.org", { delay: 60 });
+    await page.getByRole("textbox", { name: "Message" }).pressSequentially(message, { delay: 10 });
     await page.getByRole("button", { name: "Send Message" }).click();
   }
 
@@ -261,7 +263,10 @@ describe("in Chromium", () => {
 });
 
 describe("the content filter learns from the company", () => {
-  it("`spam ID` marks a delivered message, `not-spam ID` a held one as not spam; `training` lists and takes back", async () => {
+  // Fifteen runs of the CLI: over 30 s when every core is busy.
+  it("`spam ID` marks a delivered message, `not-spam ID` a held one as not spam; `training` lists and takes back", {
+    timeout: 90_000,
+  }, async () => {
     await asAPerson("Learning Person");
     await asAPerson(
       "Learning Marketer",

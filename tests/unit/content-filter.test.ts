@@ -3,19 +3,18 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { describe, expect, it } from "vitest";
 import { corpusKinds, leaveOneKindOut, margin, newKind, withoutNewKind } from "../../scripts/spam-kinds.ts";
+import { TUNING } from "../../server/config.ts";
 import {
   ContentModel,
   type Example,
-  HOLD_SCORE,
   reasonOf,
-  SUSPECT_SCORE,
   seedCorpus,
   tokens,
 } from "../../server/contact/intake/content-filter.ts";
 
 /** The content layer's model: what it reads in a message, what it holds, and what it learns. */
 
-const [HOLD, SUSPECT] = [HOLD_SCORE, SUSPECT_SCORE];
+const [HOLD, SUSPECT] = [TUNING.SPAM_HOLD_SCORE, TUNING.SPAM_SUSPECT_SCORE];
 const seed = seedCorpus();
 const model = new ContentModel(seed);
 const podcasts = newKind();

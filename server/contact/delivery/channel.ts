@@ -124,8 +124,6 @@ export function parseRetryAfter(value: string | null, now = Date.now()): number 
   return Number.isFinite(ms) && ms > 0 ? Math.min(ms, 86_400_000) : undefined;
 }
 
-export const DELIVERY_TIMEOUT_MS = 10_000;
-
 // The inquiry as a webhook receiver gets it: nothing internal (no address hash).
 export function inquiryPayload(inquiry: Inquiry, links: LeadLinks) {
   const { id, receivedAt, name, email, company, service, message, page, source, spamScore } = inquiry;

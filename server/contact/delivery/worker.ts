@@ -21,11 +21,6 @@ import { destinationsFor, type Routing } from "./routing.ts";
  * slow receiver never holds the others.
  */
 
-export const OUTBOX_POLL_MS = 1_000;
-export const OUTBOX_RETRY_BASE_MS = 30_000;
-export const OUTBOX_RETRY_MAX_MS = 60 * 60_000;
-export const OUTBOX_GIVE_UP_AFTER_MS = 24 * 60 * 60_000;
-export const OUTBOX_LEASE_MS = 2 * 60_000;
 const MAX_IN_HAND = 16;
 
 const toWebhook = (event: string): [string, string] => [

@@ -10,12 +10,10 @@ import * as training from "../storage/training.ts";
  * Bayes over a message's words, two-word phrases, shape, and who sells to whom (the stance). Naive
  * Bayes claims more than words of a kind it never saw can tell: its log2 odds count WORDS_TRUST
  * times. Trained on the seed corpus in ./corpus/ and the company's marks, which the database keeps
- * for every instance. It only scores: the pipeline holds at HOLD_SCORE and marks at SUSPECT_SCORE
- * (ADR 0016). All three are chosen by `npm run bench:spam` on kinds the model never saw (ADR 0023).
+ * for every instance. It only scores: the pipeline holds at SPAM_HOLD_SCORE and marks at
+ * SPAM_SUSPECT_SCORE (server/config.ts's TUNING; ADR 0016). All three are chosen by `npm run bench:spam` on kinds the model never saw (ADR 0023).
  */
 
-export const HOLD_SCORE = 0.9995;
-export const SUSPECT_SCORE = 0.5;
 export const WORDS_TRUST = 0.25;
 
 export type Label = "spam" | "genuine";

@@ -12,9 +12,6 @@ import type { FormTokens } from "./form-token.ts";
  * absence weighs in the score instead of holding.
  */
 
-export const MIN_FILL_MS = 3_000;
-export const FORM_TOKEN_MAX_AGE_MS = 24 * 60 * 60_000;
-export const MAX_LINKS = 2;
 // A missing form token from an allowed origin: odds times √2 (times 4 marked 18% of genuine inquiries of unseen kinds; √2, 5%: ADR 0022).
 export const NO_TOKEN_LOG2_ODDS = 0.5;
 
