@@ -7,6 +7,8 @@ import * as chromeLauncher from "chrome-launcher";
 import express from "express";
 import lighthouse from "lighthouse";
 import { type Browser, chromium } from "playwright-core";
+import { CONTACT_API_PATH, DEFAULT_PUBLIC_KEY } from "../app/contact/api.ts";
+import { BOOK_PATH } from "../app/contact/booking.ts";
 import { publishedSlugs } from "../app/content/post-files.ts";
 import { pageOf, pagePaths } from "../app/pages.ts";
 import { chromiumArgs } from "../playwright.config.ts";
@@ -20,6 +22,10 @@ import { spamSection } from "./spam-section.ts";
  *   npm run bench:site [-- --runs 3 --no-build] [-- --route /blog/some-post]
  * `--route` (repeatable) measures only those routes of this site and checks their budgets: no
  * baseline, nothing written.
+ * The booking page, server-rendered behind a visitor's signed link, is measured too (last): with the
+ * link a message sent to this server answers with, its time zone given as a visitor's first load
+ * with JavaScript leaves it (without JavaScript, the office's zone: the same page); the baseline has
+ * no such page.
  * For each route: Lighthouse (mobile, default simulated throttling, Debian Chromium) `runs` times,
  * the median of each figure; then one load in Chromium counting requests and transferred bytes by
  * type, and any request to another origin. Prints one table and writes bench/site.json, which
@@ -49,8 +55,9 @@ const ROUTES = [
   ...publicPaths.filter((p) => kindOf(p) === "content"),
   ...publicPaths.filter((p) => kindOf(p) === "interactive"),
 ]
-  .filter((path) => !opts.route || opts.route.includes(path))
-  .map((path) => ({ path, kind: kindOf(path) }));
+  .map((path) => ({ path, kind: kindOf(path) }))
+  .concat({ path: BOOK_PATH, kind: "content" })
+  .filter(({ path }) => !opts.route || opts.route.includes(path));
 
 export type RouteFigures = {
   path: string;
@@ -158,7 +165,34 @@ async function transfers(browser: Browser, url: string) {
   }
 }
 
-async function benchSite(baseUrl: string): Promise<RouteFigures[]> {
+/** A visitor's own booking link (a path with its `?t=`), as the answer to their message gives it. */
+async function bookingLink(baseUrl: string): Promise<string> {
+  const page = await (await fetch(`${baseUrl}/contact`)).text();
+  const res = await fetch(`${baseUrl}${CONTACT_API_PATH}`, {
+    method: "POST",
+    headers: {
+      "content-type": "application/json",
+      authorization: `Bearer ${DEFAULT_PUBLIC_KEY}`,
+      "x-form-token": /name="form_token" value="([^"]+)"/.exec(page)?.[1] ?? "",
+    },
+    body: JSON.stringify({
+      name: "Bench Visitor",
+      email: "bench@example.org",
+      company: "",
+      service: "",
+      message: "Measuring the booking page.",
+    }),
+  });
+  const { booking } = (await res.json()) as { booking?: string };
+  if (!booking) throw new Error(`no booking link in the contact endpoint's answer (HTTP ${res.status})`);
+  return `${booking}&tz=${encodeURIComponent(Intl.DateTimeFormat().resolvedOptions().timeZone)}`;
+}
+
+async function benchSite(
+  baseUrl: string,
+  routes = ROUTES,
+  links: Record<string, string> = {},
+): Promise<RouteFigures[]> {
   const chrome = await chromeLauncher.launch({
     chromePath: CHROMIUM,
     chromeFlags: ["--headless=new", ...chromiumArgs],
@@ -166,8 +200,8 @@ async function benchSite(baseUrl: string): Promise<RouteFigures[]> {
   const browser = await chromium.launch({ executablePath: CHROMIUM, args: chromiumArgs });
   const rows: RouteFigures[] = [];
   try {
-    for (const route of ROUTES) {
-      const url = `${baseUrl}${route.path}`;
+    for (const route of routes) {
+      const url = `${baseUrl}${links[route.path] ?? route.path}`;
       rows.push({
         path: route.path,
         kind: route.kind,
@@ -361,7 +395,8 @@ async function main() {
   const server = await startServer({ RATE_LIMIT_PER_MINUTE: "1000", RATE_LIMIT_NETWORK_PER_MINUTE: "1000" });
   let rows: RouteFigures[];
   try {
-    rows = await benchSite(server.url);
+    const measured = ROUTES.some((r) => r.path === BOOK_PATH);
+    rows = await benchSite(server.url, ROUTES, measured ? { [BOOK_PATH]: await bookingLink(server.url) } : {});
   } finally {
     await server.stop();
   }
@@ -384,7 +419,10 @@ async function main() {
   const spa = await serveSpa("build-spa/client");
   let spaRows: RouteFigures[];
   try {
-    spaRows = await benchSite(spa.url);
+    spaRows = await benchSite(
+      spa.url,
+      ROUTES.filter((r) => r.path !== BOOK_PATH),
+    );
   } finally {
     spa.close();
   }

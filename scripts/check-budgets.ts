@@ -1,4 +1,5 @@
 import { readFileSync } from "node:fs";
+import { BOOK_PATH } from "../app/contact/booking.ts";
 import type { RouteFigures } from "./bench-site.ts";
 
 /**
@@ -19,6 +20,8 @@ export function budgetFailures(routes: RouteFigures[]): string[] {
       ["best practices", r.bestPractices],
       ["SEO", r.seo],
     ] as const) {
+      // The booking page is a visitor's own (noindex by design): Lighthouse's SEO score counts that against it.
+      if (name === "SEO" && r.path === BOOK_PATH) continue;
       check(score === 100, r.path, `Lighthouse ${name} ${score} (budget 100)`);
     }
     check(r.cls === 0, r.path, `CLS ${r.cls} (budget 0)`);

@@ -32,7 +32,7 @@ function render(): string {
     const parsed = (field as z.ZodType).safeParse(undefined);
     const value = parsed.success ? (parsed.data as unknown) : undefined;
     const shown =
-      value === undefined
+      value === undefined || (Array.isArray(value) && value.length === 0)
         ? (written.get(name)?.shown ?? "—")
         : `\`${Array.isArray(value) ? value.join(", ") : String(value)}\``;
     const when = (BUILD_TIME as readonly string[]).includes(name) ? "build and run" : "run";

@@ -4,6 +4,7 @@ import onHeaders from "on-headers";
 import type { Logger } from "pino";
 import type { ServerBuild } from "react-router";
 import { CONTACT_API_PATH } from "../app/contact/api.ts";
+import { BOOK_PATH, BOOKING_PATHS } from "../app/contact/booking.ts";
 import type { ContactContextKey } from "../app/contact/context.ts";
 import { LEAD_PATH, OVERVIEW_PATH } from "../app/contact/lead.ts";
 import type { Config } from "./config.ts";
@@ -71,11 +72,12 @@ export function createApp(o: AppOptions): { app: express.Express; ready: Promise
   const pages = whenLoaded(router);
   // Only React Router's answers are compressed here (static.ts has its own): loaded with it.
   const compression = whenLoaded(o.build.then(async () => (await import("compression")).default()));
-  const formPaths = ["/contact", LEAD_PATH];
-  const isKnown = (path: string) => isPage(path) || probePaths.has(path) || path === OVERVIEW_PATH;
+  const formPaths = ["/contact", LEAD_PATH, BOOK_PATH];
+  const isKnown = (path: string) =>
+    isPage(path) || probePaths.has(path) || [OVERVIEW_PATH, ...BOOKING_PATHS].includes(path);
   app.use(methodGuard({ isKnown, formPaths }));
   app.post(formPaths, formPostGuard());
-  app.all([LEAD_PATH, OVERVIEW_PATH], leadHeaders, compression, policyFromRouter(), pages);
+  app.all([LEAD_PATH, OVERVIEW_PATH, ...BOOKING_PATHS], leadHeaders, compression, policyFromRouter(), pages);
 
   app.use(canonicalRedirect(isPage));
   app.use(serveStatic(files, { formToken: () => tokens.issue() }));
@@ -143,10 +145,11 @@ function probes({ runtime, config, metrics }: AppOptions): express.Router {
 // The route's action reads the pipeline under the bundle's own context key (app/entry.server.tsx).
 async function reactRouter({ config, runtime, tokens, links, log, ...o }: AppOptions): Promise<RequestHandler> {
   const build = await o.build;
-  const [{ createRequestHandler }, { RouterContextProvider }, { leadPage }] = await Promise.all([
+  const [{ createRequestHandler }, { RouterContextProvider }, { leadPage }, { bookingPage }] = await Promise.all([
     import("@react-router/express"),
     import("react-router"),
     import("./contact/review/page.ts"),
+    import("./booking/page.ts"),
   ]);
   // React Router checks a form post's Origin against the Host; behind a proxy, name the public hosts.
   const actionHosts = config.allowedOrigins.map((origin) => new URL(origin).host);
@@ -157,6 +160,7 @@ async function reactRouter({ config, runtime, tokens, links, log, ...o }: AppOpt
     );
   }
   const lead = leadPage({ pipeline: () => runtime.pipeline(), links, config, log });
+  const booking = bookingPage({ pipeline: () => runtime.pipeline(), links, config, log });
   return createRequestHandler({
     build: actionHosts.length > 0 ? { ...build, allowedActionOrigins: actionHosts } : build,
     mode: "production",
@@ -167,6 +171,7 @@ async function reactRouter({ config, runtime, tokens, links, log, ...o }: AppOpt
         clientIp: req.ip,
         formToken: () => tokens.issue(),
         lead,
+        booking,
       });
       return context;
     },

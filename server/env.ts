@@ -2,6 +2,7 @@ import proxyaddr from "proxy-addr";
 import { z } from "zod";
 import { serviceOptions } from "../app/config/service-options.ts";
 import { CONTACT_API_PATH } from "../app/contact/api.ts";
+import { bookingVariables } from "./booking/feeds.ts";
 import { CHANNELS, channelVariables } from "./contact/delivery/channels.ts";
 
 /**
@@ -94,6 +95,7 @@ export const schema = z.object({
   DATA_DIR: z.string().default("./data"),
   LITESTREAM_REPLICA_URL: z.url({ error: "a URL such as s3://bucket/leads or file:///backups/leads" }).optional(),
   ...channelVariables,
+  ...bookingVariables,
   DATABASE_URL: z
     .string()
     .regex(/^postgres(ql)?:\/\//, "a postgres:// URL")

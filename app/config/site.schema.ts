@@ -9,6 +9,14 @@ import { usPhone } from "#app/config/derive.ts";
 const dayOfWeek = z.enum(["Monday", "Tuesday", "Wednesday", "Thursday", "Friday", "Saturday", "Sunday"]);
 const clock = z.string().regex(/^([01]\d|2[0-3]):[0-5]\d$/, "use 24-hour HH:MM");
 
+const processor = z.strictObject({
+  category: z.string().min(3),
+  name: z.string().min(2),
+  gets: z.string().min(3),
+  /** The hosts it takes leads at (a relay, a webhook), or serves the calendar at: a name, or `*.domain` for any under it. The server refuses any other. */
+  hosts: z.array(z.string().regex(/^(\*\.)?[a-z0-9.-]+$/, "a host name, or *.domain")).min(1),
+});
+
 export const siteSchema = z.object({
   name: z.string().min(2),
   legalName: z.string().regex(/ LLC$/, "a Wyoming limited liability company's name ends in LLC"),
@@ -70,6 +78,14 @@ export const siteSchema = z.object({
     promiseBusinessHours: z.number().positive().max(72),
   }),
   consultationMinutes: z.number().int().positive(),
+  booking: z.strictObject({
+    businessDaysAhead: z.number().int().min(1).max(30),
+    noticeBusinessHours: z.number().min(0).max(24),
+    place: z.union([
+      z.literal("phone"),
+      z.url({ protocol: /^https$/, error: 'a video-call link (https://…) or "phone"' }),
+    ]),
+  }),
   emergencySupport: z.string(),
   imprint: z.object({
     supportHours: z.string(),
@@ -91,17 +107,9 @@ export const siteSchema = z.object({
     infrastructure: z
       .array(z.strictObject({ category: z.string().min(3), name: z.string().min(2), gets: z.string().min(3) }))
       .min(1),
+    calendar: processor,
     /** Keyed by delivery channel name. */
-    processors: z.record(
-      z.string(),
-      z.strictObject({
-        category: z.string().min(3),
-        name: z.string().min(2),
-        gets: z.string().min(3),
-        /** The hosts it takes leads at (a relay, a webhook): a name, or `*.domain` for any under it. The server refuses any other. */
-        hosts: z.array(z.string().regex(/^(\*\.)?[a-z0-9.-]+$/, "a host name, or *.domain")).min(1),
-      }),
-    ),
+    processors: z.record(z.string(), processor),
   }),
   copyrightYear: z.number().int().min(2000),
   themeColor: z.object({ light: z.string().regex(/^#[0-9a-f]{6}$/), dark: z.string().regex(/^#[0-9a-f]{6}$/) }),

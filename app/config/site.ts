@@ -80,6 +80,13 @@ export const site: Site = {
     promiseBusinessHours: 4,
   },
   consultationMinutes: 30,
+  /**
+   * The free consultation a visitor books after sending a message (server/booking/, docs/booking.md):
+   * slots of `consultationMinutes` within the office hours above, on the next `businessDaysAhead` days
+   * the office is open, never within the next `noticeBusinessHours` business hours. `place`: where it
+   * happens, a video-call link (https://…) or "phone" (we call the visitor at the number they give).
+   */
+  booking: { businessDaysAhead: 10, noticeBusinessHours: 2, place: "phone" },
   emergencySupport: "Emergency support is available 24/7 for enterprise clients.",
   imprint: {
     supportHours: "9:00 AM to 5:00 PM EST",
@@ -100,7 +107,7 @@ export const site: Site = {
     effectiveDate: "November 27, 2026",
     /** What changed on the effective date, said at the top of the notice (it promises to). */
     lastChange:
-      "We now say that California's Online Privacy Protection Act applies to this website, and the note under our contact form names both uses of your message: answering you and keeping spam out.",
+      "We now say that California's Online Privacy Protection Act applies to this website, and the note under our contact form names both uses of your message: answering you and keeping spam out. We also say what a consultation you book keeps, and name the calendar we read our free times from.",
     retentionDays: 365,
     /**
      * How much longer a backup may hold what was erased. Every copy keeps it: Litestream's replica
@@ -137,6 +144,13 @@ export const site: Site = {
         gets: "carries our pages to your browser, so it sees your network address in passing, as any network does",
       },
     ],
+    /** Where the server reads the company's busy times for the booking page (BOOKING_FEEDS must use these hosts). */
+    calendar: {
+      category: "Our calendar",
+      name: "Microsoft 365 (Microsoft Corporation)",
+      gets: "nothing of yours until we confirm a consultation you ask for: our server reads only our own busy times from it, to offer you open times",
+      hosts: ["outlook.office365.com", "outlook.office.com"],
+    },
     processors: {
       email: {
         category: "Our email provider",

@@ -1,5 +1,6 @@
 import { createContext } from "react-router";
 import type { Submitter } from "../../server/contact/intake/pipeline.ts";
+import type { BookingPage } from "./booking.ts";
 import type { LeadPage } from "./lead.ts";
 
 /**
@@ -14,6 +15,8 @@ export type ContactContext = {
   formToken: () => string;
   /** The page behind a lead's signed links (app/routes/lead.tsx). */
   lead: LeadPage;
+  /** The consultation booking's page (app/routes/book.tsx). */
+  booking: BookingPage;
 };
 
 export const contactContext = createContext<ContactContext | null>(null);

@@ -192,6 +192,13 @@ function enhance(form: HTMLFormElement) {
         if (status) status.textContent = RETRYING;
       });
       if (response.ok) {
+        // The visitor's own booking link, from the answer (server/booking/): the dialog's second action.
+        const booking = ((await response.json().catch(() => null)) as { booking?: unknown } | null)?.booking;
+        const book = document.getElementById("sent-book");
+        if (book instanceof HTMLAnchorElement && typeof booking === "string" && booking.startsWith("/")) {
+          book.href = booking;
+          book.hidden = false;
+        }
         form.reset();
         updateCount();
         dialog?.showModal();

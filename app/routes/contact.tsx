@@ -70,7 +70,10 @@ export async function action({ request, context }: Route.ActionArgs) {
       case "stored":
       case "replayed":
         // Post/Redirect/Get: a reload or Back on the answer never posts (and stores) the message again.
-        return redirect(link.contactSent, { status: 303 });
+        // With the visitor's booking link (server/booking/): /contact/sent offers it.
+        return redirect(`${link.contactSent}${outcome.booking ? new URL(outcome.booking, site.url).search : ""}`, {
+          status: 303,
+        });
       case "invalid":
         return failure(400, "Please correct the fields marked above.", outcome.fields);
       case "rate-limited":

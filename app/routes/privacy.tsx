@@ -62,7 +62,12 @@ export default function Privacy() {
               the page you sent it from (its path only, never anything after a &ldquo;?&rdquo; in its address), the
               time, and your browser&rsquo;s user agent;
             </li>
-            <li>a keyed hash of your network address, never the address itself, to limit abuse of the form.</li>
+            <li>a keyed hash of your network address, never the address itself, to limit abuse of the form;</li>
+            <li>
+              if you book a {site.consultationMinutes}-minute consultation from the link we give you after your message:
+              the time you pick, the time zone you read it in, and whether we confirmed it. It is kept with your message
+              and deleted with it.
+            </li>
           </ul>
           <p>{privacy.addressKey}</p>
           <p>
@@ -87,7 +92,7 @@ export default function Privacy() {
           </p>
           <ul className="list-disc space-y-1 pl-6">{processors.map(provider)}</ul>
           <p>The website itself runs on these, who also act only on our behalf:</p>
-          <ul className="list-disc space-y-1 pl-6">{privacy.infrastructure.map(provider)}</ul>
+          <ul className="list-disc space-y-1 pl-6">{[...privacy.infrastructure, privacy.calendar].map(provider)}</ul>
           <p>
             We give your information to no one else, unless the law requires us to (a court order, for example). We do
             not sell it, share it for advertising, or use it for anything but answering you and keeping spam out.

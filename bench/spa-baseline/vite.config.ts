@@ -1,4 +1,5 @@
 import { defineConfig, mergeConfig, type Plugin } from "vite";
+import { BOOK_MODULE } from "../../app/contact/booking.ts";
 import { LEAD_MODULE, OVERVIEW_MODULE } from "../../app/contact/lead.ts";
 import { files } from "../../app/pages.ts";
 import production from "../../vite.config.ts";
@@ -9,10 +10,10 @@ import production from "../../vite.config.ts";
  * (bundled-posts.ts instead of the server-only blog.server.ts), and every page loads the whole app (the
  * root layout gets the <Scripts /> the production site leaves out). The files for crawlers (`files` in app/pages.ts) are
  * text made on the server, with nothing to render in a browser, and the page behind a lead's signed
- * links, and the digest's overview page, are the server's alone: empty routes here, never measured.
+ * links, the digest's overview page and the booking page, are the server's alone: empty routes here, never measured.
  * See react-router.config.ts beside this file.
  */
-const fileRoutes = [...files.map((f) => f.module), LEAD_MODULE, OVERVIEW_MODULE].map((m) => `/app/${m}`);
+const fileRoutes = [...files.map((f) => f.module), LEAD_MODULE, OVERVIEW_MODULE, BOOK_MODULE].map((m) => `/app/${m}`);
 
 const clientRendered: Plugin = {
   name: "spa-baseline",

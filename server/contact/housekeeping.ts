@@ -1,5 +1,6 @@
 import { join } from "node:path";
 import type { Logger } from "pino";
+import { refreshFeeds } from "../booking/feeds.ts";
 import type { Config } from "../config.ts";
 import { eraseOldCopies } from "./copies.ts";
 import { erase } from "./erasure.ts";
@@ -90,7 +91,13 @@ export function createHousekeeping(parts: Parts) {
   };
 
   async function turn(): Promise<void> {
-    const tasks = [self.refreshKeys, self.digest, self.applyRetention, async () => self.eraseCopies()];
+    const tasks = [
+      self.refreshKeys,
+      self.digest,
+      self.applyRetention,
+      async () => self.eraseCopies(),
+      () => refreshFeeds(db, config, log),
+    ];
     for (const task of tasks) {
       await task().catch((err: Error) => log.error({ err: { message: err.message } }, "housekeeping failed"));
     }

@@ -1,6 +1,7 @@
 import { setTimeout as sleep } from "node:timers/promises";
 import type { Logger } from "pino";
 import { site } from "../../app/config/site.ts";
+import { visitorLink } from "../booking/messages.ts";
 import type { Config } from "../config.ts";
 import type { Channel } from "./delivery/channel.ts";
 import { channelNamed } from "./delivery/channels.ts";
@@ -136,7 +137,8 @@ export function startContactRuntime(
         log.info("a message waits for the contact pipeline to start");
         await Promise.race([firstStart, sleep(10_000, undefined, { ref: false })]);
       }
-      return pipeline().submit(submission);
+      const outcome = await pipeline().submit(submission);
+      return "id" in outcome ? { ...outcome, booking: visitorLink(config, opts.keys.links, outcome.id) } : outcome;
     },
     leaveRotation() {
       leaving = true;

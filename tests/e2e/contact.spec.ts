@@ -71,6 +71,11 @@ test.describe("with JavaScript", () => {
     await expect(dialog(page)).toContainText(
       "Thank you for your inquiry! We'll get back to you within 24 hours during business days.",
     );
+    // The visitor's own booking link, from the endpoint's answer (server/booking/).
+    await expect(dialog(page).getByRole("link", { name: "Book your free 30-minute consultation" })).toHaveAttribute(
+      "href",
+      /^\/book\?t=[0-9a-f-]{36}\.book\./,
+    );
     await expect(button).toHaveText("Send Message");
     await expect(button).toBeEnabled();
     await expect(page.getByLabel("Full Name")).toHaveValue("");
@@ -280,7 +285,7 @@ test.describe("without JavaScript", () => {
     const name = `Chosen ${randomUUID().slice(0, 8)}`;
     await fill(page, name, { service: null });
     await page.getByRole("button", { name: "Send Message" }).click();
-    await expect(page).toHaveURL(/\/contact\/sent$/);
+    await expect(page).toHaveURL(/\/contact\/sent\?t=[^&]+$/);
     await expect.poll(() => storedInquiries().find((r) => r.name === name)?.service).toBe("AI Software Development");
   });
 
@@ -306,10 +311,15 @@ test.describe("without JavaScript", () => {
     const posted = page.waitForResponse((r) => r.request().method() === "POST");
     await page.getByRole("button", { name: "Send Message" }).click();
     expect((await posted).status()).toBe(303);
-    await expect(page).toHaveURL(/\/contact\/sent$/);
+    await expect(page).toHaveURL(/\/contact\/sent\?t=[^&]+$/);
     await expect(page.locator("h1")).toHaveText("Message Sent Successfully!");
     await expect(page.getByRole("main")).toContainText("We'll get back to you within 24 hours during business days.");
     expect(page.url()).not.toContain(encodeURIComponent(name));
+    // The visitor's own booking link (server/booking/): the only thing the address carries.
+    await expect(page.getByRole("link", { name: "Book your free 30-minute consultation" })).toHaveAttribute(
+      "href",
+      /^\/book\?t=[0-9a-f-]{36}\.book\./,
+    );
     expect(await page.context().cookies()).toEqual([]);
     await expect.poll(() => storedInquiries().filter((r) => r.name === name).length).toBe(1);
     // Reload and Back: GET requests only, nothing stored again.
@@ -320,7 +330,7 @@ test.describe("without JavaScript", () => {
     await page.goBack();
     await expect(page).toHaveURL(/\/contact$/);
     await page.goForward();
-    await expect(page).toHaveURL(/\/contact\/sent$/);
+    await expect(page).toHaveURL(/\/contact\/sent\?t=[^&]+$/);
     expect(methods.filter((m) => m !== "GET")).toEqual([]);
     expect(storedInquiries().filter((r) => r.name === name)).toHaveLength(1);
   });

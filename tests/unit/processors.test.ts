@@ -13,6 +13,18 @@ const check = (env: Record<string, string>) =>
   unnamedProcessors(loadConfig({ DATA_DIR: "/tmp/unused", ...env }), site.privacy.processors);
 const SECRET = `whsec_${"A".repeat(32)}`;
 
+describe("the calendar feeds' hosts", () => {
+  it("reads calendars on the hosts privacy.calendar names, or on this machine; refuses the start otherwise", () => {
+    const feeds = (BOOKING_FEEDS: string) => () => loadConfig({ DATA_DIR: "/tmp/unused", BOOKING_FEEDS });
+    expect(
+      feeds("https://outlook.office365.com/owa/calendar/x/calendar.ics http://127.0.0.1:8080/c.ics"),
+    ).not.toThrow();
+    expect(feeds("https://calendar.google.com/calendar/ical/x/basic.ics")).toThrow(
+      /^Invalid environment: BOOKING_FEEDS: reads a calendar at calendar\.google\.com, a host the privacy notice does not name .*privacy\.calendar\.hosts in app\/config\/site\.ts/,
+    );
+  });
+});
+
 describe("the processors' hosts", () => {
   it("starts with the hosts the notice names, and with receivers on this machine", () => {
     expect(check({})).toBeUndefined(); // email to files under DATA_DIR/mail/

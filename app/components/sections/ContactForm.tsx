@@ -1,8 +1,9 @@
 import { CircleCheck, Send, X } from "lucide-react";
 import type { ReactNode } from "react";
 import { retentionPeriod, textLink } from "#app/components/ui/LegalSection.tsx";
-import { buttonPrimary, focusRing } from "#app/components/ui/styles.ts";
+import { buttonPrimary, buttonSecondary, focusRing } from "#app/components/ui/styles.ts";
 import { site } from "#app/config/site.ts";
+import { BOOK_LABEL, BOOK_PATH } from "#app/contact/booking.ts";
 import {
   type ContactField,
   type FieldErrors,
@@ -249,6 +250,10 @@ export function ContactForm({
             {site.response.dialogTitle}
           </h2>
           <p className="mt-3">{site.response.dialogMessage}</p>
+          {/* Shown by enhance.ts with the visitor's own link from the answer. */}
+          <a id="sent-book" href={BOOK_PATH} hidden className={`${buttonSecondary} mt-6 w-full`}>
+            {BOOK_LABEL}
+          </a>
           <button type="submit" className={`${buttonPrimary} mt-6 w-full`}>
             Close
           </button>

@@ -15,7 +15,15 @@ import { type Delivery, type Inquiry, verdictOf } from "../storage/records.ts";
  */
 
 export type Reminder = { waited: string; promise: string };
-export type Notice = { subject: string; text: string; inquiryIds: string[] };
+export type AlertKind = "delivery-failed" | "digest" | "booking" | "booking-visitor";
+/** `to` names another route (Slack) or address (email); `calendar`, an iCalendar part for email. */
+export type Notice = {
+  subject: string;
+  text: string;
+  inquiryIds: string[];
+  to?: string;
+  calendar?: { method: string; content: string };
+};
 
 export type Attempt =
   | { kind: "delivered"; detail: string; refused?: string[] }
@@ -27,7 +35,7 @@ export interface Channel {
   /** With `reminder`, the lead again because nobody took it (email alone queues reminders). */
   deliver(delivery: Delivery & { inquiry: Inquiry }, reminder?: Reminder): Promise<Attempt>;
   /** `id` stays the same on every attempt (a webhook's `webhook-id`, an email's Message-ID). */
-  notify(kind: "delivery-failed" | "digest", notice: Notice, id: string): Promise<Attempt>;
+  notify(kind: AlertKind, notice: Notice, id: string): Promise<Attempt>;
   report?(target: string, event: { type: string; timestamp: string; data: object }, id: string): Promise<Attempt>;
   describe(): string;
   close?(): void;

@@ -28,6 +28,7 @@ export type Mail = {
   html: string;
   messageId: string;
   headers: Record<string, string>;
+  icalEvent?: { method: string; content: string };
 };
 
 export const replyLink = (inquiry: Pick<Inquiry, "email">) =>
@@ -201,13 +202,13 @@ export const email: ChannelDefinition<typeof variables> = {
         const mail = buildMail(inquiry, { ...addresses, to, messageId, links: links.for(inquiry), reminder });
         return reminder ? send(mail, `reminder-${inquiry.id}`, to) : send(mail, inquiry.id);
       },
-      notify(kind, { subject, text, inquiryIds }, id) {
+      notify(kind, { subject, text, inquiryIds, to, calendar }, id) {
         // The digest goes to everyone who receives leads, and the escalation address.
         const routed = Object.values(config.routes).map((r) => r.to ?? "");
         const digest = [addresses.to, ...routed, config.LEAD_ESCALATION_TO ?? ""];
         const mail = {
           from: addresses.from,
-          to: kind === "digest" ? each(digest) : addresses.to,
+          to: to ?? (kind === "digest" ? each(digest) : addresses.to),
           replyTo: { name: site.name, address: addresses.to },
           subject: cutAt(subject, 200),
           text,
@@ -216,6 +217,7 @@ export const email: ChannelDefinition<typeof variables> = {
           messageId: `<${id}@${config.siteHost}>`,
           // What retention and `forget` read to delete a copy written to DATA_DIR/mail (contact/erasure.ts).
           headers: { "X-Alert": kind, "X-Inquiry-Ids": inquiryIds.join(" ") },
+          icalEvent: calendar,
         };
         return send(mail, id);
       },

@@ -64,8 +64,8 @@ export const slack: ChannelDefinition<typeof variables> = {
     return {
       name: "slack",
       deliver: ({ inquiry, target }) => send(target, slackMessage(inquiry, links.for(inquiry))),
-      notify: (_kind, { subject, text }) =>
-        send("default", { text: escapeSlack(`${subject}\n${text}`), mrkdwn: false }),
+      notify: (_kind, { subject, text, to }) =>
+        send(to ?? "default", { text: escapeSlack(`${subject}\n${text}`), mrkdwn: false }),
       describe: () => "Slack incoming webhook",
     };
   },

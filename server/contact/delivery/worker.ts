@@ -11,7 +11,7 @@ import { type Database, StorageUnavailableError } from "../storage/database.ts";
 import { recordReminded } from "../storage/inquiries.ts";
 import * as outbox from "../storage/outbox.ts";
 import type { Delivery, DeliveryKind, NewDelivery } from "../storage/records.ts";
-import type { Attempt, Channel } from "./channel.ts";
+import type { AlertKind, Attempt, Channel } from "./channel.ts";
 import { destinationsFor, type Routing } from "./routing.ts";
 
 /**
@@ -37,6 +37,8 @@ const SAID: Record<DeliveryKind, [string, string]> = {
   "inquiry.reminded": toWebhook("inquiry.reminded"),
   "delivery-failed": ["delivery failure reported", "could not report a delivery failure; tried again later"],
   digest: ["morning digest sent", "could not send the morning digest; tried again later"],
+  booking: ["booking or calendar message sent", "could not send a booking or calendar message; tried again later"],
+  "booking-visitor": ["booking message sent to the visitor", "could not send a booking message; tried again later"],
 };
 
 type Outcome = Attempt | "drop" | { at: number };
@@ -105,13 +107,13 @@ export function outboxWorker(parts: {
   async function attempt(d: Delivery, now: number): Promise<Outcome> {
     const channel = channels.get(d.channel);
     if (!channel) return { kind: "permanent", reason: `the ${d.channel} channel is not configured on this server` };
-    if (d.kind === "delivery-failed" || d.kind === "digest") {
+    if (d.kind === "delivery-failed" || d.kind === "digest" || d.kind.startsWith("booking")) {
       const payload = d.payload ?? "{}";
       const words =
         d.kind === "digest"
           ? parts.links && (await digestWords(db, parts.links, payload, now, parts.facts))
           : JSON.parse(payload);
-      return words ? channel.notify(d.kind, words, d.messageId) : "drop";
+      return words ? channel.notify(d.kind as AlertKind, words, d.messageId) : "drop";
     }
     const { inquiry } = d;
     if (!inquiry) return "drop";

@@ -154,7 +154,7 @@ export function jsonAnswer(outcome: Outcome): {
   switch (outcome.kind) {
     case "stored":
     case "replayed":
-      return { status: 201, body: { ok: true, id: outcome.id, message: SUCCESS_MESSAGE } };
+      return { status: 201, body: { ok: true, id: outcome.id, message: SUCCESS_MESSAGE, booking: outcome.booking } };
     case "key-reused":
       return { status: 422, body: { error: KEY_REUSED } };
     case "invalid":

@@ -38,8 +38,8 @@ const pathOf = (page: string | undefined) =>
   page ? (URL.parse(page, "http://x")?.pathname.slice(0, 500) ?? null) : null;
 
 export type Outcome =
-  | { kind: "stored"; id: string; held: boolean }
-  | { kind: "replayed"; id: string }
+  | { kind: "stored"; id: string; held: boolean; booking?: string }
+  | { kind: "replayed"; id: string; booking?: string }
   | { kind: "key-reused" }
   | { kind: "invalid"; error: string; fields: FieldErrors }
   | { kind: "rate-limited"; retryAfterSeconds: number };

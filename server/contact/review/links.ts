@@ -18,8 +18,8 @@ import { type Inquiry, type SpamVerdict, verdictOf } from "../storage/records.ts
  * SITE_URL must be an https origin (http only to this machine) once leads leave this machine.
  */
 
-export type LinkCheck =
-  | { ok: true; inquiryId: string; action: ReviewAction; expires: number }
+export type LinkCheck<A extends string = ReviewAction> =
+  | { ok: true; inquiryId: string; action: A; expires: number }
   | { ok: false; reason: "invalid" | "expired" | "retired" };
 export type LeadLink = { action: ReviewAction; label: string; url: string };
 
@@ -42,7 +42,7 @@ export function leadLinks(ring: KeyRing, config: Pick<Config, "SITE_URL" | "INQU
     const payload = `${head}.${Math.ceil(expires / 1000).toString(36)}.${key.id}`;
     return `${payload}.${sign(key.secret, payload)}`;
   };
-  const token = (inquiryId: string, action: ReviewAction, now = Date.now(), expires = now + linkMs) =>
+  const token = (inquiryId: string, action: string, now = Date.now(), expires = now + linkMs) =>
     signed(`${inquiryId}.${action}`, expires);
   const check = async (parts: string[], now: number) => {
     const [expires = "", keyId = "", signature = ""] = parts.slice(-3);
@@ -76,14 +76,15 @@ export function leadLinks(ring: KeyRing, config: Pick<Config, "SITE_URL" | "INQU
         url.searchParams.set(LEAD_TOKEN_FIELD, token(inquiry.id, action, now));
         return { action, label: ACTION_LABEL[action], url: url.href };
       }),
-    async verify(given: string, now = Date.now()): Promise<LinkCheck> {
+    async verify<A extends string = ReviewAction>(given: string, now = Date.now(), only?: A[]): Promise<LinkCheck<A>> {
+      const actions: readonly string[] = only ?? Object.keys(ACTION_LABEL);
       const parts = given.split(".");
       const [inquiryId = "", action = ""] = parts;
       if (parts.length !== 5) return { ok: false, reason: "invalid" };
       const checked = await check(parts, now);
       if (typeof checked !== "number") return { ok: false, reason: checked };
-      if (!ID.test(inquiryId) || !Object.hasOwn(ACTION_LABEL, action)) return { ok: false, reason: "invalid" };
-      return { ok: true, inquiryId, action: action as ReviewAction, expires: checked };
+      if (!ID.test(inquiryId) || !actions.includes(action)) return { ok: false, reason: "invalid" };
+      return { ok: true, inquiryId, action: action as A, expires: checked };
     },
   };
 }

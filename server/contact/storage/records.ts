@@ -1,4 +1,5 @@
 import type { ContactInput } from "../../../app/contact/schema.ts";
+import type { AlertKind } from "../delivery/channel.ts";
 
 export type Source = "api" | "form";
 export type DeliveryStatus = "pending" | "sending" | "sent" | "failed";
@@ -24,7 +25,7 @@ export type SpamVerdict = "clean" | "suspect" | "held";
 export const verdictOf = (i: Pick<Inquiry, "held" | "suspect">): SpamVerdict =>
   i.held ? "held" : i.suspect ? "suspect" : "clean";
 
-export type DeliveryKind = "lead" | "reminder" | "inquiry.taken" | "inquiry.reminded" | "delivery-failed" | "digest";
+export type DeliveryKind = "lead" | "reminder" | "inquiry.taken" | "inquiry.reminded" | AlertKind;
 
 export type Delivery = {
   id: string;

@@ -1,0 +1,87 @@
+import { site } from "#app/config/site.ts";
+
+/**
+ * The consultation booking (server/booking/; ADR 0029): the page behind the visitor's signed link
+ * and the company's Confirm, Decline and the visitor's Cancel links, its path, its fields, the US
+ * time zones it offers, and what the server hands the route (app/routes/book.tsx) to show.
+ */
+
+export const BOOK_PATH = "/book";
+export const BOOK_MODULE = "routes/book.tsx";
+/** Rendered by the server per visitor: the booking page, and /contact/sent with the visitor's own link (`?t=`). */
+export const BOOKING_PATHS = [BOOK_PATH, "/contact/sent"];
+/** The query parameter and form field of the token; the visitor's zone (GET); the slot picked (POST). */
+export const BOOK_TOKEN_FIELD = "t";
+export const BOOK_ZONE_FIELD = "tz";
+export const BOOK_SLOT_FIELD = "slot";
+/** The optional line a person of the company writes when declining. */
+export const BOOK_NOTE_FIELD = "note";
+export const BOOK_NOTE_MAX = 300;
+/** The action of the success dialog and /contact/sent. */
+export const BOOK_LABEL = `Book your free ${site.consultationMinutes}-minute consultation`;
+
+/** "book": the visitor's page; "cancel": the visitor's, in the invitation; "confirm", "decline": the company's. */
+export type BookingAction = "book" | "confirm" | "decline" | "cancel";
+export const BOOKING_ACTIONS: BookingAction[] = ["book", "confirm", "decline", "cancel"];
+
+const US_ZONES: Array<[string, string]> = [
+  ["America/New_York", "Eastern"],
+  ["America/Chicago", "Central"],
+  ["America/Denver", "Mountain"],
+  ["America/Los_Angeles", "Pacific"],
+  ["America/Phoenix", "Arizona"],
+  ["America/Anchorage", "Alaska"],
+  ["Pacific/Honolulu", "Hawaii"],
+];
+/** The choice without JavaScript: the company's zone first, then the US zones by the time they keep. */
+export const ZONES: Array<[string, string]> = [
+  [site.timeZone, `${US_ZONES.find(([z]) => z === site.timeZone)?.[1] ?? site.timeZone} (our office)`],
+  ...US_ZONES.filter(([z]) => z !== site.timeZone && z !== "America/Denver"),
+];
+
+/** What a button did: "unchanged" when it had been done, or the request had moved on, before. */
+export type BookingDone = "confirmed" | "declined" | "cancelled" | "conflict" | "unchanged";
+export type Slot = { at: number; visitor: string; office: string };
+export type Refused = { kind: "invalid" | "expired" | "retired" | "gone" | "unavailable" };
+
+export type BookingView =
+  | Refused
+  | { kind: "rate-limited"; retryAfterSeconds: number }
+  /** The visitor's page: the slots of each day in `zone`; `asked`: their request as it stands. */
+  | {
+      kind: "book";
+      token: string;
+      zone: string;
+      zones: Array<[string, string]>;
+      name: string;
+      /** The company's calendar could not be read lately: no slot is offered. */
+      unchecked: boolean;
+      days: Array<{ day: string; slots: Slot[] }>;
+      asked: { when: string; state: "asked" | "confirmed" } | null;
+      /** POST: the slot was just held ("asked"), or another visitor had it first ("taken"). */
+      result?: "asked" | "taken";
+    }
+  /** The company's Confirm or Decline page; `done`: what pressing did. */
+  | {
+      kind: "company";
+      action: "confirm" | "decline";
+      token: string;
+      who: string;
+      when: string;
+      /** The time shown: the button acts on it alone. */
+      at: number;
+      state: "asked" | "confirmed" | "cancelled" | "declined" | "none";
+      done?: BookingDone;
+    }
+  /** The visitor's Cancel page. */
+  | { kind: "cancel"; token: string; when: string; at: number; state: string; done?: boolean };
+
+/** What the route asks the server (app/contact/context.ts). */
+export interface BookingPage {
+  open(token: string, zone: string | null, clientIp: string | undefined): Promise<BookingView>;
+  act(
+    token: string,
+    form: { slot?: string; zone?: string; note?: string },
+    clientIp: string | undefined,
+  ): Promise<BookingView>;
+}

@@ -1,0 +1,133 @@
+import { createHash } from "node:crypto";
+import type { Logger } from "pino";
+import { z } from "zod";
+import { site } from "../../app/config/site.ts";
+import type { Config } from "../config.ts";
+import { hostNamed } from "../contact/delivery/routing.ts";
+import { officeTime } from "../contact/review/clock.ts";
+import type { Sql } from "../contact/storage/database.ts";
+import { queue } from "../contact/storage/outbox.ts";
+import { isLoopbackHost } from "../guards.ts";
+import type { Busy } from "./slots.ts";
+import { claimFeed, feedsRead, recordFeed } from "./store.ts";
+
+/**
+ * The company's calendars, read as iCalendar feeds (what Microsoft 365 and Google Calendar publish
+ * at a secret address): every 15th housekeeping turn, by the instance that claims it, the
+ * recurring events expanded with ical.js in their own time zones, the busy times ahead kept in the
+ * database as the last good copy. A feed not read well within FEED_STALE_MS (or never) offers no
+ * slot, since it cannot be checked, and alerts once through the outbox. Its address is a secret: the
+ * log names a feed by the start of its hash.
+ */
+
+const FEED_EVERY_TURNS = 15;
+type FeedConfig = Pick<Config, "BOOKING_FEEDS" | "HOUSEKEEPING_TURN_MS" | "LEAD_ESCALATION_TO">;
+export const FEED_STALE_MS = 2 * 3_600_000;
+const AHEAD_MS = 45 * 86_400_000;
+const MAX_BYTES = 5_000_000;
+
+export const bookingVariables = {
+  BOOKING_FEEDS: z
+    .string()
+    .optional()
+    .transform((v, ctx) => {
+      const urls = (v ?? "").split(/\s+/).filter(Boolean);
+      for (const u of urls) {
+        const url = z.url({ protocol: /^https?$/ }).safeParse(u).success ? new URL(u) : null;
+        const named = url && (isLoopbackHost(url.hostname) || hostNamed(url.hostname, site.privacy.calendar.hosts));
+        if (!named)
+          ctx.addIssue({ code: "custom", message: url ? unnamed(url.hostname) : `not an http(s):// address` });
+      }
+      return urls;
+    }),
+};
+
+export const feedId = (url: string) => createHash("sha256").update(url).digest("hex");
+
+// As for channels (routing.ts), the privacy notice names who we read from: refused at start otherwise.
+const unnamed = (host: string) => {
+  const { name, hosts } = site.privacy.calendar;
+  return `reads a calendar at ${host}, a host the privacy notice does not name (${name}: ${hosts.join(", ")}): add it to privacy.calendar.hosts in app/config/site.ts and rebuild, or use a named host`;
+};
+
+/** Busy times between `from` and `to`: events that are not free (TRANSP) or cancelled, recurrences expanded. */
+export async function busyOf(text: string, from: number, to: number): Promise<Busy> {
+  const { default: ICAL } = await import("ical.js");
+  const root = new ICAL.Component(ICAL.parse(text));
+  for (const zone of root.getAllSubcomponents("vtimezone")) ICAL.TimezoneService.register(new ICAL.Timezone(zone));
+  const events = root.getAllSubcomponents("vevent").map((e) => new ICAL.Event(e));
+  const free = (e: InstanceType<typeof ICAL.Event>) =>
+    e.component.getFirstPropertyValue("transp") === "TRANSPARENT" ||
+    e.component.getFirstPropertyValue("status") === "CANCELLED";
+  const busy: Busy = [];
+  const add = (start: number, end: number) => {
+    if (start < to && end > from) busy.push([start, end]);
+  };
+  for (const e of events) {
+    if (e.isRecurrenceException()) continue;
+    if (!e.isRecurring()) {
+      if (!free(e)) add(e.startDate.toUnixTime() * 1000, e.endDate.toUnixTime() * 1000);
+      continue;
+    }
+    for (const x of events) if (x.isRecurrenceException() && x.uid === e.uid) e.relateException(x);
+    const it = e.iterator();
+    for (let n = 0, next = it.next(); next && n < 20_000; n++, next = it.next()) {
+      const o = e.getOccurrenceDetails(next);
+      const start = o.startDate.toUnixTime() * 1000;
+      if (start >= to && next.toUnixTime() * 1000 >= to) break;
+      if (!free(o.item)) add(start, o.endDate.toUnixTime() * 1000);
+    }
+  }
+  return busy;
+}
+
+async function read(url: string): Promise<string> {
+  // No redirect is followed: it could lead to a host the privacy notice does not name.
+  const res = await fetch(url, { redirect: "error", signal: AbortSignal.timeout(15_000) });
+  if (!res.ok) throw new Error(`HTTP ${res.status}`);
+  const text = await res.text();
+  if (text.length > MAX_BYTES) throw new Error(`larger than ${MAX_BYTES} bytes`);
+  return text;
+}
+
+/** The busy times of every feed, or null when one of them was not read well within FEED_STALE_MS. */
+export async function calendarBusy(sql: Sql, urls: string[], now: number): Promise<Busy | null> {
+  if (urls.length === 0) return [];
+  const copies = new Map((await feedsRead(sql)).map((f) => [f.feed, f]));
+  const wanted = urls.map((u) => copies.get(feedId(u)));
+  if (wanted.some((f) => !f || now - f.readAt > FEED_STALE_MS)) return null;
+  return wanted.flatMap((f) => f?.busy ?? []);
+}
+
+/** The housekeeping turn's part: read the feeds whose turn it is; alert once for each feed gone stale. */
+export async function refreshFeeds(db: Sql, config: FeedConfig, parent: Logger, now = Date.now()): Promise<void> {
+  const urls = config.BOOKING_FEEDS ?? [];
+  if (urls.length === 0) return;
+  const log = parent.child({ task: "calendar-feeds" });
+  for (const url of urls) {
+    const feed = feedId(url);
+    if (!(await claimFeed(db, feed, now, config.HOUSEKEEPING_TURN_MS * FEED_EVERY_TURNS))) continue;
+    try {
+      const busy = await busyOf(await read(url), now - 86_400_000, now + AHEAD_MS);
+      await recordFeed(db, feed, busy, Date.now());
+      log.info({ feed: feed.slice(0, 8), busy: busy.length }, "calendar feed read");
+    } catch (err) {
+      log.warn(
+        { feed: feed.slice(0, 8), reason: (err as Error).message },
+        "calendar feed not read: the last good copy is kept",
+      );
+    }
+  }
+  for (const f of (await feedsRead(db)).filter((c) => urls.some((u) => feedId(u) === c.feed))) {
+    if (now - f.readAt <= FEED_STALE_MS) continue;
+    const text = `The website could not read one of our calendars (feed ${f.feed.slice(0, 8)}) ${f.readAt ? `since ${officeTime(f.readAt)}` : "at all"}.
+Until it can, the booking page offers visitors no times and says we will reply by email as promised.
+Check that the calendar is still published at its address; the website tries again every 15 minutes.`;
+    const subject = "The booking page offers no times: a calendar cannot be read";
+    // One per feed and outage, whichever instance sees it first (the id is the primary key).
+    const id = `booking-feed-${f.feed.slice(0, 16)}-${f.readAt}`;
+    const payload = JSON.stringify({ subject, text, inquiryIds: [], to: config.LEAD_ESCALATION_TO });
+    const alert = { id, kind: "booking" as const, channel: "email", target: "default", messageId: id, payload };
+    await db.transaction((tx) => queue(tx, null, [alert], now));
+  }
+}

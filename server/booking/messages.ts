@@ -1,0 +1,179 @@
+import { site } from "../../app/config/site.ts";
+import { BOOK_PATH, BOOK_TOKEN_FIELD } from "../../app/contact/booking.ts";
+import type { Config } from "../config.ts";
+import { destinationsFor, type Routing } from "../contact/delivery/routing.ts";
+import { timeOrderedId } from "../contact/intake/ids.ts";
+import type { LeadLinks } from "../contact/review/links.ts";
+import type { Sql } from "../contact/storage/database.ts";
+import { queue } from "../contact/storage/outbox.ts";
+import type { Inquiry } from "../contact/storage/records.ts";
+import { readSetting } from "../contact/storage/settings.ts";
+import { sayRange, slotMs } from "./slots.ts";
+import type { Booking } from "./store.ts";
+
+/**
+ * What the booking sends, each a delivery in the outbox: to the company ("booking", on the lead's
+ * route: its email and Slack), and to the visitor ("booking-visitor", by email, only once a person
+ * of the company acted). A newer message of a kind replaces the one before for the inquiry. A
+ * message about a held inquiry waits in the outbox, unclaimed, until someone presses "Not spam".
+ * The invitation is an iCalendar METHOD:REQUEST (a cancellation METHOD:CANCEL, SEQUENCE 1) made with
+ * ical-generator: organizer the company's inbox, attendee the visitor, times in UTC. Its UID names the
+ * confirmation (the inquiry and its moment), so a booking made after a cancelled one is a new event
+ * that calendars take, not an older version of the cancelled one.
+ */
+
+/** The visitor's booking link works this many days (at most as long as the lead's links: their key's life). */
+export const BOOK_LINK_DAYS = 14;
+
+type Words = { subject: string; text: string };
+type Calendar = { method: "REQUEST" | "CANCEL"; content: string };
+export type Parts = { config: Config; links: LeadLinks };
+
+/** The visitor's link, as the answer to their message gives it (a path: the page is on this site). */
+export const visitorLink = (config: Config, links: LeadLinks, id: string) =>
+  bookingLink({ config, links }, id, Date.now(), false);
+
+export function bookingLink({ config, links }: Parts, inquiryId: string, now: number, absolute = true) {
+  const days = Math.min(BOOK_LINK_DAYS, config.INQUIRY_LINK_DAYS);
+  const url = new URL(BOOK_PATH, config.SITE_URL);
+  url.searchParams.set(BOOK_TOKEN_FIELD, links.token(inquiryId, "book", now, now + days * 86_400_000));
+  return absolute ? url.href : `${url.pathname}${url.search}`;
+}
+
+const linkOf = ({ config, links }: Parts, id: string, action: "confirm" | "decline" | "cancel", now: number) => {
+  const url = new URL(BOOK_PATH, config.SITE_URL);
+  url.searchParams.set(BOOK_TOKEN_FIELD, links.token(id, action, now));
+  return url.href;
+};
+
+const place = () =>
+  site.booking.place === "phone"
+    ? `By phone: we call you at the time (our number: ${site.phone.display})`
+    : site.booking.place;
+const inbox = (config: Config) => config.CONTACT_TO ?? site.email;
+
+async function invitation(p: Parts, i: Inquiry, b: Booking, method: Calendar["method"], confirmedAt: number) {
+  const { default: ical, ICalCalendarMethod, ICalEventStatus, ICalAttendeeRole } = await import("ical-generator");
+  const calendar = ical({ prodId: { company: site.name, product: "website" }, method: ICalCalendarMethod[method] });
+  calendar.createEvent({
+    id: `booking-${i.id}-${confirmedAt}@${p.config.siteHost}`,
+    sequence: method === "CANCEL" ? 1 : 0,
+    start: new Date(b.startsAt),
+    end: new Date(b.startsAt + slotMs()),
+    summary: `Free consultation: ${site.name} and ${i.name}`,
+    description: `${site.consultationMinutes}-minute consultation about ${i.service || "your inquiry"}.`,
+    location: place(),
+    status: method === "CANCEL" ? ICalEventStatus.CANCELLED : ICalEventStatus.CONFIRMED,
+    organizer: { name: site.name, email: inbox(p.config) },
+    attendees: [{ name: i.name, email: i.email, rsvp: true, role: ICalAttendeeRole.REQ }],
+  });
+  return { method, content: calendar.toString() } satisfies Calendar;
+}
+
+/** Replaces the inquiry's message of this kind: the newest says how the booking stands. */
+async function replace(
+  tx: Sql,
+  i: Inquiry,
+  kind: "booking" | "booking-visitor",
+  to: Array<[string, string]>,
+  body: object,
+  now: number,
+) {
+  await tx.query("DELETE FROM deliveries WHERE inquiry_id = ? AND kind = ?", [i.id, kind]);
+  const deliveries = to.map(([channel, target]) => ({
+    id: timeOrderedId(now),
+    kind,
+    channel,
+    target,
+    messageId: `${kind}-${i.id}-${now}`,
+    payload: JSON.stringify({ ...body, inquiryIds: [i.id], to: target }),
+  }));
+  await queue(tx, i.id, deliveries, now);
+}
+
+async function toCompany(tx: Sql, i: Inquiry, words: Words, now: number, calendar?: Calendar) {
+  const recorded = await readSetting(tx, "routing");
+  const routing = recorded ? (JSON.parse(recorded) as Routing) : {};
+  const to = destinationsFor(routing, i.service)
+    .filter((d) => d.channel === "email" || d.channel === "slack")
+    .map((d): [string, string] => [d.channel, d.target]);
+  await replace(tx, i, "booking", to, { ...words, calendar }, now);
+}
+
+const toVisitor = (tx: Sql, i: Inquiry, words: Words, now: number, calendar?: Calendar) =>
+  replace(tx, i, "booking-visitor", [["email", i.email]], { ...words, calendar }, now);
+
+type When = Pick<Booking, "startsAt" | "zone">;
+const office = (b: When) => sayRange(b.startsAt, site.timeZone);
+const theirs = (b: When) => (b.zone === site.timeZone ? "" : ` (their time: ${sayRange(b.startsAt, b.zone)})`);
+
+/** "Dana Whitfield asks for Tue, Dec 1, 10:30–11:00 AM MST", with Confirm, Decline and the lead's own links. */
+export function queueRequest(p: Parts, tx: Sql, i: Inquiry, b: When, now: number) {
+  const lead = p.links.for(i, now).map((l) => `${l.label}: ${l.url}`);
+  const text = [
+    `${i.name}${i.company ? ` (${i.company})` : ""} <${i.email}> asks for the free ${site.consultationMinutes}-minute consultation on ${office(b)}${theirs(b)}.`,
+    "The time is held for them until you confirm or decline. Nothing goes to them before you do.",
+    "",
+    `Confirm (they get a calendar invitation, you too; the lead counts as taken): ${linkOf(p, i.id, "confirm", now)}`,
+    `Decline (you may add a line for them; they get a link to pick another time): ${linkOf(p, i.id, "decline", now)}`,
+    "",
+    "Their message:",
+    i.message,
+    "",
+    ...lead,
+  ].join("\n");
+  return toCompany(tx, i, { subject: `${i.name} asks for ${office(b)}`, text }, now);
+}
+
+export async function queueConfirmed(p: Parts, tx: Sql, i: Inquiry, b: Booking, now: number) {
+  const calendar = await invitation(p, i, b, "REQUEST", now);
+  const when = sayRange(b.startsAt, b.zone);
+  await toVisitor(
+    tx,
+    i,
+    {
+      subject: `Your free consultation with ${site.name}: ${when}`,
+      text: [
+        `Hello ${i.name},`,
+        "",
+        `Your free ${site.consultationMinutes}-minute consultation with ${site.name} is booked for ${when}.`,
+        `Where: ${place()}`,
+        "The invitation is attached: add it to your calendar.",
+        "",
+        `Cannot make it? Cancel here, then pick another time if you like: ${linkOf(p, i.id, "cancel", now)}`,
+        "",
+        site.name,
+      ].join("\n"),
+    },
+    now,
+    calendar,
+  );
+  const text = `${i.name} <${i.email}> is booked for ${office(b)}${theirs(b)}. The invitation went to them; it is attached for your calendar.`;
+  await toCompany(tx, i, { subject: `Booked: ${i.name}, ${office(b)}`, text }, now, calendar);
+}
+
+/** The visitor cancelled: a confirmed booking is withdrawn from both calendars, a request from the company's mail. */
+export async function queueCancelled(p: Parts, tx: Sql, i: Inquiry, b: Booking, now: number) {
+  const confirmed = b.state === "confirmed";
+  // A confirmed booking last changed when it was confirmed: its invitation's UID.
+  const calendar = confirmed ? await invitation(p, i, b, "CANCEL", b.changedAt) : undefined;
+  const text = `${i.name} <${i.email}> cancelled the consultation of ${office(b)}${theirs(b)}. The time is free again.`;
+  await toCompany(tx, i, { subject: `Cancelled: ${i.name}, ${office(b)}`, text }, now, calendar);
+  if (confirmed)
+    await toVisitor(
+      tx,
+      i,
+      {
+        subject: `Cancelled: your consultation with ${site.name}`,
+        text: `Hello ${i.name},\n\nYour consultation of ${sayRange(b.startsAt, b.zone)} is cancelled. To pick another time: ${bookingLink(p, i.id, now)}\n\n${site.name}`,
+      },
+      now,
+      calendar,
+    );
+}
+
+export function queueDeclined(p: Parts, tx: Sql, i: Inquiry, b: Booking, note: string, now: number) {
+  const asked = `We cannot meet at the time you asked for (${sayRange(b.startsAt, b.zone)}).${note ? `\n\n${note}` : ""}`;
+  const text = `Hello ${i.name},\n\n${asked}\n\nPlease pick another time: ${bookingLink(p, i.id, now)}\n\n${site.name}`;
+  return toVisitor(tx, i, { subject: `About your consultation with ${site.name}`, text }, now);
+}

@@ -1,0 +1,177 @@
+import type { Logger } from "pino";
+import { site } from "../../app/config/site.ts";
+import {
+  BOOK_NOTE_MAX,
+  BOOKING_ACTIONS,
+  type BookingAction,
+  type BookingDone,
+  type BookingPage,
+  type BookingView,
+  type Slot,
+  ZONES,
+} from "../../app/contact/booking.ts";
+import type { Config } from "../config.ts";
+import { cutAt } from "../contact/delivery/channel.ts";
+import type { ContactPipeline, LimitSpec } from "../contact/intake/pipeline.ts";
+import type { LeadLinks } from "../contact/review/links.ts";
+import { performAction } from "../contact/review/page.ts";
+import { type Database, type Sql, StorageUnavailableError } from "../contact/storage/database.ts";
+import { get } from "../contact/storage/inquiries.ts";
+import type { Inquiry } from "../contact/storage/records.ts";
+import { calendarBusy } from "./feeds.ts";
+import { type Parts, queueCancelled, queueConfirmed, queueDeclined, queueRequest } from "./messages.ts";
+import { openSlots, sayDay, sayRange, sayTime, sayZone, zoneOf } from "./slots.ts";
+import { ask, type BookingState, bookingOf, heldSlots, move } from "./store.ts";
+
+/**
+ * The booking page's server side (app/routes/book.tsx), one page for the four links: the visitor's
+ * ("book": see the open times, pick one; "cancel") and the company's ("confirm", "decline"). Opening
+ * a link only shows; its button's POST acts. Every use counts against a limit per client address
+ * (table rate_limits, so across instances) and is one log line naming the inquiry, never the token.
+ * A message held as spam gets the same page and answers, but its pick holds no time.
+ */
+
+const LIMIT: LimitSpec = { prefix: "booking", per: "address", points: 60, durationMs: 10 * 60_000 };
+
+type Done = BookingDone;
+type Form = { slot?: string; zone?: string; note?: string };
+type Options = { pipeline: () => ContactPipeline; links: LeadLinks; config: Config; log: Logger };
+
+export function bookingPage(o: Options): BookingPage {
+  const log = o.log.child({ task: "booking" });
+  const parts: Parts = { config: o.config, links: o.links };
+  const feeds = o.config.BOOKING_FEEDS ?? [];
+
+  /** The link checked, the limit counted, the inquiry read: then `fn`, or why not. */
+  const withLink = async (
+    token: string,
+    clientIp: string | undefined,
+    fn: (db: Database, i: Inquiry, action: (typeof BOOKING_ACTIONS)[number], now: number) => Promise<BookingView>,
+  ): Promise<BookingView> => {
+    try {
+      const now = Date.now();
+      const check = await o.links.verify(token, now, BOOKING_ACTIONS);
+      if (!check.ok) {
+        log.warn({ reason: check.reason }, `booking link refused: ${check.reason}`);
+        return { kind: check.reason };
+      }
+      const pipeline = o.pipeline();
+      const wait = await pipeline.overLimit(clientIp, [LIMIT], now);
+      if (wait !== null) return { kind: "rate-limited", retryAfterSeconds: wait };
+      const inquiry = await get(pipeline.db, check.inquiryId);
+      if (!inquiry) return { kind: "gone" };
+      return await fn(pipeline.db, inquiry, check.action, now);
+    } catch (err) {
+      if (!(err instanceof StorageUnavailableError))
+        log.error({ err: { message: (err as Error).message } }, "booking link failed");
+      return { kind: "unavailable" };
+    }
+  };
+
+  const offered = async (db: Sql, i: Inquiry, now: number) => {
+    const busy = await calendarBusy(db, feeds, now);
+    return busy === null ? null : openSlots(now, busy, await heldSlots(db, i.id));
+  };
+
+  async function visitor(db: Sql, i: Inquiry, token: string, given: unknown, now: number, result?: "asked" | "taken") {
+    const b = await bookingOf(db, i.id);
+    const zone = zoneOf(given ?? b?.zone);
+    const slots = await offered(db, i, now);
+    const days: Array<{ day: string; slots: Slot[] }> = [];
+    for (const at of slots ?? []) {
+      const day = sayDay(at, zone);
+      const office = zone === site.timeZone ? "" : `${sayTime(at, site.timeZone)} ${sayZone(at, site.timeZone)}`;
+      const last = days.at(-1);
+      const slot = { at, visitor: sayTime(at, zone), office };
+      if (last?.day === day) last.slots.push(slot);
+      else days.push({ day, slots: [slot] });
+    }
+    const asked =
+      b && (b.state === "asked" || b.state === "confirmed")
+        ? { when: sayRange(b.startsAt, zone), state: b.state }
+        : null;
+    const zones = ZONES.some(([z]) => z === zone) ? ZONES : [...ZONES, [zone, zone] as [string, string]];
+    const view: BookingView = {
+      kind: "book",
+      token,
+      zone,
+      zones,
+      name: i.name,
+      unchecked: slots === null,
+      days,
+      asked,
+    };
+    return result ? { ...view, result } : view;
+  }
+
+  async function other(db: Sql, i: Inquiry, action: "confirm" | "decline" | "cancel", token: string, done?: Done) {
+    const b = await bookingOf(db, i.id);
+    const state = b?.state ?? "none";
+    const [when, at] = b ? [sayRange(b.startsAt, action === "cancel" ? b.zone : site.timeZone), b.startsAt] : ["", 0];
+    return action === "cancel"
+      ? ({ kind: "cancel", token, when, at, state, ...(done ? { done: true } : {}) } as const)
+      : ({
+          kind: "company",
+          action,
+          token,
+          who: `${i.name} <${i.email}>`,
+          when,
+          at,
+          state,
+          ...(done ? { done } : {}),
+        } as const);
+  }
+
+  /** The button of each page, for the time its page showed (a newer pick waits for its own): what it did. */
+  async function press(
+    db: Database,
+    i: Inquiry,
+    action: Exclude<BookingAction, "book">,
+    form: Form,
+    now: number,
+  ): Promise<Done> {
+    const to = (from: BookingState[], state: BookingState, then: Parameters<typeof move>[6]) =>
+      move(db, i.id, from, Number(form.slot), state, now, then);
+    if (action === "cancel")
+      return (await to(["asked", "confirmed"], "cancelled", (tx, b) => queueCancelled(parts, tx, i, b, now)))
+        ? "cancelled"
+        : "unchanged";
+    if (action === "decline") {
+      const note = cutAt((form.note ?? "").replace(/[\p{Cc}\p{Cf}\s]+/gu, " ").trim(), BOOK_NOTE_MAX, "…");
+      return (await to(["asked"], "declined", (tx, b) => queueDeclined(parts, tx, i, b, note, now)))
+        ? "declined"
+        : "unchanged";
+    }
+    const moved = await to(["asked"], "confirmed", (tx, b) => queueConfirmed(parts, tx, i, b, now));
+    if (moved === "conflict" || !moved) return moved ? "conflict" : "unchanged";
+    // A confirmed booking is the lead taken: the one take path, as "I'm on it" is.
+    await performAction(db, o.config, "take", i.id, now, { by: null });
+    return "confirmed";
+  }
+
+  return {
+    open: (token, zone, clientIp) =>
+      withLink(token, clientIp, async (db, i, action, now) =>
+        action === "book" ? visitor(db, i, token, zone, now) : other(db, i, action, token),
+      ),
+    act: (token, form, clientIp) =>
+      withLink(token, clientIp, async (db, i, action, now) => {
+        const zone = zoneOf(form.zone);
+        let done: Done | "asked" | "taken";
+        if (action === "book") {
+          const at = Number(form.slot);
+          const open = (await bookingOf(db, i.id))?.state === "confirmed" ? null : await offered(db, i, now);
+          const asked =
+            open?.includes(at) === true &&
+            (await ask(db, { inquiryId: i.id, at, zone, holds: !i.held }, now, (tx) =>
+              queueRequest(parts, tx, i, { startsAt: at, zone }, now),
+            ));
+          done = asked ? "asked" : "taken";
+        } else done = await press(db, i, action, form, now);
+        log.info({ inquiryId: i.id, action, done }, "booking link used");
+        o.pipeline().worker.nudge();
+        if (done === "asked" || done === "taken") return visitor(db, i, token, zone, now, done);
+        return other(db, i, action as Exclude<BookingAction, "book">, token, done);
+      }),
+  };
+}

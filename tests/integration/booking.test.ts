@@ -1,0 +1,459 @@
+import { createServer, type Server } from "node:http";
+import AxeBuilder from "@axe-core/playwright";
+import ICAL from "ical.js";
+import pg from "pg";
+import type { Browser } from "playwright-core";
+import { afterAll, afterEach, beforeAll, describe, expect, it } from "vitest";
+import { DEFAULT_PUBLIC_KEY } from "../../app/contact/api.ts";
+import { launchChromium } from "../support/chromium.ts";
+import { inquiriesCli } from "../support/cli.ts";
+import { engineEnv } from "../support/engines.ts";
+import { freePort } from "../support/ports.ts";
+import { Receiver } from "../support/receiver.ts";
+import { type RunningServer, startServer } from "../support/server.ts";
+import { type Received, TestSmtp } from "../support/smtp.ts";
+
+/**
+ * The consultation booking as it runs (issue 48): the production server on a controlled clock
+ * (Debian's faketime), a real SMTP server, a real HTTP server publishing the company's calendar (a
+ * weekly meeting set in the office's summer time, met after the change to winter time), Chromium
+ * with JavaScript on and off; two instances on one PostgreSQL racing for one time.
+ */
+
+const FAKETIME = {
+  TZ: "UTC",
+  LD_PRELOAD: "/usr/lib/x86_64-linux-gnu/faketime/libfaketime.so.1",
+  FAKETIME_DONT_RESET: "1",
+};
+// Housekeeping every 200 ms: the calendar is read every 15th turn, every 3 s.
+const TUNING = { OUTBOX_POLL_MS: 50, SPAM_MIN_FILL_MS: 0, HOUSEKEEPING_TURN_MS: 200 };
+const ZONE = `BEGIN:VTIMEZONE
+TZID:America/Denver
+BEGIN:DAYLIGHT
+TZOFFSETFROM:-0700
+TZOFFSETTO:-0600
+TZNAME:MDT
+DTSTART:19700308T020000
+RRULE:FREQ=YEARLY;BYMONTH=3;BYDAY=2SU
+END:DAYLIGHT
+BEGIN:STANDARD
+TZOFFSETFROM:-0600
+TZOFFSETTO:-0700
+TZNAME:MST
+DTSTART:19701101T020000
+RRULE:FREQ=YEARLY;BYMONTH=11;BYDAY=1SU
+END:STANDARD
+END:VTIMEZONE`;
+/** Every Tuesday 10–11 AM office time since October (MDT), so 17:00–18:00 UTC in November (MST); a free block. */
+const CALENDAR = `BEGIN:VCALENDAR\r
+VERSION:2.0\r
+PRODID:-//test//calendar//EN\r
+${ZONE.replaceAll("\n", "\r\n")}\r
+BEGIN:VEVENT\r
+UID:weekly@test\r
+DTSTAMP:20261001T000000Z\r
+DTSTART;TZID=America/Denver:20261006T100000\r
+DTEND;TZID=America/Denver:20261006T110000\r
+RRULE:FREQ=WEEKLY;BYDAY=TU\r
+SUMMARY:Team meeting\r
+END:VEVENT\r
+BEGIN:VEVENT\r
+UID:free@test\r
+DTSTAMP:20261001T000000Z\r
+DTSTART:20261124T200000Z\r
+DTEND:20261124T210000Z\r
+TRANSP:TRANSPARENT\r
+SUMMARY:Reading time\r
+END:VEVENT\r
+END:VCALENDAR\r
+`;
+
+/** A calendar published over HTTP; `status` other than 200 makes it unreadable. */
+class Feed {
+  status = 200;
+  reads = 0;
+  private server: Server | null = null;
+  url = "";
+  async start() {
+    const port = await freePort();
+    this.server = createServer((_req, res) => {
+      this.reads += 1;
+      res.writeHead(this.status, { "content-type": "text/calendar" }).end(this.status === 200 ? CALENDAR : "");
+    });
+    await new Promise<void>((r) => this.server?.listen(port, "127.0.0.1", r));
+    this.url = `http://127.0.0.1:${port}/calendar.ics`;
+    return this;
+  }
+  stop = () => new Promise<void>((r) => (this.server ? this.server.close(() => r()) : r()));
+}
+
+const cleanups: Array<() => Promise<unknown> | unknown> = [];
+afterEach(async () => {
+  for (const c of cleanups.splice(0).reverse()) await c();
+});
+
+async function site(env: Record<string, string>, tuning = TUNING, port?: number) {
+  const p = port ?? (await freePort());
+  const server = await startServer(
+    { SITE_URL: `http://127.0.0.1:${p}`, SPAM_FILTER: "off", RATE_LIMIT_PER_MINUTE: "1000", ...env },
+    p,
+    tuning,
+  );
+  cleanups.push(() => server.stop());
+  return server;
+}
+
+/** A message sent as the page's script sends it: the answer, with the visitor's booking link. */
+async function inquiry(server: RunningServer, name: string, email: string, extra: Record<string, string> = {}) {
+  const html = await (await fetch(`${server.url}/contact`)).text();
+  const res = await fetch(`${server.url}/functions/v1/send-email`, {
+    method: "POST",
+    headers: {
+      "content-type": "application/json",
+      authorization: `Bearer ${DEFAULT_PUBLIC_KEY}`,
+      "x-form-token": /name="form_token" value="([^"]+)"/.exec(html)?.[1] ?? "",
+    },
+    body: JSON.stringify({
+      name,
+      email,
+      company: "",
+      service: "",
+      message: "Could we talk about our cloud move?",
+      ...extra,
+    }),
+  });
+  expect(res.status).toBe(201);
+  const body = (await res.json()) as { ok: boolean; id: string; booking: string };
+  expect(body.booking).toMatch(/^\/book\?t=/);
+  return { id: body.id, link: `${server.url}${body.booking}` };
+}
+
+const slotsOf = (html: string) =>
+  [...html.matchAll(/<button type="submit" value="(\d{13})"/g)].map((m) => Number(m[1]));
+const statusOf = (html: string) => /role="status"[^>]*>([^<]*)</.exec(html)?.[1] ?? "";
+const tokenOf = (link: string) => new URL(link).searchParams.get("t") ?? "";
+
+async function pick(server: RunningServer, link: string, at: number, zone = "America/Denver") {
+  const res = await fetch(`${server.url}/book`, {
+    method: "POST",
+    body: new URLSearchParams({ t: tokenOf(link), slot: String(at), tz: zone }),
+  });
+  expect(res.status).toBe(200);
+  return statusOf(await res.text());
+}
+
+/** A company or visitor link pressed: its page, then its button (for the time the page shows). */
+async function press(server: RunningServer, link: string, form: Record<string, string> = {}) {
+  const page = await fetch(link);
+  expect(page.status).toBe(200);
+  const slot = /name="slot" value="(\d+)"/.exec(await page.text())?.[1] ?? "";
+  const res = await fetch(`${server.url}/book`, {
+    method: "POST",
+    body: new URLSearchParams({ t: tokenOf(link), slot, ...form }),
+  });
+  return statusOf(await res.text());
+}
+
+const mailsTo = (smtp: TestSmtp, to: string, subject: RegExp) =>
+  smtp.received.filter(
+    (m) => m.mail.to && JSON.stringify(m.mail.to).includes(to) && subject.test(m.mail.subject ?? ""),
+  );
+async function mailTo(smtp: TestSmtp, to: string, subject: RegExp): Promise<Received> {
+  await expect.poll(() => mailsTo(smtp, to, subject).length, { timeout: 20_000 }).toBeGreaterThan(0);
+  return mailsTo(smtp, to, subject).at(-1) as Received;
+}
+const linkIn = (m: Received, action: string) =>
+  new RegExp(`(http://127\\.0\\.0\\.1:\\d+/book\\?t=[0-9a-f-]{36}\\.${action}\\.\\S+)`).exec(m.mail.text ?? "")?.[1] ??
+  "";
+
+/** The invitation in a received email, read back with ical.js. */
+function invitationIn(m: Received) {
+  const part = m.mail.attachments.find((a) => a.contentType === "text/calendar");
+  const cal = new ICAL.Component(ICAL.parse(part?.content.toString("utf8") ?? ""));
+  const event = new ICAL.Event(cal.getFirstSubcomponent("vevent") ?? undefined);
+  return {
+    method: cal.getFirstPropertyValue("method"),
+    organizer: String(event.organizer),
+    attendees: event.attendees.map((a) => String(a.getFirstValue())),
+    start: event.startDate.toJSDate().getTime(),
+    end: event.endDate.toJSDate().getTime(),
+    utc: event.startDate.zone?.tzid,
+    sequence: event.sequence,
+    uid: event.uid,
+  };
+}
+
+// Mon Nov 30 2026 in the tests below is after Thanksgiving; Tue Nov 24 has the weekly meeting.
+const MST = (day: number, hh: number, mm = 0) => Date.UTC(2026, 10, day, hh + 7, mm);
+
+describe("the booking, from the answer to the invitation", { timeout: 180_000 }, () => {
+  let browser: Browser;
+  beforeAll(async () => {
+    browser = await launchChromium();
+  });
+  afterAll(() => browser?.close());
+
+  it("offers open times around holidays and the calendar, holds one, and sends the invitation once confirmed", async () => {
+    const smtp = await new TestSmtp().start();
+    cleanups.push(() => smtp.stop());
+    const feed = await new Feed().start();
+    cleanups.push(feed.stop);
+    // Monday 23 November 2026, 9:05 AM MST; Thursday and Friday are holidays (app/config/site.ts).
+    const server = await site({
+      ...FAKETIME,
+      FAKETIME: "@2026-11-23 16:05:00",
+      SMTP_URL: smtp.url,
+      BOOKING_FEEDS: feed.url,
+      LEAD_ESCALATION_TO: "boss@example.com",
+    });
+    const dana = await inquiry(server, "Dana Whitfield", "dana@example.org");
+    const pageOf = async (link: string) => (await fetch(link)).text();
+    await expect.poll(async () => slotsOf(await pageOf(dana.link)).length, { timeout: 20_000 }).toBeGreaterThan(0);
+    const page = await pageOf(dana.link);
+    const slots = slotsOf(page);
+    // Not within the next 2 business hours: from 11:05 AM.
+    expect(slots[0]).toBe(MST(23, 11, 30));
+    // The weekly meeting, set in summer time, still 10–11 AM in winter: 9:00 and 11:00 open, 10:00 and 10:30 not.
+    expect(slots).toEqual(expect.arrayContaining([MST(24, 9), MST(24, 9, 30), MST(24, 11), MST(24, 13)]));
+    expect(slots).not.toContain(MST(24, 10));
+    expect(slots).not.toContain(MST(24, 10, 30));
+    // Thanksgiving and the day after: closed. Saturday's short hours and Monday: open.
+    expect(slots.filter((at) => at >= MST(26, 0) && at < MST(28, 0))).toEqual([]);
+    expect(slots).toEqual(expect.arrayContaining([MST(28, 10), MST(28, 13, 30), MST(30, 9), MST(30, 17, 30)]));
+    expect(slots).not.toContain(MST(28, 14));
+    expect(page).toContain("Tuesday, November 24");
+
+    // The form without JavaScript: the 303 carries the link, and /contact/sent offers it.
+    const html = await (await fetch(`${server.url}/contact`)).text();
+    const form = new URLSearchParams({
+      name: "Eve Second",
+      email: "eve@example.org",
+      company: "",
+      service: "",
+      message: "We would like to hear about AI consulting.",
+      form_token: /name="form_token" value="([^"]+)"/.exec(html)?.[1] ?? "",
+    });
+    const posted = await fetch(`${server.url}/contact`, { method: "POST", body: form, redirect: "manual" });
+    expect(posted.status).toBe(303);
+    const sent = await fetch(new URL(posted.headers.get("location") ?? "", server.url));
+    const sentPage = await sent.text();
+    expect(sentPage).toContain("Message Sent Successfully!");
+    expect(sent.headers.get("cache-control")).toBe("no-store");
+    const eve = { link: `${server.url}${/href="(\/book\?t=[^"]+)"/.exec(sentPage)?.[1]?.replaceAll("&amp;", "&")}` };
+    expect(sentPage).toContain("Book your free 30-minute consultation");
+
+    // Dana asks for Tuesday 11:00 AM: the company hears of it, Dana gets nothing yet.
+    expect(await pick(server, dana.link, MST(24, 11), "America/New_York")).toMatch(
+      /^Thank you! You asked for Tue, Nov 24, 1:00–1:30 PM EST\./,
+    );
+    const request = await mailTo(smtp, "hello@example.com", /^Dana Whitfield asks for/);
+    expect(request.mail.subject).toBe("Dana Whitfield asks for Tue, Nov 24, 11:00–11:30 AM MST");
+    expect(request.mail.text).toContain("their time: Tue, Nov 24, 1:00–1:30 PM EST");
+    expect(request.mail.text).toMatch(/I'm on it: http/);
+    // Eve cannot have it: it is neither offered nor taken.
+    expect(slotsOf(await (await fetch(eve.link)).text())).not.toContain(MST(24, 11));
+    expect(await pick(server, eve.link, MST(24, 11))).toMatch(/no longer open/);
+
+    // Confirm acts on the time its page showed alone (a page left open over a newer pick changes nothing).
+    expect(await press(server, linkIn(request, "confirm"), { slot: String(MST(24, 9)) })).toMatch(/^Nothing changed/);
+    // Confirm: both get the invitation, read back with ical.js.
+    expect(await press(server, linkIn(request, "confirm"))).toMatch(/^Confirmed/);
+    const invited = await mailTo(smtp, "dana@example.org", /^Your free consultation/);
+    expect(mailsTo(smtp, "dana@example.org", /./)).toHaveLength(1);
+    const invitation = invitationIn(invited);
+    expect(invitation).toMatchObject({
+      method: "REQUEST",
+      organizer: "mailto:hello@example.com",
+      start: MST(24, 11),
+      end: MST(24, 11, 30),
+      utc: "UTC",
+      sequence: 0,
+    });
+    expect(invitation.attendees.map((a) => a.toLowerCase())).toEqual(["mailto:dana@example.org"]);
+    expect(invitationIn(await mailTo(smtp, "hello@example.com", /^Booked: Dana Whitfield/)).method).toBe("REQUEST");
+    // The lead is taken, through the one take path.
+    const shown = JSON.parse((await inquiriesCli({ DATA_DIR: server.dataDir }, "show", dana.id ?? "", "--json")).out);
+    expect(shown.takenAt).not.toBeNull();
+
+    // Cancel from the invitation: METHOD:CANCEL to both, and the time is open again.
+    expect(await press(server, linkIn(invited, "cancel"))).toMatch(/is free again/);
+    const cancelled = invitationIn(await mailTo(smtp, "dana@example.org", /^Cancelled/));
+    expect(cancelled).toMatchObject({ method: "CANCEL", start: MST(24, 11), sequence: 1, uid: invitation.uid });
+    expect(invitationIn(await mailTo(smtp, "hello@example.com", /^Cancelled: Dana/)).method).toBe("CANCEL");
+    expect(slotsOf(await (await fetch(eve.link)).text())).toContain(MST(24, 11));
+
+    // Decline with a line: Eve gets the line and a new link that works.
+    expect(await pick(server, eve.link, MST(24, 11))).toMatch(/^Thank you!/);
+    const eveRequest = await mailTo(smtp, "hello@example.com", /^Eve Second asks for/);
+    expect(
+      await press(server, linkIn(eveRequest, "decline"), { note: "We are all at a customer that morning." }),
+    ).toMatch(/^Declined/);
+    const declined = await mailTo(smtp, "eve@example.org", /^About your consultation/);
+    expect(declined.mail.text).toContain("We are all at a customer that morning.");
+    const again = linkIn(declined, "book");
+    expect(slotsOf(await (await fetch(again)).text())).toContain(MST(24, 11));
+
+    // Held as spam: the same answer and page, but its pick holds no time and reaches nobody until "Not spam".
+    const bot = await inquiry(server, "Held Visitor", "held@example.org", { website: "http://spam.example" });
+    expect(await pick(server, bot.link, MST(24, 11, 30))).toMatch(/^Thank you! You asked for/);
+    expect(await pick(server, dana.link, MST(24, 11, 30))).toMatch(/^Thank you!/);
+    // Dana's request, made after the held one's, arrived: the held one's did not go.
+    await mailTo(smtp, "hello@example.com", /^Dana Whitfield asks for Tue, Nov 24, 11:30/);
+    expect(mailsTo(smtp, "hello@example.com", /^Held Visitor asks/)).toHaveLength(0);
+    expect((await inquiriesCli({ DATA_DIR: server.dataDir }, "not-spam", bot.id)).code).toBe(0);
+    await mailTo(smtp, "hello@example.com", /^Held Visitor asks for Tue, Nov 24, 11:30/);
+    // A lead marked spam after its pick holds its time no more: the next visitor gets it.
+    const sam = await inquiry(server, "Sam Later", "sam@example.org");
+    expect(await pick(server, sam.link, MST(24, 12))).toMatch(/^Thank you!/);
+    expect(slotsOf(await pageOf(dana.link))).not.toContain(MST(24, 12));
+    expect((await inquiriesCli({ DATA_DIR: server.dataDir }, "spam", sam.id)).code).toBe(0);
+    expect(slotsOf(await pageOf(dana.link))).toContain(MST(24, 12));
+    expect(await pick(server, dana.link, MST(24, 12))).toMatch(/^Thank you!/);
+
+    // Chromium, JavaScript off then on, phone and desktop: the page works, passes axe, and with
+    // JavaScript shows the browser's time zone; nothing is requested from another origin.
+    for (const javaScriptEnabled of [false, true])
+      for (const width of [390, 1440]) {
+        const context = await browser.newContext({
+          javaScriptEnabled,
+          timezoneId: "America/Chicago",
+          viewport: { width, height: 900 },
+        });
+        const tab = await context.newPage();
+        const elsewhere: string[] = [];
+        tab.on("request", (r) => {
+          if (!r.url().startsWith(server.url)) elsewhere.push(r.url());
+        });
+        await tab.goto(again);
+        // Without JavaScript: the office's zone, or the one the visitor chose last; with it, the browser's.
+        const zone = () => tab.locator("#book-zone").inputValue();
+        if (javaScriptEnabled) await expect.poll(zone, { timeout: 15_000 }).toBe("America/Chicago");
+        else expect(await zone()).not.toBe("America/Chicago");
+        // axe runs in the page: with JavaScript on (the markup is the same server-rendered page).
+        if (javaScriptEnabled) {
+          const axe = await new AxeBuilder({ page: tab as never })
+            .withTags(["wcag2a", "wcag2aa", "wcag21a", "wcag21aa", "wcag22aa"])
+            .analyze();
+          expect(axe.violations.map((v) => v.id)).toEqual([]);
+        }
+        if (!javaScriptEnabled) {
+          await tab.selectOption("#book-zone", "Pacific/Honolulu");
+          await tab.getByRole("button", { name: "Show times" }).click();
+          await expect.poll(() => tab.locator("legend").first().textContent(), { timeout: 15_000 }).toBeTruthy();
+          expect(await tab.locator("#book-zone").inputValue()).toBe("Pacific/Honolulu");
+        }
+        const width2 = await tab.evaluate(() => document.documentElement.scrollWidth);
+        expect(width2).toBeLessThanOrEqual(width);
+        await tab.locator('button[name="slot"]').first().click();
+        await expect.poll(() => tab.getByRole("status").textContent(), { timeout: 15_000 }).toMatch(/You asked for/);
+        expect(elsewhere).toEqual([]);
+        await context.close();
+      }
+
+    // Erasing the inquiry erases its booking: Eve's time is free again, and her link finds nothing.
+    const eveAsked = await fetch(again).then((r) => r.text());
+    const asked = /You asked for ([^.]+)\./.exec(statusOf(eveAsked))?.[1];
+    expect(asked).toBeTruthy();
+    const before = slotsOf(await (await fetch(dana.link)).text()).length;
+    expect((await inquiriesCli({ DATA_DIR: server.dataDir }, "forget", "--email", "eve@example.org")).code).toBe(0);
+    expect((await fetch(again)).status).toBe(404);
+    expect(slotsOf(await (await fetch(dana.link)).text()).length).toBe(before + 1);
+
+    // Booked again after her cancellation: a new event (its own UID), not an older version of the cancelled one.
+    const rebook = await mailTo(smtp, "hello@example.com", /^Dana Whitfield asks for Tue, Nov 24, 12:00/);
+    expect(await press(server, linkIn(rebook, "confirm"))).toMatch(/^Confirmed/);
+    const invitations = () => mailsTo(smtp, "dana@example.org", /^Your free consultation/);
+    await expect.poll(() => invitations().length, { timeout: 20_000 }).toBe(2);
+    const rebooked = invitationIn(invitations().at(-1) as Received);
+    expect(rebooked).toMatchObject({ method: "REQUEST", start: MST(24, 12), sequence: 0 });
+    expect(rebooked.uid).not.toBe(invitation.uid);
+  });
+
+  it("tells the company on the lead's own route: its inbox and its Slack, not the general ones", async () => {
+    const smtp = await new TestSmtp().start();
+    cleanups.push(() => smtp.stop());
+    const general = await new Receiver().start("/services/T000/B000/GENERAL");
+    const ai = await new Receiver().start("/services/T000/B000/AI");
+    cleanups.push(
+      () => general.stop(),
+      () => ai.stop(),
+    );
+    const server = await site({
+      ...FAKETIME,
+      FAKETIME: "@2026-11-23 16:05:00",
+      SMTP_URL: smtp.url,
+      SLACK_WEBHOOK_URL: general.url,
+      CONTACT_ROUTES: JSON.stringify({ "AI Consulting": { to: "ai-partner@example.com", slack: ai.url } }),
+    });
+    const dana = await inquiry(server, "Dana Whitfield", "dana@example.org", { service: "AI Consulting" });
+    // The lead went to the route's Slack: the booking's message follows it there.
+    await expect.poll(() => ai.received.length, { timeout: 20_000 }).toBe(1);
+    expect(await pick(server, dana.link, MST(24, 11))).toMatch(/^Thank you!/);
+    await expect.poll(() => ai.received.length, { timeout: 20_000 }).toBe(2);
+    expect(JSON.parse(ai.received[1]?.body ?? "{}").text).toMatch(
+      /^Dana Whitfield asks for Tue, Nov 24, 11:00–11:30 AM MST/,
+    );
+    const request = await mailTo(smtp, "ai-partner@example.com", /^Dana Whitfield asks for/);
+    expect(request.mail.text).toMatch(/Confirm \(.*\): http/);
+    expect(general.received).toEqual([]);
+    expect(mailsTo(smtp, "hello@example.com", /asks for/)).toEqual([]);
+  });
+
+  it("offers no time while a calendar cannot be read, alerts once, and keeps the last good copy over a restart", async () => {
+    const smtp = await new TestSmtp().start();
+    cleanups.push(() => smtp.stop());
+    const feed = await new Feed().start();
+    cleanups.push(feed.stop);
+    feed.status = 500;
+    const env = { SMTP_URL: smtp.url, BOOKING_FEEDS: feed.url, LEAD_ESCALATION_TO: "boss@example.com" };
+    const port = await freePort();
+    const first = await site(env, TUNING, port);
+    const visitor = await inquiry(first, "Frank Feed", "frank@example.org");
+    const alert = await mailTo(smtp, "boss@example.com", /^The booking page offers no times/);
+    expect(alert.mail.text).toMatch(/could not read one of our calendars \(feed [0-9a-f]{8}\) at all/);
+    const closed = await (await fetch(visitor.link)).text();
+    expect(closed).toContain("We cannot check our calendar just now");
+    expect(slotsOf(closed)).toEqual([]);
+    expect(await pick(first, visitor.link, slotsOf(closed)[0] ?? Date.now() + 86_400_000)).toMatch(/no longer open/);
+
+    feed.status = 200;
+    await expect
+      .poll(async () => slotsOf(await (await fetch(visitor.link)).text()).length, { timeout: 20_000 })
+      .toBeGreaterThan(0);
+    feed.status = 500;
+    await first.stop();
+    const second = await site({ ...env, DATA_DIR: first.dataDir }, TUNING, port);
+    const reads = feed.reads;
+    await expect.poll(() => feed.reads, { timeout: 20_000 }).toBeGreaterThan(reads);
+    await expect
+      .poll(async () => (await second.logged()).includes("calendar feed not read"), { timeout: 20_000 })
+      .toBe(true);
+    expect(slotsOf(await (await fetch(visitor.link)).text()).length).toBeGreaterThan(0);
+    expect(mailsTo(smtp, "boss@example.com", /^The booking page offers no times/)).toHaveLength(1);
+  });
+});
+
+describe("two instances on one PostgreSQL", { timeout: 120_000 }, () => {
+  it("never hold one time for two visitors", async () => {
+    const { env, cleanup } = await engineEnv("postgres", "booking_race");
+    cleanups.push(cleanup);
+    const a = await site({ ...env, DATA_DIR: `${env.DATA_DIR}/a` });
+    const b = await site({ ...env, DATA_DIR: `${env.DATA_DIR}/b` });
+    const one = await inquiry(a, "Ann Race", "ann@example.org");
+    const two = await inquiry(b, "Ben Race", "ben@example.org");
+    const slots = slotsOf(await (await fetch(one.link)).text()).slice(0, 6);
+    expect(slots.length).toBeGreaterThan(0);
+    for (const at of slots) {
+      const said = await Promise.all([pick(a, one.link, at), pick(b, two.link, at)]);
+      expect(said.filter((s) => s.startsWith("Thank you!"))).toHaveLength(1);
+      expect(said.filter((s) => s.includes("no longer open"))).toHaveLength(1);
+    }
+    const client = new pg.Client({ connectionString: env.DATABASE_URL });
+    await client.connect();
+    const rows = await client.query("SELECT inquiry_id, slot FROM bookings WHERE slot IS NOT NULL");
+    await client.end();
+    // One request each (a pick replaces the one before), never the same time.
+    expect(rows.rows.length).toBeLessThanOrEqual(2);
+    expect(new Set(rows.rows.map((r) => String(r.slot))).size).toBe(rows.rows.length);
+  });
+});
