@@ -7,12 +7,12 @@ import * as chromeLauncher from "chrome-launcher";
 import express from "express";
 import lighthouse from "lighthouse";
 import { type Browser, chromium } from "playwright-core";
-import { CONTACT_API_PATH, DEFAULT_PUBLIC_KEY } from "../app/contact/api.ts";
 import { BOOK_PATH } from "../app/contact/booking.ts";
 import { publishedSlugs } from "../app/content/post-files.ts";
 import { pageOf, pagePaths } from "../app/pages.ts";
 import { chromiumArgs } from "../playwright.config.ts";
 import type { StaticFile } from "../server/static.ts";
+import { sendAsPage } from "../tests/support/requests.ts";
 import { startServer } from "../tests/support/server.ts";
 import { budgetFailures } from "./check-budgets.ts";
 import { spamSection } from "./spam-section.ts";
@@ -167,21 +167,10 @@ async function transfers(browser: Browser, url: string) {
 
 /** A visitor's own booking link (a path with its `?t=`), as the answer to their message gives it. */
 async function bookingLink(baseUrl: string): Promise<string> {
-  const page = await (await fetch(`${baseUrl}/contact`)).text();
-  const res = await fetch(`${baseUrl}${CONTACT_API_PATH}`, {
-    method: "POST",
-    headers: {
-      "content-type": "application/json",
-      authorization: `Bearer ${DEFAULT_PUBLIC_KEY}`,
-      "x-form-token": /name="form_token" value="([^"]+)"/.exec(page)?.[1] ?? "",
-    },
-    body: JSON.stringify({
-      name: "Bench Visitor",
-      email: "bench@example.org",
-      company: "",
-      service: "",
-      message: "Measuring the booking page.",
-    }),
+  const res = await sendAsPage(baseUrl, {
+    name: "Bench Visitor",
+    email: "bench@example.org",
+    message: "Measuring the booking page.",
   });
   const { booking } = (await res.json()) as { booking?: string };
   if (!booking) throw new Error(`no booking link in the contact endpoint's answer (HTTP ${res.status})`);

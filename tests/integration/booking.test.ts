@@ -4,12 +4,12 @@ import ICAL from "ical.js";
 import pg from "pg";
 import type { Browser } from "playwright-core";
 import { afterAll, afterEach, beforeAll, describe, expect, it } from "vitest";
-import { DEFAULT_PUBLIC_KEY } from "../../app/contact/api.ts";
 import { launchChromium } from "../support/chromium.ts";
 import { inquiriesCli } from "../support/cli.ts";
 import { engineEnv } from "../support/engines.ts";
 import { freePort } from "../support/ports.ts";
 import { Receiver } from "../support/receiver.ts";
+import { sendAsPage } from "../support/requests.ts";
 import { type RunningServer, startServer } from "../support/server.ts";
 import { type Received, TestSmtp } from "../support/smtp.ts";
 
@@ -105,23 +105,7 @@ async function site(env: Record<string, string>, tuning = TUNING, port?: number)
 
 /** A message sent as the page's script sends it: the answer, with the visitor's booking link. */
 async function inquiry(server: RunningServer, name: string, email: string, extra: Record<string, string> = {}) {
-  const html = await (await fetch(`${server.url}/contact`)).text();
-  const res = await fetch(`${server.url}/functions/v1/send-email`, {
-    method: "POST",
-    headers: {
-      "content-type": "application/json",
-      authorization: `Bearer ${DEFAULT_PUBLIC_KEY}`,
-      "x-form-token": /name="form_token" value="([^"]+)"/.exec(html)?.[1] ?? "",
-    },
-    body: JSON.stringify({
-      name,
-      email,
-      company: "",
-      service: "",
-      message: "Could we talk about our cloud move?",
-      ...extra,
-    }),
-  });
+  const res = await sendAsPage(server.url, { name, email, message: "Could we talk about our cloud move?", ...extra });
   expect(res.status).toBe(201);
   const body = (await res.json()) as { ok: boolean; id: string; booking: string };
   expect(body.booking).toMatch(/^\/book\?t=/);

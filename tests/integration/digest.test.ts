@@ -5,7 +5,6 @@ import { join } from "node:path";
 import pino from "pino";
 import { afterEach, describe, expect, inject, it } from "vitest";
 import { site } from "../../app/config/site.ts";
-import { DEFAULT_PUBLIC_KEY } from "../../app/contact/api.ts";
 import { loadConfig } from "../../server/config.ts";
 import { officeTime } from "../../server/contact/review/clock.ts";
 import { performAction } from "../../server/contact/review/page.ts";
@@ -17,6 +16,7 @@ import { launchChromium } from "../support/chromium.ts";
 import { testKeys } from "../support/keys.ts";
 import { freePort } from "../support/ports.ts";
 import { createTestDatabase } from "../support/postgres.ts";
+import { sendAsPage } from "../support/requests.ts";
 import { startServer } from "../support/server.ts";
 import { type Received, TestSmtp } from "../support/smtp.ts";
 
@@ -190,21 +190,11 @@ describe("the overview page, opened from the digest as received", { timeout: 120
       { OUTBOX_POLL_MS: 50, SPAM_MIN_FILL_MS: 0, HOUSEKEEPING_TURN_MS: 200 },
     );
     cleanups.push(() => server.stop());
-    const html = await (await fetch(`${server.url}/contact`)).text();
-    const res = await fetch(`${server.url}/functions/v1/send-email`, {
-      method: "POST",
-      headers: {
-        "content-type": "application/json",
-        authorization: `Bearer ${DEFAULT_PUBLIC_KEY}`,
-        "x-form-token": /name="form_token" value="([^"]+)"/.exec(html)?.[1] ?? "",
-      },
-      body: JSON.stringify({
-        name: "Grace Open",
-        email: "grace@example.org",
-        company: "Compilers",
-        service: "",
-        message: "Could you help us plan a move to the cloud?",
-      }),
+    const res = await sendAsPage(server.url, {
+      name: "Grace Open",
+      email: "grace@example.org",
+      company: "Compilers",
+      message: "Could you help us plan a move to the cloud?",
     });
     expect(res.status).toBe(201);
     await expect.poll(() => digests(smtp).length, { timeout: 30_000 }).toBe(1);

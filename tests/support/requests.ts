@@ -1,12 +1,22 @@
 import { join } from "node:path";
 import { DatabaseSync } from "node:sqlite";
-import { DEFAULT_PUBLIC_KEY } from "../../app/contact/api.ts";
+import { CONTACT_API_PATH, DEFAULT_PUBLIC_KEY } from "../../app/contact/api.ts";
 
 /** What the tests that talk to a running server send, and how they read what it logged. */
 
 export const valid = { name: "Ada Lovelace", email: "ada@example.org", company: "", service: "", message: "Hello" };
 /** The JSON endpoint's headers, with the page's anonymous public key (spec §7) as the page sends it. */
 export const json = { "content-type": "application/json", authorization: `Bearer ${DEFAULT_PUBLIC_KEY}` };
+/** A message sent as the contact page's script sends it: with the page's form token and the public key. */
+export async function sendAsPage(baseUrl: string, fields: Partial<typeof valid>): Promise<Response> {
+  const page = await (await fetch(`${baseUrl}/contact`)).text();
+  const formToken = /name="form_token" value="([^"]+)"/.exec(page)?.[1] ?? "";
+  return fetch(`${baseUrl}${CONTACT_API_PATH}`, {
+    method: "POST",
+    headers: { ...json, "x-form-token": formToken },
+    body: JSON.stringify({ ...valid, ...fields }),
+  });
+}
 let ipCounter = 0;
 /** A fresh client address, so one test's submissions do not count against another's limits. */
 export const nextIp = () => `203.0.113.${(ipCounter++ % 250) + 1}`;
