@@ -9,18 +9,20 @@ import type { Sql } from "../contact/storage/database.ts";
 import { queue } from "../contact/storage/outbox.ts";
 import { isLoopbackHost } from "../guards.ts";
 import type { Busy } from "./slots.ts";
-import { claimFeed, feedsRead, recordFeed } from "./store.ts";
+import { feedsRead, recordFeed } from "./store.ts";
 
 /**
  * The company's calendars, read as iCalendar feeds (what Microsoft 365 and Google Calendar publish
- * at a secret address): every 15th housekeeping turn, by the instance that claims it, the
- * recurring events expanded with ical.js in their own time zones, the busy times ahead kept in the
+ * at a secret address): every 15th housekeeping turn on each instance (a second read of a calendar
+ * harms nothing, so no instance claims it: ADR 0024's one claim stays the outbox's), the recurring
+ * events expanded with ical.js in their own time zones, the busy times ahead kept in the
  * database as the last good copy. A feed not read well within FEED_STALE_MS (or never) offers no
  * slot, since it cannot be checked, and alerts once through the outbox. Its address is a secret: the
  * log names a feed by the start of its hash.
  */
 
 const FEED_EVERY_TURNS = 15;
+const triedAt = new Map<string, number>();
 type FeedConfig = Pick<Config, "BOOKING_FEEDS" | "HOUSEKEEPING_TURN_MS" | "LEAD_ESCALATION_TO">;
 export const FEED_STALE_MS = 2 * 3_600_000;
 const AHEAD_MS = 45 * 86_400_000;
@@ -106,7 +108,9 @@ export async function refreshFeeds(db: Sql, config: FeedConfig, parent: Logger, 
   const log = parent.child({ task: "calendar-feeds" });
   for (const url of urls) {
     const feed = feedId(url);
-    if (!(await claimFeed(db, feed, now, config.HOUSEKEEPING_TURN_MS * FEED_EVERY_TURNS))) continue;
+    if (now - (triedAt.get(feed) ?? Number.NEGATIVE_INFINITY) < config.HOUSEKEEPING_TURN_MS * FEED_EVERY_TURNS)
+      continue;
+    triedAt.set(feed, now);
     try {
       const busy = await busyOf(await read(url), now - 86_400_000, now + AHEAD_MS);
       await recordFeed(db, feed, busy, Date.now());
@@ -118,7 +122,8 @@ export async function refreshFeeds(db: Sql, config: FeedConfig, parent: Logger, 
       );
     }
   }
-  for (const f of (await feedsRead(db)).filter((c) => urls.some((u) => feedId(u) === c.feed))) {
+  const copies = new Map((await feedsRead(db)).map((c) => [c.feed, c.readAt]));
+  for (const f of urls.map((u) => ({ feed: feedId(u), readAt: copies.get(feedId(u)) ?? 0 }))) {
     if (now - f.readAt <= FEED_STALE_MS) continue;
     const text = `The website could not read one of our calendars (feed ${f.feed.slice(0, 8)}) ${f.readAt ? `since ${officeTime(f.readAt)}` : "at all"}.
 Until it can, the booking page offers visitors no times and says we will reply by email as promised.

@@ -119,19 +119,10 @@ export async function feedsRead(sql: Sql): Promise<Feed[]> {
   return rows.map((r) => ({ feed: String(r.feed), busy: JSON.parse(String(r.busy)), readAt: Number(r.read_at) }));
 }
 
-/** This instance's turn to read a feed: none read or tried it within `everyMs` (claimed for all instances). */
-export async function claimFeed(sql: Sql, feed: string, now: number, everyMs: number): Promise<boolean> {
-  await sql.query(
-    "INSERT INTO booking_feeds (feed, busy, read_at, tried_at) VALUES (?, '[]', 0, 0) ON CONFLICT DO NOTHING",
-    [feed],
-  );
-  const claimed = await sql.query(
-    "UPDATE booking_feeds SET tried_at = ? WHERE feed = ? AND tried_at <= ? RETURNING feed",
-    [now, feed, now - everyMs],
-  );
-  return claimed.length === 1;
-}
-
+/** A feed read well replaces its last copy: every instance reads on its own turn, and the newest read wins. */
 export async function recordFeed(sql: Sql, feed: string, busy: Array<[number, number]>, now: number) {
-  await sql.query("UPDATE booking_feeds SET busy = ?, read_at = ? WHERE feed = ?", [JSON.stringify(busy), now, feed]);
+  await sql.query(
+    "INSERT INTO booking_feeds (feed, busy, read_at) VALUES (?, ?, ?) ON CONFLICT (feed) DO UPDATE SET busy = excluded.busy, read_at = excluded.read_at",
+    [feed, JSON.stringify(busy), now],
+  );
 }

@@ -1,4 +1,4 @@
--- The consultation booking (release 1.1, docs/decisions/0028). Times are epoch milliseconds.
+-- The consultation booking (release 1.1, docs/decisions/0029). Times are epoch milliseconds.
 
 -- One request per inquiry, erased with it. `slot`: the start it holds, NULL when it holds none
 -- (a message held as spam, a cancelled or declined request): the unique index, not the code, makes
@@ -15,10 +15,9 @@ CREATE TABLE bookings (
 
 -- The last good copy of each calendar feed (BOOKING_FEEDS), shared by the instances: `feed` is a
 -- hash of its secret address, `busy` its busy times ahead as JSON [[start, end], …], `read_at`
--- when it was last read well (0: never), `tried_at` when an instance last tried.
+-- when it was last read well. Each instance reads on its own turn; the newest read wins.
 CREATE TABLE booking_feeds (
-  feed     TEXT PRIMARY KEY,
-  busy     TEXT NOT NULL,
-  read_at  INTEGER NOT NULL,
-  tried_at INTEGER NOT NULL
+  feed    TEXT PRIMARY KEY,
+  busy    TEXT NOT NULL,
+  read_at INTEGER NOT NULL
 );
