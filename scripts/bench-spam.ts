@@ -299,7 +299,7 @@ async function main() {
     const submitted = async (page: Page) => {
       const waits = [
         page.getByRole("dialog", { name: "Message Sent Successfully!" }).waitFor({ timeout: 45_000 }),
-        page.waitForURL(/\/contact\/sent$/, { timeout: 45_000 }),
+        page.waitForURL(/\/contact\/sent\?t=/, { timeout: 45_000 }),
       ];
       for (const w of waits) w.catch(() => undefined);
       // Neither: counted as not answered (the row says so), not a crash of the whole run.

@@ -282,7 +282,7 @@ describe.each([
     const p = await pipeline({}, true);
     const answer = await submit(p, { ...valid, website: "http://spam.example" });
     expect(answer.status).toBe(201);
-    expect(Object.keys(answer.body).sort()).toEqual(["id", "message", "ok"]);
+    expect(Object.keys(answer.body).sort()).toEqual(["booking", "id", "message", "ok"]);
     const stored = await inquiries.get(p.db, String(answer.body.id));
     expect(stored).toMatchObject({ held: true, status: "held" });
     await p.worker.pass();

@@ -225,7 +225,7 @@ describe("in Chromium", () => {
     const off = await browser.newContext({ javaScriptEnabled: false });
     const offPage = await off.newPage();
     await person(offPage, "Chromium Person NoJS");
-    await offPage.waitForURL(/\/contact\/sent$/);
+    await offPage.waitForURL(/\/contact\/sent\?t=/);
     await expect
       .poll(() => inboxHas("Chromium Person JS") && inboxHas("Chromium Person NoJS"), { timeout: 10_000 })
       .toBe(true);
