@@ -1,4 +1,3 @@
-import { data } from "react-router";
 import { buttonPrimary, buttonSecondary, card, container } from "#app/components/ui/styles.ts";
 import { site } from "#app/config/site.ts";
 import {
@@ -12,6 +11,7 @@ import {
   type BookingView,
 } from "#app/contact/booking.ts";
 import { contactContext } from "#app/contact/context.ts";
+import { linkAnswer } from "#app/contact/link-answer.ts";
 import type { Route } from "./+types/book";
 
 /**
@@ -22,23 +22,7 @@ import type { Route } from "./+types/book";
  * form); with it, one inline line shows the times in the browser's zone.
  */
 
-const STATUS: Record<BookingView["kind"], number> = {
-  invalid: 400,
-  expired: 410,
-  retired: 410,
-  gone: 404,
-  "rate-limited": 429,
-  unavailable: 503,
-  book: 200,
-  company: 200,
-  cancel: 200,
-};
-
-const answer = (view: BookingView) =>
-  data(view, {
-    status: STATUS[view.kind],
-    headers: view.kind === "rate-limited" ? { "Retry-After": String(view.retryAfterSeconds) } : {},
-  });
+const answer = (view: BookingView) => linkAnswer(view);
 
 export async function loader({ request, context }: Route.LoaderArgs) {
   const contact = context.get(contactContext);

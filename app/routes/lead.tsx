@@ -1,4 +1,3 @@
-import { data } from "react-router";
 import { buttonPrimary, buttonSecondary, card, container } from "#app/components/ui/styles.ts";
 import { site } from "#app/config/site.ts";
 import { contactContext } from "#app/contact/context.ts";
@@ -14,6 +13,7 @@ import {
   TAKEN_BY_FIELD,
   TAKEN_BY_MAX,
 } from "#app/contact/lead.ts";
+import { linkAnswer } from "#app/contact/link-answer.ts";
 import type { Route } from "./+types/lead";
 
 /**
@@ -23,24 +23,7 @@ import type { Route } from "./+types/lead";
  * (never prerendered), noindex, no-store and no-referrer (server/app.ts); no JavaScript.
  */
 
-const STATUS: Record<LeadView["kind"], number> = {
-  invalid: 400,
-  expired: 410,
-  retired: 410,
-  gone: 404,
-  "rate-limited": 429,
-  unavailable: 503,
-  confirm: 200,
-  done: 200,
-  undone: 200,
-  taken: 200,
-};
-
-const answer = (view: LeadView) => {
-  const headers: Record<string, string> =
-    view.kind === "rate-limited" ? { "Retry-After": String(view.retryAfterSeconds) } : {};
-  return data(view, { status: STATUS[view.kind], headers });
-};
+const answer = (view: LeadView) => linkAnswer(view);
 
 /** GET: what the link would do, and its button. */
 export async function loader({ request, context }: Route.LoaderArgs) {

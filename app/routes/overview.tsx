@@ -1,8 +1,8 @@
-import { data } from "react-router";
 import { buttonSecondary, card, container } from "#app/components/ui/styles.ts";
 import { site } from "#app/config/site.ts";
 import { contactContext } from "#app/contact/context.ts";
 import { LEAD_TOKEN_FIELD, type OverviewLead, type OverviewView } from "#app/contact/lead.ts";
+import { linkAnswer } from "#app/contact/link-answer.ts";
 import type { Route } from "./+types/overview";
 
 /**
@@ -12,15 +12,6 @@ import type { Route } from "./+types/overview";
  * noindex, no-store, no-referrer, rate-limited (server/app.ts); no JavaScript.
  */
 
-const STATUS: Record<OverviewView["kind"], number> = {
-  invalid: 400,
-  expired: 410,
-  retired: 410,
-  "rate-limited": 429,
-  unavailable: 503,
-  overview: 200,
-};
-
 export async function loader({ request, context }: Route.LoaderArgs) {
   const contact = context.get(contactContext);
   const token = new URL(request.url).searchParams.get(LEAD_TOKEN_FIELD);
@@ -29,9 +20,7 @@ export async function loader({ request, context }: Route.LoaderArgs) {
     : token
       ? await contact.lead.overview(token, contact.clientIp)
       : { kind: "invalid" };
-  const headers: Record<string, string> =
-    view.kind === "rate-limited" ? { "Retry-After": String(view.retryAfterSeconds) } : {};
-  return data(view, { status: STATUS[view.kind], headers });
+  return linkAnswer(view);
 }
 
 export const meta: Route.MetaFunction = () => [
