@@ -86,10 +86,15 @@ export async function busyOf(text: string, from: number, to: number): Promise<Bu
 async function read(url: string): Promise<string> {
   // No redirect is followed: it could lead to a host the privacy notice does not name.
   const res = await fetch(url, { redirect: "error", signal: AbortSignal.timeout(15_000) });
-  if (!res.ok) throw new Error(`HTTP ${res.status}`);
-  const text = await res.text();
-  if (text.length > MAX_BYTES) throw new Error(`larger than ${MAX_BYTES} bytes`);
-  return text;
+  if (!res.ok || !res.body) throw new Error(`HTTP ${res.status}`);
+  const chunks: Uint8Array[] = [];
+  let size = 0;
+  for await (const chunk of res.body) {
+    size += chunk.byteLength;
+    if (size > MAX_BYTES) throw new Error(`larger than ${MAX_BYTES} bytes`);
+    chunks.push(chunk);
+  }
+  return Buffer.concat(chunks).toString("utf8");
 }
 
 /** The busy times of every feed, or null when one of them was not read well within FEED_STALE_MS. */

@@ -68,9 +68,10 @@ END:VEVENT\r
 END:VCALENDAR\r
 `;
 
-/** A calendar published over HTTP; `status` other than 200 makes it unreadable. */
+/** A calendar published over HTTP; `status` other than 200 makes it unreadable, `oversized` a valid one past the 5 MB cap. */
 class Feed {
   status = 200;
+  oversized = false;
   reads = 0;
   private server: Server | null = null;
   url = "";
@@ -78,7 +79,13 @@ class Feed {
     const port = await freePort();
     this.server = createServer((_req, res) => {
       this.reads += 1;
-      res.writeHead(this.status, { "content-type": "text/calendar" }).end(this.status === 200 ? CALENDAR : "");
+      res.writeHead(this.status, { "content-type": "text/calendar" });
+      if (this.status !== 200) return res.end();
+      if (!this.oversized) return res.end(CALENDAR);
+      const [head, tail] = CALENDAR.split("END:VCALENDAR");
+      res.write(head);
+      for (let i = 0; i < 6_000; i++) res.write(`X-PAD:${"x".repeat(1_000)}\r\n`);
+      res.end(`END:VCALENDAR${tail}`);
     });
     await new Promise<void>((r) => this.server?.listen(port, "127.0.0.1", r));
     this.url = `http://127.0.0.1:${port}/calendar.ics`;
@@ -404,7 +411,7 @@ describe("the booking, from the answer to the invitation", { timeout: 180_000 },
     await expect
       .poll(async () => slotsOf(await (await fetch(visitor.link)).text()).length, { timeout: 20_000 })
       .toBeGreaterThan(0);
-    feed.status = 500;
+    feed.oversized = true;
     await first.stop();
     const second = await site({ ...env, DATA_DIR: first.dataDir }, TUNING, port);
     const reads = feed.reads;
