@@ -877,7 +877,10 @@ nginx() { command ${nginxBin} -c ${nginxConf} -p ${dir} "$@"; }
     );
     // A lead's link through the proxy: its access log keeps the path, never the token or an address.
     await fetch(`http://127.0.0.1:${httpPort}/lead?t=token-in-the-query`, { redirect: "manual" });
-    const accessLog = readFileSync(join(dir, "teton.access.log"), "utf8");
+    // nginx writes the line as it finalizes the request, which may be after the client has the answer.
+    const readAccessLog = () => readFileSync(join(dir, "teton.access.log"), "utf8");
+    for (let i = 0; i < 40 && !readAccessLog().includes('"GET /lead"'); i++) await sleep(50);
+    const accessLog = readAccessLog();
     check(
       "the proxy's access log keeps no client address and no query string (the privacy notice)",
       accessLog.includes('"GET /lead"') && !/token-in-the-query|127\.0\.0\.1|\?/.test(accessLog),
