@@ -4,7 +4,7 @@ import { refreshFeeds } from "../booking/feeds.ts";
 import type { Config } from "../config.ts";
 import { eraseOldCopies } from "./copies.ts";
 import { erase } from "./erasure.ts";
-import { type KeyRing, monthOf } from "./keys.ts";
+import type { KeyRing } from "./keys.ts";
 import { queueDigest } from "./review/digest.ts";
 import type { Promised } from "./review/promise.ts";
 import type { Database } from "./storage/database.ts";
@@ -56,12 +56,8 @@ export function createHousekeeping(parts: Parts) {
     },
 
     async refreshKeys(now = Date.now()): Promise<void> {
-      const deleted = await deleteExpiredKeys(db, {
-        now,
-        linkTtlMs: config.INQUIRY_LINK_DAYS * 86_400_000,
-        formTtlMs: config.FORM_TOKEN_MAX_AGE_MS,
-        month: monthOf(now),
-      });
+      const ttlMs = { links: config.INQUIRY_LINK_DAYS * 86_400_000, form: config.FORM_TOKEN_MAX_AGE_MS };
+      const deleted = await deleteExpiredKeys(db, now, ttlMs);
       if (deleted > 0) log.info({ deleted }, "keys past their use deleted");
       await ring.read(now);
     },

@@ -1,6 +1,6 @@
 import { randomBytes } from "node:crypto";
 import { type Sql, StorageUnavailableError } from "./storage/database.ts";
-import { ensureFirstKey, ensureKey, type KeyPurpose, listKeys } from "./storage/keys.ts";
+import { ensureAddressKey, ensureFirstKey, type KeyPurpose, listKeys, monthOf } from "./storage/keys.ts";
 
 /**
  * The keys the server signs and hashes with, one set per job (ADR 0017), kept in the database; the
@@ -10,8 +10,6 @@ import { ensureFirstKey, ensureKey, type KeyPurpose, listKeys } from "./storage/
  */
 
 export type SigningKey = { id: string; secret: Buffer };
-
-export const monthOf = (now: number) => new Date(now).toISOString().slice(0, 7);
 
 export class KeyRing {
   private known = new Map<string, Buffer>();
@@ -76,7 +74,7 @@ export class KeyRing {
     const month = monthOf(now);
     const have = this.known.get(`address:${month}`);
     if (have || !this.db) return have;
-    await ensureKey(this.db, { purpose: "address", id: month }, now);
+    await ensureAddressKey(this.db, month, now);
     await this.read(now);
     return this.known.get(`address:${month}`);
   }

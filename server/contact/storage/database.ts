@@ -17,16 +17,16 @@ export interface Sql {
 
 export interface Database extends Sql {
   migrate(): Promise<string[]>;
-  ping(): Promise<void>;
+  ping(): Promise<unknown>;
   close(): Promise<void>;
   describe(): string;
 }
 
 export class StorageUnavailableError extends Error {
+  override name = "StorageUnavailableError";
   readonly retryAfterSeconds: number;
   constructor(message: string, retryAfterSeconds = 30) {
     super(message);
-    this.name = "StorageUnavailableError";
     this.retryAfterSeconds = retryAfterSeconds;
   }
 }
@@ -47,5 +47,3 @@ export function logStorageTransitions(log: Pick<Logger, "warn" | "info">): Stora
     },
   };
 }
-
-export const quietWatcher: StorageWatcher = { failed() {}, recovered() {} };

@@ -64,9 +64,8 @@ export async function queue(tx: Sql, inquiryId: string | null, deliveries: NewDe
   }
 }
 
-export async function extendClaim(db: Sql, id: string, workerId: string, until: number): Promise<void> {
-  await db.query("UPDATE deliveries SET claimed_until = ? WHERE id = ? AND claimed_by = ?", [until, id, workerId]);
-}
+export const extendClaim = (db: Sql, id: string, workerId: string, until: number) =>
+  db.query("UPDATE deliveries SET claimed_until = ? WHERE id = ? AND claimed_by = ?", [until, id, workerId]);
 
 /** Ends a claim that is still this worker's (and, `unlessHeld`, whose inquiry is not held); true if it did. */
 async function settle(db: Sql, id: string, workerId: string, set: string, params: unknown[], unlessHeld = false) {
@@ -93,17 +92,13 @@ export async function postpone(db: Sql, id: string, workerId: string, at: number
 export const fail = (db: Sql, id: string, workerId: string, error: string) =>
   settle(db, id, workerId, "status = 'failed', last_error = ?", [error.slice(0, 1000)], true);
 
-export async function drop(db: Sql, id: string, workerId: string) {
-  await db.query("DELETE FROM deliveries WHERE id = ? AND claimed_by = ?", [id, workerId]);
+const DROP = "DELETE FROM deliveries WHERE id = ? AND claimed_by = ?";
+export async function drop(db: Sql, id: string, workerId: string): Promise<void> {
+  await db.query(DROP, [id, workerId]);
 }
 
-export async function cancelHeld(db: Sql, id: string, workerId: string): Promise<boolean> {
-  const rows = await db.query(`DELETE FROM deliveries WHERE id = ? AND claimed_by = ? AND ${HELD} RETURNING id`, [
-    id,
-    workerId,
-  ]);
-  return rows.length === 1;
-}
+export const cancelHeld = async (db: Sql, id: string, workerId: string) =>
+  (await db.query(`${DROP} AND ${HELD} RETURNING id`, [id, workerId])).length === 1;
 
 export async function giveBack(db: Sql, workerId: string): Promise<number> {
   const rows = await db.query(

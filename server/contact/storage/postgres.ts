@@ -1,6 +1,6 @@
 import { createHash } from "node:crypto";
 import pg from "pg";
-import { type Database, quietWatcher, type Sql, StorageUnavailableError, type StorageWatcher } from "./database.ts";
+import { type Database, type Sql, StorageUnavailableError, type StorageWatcher } from "./database.ts";
 import { migrate } from "./migrations.ts";
 
 /**
@@ -15,7 +15,7 @@ const isPostgresOutage = (e: unknown) => {
   return /^(08|53|57|58)/.test(code) || code === "55P03";
 };
 
-export function openPostgres(url: string, { watcher = quietWatcher }: { watcher?: StorageWatcher } = {}): Database {
+export function openPostgres(url: string, watcher?: StorageWatcher): Database {
   const pool = new pg.Pool({
     connectionString: url,
     max: 10,
@@ -31,12 +31,12 @@ export function openPostgres(url: string, { watcher = quietWatcher }: { watcher?
   const guarded = async <T>(fn: () => Promise<T>): Promise<T> => {
     try {
       const value = await fn();
-      watcher.recovered();
+      watcher?.recovered();
       return value;
     } catch (e) {
       if (e instanceof StorageUnavailableError || !isPostgresOutage(e)) throw e;
       const err = new StorageUnavailableError(`PostgreSQL: ${(e as Error).message}`);
-      watcher.failed(err.message);
+      watcher?.failed(err.message);
       throw err;
     }
   };
@@ -73,13 +73,9 @@ export function openPostgres(url: string, { watcher = quietWatcher }: { watcher?
         }
       });
     },
-    async ping() {
-      await database.query("SELECT 1");
-    },
+    ping: () => database.query("SELECT 1"),
     migrate: () => migrate(database, (tx, sql) => tx.query(sql)),
-    async close() {
-      await pool.end();
-    },
+    close: () => pool.end(),
     describe: () => `PostgreSQL ${new URL(url).host}${new URL(url).pathname}`,
   };
   return database;

@@ -1,7 +1,7 @@
 import { mkdirSync } from "node:fs";
 import { dirname } from "node:path";
 import { DatabaseSync, type StatementSync } from "node:sqlite";
-import { type Database, quietWatcher, type Sql, StorageUnavailableError, type StorageWatcher } from "./database.ts";
+import { type Database, type Sql, StorageUnavailableError, type StorageWatcher } from "./database.ts";
 import { migrate } from "./migrations.ts";
 
 /**
@@ -18,7 +18,7 @@ const toSqlite = (v: unknown) => (typeof v === "boolean" ? (v ? 1 : 0) : v === u
 // SQLITE_BUSY or SQLITE_LOCKED.
 const isBusy = (e: unknown) => [5, 6].includes(((e as { errcode?: number }).errcode ?? 0) & 0xff);
 
-export function openSqlite(file: string, { watcher = quietWatcher }: { watcher?: StorageWatcher } = {}): Database {
+export function openSqlite(file: string, watcher?: StorageWatcher): Database {
   if (file !== ":memory:") mkdirSync(dirname(file), { recursive: true });
   const db = new DatabaseSync(file);
   // secure_delete: the privacy notice promises erasure, not bytes left readable in free pages.
@@ -77,11 +77,11 @@ export function openSqlite(file: string, { watcher = quietWatcher }: { watcher?:
       if (db.isOpen && db.isTransaction) db.exec("ROLLBACK");
       const err =
         e instanceof StorageUnavailableError ? e : new StorageUnavailableError(`SQLite: ${(e as Error).message}`);
-      watcher.failed(err.message);
+      watcher?.failed(err.message);
       for (const item of batch) item.reject(err);
       return;
     }
-    watcher.recovered();
+    watcher?.recovered();
     for (const answer of answers) answer();
   }
 
@@ -112,9 +112,7 @@ export function openSqlite(file: string, { watcher = quietWatcher }: { watcher?:
       return run(sql, params) as never;
     },
     transaction,
-    async ping() {
-      await transaction(async (tx) => tx.query("SELECT 1"));
-    },
+    ping: () => transaction((tx) => tx.query("SELECT 1")),
     migrate: () => migrate(database, (_tx, sql) => db.exec(sql)),
     async close() {
       await idle;
