@@ -1,4 +1,4 @@
-import { existsSync, readdirSync, readFileSync, rmSync, statSync } from "node:fs";
+import { globSync, readFileSync, rmSync, statSync } from "node:fs";
 import { join } from "node:path";
 import type { Database } from "./storage/database.ts";
 
@@ -65,18 +65,13 @@ export async function erase(
 }
 
 function eraseFiles(dir: string, ids: Set<string>, before: number | null): number {
-  if (!existsSync(dir)) return 0;
-  let erased = 0;
-  for (const name of readdirSync(dir)) {
-    if (!/\.eml(\.tmp)?$/.test(name)) continue;
+  const doomed = globSync(["*.eml", "*.eml.tmp"], { cwd: dir }).filter((name) => {
     const path = join(dir, name);
     const named = [name.replace(/\.eml(\.tmp)?$/, ""), ...inquiryIdsIn(path)];
-    if (named.some((id) => ids.has(id)) || (before !== null && statSync(path).mtimeMs < before)) {
-      rmSync(path, { force: true });
-      erased += 1;
-    }
-  }
-  return erased;
+    return named.some((id) => ids.has(id)) || (before !== null && statSync(path).mtimeMs < before);
+  });
+  for (const name of doomed) rmSync(join(dir, name), { force: true });
+  return doomed.length;
 }
 
 function inquiryIdsIn(path: string): string[] {

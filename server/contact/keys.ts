@@ -64,10 +64,8 @@ export class KeyRing {
   }
 
   wasIssued(purpose: "links" | "form", id: string): boolean {
-    const n = /^k(\d+)$/.exec(id)?.[1];
-    if (!n) return false;
-    const ids = [...this.known.keys()].filter((k) => k.startsWith(`${purpose}:k`));
-    return ids.some((k) => Number(k.slice(purpose.length + 2)) >= Number(n));
+    const n = Number(/^k(\d+)$/.exec(id)?.[1]);
+    return [...this.known.keys()].some((k) => k.startsWith(`${purpose}:k`) && Number(k.slice(purpose.length + 2)) >= n);
   }
 
   async addressKey(now = Date.now()): Promise<Buffer | undefined> {

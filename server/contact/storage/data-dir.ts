@@ -15,7 +15,6 @@ const HOLDER_FILE = "server.pid";
 
 type DataDirUser = { pid: number; host: string; startedAt: string };
 
-/** Null while another process holds it. */
 export function holdDataDir(dataDir: string): { release(): void } | null {
   const lock = new DatabaseSync(join(dataDir, LOCK_FILE), { timeout: 0 });
   try {

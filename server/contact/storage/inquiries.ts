@@ -42,13 +42,10 @@ export async function keyRecord(sql: Sql, key: string): Promise<KeyRecord | null
   return row ? { inquiryId: String(row.inquiry_id), fingerprint: (row.fingerprint as string | null) ?? null } : null;
 }
 
-const insert = (tx: Sql, table: string, row: Record<string, unknown>) =>
-  tx.query(
-    `INSERT INTO ${table} (${Object.keys(row).join(", ")}) VALUES (${Object.keys(row)
-      .map(() => "?")
-      .join(", ")})`,
-    Object.values(row),
-  );
+const insert = (tx: Sql, table: string, row: Record<string, unknown>) => {
+  const columns = Object.keys(row);
+  return tx.query(`INSERT INTO ${table} (${columns}) VALUES (${columns.map(() => "?")})`, Object.values(row));
+};
 
 export async function save(
   db: Database,
@@ -148,8 +145,9 @@ function review(db: Database, id: string, fn: (tx: Sql, inquiry: InquiryRecord, 
   return db.transaction(async (tx) => {
     if (tx.engine === "postgres") await tx.query("SELECT id FROM inquiries WHERE id = ? FOR UPDATE", [id]);
     const inquiry = await get(tx, id);
-    const none = { inquiry, changed: false, cancelled: [], delivered: [], underWay: [], queued: [] };
-    return inquiry ? fn(tx, inquiry, none as Marked) : null;
+    return (
+      inquiry && fn(tx, inquiry, { inquiry, changed: false, cancelled: [], delivered: [], underWay: [], queued: [] })
+    );
   });
 }
 

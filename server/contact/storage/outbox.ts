@@ -1,5 +1,5 @@
 import type { Database, Sql } from "./database.ts";
-import { INQUIRY_COLUMNS, type NewDelivery, toInquiry } from "./records.ts";
+import { type Delivery, INQUIRY_COLUMNS, type NewDelivery, toInquiry } from "./records.ts";
 
 /**
  * The outbox, table `deliveries`: everything the server sends, and its one way of making sure one
@@ -32,24 +32,17 @@ export async function claimDue(db: Database, { workerId, channels, leaseMs }: Cl
          WHERE id IN (${marks})`,
       [workerId, now + leaseMs, ...ids],
     );
-    const claimed = await tx.query(
-      `SELECT d.id AS delivery_id, d.inquiry_id, d.kind, d.channel, d.message_id, d.target, d.payload, d.attempts,
-              d.created_at, ${INQUIRY_COLUMNS}
-         FROM deliveries d LEFT JOIN inquiries i ON i.id = d.inquiry_id WHERE d.id IN (${marks}) ORDER BY d.next_attempt_at`,
+    const claimed = await tx.query<Omit<Delivery, "inquiry">>(
+      `SELECT id, inquiry_id AS "inquiryId", kind, channel, message_id AS "messageId", target, payload, attempts,
+              created_at AS "createdAt" FROM deliveries WHERE id IN (${marks}) ORDER BY next_attempt_at`,
       ids,
     );
-    return claimed.map((r) => ({
-      id: String(r.delivery_id),
-      inquiryId: r.inquiry_id == null ? null : String(r.inquiry_id),
-      kind: String(r.kind),
-      channel: String(r.channel),
-      messageId: String(r.message_id),
-      target: String(r.target),
-      payload: (r.payload as string | null) ?? null,
-      attempts: Number(r.attempts),
-      createdAt: Number(r.created_at),
-      inquiry: r.id == null ? null : toInquiry(r),
-    }));
+    const inquiries = await tx.query(
+      `SELECT ${INQUIRY_COLUMNS} FROM inquiries i JOIN deliveries d ON d.inquiry_id = i.id WHERE d.id IN (${marks})`,
+      ids,
+    );
+    const byId = new Map(inquiries.map((r) => [r.id, toInquiry(r)]));
+    return claimed.map((d): Delivery => ({ ...d, inquiry: byId.get(d.inquiryId) ?? null }));
   });
 }
 

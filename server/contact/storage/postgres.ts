@@ -52,11 +52,10 @@ export function openPostgres(url: string, watcher?: StorageWatcher): Database {
     },
     transaction: (fn) => fn(on(client)),
   });
-  const direct = on(pool);
 
   const database: Database = {
     engine: "postgres",
-    query: (sql, params) => guarded(() => direct.query(sql, params)),
+    query: (sql, params) => guarded(() => on(pool).query(sql, params)),
     transaction(fn) {
       return guarded(async () => {
         const client = await pool.connect();

@@ -114,10 +114,7 @@ export function openSqlite(file: string, watcher?: StorageWatcher): Database {
     transaction,
     ping: () => transaction((tx) => tx.query("SELECT 1")),
     migrate: () => migrate(database, (_tx, sql) => db.exec(sql)),
-    async close() {
-      await idle;
-      db.close();
-    },
+    close: () => idle.then(() => db.close()),
     describe: () => `SQLite ${file}`,
   };
   return database;
