@@ -10,8 +10,8 @@ import { join } from "node:path";
 const COPY_FOLDERS = ["backups", "exports"];
 const RESTORE_LEFTOVER = /^inquiries\.sqlite.*\.(replaced-.+|restoring)$/;
 
-export function eraseOldCopies(dataDir: string, days: number, now = Date.now()): string[] {
-  const before = now - days * 86_400_000;
+export function eraseOldCopies(dataDir: string, days: number): string[] {
+  const before = Date.now() - days * 86_400_000;
   const list = (folder: string) => (existsSync(join(dataDir, folder)) ? readdirSync(join(dataDir, folder)) : []);
   const candidates = [
     ...list("").filter((f) => RESTORE_LEFTOVER.test(f)),

@@ -55,23 +55,10 @@ export function createHousekeeping(parts: Parts) {
       await running;
     },
 
-    async refreshKeys(now = Date.now()): Promise<void> {
-      const ttlMs = { links: config.INQUIRY_LINK_DAYS * 86_400_000, form: config.FORM_TOKEN_MAX_AGE_MS };
-      const deleted = await deleteExpiredKeys(db, now, ttlMs);
-      if (deleted > 0) log.info({ deleted }, "keys past their use deleted");
-      await ring.read(now);
-    },
-
     async digest(now = (parts.clock ?? Date.now)()): Promise<boolean> {
       const queued = await queueDigest(db, now, facts);
       if (queued) worker.nudge();
       return queued;
-    },
-
-    eraseCopies(now = Date.now()): string[] {
-      const files = eraseOldCopies(config.dataDir, backupDays, now);
-      if (files.length > 0) log.info({ files, backupDays }, "retention: erased copies past the backup period");
-      return files;
     },
 
     async applyRetention(now = Date.now()) {
@@ -88,10 +75,18 @@ export function createHousekeeping(parts: Parts) {
 
   async function turn(): Promise<void> {
     const tasks = [
-      self.refreshKeys,
+      async () => {
+        const ttlMs = { links: config.INQUIRY_LINK_DAYS * 86_400_000, form: config.FORM_TOKEN_MAX_AGE_MS };
+        const deleted = await deleteExpiredKeys(db, Date.now(), ttlMs);
+        if (deleted > 0) log.info({ deleted }, "keys past their use deleted");
+        await ring.read();
+      },
       self.digest,
       self.applyRetention,
-      async () => self.eraseCopies(),
+      async () => {
+        const files = eraseOldCopies(config.dataDir, backupDays);
+        if (files.length > 0) log.info({ files, backupDays }, "retention: erased copies past the backup period");
+      },
       () => refreshFeeds(db, config, log),
     ];
     for (const task of tasks) {

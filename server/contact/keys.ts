@@ -3,10 +3,9 @@ import { type Sql, StorageUnavailableError } from "./storage/database.ts";
 import { ensureAddressKey, ensureFirstKey, type KeyPurpose, listKeys, monthOf } from "./storage/keys.ts";
 
 /**
- * The keys the server signs and hashes with, one set per job (ADR 0017), kept in the database; the
- * ring holds what it last read and looks up a key it does not know (another instance may have
- * rotated) at most once a second. Until the database is attached, form tokens are signed with a
- * key of this process (the pages are served while storage is away).
+ * The ring holds the keys it last read and looks up one it does not know (another instance may have
+ * rotated) at most once a second. Until the database is attached, form tokens are signed with a key
+ * of this process (the pages are served while storage is away).
  */
 
 export type SigningKey = { id: string; secret: Buffer };
@@ -57,7 +56,7 @@ export class KeyRing {
         throw new StorageUnavailableError("the keys are not read yet: the contact storage has not started");
       return undefined;
     }
-    // At most once a second; a read stamped ahead (a clock that jumped back) does not stop the next.
+    // A read stamped ahead (a clock that jumped back) does not stop the next.
     if (now >= this.lastRead && now - this.lastRead < 1_000) return undefined;
     await this.read(now);
     return this.known.get(`${purpose}:${id}`);

@@ -116,7 +116,6 @@ export const byEmail = (sql: Sql, email: string) => records(sql, "LOWER(i.email)
 export const listHeld = (sql: Sql) => records(sql, "i.held", []);
 export const leadTimes = (sql: Sql, since: number) => records(sql, "NOT i.held AND i.received_at >= ?", [since]);
 
-/** Inquiries since a time, and their lead deliveries counted by channel, target and status. */
 export async function stats(sql: Sql, since: number) {
   const all = await list(sql, { since });
   const lead = all.flatMap((i) => i.deliveries);
@@ -145,9 +144,8 @@ function review(db: Database, id: string, fn: (tx: Sql, inquiry: InquiryRecord, 
   return db.transaction(async (tx) => {
     if (tx.engine === "postgres") await tx.query("SELECT id FROM inquiries WHERE id = ? FOR UPDATE", [id]);
     const inquiry = await get(tx, id);
-    return (
-      inquiry && fn(tx, inquiry, { inquiry, changed: false, cancelled: [], delivered: [], underWay: [], queued: [] })
-    );
+    const none = { inquiry, changed: false, cancelled: [], delivered: [], underWay: [], queued: [] };
+    return inquiry ? fn(tx, inquiry, none as Marked) : null;
   });
 }
 

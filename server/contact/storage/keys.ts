@@ -2,9 +2,8 @@ import { randomBytes } from "node:crypto";
 import type { Sql } from "./database.ts";
 
 /**
- * The table `secret_keys`: the keys of the links (`links`), form tokens (`form`) and each month's
- * address hashes (`address`, id "2026-11"), in the database so that a backup carries them and every
- * instance uses the same ones (ADR 0017). Instances starting together make one: the first insert wins.
+ * The table `secret_keys` (ADR 0017): `links`, `form` and each month's `address` key (id "2026-11").
+ * Instances starting together make one: the first insert wins.
  */
 
 export type KeyPurpose = "links" | "form" | "address";

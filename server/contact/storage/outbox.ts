@@ -60,7 +60,6 @@ export async function queue(tx: Sql, inquiryId: string | null, deliveries: NewDe
 export const extendClaim = (db: Sql, id: string, workerId: string, until: number) =>
   db.query("UPDATE deliveries SET claimed_until = ? WHERE id = ? AND claimed_by = ?", [until, id, workerId]);
 
-/** Ends a claim that is still this worker's (and, `unlessHeld`, whose inquiry is not held); true if it did. */
 async function settle(db: Sql, id: string, workerId: string, set: string, params: unknown[], unlessHeld = false) {
   const rows = await db.query(
     `UPDATE deliveries SET ${set}, claimed_by = NULL, claimed_until = NULL

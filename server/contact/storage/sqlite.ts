@@ -5,9 +5,8 @@ import { type Database, type Sql, StorageUnavailableError, type StorageWatcher }
 import { migrate } from "./migrations.ts";
 
 /**
- * SQLite through node:sqlite, one connection. Group commit: the transactions asked for during a
- * COMMIT go together, each in a savepoint, under one COMMIT (one fsync); one that fails rolls back
- * alone (ADR 0009, 0025: the flood bar fails without it). node:sqlite is synchronous, so SQLite's
+ * SQLite through node:sqlite, one connection, group commit (ADR 0009, 0025): the transactions asked
+ * for during a COMMIT share the next, each in a savepoint. node:sqlite is synchronous, so SQLite's
  * busy wait would stop the server: it waits 20 ms there, the rest in begin().
  */
 
@@ -52,7 +51,7 @@ export function openSqlite(file: string, watcher?: StorageWatcher): Database {
   }
 
   type Pending = { fn: (tx: Sql) => Promise<unknown>; resolve: (v: unknown) => void; reject: (e: unknown) => void };
-  let pending: Pending[] = [];
+  const pending: Pending[] = [];
   let idle: Promise<void> = Promise.resolve();
   let draining = false;
 
@@ -94,9 +93,7 @@ export function openSqlite(file: string, watcher?: StorageWatcher): Database {
         while (pending.length > 0) {
           // After this turn's I/O callbacks, so that concurrent requests share the commit.
           await new Promise((r) => setImmediate(r));
-          const batch = pending;
-          pending = [];
-          await commitTogether(batch);
+          await commitTogether(pending.splice(0));
         }
         draining = false;
       })();
