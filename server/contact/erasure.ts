@@ -1,11 +1,13 @@
-import { globSync, readFileSync, rmSync, statSync } from "node:fs";
+import { existsSync, globSync, readdirSync, readFileSync, rmSync, statSync } from "node:fs";
 import { join } from "node:path";
 import type { Database } from "./storage/database.ts";
 
 /**
  * The one deletion behind the privacy notice (retention and `inquiries -- forget`): waiting deliveries
  * first, then, once the sends under way have ended, the inquiries with all that names them, their
- * emails in DATA_DIR/mail too. Database copies are not opened: copies.ts deletes them whole.
+ * emails in DATA_DIR/mail too. Database copies are not opened: the copies an operator makes in
+ * DATA_DIR (backups/, exports/, what a restore leaves beside the database) go whole once older than
+ * the notice's `backupDays`, at each housekeeping turn; copies elsewhere are the operator's to delete.
  */
 
 type Selection = { before: number } | { email: string };
@@ -78,4 +80,28 @@ function inquiryIdsIn(path: string): string[] {
   const text = readFileSync(path, "latin1");
   const headers = text.split(/\r?\n\r?\n/)[0]?.replace(/\r?\n[ \t]+/g, " ") ?? "";
   return [...headers.matchAll(/^X-Inquiry-Ids?:(.*)$/gim)].flatMap((m) => (m[1] ?? "").trim().split(/[\s,]+/));
+}
+
+const COPY_FOLDERS = ["backups", "exports"];
+const RESTORE_LEFTOVER = /^inquiries\.sqlite.*\.(replaced-.+|restoring)$/;
+
+export function eraseOldCopies(dataDir: string, days: number): string[] {
+  const before = Date.now() - days * 86_400_000;
+  const list = (folder: string) => (existsSync(join(dataDir, folder)) ? readdirSync(join(dataDir, folder)) : []);
+  const candidates = [
+    ...list("").filter((f) => RESTORE_LEFTOVER.test(f)),
+    ...COPY_FOLDERS.flatMap((folder) => list(folder).map((f) => join(folder, f))),
+  ];
+  const erased: string[] = [];
+  for (const name of candidates) {
+    const path = join(dataDir, name);
+    try {
+      if (statSync(path).mtimeMs >= before) continue;
+      rmSync(path, { recursive: true, force: true });
+      erased.push(name);
+    } catch {
+      // Gone meanwhile, or not ours to delete: the next turn tries again.
+    }
+  }
+  return erased;
 }
