@@ -24,11 +24,6 @@ export function parseCorrection(input: Correction): Correction {
 export async function correct(db: Database, email: string, correction: Correction): Promise<number> {
   const fields = Object.entries(parseCorrection(correction));
   const set = fields.map(([k]) => `${k} = ?`).join(", ");
-  const changed = await db.transaction((tx) =>
-    tx.query<{ id: string }>(`UPDATE inquiries SET ${set} WHERE LOWER(email) = ? RETURNING id`, [
-      ...fields.map(([, v]) => v),
-      normalizeEmail(email),
-    ]),
-  );
-  return changed.length;
+  const update = `UPDATE inquiries SET ${set} WHERE LOWER(email) = ? RETURNING id`;
+  return (await db.query(update, [...fields.map(([, v]) => v), normalizeEmail(email)])).length;
 }

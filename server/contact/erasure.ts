@@ -11,27 +11,21 @@ import type { Database } from "./storage/database.ts";
  */
 
 type Selection = { before: number } | { email: string };
+type Options = { waitMs: number; now?: number };
 
 export type Erased = Awaited<ReturnType<typeof erase>>;
 
 export const normalizeEmail = (email: string) => email.normalize("NFKC").trim().toLowerCase();
 
-export async function erase(
-  db: Database,
-  mailDir: string,
-  selection: Selection,
-  opts: { waitMs: number; now?: number },
-) {
+export async function erase(db: Database, mailDir: string, selection: Selection, opts: Options) {
   const now = opts.now ?? Date.now();
   const before = "before" in selection ? selection.before : null;
   const [where, param] =
     "email" in selection ? ["LOWER(email) = ?", normalizeEmail(selection.email)] : ["received_at < ?", before];
   const selected = `inquiry_id IN (SELECT id FROM inquiries WHERE ${where})`;
-  const cancelled = await db.transaction((tx) =>
-    tx.query<{ inquiry_id: string; status: string }>(
-      `DELETE FROM deliveries WHERE status <> 'sending' AND ${selected} RETURNING inquiry_id, status`,
-      [param],
-    ),
+  const cancelled = await db.query<{ inquiry_id: string; status: string }>(
+    `DELETE FROM deliveries WHERE status <> 'sending' AND ${selected} RETURNING inquiry_id, status`,
+    [param],
   );
   const inSend = `SELECT COUNT(*) AS n FROM deliveries WHERE status = 'sending' AND ${selected}`;
   const sending = async () => Number((await db.query<{ n: number }>(inSend, [param]))[0]?.n ?? 0);
@@ -52,15 +46,15 @@ export async function erase(
       deliveries: await count(`DELETE FROM deliveries WHERE ${selected} RETURNING id`, [param]),
       rateLimits: before === null ? 0 : await count("DELETE FROM rate_limits WHERE expire < ? RETURNING key", [now]),
       // Last, and what it deleted names the email files to delete (one that arrived during the wait too).
-      ids: (await tx.query<{ id: string }>(`DELETE FROM inquiries WHERE ${where} RETURNING id`, [param])).map((r) =>
-        String(r.id),
+      ids: (await tx.query<{ id: string }>(`DELETE FROM inquiries WHERE ${where} RETURNING id`, [param])).map(
+        (r) => r.id,
       ),
     };
   });
   const files = eraseFiles(mailDir, new Set(erased.ids), before);
   // SQLite keeps the last versions of pages in its write-ahead log: emptied now (secure_delete zeroes the rest).
   if (db.engine === "sqlite") await db.query("PRAGMA wal_checkpoint(TRUNCATE)");
-  const pendingCut = new Set(cancelled.filter((d) => d.status === "pending").map((d) => String(d.inquiry_id))).size;
+  const pendingCut = new Set(cancelled.filter((d) => d.status === "pending").map((d) => d.inquiry_id)).size;
   const { ids, ...counts } = erased;
   const deliveries = erased.deliveries + cancelled.length;
   return { ...counts, inquiries: ids.length, deliveries, files, pendingCut, inFlight };
@@ -82,7 +76,6 @@ function inquiryIdsIn(path: string): string[] {
   return [...headers.matchAll(/^X-Inquiry-Ids?:(.*)$/gim)].flatMap((m) => (m[1] ?? "").trim().split(/[\s,]+/));
 }
 
-const COPY_FOLDERS = ["backups", "exports"];
 const RESTORE_LEFTOVER = /^inquiries\.sqlite.*\.(replaced-.+|restoring)$/;
 
 export function eraseOldCopies(dataDir: string, days: number): string[] {
@@ -90,7 +83,7 @@ export function eraseOldCopies(dataDir: string, days: number): string[] {
   const list = (folder: string) => (existsSync(join(dataDir, folder)) ? readdirSync(join(dataDir, folder)) : []);
   const candidates = [
     ...list("").filter((f) => RESTORE_LEFTOVER.test(f)),
-    ...COPY_FOLDERS.flatMap((folder) => list(folder).map((f) => join(folder, f))),
+    ...["backups", "exports"].flatMap((folder) => list(folder).map((f) => join(folder, f))),
   ];
   const erased: string[] = [];
   for (const name of candidates) {

@@ -51,13 +51,10 @@ export class KeyRing {
     if (purpose === "form" && id === this.processKey.id) return this.processKey.secret;
     const have = this.known.get(`${purpose}:${id}`);
     if (have) return have;
-    if (!this.db) {
-      if (purpose === "links")
-        throw new StorageUnavailableError("the keys are not read yet: the contact storage has not started");
-      return undefined;
-    }
+    if (!this.db && purpose === "links")
+      throw new StorageUnavailableError("the keys are not read yet: the contact storage has not started");
     // A read stamped ahead (a clock that jumped back) does not stop the next.
-    if (now >= this.lastRead && now - this.lastRead < 1_000) return undefined;
+    if (!this.db || (now >= this.lastRead && now - this.lastRead < 1_000)) return undefined;
     await this.read(now);
     return this.known.get(`${purpose}:${id}`);
   }

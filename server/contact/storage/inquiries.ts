@@ -43,7 +43,7 @@ export async function save(db: Database, request: SaveRequest): Promise<SaveResu
     return await db.transaction<SaveResult>(async (tx) => {
       const first = key ? await keyRecord(tx, key) : null;
       if (first) return { kind: "key-seen", first };
-      const blockedUntil = await countLimits(tx, limits, i.receivedAt);
+      const blockedUntil = await countAgainst(tx, limits, i.receivedAt);
       if (blockedUntil !== null) return { kind: "over-limit", retryAfterMs: Math.max(0, blockedUntil - i.receivedAt) };
       await insert(tx, "inquiries", inquiryRow(i));
       await queue(tx, i.id, deliveries, i.receivedAt);
@@ -66,10 +66,7 @@ export async function seenMessage(sql: Sql, messageHash: string, since: number):
   return (await sql.query(sent, [messageHash, since])).length > 0;
 }
 
-export const countAgainst = (db: Database, limits: Limit[], now: number) =>
-  db.transaction((tx) => countLimits(tx, limits, now));
-
-async function countLimits(tx: Sql, limits: Limit[], now: number): Promise<number | null> {
+export async function countAgainst(tx: Sql, limits: Limit[], now: number): Promise<number | null> {
   if (limits.length === 0) return null;
   const rows = await tx.query<{ key: string; points: number; expire: number }>(
     `INSERT INTO rate_limits (key, points, expire) VALUES ${limits.map(() => "(?, 1, ?)").join(", ")}

@@ -10,9 +10,8 @@ import { migrate } from "./migrations.ts";
  */
 
 const isPostgresOutage = (e: unknown) => {
-  const code = (e as { code?: unknown }).code;
-  if (typeof code !== "string" || !/^[0-9A-Z]{5}$/.test(code)) return true;
-  return /^(08|53|57|58)/.test(code) || code === "55P03";
+  const code = String((e as { code?: unknown }).code);
+  return !/^[0-9A-Z]{5}$/.test(code) || /^(08|53|57|58)|^55P03$/.test(code);
 };
 
 export function openPostgres(url: string, watcher?: StorageWatcher): Database {
