@@ -13,12 +13,10 @@ export type Correction = { name?: string; email?: string; company?: string };
 export function parseCorrection(input: Correction): Correction {
   const given = Object.fromEntries(Object.entries(input).filter(([, v]) => v !== undefined));
   if (Object.keys(given).length === 0) throw new Error("nothing to correct: give --name, --new-email or --company");
-  const parsed = correctionSchema.safeParse(given);
-  if (!parsed.success) {
-    const issue = parsed.error.issues[0];
-    throw new Error(`${String(issue?.path[0] ?? "value")}: ${issue?.message ?? "not valid"}`);
-  }
-  return Object.fromEntries(Object.entries(parsed.data).filter(([k]) => Object.hasOwn(given, k)));
+  const { success, data, error } = correctionSchema.safeParse(given);
+  const issue = error?.issues[0];
+  if (!success) throw new Error(`${String(issue?.path[0] ?? "value")}: ${issue?.message ?? "not valid"}`);
+  return Object.fromEntries(Object.entries(data).filter(([k]) => Object.hasOwn(given, k)));
 }
 
 export async function correct(db: Database, email: string, correction: Correction): Promise<number> {

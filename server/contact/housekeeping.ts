@@ -32,7 +32,6 @@ export type Housekeeping = ReturnType<typeof createHousekeeping>;
 export function createHousekeeping(parts: Parts) {
   const { db, ring, config, worker, retentionDays, backupDays, facts } = parts;
   const log = parts.log.child({ task: "housekeeping" });
-  let timer: NodeJS.Timeout | undefined;
   let running: Promise<void> = Promise.resolve();
   let stopped = false;
   let retainedAt = 0;
@@ -41,16 +40,13 @@ export function createHousekeeping(parts: Parts) {
     start(): void {
       const every = Math.min(config.HOUSEKEEPING_TURN_MS, config.RETENTION_INTERVAL_MS);
       const tick = () => {
-        running = turn().finally(() => {
-          if (!stopped) timer = setTimeout(tick, every).unref();
-        });
+        if (!stopped) running = turn().finally(() => setTimeout(tick, every).unref());
       };
       tick();
     },
 
     async stop(): Promise<void> {
       stopped = true;
-      clearTimeout(timer);
       await running;
     },
 

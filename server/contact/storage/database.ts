@@ -6,11 +6,10 @@ import type { Logger } from "pino";
  * with Retry-After, never a false success, and nothing crashes.
  */
 
-export type Engine = "sqlite" | "postgres";
 export type Row = Record<string, unknown>;
 
 export interface Sql {
-  readonly engine: Engine;
+  readonly engine: "sqlite" | "postgres";
   query<T extends Row = Row>(sql: string, params?: unknown[]): Promise<T[]>;
   transaction<T>(fn: (tx: Sql) => Promise<T>): Promise<T>;
 }

@@ -1,13 +1,13 @@
 import { readdirSync, readFileSync } from "node:fs";
 import { join } from "node:path";
-import type { Engine, Sql } from "./database.ts";
+import type { Sql } from "./database.ts";
 
 /**
  * The schema, as numbered SQL files per engine (db/migrations/{sqlite,postgres}/NNN_name.sql), each
  * applied once, in order, recorded in schema_migrations (docs/decisions/0008-libraries-or-our-own-code.md).
  */
 
-export function readMigrations(engine: Engine) {
+export function readMigrations(engine: Sql["engine"]) {
   const dir = new URL(`../../../db/migrations/${engine}/`, import.meta.url).pathname;
   return readdirSync(dir)
     .filter((f) => /^\d{3}_[a-z0-9_]+\.sql$/.test(f))
