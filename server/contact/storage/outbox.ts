@@ -110,11 +110,9 @@ export async function retryFailed(db: Sql, now: number, channel?: string): Promi
   return rows.length;
 }
 
-export async function pending(db: Sql, now: number) {
-  const rows = await db.query<{ channel: string; n: number; oldest: number }>(
-    `SELECT channel, COUNT(*) AS n, MIN(created_at) AS oldest FROM deliveries
+export const pending = (db: Sql, now: number) =>
+  db.query<{ channel: string; count: number; oldestAgeMs: number }>(
+    `SELECT channel, COUNT(*) AS count, ? - MIN(created_at) AS "oldestAgeMs" FROM deliveries
      WHERE status IN ('pending', 'sending') AND created_at <= ? AND NOT ${HELD} GROUP BY channel`,
-    [now],
+    [now, now],
   );
-  return rows.map((r) => ({ channel: r.channel, count: Number(r.n), oldestAgeMs: now - Number(r.oldest) }));
-}
