@@ -551,7 +551,7 @@ async function correctCommand({ db, values }: Context): Promise<number> {
  * file that is not a whole backup of this application's database, and one from a newer release; an
  * older one is migrated as a start would, before anything is replaced. It refuses to overwrite a
  * database that is there unless told to (--force), and then keeps the replaced one beside it, whole
- * (its write-ahead log folded in), until the server deletes it after `backupDays` (copies.ts).
+ * (its write-ahead log folded in), until the server deletes it after `backupDays` (erasure.ts).
  */
 async function restore(config: Config, from: string | undefined, force: boolean): Promise<number> {
   if (!from) throw new UsageError("restore needs the backup FILE");

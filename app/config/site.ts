@@ -113,7 +113,7 @@ export const site: Site = {
      * How much longer a backup may hold what was erased. Every copy keeps it: Litestream's replica
      * (`retention` in deploy/litestream.yml, at most half of it: tests/unit/site.test.ts), and the
      * backups, exports and restore leftovers in DATA_DIR, which the server erases when they are
-     * older (server/contact/copies.ts); docs/deployment.md's recipes write theirs there.
+     * older (server/contact/erasure.ts); docs/deployment.md's recipes write theirs there.
      */
     backupDays: 2,
     /** How long the request logs are kept: the proxy's (no address, no query: deploy/nginx.conf) and the server's (docs/operations.md). */

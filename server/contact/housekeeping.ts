@@ -2,9 +2,8 @@ import { join } from "node:path";
 import type { Logger } from "pino";
 import { refreshFeeds } from "../booking/feeds.ts";
 import type { Config } from "../config.ts";
-import { eraseOldCopies } from "./copies.ts";
-import { erase } from "./erasure.ts";
-import { type KeyRing, monthOf } from "./keys.ts";
+import { erase, eraseOldCopies } from "./erasure.ts";
+import type { KeyRing } from "./keys.ts";
 import { queueDigest } from "./review/digest.ts";
 import type { Promised } from "./review/promise.ts";
 import type { Database } from "./storage/database.ts";
@@ -33,7 +32,6 @@ export type Housekeeping = ReturnType<typeof createHousekeeping>;
 export function createHousekeeping(parts: Parts) {
   const { db, ring, config, worker, retentionDays, backupDays, facts } = parts;
   const log = parts.log.child({ task: "housekeeping" });
-  let timer: NodeJS.Timeout | undefined;
   let running: Promise<void> = Promise.resolve();
   let stopped = false;
   let retainedAt = 0;
@@ -42,40 +40,20 @@ export function createHousekeeping(parts: Parts) {
     start(): void {
       const every = Math.min(config.HOUSEKEEPING_TURN_MS, config.RETENTION_INTERVAL_MS);
       const tick = () => {
-        running = turn().finally(() => {
-          if (!stopped) timer = setTimeout(tick, every).unref();
-        });
+        if (!stopped) running = turn().finally(() => setTimeout(tick, every).unref());
       };
       tick();
     },
 
     async stop(): Promise<void> {
       stopped = true;
-      clearTimeout(timer);
       await running;
-    },
-
-    async refreshKeys(now = Date.now()): Promise<void> {
-      const deleted = await deleteExpiredKeys(db, {
-        now,
-        linkTtlMs: config.INQUIRY_LINK_DAYS * 86_400_000,
-        formTtlMs: config.FORM_TOKEN_MAX_AGE_MS,
-        month: monthOf(now),
-      });
-      if (deleted > 0) log.info({ deleted }, "keys past their use deleted");
-      await ring.read(now);
     },
 
     async digest(now = (parts.clock ?? Date.now)()): Promise<boolean> {
       const queued = await queueDigest(db, now, facts);
       if (queued) worker.nudge();
       return queued;
-    },
-
-    eraseCopies(now = Date.now()): string[] {
-      const files = eraseOldCopies(config.dataDir, backupDays, now);
-      if (files.length > 0) log.info({ files, backupDays }, "retention: erased copies past the backup period");
-      return files;
     },
 
     async applyRetention(now = Date.now()) {
@@ -92,10 +70,18 @@ export function createHousekeeping(parts: Parts) {
 
   async function turn(): Promise<void> {
     const tasks = [
-      self.refreshKeys,
+      async () => {
+        const ttlMs = { links: config.INQUIRY_LINK_DAYS * 86_400_000, form: config.FORM_TOKEN_MAX_AGE_MS };
+        const deleted = await deleteExpiredKeys(db, Date.now(), ttlMs);
+        if (deleted > 0) log.info({ deleted }, "keys past their use deleted");
+        await ring.read();
+      },
       self.digest,
       self.applyRetention,
-      async () => self.eraseCopies(),
+      async () => {
+        const files = eraseOldCopies(config.dataDir, backupDays);
+        if (files.length > 0) log.info({ files, backupDays }, "retention: erased copies past the backup period");
+      },
       () => refreshFeeds(db, config, log),
     ];
     for (const task of tasks) {

@@ -1,17 +1,14 @@
 import { randomBytes } from "node:crypto";
 import { type Sql, StorageUnavailableError } from "./storage/database.ts";
-import { ensureFirstKey, ensureKey, type KeyPurpose, listKeys } from "./storage/keys.ts";
+import { ensureAddressKey, ensureFirstKey, type KeyPurpose, listKeys, monthOf } from "./storage/keys.ts";
 
 /**
- * The keys the server signs and hashes with, one set per job (ADR 0017), kept in the database; the
- * ring holds what it last read and looks up a key it does not know (another instance may have
- * rotated) at most once a second. Until the database is attached, form tokens are signed with a
- * key of this process (the pages are served while storage is away).
+ * The ring holds the keys it last read and looks up one it does not know (another instance may have
+ * rotated) at most once a second. Until the database is attached, form tokens are signed with a key
+ * of this process (the pages are served while storage is away).
  */
 
 export type SigningKey = { id: string; secret: Buffer };
-
-export const monthOf = (now: number) => new Date(now).toISOString().slice(0, 7);
 
 export class KeyRing {
   private known = new Map<string, Buffer>();
@@ -54,29 +51,24 @@ export class KeyRing {
     if (purpose === "form" && id === this.processKey.id) return this.processKey.secret;
     const have = this.known.get(`${purpose}:${id}`);
     if (have) return have;
-    if (!this.db) {
-      if (purpose === "links")
-        throw new StorageUnavailableError("the keys are not read yet: the contact storage has not started");
-      return undefined;
-    }
-    // At most once a second; a read stamped ahead (a clock that jumped back) does not stop the next.
-    if (now >= this.lastRead && now - this.lastRead < 1_000) return undefined;
+    if (!this.db && purpose === "links")
+      throw new StorageUnavailableError("the keys are not read yet: the contact storage has not started");
+    // A read stamped ahead (a clock that jumped back) does not stop the next.
+    if (!this.db || (now >= this.lastRead && now - this.lastRead < 1_000)) return undefined;
     await this.read(now);
     return this.known.get(`${purpose}:${id}`);
   }
 
   wasIssued(purpose: "links" | "form", id: string): boolean {
-    const n = /^k(\d+)$/.exec(id)?.[1];
-    if (!n) return false;
-    const ids = [...this.known.keys()].filter((k) => k.startsWith(`${purpose}:k`));
-    return ids.some((k) => Number(k.slice(purpose.length + 2)) >= Number(n));
+    const n = Number(/^k(\d+)$/.exec(id)?.[1]);
+    return [...this.known.keys()].some((k) => k.startsWith(`${purpose}:k`) && Number(k.slice(purpose.length + 2)) >= n);
   }
 
   async addressKey(now = Date.now()): Promise<Buffer | undefined> {
     const month = monthOf(now);
     const have = this.known.get(`address:${month}`);
     if (have || !this.db) return have;
-    await ensureKey(this.db, { purpose: "address", id: month }, now);
+    await ensureAddressKey(this.db, month, now);
     await this.read(now);
     return this.known.get(`address:${month}`);
   }

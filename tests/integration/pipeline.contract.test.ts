@@ -53,7 +53,7 @@ async function sqliteEngine(): Promise<Engine> {
   const file = join(dir, "inquiries.sqlite");
   return {
     name: "sqlite",
-    open: (watcher) => openSqlite(file, { watcher }),
+    open: (watcher) => openSqlite(file, watcher),
     cleanup: async () => rmSync(dir, { recursive: true, force: true }),
     async holdWriteLock() {
       const other = new DatabaseSync(file);
@@ -79,7 +79,7 @@ async function postgresEngine(): Promise<Engine> {
   const db = await createTestDatabase(inject("pgAdminUrl"), "contact");
   return {
     name: "postgres",
-    open: (watcher) => openPostgres(db.url, { watcher }),
+    open: (watcher) => openPostgres(db.url, watcher),
     cleanup: db.drop,
     async holdWriteLock() {
       const other = new pg.Client({ connectionString: db.url });

@@ -315,7 +315,7 @@ describe("who may read what holds a lead", () => {
 });
 
 describe("forget", () => {
-  it("erases in the live database and says the copies go within the backup period, which the server keeps (copies.ts)", async () => {
+  it("erases in the live database and says the copies go within the backup period, which the server keeps (erasure.ts)", async () => {
     const dataDir = newDir("forget-copies");
     const env = { DATA_DIR: dataDir };
     const server = await serve(env);

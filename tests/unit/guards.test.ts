@@ -2,7 +2,7 @@ import type { AddressInfo } from "node:net";
 import express from "express";
 import { describe, expect, it } from "vitest";
 import { addressHasher } from "../../server/contact/intake/address-hash.ts";
-import { KeyRing, monthOf } from "../../server/contact/keys.ts";
+import { KeyRing } from "../../server/contact/keys.ts";
 import { deleteExpiredKeys } from "../../server/contact/storage/keys.ts";
 import { openSqlite } from "../../server/contact/storage/sqlite.ts";
 import { loadEnv } from "../../server/env.ts";
@@ -91,7 +91,7 @@ describe("address hashes", () => {
     await other.attach(db, nov);
     expect(await addressHasher(other).hashes("198.51.100.9", nov)).toEqual(h);
     // Once December has begun, November's key is gone: nobody can make November's hash again.
-    expect(await deleteExpiredKeys(db, { now: dec, linkTtlMs: 1, formTtlMs: 1, month: monthOf(dec) })).toBe(1);
+    expect(await deleteExpiredKeys(db, dec, { links: 1, form: 1 })).toBe(1);
     await ring.read(dec);
     expect((await a.hashes("198.51.100.9", nov))?.address).not.toBe(h?.address);
     await db.close();

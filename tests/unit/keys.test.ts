@@ -12,7 +12,7 @@ describe("the keys in the database", () => {
     await new KeyRing().attach(db, 1_000);
     expect(await rotateKey(db, "links", 2_000)).toBe("k2");
     // k1's links have all expired: it goes.
-    await deleteExpiredKeys(db, { now: 10_000, linkTtlMs: 1_000, formTtlMs: 1_000, month: "1970-01" });
+    await deleteExpiredKeys(db, 10_000, { links: 1_000, form: 1_000 });
     const restarted = new KeyRing();
     await restarted.attach(db, 20_000);
     expect((await listKeys(db)).filter((k) => k.purpose === "links").map((k) => [k.id, k.retiredAt])).toEqual([

@@ -13,9 +13,6 @@ export const DATABASE_FILE = "inquiries.sqlite";
 const LOCK_FILE = "server.lock";
 const HOLDER_FILE = "server.pid";
 
-type DataDirUser = { pid: number; host: string; startedAt: string };
-
-/** Null while another process holds it. */
 export function holdDataDir(dataDir: string): { release(): void } | null {
   const lock = new DatabaseSync(join(dataDir, LOCK_FILE), { timeout: 0 });
   try {
@@ -25,14 +22,14 @@ export function holdDataDir(dataDir: string): { release(): void } | null {
     if ((err as { errcode?: number }).errcode === 5) return null;
     throw err;
   }
-  const me: DataDirUser = { pid: process.pid, host: hostname(), startedAt: new Date().toISOString() };
+  const me = { pid: process.pid, host: hostname(), startedAt: new Date().toISOString() };
   writeFileSync(join(dataDir, HOLDER_FILE), `${JSON.stringify(me)}\n`);
   return { release: () => lock.close() };
 }
 
-export function dataDirHolder(dataDir: string): DataDirUser | null {
+export function dataDirHolder(dataDir: string): { pid: number; host: string; startedAt: string } | null {
   try {
-    return JSON.parse(readFileSync(join(dataDir, HOLDER_FILE), "utf8")) as DataDirUser;
+    return JSON.parse(readFileSync(join(dataDir, HOLDER_FILE), "utf8"));
   } catch {
     return null;
   }

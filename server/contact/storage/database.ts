@@ -6,27 +6,26 @@ import type { Logger } from "pino";
  * with Retry-After, never a false success, and nothing crashes.
  */
 
-export type Engine = "sqlite" | "postgres";
 export type Row = Record<string, unknown>;
 
 export interface Sql {
-  readonly engine: Engine;
+  readonly engine: "sqlite" | "postgres";
   query<T extends Row = Row>(sql: string, params?: unknown[]): Promise<T[]>;
   transaction<T>(fn: (tx: Sql) => Promise<T>): Promise<T>;
 }
 
 export interface Database extends Sql {
   migrate(): Promise<string[]>;
-  ping(): Promise<void>;
+  ping(): Promise<unknown>;
   close(): Promise<void>;
   describe(): string;
 }
 
 export class StorageUnavailableError extends Error {
+  override name = "StorageUnavailableError";
   readonly retryAfterSeconds: number;
   constructor(message: string, retryAfterSeconds = 30) {
     super(message);
-    this.name = "StorageUnavailableError";
     this.retryAfterSeconds = retryAfterSeconds;
   }
 }
@@ -47,5 +46,3 @@ export function logStorageTransitions(log: Pick<Logger, "warn" | "info">): Stora
     },
   };
 }
-
-export const quietWatcher: StorageWatcher = { failed() {}, recovered() {} };

@@ -2,19 +2,8 @@ import { normalizeEmail } from "../erasure.ts";
 import type { Label } from "../intake/content-filter.ts";
 import type { Database, Sql } from "./database.ts";
 import { queue } from "./outbox.ts";
-import {
-  DELIVERY_COLUMNS,
-  type DeliveryRecord,
-  type DeliveryStatus,
-  INQUIRY_COLUMNS,
-  type Inquiry,
-  type InquiryRecord,
-  inquiryRow,
-  type NewDelivery,
-  summarize,
-  toDelivery,
-  toInquiry,
-} from "./records.ts";
+import type { DeliveryRecord, Inquiry, InquiryRecord, NewDelivery } from "./records.ts";
+import { inquiryRow, recordsWhere } from "./records.ts";
 import { undo as forgetMark, mark } from "./training.ts";
 
 /**
@@ -42,24 +31,19 @@ export async function keyRecord(sql: Sql, key: string): Promise<KeyRecord | null
   return row ? { inquiryId: String(row.inquiry_id), fingerprint: (row.fingerprint as string | null) ?? null } : null;
 }
 
-const insert = (tx: Sql, table: string, row: Record<string, unknown>) =>
-  tx.query(
-    `INSERT INTO ${table} (${Object.keys(row).join(", ")}) VALUES (${Object.keys(row)
-      .map(() => "?")
-      .join(", ")})`,
-    Object.values(row),
-  );
+const insert = (tx: Sql, table: string, row: Record<string, unknown>) => {
+  const columns = Object.keys(row);
+  return tx.query(`INSERT INTO ${table} (${columns}) VALUES (${columns.map(() => "?")})`, Object.values(row));
+};
 
-export async function save(
-  db: Database,
-  { inquiry: i, deliveries, limits, idempotency }: SaveRequest,
-): Promise<SaveResult> {
+export async function save(db: Database, request: SaveRequest): Promise<SaveResult> {
+  const { inquiry: i, deliveries, limits, idempotency } = request;
   const key = idempotency?.key;
   try {
     return await db.transaction<SaveResult>(async (tx) => {
       const first = key ? await keyRecord(tx, key) : null;
       if (first) return { kind: "key-seen", first };
-      const blockedUntil = await countLimits(tx, limits, i.receivedAt);
+      const blockedUntil = await countAgainst(tx, limits, i.receivedAt);
       if (blockedUntil !== null) return { kind: "over-limit", retryAfterMs: Math.max(0, blockedUntil - i.receivedAt) };
       await insert(tx, "inquiries", inquiryRow(i));
       await queue(tx, i.id, deliveries, i.receivedAt);
@@ -82,10 +66,7 @@ export async function seenMessage(sql: Sql, messageHash: string, since: number):
   return (await sql.query(sent, [messageHash, since])).length > 0;
 }
 
-export const countAgainst = (db: Database, limits: Limit[], now: number) =>
-  db.transaction((tx) => countLimits(tx, limits, now));
-
-async function countLimits(tx: Sql, limits: Limit[], now: number): Promise<number | null> {
+export async function countAgainst(tx: Sql, limits: Limit[], now: number): Promise<number | null> {
   if (limits.length === 0) return null;
   const rows = await tx.query<{ key: string; points: number; expire: number }>(
     `INSERT INTO rate_limits (key, points, expire) VALUES ${limits.map(() => "(?, 1, ?)").join(", ")}
@@ -99,31 +80,18 @@ async function countLimits(tx: Sql, limits: Limit[], now: number): Promise<numbe
   return over.length > 0 ? Math.max(...over.map((r) => Number(r.expire))) : null;
 }
 
-async function records(sql: Sql, where: string, params: unknown[]): Promise<InquiryRecord[]> {
-  const rows = await sql.query(
-    `SELECT ${INQUIRY_COLUMNS} FROM inquiries i WHERE ${where} ORDER BY i.received_at DESC, i.id`,
-    params,
-  );
-  const deliveries = await sql.query(
-    `SELECT d.inquiry_id, ${DELIVERY_COLUMNS} FROM deliveries d JOIN inquiries i ON i.id = d.inquiry_id
-       WHERE d.kind = 'lead' AND ${where} ORDER BY d.channel`,
-    params,
-  );
-  const byInquiry = Map.groupBy(deliveries, (d) => d.inquiry_id);
-  return rows.map((r) => summarize(toInquiry(r), (byInquiry.get(r.id) ?? []).map(toDelivery)));
-}
+export const list = (sql: Sql, { since = 0 } = {}) => recordsWhere(sql, "i.received_at >= ?", [since]);
+export const get = async (sql: Sql, id: string) => (await recordsWhere(sql, "i.id = ?", [id]))[0] ?? null;
+export const byEmail = (sql: Sql, email: string) => recordsWhere(sql, "LOWER(i.email) = ?", [normalizeEmail(email)]);
+export const listHeld = (sql: Sql) => recordsWhere(sql, "i.held", []);
+export const leadTimes = (sql: Sql, since: number) => recordsWhere(sql, "NOT i.held AND i.received_at >= ?", [since]);
 
-export const list = (sql: Sql, { since = 0 } = {}) => records(sql, "i.received_at >= ?", [since]);
-export const get = async (sql: Sql, id: string) => (await records(sql, "i.id = ?", [id]))[0] ?? null;
-export const byEmail = (sql: Sql, email: string) => records(sql, "LOWER(i.email) = ?", [normalizeEmail(email)]);
-export const listHeld = (sql: Sql) => records(sql, "i.held", []);
-export const leadTimes = (sql: Sql, since: number) => records(sql, "NOT i.held AND i.received_at >= ?", [since]);
-
-/** Inquiries since a time, and their lead deliveries counted by channel, target and status. */
 export async function stats(sql: Sql, since: number) {
   const all = await list(sql, { since });
-  const lead = all.flatMap((i) => i.deliveries);
-  const groups = Map.groupBy(lead, (d: DeliveryRecord) => [d.channel, d.target, d.status].join("\n"));
+  const groups = Map.groupBy(
+    all.flatMap((i) => i.deliveries),
+    (d) => [d.channel, d.target, d.status].join("\n"),
+  );
   const sorted = [...groups].sort(([a], [b]) => (a < b ? -1 : 1));
   return {
     inquiries: { total: all.length, held: all.filter((i) => i.held).length },
@@ -211,7 +179,7 @@ async function hold(tx: Sql, id: string, reason: string | null) {
     "SELECT channel, status FROM deliveries WHERE inquiry_id = ? AND kind = 'lead' ORDER BY channel",
     [id],
   );
-  const channelsIn = (status: DeliveryStatus) => left.filter((r) => r.status === status).map((r) => String(r.channel));
+  const channelsIn = (status: string) => left.filter((r) => r.status === status).map((r) => String(r.channel));
   return {
     cancelled: cancelled.filter((r) => r.kind === "lead").map((r) => String(r.channel)),
     delivered: channelsIn("sent"),

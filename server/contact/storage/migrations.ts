@@ -1,13 +1,13 @@
 import { readdirSync, readFileSync } from "node:fs";
 import { join } from "node:path";
-import type { Engine, Sql } from "./database.ts";
+import type { Sql } from "./database.ts";
 
 /**
  * The schema, as numbered SQL files per engine (db/migrations/{sqlite,postgres}/NNN_name.sql), each
  * applied once, in order, recorded in schema_migrations (docs/decisions/0008-libraries-or-our-own-code.md).
  */
 
-export function readMigrations(engine: Engine) {
+export function readMigrations(engine: Sql["engine"]) {
   const dir = new URL(`../../../db/migrations/${engine}/`, import.meta.url).pathname;
   return readdirSync(dir)
     .filter((f) => /^\d{3}_[a-z0-9_]+\.sql$/.test(f))
@@ -29,22 +29,21 @@ export async function pendingMigrations(db: Sql): Promise<string[]> {
     .map((m) => m.name);
 }
 
+const RECORD = "INSERT INTO schema_migrations (version, name, applied_at) VALUES (?, ?, ?)";
+
 /** In one transaction; on PostgreSQL, instances starting together take turns (an advisory lock). */
 export async function migrate(db: Sql, exec: (tx: Sql, sql: string) => unknown): Promise<string[]> {
-  const applied: string[] = [];
-  await db.transaction(async (tx) => {
+  return db.transaction(async (tx) => {
     if (tx.engine === "postgres") await tx.query("SELECT pg_advisory_xact_lock(7305200001)");
     await exec(
       tx,
       "CREATE TABLE IF NOT EXISTS schema_migrations (version INTEGER PRIMARY KEY, name TEXT NOT NULL, applied_at BIGINT NOT NULL)",
     );
-    for (const m of readMigrations(tx.engine)) {
-      if ((await tx.query("SELECT 1 FROM schema_migrations WHERE version = ?", [m.version])).length > 0) continue;
+    const pending = await pendingMigrations(tx);
+    for (const m of readMigrations(tx.engine).filter((m) => pending.includes(m.name))) {
       await exec(tx, m.sql);
-      const record = "INSERT INTO schema_migrations (version, name, applied_at) VALUES (?, ?, ?)";
-      await tx.query(record, [m.version, m.name, Date.now()]);
-      applied.push(m.name);
+      await tx.query(RECORD, [m.version, m.name, Date.now()]);
     }
+    return pending;
   });
-  return applied;
 }

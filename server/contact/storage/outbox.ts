@@ -1,5 +1,5 @@
 import type { Database, Sql } from "./database.ts";
-import { INQUIRY_COLUMNS, type NewDelivery, toInquiry } from "./records.ts";
+import { type Delivery, INQUIRY_COLUMNS, type NewDelivery, toInquiry } from "./records.ts";
 
 /**
  * The outbox, table `deliveries`: everything the server sends, and its one way of making sure one
@@ -32,24 +32,17 @@ export async function claimDue(db: Database, { workerId, channels, leaseMs }: Cl
          WHERE id IN (${marks})`,
       [workerId, now + leaseMs, ...ids],
     );
-    const claimed = await tx.query(
-      `SELECT d.id AS delivery_id, d.inquiry_id, d.kind, d.channel, d.message_id, d.target, d.payload, d.attempts,
-              d.created_at, ${INQUIRY_COLUMNS}
-         FROM deliveries d LEFT JOIN inquiries i ON i.id = d.inquiry_id WHERE d.id IN (${marks}) ORDER BY d.next_attempt_at`,
+    const claimed = await tx.query<Omit<Delivery, "inquiry">>(
+      `SELECT id, inquiry_id AS "inquiryId", kind, channel, message_id AS "messageId", target, payload, attempts,
+              created_at AS "createdAt" FROM deliveries WHERE id IN (${marks}) ORDER BY next_attempt_at`,
       ids,
     );
-    return claimed.map((r) => ({
-      id: String(r.delivery_id),
-      inquiryId: r.inquiry_id == null ? null : String(r.inquiry_id),
-      kind: String(r.kind),
-      channel: String(r.channel),
-      messageId: String(r.message_id),
-      target: String(r.target),
-      payload: (r.payload as string | null) ?? null,
-      attempts: Number(r.attempts),
-      createdAt: Number(r.created_at),
-      inquiry: r.id == null ? null : toInquiry(r),
-    }));
+    const inquiries = await tx.query(
+      `SELECT ${INQUIRY_COLUMNS} FROM inquiries i JOIN deliveries d ON d.inquiry_id = i.id WHERE d.id IN (${marks})`,
+      ids,
+    );
+    const byId = new Map(inquiries.map((r) => [r.id, toInquiry(r)]));
+    return claimed.map((d): Delivery => ({ ...d, inquiry: byId.get(d.inquiryId) ?? null }));
   });
 }
 
@@ -64,11 +57,9 @@ export async function queue(tx: Sql, inquiryId: string | null, deliveries: NewDe
   }
 }
 
-export async function extendClaim(db: Sql, id: string, workerId: string, until: number): Promise<void> {
-  await db.query("UPDATE deliveries SET claimed_until = ? WHERE id = ? AND claimed_by = ?", [until, id, workerId]);
-}
+export const extendClaim = (db: Sql, id: string, workerId: string, until: number) =>
+  db.query("UPDATE deliveries SET claimed_until = ? WHERE id = ? AND claimed_by = ?", [until, id, workerId]);
 
-/** Ends a claim that is still this worker's (and, `unlessHeld`, whose inquiry is not held); true if it did. */
 async function settle(db: Sql, id: string, workerId: string, set: string, params: unknown[], unlessHeld = false) {
   const rows = await db.query(
     `UPDATE deliveries SET ${set}, claimed_by = NULL, claimed_until = NULL
@@ -93,17 +84,13 @@ export async function postpone(db: Sql, id: string, workerId: string, at: number
 export const fail = (db: Sql, id: string, workerId: string, error: string) =>
   settle(db, id, workerId, "status = 'failed', last_error = ?", [error.slice(0, 1000)], true);
 
-export async function drop(db: Sql, id: string, workerId: string) {
-  await db.query("DELETE FROM deliveries WHERE id = ? AND claimed_by = ?", [id, workerId]);
+const DROP = "DELETE FROM deliveries WHERE id = ? AND claimed_by = ?";
+export async function drop(db: Sql, id: string, workerId: string): Promise<void> {
+  await db.query(DROP, [id, workerId]);
 }
 
-export async function cancelHeld(db: Sql, id: string, workerId: string): Promise<boolean> {
-  const rows = await db.query(`DELETE FROM deliveries WHERE id = ? AND claimed_by = ? AND ${HELD} RETURNING id`, [
-    id,
-    workerId,
-  ]);
-  return rows.length === 1;
-}
+export const cancelHeld = async (db: Sql, id: string, workerId: string) =>
+  (await db.query(`${DROP} AND ${HELD} RETURNING id`, [id, workerId])).length === 1;
 
 export async function giveBack(db: Sql, workerId: string): Promise<number> {
   const rows = await db.query(
@@ -123,11 +110,9 @@ export async function retryFailed(db: Sql, now: number, channel?: string): Promi
   return rows.length;
 }
 
-export async function pending(db: Sql, now: number) {
-  const rows = await db.query<{ channel: string; n: number; oldest: number }>(
-    `SELECT channel, COUNT(*) AS n, MIN(created_at) AS oldest FROM deliveries
+export const pending = (db: Sql, now: number) =>
+  db.query<{ channel: string; count: number; oldestAgeMs: number }>(
+    `SELECT channel, COUNT(*) AS count, ? - MIN(created_at) AS "oldestAgeMs" FROM deliveries
      WHERE status IN ('pending', 'sending') AND created_at <= ? AND NOT ${HELD} GROUP BY channel`,
-    [now],
+    [now, now],
   );
-  return rows.map((r) => ({ channel: r.channel, count: Number(r.n), oldestAgeMs: now - Number(r.oldest) }));
-}

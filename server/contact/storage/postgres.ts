@@ -1,6 +1,6 @@
 import { createHash } from "node:crypto";
 import pg from "pg";
-import { type Database, quietWatcher, type Sql, StorageUnavailableError, type StorageWatcher } from "./database.ts";
+import { type Database, type Sql, StorageUnavailableError, type StorageWatcher } from "./database.ts";
 import { migrate } from "./migrations.ts";
 
 /**
@@ -10,12 +10,11 @@ import { migrate } from "./migrations.ts";
  */
 
 const isPostgresOutage = (e: unknown) => {
-  const code = (e as { code?: unknown }).code;
-  if (typeof code !== "string" || !/^[0-9A-Z]{5}$/.test(code)) return true;
-  return /^(08|53|57|58)/.test(code) || code === "55P03";
+  const code = String((e as { code?: unknown }).code);
+  return !/^[0-9A-Z]{5}$/.test(code) || /^(08|53|57|58)|^55P03$/.test(code);
 };
 
-export function openPostgres(url: string, { watcher = quietWatcher }: { watcher?: StorageWatcher } = {}): Database {
+export function openPostgres(url: string, watcher?: StorageWatcher): Database {
   const pool = new pg.Pool({
     connectionString: url,
     max: 10,
@@ -31,12 +30,12 @@ export function openPostgres(url: string, { watcher = quietWatcher }: { watcher?
   const guarded = async <T>(fn: () => Promise<T>): Promise<T> => {
     try {
       const value = await fn();
-      watcher.recovered();
+      watcher?.recovered();
       return value;
     } catch (e) {
       if (e instanceof StorageUnavailableError || !isPostgresOutage(e)) throw e;
       const err = new StorageUnavailableError(`PostgreSQL: ${(e as Error).message}`);
-      watcher.failed(err.message);
+      watcher?.failed(err.message);
       throw err;
     }
   };
@@ -52,11 +51,10 @@ export function openPostgres(url: string, { watcher = quietWatcher }: { watcher?
     },
     transaction: (fn) => fn(on(client)),
   });
-  const direct = on(pool);
 
   const database: Database = {
     engine: "postgres",
-    query: (sql, params) => guarded(() => direct.query(sql, params)),
+    query: (sql, params) => guarded(() => on(pool).query(sql, params)),
     transaction(fn) {
       return guarded(async () => {
         const client = await pool.connect();
@@ -73,13 +71,9 @@ export function openPostgres(url: string, { watcher = quietWatcher }: { watcher?
         }
       });
     },
-    async ping() {
-      await database.query("SELECT 1");
-    },
+    ping: () => database.query("SELECT 1"),
     migrate: () => migrate(database, (tx, sql) => tx.query(sql)),
-    async close() {
-      await pool.end();
-    },
+    close: () => pool.end(),
     describe: () => `PostgreSQL ${new URL(url).host}${new URL(url).pathname}`,
   };
   return database;

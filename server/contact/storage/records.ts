@@ -1,5 +1,6 @@
 import type { ContactInput } from "../../../app/contact/schema.ts";
 import type { AlertKind } from "../delivery/channel.ts";
+import type { Sql } from "./database.ts";
 
 export type Source = "api" | "form";
 export type DeliveryStatus = "pending" | "sending" | "sent" | "failed";
@@ -80,8 +81,8 @@ const FLAGS = new Set<keyof Inquiry>(["held", "suspect"]);
 const DELIVERY_FIELDS = ["channel", "target", "status", "attempts", "lastError", "sentAt"] as const;
 
 export const INQUIRY_COLUMNS = FIELDS.map((f) => `i.${column(f)}`).join(", ");
-export const DELIVERY_COLUMNS = DELIVERY_FIELDS.map((f) => `d.${column(f)}`).join(", ");
-export const toDelivery = (r: Record<string, unknown>) =>
+const DELIVERY_COLUMNS = DELIVERY_FIELDS.map((f) => `d.${column(f)}`).join(", ");
+const toDelivery = (r: Record<string, unknown>) =>
   Object.fromEntries(DELIVERY_FIELDS.map((f) => [f, r[column(f)] ?? null])) as DeliveryRecord;
 
 export const toInquiry = (r: Record<string, unknown>) =>
@@ -94,7 +95,7 @@ export const inquiryRow = (i: Inquiry) =>
     [...FIELDS.slice(0, -3), "messageHash" as const].map((f) => [column(f), i[f] ?? (FLAGS.has(f) ? false : null)]),
   );
 
-export function summarize(inquiry: Inquiry, deliveries: DeliveryRecord[]): InquiryRecord {
+function summarize(inquiry: Inquiry, deliveries: DeliveryRecord[]): InquiryRecord {
   const statuses = new Set(deliveries.map((d) => d.status));
   const status: InquiryRecord["status"] = inquiry.held
     ? "held"
@@ -110,4 +111,19 @@ export function summarize(inquiry: Inquiry, deliveries: DeliveryRecord[]): Inqui
     sentAt: status === "sent" ? Math.max(...deliveries.map((d) => d.sentAt ?? 0)) : null,
     deliveries,
   };
+}
+
+/** The inquiries a condition on `i` selects, newest first, each with its lead deliveries. */
+export async function recordsWhere(sql: Sql, where: string, params: unknown[]): Promise<InquiryRecord[]> {
+  const rows = await sql.query(
+    `SELECT ${INQUIRY_COLUMNS} FROM inquiries i WHERE ${where} ORDER BY i.received_at DESC, i.id`,
+    params,
+  );
+  const deliveries = await sql.query(
+    `SELECT d.inquiry_id, ${DELIVERY_COLUMNS} FROM deliveries d JOIN inquiries i ON i.id = d.inquiry_id
+       WHERE d.kind = 'lead' AND ${where} ORDER BY d.channel`,
+    params,
+  );
+  const byInquiry = Map.groupBy(deliveries, (d) => d.inquiry_id);
+  return rows.map((r) => summarize(toInquiry(r), (byInquiry.get(r.id) ?? []).map(toDelivery)));
 }

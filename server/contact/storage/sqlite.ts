@@ -1,13 +1,12 @@
 import { mkdirSync } from "node:fs";
 import { dirname } from "node:path";
 import { DatabaseSync, type StatementSync } from "node:sqlite";
-import { type Database, quietWatcher, type Sql, StorageUnavailableError, type StorageWatcher } from "./database.ts";
+import { type Database, type Sql, StorageUnavailableError, type StorageWatcher } from "./database.ts";
 import { migrate } from "./migrations.ts";
 
 /**
- * SQLite through node:sqlite, one connection. Group commit: the transactions asked for during a
- * COMMIT go together, each in a savepoint, under one COMMIT (one fsync); one that fails rolls back
- * alone (ADR 0009, 0025: the flood bar fails without it). node:sqlite is synchronous, so SQLite's
+ * SQLite through node:sqlite, one connection, group commit (ADR 0009, 0025): the transactions asked
+ * for during a COMMIT share the next, each in a savepoint. node:sqlite is synchronous, so SQLite's
  * busy wait would stop the server: it waits 20 ms there, the rest in begin().
  */
 
@@ -18,7 +17,7 @@ const toSqlite = (v: unknown) => (typeof v === "boolean" ? (v ? 1 : 0) : v === u
 // SQLITE_BUSY or SQLITE_LOCKED.
 const isBusy = (e: unknown) => [5, 6].includes(((e as { errcode?: number }).errcode ?? 0) & 0xff);
 
-export function openSqlite(file: string, { watcher = quietWatcher }: { watcher?: StorageWatcher } = {}): Database {
+export function openSqlite(file: string, watcher?: StorageWatcher): Database {
   if (file !== ":memory:") mkdirSync(dirname(file), { recursive: true });
   const db = new DatabaseSync(file);
   // secure_delete: the privacy notice promises erasure, not bytes left readable in free pages.
@@ -52,7 +51,7 @@ export function openSqlite(file: string, { watcher = quietWatcher }: { watcher?:
   }
 
   type Pending = { fn: (tx: Sql) => Promise<unknown>; resolve: (v: unknown) => void; reject: (e: unknown) => void };
-  let pending: Pending[] = [];
+  const pending: Pending[] = [];
   let idle: Promise<void> = Promise.resolve();
   let draining = false;
 
@@ -77,11 +76,11 @@ export function openSqlite(file: string, { watcher = quietWatcher }: { watcher?:
       if (db.isOpen && db.isTransaction) db.exec("ROLLBACK");
       const err =
         e instanceof StorageUnavailableError ? e : new StorageUnavailableError(`SQLite: ${(e as Error).message}`);
-      watcher.failed(err.message);
+      watcher?.failed(err.message);
       for (const item of batch) item.reject(err);
       return;
     }
-    watcher.recovered();
+    watcher?.recovered();
     for (const answer of answers) answer();
   }
 
@@ -94,9 +93,7 @@ export function openSqlite(file: string, { watcher = quietWatcher }: { watcher?:
         while (pending.length > 0) {
           // After this turn's I/O callbacks, so that concurrent requests share the commit.
           await new Promise((r) => setImmediate(r));
-          const batch = pending;
-          pending = [];
-          await commitTogether(batch);
+          await commitTogether(pending.splice(0));
         }
         draining = false;
       })();
@@ -112,14 +109,9 @@ export function openSqlite(file: string, { watcher = quietWatcher }: { watcher?:
       return run(sql, params) as never;
     },
     transaction,
-    async ping() {
-      await transaction(async (tx) => tx.query("SELECT 1"));
-    },
+    ping: () => transaction((tx) => tx.query("SELECT 1")),
     migrate: () => migrate(database, (_tx, sql) => db.exec(sql)),
-    async close() {
-      await idle;
-      db.close();
-    },
+    close: () => idle.then(() => db.close()),
     describe: () => `SQLite ${file}`,
   };
   return database;

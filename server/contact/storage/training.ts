@@ -21,11 +21,10 @@ export async function undo(sql: Sql, inquiryId: string): Promise<boolean> {
 }
 
 export async function list(sql: Sql): Promise<Mark[]> {
-  const rows = await sql.query<Mark>(
+  return sql.query<Mark>(
     `SELECT t.inquiry_id AS "inquiryId", t.label, t.marked_at AS "markedAt", i.name, i.company, i.message
        FROM spam_training t JOIN inquiries i ON i.id = t.inquiry_id ORDER BY t.marked_at, t.inquiry_id`,
   );
-  return rows.map((r) => ({ ...r, markedAt: Number(r.markedAt) }));
 }
 
 export async function examples(sql: Sql): Promise<Example[]> {
@@ -39,5 +38,5 @@ export async function revision(sql: Sql): Promise<string> {
   const [row] = await sql.query<{ n: number; s: number }>(
     "SELECT COUNT(*) AS n, COALESCE(SUM(marked_at), 0) AS s FROM spam_training",
   );
-  return `${Number(row?.n ?? 0)}:${Number(row?.s ?? 0)}`;
+  return `${row?.n}:${row?.s}`;
 }
