@@ -7,10 +7,9 @@ import type { Sql } from "./storage/database.ts";
 import { pending } from "./storage/outbox.ts";
 
 /**
- * The pipeline's health for Prometheus: what arrives and what becomes of it, what waits and for how
- * long, delivery latency per channel, the reply promise (ADR 0020). The gauges read the database at
- * each scrape, so every instance says the same. prom-client (and the some 80 modules it loads) is
- * loaded at the first use, not before the first page.
+ * The pipeline's health for Prometheus. The gauges read the database at each scrape, so every instance
+ * says the same. prom-client (and the some 80 modules it loads) is loaded at the first use, not before
+ * the first page.
  */
 
 const INQUIRY_OUTCOMES = [
@@ -69,7 +68,6 @@ const REPLY_GAUGES: Array<[string, string, (r: ReplyFigures) => number | null]> 
   ],
 ];
 
-/** `facts`: the reply promise's calendar and hours (default: the company's, app/config/site.ts). */
 export function createMetrics(opts: { facts?: Promised } = {}): ContactMetrics {
   let made: ContactMetrics | undefined;
   const get = () => {
@@ -120,7 +118,8 @@ function makeMetrics(opts: { facts?: Promised }): ContactMetrics {
       this.set((await readPending()) === null ? 0 : 1);
     },
   });
-  // Storage that does not answer: no sample ("unknown"), never 0, which would clear a stuck alert.
+  // Storage that does not answer, or a median of no takes: no sample ("unknown"), never 0, which would
+  // clear a stuck alert.
   for (const [name, help, value] of PENDING_GAUGES) {
     new client.Gauge({
       name,
@@ -136,25 +135,18 @@ function makeMetrics(opts: { facts?: Promised }): ContactMetrics {
       },
     });
   }
-  // No figure (storage down, or a median of no takes): no sample, where an unlabelled gauge would say 0.
   for (const [name, help, value] of REPLY_GAUGES) {
-    let known = false;
-    const gauge = new client.Gauge({
+    new client.Gauge({
       name,
       help,
       registers,
       async collect() {
         const read = await readReply();
         const v = read === null ? null : value(read);
-        known = v !== null;
-        this.set(v ?? 0);
+        if (v === null) this.remove();
+        else this.set(v);
       },
     });
-    const get = gauge.get.bind(gauge);
-    gauge.get = async () => {
-      const metric = await get();
-      return known ? metric : { ...metric, values: [] };
-    };
   }
   // Every series exists from the start at 0: an alert on increase(…[15m]) sees the first failure
   // after a restart, and "nothing waiting" reads 0, not "no data".
