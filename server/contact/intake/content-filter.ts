@@ -6,12 +6,11 @@ import type { Sql } from "../storage/database.ts";
 import * as training from "../storage/training.ts";
 
 /**
- * The content layer of the spam defence (docs/decisions/0012-content-filter.md, 0022, 0028): naive
- * Bayes over a message's words, two-word phrases, shape, and who sells to whom (the stance). Naive
- * Bayes claims more than words of a kind it never saw can tell: its log2 odds count WORDS_TRUST
- * times. Trained on the seed corpus in ./corpus/ and the company's marks, which the database keeps
- * for every instance. It only scores: the pipeline holds at SPAM_HOLD_SCORE and marks at
- * SPAM_SUSPECT_SCORE (server/config.ts's TUNING; ADR 0016). All three are chosen by `npm run bench:spam` on kinds the model never saw (ADR 0023).
+ * The content layer of the spam defence (ADR 0012, 0022, 0028): naive Bayes over a message's words,
+ * two-word phrases, shape, and who sells to whom (the stance), trained on ./corpus/ and the company's
+ * marks. Naive Bayes claims more than words of a kind it never saw can tell: its log2 odds count
+ * WORDS_TRUST times. It only scores; WORDS_TRUST and the pipeline's SPAM_HOLD_SCORE and SPAM_SUSPECT_SCORE
+ * (TUNING) are chosen by `npm run bench:spam` on kinds the model never saw (ADR 0023).
  */
 
 export const WORDS_TRUST = 0.25;
@@ -118,10 +117,8 @@ export class ContentModel {
   private readonly vocabulary: number;
 
   constructor(examples: readonly Example[], marks: readonly Example[] = []) {
-    for (const [e, weight] of [
-      ...examples.map((e) => [e, 1] as const),
-      ...marks.map((e) => [e, MARK_WEIGHT] as const),
-    ]) {
+    const weighted = [...examples.map((e) => [e, 1] as const), ...marks.map((e) => [e, MARK_WEIGHT] as const)];
+    for (const [e, weight] of weighted) {
       const toks = unique(e);
       for (const t of toks) this.counts[e.label].set(t, (this.counts[e.label].get(t) ?? 0) + weight);
       this.totals[e.label] += toks.length * weight;
@@ -130,7 +127,6 @@ export class ContentModel {
     this.vocabulary = new Set([...this.counts.spam.keys(), ...this.counts.genuine.keys()]).size;
   }
 
-  /** A token's log2 odds of spam, as naive Bayes claims them. */
   weight(t: string): number {
     const { counts, totals } = this;
     const v = this.vocabulary * SMOOTHING;
@@ -140,7 +136,6 @@ export class ContentModel {
     );
   }
 
-  /** The words' log2 odds of spam, as naive Bayes claims them. */
   log2Odds(input: Input): number {
     const { counts, docs } = this;
     let odds = Math.log2((docs.spam + SMOOTHING) / (docs.genuine + SMOOTHING));
@@ -171,14 +166,8 @@ export function reasonOf(score: number, evidence: string[]): string {
 
 const corpusDir = new URL("./corpus/", import.meta.url).pathname;
 
-/** `spam*.tsv` and `genuine*.tsv` in `dir`: lines of `company<TAB>message`, `#` for comments. */
 export function seedCorpus(dir = corpusDir): Example[] {
-  let files: string[];
-  try {
-    files = readdirSync(dir).filter((f) => /^(?:spam|genuine).*\.tsv$/.test(f));
-  } catch (err) {
-    throw new Error(`spam corpus: cannot read ${dir} (${(err as NodeJS.ErrnoException).code ?? "error"})`);
-  }
+  const files = readdirSync(dir).filter((f) => /^(?:spam|genuine).*\.tsv$/.test(f));
   const examples = files.sort().flatMap((f) => {
     const label: Label = f.startsWith("spam") ? "spam" : "genuine";
     return parseTsv(readFileSync(join(dir, f), "utf8")).map((e) => ({ label, ...e, group: f }));

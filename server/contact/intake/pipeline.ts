@@ -17,10 +17,9 @@ import { spamVerdict } from "./spam.ts";
 /**
  * The contact pipeline, one for both doors (the JSON endpoint and the no-JavaScript form post). A
  * success is only ever reported after the inquiry, its deliveries and its limits are stored in one
- * transaction. A held message is stored and answered like any other, and delivered nowhere. The
- * page a message was sent from is kept as its path only: a query, a fragment or the host may carry
- * what is not ours to keep. An Idempotency-Key used before answers with the inquiry it stored the
- * first time; with another message it is the client's mistake (422), never a silently dropped one.
+ * transaction. The page a message was sent from is kept as its path only: a query, a fragment or the
+ * host may carry what is not ours to keep. An Idempotency-Key used again answers with the inquiry it
+ * first stored; with another message it is the client's mistake (422), never a silently dropped one.
  */
 
 export type Submission = {

@@ -12,10 +12,9 @@ import { REMINDER_LOOKBACK_MS } from "./reminders.ts";
 import { replyFigures } from "./reply-figures.ts";
 
 /**
- * The morning digest: each day the office opens, at opening time, one email to everyone who receives
- * leads: what came, what waits, who took what, the held messages, last week's figures, and a signed
- * link to the overview page. A delivery whose id is the day, so one goes a day however many
- * instances run; its words are written when it is sent, so what was erased meanwhile is in none.
+ * The morning digest, each day the office opens, at opening time, to everyone who receives leads. A
+ * delivery whose id is the day, so one goes a day however many instances run; its words are written
+ * when it is sent, so what was erased meanwhile is in none.
  */
 
 const DAY_MS = 86_400_000;
