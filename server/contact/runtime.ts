@@ -42,22 +42,12 @@ export async function createContactPipeline(
     );
     // "Not spam" from any shell queues what the server would.
     await writeSetting(db, "routing", JSON.stringify(routing));
-    const { metrics, clock, facts, keys } = opts;
-    const worker = outboxWorker({ db, channels, routing, log, config, metrics, clock, facts, links: keys.links });
-    const housekeeping = createHousekeeping({
-      db,
-      log,
-      config,
-      ...site.privacy,
-      ring: keys.ring,
-      worker,
-      clock,
-      facts,
-    });
-    metrics?.watchOutbox(db);
+    const parts = { db, log, config, routing, metrics: opts.metrics, clock: opts.clock, facts: opts.facts };
+    const worker = outboxWorker({ ...parts, channels, links: opts.keys.links });
+    const housekeeping = createHousekeeping({ ...parts, ...site.privacy, ring: opts.keys.ring, worker });
+    opts.metrics?.watchOutbox(db);
     const content = contentFilter(db, config.SPAM_CORPUS_DIR);
-    const parts = { db, worker, log, config, content, routing, metrics, limits: limitsOf(config), clock };
-    const pipeline = contactPipeline({ ...parts, hasher: keys.hasher, tokens: keys.tokens });
+    const pipeline = contactPipeline({ ...parts, ...opts.keys, worker, content, limits: limitsOf(config) });
     log.info({ storage: db.describe(), channels: channels.map((c) => c.describe()) }, "contact pipeline ready");
     return {
       pipeline,
