@@ -54,7 +54,6 @@ export function contactPipeline(parts: {
   worker: OutboxWorker;
   log: Logger;
   hasher: AddressHasher;
-  limits: LimitSpec[];
   routing: Routing;
   metrics?: ContactMetrics;
   tokens: FormTokens;
@@ -63,6 +62,11 @@ export function contactPipeline(parts: {
   clock?: () => number;
 }) {
   const { db, config } = parts;
+  const limits: LimitSpec[] = [
+    { prefix: "contact_min", per: "address", points: config.RATE_LIMIT_PER_MINUTE, durationMs: 60_000 },
+    { prefix: "contact_day", per: "address", points: config.RATE_LIMIT_PER_DAY, durationMs: 86_400_000 },
+    { prefix: "contact_net_min", per: "network", points: config.RATE_LIMIT_NETWORK_PER_MINUTE, durationMs: 60_000 },
+  ];
   const limitsOf = (specs: LimitSpec[], hashes: Awaited<ReturnType<AddressHasher["hashes"]>>): Limit[] =>
     hashes ? specs.map(({ prefix, per, ...l }) => ({ key: `${prefix}:${hashes[per]}`, ...l })) : [];
 
@@ -94,7 +98,7 @@ export function contactPipeline(parts: {
         suspect: !held && suspect,
       },
       deliveries: held ? [] : newDeliveries(parts.routing, { id, receivedAt: now, service }, config, now),
-      limits: limitsOf(parts.limits, hashes),
+      limits: limitsOf(limits, hashes),
       idempotency: s.idempotencyKey ? { key: s.idempotencyKey, fingerprint } : undefined,
     });
     if (result.kind === "key-seen") {
