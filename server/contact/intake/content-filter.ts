@@ -93,8 +93,7 @@ export function tokens(input: Input): string[] {
       .toLowerCase()
       .replace(/\b(?:https?:\/\/|www\.)\S+/g, " ")
       .match(/[a-z][a-z0-9'’-]*/g) ?? [];
-  for (let i = 0; i < words.length; i++) {
-    const w = words[i] as string;
+  for (const [i, w] of words.entries()) {
     if (OWN_WORDS.has(w)) continue;
     if (!STOPWORDS.has(w) && w.length > 1) out.push(w);
     const next = words[i + 1];
@@ -196,16 +195,14 @@ export const RELEARN_CHECK_MS = 2_000;
 export type ContentFilter = ReturnType<typeof contentFilter>;
 
 export function contentFilter(db: Sql, corpusDir?: string) {
-  let model: ContentModel | null = null;
-  let seed: readonly Example[] = [];
+  let seed: readonly Example[] | undefined;
+  let model: ContentModel | undefined;
   let revision = training.NO_MARKS;
   let checkedAt = 0;
   return {
     async model(now = Date.now()): Promise<ContentModel> {
-      if (!model) {
-        seed = seedCorpus(corpusDir);
-        model = new ContentModel(seed);
-      }
+      seed ??= seedCorpus(corpusDir);
+      model ??= new ContentModel(seed);
       if (now - checkedAt < RELEARN_CHECK_MS) return model;
       checkedAt = now;
       const latest = await training.revision(db);

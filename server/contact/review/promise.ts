@@ -102,11 +102,7 @@ export function timingOf(i: Pick<Inquiry, "receivedAt" | "takenAt">, now: number
 }
 
 /** `reply` in every webhook event (docs/contact-api.md). */
-export function replyOf(
-  i: Pick<Inquiry, "receivedAt" | "takenAt" | "takenBy" | "remindedAt">,
-  now: number,
-  facts: Promised = site,
-) {
+export function replyOf(i: Inquiry, now: number, facts: Promised = site) {
   const t = timingOf(i, now, facts);
   const iso = (ms: number | null | undefined) => (ms ? new Date(ms).toISOString() : null);
   return {
