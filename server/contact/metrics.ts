@@ -34,39 +34,34 @@ export type ContactMetrics = {
 };
 
 type Pending = { count: number; oldestAgeMs: number };
-const PENDING_GAUGES: Array<[string, string, (p: Pending) => number]> = [
-  ["contact_deliveries_pending", "Deliveries not yet done (pending or being sent), by channel.", (p) => p.count],
-  [
-    "contact_delivery_oldest_pending_seconds",
+const PENDING_GAUGES: Record<string, [help: string, value: (p: Pending) => number]> = {
+  contact_deliveries_pending: ["Deliveries not yet done (pending or being sent), by channel.", (p) => p.count],
+  contact_delivery_oldest_pending_seconds: [
     "Age of the oldest delivery not yet done, by channel (0: none waiting).",
     (p) => p.oldestAgeMs / 1000,
   ],
-];
+};
 const REPLY_WINDOW_MS = 30 * 86_400_000;
 const seconds = (ms: number | null) => (ms === null ? null : ms / 1000);
-const REPLY_GAUGES: Array<[string, string, (r: ReplyFigures) => number | null]> = [
-  [
-    "contact_leads_waiting",
+const REPLY_GAUGES: Record<string, [help: string, value: (r: ReplyFigures) => number | null]> = {
+  contact_leads_waiting: [
     'Leads (not held) of the last 30 days nobody has taken ("I\'m on it") yet.',
     (r) => r.waiting,
   ],
-  ["contact_leads_overdue", "Leads nobody has taken yet past the reply promise (business hours).", (r) => r.overdue],
-  [
-    "contact_leads_missed_promise",
+  contact_leads_overdue: ["Leads nobody has taken yet past the reply promise (business hours).", (r) => r.overdue],
+  contact_leads_missed_promise: [
     "Leads of the last 30 days not taken within the reply promise (business hours), taken since or not.",
     (r) => r.missed,
   ],
-  [
-    "contact_lead_take_median_business_seconds",
+  contact_lead_take_median_business_seconds: [
     'Median business time from receipt to the first "I\'m on it", leads of the last 30 days (no sample: none taken).',
     (r) => seconds(r.takeMedianMs),
   ],
-  [
-    "contact_lead_take_p90_business_seconds",
+  contact_lead_take_p90_business_seconds: [
     '90th percentile of the business time from receipt to the first "I\'m on it", leads of the last 30 days.',
     (r) => seconds(r.takeP90Ms),
   ],
-];
+};
 
 export function createMetrics(opts: { facts?: Promised } = {}): ContactMetrics {
   let made: ContactMetrics | undefined;
@@ -120,7 +115,7 @@ function makeMetrics(opts: { facts?: Promised }): ContactMetrics {
   });
   // Storage that does not answer, or a median of no takes: no sample ("unknown"), never 0, which would
   // clear a stuck alert.
-  for (const [name, help, value] of PENDING_GAUGES) {
+  for (const [name, [help, value]] of Object.entries(PENDING_GAUGES)) {
     new client.Gauge({
       name,
       help,
@@ -135,7 +130,7 @@ function makeMetrics(opts: { facts?: Promised }): ContactMetrics {
       },
     });
   }
-  for (const [name, help, value] of REPLY_GAUGES) {
+  for (const [name, [help, value]] of Object.entries(REPLY_GAUGES)) {
     new client.Gauge({
       name,
       help,

@@ -3,7 +3,6 @@ import type { Logger } from "pino";
 import { site } from "../../app/config/site.ts";
 import { visitorLink } from "../booking/messages.ts";
 import type { Config } from "../config.ts";
-import type { Channel } from "./delivery/channel.ts";
 import { channelNamed } from "./delivery/channels.ts";
 import { channelsOf, routingOf } from "./delivery/routing.ts";
 import type { SecretKeys } from "./intake/address-hash.ts";
@@ -37,9 +36,7 @@ export async function createContactPipeline(
     if (applied.length > 0) log.info({ applied }, "database migrations applied");
     await opts.keys.ring.attach(db);
     const routing = routingOf(config);
-    const channels: Channel[] = channelsOf(routing).flatMap(
-      (name) => channelNamed(name)?.create(config, opts.keys.links) ?? [],
-    );
+    const channels = channelsOf(routing).flatMap((name) => channelNamed(name)?.create(config, opts.keys.links) ?? []);
     // "Not spam" from any shell queues what the server would.
     await writeSetting(db, "routing", JSON.stringify(routing));
     const parts = { db, log, config, routing, metrics: opts.metrics, clock: opts.clock, facts: opts.facts };
