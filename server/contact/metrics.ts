@@ -1,5 +1,4 @@
 import { createRequire } from "node:module";
-import type client from "prom-client";
 import { CHANNEL_NAMES } from "./delivery/channels.ts";
 import type { Promised } from "./review/promise.ts";
 import { type ReplyFigures, replyFigures } from "./review/reply-figures.ts";
@@ -23,15 +22,7 @@ const INQUIRY_OUTCOMES = [
 ] as const;
 export type InquiryOutcome = (typeof INQUIRY_OUTCOMES)[number];
 
-export type ContactMetrics = {
-  registry: client.Registry;
-  inquiry(source: string, outcome: InquiryOutcome): void;
-  delivered(channel: string, latencySeconds: number): void;
-  retried(channel: string): void;
-  failed(channel: string): void;
-  reminded(): void;
-  watchOutbox(db: Sql): void;
-};
+export type ContactMetrics = ReturnType<typeof makeMetrics>;
 
 type Pending = { count: number; oldestAgeMs: number };
 const PENDING_GAUGES: Record<string, [help: string, value: (p: Pending) => number]> = {
@@ -72,7 +63,7 @@ export function createMetrics(opts: { facts?: Promised } = {}): ContactMetrics {
   return new Proxy({} as ContactMetrics, { get: (_, key) => get()[key as keyof ContactMetrics] });
 }
 
-function makeMetrics(opts: { facts?: Promised }): ContactMetrics {
+function makeMetrics(opts: { facts?: Promised }) {
   const client = createRequire(import.meta.url)("prom-client") as typeof import("prom-client");
   const registry = new client.Registry();
   const registers = [registry];
@@ -153,15 +144,15 @@ function makeMetrics(opts: { facts?: Promised }): ContactMetrics {
   }
   return {
     registry,
-    inquiry: (source, outcome) => inquiries.inc({ source, outcome }),
-    delivered(channel, latencySeconds) {
+    inquiry: (source: string, outcome: InquiryOutcome) => inquiries.inc({ source, outcome }),
+    delivered(channel: string, latencySeconds: number) {
       deliveries.inc({ channel, outcome: "delivered" });
       latency.observe({ channel }, Math.max(0, latencySeconds));
     },
-    retried: (channel) => deliveries.inc({ channel, outcome: "retry" }),
-    failed: (channel) => deliveries.inc({ channel, outcome: "failed" }),
+    retried: (channel: string) => deliveries.inc({ channel, outcome: "retry" }),
+    failed: (channel: string) => deliveries.inc({ channel, outcome: "failed" }),
     reminded: () => reminders.inc(),
-    watchOutbox(outbox) {
+    watchOutbox(outbox: Sql) {
       db = outbox;
     },
   };

@@ -27,7 +27,7 @@ export function openingOf(now: number, facts: Promised = site): { day: string; a
 }
 
 /** The digest and the overview list the same leads: what nobody took of the last two weeks, and what was held since. */
-export async function openLeads(db: Database, now: number, since = now - REMINDER_LOOKBACK_MS) {
+export async function openLeads(db: Database, now: number, since: number) {
   const recent = await list(db, { since: Math.min(since, now - REMINDER_LOOKBACK_MS) });
   return {
     recent,
