@@ -4,11 +4,12 @@ import { type FieldErrors, HONEYPOT_FIELD, validateContact } from "../../../app/
 import type { Config } from "../../config.ts";
 import { newDeliveries, type Routing } from "../delivery/routing.ts";
 import type { OutboxWorker } from "../delivery/worker.ts";
+import type { KeyRing } from "../keys.ts";
 import type { ContactMetrics, InquiryOutcome } from "../metrics.ts";
 import type { Database } from "../storage/database.ts";
 import { countAgainst, type Limit, save } from "../storage/inquiries.ts";
 import type { Source } from "../storage/records.ts";
-import type { AddressHasher } from "./address-hash.ts";
+import { addressHashes } from "./address-hash.ts";
 import type { ContentFilter } from "./content-filter.ts";
 import type { FormTokens } from "./form-token.ts";
 import { timeOrderedId } from "./ids.ts";
@@ -53,7 +54,7 @@ export function contactPipeline(parts: {
   db: Database;
   worker: OutboxWorker;
   log: Logger;
-  hasher: AddressHasher;
+  ring: KeyRing;
   routing: Routing;
   metrics?: ContactMetrics;
   tokens: FormTokens;
@@ -67,7 +68,7 @@ export function contactPipeline(parts: {
     { prefix: "contact_day", per: "address", points: config.RATE_LIMIT_PER_DAY, durationMs: 86_400_000 },
     { prefix: "contact_net_min", per: "network", points: config.RATE_LIMIT_NETWORK_PER_MINUTE, durationMs: 60_000 },
   ];
-  const limitsOf = (specs: LimitSpec[], hashes: Awaited<ReturnType<AddressHasher["hashes"]>>): Limit[] =>
+  const limitsOf = (specs: LimitSpec[], hashes: Awaited<ReturnType<typeof addressHashes>>): Limit[] =>
     hashes ? specs.map(({ prefix, per, ...l }) => ({ key: `${prefix}:${hashes[per]}`, ...l })) : [];
 
   async function receive(s: Submission): Promise<Outcome> {
@@ -81,7 +82,7 @@ export function contactPipeline(parts: {
     const id = timeOrderedId(now);
     const { name, email, company, service, message } = valid.data;
     const fingerprint = sha256(JSON.stringify([name, email, company, service, message]));
-    const hashes = await parts.hasher.hashes(s.ip, now);
+    const hashes = await addressHashes(parts.ring, s.ip, now);
     const result = await save(db, {
       inquiry: {
         ...valid.data,
@@ -127,7 +128,7 @@ export function contactPipeline(parts: {
     },
     // A press on a lead's page, counted by the submissions' rule and table: seconds to wait, or null.
     async overLimit(ip: string | undefined, specs: LimitSpec[], now = Date.now()): Promise<number | null> {
-      const limits = limitsOf(specs, await parts.hasher.hashes(ip, now));
+      const limits = limitsOf(specs, await addressHashes(parts.ring, ip, now));
       const until = limits.length > 0 ? await countAgainst(db, limits, now) : null;
       return until === null ? null : seconds(until - now);
     },
