@@ -127,7 +127,7 @@ export function contactPipeline(parts: {
       return outcome;
     },
     // A press on a lead's page, counted by the submissions' rule and table: seconds to wait, or null.
-    async overLimit(ip: string | undefined, specs: LimitSpec[], now = Date.now()): Promise<number | null> {
+    async overLimit(ip: string | undefined, specs: LimitSpec[], now: number): Promise<number | null> {
       const limits = limitsOf(specs, await addressHashes(parts.ring, ip, now));
       const until = limits.length > 0 ? await countAgainst(db, limits, now) : null;
       return until === null ? null : seconds(until - now);
@@ -136,9 +136,7 @@ export function contactPipeline(parts: {
 }
 
 function withoutHoneypot(body: unknown): { body: unknown; trap: string } {
-  if (typeof body !== "object" || body === null || Array.isArray(body) || !(HONEYPOT_FIELD in body)) {
-    return { body, trap: "" };
-  }
+  if (typeof body !== "object" || body === null || !(HONEYPOT_FIELD in body)) return { body, trap: "" };
   const { [HONEYPOT_FIELD]: trap, ...rest } = body as Record<string, unknown>;
   return { body: rest, trap: typeof trap === "string" ? trap.trim() : "x" };
 }
