@@ -88,11 +88,8 @@ function stance(message: string): string[] {
 export function tokens(input: Input): string[] {
   const text = input.message;
   const out = [...SHAPES.filter(([, , test]) => test(text)).map(([token]) => token), ...stance(text)];
-  const words =
-    text
-      .toLowerCase()
-      .replace(/\b(?:https?:\/\/|www\.)\S+/g, " ")
-      .match(/[a-z][a-z0-9'’-]*/g) ?? [];
+  const withoutLinks = text.toLowerCase().replace(/\b(?:https?:\/\/|www\.)\S+/g, " ");
+  const words = withoutLinks.match(/[a-z][a-z0-9'’-]*/g) ?? [];
   for (const [i, w] of words.entries()) {
     if (OWN_WORDS.has(w)) continue;
     if (!STOPWORDS.has(w) && w.length > 1) out.push(w);
