@@ -79,7 +79,7 @@ export function startContactRuntime(
   const attempt = async () => {
     try {
       const pipeline = await createContactPipeline(config, log, opts);
-      if (closed) return pipeline.close();
+      if (closed) return await pipeline.close();
       made = pipeline;
       made.pipeline.worker.start();
       made.housekeeping.start();
