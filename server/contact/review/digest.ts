@@ -1,5 +1,5 @@
 import { site } from "../../../app/config/site.ts";
-import { ACTION_LABEL, type LeadSummary } from "../../../app/contact/lead.ts";
+import { ACTION_LABEL } from "../../../app/contact/lead.ts";
 import type { Database } from "../storage/database.ts";
 import { list } from "../storage/inquiries.ts";
 import { queue } from "../storage/outbox.ts";
@@ -107,11 +107,7 @@ export async function digestWords(
   };
 }
 
-export function deadlineOf(
-  i: Pick<Inquiry, "receivedAt" | "takenAt">,
-  now: number,
-  facts: Promised = site,
-): LeadSummary["deadline"] {
+export function deadlineOf(i: Pick<Inquiry, "receivedAt" | "takenAt">, now: number, facts: Promised = site) {
   const t = timingOf(i, now, facts);
   const by = replyBy(t.dueAt, facts);
   if (t.dueAt === null || by === null) return null;
