@@ -1,5 +1,4 @@
 import { createRequire } from "node:module";
-import type client from "prom-client";
 import { CHANNEL_NAMES } from "./delivery/channels.ts";
 import type { Promised } from "./review/promise.ts";
 import { type ReplyFigures, replyFigures } from "./review/reply-figures.ts";
@@ -7,10 +6,9 @@ import type { Sql } from "./storage/database.ts";
 import { pending } from "./storage/outbox.ts";
 
 /**
- * The pipeline's health for Prometheus: what arrives and what becomes of it, what waits and for how
- * long, delivery latency per channel, the reply promise (ADR 0020). The gauges read the database at
- * each scrape, so every instance says the same. prom-client (and the some 80 modules it loads) is
- * loaded at the first use, not before the first page.
+ * The pipeline's health for Prometheus. The gauges read the database at each scrape, so every instance
+ * says the same. prom-client (and the some 80 modules it loads) is loaded at the first use, not before
+ * the first page.
  */
 
 const INQUIRY_OUTCOMES = [
@@ -24,52 +22,38 @@ const INQUIRY_OUTCOMES = [
 ] as const;
 export type InquiryOutcome = (typeof INQUIRY_OUTCOMES)[number];
 
-export type ContactMetrics = {
-  registry: client.Registry;
-  inquiry(source: string, outcome: InquiryOutcome): void;
-  delivered(channel: string, latencySeconds: number): void;
-  retried(channel: string): void;
-  failed(channel: string): void;
-  reminded(): void;
-  watchOutbox(db: Sql): void;
-};
+export type ContactMetrics = ReturnType<typeof makeMetrics>;
 
 type Pending = { count: number; oldestAgeMs: number };
-const PENDING_GAUGES: Array<[string, string, (p: Pending) => number]> = [
-  ["contact_deliveries_pending", "Deliveries not yet done (pending or being sent), by channel.", (p) => p.count],
-  [
-    "contact_delivery_oldest_pending_seconds",
+const PENDING_GAUGES: Record<string, [help: string, value: (p: Pending) => number]> = {
+  contact_deliveries_pending: ["Deliveries not yet done (pending or being sent), by channel.", (p) => p.count],
+  contact_delivery_oldest_pending_seconds: [
     "Age of the oldest delivery not yet done, by channel (0: none waiting).",
     (p) => p.oldestAgeMs / 1000,
   ],
-];
+};
 const REPLY_WINDOW_MS = 30 * 86_400_000;
 const seconds = (ms: number | null) => (ms === null ? null : ms / 1000);
-const REPLY_GAUGES: Array<[string, string, (r: ReplyFigures) => number | null]> = [
-  [
-    "contact_leads_waiting",
+const REPLY_GAUGES: Record<string, [help: string, value: (r: ReplyFigures) => number | null]> = {
+  contact_leads_waiting: [
     'Leads (not held) of the last 30 days nobody has taken ("I\'m on it") yet.',
     (r) => r.waiting,
   ],
-  ["contact_leads_overdue", "Leads nobody has taken yet past the reply promise (business hours).", (r) => r.overdue],
-  [
-    "contact_leads_missed_promise",
+  contact_leads_overdue: ["Leads nobody has taken yet past the reply promise (business hours).", (r) => r.overdue],
+  contact_leads_missed_promise: [
     "Leads of the last 30 days not taken within the reply promise (business hours), taken since or not.",
     (r) => r.missed,
   ],
-  [
-    "contact_lead_take_median_business_seconds",
+  contact_lead_take_median_business_seconds: [
     'Median business time from receipt to the first "I\'m on it", leads of the last 30 days (no sample: none taken).',
     (r) => seconds(r.takeMedianMs),
   ],
-  [
-    "contact_lead_take_p90_business_seconds",
+  contact_lead_take_p90_business_seconds: [
     '90th percentile of the business time from receipt to the first "I\'m on it", leads of the last 30 days.',
     (r) => seconds(r.takeP90Ms),
   ],
-];
+};
 
-/** `facts`: the reply promise's calendar and hours (default: the company's, app/config/site.ts). */
 export function createMetrics(opts: { facts?: Promised } = {}): ContactMetrics {
   let made: ContactMetrics | undefined;
   const get = () => {
@@ -79,7 +63,7 @@ export function createMetrics(opts: { facts?: Promised } = {}): ContactMetrics {
   return new Proxy({} as ContactMetrics, { get: (_, key) => get()[key as keyof ContactMetrics] });
 }
 
-function makeMetrics(opts: { facts?: Promised }): ContactMetrics {
+function makeMetrics(opts: { facts?: Promised }) {
   const client = createRequire(import.meta.url)("prom-client") as typeof import("prom-client");
   const registry = new client.Registry();
   const registers = [registry];
@@ -120,8 +104,9 @@ function makeMetrics(opts: { facts?: Promised }): ContactMetrics {
       this.set((await readPending()) === null ? 0 : 1);
     },
   });
-  // Storage that does not answer: no sample ("unknown"), never 0, which would clear a stuck alert.
-  for (const [name, help, value] of PENDING_GAUGES) {
+  // Storage that does not answer, or a median of no takes: no sample ("unknown"), never 0, which would
+  // clear a stuck alert.
+  for (const [name, [help, value]] of Object.entries(PENDING_GAUGES)) {
     new client.Gauge({
       name,
       help,
@@ -136,25 +121,18 @@ function makeMetrics(opts: { facts?: Promised }): ContactMetrics {
       },
     });
   }
-  // No figure (storage down, or a median of no takes): no sample, where an unlabelled gauge would say 0.
-  for (const [name, help, value] of REPLY_GAUGES) {
-    let known = false;
-    const gauge = new client.Gauge({
+  for (const [name, [help, value]] of Object.entries(REPLY_GAUGES)) {
+    new client.Gauge({
       name,
       help,
       registers,
       async collect() {
         const read = await readReply();
         const v = read === null ? null : value(read);
-        known = v !== null;
-        this.set(v ?? 0);
+        if (v === null) this.remove();
+        else this.set(v);
       },
     });
-    const get = gauge.get.bind(gauge);
-    gauge.get = async () => {
-      const metric = await get();
-      return known ? metric : { ...metric, values: [] };
-    };
   }
   // Every series exists from the start at 0: an alert on increase(…[15m]) sees the first failure
   // after a restart, and "nothing waiting" reads 0, not "no data".
@@ -166,15 +144,15 @@ function makeMetrics(opts: { facts?: Promised }): ContactMetrics {
   }
   return {
     registry,
-    inquiry: (source, outcome) => inquiries.inc({ source, outcome }),
-    delivered(channel, latencySeconds) {
+    inquiry: (source: string, outcome: InquiryOutcome) => inquiries.inc({ source, outcome }),
+    delivered(channel: string, latencySeconds: number) {
       deliveries.inc({ channel, outcome: "delivered" });
       latency.observe({ channel }, Math.max(0, latencySeconds));
     },
-    retried: (channel) => deliveries.inc({ channel, outcome: "retry" }),
-    failed: (channel) => deliveries.inc({ channel, outcome: "failed" }),
+    retried: (channel: string) => deliveries.inc({ channel, outcome: "retry" }),
+    failed: (channel: string) => deliveries.inc({ channel, outcome: "failed" }),
     reminded: () => reminders.inc(),
-    watchOutbox(outbox) {
+    watchOutbox(outbox: Sql) {
       db = outbox;
     },
   };

@@ -3,11 +3,10 @@ import type { Logger } from "pino";
 import { site } from "../../app/config/site.ts";
 import { visitorLink } from "../booking/messages.ts";
 import type { Config } from "../config.ts";
-import type { Channel } from "./delivery/channel.ts";
 import { channelNamed } from "./delivery/channels.ts";
 import { channelsOf, routingOf } from "./delivery/routing.ts";
 import type { SecretKeys } from "./intake/address-hash.ts";
-import type { ContactPipeline, LimitSpec, Outcome, Submission } from "./intake/pipeline.ts";
+import type { ContactPipeline, Outcome, Submission } from "./intake/pipeline.ts";
 import type { ContactMetrics } from "./metrics.ts";
 import type { Promised } from "./review/promise.ts";
 import { type Database, logStorageTransitions, StorageUnavailableError } from "./storage/database.ts";
@@ -37,27 +36,15 @@ export async function createContactPipeline(
     if (applied.length > 0) log.info({ applied }, "database migrations applied");
     await opts.keys.ring.attach(db);
     const routing = routingOf(config);
-    const channels: Channel[] = channelsOf(routing).flatMap(
-      (name) => channelNamed(name)?.create(config, opts.keys.links) ?? [],
-    );
+    const channels = channelsOf(routing).flatMap((name) => channelNamed(name)?.create(config, opts.keys.links) ?? []);
     // "Not spam" from any shell queues what the server would.
     await writeSetting(db, "routing", JSON.stringify(routing));
-    const { metrics, clock, facts, keys } = opts;
-    const worker = outboxWorker({ db, channels, routing, log, config, metrics, clock, facts, links: keys.links });
-    const housekeeping = createHousekeeping({
-      db,
-      log,
-      config,
-      ...site.privacy,
-      ring: keys.ring,
-      worker,
-      clock,
-      facts,
-    });
-    metrics?.watchOutbox(db);
+    const parts = { db, log, config, routing, metrics: opts.metrics, clock: opts.clock, facts: opts.facts };
+    const worker = outboxWorker({ ...parts, channels, links: opts.keys.links });
+    const housekeeping = createHousekeeping({ ...parts, ...site.privacy, ring: opts.keys.ring, worker });
+    opts.metrics?.watchOutbox(db);
     const content = contentFilter(db, config.SPAM_CORPUS_DIR);
-    const parts = { db, worker, log, config, content, routing, metrics, limits: limitsOf(config), clock };
-    const pipeline = contactPipeline({ ...parts, hasher: keys.hasher, tokens: keys.tokens });
+    const pipeline = contactPipeline({ ...parts, ...opts.keys, worker, content });
     log.info({ storage: db.describe(), channels: channels.map((c) => c.describe()) }, "contact pipeline ready");
     return {
       pipeline,
@@ -75,18 +62,12 @@ export async function createContactPipeline(
   }
 }
 
-const limitsOf = (config: Config): LimitSpec[] => [
-  { prefix: "contact_min", per: "address", points: config.RATE_LIMIT_PER_MINUTE, durationMs: 60_000 },
-  { prefix: "contact_day", per: "address", points: config.RATE_LIMIT_PER_DAY, durationMs: 86_400_000 },
-  { prefix: "contact_net_min", per: "network", points: config.RATE_LIMIT_NETWORK_PER_MINUTE, durationMs: 60_000 },
-];
-
 export type ContactRuntime = ReturnType<typeof startContactRuntime>;
 
 export function startContactRuntime(
   config: Config,
   log: Logger,
-  opts: { keys: SecretKeys; metrics?: ContactMetrics; after?: Promise<void> },
+  opts: { keys: SecretKeys; metrics?: ContactMetrics; after: Promise<void> },
 ) {
   let made: Awaited<ReturnType<typeof createContactPipeline>> | null = null;
   let reason = "starting";
@@ -94,15 +75,11 @@ export function startContactRuntime(
   let leaving = false;
   let timer: NodeJS.Timeout | undefined;
   let delay = 1_000;
-  let starting: Promise<void> | null = null;
 
   const attempt = async () => {
     try {
       const pipeline = await createContactPipeline(config, log, opts);
-      if (closed) {
-        await pipeline.close();
-        return;
-      }
+      if (closed) return await pipeline.close();
       made = pipeline;
       made.pipeline.worker.start();
       made.housekeeping.start();
@@ -123,8 +100,8 @@ export function startContactRuntime(
     }
   };
   // Started once the first page is out (server/main.ts): a message sent before waits, not a 503.
-  const firstStart = (opts.after ?? Promise.resolve()).then(attempt);
-  starting = firstStart;
+  const firstStart = opts.after.then(attempt);
+  let starting = firstStart;
 
   const pipeline = (): ContactPipeline => {
     if (!made) throw new StorageUnavailableError(`contact storage not ready: ${reason}`, 10);
@@ -146,15 +123,9 @@ export function startContactRuntime(
     async readiness(): Promise<{ ready: true } | { ready: false; reason: string }> {
       if (leaving) return { ready: false, reason: "shutting down" };
       if (!made) return { ready: false, reason };
-      const late = sleep(2_000, undefined, { ref: false }).then(() =>
-        Promise.reject(new Error("no answer within 2000 ms")),
-      );
-      try {
-        await Promise.race([made.db.ping(), late]);
-        return { ready: true };
-      } catch (err) {
-        return { ready: false, reason: `database: ${(err as Error).message}` };
-      }
+      const late = sleep(2_000, "no answer within 2000 ms", { ref: false });
+      const failed = await Promise.race([made.db.ping().then(() => null), late]).catch((err: Error) => err.message);
+      return failed === null ? { ready: true } : { ready: false, reason: `database: ${failed}` };
     },
     async close() {
       closed = true;

@@ -31,7 +31,7 @@ describe("the seed corpus", () => {
   it("a corpus folder that is missing, or lacks spam, is refused, named", () => {
     const onlyGenuine = mkdtempSync(join(tmpdir(), "corpus-"));
     writeFileSync(join(onlyGenuine, "genuine.tsv"), "\tCould you quote a network upgrade for our office?\n");
-    expect(() => seedCorpus(join(onlyGenuine, "missing"))).toThrow(/cannot read .*missing \(ENOENT\)$/);
+    expect(() => seedCorpus(join(onlyGenuine, "missing"))).toThrow(/^ENOENT: .*missing'$/);
     expect(() => seedCorpus(onlyGenuine)).toThrow(/has no spam messages/);
     rmSync(onlyGenuine, { recursive: true, force: true });
   });

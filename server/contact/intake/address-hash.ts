@@ -11,24 +11,16 @@ import { formTokens } from "./form-token.ts";
  * storage/keys.ts), so after that nobody, the company included, can tell which address made a hash.
  */
 
-export type AddressHasher = ReturnType<typeof addressHasher>;
-
-export function addressHasher(ring: KeyRing) {
-  return {
-    async hashes(ip: string | undefined, now = Date.now()) {
-      const keys = ip ? clientKeys(ip) : null;
-      if (!keys) return null;
-      const key = await ring.addressKey(now);
-      if (!key) return null;
-      const mac = (s: string) => createHmac("sha256", key).update(s).digest("hex");
-      return { address: mac(`a:${keys.address}`), network: mac(`n:${keys.network}`) };
-    },
-  };
+export async function addressHashes(ring: KeyRing, ip: string | undefined, now: number) {
+  const keys = ip ? clientKeys(ip) : null;
+  const key = keys && (await ring.addressKey(now));
+  if (!keys || !key) return null;
+  const mac = (s: string) => createHmac("sha256", key).update(s).digest("hex");
+  return { address: mac(`a:${keys.address}`), network: mac(`n:${keys.network}`) };
 }
 
 export const secretKeys = (ring: KeyRing, config: Pick<Config, "SITE_URL" | "INQUIRY_LINK_DAYS">) => ({
   ring,
-  hasher: addressHasher(ring),
   tokens: formTokens(ring),
   links: leadLinks(ring, config),
 });

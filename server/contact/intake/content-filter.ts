@@ -6,12 +6,11 @@ import type { Sql } from "../storage/database.ts";
 import * as training from "../storage/training.ts";
 
 /**
- * The content layer of the spam defence (docs/decisions/0012-content-filter.md, 0022, 0028): naive
- * Bayes over a message's words, two-word phrases, shape, and who sells to whom (the stance). Naive
- * Bayes claims more than words of a kind it never saw can tell: its log2 odds count WORDS_TRUST
- * times. Trained on the seed corpus in ./corpus/ and the company's marks, which the database keeps
- * for every instance. It only scores: the pipeline holds at SPAM_HOLD_SCORE and marks at
- * SPAM_SUSPECT_SCORE (server/config.ts's TUNING; ADR 0016). All three are chosen by `npm run bench:spam` on kinds the model never saw (ADR 0023).
+ * The content layer of the spam defence (ADR 0012, 0022, 0028): naive Bayes over a message's words,
+ * two-word phrases, shape, and who sells to whom (the stance), trained on ./corpus/ and the company's
+ * marks. Naive Bayes claims more than words of a kind it never saw can tell: its log2 odds count
+ * WORDS_TRUST times. It only scores; WORDS_TRUST and the pipeline's SPAM_HOLD_SCORE and SPAM_SUSPECT_SCORE
+ * (TUNING) are chosen by `npm run bench:spam` on kinds the model never saw (ADR 0023).
  */
 
 export const WORDS_TRUST = 0.25;
@@ -89,13 +88,9 @@ function stance(message: string): string[] {
 export function tokens(input: Input): string[] {
   const text = input.message;
   const out = [...SHAPES.filter(([, , test]) => test(text)).map(([token]) => token), ...stance(text)];
-  const words =
-    text
-      .toLowerCase()
-      .replace(/\b(?:https?:\/\/|www\.)\S+/g, " ")
-      .match(/[a-z][a-z0-9'’-]*/g) ?? [];
-  for (let i = 0; i < words.length; i++) {
-    const w = words[i] as string;
+  const withoutLinks = text.toLowerCase().replace(/\b(?:https?:\/\/|www\.)\S+/g, " ");
+  const words = withoutLinks.match(/[a-z][a-z0-9'’-]*/g) ?? [];
+  for (const [i, w] of words.entries()) {
     if (OWN_WORDS.has(w)) continue;
     if (!STOPWORDS.has(w) && w.length > 1) out.push(w);
     const next = words[i + 1];
@@ -118,10 +113,8 @@ export class ContentModel {
   private readonly vocabulary: number;
 
   constructor(examples: readonly Example[], marks: readonly Example[] = []) {
-    for (const [e, weight] of [
-      ...examples.map((e) => [e, 1] as const),
-      ...marks.map((e) => [e, MARK_WEIGHT] as const),
-    ]) {
+    const weighted = [...examples.map((e) => [e, 1] as const), ...marks.map((e) => [e, MARK_WEIGHT] as const)];
+    for (const [e, weight] of weighted) {
       const toks = unique(e);
       for (const t of toks) this.counts[e.label].set(t, (this.counts[e.label].get(t) ?? 0) + weight);
       this.totals[e.label] += toks.length * weight;
@@ -130,7 +123,6 @@ export class ContentModel {
     this.vocabulary = new Set([...this.counts.spam.keys(), ...this.counts.genuine.keys()]).size;
   }
 
-  /** A token's log2 odds of spam, as naive Bayes claims them. */
   weight(t: string): number {
     const { counts, totals } = this;
     const v = this.vocabulary * SMOOTHING;
@@ -140,7 +132,6 @@ export class ContentModel {
     );
   }
 
-  /** The words' log2 odds of spam, as naive Bayes claims them. */
   log2Odds(input: Input): number {
     const { counts, docs } = this;
     let odds = Math.log2((docs.spam + SMOOTHING) / (docs.genuine + SMOOTHING));
@@ -171,14 +162,8 @@ export function reasonOf(score: number, evidence: string[]): string {
 
 const corpusDir = new URL("./corpus/", import.meta.url).pathname;
 
-/** `spam*.tsv` and `genuine*.tsv` in `dir`: lines of `company<TAB>message`, `#` for comments. */
 export function seedCorpus(dir = corpusDir): Example[] {
-  let files: string[];
-  try {
-    files = readdirSync(dir).filter((f) => /^(?:spam|genuine).*\.tsv$/.test(f));
-  } catch (err) {
-    throw new Error(`spam corpus: cannot read ${dir} (${(err as NodeJS.ErrnoException).code ?? "error"})`);
-  }
+  const files = readdirSync(dir).filter((f) => /^(?:spam|genuine).*\.tsv$/.test(f));
   const examples = files.sort().flatMap((f) => {
     const label: Label = f.startsWith("spam") ? "spam" : "genuine";
     return parseTsv(readFileSync(join(dir, f), "utf8")).map((e) => ({ label, ...e, group: f }));
@@ -207,16 +192,14 @@ export const RELEARN_CHECK_MS = 2_000;
 export type ContentFilter = ReturnType<typeof contentFilter>;
 
 export function contentFilter(db: Sql, corpusDir?: string) {
-  let model: ContentModel | null = null;
-  let seed: readonly Example[] = [];
+  let seed: readonly Example[] | undefined;
+  let model: ContentModel | undefined;
   let revision = training.NO_MARKS;
   let checkedAt = 0;
   return {
     async model(now = Date.now()): Promise<ContentModel> {
-      if (!model) {
-        seed = seedCorpus(corpusDir);
-        model = new ContentModel(seed);
-      }
+      seed ??= seedCorpus(corpusDir);
+      model ??= new ContentModel(seed);
       if (now - checkedAt < RELEARN_CHECK_MS) return model;
       checkedAt = now;
       const latest = await training.revision(db);

@@ -4,8 +4,7 @@ import type { KeyRing } from "../keys.ts";
 /**
  * The form token written into every /contact page served (a hidden input; enhance.ts sends it as
  * X-Form-Token): signed, it proves the message comes from a page we served, and when. No cookie,
- * no puzzle (docs/decisions/0007-spam-defence.md). `<key id>.<issued>.<nonce>.<signature>`, signed
- * with the ring's `form` key (keys.ts).
+ * no puzzle (ADR 0007).
  */
 
 export type TokenCheck = { ok: true; ageMs: number } | { ok: false; reason: string };

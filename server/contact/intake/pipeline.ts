@@ -4,11 +4,12 @@ import { type FieldErrors, HONEYPOT_FIELD, validateContact } from "../../../app/
 import type { Config } from "../../config.ts";
 import { newDeliveries, type Routing } from "../delivery/routing.ts";
 import type { OutboxWorker } from "../delivery/worker.ts";
+import type { KeyRing } from "../keys.ts";
 import type { ContactMetrics, InquiryOutcome } from "../metrics.ts";
 import type { Database } from "../storage/database.ts";
 import { countAgainst, type Limit, save } from "../storage/inquiries.ts";
 import type { Source } from "../storage/records.ts";
-import type { AddressHasher } from "./address-hash.ts";
+import { addressHashes } from "./address-hash.ts";
 import type { ContentFilter } from "./content-filter.ts";
 import type { FormTokens } from "./form-token.ts";
 import { timeOrderedId } from "./ids.ts";
@@ -17,10 +18,9 @@ import { spamVerdict } from "./spam.ts";
 /**
  * The contact pipeline, one for both doors (the JSON endpoint and the no-JavaScript form post). A
  * success is only ever reported after the inquiry, its deliveries and its limits are stored in one
- * transaction. A held message is stored and answered like any other, and delivered nowhere. The
- * page a message was sent from is kept as its path only: a query, a fragment or the host may carry
- * what is not ours to keep. An Idempotency-Key used before answers with the inquiry it stored the
- * first time; with another message it is the client's mistake (422), never a silently dropped one.
+ * transaction. The page a message was sent from is kept as its path only: a query, a fragment or the
+ * host may carry what is not ours to keep. An Idempotency-Key used again answers with the inquiry it
+ * first stored; with another message it is the client's mistake (422), never a silently dropped one.
  */
 
 export type Submission = {
@@ -54,8 +54,7 @@ export function contactPipeline(parts: {
   db: Database;
   worker: OutboxWorker;
   log: Logger;
-  hasher: AddressHasher;
-  limits: LimitSpec[];
+  ring: KeyRing;
   routing: Routing;
   metrics?: ContactMetrics;
   tokens: FormTokens;
@@ -64,7 +63,12 @@ export function contactPipeline(parts: {
   clock?: () => number;
 }) {
   const { db, config } = parts;
-  const limitsOf = (specs: LimitSpec[], hashes: Awaited<ReturnType<AddressHasher["hashes"]>>): Limit[] =>
+  const limits: LimitSpec[] = [
+    { prefix: "contact_min", per: "address", points: config.RATE_LIMIT_PER_MINUTE, durationMs: 60_000 },
+    { prefix: "contact_day", per: "address", points: config.RATE_LIMIT_PER_DAY, durationMs: 86_400_000 },
+    { prefix: "contact_net_min", per: "network", points: config.RATE_LIMIT_NETWORK_PER_MINUTE, durationMs: 60_000 },
+  ];
+  const limitsOf = (specs: LimitSpec[], hashes: Awaited<ReturnType<typeof addressHashes>>): Limit[] =>
     hashes ? specs.map(({ prefix, per, ...l }) => ({ key: `${prefix}:${hashes[per]}`, ...l })) : [];
 
   async function receive(s: Submission): Promise<Outcome> {
@@ -78,7 +82,7 @@ export function contactPipeline(parts: {
     const id = timeOrderedId(now);
     const { name, email, company, service, message } = valid.data;
     const fingerprint = sha256(JSON.stringify([name, email, company, service, message]));
-    const hashes = await parts.hasher.hashes(s.ip, now);
+    const hashes = await addressHashes(parts.ring, s.ip, now);
     const result = await save(db, {
       inquiry: {
         ...valid.data,
@@ -95,7 +99,7 @@ export function contactPipeline(parts: {
         suspect: !held && suspect,
       },
       deliveries: held ? [] : newDeliveries(parts.routing, { id, receivedAt: now, service }, config, now),
-      limits: limitsOf(parts.limits, hashes),
+      limits: limitsOf(limits, hashes),
       idempotency: s.idempotencyKey ? { key: s.idempotencyKey, fingerprint } : undefined,
     });
     if (result.kind === "key-seen") {
@@ -123,8 +127,8 @@ export function contactPipeline(parts: {
       return outcome;
     },
     // A press on a lead's page, counted by the submissions' rule and table: seconds to wait, or null.
-    async overLimit(ip: string | undefined, specs: LimitSpec[], now = Date.now()): Promise<number | null> {
-      const limits = limitsOf(specs, await parts.hasher.hashes(ip, now));
+    async overLimit(ip: string | undefined, specs: LimitSpec[], now: number): Promise<number | null> {
+      const limits = limitsOf(specs, await addressHashes(parts.ring, ip, now));
       const until = limits.length > 0 ? await countAgainst(db, limits, now) : null;
       return until === null ? null : seconds(until - now);
     },
@@ -132,9 +136,7 @@ export function contactPipeline(parts: {
 }
 
 function withoutHoneypot(body: unknown): { body: unknown; trap: string } {
-  if (typeof body !== "object" || body === null || Array.isArray(body) || !(HONEYPOT_FIELD in body)) {
-    return { body, trap: "" };
-  }
+  if (typeof body !== "object" || body === null || !(HONEYPOT_FIELD in body)) return { body, trap: "" };
   const { [HONEYPOT_FIELD]: trap, ...rest } = body as Record<string, unknown>;
   return { body: rest, trap: typeof trap === "string" ? trap.trim() : "x" };
 }

@@ -7,12 +7,11 @@ import type { FormTokens } from "./form-token.ts";
 
 /**
  * Is this submission a person's? Each layer names what it saw; any reason holds the inquiry: stored
- * and answered like any other (a bot learns nothing), delivered nowhere (ADR 0007). A score in the
- * band below the hold marks it suspect. A page of an allowed origin cannot send a form token: its
- * absence weighs in the score instead of holding.
+ * and answered like any other (a bot learns nothing), delivered nowhere (ADR 0007).
  */
 
-// A missing form token from an allowed origin: odds times √2 (times 4 marked 18% of genuine inquiries of unseen kinds; √2, 5%: ADR 0022).
+// A page of an allowed origin cannot send a form token: its absence weighs in the score instead of
+// holding, odds times √2 (times 4 marked 18% of genuine inquiries of unseen kinds; √2, 5%: ADR 0022).
 export const NO_TOKEN_LOG2_ODDS = 0.5;
 
 const URL_LIKE = /\b(?:https?:\/\/|www\.)\S+|\[url[=\]]|<a\s+href/gi;

@@ -1,5 +1,5 @@
 import { site } from "../../../app/config/site.ts";
-import { ACTION_LABEL, type LeadSummary } from "../../../app/contact/lead.ts";
+import { ACTION_LABEL } from "../../../app/contact/lead.ts";
 import type { Database } from "../storage/database.ts";
 import { list } from "../storage/inquiries.ts";
 import { queue } from "../storage/outbox.ts";
@@ -12,10 +12,9 @@ import { REMINDER_LOOKBACK_MS } from "./reminders.ts";
 import { replyFigures } from "./reply-figures.ts";
 
 /**
- * The morning digest: each day the office opens, at opening time, one email to everyone who receives
- * leads: what came, what waits, who took what, the held messages, last week's figures, and a signed
- * link to the overview page. A delivery whose id is the day, so one goes a day however many
- * instances run; its words are written when it is sent, so what was erased meanwhile is in none.
+ * The morning digest, each day the office opens, at opening time, to everyone who receives leads. A
+ * delivery whose id is the day, so one goes a day however many instances run; its words are written
+ * when it is sent, so what was erased meanwhile is in none.
  */
 
 const DAY_MS = 86_400_000;
@@ -28,7 +27,7 @@ export function openingOf(now: number, facts: Promised = site): { day: string; a
 }
 
 /** The digest and the overview list the same leads: what nobody took of the last two weeks, and what was held since. */
-export async function openLeads(db: Database, now: number, since = now - REMINDER_LOOKBACK_MS) {
+export async function openLeads(db: Database, now: number, since: number) {
   const recent = await list(db, { since: Math.min(since, now - REMINDER_LOOKBACK_MS) });
   return {
     recent,
@@ -108,11 +107,7 @@ export async function digestWords(
   };
 }
 
-export function deadlineOf(
-  i: Pick<Inquiry, "receivedAt" | "takenAt">,
-  now: number,
-  facts: Promised = site,
-): LeadSummary["deadline"] {
+export function deadlineOf(i: Pick<Inquiry, "receivedAt" | "takenAt">, now: number, facts: Promised = site) {
   const t = timingOf(i, now, facts);
   const by = replyBy(t.dueAt, facts);
   if (t.dueAt === null || by === null) return null;

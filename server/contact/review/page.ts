@@ -12,7 +12,7 @@ import { cutAt } from "../delivery/channel.ts";
 import { newDeliveries, type Routing } from "../delivery/routing.ts";
 import type { ContactPipeline, LimitSpec } from "../intake/pipeline.ts";
 import { type Database, type Sql, StorageUnavailableError } from "../storage/database.ts";
-import { get, judge, type Marked, markOf, type Taken, take, undo } from "../storage/inquiries.ts";
+import { get, judge, markOf, take, undo } from "../storage/inquiries.ts";
 import { type Inquiry, verdictOf } from "../storage/records.ts";
 import { readSetting } from "../storage/settings.ts";
 import { officeTime } from "./clock.ts";
@@ -35,12 +35,6 @@ const ACTION_LIMIT: LimitSpec = {
   durationMs: 10 * 60_000,
 };
 
-export type ActionResult =
-  | { kind: "done"; marked: Marked }
-  | { kind: "taken"; taken: Taken }
-  | { kind: "unknown" }
-  | { kind: "no-routing" };
-
 export async function performAction(
   db: Database,
   config: Config,
@@ -48,19 +42,19 @@ export async function performAction(
   id: string,
   now = Date.now(),
   opts: { undo?: boolean; by?: string | null } = {},
-): Promise<ActionResult> {
+) {
   const recorded = await readSetting(db, "routing");
   const routing = recorded ? (JSON.parse(recorded) as Routing) : null;
   if (action === "take") {
     const reports = (i: Inquiry) => (routing ? reportOf("inquiry.taken", i, routing, now) : []);
     const taken = await take(db, id, opts.by ?? null, now, reports);
-    return taken ? { kind: "taken", taken } : { kind: "unknown" };
+    return taken ? ({ kind: "taken", taken } as const) : ({ kind: "unknown" } as const);
   }
   // Spam queues nothing: it needs no routing.
-  if (!routing && (opts.undo || action === "not-spam")) return { kind: "no-routing" };
+  if (!routing && (opts.undo || action === "not-spam")) return { kind: "no-routing" } as const;
   const destinations = (inquiry: Inquiry) => (routing ? newDeliveries(routing, inquiry, config, now) : []);
   const marked = await (opts.undo ? undo : judge)(db, id, action, destinations, now);
-  return marked ? { kind: "done", marked } : { kind: "unknown" };
+  return marked ? ({ kind: "done", marked } as const) : ({ kind: "unknown" } as const);
 }
 
 export function leadPage(o: {
@@ -165,13 +159,7 @@ export function leadPage(o: {
 }
 
 export const takenBy = (given: string | undefined) =>
-  cutAt(
-    (given ?? "")
-      .replace(/[\p{Cc}\p{Cf}\p{Zl}\p{Zp}]/gu, " ")
-      .replace(/\s+/g, " ")
-      .trim(),
-    TAKEN_BY_MAX,
-  ) || null;
+  cutAt((given ?? "").replace(/[\s\p{Cc}\p{Cf}]+/gu, " ").trim(), TAKEN_BY_MAX) || null;
 
 async function summaryOf(sql: Sql, i: Inquiry, now: number): Promise<LeadSummary> {
   const mark = i.held ? await markOf(sql, i.id) : undefined;

@@ -3,9 +3,8 @@ import type { Inquiry } from "../storage/records.ts";
 import { formatter, replyBy } from "./clock.ts";
 
 /**
- * The reply promise counted as the company counts it (ADR 0020): business time is the office
- * hours of `app/config/site.ts` (officeHours, in its timeZone), minus its holidays. The reminder,
- * the metrics, the CLI and the webhook payload all count with these functions.
+ * The reply promise counted as the company counts it (ADR 0020), for the reminder, the metrics, the CLI
+ * and the webhook: business time is site.ts's officeHours in its timeZone, minus its holidays.
  */
 
 export type Calendar = Pick<Site, "officeHours" | "timeZone" | "holidays">;
@@ -103,11 +102,7 @@ export function timingOf(i: Pick<Inquiry, "receivedAt" | "takenAt">, now: number
 }
 
 /** `reply` in every webhook event (docs/contact-api.md). */
-export function replyOf(
-  i: Pick<Inquiry, "receivedAt" | "takenAt" | "takenBy" | "remindedAt">,
-  now: number,
-  facts: Promised = site,
-) {
+export function replyOf(i: Inquiry, now: number, facts: Promised = site) {
   const t = timingOf(i, now, facts);
   const iso = (ms: number | null | undefined) => (ms ? new Date(ms).toISOString() : null);
   return {

@@ -1,7 +1,7 @@
 import { site } from "../../../app/config/site.ts";
 import { destinationsFor, type Routing } from "../delivery/routing.ts";
 import { timeOrderedId } from "../intake/ids.ts";
-import type { Inquiry, NewDelivery } from "../storage/records.ts";
+import type { Inquiry } from "../storage/records.ts";
 import { businessMsBetween, type Promised, promiseDueAt, replyOf, sayBusinessTime } from "./promise.ts";
 
 /**
@@ -12,12 +12,7 @@ import { businessMsBetween, type Promised, promiseDueAt, replyOf, sayBusinessTim
 
 export const REMINDER_LOOKBACK_MS = 14 * 86_400_000;
 
-export function reportOf(
-  type: "inquiry.taken" | "inquiry.reminded",
-  inquiry: Inquiry,
-  routing: Routing,
-  now: number,
-): NewDelivery[] {
+export function reportOf(type: "inquiry.taken" | "inquiry.reminded", inquiry: Inquiry, routing: Routing, now: number) {
   return destinationsFor(routing, inquiry.service)
     .filter((d) => d.channel === "webhook")
     .map((d) => ({
