@@ -1,5 +1,6 @@
 import { mkdirSync, renameSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
+import type { SendMailOptions as Mail } from "nodemailer";
 import addressparser from "nodemailer/lib/addressparser";
 import { z } from "zod";
 import { site } from "../../../app/config/site.ts";
@@ -18,18 +19,6 @@ import { type Attempt, type ChannelDefinition, cutAt, type Reminder } from "./ch
  * visitor is a new message (`replyLink`). The Message-ID is its delivery's, made from the inquiry's
  * id: a retry carries the same one, and mail clients fold duplicates.
  */
-
-export type Mail = {
-  from: string;
-  to: string;
-  replyTo: string | { name: string; address: string };
-  subject: string;
-  text: string;
-  html: string;
-  messageId: string;
-  headers: Record<string, string>;
-  icalEvent?: { method: string; content: string };
-};
 
 export const replyLink = (inquiry: Pick<Inquiry, "email">) =>
   `mailto:${inquiry.email.replace(/[^A-Za-z0-9@._+-]/g, (c) => encodeURIComponent(c))}?subject=${encodeURIComponent(`Re: Your inquiry to ${site.name}`)}`;
@@ -107,13 +96,10 @@ ${buttons ? `<p>${buttons}</p>\n<p style="color:#475569;font-size:13px">${opts.l
 
 // Loaded with the first email, not before the first page (env.ts reads this module).
 const nodemailer = async () => (await import("nodemailer")).default;
-const makeComposer = async () =>
-  (await nodemailer()).createTransport({ streamTransport: true, buffer: true, newline: "windows" });
-let composer: ReturnType<typeof makeComposer> | undefined;
 
 export async function composeMail(mail: Mail): Promise<string> {
-  composer ??= makeComposer();
-  return (await (await composer).sendMail(mail)).message.toString();
+  const composer = (await nodemailer()).createTransport({ streamTransport: true, buffer: true, newline: "windows" });
+  return (await composer.sendMail(mail)).message.toString();
 }
 
 // A message whose connection closes under it fails (no requeue): the outbox retries it.
@@ -144,8 +130,6 @@ const each = (lists: string[]) =>
   [...new Set(lists.flatMap((list) => list.split(",").map((a) => a.trim().toLowerCase())).filter(Boolean))].join(", ");
 
 const inbox = (config: Config) => config.CONTACT_TO ?? site.email;
-const sender = (config: Config) =>
-  config.SMTP_FROM ?? `${site.name} Website <no-reply@${config.siteHost.replace(/^www\./, "")}>`;
 
 const variables = {
   SMTP_URL: z
@@ -173,7 +157,8 @@ export const email: ChannelDefinition<typeof variables> = {
   create(config, links) {
     const smtp = config.SMTP_URL ? smtpMailer(config.SMTP_URL) : undefined;
     const dir = join(config.dataDir, "mail");
-    const addresses = { from: sender(config), to: inbox(config) };
+    const from = config.SMTP_FROM ?? `${site.name} Website <no-reply@${config.siteHost.replace(/^www\./, "")}>`;
+    const addresses = { from, to: inbox(config) };
     const send = async (mail: Mail, id: string, detail?: string): Promise<Attempt> => {
       try {
         if (!smtp) {
@@ -203,16 +188,14 @@ export const email: ChannelDefinition<typeof variables> = {
         return reminder ? send(mail, `reminder-${inquiry.id}`, to) : send(mail, inquiry.id);
       },
       notify(kind, { subject, text, inquiryIds, to, calendar }, id) {
-        // The digest goes to everyone who receives leads, and the escalation address.
         const routed = Object.values(config.routes).map((r) => r.to ?? "");
         const digest = [addresses.to, ...routed, config.LEAD_ESCALATION_TO ?? ""];
         const mail = {
-          from: addresses.from,
+          from,
           to: to ?? (kind === "digest" ? each(digest) : addresses.to),
           replyTo: { name: site.name, address: addresses.to },
           subject: cutAt(subject, 200),
           text,
-          // Links in the text (the morning digest's) are links in the HTML too.
           html: `<pre style="white-space:pre-wrap">${escapeHtml(text).replace(/https?:\/\/[^\s<]+/g, (u) => `<a href="${u}">${u}</a>`)}</pre>`,
           messageId: `<${id}@${config.siteHost}>`,
           // What retention and `forget` read to delete a copy written to DATA_DIR/mail (contact/erasure.ts).

@@ -54,7 +54,7 @@ export function outboxWorker(parts: {
   metrics?: ContactMetrics;
   clock?: () => number;
   facts?: Promised;
-  links?: LeadLinks;
+  links: LeadLinks;
 }) {
   const { db, metrics, config } = parts;
   const id = `worker-${randomUUID()}`;
@@ -74,7 +74,6 @@ export function outboxWorker(parts: {
   async function run(): Promise<void> {
     while (running) {
       const worked = await pass().catch((err: Error) => {
-        // An outage was logged once by the database's watcher.
         if (!(err instanceof StorageUnavailableError))
           workerLog.error({ err: { message: err.message } }, "outbox pass failed");
         return 0;
@@ -105,14 +104,12 @@ export function outboxWorker(parts: {
   }
 
   async function attempt(d: Delivery, now: number): Promise<Outcome> {
-    const channel = channels.get(d.channel);
-    if (!channel) return { kind: "permanent", reason: `the ${d.channel} channel is not configured on this server` };
+    // Claimed only for this worker's channels (outbox.claimDue).
+    const channel = channels.get(d.channel) as Channel;
     if (d.kind === "delivery-failed" || d.kind === "digest" || d.kind.startsWith("booking")) {
       const payload = d.payload ?? "{}";
       const words =
-        d.kind === "digest"
-          ? parts.links && (await digestWords(db, parts.links, payload, now, parts.facts))
-          : JSON.parse(payload);
+        d.kind === "digest" ? await digestWords(db, parts.links, payload, now, parts.facts) : JSON.parse(payload);
       return words ? channel.notify(d.kind as AlertKind, words, d.messageId) : "drop";
     }
     const { inquiry } = d;
@@ -137,9 +134,7 @@ export function outboxWorker(parts: {
     const kind = d.kind as DeliveryKind;
     const log = workerLog.child({ inquiryId: d.inquiryId ?? undefined, channel: d.channel, attempt: d.attempts });
     const lease = config.OUTBOX_LEASE_MS;
-    const hold = setInterval(() => {
-      outbox.extendClaim(db, d.id, id, clock() + lease).catch(() => undefined);
-    }, lease / 3);
+    const hold = setInterval(() => outbox.extendClaim(db, d.id, id, clock() + lease).catch(() => undefined), lease / 3);
     const outcome = await attempt(d, clock()).catch((err: Error): Outcome => ({ kind: "retry", reason: err.message }));
     clearInterval(hold);
     const now = clock();
@@ -196,18 +191,10 @@ export function outboxWorker(parts: {
       `See it with \`npm run inquiries -- show ${d.inquiryId}\`; after a fix, \`npm run inquiries -- retry --channel ${d.channel}\`.`,
     ].join("\n");
     const payload = JSON.stringify({ subject, text, inquiryIds: [d.inquiryId] });
+    const each = { kind: "delivery-failed", target: "default", messageId: `alert_${d.id}_${why}`, payload } as const;
     const alerts = [...channels.keys()]
       .filter((c) => c !== d.channel)
-      .map(
-        (channel): NewDelivery => ({
-          id: `${d.id}-${why}-${channel}`,
-          kind: "delivery-failed",
-          channel,
-          target: "default",
-          messageId: `alert_${d.id}_${why}`,
-          payload,
-        }),
-      );
+      .map((channel): NewDelivery => ({ ...each, id: `${d.id}-${why}-${channel}`, channel }));
     await db.transaction((tx) => outbox.queue(tx, d.inquiryId, alerts, now));
     nudge();
   }
@@ -227,7 +214,7 @@ export function outboxWorker(parts: {
       running = false;
       nudge();
       const done = loop?.then(settled);
-      await Promise.race([done, new Promise((r) => setTimeout(r, graceMs).unref())]);
+      await Promise.race([done, sleep(graceMs, undefined, { ref: false })]);
       const given = await outbox.giveBack(db, id).catch(() => 0);
       if (given > 0) workerLog.info({ given }, "gave back claimed deliveries");
     },
