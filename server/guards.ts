@@ -1,5 +1,6 @@
 import { isIP } from "node:net";
-import type { NextFunction, Request, RequestHandler, Response } from "express";
+import { unescape as percentDecoded } from "node:querystring";
+import type { Request, RequestHandler, Response } from "express";
 import ipaddr from "ipaddr.js";
 
 /** What is checked before any handler runs: no request exhausts the process or reaches one not meant for it. */
@@ -49,7 +50,7 @@ export function warnUntrustedProxy(trust: (addr: string, i: number) => boolean, 
 
 /** A client address as it is limited (IPv6: its /64, which one subscriber holds), and its network. */
 export function clientKeys(ip: string): { address: string; network: string } | null {
-  if (isIP(ip) === 0 && !(ip.startsWith("::ffff:") && isIP(ip.slice(7)) === 4)) return null;
+  if (isIP(ip) === 0) return null;
   const addr = ipaddr.process(ip);
   if (addr.kind() === "ipv4") {
     const o = addr.toByteArray();
@@ -83,14 +84,9 @@ export const hostsOf = (origins: string[]) => new Set(origins.map((o) => new URL
 export function canonicalRedirect(isPage: (path: string) => boolean): RequestHandler {
   return (req, res, next) => {
     if ((req.method !== "GET" && req.method !== "HEAD") || isPage(req.path)) return next();
-    let path: string;
-    try {
-      path = decodeURIComponent(req.path);
-    } catch {
-      return next();
-    }
-    path = path.replace(/\/{2,}/g, "/").toLowerCase();
-    if (path.length > 1) path = path.replace(/\/+$/, "");
+    // Malformed escapes stay as they are (and name no page).
+    const decoded = percentDecoded(req.path).toLowerCase();
+    const path = decoded.replace(/\/{2,}/g, "/").replace(/(.)\/+$/, "$1");
     if (path === req.path || !isPage(path) || path.includes("\\")) return next();
     const query = req.originalUrl.indexOf("?");
     res.redirect(301, path + (query >= 0 ? req.originalUrl.slice(query) : ""));
@@ -112,9 +108,8 @@ export function bodyLimit(max: number, skip: (req: Request) => boolean): Request
   return (req, res, next) => {
     if (skip(req)) return next();
     const length = req.headers["content-length"];
-    if (length !== undefined && !(Number(length) <= max)) {
+    if (length !== undefined && !(Number(length) <= max))
       return refuse(req, res, 413, `Request body too large (at most ${max / 1024} KB).`);
-    }
     next();
   };
 }
@@ -128,7 +123,7 @@ const FORM_TYPES = ["application/x-www-form-urlencoded", "multipart/form-data"];
 
 /** The no-JavaScript form post, checked before React Router buffers and parses it (bodyLimit capped it). */
 export function formPostGuard(): RequestHandler {
-  return (req: Request, res: Response, next: NextFunction) => {
+  return (req, res, next) => {
     const length = req.get("content-length");
     if (length === undefined) return refuse(req, res, 411, "Length Required");
     if (!req.is(FORM_TYPES)) return refuse(req, res, 415, "Send the form as a form (urlencoded or multipart).");
@@ -138,10 +133,7 @@ export function formPostGuard(): RequestHandler {
 }
 
 export function isLoopbackHost(host: string): boolean {
-  const bare = host
-    .replace(/^\[|\]$/g, "")
-    .replace(/\.$/, "")
-    .toLowerCase();
+  const bare = host.replace(/^\[|\]$|\.$/g, "").toLowerCase();
   if (bare === "localhost" || bare.endsWith(".localhost")) return true;
   return ipaddr.isValid(bare) && ipaddr.process(bare).range() === "loopback";
 }

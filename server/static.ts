@@ -79,10 +79,8 @@ const isNotFoundPage = (rel: string) => rel === "/404.html" || rel.endsWith("/40
 export type StaticFiles = Pick<Map<string, StaticFile>, "get" | "size">;
 
 /**
- * The site as it is, overlaid by the newest scheduled state whose date has come at the office: the
- * build makes build/scheduled/<date>/ for each later post's date (scripts/postbuild.js), holding the
- * pages that list or show posts as they will be that day. The date is read from the clock at each
- * request, so a post goes live at the office's midnight without a rebuild or a restart (ADR 0026).
+ * The site as it is, overlaid by the newest state in build/scheduled/<date>/ whose date has come at
+ * the office, read at each request: a post goes live at the office's midnight, no rebuild (ADR 0026).
  */
 export function loadStaticFiles(root: string, contactOrigin: string | null): StaticFiles {
   const base = loadTree(root, contactOrigin);
@@ -100,12 +98,13 @@ export function loadStaticFiles(root: string, contactOrigin: string | null): Sta
   };
 }
 
+const relativeWalk = (root: string) =>
+  walk(root).map((path) => [path, `/${relative(root, path).split(sep).join("/")}`] as const);
+
 function loadTree(root: string, contactOrigin: string | null): Map<string, StaticFile> {
   const files = new Map<string, StaticFile>();
-  for (const path of walk(root)) {
-    if (path.endsWith(".br") || path.endsWith(".gz")) continue;
-    const rel = `/${relative(root, path).split(sep).join("/")}`;
-    if (isNotFoundPage(rel)) continue;
+  for (const [path, rel] of relativeWalk(root)) {
+    if (path.endsWith(".br") || path.endsWith(".gz") || isNotFoundPage(rel)) continue;
     const entry = loadFile(path, rel, contactOrigin);
     files.set(rel, entry);
     if (rel.endsWith("/index.html")) {
@@ -118,12 +117,10 @@ function loadTree(root: string, contactOrigin: string | null): Map<string, Stati
 }
 
 export function loadNotFoundPages(root: string, contactOrigin: string | null): Array<[string, StaticFile]> {
-  const pages: Array<[string, StaticFile]> = [];
-  for (const path of walk(root)) {
-    const rel = `/${relative(root, path).split(sep).join("/")}`;
-    if (isNotFoundPage(rel)) pages.push([rel.slice(0, -"404.html".length), loadFile(path, rel, contactOrigin)]);
-  }
-  return pages.sort((a, b) => b[0].length - a[0].length);
+  return relativeWalk(root)
+    .filter(([, rel]) => isNotFoundPage(rel))
+    .map(([path, rel]): [string, StaticFile] => [rel.slice(0, -"404.html".length), loadFile(path, rel, contactOrigin)])
+    .sort((a, b) => b[0].length - a[0].length);
 }
 
 function send(req: Request, res: Response, file: StaticFile, status: number, token?: string) {

@@ -30,10 +30,9 @@ export const SUSPECT_NOTE =
 type MailOptions = { from: string; to: string; messageId: string; links: LeadLink[]; reminder?: Reminder };
 
 /** With `reminder`, the same lead again, saying that nobody took it and how long it waited. */
-export function buildMail(inquiry: Inquiry, opts: MailOptions): Mail {
+export function buildMail(inquiry: Inquiry, { from, to, messageId, links, reminder }: MailOptions): Mail {
   const who = inquiry.company ? `${inquiry.name} (${inquiry.company})` : inquiry.name;
   const mark = inquiry.suspect ? `${SUSPECT_MARK} ` : "";
-  const { reminder } = opts;
   const again = reminder ? `Nobody has taken this lead for ${reminder.waited}: ` : "";
   const subject = cutAt(`${again}${mark}New inquiry: ${inquiry.service || "General"} — ${who}`, 200);
   const replyBy = replyByOf(promiseDueAt(inquiry.receivedAt));
@@ -63,10 +62,10 @@ export function buildMail(inquiry: Inquiry, opts: MailOptions): Mail {
     `Reply to ${inquiry.name} (a new message to them, without this email's links):`,
     reply,
     "",
-    `Replying to this email reaches only ${opts.to}: its links act on this lead, so keep it inside the team.`,
-    ...opts.links.flatMap((l) => ["", `${l.label} (${ACTION_EFFECT[l.action]}):`, l.url]),
+    `Replying to this email reaches only ${to}: its links act on this lead, so keep it inside the team.`,
+    ...links.flatMap((l) => ["", `${l.label} (${ACTION_EFFECT[l.action]}):`, l.url]),
   ].join("\n");
-  const buttons = opts.links
+  const buttons = links
     .map(
       (l) =>
         `<a href="${escapeHtml(l.url)}" style="display:inline-block;margin-right:8px;padding:6px 12px;border:1px solid #1e40af;border-radius:6px;color:#1e40af;text-decoration:none">${escapeHtml(l.label)}</a>`,
@@ -80,18 +79,10 @@ ${replyBy ? `<p><strong>${escapeHtml(replyBy)}.</strong></p>\n` : ""}<table cell
 <h2 style="font-size:16px">Message</h2>
 <p style="white-space:pre-wrap">${escapeHtml(inquiry.message)}</p>
 <p><a href="${escapeHtml(reply)}" style="display:inline-block;padding:6px 12px;border-radius:6px;background:#1e40af;color:#ffffff;text-decoration:none">Reply to ${escapeHtml(inquiry.name)}</a></p>
-<p style="color:#475569;font-size:13px">A new message to them, without this email's links. Replying to this email reaches only ${escapeHtml(opts.to)}: its links act on this lead, so keep it inside the team.</p>
-${buttons ? `<p>${buttons}</p>\n<p style="color:#475569;font-size:13px">${opts.links.map((l) => `${escapeHtml(l.label)}: ${escapeHtml(ACTION_EFFECT[l.action])}.`).join(" ")}</p>\n` : ""}</body></html>`;
-  return {
-    from: opts.from,
-    to: opts.to,
-    replyTo: opts.to,
-    subject,
-    text,
-    html,
-    messageId: opts.messageId,
-    headers: { "X-Inquiry-Id": inquiry.id, ...(reminder ? { "X-Reminder": "reply-promise" } : {}) },
-  };
+<p style="color:#475569;font-size:13px">A new message to them, without this email's links. Replying to this email reaches only ${escapeHtml(to)}: its links act on this lead, so keep it inside the team.</p>
+${buttons ? `<p>${buttons}</p>\n<p style="color:#475569;font-size:13px">${links.map((l) => `${escapeHtml(l.label)}: ${escapeHtml(ACTION_EFFECT[l.action])}.`).join(" ")}</p>\n` : ""}</body></html>`;
+  const headers = { "X-Inquiry-Id": inquiry.id, ...(reminder ? { "X-Reminder": "reply-promise" } : {}) };
+  return { from, to, replyTo: to, subject, text, html, messageId, headers };
 }
 
 // Loaded with the first email, not before the first page (env.ts reads this module).

@@ -28,10 +28,7 @@ export const webhook: ChannelDefinition<typeof variables> = {
       : undefined,
   ...webhookReceiver,
   create(config, links) {
-    const signers = (config.WEBHOOK_SECRET ?? "")
-      .split(" ")
-      .filter(Boolean)
-      .map((s) => new Webhook(s));
+    const signers = config.WEBHOOK_SECRET?.split(" ").map((s) => new Webhook(s)) ?? [];
     const send = (target: string, id: string, payload: object): Promise<Attempt> => {
       const body = JSON.stringify(payload);
       const timestamp = new Date();

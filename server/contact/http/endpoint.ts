@@ -4,7 +4,7 @@ import { CONTACT_API_PATH } from "../../../app/contact/api.ts";
 import { KEY_REUSED, SUCCESS_MESSAGE, TOO_MANY } from "../../../app/contact/messages.ts";
 import { isUtf8 } from "../../guards.ts";
 import type { Outcome, Submitter } from "../intake/pipeline.ts";
-import type { ContactMetrics } from "../metrics.ts";
+import type { ContactMetrics, InquiryOutcome } from "../metrics.ts";
 import { StorageUnavailableError } from "../storage/database.ts";
 
 /**
@@ -22,6 +22,7 @@ const BODY_ERRORS: Record<string, [number, string]> = {
   "entity.parse.failed": [400, "The request body is not valid JSON."],
   "encoding.unsupported": [415, "Unsupported content encoding or charset."],
 };
+const OUTCOMES: Record<number, InquiryOutcome> = { 400: "invalid", 401: "unauthorized", 503: "unavailable" };
 
 type Options = {
   submitter: Submitter;
@@ -42,13 +43,9 @@ export const noted = (submitter: Submitter, res: Response): Submitter => ({
 
 export function contactEndpoint({ submitter, log, publicKeys, allowedOrigins, metrics }: Options) {
   const router = express.Router();
-  const fail = (res: Response, status: number, error: string, extra: Record<string, unknown> = {}) => {
-    if (res.req.method === "POST") {
-      const outcome =
-        status === 503 ? "unavailable" : status === 400 ? "invalid" : status === 401 ? "unauthorized" : "refused";
-      metrics?.inquiry("api", outcome);
-    }
-    res.status(status).json({ error, ...extra });
+  const fail = (res: Response, status: number, error: string) => {
+    if (res.req.method === "POST") metrics?.inquiry("api", OUTCOMES[status] ?? "refused");
+    res.status(status).json({ error });
   };
   const allowed = new Set(allowedOrigins);
   let lastKeyWarning = 0;
@@ -98,9 +95,8 @@ export function contactEndpoint({ submitter, log, publicKeys, allowedOrigins, me
       if (!isUtf8(req.get("content-type")))
         return fail(res, 415, "Unsupported content encoding or charset: send UTF-8.");
       const key = req.get("idempotency-key");
-      if (key !== undefined && !IDEMPOTENCY_KEY.test(key)) {
+      if (key !== undefined && !IDEMPOTENCY_KEY.test(key))
         return fail(res, 400, "Idempotency-Key must be 1 to 255 visible ASCII characters.");
-      }
       next();
     },
     express.json({ limit: MAX_BODY_BYTES, strict: false, type: () => true }),
@@ -116,11 +112,8 @@ export function contactEndpoint({ submitter, log, publicKeys, allowedOrigins, me
         userAgent: req.get("user-agent"),
         page: req.get("referer"),
       });
-      const answer = jsonAnswer(outcome);
-      res
-        .set(answer.headers ?? {})
-        .status(answer.status)
-        .json(answer.body);
+      const { status, body, headers } = jsonAnswer(outcome);
+      res.set(headers).status(status).json(body);
     },
   );
 
@@ -146,11 +139,8 @@ export function contactEndpoint({ submitter, log, publicKeys, allowedOrigins, me
   return router;
 }
 
-export function jsonAnswer(outcome: Outcome): {
-  status: number;
-  body: Record<string, unknown>;
-  headers?: Record<string, string>;
-} {
+type Answer = { status: number; body: Record<string, unknown>; headers?: Record<string, string> };
+export function jsonAnswer(outcome: Outcome): Answer {
   switch (outcome.kind) {
     case "stored":
     case "replayed":
