@@ -34,15 +34,13 @@ export function peerForLog(addr: string | undefined): string {
 export function warnUntrustedProxy(trust: (addr: string, i: number) => boolean, log: Logger): RequestHandler {
   let warned = false;
   return (req, _res, next) => {
-    if (!warned && req.headers["x-forwarded-for"] !== undefined) {
-      const peer = req.socket.remoteAddress ?? "";
-      if (!trust(peer, 0)) {
-        warned = true;
-        log.warn(
-          { peer: peerForLog(peer) },
-          "requests carry X-Forwarded-For from an address TRUST_PROXY does not trust: if a proxy at this address forwards your visitors, set TRUST_PROXY to it, or every visitor shares one rate limit",
-        );
-      }
+    const peer = req.socket.remoteAddress ?? "";
+    if (!warned && req.headers["x-forwarded-for"] !== undefined && !trust(peer, 0)) {
+      warned = true;
+      log.warn(
+        { peer: peerForLog(peer) },
+        "requests carry X-Forwarded-For from an address TRUST_PROXY does not trust: if a proxy at this address forwards your visitors, set TRUST_PROXY to it, or every visitor shares one rate limit",
+      );
     }
     next();
   };

@@ -48,8 +48,7 @@ export type StaticFile = {
   gzip?: Buffer;
   type: string;
   etags: Record<Encoding, string>;
-  cacheControl: string;
-  csp?: string;
+  headers: Record<string, string>;
   template?: [Buffer, Buffer];
 };
 
@@ -59,14 +58,19 @@ function loadFile(path: string, rel: string, contactOrigin: string | null): Stat
   const ext = extname(path);
   const at = body.indexOf(FORM_TOKEN_PLACEHOLDER);
   const tag = createHash("sha1").update(body).digest("base64url").slice(0, 22);
+  const type = typesByPath[rel] ?? TYPES[ext] ?? (contentType(ext) || "application/octet-stream");
+  const cacheControl = rel.startsWith("/assets/") ? IMMUTABLE : ext === ".html" ? HTML_CACHE : OTHER_CACHE;
+  const csp = ext === ".html" && {
+    "Content-Security-Policy": policyForHtml(body.toString(), contactOrigin),
+    ...PAGE_HEADERS,
+  };
   return {
     body,
     br: variant(".br"),
     gzip: variant(".gz"),
-    type: typesByPath[rel] ?? TYPES[ext] ?? (contentType(ext) || "application/octet-stream"),
+    type,
     etags: { identity: `"${tag}"`, br: `"${tag}-br"`, gzip: `"${tag}-gz"` },
-    cacheControl: rel.startsWith("/assets/") ? IMMUTABLE : ext === ".html" ? HTML_CACHE : OTHER_CACHE,
-    csp: ext === ".html" ? policyForHtml(body.toString("utf8"), contactOrigin) : undefined,
+    headers: { "Content-Type": type, "Cache-Control": cacheControl, Vary: "Accept-Encoding", ...csp },
     template:
       at >= 0 && ext === ".html"
         ? [body.subarray(0, at), body.subarray(at + FORM_TOKEN_PLACEHOLDER.length)]
@@ -140,20 +144,12 @@ function send(req: Request, res: Response, file: StaticFile, status: number, tok
         ? gzipSync(html, { level: 6 })
         : html;
   res.statusCode = status;
-  res.setHeader("Content-Type", file.type);
-  res.setHeader("Cache-Control", html ? "no-store" : file.cacheControl);
-  res.setHeader("Vary", "Accept-Encoding");
-  if (file.csp) {
-    res.setHeader("Content-Security-Policy", file.csp);
-    for (const [name, value] of Object.entries(PAGE_HEADERS)) res.setHeader(name, value);
-  }
+  for (const [name, value] of Object.entries(file.headers)) res.setHeader(name, value);
+  if (html) res.setHeader("Cache-Control", "no-store");
   if (status === 200 && !html) {
     res.setHeader("ETag", file.etags[encoding]);
     // If-None-Match with weak comparison, lists and "*" (Express's req.fresh).
-    if (req.fresh) {
-      res.statusCode = 304;
-      return res.end();
-    }
+    if (req.fresh) return void res.status(304).end();
   }
   if (encoding !== "identity") res.setHeader("Content-Encoding", encoding);
   res.setHeader("Content-Length", body.length);
@@ -161,9 +157,8 @@ function send(req: Request, res: Response, file: StaticFile, status: number, tok
 }
 
 /**
- * `/contact?service=AI+Consulting` (the services' buttons link so): the service chosen in the HTML
- * itself, so it holds without JavaScript. Only one of the form's own choices; anything else leaves
- * the page as it was built.
+ * `/contact?service=AI+Consulting` (the services' buttons link so) chooses the service in the HTML
+ * itself, so it holds without JavaScript; anything but one of the form's own choices changes nothing.
  */
 function preselect(html: Buffer, service: unknown): Buffer {
   if (typeof service !== "string" || !serviceOptions.includes(service)) return html;

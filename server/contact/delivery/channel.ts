@@ -32,7 +32,7 @@ export interface Channel {
   readonly name: string;
   /** With `reminder`, the lead again because nobody took it (email alone queues reminders). */
   deliver(delivery: Delivery & { inquiry: Inquiry }, reminder?: Reminder): Promise<Attempt>;
-  /** `id` stays the same on every attempt (a webhook's `webhook-id`, an email's Message-ID). */
+  /** `id` stays the same on every attempt, so duplicates fold (a webhook's `webhook-id`, an email's Message-ID). */
   notify(kind: AlertKind, notice: Notice, id: string): Promise<Attempt>;
   report?(target: string, event: { type: string; timestamp: string; data: object }, id: string): Promise<Attempt>;
   describe(): string;

@@ -16,8 +16,7 @@ import { type Attempt, type ChannelDefinition, cutAt, type Reminder } from "./ch
 /**
  * The email a lead becomes, plain text and HTML with every field escaped. It carries the lead's
  * signed links, and a reply quotes them, so Reply-To is the email's own recipients and answering the
- * visitor is a new message (`replyLink`). The Message-ID is its delivery's, made from the inquiry's
- * id: a retry carries the same one, and mail clients fold duplicates.
+ * visitor is a new message (`replyLink`).
  */
 
 export const replyLink = (inquiry: Pick<Inquiry, "email">) =>
@@ -29,7 +28,6 @@ export const SUSPECT_NOTE =
 
 type MailOptions = { from: string; to: string; messageId: string; links: LeadLink[]; reminder?: Reminder };
 
-/** With `reminder`, the same lead again, saying that nobody took it and how long it waited. */
 export function buildMail(inquiry: Inquiry, { from, to, messageId, links, reminder }: MailOptions): Mail {
   const who = inquiry.company ? `${inquiry.name} (${inquiry.company})` : inquiry.name;
   const mark = inquiry.suspect ? `${SUSPECT_MARK} ` : "";

@@ -2,11 +2,7 @@ import { Webhook } from "standardwebhooks";
 import { z } from "zod";
 import { type Attempt, type ChannelDefinition, inquiryPayload, receiver, receiverUrl } from "./channel.ts";
 
-/**
- * A JSON POST to WEBHOOK_URL (or a route's own receiver) in Standard Webhooks' envelope (type,
- * timestamp of the event, data), signed by `standardwebhooks` with every secret set (two while
- * rotating), with a `webhook-id` that stays the same across retries so the receiver can de-duplicate.
- */
+/** Standard Webhooks' envelope (type, timestamp of the event, data), signed with every secret set (two while rotating). */
 const webhookReceiver = receiver("webhook", "WEBHOOK_URL");
 const variables = {
   WEBHOOK_URL: receiverUrl.optional(),

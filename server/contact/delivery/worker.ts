@@ -213,8 +213,7 @@ export function outboxWorker(parts: {
       if (!running) return;
       running = false;
       nudge();
-      const done = loop?.then(settled);
-      await Promise.race([done, sleep(graceMs, undefined, { ref: false })]);
+      await Promise.race([loop?.then(settled), sleep(graceMs, undefined, { ref: false })]);
       const given = await outbox.giveBack(db, id).catch(() => 0);
       if (given > 0) workerLog.info({ given }, "gave back claimed deliveries");
     },
