@@ -122,8 +122,7 @@ const FORM_TYPES = ["application/x-www-form-urlencoded", "multipart/form-data"];
 /** The no-JavaScript form post, checked before React Router buffers and parses it (bodyLimit capped it). */
 export function formPostGuard(): RequestHandler {
   return (req, res, next) => {
-    const length = req.get("content-length");
-    if (length === undefined) return refuse(req, res, 411, "Length Required");
+    if (req.get("content-length") === undefined) return refuse(req, res, 411, "Length Required");
     if (!req.is(FORM_TYPES)) return refuse(req, res, 415, "Send the form as a form (urlencoded or multipart).");
     if (!isUtf8(req.get("content-type"))) return refuse(req, res, 415, "Send the form in UTF-8.");
     next();

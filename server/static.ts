@@ -41,6 +41,10 @@ export const walk = (dir: string) =>
     .map((e) => join(e.parentPath, e.name));
 
 type Encoding = "identity" | "br" | "gzip";
+const COMPRESS = {
+  br: (page: Buffer) => brotliCompressSync(page, { params: { [constants.BROTLI_PARAM_QUALITY]: 5 } }),
+  gzip: (page: Buffer) => gzipSync(page, { level: 6 }),
+};
 
 export type StaticFile = {
   body: Buffer;
@@ -136,13 +140,8 @@ function send(req: Request, res: Response, file: StaticFile, status: number, tok
   const offered = [(html || file.br) && "br", (html || file.gzip) && "gzip"].filter((e): e is Encoding => Boolean(e));
   const accepted = offered.length > 0 && req.acceptsEncodings(...offered, "identity");
   const encoding: Encoding = accepted === "br" || accepted === "gzip" ? accepted : "identity";
-  const body = !html
-    ? ((encoding === "br" ? file.br : encoding === "gzip" ? file.gzip : undefined) ?? file.body)
-    : encoding === "br"
-      ? brotliCompressSync(html, { params: { [constants.BROTLI_PARAM_QUALITY]: 5 } })
-      : encoding === "gzip"
-        ? gzipSync(html, { level: 6 })
-        : html;
+  const body =
+    encoding === "identity" ? html || file.body : html ? COMPRESS[encoding](html) : (file[encoding] ?? file.body);
   res.statusCode = status;
   for (const [name, value] of Object.entries(file.headers)) res.setHeader(name, value);
   if (html) res.setHeader("Cache-Control", "no-store");

@@ -23,22 +23,20 @@ import { destinationsFor, type Routing } from "./routing.ts";
 
 const MAX_IN_HAND = 16;
 
+// What the log says of each kind: sent, and could not send (then "; tried again later" or ": failed for good").
 const toWebhook = (event: string): [string, string] => [
   `reply promise: ${event} sent to the webhook`,
-  `reply promise: could not send ${event} to the webhook; tried again later`,
+  `reply promise: could not send ${event} to the webhook`,
 ];
 const SAID: Record<DeliveryKind, [string, string]> = {
-  lead: ["inquiry delivered", "inquiry delivery failed; will retry"],
-  reminder: [
-    "reply promise: reminder sent for a lead nobody took",
-    "reply promise: could not send a reminder; tried again later",
-  ],
+  lead: ["inquiry delivered", "inquiry delivery failed"],
+  reminder: ["reply promise: reminder sent for a lead nobody took", "reply promise: could not send a reminder"],
   "inquiry.taken": toWebhook("inquiry.taken"),
   "inquiry.reminded": toWebhook("inquiry.reminded"),
-  "delivery-failed": ["delivery failure reported", "could not report a delivery failure; tried again later"],
-  digest: ["morning digest sent", "could not send the morning digest; tried again later"],
-  booking: ["booking or calendar message sent", "could not send a booking or calendar message; tried again later"],
-  "booking-visitor": ["booking message sent to the visitor", "could not send a booking message; tried again later"],
+  "delivery-failed": ["delivery failure reported", "could not report a delivery failure"],
+  digest: ["morning digest sent", "could not send the morning digest"],
+  booking: ["booking or calendar message sent", "could not send a booking or calendar message"],
+  "booking-visitor": ["booking message sent to the visitor", "could not send a booking message"],
 };
 
 type Outcome = Attempt | "drop" | { at: number };
@@ -169,8 +167,7 @@ export function outboxWorker(parts: {
     if (outcome.kind === "permanent" || now - d.createdAt >= config.OUTBOX_GIVE_UP_AFTER_MS) {
       if (!(await outbox.fail(db, d.id, id, reason))) return cancelled();
       metrics?.failed(d.channel);
-      if (kind !== "lead")
-        return log.error({ reason, kind }, `${SAID[kind][1].replace(/; tried again later$/, "")}: failed for good`);
+      if (kind !== "lead") return log.error({ reason, kind }, `${SAID[kind][1]}: failed for good`);
       const permanent = outcome.kind === "permanent";
       log.fatal({ reason, permanent }, `INQUIRY ${d.channel.toUpperCase()} DELIVERY FAILED PERMANENTLY; ${see}`);
       return alert(d, reason, "failed", now);
@@ -180,7 +177,7 @@ export function outboxWorker(parts: {
     const delay = Math.max(Math.round(exponential / 2 + (Math.random() * exponential) / 2), outcome.retryAfterMs ?? 0);
     if (!(await outbox.retryAt(db, d.id, id, now + delay, reason))) return cancelled();
     metrics?.retried(d.channel);
-    log.warn({ reason, retryInMs: delay }, SAID[kind][1]);
+    log.warn({ reason, retryInMs: delay }, `${SAID[kind][1]}; ${kind === "lead" ? "will retry" : "tried again later"}`);
   }
 
   async function alert(d: Delivery, reason: string, why: string, now: number): Promise<void> {

@@ -1,7 +1,8 @@
-import express, { type ErrorRequestHandler, type Request, type Response } from "express";
+import express, { type ErrorRequestHandler, type RequestHandler, type Response } from "express";
 import type { Logger } from "pino";
 import { CONTACT_API_PATH } from "../../../app/contact/api.ts";
 import { KEY_REUSED, SUCCESS_MESSAGE, TOO_MANY } from "../../../app/contact/messages.ts";
+import type { Config } from "../../config.ts";
 import { isUtf8 } from "../../guards.ts";
 import type { Outcome, Submitter } from "../intake/pipeline.ts";
 import type { ContactMetrics, InquiryOutcome } from "../metrics.ts";
@@ -24,12 +25,10 @@ const BODY_ERRORS: Record<string, [number, string]> = {
 };
 const OUTCOMES: Record<number, InquiryOutcome> = { 400: "invalid", 401: "unauthorized", 503: "unavailable" };
 
-type Options = {
+type Options = Pick<Config, "publicKeys" | "allowedOrigins"> & {
   submitter: Submitter;
   log: Logger;
-  publicKeys: string[];
-  allowedOrigins: string[];
-  metrics?: ContactMetrics;
+  metrics: ContactMetrics;
 };
 
 // The inquiry stored, noted on the response for the request's log line.
@@ -44,19 +43,20 @@ export const noted = (submitter: Submitter, res: Response): Submitter => ({
 export function contactEndpoint({ submitter, log, publicKeys, allowedOrigins, metrics }: Options) {
   const router = express.Router();
   const fail = (res: Response, status: number, error: string) => {
-    if (res.req.method === "POST") metrics?.inquiry("api", OUTCOMES[status] ?? "refused");
+    if (res.req.method === "POST") metrics.inquiry("api", OUTCOMES[status] ?? "refused");
     res.status(status).json({ error });
   };
   const allowed = new Set(allowedOrigins);
   let lastKeyWarning = 0;
 
-  const cors = (req: Request, res: Response): boolean => {
+  const cors: RequestHandler = (req, res, next) => {
     const origin = req.get("origin");
     res.setHeader("Vary", "Origin");
-    if (!origin || origin === `${req.protocol}://${req.get("host") ?? ""}`) return true;
-    if (!allowed.has(origin)) return false;
-    res.setHeader("Access-Control-Allow-Origin", origin);
-    return true;
+    if (origin && origin !== `${req.protocol}://${req.get("host") ?? ""}`) {
+      if (!allowed.has(origin)) return fail(res, 403, "This origin may not call this endpoint.");
+      res.setHeader("Access-Control-Allow-Origin", origin);
+    }
+    next();
   };
 
   router.use(CONTACT_API_PATH, (_req, res, next) => {
@@ -64,8 +64,7 @@ export function contactEndpoint({ submitter, log, publicKeys, allowedOrigins, me
     next();
   });
 
-  router.options(CONTACT_API_PATH, (req, res) => {
-    if (!cors(req, res)) return fail(res, 403, "This origin may not call this endpoint.");
+  router.options(CONTACT_API_PATH, cors, (_req, res) => {
     res.set({
       "Access-Control-Allow-Methods": "POST, OPTIONS",
       "Access-Control-Allow-Headers": ALLOWED_HEADERS,
@@ -76,8 +75,8 @@ export function contactEndpoint({ submitter, log, publicKeys, allowedOrigins, me
 
   router.post(
     CONTACT_API_PATH,
+    cors,
     (req, res, next) => {
-      if (!cors(req, res)) return fail(res, 403, "This origin may not call this endpoint.");
       const given = /^Bearer (.*)$/.exec(req.get("authorization") ?? "")?.[1] ?? req.get("apikey");
       if (!given || !publicKeys.includes(given)) {
         // A page built with a key the server no longer takes: every message refused. Said once a minute.
