@@ -117,13 +117,12 @@ export function isUtf8(contentType: string | undefined): boolean {
   return !charset || charset === "utf-8" || charset === "utf8";
 }
 
-const FORM_TYPES = ["application/x-www-form-urlencoded", "multipart/form-data"];
-
 /** The no-JavaScript form post, checked before React Router buffers and parses it (bodyLimit capped it). */
 export function formPostGuard(): RequestHandler {
   return (req, res, next) => {
     if (req.get("content-length") === undefined) return refuse(req, res, 411, "Length Required");
-    if (!req.is(FORM_TYPES)) return refuse(req, res, 415, "Send the form as a form (urlencoded or multipart).");
+    if (!req.is(["urlencoded", "multipart/form-data"]))
+      return refuse(req, res, 415, "Send the form as a form (urlencoded or multipart).");
     if (!isUtf8(req.get("content-type"))) return refuse(req, res, 415, "Send the form in UTF-8.");
     next();
   };

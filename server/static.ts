@@ -82,7 +82,7 @@ function loadFile(path: string, rel: string, contactOrigin: string | null): Stat
   };
 }
 
-const isNotFoundPage = (rel: string) => rel === "/404.html" || rel.endsWith("/404.html");
+const isNotFoundPage = (rel: string) => rel.endsWith("/404.html");
 
 export type StaticFiles = Pick<Map<string, StaticFile>, "get" | "size">;
 
