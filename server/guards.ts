@@ -1,5 +1,6 @@
 import { isIP } from "node:net";
-import type { NextFunction, Request, RequestHandler, Response } from "express";
+import { unescape as percentDecoded } from "node:querystring";
+import type { Request, RequestHandler, Response } from "express";
 import ipaddr from "ipaddr.js";
 
 /** What is checked before any handler runs: no request exhausts the process or reaches one not meant for it. */
@@ -33,15 +34,13 @@ export function peerForLog(addr: string | undefined): string {
 export function warnUntrustedProxy(trust: (addr: string, i: number) => boolean, log: Logger): RequestHandler {
   let warned = false;
   return (req, _res, next) => {
-    if (!warned && req.headers["x-forwarded-for"] !== undefined) {
-      const peer = req.socket.remoteAddress ?? "";
-      if (!trust(peer, 0)) {
-        warned = true;
-        log.warn(
-          { peer: peerForLog(peer) },
-          "requests carry X-Forwarded-For from an address TRUST_PROXY does not trust: if a proxy at this address forwards your visitors, set TRUST_PROXY to it, or every visitor shares one rate limit",
-        );
-      }
+    const peer = req.socket.remoteAddress ?? "";
+    if (!warned && req.headers["x-forwarded-for"] !== undefined && !trust(peer, 0)) {
+      warned = true;
+      log.warn(
+        { peer: peerForLog(peer) },
+        "requests carry X-Forwarded-For from an address TRUST_PROXY does not trust: if a proxy at this address forwards your visitors, set TRUST_PROXY to it, or every visitor shares one rate limit",
+      );
     }
     next();
   };
@@ -49,7 +48,7 @@ export function warnUntrustedProxy(trust: (addr: string, i: number) => boolean, 
 
 /** A client address as it is limited (IPv6: its /64, which one subscriber holds), and its network. */
 export function clientKeys(ip: string): { address: string; network: string } | null {
-  if (isIP(ip) === 0 && !(ip.startsWith("::ffff:") && isIP(ip.slice(7)) === 4)) return null;
+  if (isIP(ip) === 0) return null;
   const addr = ipaddr.process(ip);
   if (addr.kind() === "ipv4") {
     const o = addr.toByteArray();
@@ -83,14 +82,9 @@ export const hostsOf = (origins: string[]) => new Set(origins.map((o) => new URL
 export function canonicalRedirect(isPage: (path: string) => boolean): RequestHandler {
   return (req, res, next) => {
     if ((req.method !== "GET" && req.method !== "HEAD") || isPage(req.path)) return next();
-    let path: string;
-    try {
-      path = decodeURIComponent(req.path);
-    } catch {
-      return next();
-    }
-    path = path.replace(/\/{2,}/g, "/").toLowerCase();
-    if (path.length > 1) path = path.replace(/\/+$/, "");
+    // Malformed escapes stay as they are (and name no page).
+    const decoded = percentDecoded(req.path).toLowerCase();
+    const path = decoded.replace(/\/{2,}/g, "/").replace(/(.)\/+$/, "$1");
     if (path === req.path || !isPage(path) || path.includes("\\")) return next();
     const query = req.originalUrl.indexOf("?");
     res.redirect(301, path + (query >= 0 ? req.originalUrl.slice(query) : ""));
@@ -112,9 +106,8 @@ export function bodyLimit(max: number, skip: (req: Request) => boolean): Request
   return (req, res, next) => {
     if (skip(req)) return next();
     const length = req.headers["content-length"];
-    if (length !== undefined && !(Number(length) <= max)) {
+    if (length !== undefined && !(Number(length) <= max))
       return refuse(req, res, 413, `Request body too large (at most ${max / 1024} KB).`);
-    }
     next();
   };
 }
@@ -124,24 +117,19 @@ export function isUtf8(contentType: string | undefined): boolean {
   return !charset || charset === "utf-8" || charset === "utf8";
 }
 
-const FORM_TYPES = ["application/x-www-form-urlencoded", "multipart/form-data"];
-
 /** The no-JavaScript form post, checked before React Router buffers and parses it (bodyLimit capped it). */
 export function formPostGuard(): RequestHandler {
-  return (req: Request, res: Response, next: NextFunction) => {
-    const length = req.get("content-length");
-    if (length === undefined) return refuse(req, res, 411, "Length Required");
-    if (!req.is(FORM_TYPES)) return refuse(req, res, 415, "Send the form as a form (urlencoded or multipart).");
+  return (req, res, next) => {
+    if (req.get("content-length") === undefined) return refuse(req, res, 411, "Length Required");
+    if (!req.is(["urlencoded", "multipart/form-data"]))
+      return refuse(req, res, 415, "Send the form as a form (urlencoded or multipart).");
     if (!isUtf8(req.get("content-type"))) return refuse(req, res, 415, "Send the form in UTF-8.");
     next();
   };
 }
 
 export function isLoopbackHost(host: string): boolean {
-  const bare = host
-    .replace(/^\[|\]$/g, "")
-    .replace(/\.$/, "")
-    .toLowerCase();
+  const bare = host.replace(/^\[|\]$|\.$/g, "").toLowerCase();
   if (bare === "localhost" || bare.endsWith(".localhost")) return true;
   return ipaddr.isValid(bare) && ipaddr.process(bare).range() === "loopback";
 }

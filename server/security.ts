@@ -3,10 +3,9 @@ import type { RequestHandler } from "express";
 
 /**
  * The site's security headers, in one place (scripts/postbuild.js writes the same to _headers for
- * static hosts). The Content-Security-Policy allows nothing unless listed: scripts from this origin
- * and a page's inline scripts by their SHA-256 hash (JSON-LD aside); none on a page without scripts
- * or anything not HTML; the contact endpoint's origin when it is another site's. Every page carries
- * the speculation rules (ADR 0010; delete that line to turn them off). HSTS only over HTTPS.
+ * static hosts). The Content-Security-Policy allows nothing unless listed: a page's inline scripts
+ * by their SHA-256 hash (JSON-LD is data, never run). Every page carries the speculation rules
+ * (ADR 0010; delete that line to turn them off).
  */
 
 const INLINE_SCRIPT = /<script(?![^>]*\bsrc=)(?![^>]*application\/ld\+json)[^>]*>([\s\S]*?)<\/script>/gi;

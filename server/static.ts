@@ -41,6 +41,10 @@ export const walk = (dir: string) =>
     .map((e) => join(e.parentPath, e.name));
 
 type Encoding = "identity" | "br" | "gzip";
+const COMPRESS = {
+  br: (page: Buffer) => brotliCompressSync(page, { params: { [constants.BROTLI_PARAM_QUALITY]: 5 } }),
+  gzip: (page: Buffer) => gzipSync(page, { level: 6 }),
+};
 
 export type StaticFile = {
   body: Buffer;
@@ -48,8 +52,7 @@ export type StaticFile = {
   gzip?: Buffer;
   type: string;
   etags: Record<Encoding, string>;
-  cacheControl: string;
-  csp?: string;
+  headers: Record<string, string>;
   template?: [Buffer, Buffer];
 };
 
@@ -59,14 +62,19 @@ function loadFile(path: string, rel: string, contactOrigin: string | null): Stat
   const ext = extname(path);
   const at = body.indexOf(FORM_TOKEN_PLACEHOLDER);
   const tag = createHash("sha1").update(body).digest("base64url").slice(0, 22);
+  const type = typesByPath[rel] ?? TYPES[ext] ?? (contentType(ext) || "application/octet-stream");
+  const cacheControl = rel.startsWith("/assets/") ? IMMUTABLE : ext === ".html" ? HTML_CACHE : OTHER_CACHE;
+  const csp = ext === ".html" && {
+    "Content-Security-Policy": policyForHtml(body.toString(), contactOrigin),
+    ...PAGE_HEADERS,
+  };
   return {
     body,
     br: variant(".br"),
     gzip: variant(".gz"),
-    type: typesByPath[rel] ?? TYPES[ext] ?? (contentType(ext) || "application/octet-stream"),
+    type,
     etags: { identity: `"${tag}"`, br: `"${tag}-br"`, gzip: `"${tag}-gz"` },
-    cacheControl: rel.startsWith("/assets/") ? IMMUTABLE : ext === ".html" ? HTML_CACHE : OTHER_CACHE,
-    csp: ext === ".html" ? policyForHtml(body.toString("utf8"), contactOrigin) : undefined,
+    headers: { "Content-Type": type, "Cache-Control": cacheControl, Vary: "Accept-Encoding", ...csp },
     template:
       at >= 0 && ext === ".html"
         ? [body.subarray(0, at), body.subarray(at + FORM_TOKEN_PLACEHOLDER.length)]
@@ -74,15 +82,13 @@ function loadFile(path: string, rel: string, contactOrigin: string | null): Stat
   };
 }
 
-const isNotFoundPage = (rel: string) => rel === "/404.html" || rel.endsWith("/404.html");
+const isNotFoundPage = (rel: string) => rel.endsWith("/404.html");
 
 export type StaticFiles = Pick<Map<string, StaticFile>, "get" | "size">;
 
 /**
- * The site as it is, overlaid by the newest scheduled state whose date has come at the office: the
- * build makes build/scheduled/<date>/ for each later post's date (scripts/postbuild.js), holding the
- * pages that list or show posts as they will be that day. The date is read from the clock at each
- * request, so a post goes live at the office's midnight without a rebuild or a restart (ADR 0026).
+ * The site as it is, overlaid by the newest state in build/scheduled/<date>/ whose date has come at
+ * the office, read at each request: a post goes live at the office's midnight, no rebuild (ADR 0026).
  */
 export function loadStaticFiles(root: string, contactOrigin: string | null): StaticFiles {
   const base = loadTree(root, contactOrigin);
@@ -100,12 +106,13 @@ export function loadStaticFiles(root: string, contactOrigin: string | null): Sta
   };
 }
 
+const relativeWalk = (root: string) =>
+  walk(root).map((path) => [path, `/${relative(root, path).split(sep).join("/")}`] as const);
+
 function loadTree(root: string, contactOrigin: string | null): Map<string, StaticFile> {
   const files = new Map<string, StaticFile>();
-  for (const path of walk(root)) {
-    if (path.endsWith(".br") || path.endsWith(".gz")) continue;
-    const rel = `/${relative(root, path).split(sep).join("/")}`;
-    if (isNotFoundPage(rel)) continue;
+  for (const [path, rel] of relativeWalk(root)) {
+    if (path.endsWith(".br") || path.endsWith(".gz") || isNotFoundPage(rel)) continue;
     const entry = loadFile(path, rel, contactOrigin);
     files.set(rel, entry);
     if (rel.endsWith("/index.html")) {
@@ -118,12 +125,10 @@ function loadTree(root: string, contactOrigin: string | null): Map<string, Stati
 }
 
 export function loadNotFoundPages(root: string, contactOrigin: string | null): Array<[string, StaticFile]> {
-  const pages: Array<[string, StaticFile]> = [];
-  for (const path of walk(root)) {
-    const rel = `/${relative(root, path).split(sep).join("/")}`;
-    if (isNotFoundPage(rel)) pages.push([rel.slice(0, -"404.html".length), loadFile(path, rel, contactOrigin)]);
-  }
-  return pages.sort((a, b) => b[0].length - a[0].length);
+  return relativeWalk(root)
+    .filter(([, rel]) => isNotFoundPage(rel))
+    .map(([path, rel]): [string, StaticFile] => [rel.slice(0, -"404.html".length), loadFile(path, rel, contactOrigin)])
+    .sort((a, b) => b[0].length - a[0].length);
 }
 
 function send(req: Request, res: Response, file: StaticFile, status: number, token?: string) {
@@ -135,28 +140,15 @@ function send(req: Request, res: Response, file: StaticFile, status: number, tok
   const offered = [(html || file.br) && "br", (html || file.gzip) && "gzip"].filter((e): e is Encoding => Boolean(e));
   const accepted = offered.length > 0 && req.acceptsEncodings(...offered, "identity");
   const encoding: Encoding = accepted === "br" || accepted === "gzip" ? accepted : "identity";
-  const body = !html
-    ? ((encoding === "br" ? file.br : encoding === "gzip" ? file.gzip : undefined) ?? file.body)
-    : encoding === "br"
-      ? brotliCompressSync(html, { params: { [constants.BROTLI_PARAM_QUALITY]: 5 } })
-      : encoding === "gzip"
-        ? gzipSync(html, { level: 6 })
-        : html;
+  const body =
+    encoding === "identity" ? html || file.body : html ? COMPRESS[encoding](html) : (file[encoding] ?? file.body);
   res.statusCode = status;
-  res.setHeader("Content-Type", file.type);
-  res.setHeader("Cache-Control", html ? "no-store" : file.cacheControl);
-  res.setHeader("Vary", "Accept-Encoding");
-  if (file.csp) {
-    res.setHeader("Content-Security-Policy", file.csp);
-    for (const [name, value] of Object.entries(PAGE_HEADERS)) res.setHeader(name, value);
-  }
+  for (const [name, value] of Object.entries(file.headers)) res.setHeader(name, value);
+  if (html) res.setHeader("Cache-Control", "no-store");
   if (status === 200 && !html) {
     res.setHeader("ETag", file.etags[encoding]);
     // If-None-Match with weak comparison, lists and "*" (Express's req.fresh).
-    if (req.fresh) {
-      res.statusCode = 304;
-      return res.end();
-    }
+    if (req.fresh) return void res.status(304).end();
   }
   if (encoding !== "identity") res.setHeader("Content-Encoding", encoding);
   res.setHeader("Content-Length", body.length);
@@ -164,9 +156,8 @@ function send(req: Request, res: Response, file: StaticFile, status: number, tok
 }
 
 /**
- * `/contact?service=AI+Consulting` (the services' buttons link so): the service chosen in the HTML
- * itself, so it holds without JavaScript. Only one of the form's own choices; anything else leaves
- * the page as it was built.
+ * `/contact?service=AI+Consulting` (the services' buttons link so) chooses the service in the HTML
+ * itself, so it holds without JavaScript; anything but one of the form's own choices changes nothing.
  */
 function preselect(html: Buffer, service: unknown): Buffer {
   if (typeof service !== "string" || !serviceOptions.includes(service)) return html;

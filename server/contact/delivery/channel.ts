@@ -7,11 +7,9 @@ import { type Delivery, type Inquiry, verdictOf } from "../storage/records.ts";
 
 /**
  * What a delivery channel is (docs/decisions/0006, 0013): a module exporting one `ChannelDefinition`,
- * listed in delivery/channels.ts. A channel answers each attempt; the worker turns the answer into
- * sent, a retry, or a permanent failure. Over HTTP only 2xx is delivered; 408, 429 and 5xx are tried
- * again (after their Retry-After), and so are 401 and 403 (a receiver whose secret is being rotated
- * refuses the signature until it has the new one); any other 4xx, or a redirect, is the receiver
- * saying no, and is not hammered.
+ * listed in delivery/channels.ts. Over HTTP only 2xx is delivered; 401 and 403 are tried again like
+ * 408, 429 and 5xx (a receiver whose secret is being rotated refuses the signature until it has the
+ * new one); any other 4xx, or a redirect, is the receiver saying no, and is not hammered.
  */
 
 export type Reminder = { waited: string; promise: string };
@@ -34,7 +32,7 @@ export interface Channel {
   readonly name: string;
   /** With `reminder`, the lead again because nobody took it (email alone queues reminders). */
   deliver(delivery: Delivery & { inquiry: Inquiry }, reminder?: Reminder): Promise<Attempt>;
-  /** `id` stays the same on every attempt (a webhook's `webhook-id`, an email's Message-ID). */
+  /** `id` stays the same on every attempt, so duplicates fold (a webhook's `webhook-id`, an email's Message-ID). */
   notify(kind: AlertKind, notice: Notice, id: string): Promise<Attempt>;
   report?(target: string, event: { type: string; timestamp: string; data: object }, id: string): Promise<Attempt>;
   describe(): string;
@@ -49,12 +47,10 @@ export type ChannelDefinition<Variables extends Record<string, z.ZodType> = Reco
   ): string | undefined;
   readonly routeField: { key: string; schema: z.ZodType<string> };
   targetFor(config: Config, routeKey: string): string | undefined;
-  hostsOf(config: Config): ChannelHost[];
+  hostsOf(config: Config): Array<{ host: string; setting: string }>;
   deliveryId?(inquiryId: string, config: Config): string;
   create(config: Config, links: LeadLinks): Channel;
 };
-
-export type ChannelHost = { host: string; setting: string };
 
 // The one way text is cut: by characters, never inside one; `mark` (within `max`) says it was.
 export function cutAt(text: string, max: number, mark = "") {
@@ -76,7 +72,7 @@ export function receiver(field: string, variable: "SLACK_WEBHOOK_URL" | "WEBHOOK
   return {
     routeField: { key: field, schema: receiverUrl },
     targetFor: (config: Config, key: string) => (own(config, key) ? key : config[variable] ? "default" : undefined),
-    hostsOf: (config: Config): ChannelHost[] => [
+    hostsOf: (config: Config) => [
       ...(config[variable] ? [{ host: new URL(config[variable]).hostname, setting: variable }] : []),
       ...Object.entries(config.routes).flatMap(([route, r]) =>
         r?.[field]
@@ -99,22 +95,19 @@ export function receiver(field: string, variable: "SLACK_WEBHOOK_URL" | "WEBHOOK
         return classifyHttp(res.status, res.headers.get("retry-after"));
       } catch (err) {
         const e = err as Error & { cause?: { code?: string } };
-        const cause = e.cause?.code ? ` (${e.cause.code})` : "";
-        const timedOut = e.name === "TimeoutError";
-        return {
-          kind: "retry",
-          reason: timedOut ? `no answer within ${config.DELIVERY_TIMEOUT_MS} ms` : e.message + cause,
-        };
+        if (e.name === "TimeoutError")
+          return { kind: "retry", reason: `no answer within ${config.DELIVERY_TIMEOUT_MS} ms` };
+        return { kind: "retry", reason: e.cause?.code ? `${e.message} (${e.cause.code})` : e.message };
       }
     },
   };
 }
 
-export function classifyHttp(status: number, retryAfter: string | null, now = Date.now()): Attempt {
+export function classifyHttp(status: number, retryAfter: string | null): Attempt {
   const reason = `HTTP ${status}`;
   if (status >= 200 && status < 300) return { kind: "delivered", detail: reason };
   if ([401, 403, 408, 429].includes(status) || status >= 500)
-    return { kind: "retry", reason, retryAfterMs: parseRetryAfter(retryAfter, now) };
+    return { kind: "retry", reason, retryAfterMs: parseRetryAfter(retryAfter) };
   return { kind: "permanent", reason: status < 400 ? `${reason}: redirects are not followed` : reason };
 }
 

@@ -3,11 +3,7 @@ import { email } from "./email.ts";
 import { slack } from "./slack.ts";
 import { webhook } from "./webhook.ts";
 
-/**
- * Every delivery channel, declared once: a new channel is its module (a `ChannelDefinition`, see
- * channel.ts) and a row here. Its variables, its field in CONTACT_ROUTES, routing, the worker,
- * metrics and `inquiries retry --channel` all read this list.
- */
+/** Every delivery channel, declared once: a new channel is its module and a row here (docs/pages-and-content.md). */
 export const CHANNELS = [email, webhook, slack] as const;
 
 type Variables = (typeof CHANNELS)[number]["variables"];

@@ -1,5 +1,6 @@
 import { mkdirSync, renameSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
+import type { SendMailOptions as Mail } from "nodemailer";
 import addressparser from "nodemailer/lib/addressparser";
 import { z } from "zod";
 import { site } from "../../../app/config/site.ts";
@@ -15,21 +16,8 @@ import { type Attempt, type ChannelDefinition, cutAt, type Reminder } from "./ch
 /**
  * The email a lead becomes, plain text and HTML with every field escaped. It carries the lead's
  * signed links, and a reply quotes them, so Reply-To is the email's own recipients and answering the
- * visitor is a new message (`replyLink`). The Message-ID is its delivery's, made from the inquiry's
- * id: a retry carries the same one, and mail clients fold duplicates.
+ * visitor is a new message (`replyLink`).
  */
-
-export type Mail = {
-  from: string;
-  to: string;
-  replyTo: string | { name: string; address: string };
-  subject: string;
-  text: string;
-  html: string;
-  messageId: string;
-  headers: Record<string, string>;
-  icalEvent?: { method: string; content: string };
-};
 
 export const replyLink = (inquiry: Pick<Inquiry, "email">) =>
   `mailto:${inquiry.email.replace(/[^A-Za-z0-9@._+-]/g, (c) => encodeURIComponent(c))}?subject=${encodeURIComponent(`Re: Your inquiry to ${site.name}`)}`;
@@ -40,11 +28,9 @@ export const SUSPECT_NOTE =
 
 type MailOptions = { from: string; to: string; messageId: string; links: LeadLink[]; reminder?: Reminder };
 
-/** With `reminder`, the same lead again, saying that nobody took it and how long it waited. */
-export function buildMail(inquiry: Inquiry, opts: MailOptions): Mail {
+export function buildMail(inquiry: Inquiry, { from, to, messageId, links, reminder }: MailOptions): Mail {
   const who = inquiry.company ? `${inquiry.name} (${inquiry.company})` : inquiry.name;
   const mark = inquiry.suspect ? `${SUSPECT_MARK} ` : "";
-  const { reminder } = opts;
   const again = reminder ? `Nobody has taken this lead for ${reminder.waited}: ` : "";
   const subject = cutAt(`${again}${mark}New inquiry: ${inquiry.service || "General"} — ${who}`, 200);
   const replyBy = replyByOf(promiseDueAt(inquiry.receivedAt));
@@ -74,10 +60,10 @@ export function buildMail(inquiry: Inquiry, opts: MailOptions): Mail {
     `Reply to ${inquiry.name} (a new message to them, without this email's links):`,
     reply,
     "",
-    `Replying to this email reaches only ${opts.to}: its links act on this lead, so keep it inside the team.`,
-    ...opts.links.flatMap((l) => ["", `${l.label} (${ACTION_EFFECT[l.action]}):`, l.url]),
+    `Replying to this email reaches only ${to}: its links act on this lead, so keep it inside the team.`,
+    ...links.flatMap((l) => ["", `${l.label} (${ACTION_EFFECT[l.action]}):`, l.url]),
   ].join("\n");
-  const buttons = opts.links
+  const buttons = links
     .map(
       (l) =>
         `<a href="${escapeHtml(l.url)}" style="display:inline-block;margin-right:8px;padding:6px 12px;border:1px solid #1e40af;border-radius:6px;color:#1e40af;text-decoration:none">${escapeHtml(l.label)}</a>`,
@@ -91,29 +77,18 @@ ${replyBy ? `<p><strong>${escapeHtml(replyBy)}.</strong></p>\n` : ""}<table cell
 <h2 style="font-size:16px">Message</h2>
 <p style="white-space:pre-wrap">${escapeHtml(inquiry.message)}</p>
 <p><a href="${escapeHtml(reply)}" style="display:inline-block;padding:6px 12px;border-radius:6px;background:#1e40af;color:#ffffff;text-decoration:none">Reply to ${escapeHtml(inquiry.name)}</a></p>
-<p style="color:#475569;font-size:13px">A new message to them, without this email's links. Replying to this email reaches only ${escapeHtml(opts.to)}: its links act on this lead, so keep it inside the team.</p>
-${buttons ? `<p>${buttons}</p>\n<p style="color:#475569;font-size:13px">${opts.links.map((l) => `${escapeHtml(l.label)}: ${escapeHtml(ACTION_EFFECT[l.action])}.`).join(" ")}</p>\n` : ""}</body></html>`;
-  return {
-    from: opts.from,
-    to: opts.to,
-    replyTo: opts.to,
-    subject,
-    text,
-    html,
-    messageId: opts.messageId,
-    headers: { "X-Inquiry-Id": inquiry.id, ...(reminder ? { "X-Reminder": "reply-promise" } : {}) },
-  };
+<p style="color:#475569;font-size:13px">A new message to them, without this email's links. Replying to this email reaches only ${escapeHtml(to)}: its links act on this lead, so keep it inside the team.</p>
+${buttons ? `<p>${buttons}</p>\n<p style="color:#475569;font-size:13px">${links.map((l) => `${escapeHtml(l.label)}: ${escapeHtml(ACTION_EFFECT[l.action])}.`).join(" ")}</p>\n` : ""}</body></html>`;
+  const headers = { "X-Inquiry-Id": inquiry.id, ...(reminder ? { "X-Reminder": "reply-promise" } : {}) };
+  return { from, to, replyTo: to, subject, text, html, messageId, headers };
 }
 
 // Loaded with the first email, not before the first page (env.ts reads this module).
 const nodemailer = async () => (await import("nodemailer")).default;
-const makeComposer = async () =>
-  (await nodemailer()).createTransport({ streamTransport: true, buffer: true, newline: "windows" });
-let composer: ReturnType<typeof makeComposer> | undefined;
 
 export async function composeMail(mail: Mail): Promise<string> {
-  composer ??= makeComposer();
-  return (await (await composer).sendMail(mail)).message.toString();
+  const composer = (await nodemailer()).createTransport({ streamTransport: true, buffer: true, newline: "windows" });
+  return (await composer.sendMail(mail)).message.toString();
 }
 
 // A message whose connection closes under it fails (no requeue): the outbox retries it.
@@ -144,8 +119,6 @@ const each = (lists: string[]) =>
   [...new Set(lists.flatMap((list) => list.split(",").map((a) => a.trim().toLowerCase())).filter(Boolean))].join(", ");
 
 const inbox = (config: Config) => config.CONTACT_TO ?? site.email;
-const sender = (config: Config) =>
-  config.SMTP_FROM ?? `${site.name} Website <no-reply@${config.siteHost.replace(/^www\./, "")}>`;
 
 const variables = {
   SMTP_URL: z
@@ -173,7 +146,8 @@ export const email: ChannelDefinition<typeof variables> = {
   create(config, links) {
     const smtp = config.SMTP_URL ? smtpMailer(config.SMTP_URL) : undefined;
     const dir = join(config.dataDir, "mail");
-    const addresses = { from: sender(config), to: inbox(config) };
+    const from = config.SMTP_FROM ?? `${site.name} Website <no-reply@${config.siteHost.replace(/^www\./, "")}>`;
+    const addresses = { from, to: inbox(config) };
     const send = async (mail: Mail, id: string, detail?: string): Promise<Attempt> => {
       try {
         if (!smtp) {
@@ -203,16 +177,14 @@ export const email: ChannelDefinition<typeof variables> = {
         return reminder ? send(mail, `reminder-${inquiry.id}`, to) : send(mail, inquiry.id);
       },
       notify(kind, { subject, text, inquiryIds, to, calendar }, id) {
-        // The digest goes to everyone who receives leads, and the escalation address.
         const routed = Object.values(config.routes).map((r) => r.to ?? "");
         const digest = [addresses.to, ...routed, config.LEAD_ESCALATION_TO ?? ""];
         const mail = {
-          from: addresses.from,
+          from,
           to: to ?? (kind === "digest" ? each(digest) : addresses.to),
           replyTo: { name: site.name, address: addresses.to },
           subject: cutAt(subject, 200),
           text,
-          // Links in the text (the morning digest's) are links in the HTML too.
           html: `<pre style="white-space:pre-wrap">${escapeHtml(text).replace(/https?:\/\/[^\s<]+/g, (u) => `<a href="${u}">${u}</a>`)}</pre>`,
           messageId: `<${id}@${config.siteHost}>`,
           // What retention and `forget` read to delete a copy written to DATA_DIR/mail (contact/erasure.ts).

@@ -6,13 +6,11 @@ import type { NewDelivery } from "../storage/records.ts";
 import { CHANNELS, channelNamed } from "./channels.ts";
 
 /**
- * Leads routed by service line (CONTACT_ROUTES): each service (or "none", no service chosen) may
- * have its own email recipients and receivers; anything it does not name goes to the general ones.
- * A delivery's target is what its channel says (`targetFor`). The privacy notice names who receives
- * leads and the hosts each uses (site.privacy.processors): a configuration that would send a lead to
- * a channel or host it does not name is refused at start, in one line (a loopback host is ours). A
- * lead's reminder is an email due when the promise may be up (business time never runs faster than
- * the clock); the worker puts it off to the hour it really is.
+ * Leads routed by service line (CONTACT_ROUTES, "none" when no service is chosen); what a route does
+ * not name goes to the general recipients. The privacy notice names who receives leads and the hosts
+ * each uses (site.privacy.processors): a configuration that would send a lead to a channel or host it
+ * does not name is refused at start, in one line (a loopback host is ours). A reminder is due when the
+ * promise may be up (business time never runs faster than the clock); the worker puts it off to then.
  */
 
 export type Destination = { channel: string; target: string };
@@ -44,9 +42,8 @@ export function hostNamed(host: string, hosts: readonly string[]): boolean {
 export function unnamedProcessors(config: Config, named: Record<string, NamedProcessor>): string | undefined {
   const used = channelsOf(routingOf(config));
   const unnamed = used.filter((c) => !Object.hasOwn(named, c));
-  if (unnamed.length > 0) {
+  if (unnamed.length > 0)
     return `The privacy notice does not name who receives leads through ${unnamed.join(", ")}: add ${unnamed.map((c) => `privacy.processors.${c}`).join(", ")} to app/config/site.ts and rebuild, or leave that channel unset`;
-  }
   for (const c of used) {
     const processor = named[c] as NamedProcessor;
     for (const { host, setting } of channelNamed(c)?.hostsOf(config) ?? []) {
@@ -64,7 +61,7 @@ export function newDeliveries(
   routing: Routing,
   inquiry: { id: string; receivedAt: number; service: string },
   config: Config,
-  now = Date.now(),
+  now: number,
 ): NewDelivery[] {
   const destinations = destinationsFor(routing, inquiry.service);
   const leads = destinations.map(

@@ -49,9 +49,7 @@ export function slackMessage(inquiry: Inquiry, links: LeadLink[]) {
   };
 }
 
-const variables = {
-  SLACK_WEBHOOK_URL: receiverUrl.optional(),
-};
+const variables = { SLACK_WEBHOOK_URL: receiverUrl.optional() };
 
 const slackReceiver = receiver("slack", "SLACK_WEBHOOK_URL");
 

@@ -2,11 +2,7 @@ import { Webhook } from "standardwebhooks";
 import { z } from "zod";
 import { type Attempt, type ChannelDefinition, inquiryPayload, receiver, receiverUrl } from "./channel.ts";
 
-/**
- * A JSON POST to WEBHOOK_URL (or a route's own receiver) in Standard Webhooks' envelope (type,
- * timestamp of the event, data), signed by `standardwebhooks` with every secret set (two while
- * rotating), with a `webhook-id` that stays the same across retries so the receiver can de-duplicate.
- */
+/** Standard Webhooks' envelope (type, timestamp of the event, data), signed with every secret set (two while rotating). */
 const webhookReceiver = receiver("webhook", "WEBHOOK_URL");
 const variables = {
   WEBHOOK_URL: receiverUrl.optional(),
@@ -28,10 +24,7 @@ export const webhook: ChannelDefinition<typeof variables> = {
       : undefined,
   ...webhookReceiver,
   create(config, links) {
-    const signers = (config.WEBHOOK_SECRET ?? "")
-      .split(" ")
-      .filter(Boolean)
-      .map((s) => new Webhook(s));
+    const signers = config.WEBHOOK_SECRET?.split(" ").map((s) => new Webhook(s)) ?? [];
     const send = (target: string, id: string, payload: object): Promise<Attempt> => {
       const body = JSON.stringify(payload);
       const timestamp = new Date();

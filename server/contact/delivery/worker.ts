@@ -23,22 +23,20 @@ import { destinationsFor, type Routing } from "./routing.ts";
 
 const MAX_IN_HAND = 16;
 
+// What the log says of each kind: sent, and could not send (then "; tried again later" or ": failed for good").
 const toWebhook = (event: string): [string, string] => [
   `reply promise: ${event} sent to the webhook`,
-  `reply promise: could not send ${event} to the webhook; tried again later`,
+  `reply promise: could not send ${event} to the webhook`,
 ];
 const SAID: Record<DeliveryKind, [string, string]> = {
-  lead: ["inquiry delivered", "inquiry delivery failed; will retry"],
-  reminder: [
-    "reply promise: reminder sent for a lead nobody took",
-    "reply promise: could not send a reminder; tried again later",
-  ],
+  lead: ["inquiry delivered", "inquiry delivery failed"],
+  reminder: ["reply promise: reminder sent for a lead nobody took", "reply promise: could not send a reminder"],
   "inquiry.taken": toWebhook("inquiry.taken"),
   "inquiry.reminded": toWebhook("inquiry.reminded"),
-  "delivery-failed": ["delivery failure reported", "could not report a delivery failure; tried again later"],
-  digest: ["morning digest sent", "could not send the morning digest; tried again later"],
-  booking: ["booking or calendar message sent", "could not send a booking or calendar message; tried again later"],
-  "booking-visitor": ["booking message sent to the visitor", "could not send a booking message; tried again later"],
+  "delivery-failed": ["delivery failure reported", "could not report a delivery failure"],
+  digest: ["morning digest sent", "could not send the morning digest"],
+  booking: ["booking or calendar message sent", "could not send a booking or calendar message"],
+  "booking-visitor": ["booking message sent to the visitor", "could not send a booking message"],
 };
 
 type Outcome = Attempt | "drop" | { at: number };
@@ -54,7 +52,7 @@ export function outboxWorker(parts: {
   metrics?: ContactMetrics;
   clock?: () => number;
   facts?: Promised;
-  links?: LeadLinks;
+  links: LeadLinks;
 }) {
   const { db, metrics, config } = parts;
   const id = `worker-${randomUUID()}`;
@@ -74,7 +72,6 @@ export function outboxWorker(parts: {
   async function run(): Promise<void> {
     while (running) {
       const worked = await pass().catch((err: Error) => {
-        // An outage was logged once by the database's watcher.
         if (!(err instanceof StorageUnavailableError))
           workerLog.error({ err: { message: err.message } }, "outbox pass failed");
         return 0;
@@ -105,14 +102,12 @@ export function outboxWorker(parts: {
   }
 
   async function attempt(d: Delivery, now: number): Promise<Outcome> {
-    const channel = channels.get(d.channel);
-    if (!channel) return { kind: "permanent", reason: `the ${d.channel} channel is not configured on this server` };
+    // Claimed only for this worker's channels (outbox.claimDue).
+    const channel = channels.get(d.channel) as Channel;
     if (d.kind === "delivery-failed" || d.kind === "digest" || d.kind.startsWith("booking")) {
       const payload = d.payload ?? "{}";
       const words =
-        d.kind === "digest"
-          ? parts.links && (await digestWords(db, parts.links, payload, now, parts.facts))
-          : JSON.parse(payload);
+        d.kind === "digest" ? await digestWords(db, parts.links, payload, now, parts.facts) : JSON.parse(payload);
       return words ? channel.notify(d.kind as AlertKind, words, d.messageId) : "drop";
     }
     const { inquiry } = d;
@@ -137,9 +132,7 @@ export function outboxWorker(parts: {
     const kind = d.kind as DeliveryKind;
     const log = workerLog.child({ inquiryId: d.inquiryId ?? undefined, channel: d.channel, attempt: d.attempts });
     const lease = config.OUTBOX_LEASE_MS;
-    const hold = setInterval(() => {
-      outbox.extendClaim(db, d.id, id, clock() + lease).catch(() => undefined);
-    }, lease / 3);
+    const hold = setInterval(() => outbox.extendClaim(db, d.id, id, clock() + lease).catch(() => undefined), lease / 3);
     const outcome = await attempt(d, clock()).catch((err: Error): Outcome => ({ kind: "retry", reason: err.message }));
     clearInterval(hold);
     const now = clock();
@@ -174,8 +167,7 @@ export function outboxWorker(parts: {
     if (outcome.kind === "permanent" || now - d.createdAt >= config.OUTBOX_GIVE_UP_AFTER_MS) {
       if (!(await outbox.fail(db, d.id, id, reason))) return cancelled();
       metrics?.failed(d.channel);
-      if (kind !== "lead")
-        return log.error({ reason, kind }, `${SAID[kind][1].replace(/; tried again later$/, "")}: failed for good`);
+      if (kind !== "lead") return log.error({ reason, kind }, `${SAID[kind][1]}: failed for good`);
       const permanent = outcome.kind === "permanent";
       log.fatal({ reason, permanent }, `INQUIRY ${d.channel.toUpperCase()} DELIVERY FAILED PERMANENTLY; ${see}`);
       return alert(d, reason, "failed", now);
@@ -185,7 +177,7 @@ export function outboxWorker(parts: {
     const delay = Math.max(Math.round(exponential / 2 + (Math.random() * exponential) / 2), outcome.retryAfterMs ?? 0);
     if (!(await outbox.retryAt(db, d.id, id, now + delay, reason))) return cancelled();
     metrics?.retried(d.channel);
-    log.warn({ reason, retryInMs: delay }, SAID[kind][1]);
+    log.warn({ reason, retryInMs: delay }, `${SAID[kind][1]}; ${kind === "lead" ? "will retry" : "tried again later"}`);
   }
 
   async function alert(d: Delivery, reason: string, why: string, now: number): Promise<void> {
@@ -196,18 +188,10 @@ export function outboxWorker(parts: {
       `See it with \`npm run inquiries -- show ${d.inquiryId}\`; after a fix, \`npm run inquiries -- retry --channel ${d.channel}\`.`,
     ].join("\n");
     const payload = JSON.stringify({ subject, text, inquiryIds: [d.inquiryId] });
+    const each = { kind: "delivery-failed", target: "default", messageId: `alert_${d.id}_${why}`, payload } as const;
     const alerts = [...channels.keys()]
       .filter((c) => c !== d.channel)
-      .map(
-        (channel): NewDelivery => ({
-          id: `${d.id}-${why}-${channel}`,
-          kind: "delivery-failed",
-          channel,
-          target: "default",
-          messageId: `alert_${d.id}_${why}`,
-          payload,
-        }),
-      );
+      .map((channel): NewDelivery => ({ ...each, id: `${d.id}-${why}-${channel}`, channel }));
     await db.transaction((tx) => outbox.queue(tx, d.inquiryId, alerts, now));
     nudge();
   }
@@ -226,8 +210,7 @@ export function outboxWorker(parts: {
       if (!running) return;
       running = false;
       nudge();
-      const done = loop?.then(settled);
-      await Promise.race([done, new Promise((r) => setTimeout(r, graceMs).unref())]);
+      await Promise.race([loop?.then(settled), sleep(graceMs, undefined, { ref: false })]);
       const given = await outbox.giveBack(db, id).catch(() => 0);
       if (given > 0) workerLog.info({ given }, "gave back claimed deliveries");
     },

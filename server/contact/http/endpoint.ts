@@ -1,10 +1,11 @@
-import express, { type ErrorRequestHandler, type Request, type Response } from "express";
+import express, { type ErrorRequestHandler, type RequestHandler, type Response } from "express";
 import type { Logger } from "pino";
 import { CONTACT_API_PATH } from "../../../app/contact/api.ts";
 import { KEY_REUSED, SUCCESS_MESSAGE, TOO_MANY } from "../../../app/contact/messages.ts";
+import type { Config } from "../../config.ts";
 import { isUtf8 } from "../../guards.ts";
 import type { Outcome, Submitter } from "../intake/pipeline.ts";
-import type { ContactMetrics } from "../metrics.ts";
+import type { ContactMetrics, InquiryOutcome } from "../metrics.ts";
 import { StorageUnavailableError } from "../storage/database.ts";
 
 /**
@@ -22,13 +23,12 @@ const BODY_ERRORS: Record<string, [number, string]> = {
   "entity.parse.failed": [400, "The request body is not valid JSON."],
   "encoding.unsupported": [415, "Unsupported content encoding or charset."],
 };
+const OUTCOMES: Record<number, InquiryOutcome> = { 400: "invalid", 401: "unauthorized", 503: "unavailable" };
 
-type Options = {
+type Options = Pick<Config, "publicKeys" | "allowedOrigins"> & {
   submitter: Submitter;
   log: Logger;
-  publicKeys: string[];
-  allowedOrigins: string[];
-  metrics?: ContactMetrics;
+  metrics: ContactMetrics;
 };
 
 // The inquiry stored, noted on the response for the request's log line.
@@ -42,24 +42,21 @@ export const noted = (submitter: Submitter, res: Response): Submitter => ({
 
 export function contactEndpoint({ submitter, log, publicKeys, allowedOrigins, metrics }: Options) {
   const router = express.Router();
-  const fail = (res: Response, status: number, error: string, extra: Record<string, unknown> = {}) => {
-    if (res.req.method === "POST") {
-      const outcome =
-        status === 503 ? "unavailable" : status === 400 ? "invalid" : status === 401 ? "unauthorized" : "refused";
-      metrics?.inquiry("api", outcome);
-    }
-    res.status(status).json({ error, ...extra });
+  const fail = (res: Response, status: number, error: string) => {
+    if (res.req.method === "POST") metrics.inquiry("api", OUTCOMES[status] ?? "refused");
+    res.status(status).json({ error });
   };
   const allowed = new Set(allowedOrigins);
   let lastKeyWarning = 0;
 
-  const cors = (req: Request, res: Response): boolean => {
+  const cors: RequestHandler = (req, res, next) => {
     const origin = req.get("origin");
     res.setHeader("Vary", "Origin");
-    if (!origin || origin === `${req.protocol}://${req.get("host") ?? ""}`) return true;
-    if (!allowed.has(origin)) return false;
-    res.setHeader("Access-Control-Allow-Origin", origin);
-    return true;
+    if (origin && origin !== `${req.protocol}://${req.get("host") ?? ""}`) {
+      if (!allowed.has(origin)) return fail(res, 403, "This origin may not call this endpoint.");
+      res.setHeader("Access-Control-Allow-Origin", origin);
+    }
+    next();
   };
 
   router.use(CONTACT_API_PATH, (_req, res, next) => {
@@ -67,8 +64,7 @@ export function contactEndpoint({ submitter, log, publicKeys, allowedOrigins, me
     next();
   });
 
-  router.options(CONTACT_API_PATH, (req, res) => {
-    if (!cors(req, res)) return fail(res, 403, "This origin may not call this endpoint.");
+  router.options(CONTACT_API_PATH, cors, (_req, res) => {
     res.set({
       "Access-Control-Allow-Methods": "POST, OPTIONS",
       "Access-Control-Allow-Headers": ALLOWED_HEADERS,
@@ -79,8 +75,8 @@ export function contactEndpoint({ submitter, log, publicKeys, allowedOrigins, me
 
   router.post(
     CONTACT_API_PATH,
+    cors,
     (req, res, next) => {
-      if (!cors(req, res)) return fail(res, 403, "This origin may not call this endpoint.");
       const given = /^Bearer (.*)$/.exec(req.get("authorization") ?? "")?.[1] ?? req.get("apikey");
       if (!given || !publicKeys.includes(given)) {
         // A page built with a key the server no longer takes: every message refused. Said once a minute.
@@ -98,9 +94,8 @@ export function contactEndpoint({ submitter, log, publicKeys, allowedOrigins, me
       if (!isUtf8(req.get("content-type")))
         return fail(res, 415, "Unsupported content encoding or charset: send UTF-8.");
       const key = req.get("idempotency-key");
-      if (key !== undefined && !IDEMPOTENCY_KEY.test(key)) {
+      if (key !== undefined && !IDEMPOTENCY_KEY.test(key))
         return fail(res, 400, "Idempotency-Key must be 1 to 255 visible ASCII characters.");
-      }
       next();
     },
     express.json({ limit: MAX_BODY_BYTES, strict: false, type: () => true }),
@@ -116,11 +111,8 @@ export function contactEndpoint({ submitter, log, publicKeys, allowedOrigins, me
         userAgent: req.get("user-agent"),
         page: req.get("referer"),
       });
-      const answer = jsonAnswer(outcome);
-      res
-        .set(answer.headers ?? {})
-        .status(answer.status)
-        .json(answer.body);
+      const { status, body, headers } = jsonAnswer(outcome);
+      res.set(headers).status(status).json(body);
     },
   );
 
@@ -146,11 +138,8 @@ export function contactEndpoint({ submitter, log, publicKeys, allowedOrigins, me
   return router;
 }
 
-export function jsonAnswer(outcome: Outcome): {
-  status: number;
-  body: Record<string, unknown>;
-  headers?: Record<string, string>;
-} {
+type Answer = { status: number; body: Record<string, unknown>; headers?: Record<string, string> };
+export function jsonAnswer(outcome: Outcome): Answer {
   switch (outcome.kind) {
     case "stored":
     case "replayed":
