@@ -1,5 +1,4 @@
 import { existsSync, mkdirSync } from "node:fs";
-import { createServer } from "node:http";
 import { flushCompileCache } from "node:module";
 import { fileURLToPath } from "node:url";
 import pino from "pino";
@@ -116,8 +115,9 @@ ready.then(flushCompileCache, async (err) => {
   refuseToStart(err);
 });
 
-// Once stopping, a proxy's pooled connections end after their request, not cut while it sends one.
-const server = createServer((req, res) => {
+// Not `import "node:http"`: its ES module facade reads every export, and the lazy ones load undici
+// (~15 ms of a cold start). Once stopping, a proxy's pooled connections end after their request.
+const server = process.getBuiltinModule("node:http").createServer((req, res) => {
   if (stopping) res.setHeader("Connection", "close");
   res.once("finish", firstServed);
   app(req, res);
