@@ -1,4 +1,4 @@
-import { existsSync, mkdirSync } from "node:fs";
+import { mkdirSync } from "node:fs";
 import { flushCompileCache } from "node:module";
 import { fileURLToPath } from "node:url";
 import pino from "pino";
@@ -25,10 +25,6 @@ import { loadNotFoundPages, loadStaticFiles } from "./static.ts";
 const root = fileURLToPath(new URL("../", import.meta.url));
 const clientDir = `${root}build/client`;
 const serverBuild = `${root}build/server/index.js`;
-if (!existsSync(serverBuild)) {
-  console.error("No build found: run `npm run build` first (npm start does it for you).");
-  process.exit(1);
-}
 
 // A full pipe (a reader that stopped) is waited for, at shutdown only until the grace period ends.
 let logDeadline = Number.POSITIVE_INFINITY;
