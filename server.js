@@ -11,15 +11,12 @@ if (major < REQUIRED_MAJOR) {
   );
   process.exit(1);
 }
-const { existsSync } = await import("node:fs");
 const server = new URL("./build/server-main/main.js", import.meta.url);
-if (!existsSync(server)) {
+if (!process.getBuiltinModule("node:fs").existsSync(server)) {
   console.error("No build found: run `npm run build` first (npm start does it for you).");
   process.exit(1);
 }
-const { enableCompileCache } = await import("node:module");
-enableCompileCache(
-  process.env.NODE_COMPILE_CACHE || new URL("./node_modules/.cache/node-compile", import.meta.url).pathname,
-);
+const cache = process.env.NODE_COMPILE_CACHE || new URL("./node_modules/.cache/node-compile", import.meta.url).pathname;
+process.getBuiltinModule("node:module").enableCompileCache(cache);
 process.env.NODE_ENV ||= "production";
 await import(server.href);
