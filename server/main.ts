@@ -112,7 +112,7 @@ ready.then(flushCompileCache, async (err) => {
 });
 
 // Not `import "node:http"`: its ES module facade reads every export, and the lazy ones load undici
-// (~15 ms of a cold start). Once stopping, a proxy's pooled connections end after their request.
+// (~20 ms of CPU at a start). Once stopping, a proxy's pooled connections end after their request.
 const server = process.getBuiltinModule("node:http").createServer((req, res) => {
   if (stopping) res.setHeader("Connection", "close");
   res.once("finish", firstServed);
