@@ -40,7 +40,7 @@ COPY deploy/start.sh deploy/litestream.yml ./deploy/
 RUN mkdir -p /data /app/.node-compile-cache && chown node:node /data /app/.node-compile-cache
 USER node
 # Node's compile cache (server.js) filled once here, by a start that stops itself: no start of the
-# image strips the server's TypeScript again.
+# image compiles the server's bundle (build/server-main, ADR 0030) or strips its TypeScript again.
 RUN DATA_DIR=/tmp/warm-up PORT=3999 HOST=127.0.0.1 timeout -s INT 8 node server.js >/dev/null; \
     rm -rf /tmp/warm-up; test -n "$(ls /app/.node-compile-cache)"
 VOLUME /data

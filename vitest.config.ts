@@ -32,7 +32,7 @@ export default defineConfig({
         test: {
           name: "integration",
           include: ["tests/integration/**/*.test.ts"],
-          globalSetup: ["tests/support/integration-postgres-setup.ts"],
+          globalSetup: ["tests/support/server-bundle-setup.ts", "tests/support/integration-postgres-setup.ts"],
         },
       },
     ],

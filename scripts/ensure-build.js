@@ -13,6 +13,7 @@ const sources = [
   "server",
   "react-router.config.ts",
   "vite.config.ts",
+  "vite.server.config.ts",
   "package.json",
   ".env",
 ];

@@ -31,6 +31,7 @@ function copyOfProject(): string {
     "package.json",
     "react-router.config.ts",
     "vite.config.ts",
+    "vite.server.config.ts",
     "tsconfig.json",
     "server.js",
   ]) {
