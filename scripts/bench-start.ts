@@ -49,7 +49,7 @@ async function coldStart(baseline = false): Promise<number> {
   env.NODE_ENV = undefined;
   const args = baseline ? ["--input-type=module", "-e", EXPRESS_STATIC] : ["server.js"];
   const t0 = performance.now();
-  const child = spawn(process.execPath, args, { cwd: root, env, stdio: "ignore" });
+  const child = spawn(process.execPath, args, { cwd: root, env, stdio: ["ignore", "ignore", "inherit"] });
   const ok = () =>
     new Promise<boolean>((resolve) => {
       const req = get({ host: "127.0.0.1", port, path: "/" }, (res) => {
@@ -59,6 +59,7 @@ async function coldStart(baseline = false): Promise<number> {
       req.on("error", () => resolve(false));
     });
   while (!(await ok())) {
+    if (child.exitCode !== null) throw new Error(`the server exited (${child.exitCode}) before its first page`);
     if (performance.now() - t0 > 20_000) throw new Error("no 200 within 20 s");
     await new Promise((r) => setTimeout(r, 2));
   }
