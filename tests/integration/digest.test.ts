@@ -118,6 +118,8 @@ describe("the morning digest, through the schedule", { timeout: 90_000 }, () => 
     // 9:00 AM: opening. One digest, whichever instance queued it, to everyone who gets leads.
     now = at("2027-03-12T09:00:00-07:00");
     await expect.poll(() => digests(smtp).length, { timeout: 10_000 }).toBe(1);
+    // Marked sent before the clock moves on: a send still in flight six hours later is past its lease.
+    await Promise.all([a.pipeline.worker.settled(), b.pipeline.worker.settled()]);
     expect(await readSetting(b.db, "digest_day")).toBe("2027-03-12");
     const friday = digests(smtp)[0] as Received;
     expect(friday.mail.to).toMatchObject({
@@ -143,6 +145,7 @@ describe("the morning digest, through the schedule", { timeout: 90_000 }, () => 
     expect(await a.housekeeping.digest()).toBe(false);
     now = at("2027-03-13T10:00:00-07:00");
     await expect.poll(() => digests(smtp).length, { timeout: 10_000 }).toBe(2);
+    await Promise.all([a, b, c].map((i) => i.pipeline.worker.settled()));
     const saturday = digests(smtp)[1] as Received;
     expect(saturday.mail.text).toContain("Taken since Fri, Mar 12, 9:00 AM MST: 1");
     expect(saturday.mail.text).toContain("- Ada Early (Engines): Dana, Fri, Mar 12, 3:00 PM MST");
