@@ -12,7 +12,8 @@ if (major < REQUIRED_MAJOR) {
   process.exit(1);
 }
 const server = new URL("./build/server-main/main.js", import.meta.url);
-if (!process.getBuiltinModule("node:fs").existsSync(server)) {
+const pages = new URL("./build/server/index.js", import.meta.url); // React Router's, loaded after the first page
+if (![server, pages].every(process.getBuiltinModule("node:fs").existsSync)) {
   console.error("No build found: run `npm run build` first (npm start does it for you).");
   process.exit(1);
 }

@@ -2,10 +2,13 @@ import { execSync } from "node:child_process";
 import { existsSync, readdirSync, statSync } from "node:fs";
 import { join } from "node:path";
 
-/** `npm start` on a fresh clone, or after an edit: build first when the build is missing or older than the sources. */
+/**
+ * `npm start` on a fresh clone, or after an edit: build first when either server build is missing or
+ * older than the sources, the locked dependencies included (the server's bundle carries them, ADR 0030).
+ */
 
 const root = new URL("..", import.meta.url).pathname;
-const marker = join(root, "build/server/index.js");
+const markers = ["build/server/index.js", "build/server-main/main.js"].map((m) => join(root, m));
 const sources = [
   "app",
   "content",
@@ -15,6 +18,7 @@ const sources = [
   "vite.config.ts",
   "vite.server.config.ts",
   "package.json",
+  "package-lock.json",
   ".env",
 ];
 
@@ -25,7 +29,7 @@ function newest(path) {
   return Math.max(0, ...readdirSync(path).map((n) => newest(join(path, n))));
 }
 
-const built = existsSync(marker) ? statSync(marker).mtimeMs : 0;
+const built = Math.min(...markers.map((m) => (existsSync(m) ? statSync(m).mtimeMs : 0)));
 const changed = Math.max(...sources.map((s) => newest(join(root, s))));
 if (changed > built) {
   console.log(built ? "Sources changed since the last build: building…" : "No build yet: building…");

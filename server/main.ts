@@ -24,7 +24,6 @@ import { loadNotFoundPages, loadStaticFiles } from "./static.ts";
 
 const root = fileURLToPath(new URL("../", import.meta.url));
 const clientDir = `${root}build/client`;
-const serverBuild = `${root}build/server/index.js`;
 
 // A full pipe (a reader that stopped) is waited for, at shutdown only until the grace period ends.
 let logDeadline = Number.POSITIVE_INFINITY;
@@ -97,7 +96,7 @@ const runtime = startContactRuntime(config, log, { keys, metrics, after: served 
 const { app, ready } = createApp({
   config,
   log,
-  build: served.then(() => import(serverBuild) as Promise<ServerBuild>),
+  build: served.then(() => import(`${root}build/server/index.js`) as Promise<ServerBuild>),
   files,
   notFound: loadNotFoundPages(clientDir, config.contactOrigin),
   tokens: keys.tokens,

@@ -1,5 +1,5 @@
 import { spawn, spawnSync } from "node:child_process";
-import { mkdtempSync } from "node:fs";
+import { cpSync, mkdirSync, mkdtempSync, rmSync, symlinkSync, utimesSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import pino from "pino";
@@ -119,6 +119,31 @@ describe("a start that cannot succeed says so in one line", () => {
     expect(run.stdout).toBe("");
   });
 
+  it("a server without either part of its build (the pages' server build, its own bundle) says so in one line", async () => {
+    // A deployment as docs/deployment.md lists it, but for the one part of build/ that is left out.
+    for (const lacking of ["build/server", "build/server-main"]) {
+      const app = mkdtempSync(join(tmpdir(), "no-build-"));
+      for (const name of ["app", "server", "db", "node_modules", "package.json"])
+        symlinkSync(join(root, name), join(app, name));
+      cpSync(join(root, "server.js"), join(app, "server.js"));
+      for (const part of ["build/client", "build/server", "build/server-main"].filter((p) => p !== lacking))
+        cpSync(join(root, part), join(app, part), { recursive: true });
+      const run = spawnSync(process.execPath, ["server.js"], {
+        cwd: app,
+        env: { ...process.env, HOST: "127.0.0.1", PORT: String(await freePort()), DATA_DIR: join(app, "data") },
+        encoding: "utf8",
+        timeout: 10_000,
+        killSignal: "SIGKILL",
+      });
+      expect(run.status, lacking).toBe(1);
+      expect(run.stderr.trim().split("\n"), lacking).toEqual([
+        "No build found: run `npm run build` first (npm start does it for you).",
+      ]);
+      expect(run.stdout, lacking).toBe("");
+      rmSync(app, { recursive: true, force: true });
+    }
+  });
+
   it("a build whose entry does not hand over the contact context stops the start (the no-JavaScript form would fail)", async () => {
     const build = (await import(join(root, "build/server/index.js"))) as ServerBuild;
     const make = (entry: ServerBuild["entry"]) => () =>
@@ -208,3 +233,45 @@ it("a message sent before the contact pipeline has started waits for it and is s
     await exited;
   }
 }, 60_000);
+
+/**
+ * `npm start` runs scripts/ensure-build.js first: it builds when either part of the server's build
+ * is missing or older than what it is made of, the locked dependencies included (the server's bundle
+ * carries them: a patched dependency installed from package-lock.json alone must reach it).
+ */
+it("npm start builds first when the build is missing, partial, or older than the sources or the lockfile", () => {
+  const project = mkdtempSync(join(tmpdir(), "ensure-build-"));
+  mkdirSync(join(project, "scripts"));
+  cpSync(join(root, "scripts/ensure-build.js"), join(project, "scripts/ensure-build.js"));
+  // A build that writes both outputs and says so.
+  const build = `const fs=require("fs");for(const f of ["build/server/index.js","build/server-main/main.js"]){fs.mkdirSync(require("path").dirname(f),{recursive:true});fs.writeFileSync(f,"")}console.log("BUILT")`;
+  writeFileSync(join(project, "package.json"), JSON.stringify({ scripts: { build: `node -e '${build}'` } }));
+  writeFileSync(join(project, "package-lock.json"), "{}");
+  mkdirSync(join(project, "server"));
+  writeFileSync(join(project, "server/main.ts"), "");
+  const start = () => {
+    const r = spawnSync(process.execPath, ["scripts/ensure-build.js"], { cwd: project, encoding: "utf8" });
+    expect(r.status).toBe(0);
+    return r.stdout.includes("BUILT");
+  };
+  // Every source made long ago; one of them, or the lockfile, edited after the build.
+  const at = (file: string, ms: number) => utimesSync(join(project, file), new Date(ms), new Date(ms));
+  const sources = ["package.json", "package-lock.json", "server/main.ts", "server"];
+  for (const file of sources) at(file, Date.now() - 120_000);
+  const editedAfterTheBuild = (file: string) => {
+    at(file, Date.now() + 60_000);
+    const built = start();
+    at(file, Date.now() - 120_000);
+    return built;
+  };
+  expect(start()).toBe(true);
+  expect(start()).toBe(false);
+  expect(editedAfterTheBuild("server/main.ts")).toBe(true);
+  expect(start()).toBe(false);
+  expect(editedAfterTheBuild("package-lock.json")).toBe(true);
+  expect(start()).toBe(false);
+  // Half a build (the server's bundle gone): built again, not started without it.
+  rmSync(join(project, "build/server-main"), { recursive: true });
+  expect(start()).toBe(true);
+  rmSync(project, { recursive: true, force: true });
+});
