@@ -104,9 +104,7 @@ export const siteSchema = z.object({
     addressKey: z.string().min(40),
     answerDays: z.number().int().min(1).max(45),
     lastChange: z.string().min(10),
-    infrastructure: z
-      .array(z.strictObject({ category: z.string().min(3), name: z.string().min(2), gets: z.string().min(3) }))
-      .min(1),
+    infrastructure: z.array(processor.omit({ hosts: true })).min(1),
     calendar: processor,
     /** Keyed by delivery channel name. */
     processors: z.record(z.string(), processor),

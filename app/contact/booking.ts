@@ -36,7 +36,7 @@ const US_ZONES: Array<[string, string]> = [
 /** The choice without JavaScript: the company's zone first, then the US zones by the time they keep. */
 export const ZONES: Array<[string, string]> = [
   [site.timeZone, `${US_ZONES.find(([z]) => z === site.timeZone)?.[1] ?? site.timeZone} (our office)`],
-  ...US_ZONES.filter(([z]) => z !== site.timeZone && z !== "America/Denver"),
+  ...US_ZONES.filter(([z]) => z !== site.timeZone),
 ];
 
 /** What a button did: "unchanged" when it had been done, or the request had moved on, before. */

@@ -1,6 +1,7 @@
 import { site } from "../../app/config/site.ts";
 import { BOOK_PATH, BOOK_TOKEN_FIELD } from "../../app/contact/booking.ts";
 import type { Config } from "../config.ts";
+import { inbox } from "../contact/delivery/email.ts";
 import { destinationsFor, type Routing } from "../contact/delivery/routing.ts";
 import { timeOrderedId } from "../contact/intake/ids.ts";
 import type { LeadLinks } from "../contact/review/links.ts";
@@ -50,7 +51,6 @@ const place = () =>
   site.booking.place === "phone"
     ? `By phone: we call you at the time (our number: ${site.phone.display})`
     : site.booking.place;
-const inbox = (config: Config) => config.CONTACT_TO ?? site.email;
 
 async function invitation(p: Parts, i: Inquiry, b: Booking, method: Calendar["method"], confirmedAt: number) {
   const { default: ical, ICalCalendarMethod, ICalEventStatus, ICalAttendeeRole } = await import("ical-generator");

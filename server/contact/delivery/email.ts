@@ -118,7 +118,7 @@ const emails = z
 const each = (lists: string[]) =>
   [...new Set(lists.flatMap((list) => list.split(",").map((a) => a.trim().toLowerCase())).filter(Boolean))].join(", ");
 
-const inbox = (config: Config) => config.CONTACT_TO ?? site.email;
+export const inbox = (config: Config) => config.CONTACT_TO ?? site.email;
 
 const variables = {
   SMTP_URL: z
