@@ -159,17 +159,17 @@ export async function queueCancelled(p: Parts, tx: Sql, i: Inquiry, b: Booking, 
   const calendar = confirmed ? await invitation(p, i, b, "CANCEL", b.changedAt) : undefined;
   const text = `${i.name} <${i.email}> cancelled the consultation of ${office(b)}${theirs(b)}. The time is free again.`;
   await toCompany(tx, i, { subject: `Cancelled: ${i.name}, ${office(b)}`, text }, now, calendar);
-  if (confirmed)
-    await toVisitor(
-      tx,
-      i,
-      {
-        subject: `Cancelled: your consultation with ${site.name}`,
-        text: `Hello ${i.name},\n\nYour consultation of ${sayRange(b.startsAt, b.zone)} is cancelled. To pick another time: ${bookingLink(p, i.id, now)}\n\n${site.name}`,
-      },
-      now,
-      calendar,
-    );
+  // Always, as the page says: also a time asked for and not yet confirmed (an older Cancel link).
+  await toVisitor(
+    tx,
+    i,
+    {
+      subject: `Cancelled: your consultation with ${site.name}`,
+      text: `Hello ${i.name},\n\nYour consultation of ${sayRange(b.startsAt, b.zone)} is cancelled. To pick another time: ${bookingLink(p, i.id, now)}\n\n${site.name}`,
+    },
+    now,
+    calendar,
+  );
 }
 
 export function queueDeclined(p: Parts, tx: Sql, i: Inquiry, b: Booking, note: string, now: number) {

@@ -358,6 +358,15 @@ describe("the booking, from the answer to the invitation", { timeout: 180_000 },
     const rebooked = invitationIn(invitations().at(-1) as Received);
     expect(rebooked).toMatchObject({ method: "REQUEST", start: MST(24, 12), sequence: 0 });
     expect(rebooked.uid).not.toBe(invitation.uid);
+
+    // An older Cancel link opened on a time asked for and not yet confirmed: the email the page speaks of goes.
+    const cancellations = () => mailsTo(smtp, "dana@example.org", /^Cancelled/);
+    expect(await press(server, linkIn(invitations().at(-1) as Received, "cancel"))).toMatch(/is free again/);
+    await expect.poll(() => cancellations().length, { timeout: 20_000 }).toBe(2);
+    expect(await pick(server, dana.link, MST(24, 13))).toMatch(/^Thank you!/);
+    expect(await press(server, linkIn(invited, "cancel"))).toMatch(/1:00.*is free again/);
+    await expect.poll(() => cancellations().length, { timeout: 20_000 }).toBe(3);
+    expect(cancellations().at(-1)?.mail.text).toMatch(/Tue, Nov 24, 1:00/);
   });
 
   it("tells the company on the lead's own route: its inbox and its Slack, not the general ones", async () => {
