@@ -178,7 +178,7 @@ async function reactRouter({ config, runtime, tokens, links, log, ...o }: AppOpt
   });
 }
 
-/** The lead and overview pages: never stored, indexed or passed on as a referrer. */
+/** The lead, overview and booking pages, whose addresses are credentials: never stored, indexed or a referrer. */
 const leadHeaders: RequestHandler = (req, res, next) => {
   res.setHeader("Cache-Control", "no-store");
   res.setHeader("X-Robots-Tag", "noindex, nofollow");

@@ -2,7 +2,6 @@ import { spawnSync } from "node:child_process";
 import { randomBytes } from "node:crypto";
 import type { Browser } from "playwright-core";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { DEFAULT_PUBLIC_KEY } from "../../app/contact/api.ts";
 import { TUNING, type Tuning } from "../../server/config.ts";
 import { ContentModel, seedCorpus } from "../../server/contact/intake/content-filter.ts";
 import { KeyRing } from "../../server/contact/keys.ts";
@@ -16,6 +15,7 @@ import { engineEnv } from "../support/engines.ts";
 import { attachedTestKeys } from "../support/keys.ts";
 import { freePort } from "../support/ports.ts";
 import { Receiver } from "../support/receiver.ts";
+import { sendAsPage } from "../support/requests.ts";
 import { type RunningServer, startServer } from "../support/server.ts";
 import { type Received, TestSmtp } from "../support/smtp.ts";
 
@@ -65,20 +65,8 @@ async function startSite(env: Record<string, string>, tuning: Partial<Tuning> = 
 
 /** A lead sent as the contact page's script sends it: the page's form token, from a visitor's address. */
 async function send(site: Site, name: string, message: string, opts: { token?: boolean } = {}): Promise<string> {
-  const headers: Record<string, string> = {
-    "content-type": "application/json",
-    authorization: `Bearer ${DEFAULT_PUBLIC_KEY}`,
-    "x-forwarded-for": nextIp(),
-  };
-  if (opts.token !== false) {
-    const html = await (await fetch(`${site.server.url}/contact`)).text();
-    headers["x-form-token"] = /name="form_token" value="([^"]+)"/.exec(html)?.[1] ?? "";
-  }
-  const res = await fetch(`${site.server.url}/functions/v1/send-email`, {
-    method: "POST",
-    headers,
-    body: JSON.stringify({ name, email: "visitor@example.org", company: "", service: "", message }),
-  });
+  const fields = { name, email: "visitor@example.org", message };
+  const res = await sendAsPage(site.server.url, fields, { headers: { "x-forwarded-for": nextIp() }, ...opts });
   expect(res.status).toBe(201);
   return String(((await res.json()) as { id: string }).id);
 }

@@ -1,10 +1,10 @@
 import { spawnSync } from "node:child_process";
 import type { Browser, Page } from "playwright-core";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { DEFAULT_PUBLIC_KEY } from "../../app/contact/api.ts";
 import { policyForHtml } from "../../server/security.ts";
 import { launchChromium } from "../support/chromium";
 import { raw } from "../support/http";
+import { json, sleep } from "../support/requests";
 import { type RunningServer, startServer } from "../support/server";
 import { TestSmtp } from "../support/smtp";
 
@@ -23,7 +23,6 @@ let smtp: TestSmtp;
 let browser: Browser;
 let ip = 0;
 const nextIp = () => `198.51.100.${(ip++ % 250) + 1}`;
-const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
 
 beforeAll(async () => {
   smtp = await new TestSmtp().start();
@@ -71,12 +70,7 @@ const lead = (name: string, message = `A real question from ${name}.`) => ({
 const postJson = (body: unknown, headers: Record<string, string> = {}) =>
   fetch(`${server.url}/functions/v1/send-email`, {
     method: "POST",
-    headers: {
-      "content-type": "application/json",
-      authorization: `Bearer ${DEFAULT_PUBLIC_KEY}`,
-      "x-forwarded-for": nextIp(),
-      ...headers,
-    },
+    headers: { ...json, "x-forwarded-for": nextIp(), ...headers },
     body: JSON.stringify(body),
   });
 const held = (name: string) => inquiries().find((r) => r.name === name);

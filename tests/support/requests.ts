@@ -7,13 +7,18 @@ import { CONTACT_API_PATH, DEFAULT_PUBLIC_KEY } from "../../app/contact/api.ts";
 export const valid = { name: "Ada Lovelace", email: "ada@example.org", company: "", service: "", message: "Hello" };
 /** The JSON endpoint's headers, with the page's anonymous public key (spec §7) as the page sends it. */
 export const json = { "content-type": "application/json", authorization: `Bearer ${DEFAULT_PUBLIC_KEY}` };
-/** A message sent as the contact page's script sends it: with the page's form token and the public key. */
-export async function sendAsPage(baseUrl: string, fields: Partial<typeof valid>): Promise<Response> {
-  const page = await (await fetch(`${baseUrl}/contact`)).text();
-  const formToken = /name="form_token" value="([^"]+)"/.exec(page)?.[1] ?? "";
+/** A message sent as the contact page's script sends it: with the page's form token (unless `token: false`) and the public key. */
+export async function sendAsPage(
+  baseUrl: string,
+  fields: Partial<typeof valid>,
+  { headers = {}, token = true }: { headers?: Record<string, string>; token?: boolean } = {},
+): Promise<Response> {
+  const page = token ? await (await fetch(`${baseUrl}/contact`)).text() : null;
+  const formToken: Record<string, string> =
+    page === null ? {} : { "x-form-token": /name="form_token" value="([^"]+)"/.exec(page)?.[1] ?? "" };
   return fetch(`${baseUrl}${CONTACT_API_PATH}`, {
     method: "POST",
-    headers: { ...json, "x-form-token": formToken },
+    headers: { ...json, ...formToken, ...headers },
     body: JSON.stringify({ ...valid, ...fields }),
   });
 }
