@@ -24,7 +24,7 @@ import { feedsRead, recordFeed } from "./store.ts";
 const FEED_EVERY_TURNS = 15;
 const triedAt = new Map<string, number>();
 type FeedConfig = Pick<Config, "BOOKING_FEEDS" | "HOUSEKEEPING_TURN_MS" | "LEAD_ESCALATION_TO">;
-export const FEED_STALE_MS = 2 * 3_600_000;
+const FEED_STALE_MS = 2 * 3_600_000;
 const AHEAD_MS = 45 * 86_400_000;
 const MAX_BYTES = 5_000_000;
 
@@ -44,7 +44,7 @@ export const bookingVariables = {
     }),
 };
 
-export const feedId = (url: string) => createHash("sha256").update(url).digest("hex");
+const feedId = (url: string) => createHash("sha256").update(url).digest("hex");
 
 // As for channels (routing.ts), the privacy notice names who we read from: refused at start otherwise.
 const unnamed = (host: string) => {
@@ -53,7 +53,7 @@ const unnamed = (host: string) => {
 };
 
 /** Busy times between `from` and `to`: events that are not free (TRANSP) or cancelled, recurrences expanded. */
-export async function busyOf(text: string, from: number, to: number): Promise<Busy> {
+async function busyOf(text: string, from: number, to: number): Promise<Busy> {
   const { default: ICAL } = await import("ical.js");
   const root = new ICAL.Component(ICAL.parse(text));
   for (const zone of root.getAllSubcomponents("vtimezone")) ICAL.TimezoneService.register(new ICAL.Timezone(zone));

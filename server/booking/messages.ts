@@ -24,7 +24,7 @@ import type { Booking } from "./store.ts";
  */
 
 /** The visitor's booking link works this many days (at most as long as the lead's links: their key's life). */
-export const BOOK_LINK_DAYS = 14;
+const BOOK_LINK_DAYS = 14;
 
 type Words = { subject: string; text: string };
 type Calendar = { method: "REQUEST" | "CANCEL"; content: string };

@@ -8,7 +8,7 @@ import type { Database } from "./storage/database.ts";
  * Copies already delivered, and the files in DATA_DIR/mail, the operator corrects by hand.
  */
 
-export type Correction = { name?: string; email?: string; company?: string };
+type Correction = { name?: string; email?: string; company?: string };
 
 export function parseCorrection(input: Correction): Correction {
   const given = Object.fromEntries(Object.entries(input).filter(([, v]) => v !== undefined));

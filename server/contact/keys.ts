@@ -8,7 +8,7 @@ import { ensureAddressKey, ensureFirstKey, type KeyPurpose, listKeys, monthOf } 
  * of this process (the pages are served while storage is away).
  */
 
-export type SigningKey = { id: string; secret: Buffer };
+type SigningKey = { id: string; secret: Buffer };
 
 export class KeyRing {
   private known = new Map<string, Buffer>();

@@ -13,7 +13,7 @@ import { CHANNELS, channelNamed } from "./channels.ts";
  * promise may be up (business time never runs faster than the clock); the worker puts it off to then.
  */
 
-export type Destination = { channel: string; target: string };
+type Destination = { channel: string; target: string };
 export type Routing = Record<string, Destination[]>;
 
 export function routingOf(config: Config): Routing {

@@ -7,7 +7,7 @@ import type { KeyRing } from "../keys.ts";
  * no puzzle (ADR 0007).
  */
 
-export type TokenCheck = { ok: true; ageMs: number } | { ok: false; reason: string };
+type TokenCheck = { ok: true; ageMs: number } | { ok: false; reason: string };
 
 const sign = (key: Buffer, payload: string) =>
   createHmac("sha256", key).update(payload).digest("base64url").slice(0, 32);

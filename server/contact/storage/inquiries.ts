@@ -14,14 +14,14 @@ import { undo as forgetMark, mark } from "./training.ts";
  */
 
 export type Limit = { key: string; points: number; durationMs: number };
-export type KeyRecord = { inquiryId: string; fingerprint: string | null };
-export type SaveRequest = {
+type KeyRecord = { inquiryId: string; fingerprint: string | null };
+type SaveRequest = {
   inquiry: Inquiry;
   deliveries: NewDelivery[];
   limits: Limit[];
   idempotency?: { key: string; fingerprint: string };
 };
-export type SaveResult =
+type SaveResult =
   | { kind: "saved" }
   | { kind: "key-seen"; first: KeyRecord }
   | { kind: "over-limit"; retryAfterMs: number };

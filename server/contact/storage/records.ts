@@ -3,7 +3,7 @@ import type { AlertKind } from "../delivery/channel.ts";
 import type { Sql } from "./database.ts";
 
 export type Source = "api" | "form";
-export type DeliveryStatus = "pending" | "sending" | "sent" | "failed";
+type DeliveryStatus = "pending" | "sending" | "sent" | "failed";
 
 export type Inquiry = ContactInput & {
   id: string;
