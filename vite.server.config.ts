@@ -1,3 +1,4 @@
+import { writeFileSync } from "node:fs";
 import { relative, resolve } from "node:path";
 import { defineConfig } from "vite";
 
@@ -27,6 +28,17 @@ export default defineConfig({
   },
   ssr: { noExternal: true, target: "node" },
   plugins: [
+    {
+      // Every file written and its size, once the last is written (server.js checks it before a start).
+      name: "files-list",
+      writeBundle(_, bundle) {
+        const sizes = Object.values(bundle).map((o) => [
+          o.fileName,
+          Buffer.byteLength(o.type === "chunk" ? o.code : o.source),
+        ]);
+        writeFileSync(resolve(outDir, "files.json"), `${JSON.stringify(Object.fromEntries(sizes), null, 2)}\n`);
+      },
+    },
     {
       name: "site-from-source",
       enforce: "pre",

@@ -1,14 +1,17 @@
 import { execSync } from "node:child_process";
 import { existsSync, readdirSync, statSync } from "node:fs";
 import { join } from "node:path";
+import { buildProblem } from "../server.js";
 
 /**
- * `npm start` on a fresh clone, or after an edit: build first when either server build is missing or
- * older than the sources, the locked dependencies included (the server's bundle carries them, ADR 0030).
+ * `npm start` on a fresh clone, or after an edit: build first when the server's build is missing,
+ * incomplete (a file of its lists missing or not as built: server.js refuses it), or older than the
+ * sources, the locked dependencies included (the server's bundle carries them, ADR 0030).
  */
 
 const root = new URL("..", import.meta.url).pathname;
-const markers = ["build/server/index.js", "build/server-main/main.js"].map((m) => join(root, m));
+// Each part's list, written once the part is whole.
+const markers = ["build/server/files.json", "build/server-main/files.json"].map((m) => join(root, m));
 const sources = [
   "app",
   "content",
@@ -31,8 +34,11 @@ function newest(path) {
 
 const built = Math.min(...markers.map((m) => (existsSync(m) ? statSync(m).mtimeMs : 0)));
 const changed = Math.max(...sources.map((s) => newest(join(root, s))));
-if (changed > built) {
-  console.log(built ? "Sources changed since the last build: building…" : "No build yet: building…");
+const problem = buildProblem();
+if (problem || changed > built) {
+  console.log(
+    problem ? `No complete build (${problem}): building…` : "Sources changed since the last build: building…",
+  );
   try {
     execSync("npm run build", { cwd: root, stdio: "inherit" });
   } catch (err) {

@@ -1,6 +1,6 @@
 import { createHash } from "node:crypto";
-import { existsSync, mkdirSync, readFileSync, rmSync, writeFileSync } from "node:fs";
-import { extname, join } from "node:path";
+import { existsSync, mkdirSync, readFileSync, rmSync, statSync, writeFileSync } from "node:fs";
+import { extname, join, relative } from "node:path";
 import { brotliCompressSync, constants, gzipSync } from "node:zlib";
 import { createRequestHandler, RouterContextProvider } from "react-router";
 import { build as viteBuild } from "vite";
@@ -191,3 +191,11 @@ for (const path of [...walk(root), ...scheduled]) {
 console.log(
   `postbuild: precompressed ${count} files (${(raw / 1024).toFixed(1)} KiB → ${(br / 1024).toFixed(1)} KiB brotli)`,
 );
+
+// Last, once the build is whole: React Router's server build, every file and its size (server.js
+// checks it before a start; vite.server.config.ts lists build/server-main's the same way).
+const serverBuild = new URL("../build/server/", import.meta.url).pathname;
+const serverFiles = walk(serverBuild)
+  .filter((path) => path !== join(serverBuild, "files.json"))
+  .map((path) => [relative(serverBuild, path), statSync(path).size]);
+writeFileSync(join(serverBuild, "files.json"), `${JSON.stringify(Object.fromEntries(serverFiles), null, 2)}\n`);

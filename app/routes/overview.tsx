@@ -8,8 +8,9 @@ import type { Route } from "./+types/overview";
 /**
  * The overview page behind the morning digest's one signed link (server/contact/review/digest.ts):
  * the leads nobody has taken yet and the messages held as spam, each with its own links (each opens
- * the lead's page, whose button acts). Read-only itself; served as /lead is: never prerendered,
- * noindex, no-store, no-referrer, rate-limited (server/app.ts); no JavaScript.
+ * the lead's page, whose button acts; they expire with the digest's link). Read-only itself; served
+ * as /lead is: never prerendered, noindex, no-store, no-referrer, rate-limited (server/app.ts); no
+ * JavaScript.
  */
 
 export async function loader({ request, context }: Route.LoaderArgs) {

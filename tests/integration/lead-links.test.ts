@@ -1,7 +1,11 @@
 import { spawnSync } from "node:child_process";
 import { randomBytes } from "node:crypto";
+import { mkdtempSync, rmSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
 import type { Browser } from "playwright-core";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { ACTION_LABEL } from "../../app/contact/lead.ts";
 import { TUNING, type Tuning } from "../../server/config.ts";
 import { ContentModel, seedCorpus } from "../../server/contact/intake/content-filter.ts";
 import { KeyRing } from "../../server/contact/keys.ts";
@@ -373,6 +377,30 @@ describe("the links in a lead, on one server", { timeout: 60_000 }, () => {
     await context.close();
   });
 
+  it("a lead's own links never open the overview page: each action's token is refused there", async () => {
+    slack.respond = () => ({ status: 200 });
+    const name = "Lou Scoped";
+    const id = await send(site, name, "Could you set up backups for the laptops of our small office?");
+    const mail = await waitFor(() => leadMail(id));
+    // The links its email carries, and one for every action, signed with the server's own key.
+    const db = openDatabase({ dataDir: site.server.dataDir });
+    const ring = new KeyRing();
+    await ring.attach(db);
+    await db.close();
+    const links = leadLinks(ring, { SITE_URL: site.server.url, INQUIRY_LINK_DAYS: 30 });
+    const tokens = [
+      ...["I'm on it", "Spam"].map((label) => new URL(linkIn(mail, label)).searchParams.get("t") ?? ""),
+      ...Object.keys(ACTION_LABEL).map((action) => links.token(id, action)),
+    ];
+    for (const t of tokens) {
+      const opened = await fetch(`${site.server.url}/overview?t=${encodeURIComponent(t)}`);
+      expect(opened.status, t).toBe(400);
+      const page = await opened.text();
+      expect(page, t).toContain("This link is not valid");
+      expect(page, t).not.toContain(name);
+    }
+  });
+
   it("a possible-spam lead says so in the email, in Slack and in the webhook, with both links", async () => {
     slack.respond = () => ({ status: 200 });
     const message = "We have a proposal for your company. Who is the right person to talk to?";
@@ -640,5 +668,98 @@ describe("on PostgreSQL with two instances", { timeout: 60_000 }, () => {
     }
     expect(caught).toBe(true);
     expect(Date.now() - markedAt).toBeLessThan(5_000);
+  });
+});
+
+/**
+ * The overview page hands out each open lead's links: they expire with the digest's link that opened
+ * it, so a forwarded overview gives no more than its own days. The server's clock is Debian's
+ * faketime (it starts at the given UTC time and runs); the server restarts on its DATA_DIR later on.
+ */
+describe("the links on the overview page, on the server's clock", { timeout: 120_000 }, () => {
+  it("expire when the overview link that opened the page does; the lead's own email keeps its 30 days", async () => {
+    const smtp = await new TestSmtp().start();
+    const dataDir = mkdtempSync(join(tmpdir(), "overview-expiry-"));
+    let server: RunningServer | undefined;
+    const startAt = async (ms: number) => {
+      const port = await freePort();
+      return startServer(
+        {
+          SITE_URL: `http://127.0.0.1:${port}`,
+          SMTP_URL: smtp.url,
+          SPAM_FILTER: "off",
+          DATA_DIR: dataDir,
+          TZ: "UTC",
+          LD_PRELOAD: "/usr/lib/x86_64-linux-gnu/faketime/libfaketime.so.1",
+          FAKETIME: `@${new Date(ms).toISOString().slice(0, 19).replace("T", " ")}`,
+          FAKETIME_DONT_RESET: "1",
+        },
+        port,
+        { OUTBOX_POLL_MS: 50, SPAM_MIN_FILL_MS: 0, HOUSEKEEPING_TURN_MS: 200 },
+      );
+    };
+    // The same path on the server running now (its port is new at each start).
+    const onServer = (link: string) => {
+      const url = new URL(link);
+      return `${server?.url}${url.pathname}${url.search}`;
+    };
+    const field = (html: string) => /name="t" value="([^"]+)"/.exec(html)?.[1] ?? "";
+    try {
+      // Monday 30 November 2026, 9:05 AM MST, just after opening: a lead, then the morning digest.
+      server = await startAt(Date.parse("2026-11-30T16:05:00Z"));
+      const name = "Noor Forwarded";
+      const sent = await sendAsPage(server.url, {
+        name,
+        email: "noor@example.org",
+        message: "Could you move our shared files to the cloud before the new year?",
+      });
+      expect(sent.status).toBe(201);
+      const id = String(((await sent.json()) as { id: string }).id);
+      const mail = await waitFor(() => smtp.received.find((m) => m.mail.headers.get("x-inquiry-id") === id), 30_000);
+      const digest = await waitFor(() => smtp.received.find((m) => m.mail.headers.get("x-alert") === "digest"), 30_000);
+      const overview = /^(http\S+\/overview\?t=\S+)$/m.exec(digest.mail.text ?? "")?.[1] ?? "";
+      const expires = Number.parseInt(new URL(overview).searchParams.get("t")?.split(".")[1] ?? "", 36) * 1000;
+      expect(expires).toBeGreaterThan(Date.parse("2026-12-05T16:05:00Z"));
+
+      const page = await (await fetch(overview)).text();
+      expect(page).toContain(name);
+      const onPage = [...page.matchAll(/href="([^"]*\/lead\?t=[^"]+)"/g)].map((m) =>
+        (m[1] ?? "").replaceAll("&amp;", "&"),
+      );
+      expect(onPage).toHaveLength(2);
+      const [take = "", spam = ""] = onPage;
+      // They work now: marked spam through the page's link, the lead is held, and its "I'm on it"
+      // link opens a page whose button is "Not spam", carrying a link of its own.
+      const marked = await fetch(`${server.url}/lead`, {
+        method: "POST",
+        headers: { "content-type": "application/x-www-form-urlencoded", origin: server.url },
+        body: new URLSearchParams({ t: new URL(spam).searchParams.get("t") ?? "" }),
+      });
+      expect(await marked.text()).toContain("Marked as spam");
+      const swapped = await (await fetch(take)).text();
+      expect(swapped).toContain("Is this message not spam?");
+      const notSpam = field(swapped);
+      expect(notSpam).not.toBe(new URL(take).searchParams.get("t"));
+      await server.stop();
+
+      // One second after the overview link's expiry (Saturday, before opening: no digest to wait for).
+      server = await startAt(expires + 1_000);
+      const refused = [overview, take, spam, `${server.url}/lead?t=${encodeURIComponent(notSpam)}`];
+      for (const link of refused) {
+        const opened = await fetch(onServer(link));
+        expect(opened.status, link).toBe(410);
+        const html = await opened.text();
+        expect(html, link).toContain("This link has expired");
+        expect(html, link).not.toContain(name);
+      }
+      // The lead's email, which only the people who get leads have, works its 30 days.
+      const own = await fetch(onServer(linkIn(mail, "I'm on it")));
+      expect(own.status).toBe(200);
+      expect(await own.text()).toContain(name);
+    } finally {
+      await server?.stop();
+      await smtp.stop();
+      rmSync(dataDir, { recursive: true, force: true });
+    }
   });
 });

@@ -1,5 +1,15 @@
 import { spawn, spawnSync } from "node:child_process";
-import { cpSync, mkdirSync, mkdtempSync, rmSync, symlinkSync, utimesSync, writeFileSync } from "node:fs";
+import {
+  cpSync,
+  mkdirSync,
+  mkdtempSync,
+  readFileSync,
+  rmSync,
+  symlinkSync,
+  truncateSync,
+  utimesSync,
+  writeFileSync,
+} from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import pino from "pino";
@@ -14,6 +24,30 @@ import { json, lines, nextIp, storedCount, valid } from "../support/requests";
 import { startServer } from "../support/server";
 
 const root = new URL("../../", import.meta.url).pathname;
+
+/**
+ * A deployment as docs/deployment.md lists it: `server.js`, `build/` (but for the part `lacking`)
+ * and the sources the server reads beside it.
+ */
+function deployedCopy(prefix: string, lacking?: string): string {
+  const app = mkdtempSync(join(tmpdir(), prefix));
+  for (const name of ["app", "server", "db", "node_modules", "package.json"])
+    symlinkSync(join(root, name), join(app, name));
+  cpSync(join(root, "server.js"), join(app, "server.js"));
+  for (const part of ["build/client", "build/server", "build/server-main"].filter((p) => p !== lacking))
+    cpSync(join(root, part), join(app, part), { recursive: true });
+  return app;
+}
+
+/** `node server.js` in `app`: were it to start, it would be somewhere harmless, and not for long. */
+const runServerJs = async (app: string) =>
+  spawnSync(process.execPath, ["server.js"], {
+    cwd: app,
+    env: { ...process.env, HOST: "127.0.0.1", PORT: String(await freePort()), DATA_DIR: join(app, "data") },
+    encoding: "utf8",
+    timeout: 10_000,
+    killSignal: "SIGKILL",
+  });
 
 /** Start-up: what stops it (a busy port, a bad variable) is one log line and a non-zero exit. */
 
@@ -120,29 +154,110 @@ describe("a start that cannot succeed says so in one line", () => {
   });
 
   it("a server without either part of its build (the pages' server build, its own bundle) says so in one line", async () => {
-    // A deployment as docs/deployment.md lists it, but for the one part of build/ that is left out.
     for (const lacking of ["build/server", "build/server-main"]) {
-      const app = mkdtempSync(join(tmpdir(), "no-build-"));
-      for (const name of ["app", "server", "db", "node_modules", "package.json"])
-        symlinkSync(join(root, name), join(app, name));
-      cpSync(join(root, "server.js"), join(app, "server.js"));
-      for (const part of ["build/client", "build/server", "build/server-main"].filter((p) => p !== lacking))
-        cpSync(join(root, part), join(app, part), { recursive: true });
-      const run = spawnSync(process.execPath, ["server.js"], {
-        cwd: app,
-        env: { ...process.env, HOST: "127.0.0.1", PORT: String(await freePort()), DATA_DIR: join(app, "data") },
-        encoding: "utf8",
-        timeout: 10_000,
-        killSignal: "SIGKILL",
-      });
+      const app = deployedCopy("no-build-", lacking);
+      const run = await runServerJs(app);
       expect(run.status, lacking).toBe(1);
       expect(run.stderr.trim().split("\n"), lacking).toEqual([
-        "No build found: run `npm run build` first (npm start does it for you).",
+        `No complete build (${lacking}/files.json missing): run \`npm run build\` first (npm start does it for you).`,
       ]);
       expect(run.stdout, lacking).toBe("");
       rmSync(app, { recursive: true, force: true });
     }
   });
+
+  it("a build missing a chunk, with one cut short, or stopped before its list is written is refused in one line, before anything starts; `npm start` builds it again", async () => {
+    const app = deployedCopy("half-built-");
+    const bundle = join(app, "build/server-main");
+    // A chunk loaded only after the first page (the contact pipeline's): unchecked, the server would
+    // say "server started", then die.
+    const chunk =
+      Object.keys(JSON.parse(readFileSync(join(bundle, "files.json"), "utf8"))).find((f) =>
+        f.startsWith("pipeline-"),
+      ) ?? "";
+    expect(chunk).not.toBe("");
+    const whole = (file: string) => cpSync(join(root, file), join(app, file));
+    const cases: Array<[string, () => void, string, string]> = [
+      [
+        "a chunk missing",
+        () => rmSync(join(bundle, chunk)),
+        `build/server-main/${chunk} missing`,
+        `build/server-main/${chunk}`,
+      ],
+      [
+        "a chunk cut short",
+        () => truncateSync(join(bundle, chunk), 100),
+        `build/server-main/${chunk} not as built`,
+        `build/server-main/${chunk}`,
+      ],
+      [
+        "no list of the pages' server build",
+        () => rmSync(join(app, "build/server/files.json")),
+        "build/server/files.json missing",
+        "build/server/files.json",
+      ],
+    ];
+    for (const [what, breakIt, said, file] of cases) {
+      breakIt();
+      const run = await runServerJs(app);
+      expect(run.status, what).toBe(1);
+      expect(run.stderr.trim().split("\n"), what).toEqual([
+        `No complete build (${said}): run \`npm run build\` first (npm start does it for you).`,
+      ]);
+      expect(run.stdout, what).toBe("");
+      whole(file);
+    }
+
+    // `npm start` on it, the chunk gone: its prestart builds again (here: puts the build back), and it starts.
+    rmSync(join(bundle, chunk));
+    mkdirSync(join(app, "scripts"));
+    cpSync(join(root, "scripts/ensure-build.js"), join(app, "scripts/ensure-build.js"));
+    const pkg = JSON.parse(readFileSync(join(root, "package.json"), "utf8"));
+    pkg.scripts.build = `node -e 'require("fs").cpSync(${JSON.stringify(join(root, "build/server-main"))}, "build/server-main", { recursive: true }); console.log("BUILT")'`;
+    rmSync(join(app, "package.json")); // the project's own, linked: never written through
+    writeFileSync(join(app, "package.json"), JSON.stringify(pkg));
+    // Older than the build: only the build's state can make it build.
+    utimesSync(join(app, "package.json"), new Date(Date.now() - 600_000), new Date(Date.now() - 600_000));
+    const port = await freePort();
+    const npm = spawn("npm", ["start"], {
+      cwd: app,
+      env: { ...process.env, HOST: "127.0.0.1", PORT: String(port), DATA_DIR: join(app, "data") },
+      stdio: ["ignore", "pipe", "pipe"],
+      // Its own process group: npm and the server it starts are stopped together.
+      detached: true,
+    });
+    let out = "";
+    const started = new Promise<boolean>((resolve) => {
+      const read = (d: Buffer) => {
+        out += d;
+        if (out.includes("server started")) resolve(true);
+      };
+      npm.stdout.on("data", read);
+      npm.stderr.on("data", read);
+      npm.once("exit", () => resolve(false));
+    });
+    const exited = new Promise((r) => npm.once("exit", r));
+    try {
+      expect(await started, out).toBe(true);
+      expect(out).toContain(`No complete build (build/server-main/${chunk} missing): building…`);
+      expect(out).toMatch(/building…\n[\s\S]*\nBUILT\n[\s\S]*server started/);
+      expect((await fetch(`http://127.0.0.1:${port}/`)).status).toBe(200);
+    } finally {
+      const server = Number(/"pid":(\d+)[^\n]*server started/.exec(out)?.[1]);
+      if (npm.exitCode === null) process.kill(-(npm.pid ?? 0), "SIGTERM");
+      await exited;
+      // npm may go first: the server's own exit, before its DATA_DIR goes.
+      const running = () => {
+        try {
+          return process.kill(server, 0);
+        } catch {
+          return false;
+        }
+      };
+      if (server) await expect.poll(running, { timeout: 20_000 }).toBe(false);
+      rmSync(app, { recursive: true, force: true });
+    }
+  }, 120_000);
 
   it("a build whose entry does not hand over the contact context stops the start (the no-JavaScript form would fail)", async () => {
     const build = (await import(join(root, "build/server/index.js"))) as ServerBuild;
@@ -235,23 +350,38 @@ it("a message sent before the contact pipeline has started waits for it and is s
 }, 60_000);
 
 /**
- * `npm start` runs scripts/ensure-build.js first: it builds when either part of the server's build
- * is missing or older than what it is made of, the locked dependencies included (the server's bundle
- * carries them: a patched dependency installed from package-lock.json alone must reach it).
+ * `npm start` runs scripts/ensure-build.js first: it builds when the server's build is missing, not
+ * whole (what server.js refuses), or older than what it is made of, the locked dependencies included
+ * (the server's bundle carries them: a patched dependency installed from package-lock.json alone must
+ * reach it).
  */
 it("npm start builds first when the build is missing, partial, or older than the sources or the lockfile", () => {
   const project = mkdtempSync(join(tmpdir(), "ensure-build-"));
   mkdirSync(join(project, "scripts"));
   cpSync(join(root, "scripts/ensure-build.js"), join(project, "scripts/ensure-build.js"));
-  // A build that writes both outputs and says so.
-  const build = `const fs=require("fs");for(const f of ["build/server/index.js","build/server-main/main.js"]){fs.mkdirSync(require("path").dirname(f),{recursive:true});fs.writeFileSync(f,"")}console.log("BUILT")`;
-  writeFileSync(join(project, "package.json"), JSON.stringify({ scripts: { build: `node -e '${build}'` } }));
+  cpSync(join(root, "server.js"), join(project, "server.js"));
+  // A build that writes both parts, each with its list of files, and says so.
+  writeFileSync(
+    join(project, "fake-build.js"),
+    `import { mkdirSync, writeFileSync } from "node:fs";
+for (const [part, files] of Object.entries({ "build/server": { "index.js": "x" }, "build/server-main": { "main.js": "x", "chunk-a.js": "xy" } })) {
+  mkdirSync(part, { recursive: true });
+  for (const [name, text] of Object.entries(files)) writeFileSync(\`\${part}/\${name}\`, text);
+  writeFileSync(\`\${part}/files.json\`, JSON.stringify(Object.fromEntries(Object.entries(files).map(([n, t]) => [n, t.length]))));
+}
+console.log("BUILT");
+`,
+  );
+  writeFileSync(
+    join(project, "package.json"),
+    JSON.stringify({ type: "module", scripts: { build: "node fake-build.js" } }),
+  );
   writeFileSync(join(project, "package-lock.json"), "{}");
   mkdirSync(join(project, "server"));
   writeFileSync(join(project, "server/main.ts"), "");
   const start = () => {
     const r = spawnSync(process.execPath, ["scripts/ensure-build.js"], { cwd: project, encoding: "utf8" });
-    expect(r.status).toBe(0);
+    expect(r.status, r.stderr).toBe(0);
     return r.stdout.includes("BUILT");
   };
   // Every source made long ago; one of them, or the lockfile, edited after the build.
@@ -270,8 +400,18 @@ it("npm start builds first when the build is missing, partial, or older than the
   expect(start()).toBe(false);
   expect(editedAfterTheBuild("package-lock.json")).toBe(true);
   expect(start()).toBe(false);
-  // Half a build (the server's bundle gone): built again, not started without it.
-  rmSync(join(project, "build/server-main"), { recursive: true });
-  expect(start()).toBe(true);
+  // Half a build: the server's bundle gone, a chunk of it gone or cut short, a part's list not
+  // written (the build stopped before its end). Built again, not started without it.
+  const halfBuilt = [
+    () => rmSync(join(project, "build/server-main"), { recursive: true }),
+    () => rmSync(join(project, "build/server-main/chunk-a.js")),
+    () => truncateSync(join(project, "build/server-main/chunk-a.js"), 1),
+    () => rmSync(join(project, "build/server/files.json")),
+  ];
+  for (const [i, breakIt] of halfBuilt.entries()) {
+    breakIt();
+    expect(start(), `half built, case ${i}`).toBe(true);
+    expect(start(), `half built, case ${i}, then whole`).toBe(false);
+  }
   rmSync(project, { recursive: true, force: true });
 });

@@ -17,9 +17,8 @@ import { type Inquiry, type SpamVerdict, verdictOf } from "../storage/records.ts
  * kept in the database: every instance checks the same links, a restored backup keeps them working.
  */
 
-type LinkCheck<A extends string = ReviewAction> =
-  | { ok: true; inquiryId: string; action: A; expires: number }
-  | { ok: false; reason: "invalid" | "expired" | "retired" };
+type Refused = { ok: false; reason: "invalid" | "expired" | "retired" };
+type LinkCheck<A extends string = ReviewAction> = { ok: true; inquiryId: string; action: A; expires: number } | Refused;
 export type LeadLink = { action: ReviewAction; label: string; url: string };
 
 const FITTING: Record<SpamVerdict, ReviewAction[]> = {
@@ -40,8 +39,10 @@ export function leadLinks(ring: KeyRing, config: Pick<Config, "SITE_URL" | "INQU
     const payload = `${head}.${Math.ceil(expires / 1000).toString(36)}.${key.id}`;
     return `${payload}.${sign(key.secret, payload)}`;
   };
-  const token = (inquiryId: string, action: string, now = Date.now(), expires = now + linkMs) =>
-    signed(`${inquiryId}.${action}`, expires);
+  // A link handed out by a page that another link opened (the overview's, the lead page's "Not spam")
+  // expires with that link: `expires`, never past a link's usual life.
+  const token = (inquiryId: string, action: string, now = Date.now(), expires = Number.POSITIVE_INFINITY) =>
+    signed(`${inquiryId}.${action}`, Math.min(expires, now + linkMs));
   const check = async (parts: string[], now: number) => {
     const [expires = "", keyId = "", signature = ""] = parts.slice(-3);
     if (!KEY_ID.test(keyId)) return "invalid";
@@ -62,16 +63,16 @@ export function leadLinks(ring: KeyRing, config: Pick<Config, "SITE_URL" | "INQU
       url.searchParams.set(LEAD_TOKEN_FIELD, signed(OVERVIEW, expires));
       return { url: url.href, expires };
     },
-    async verifyOverview(given: string, now = Date.now()): Promise<"invalid" | "expired" | "retired" | null> {
+    async verifyOverview(given: string, now = Date.now()): Promise<{ ok: true; expires: number } | Refused> {
       const parts = given.split(".");
-      if (parts.length !== 4 || parts[0] !== OVERVIEW) return "invalid";
+      if (parts.length !== 4 || parts[0] !== OVERVIEW) return { ok: false, reason: "invalid" };
       const checked = await check(parts, now);
-      return typeof checked === "number" ? null : checked;
+      return typeof checked === "number" ? { ok: true, expires: checked } : { ok: false, reason: checked };
     },
-    for: (inquiry: Pick<Inquiry, "id" | "held" | "suspect">, now = Date.now()): LeadLink[] =>
+    for: (inquiry: Pick<Inquiry, "id" | "held" | "suspect">, now = Date.now(), expires?: number): LeadLink[] =>
       FITTING[verdictOf(inquiry)].map((action) => {
         const url = new URL(LEAD_PATH, config.SITE_URL);
-        url.searchParams.set(LEAD_TOKEN_FIELD, token(inquiry.id, action, now));
+        url.searchParams.set(LEAD_TOKEN_FIELD, token(inquiry.id, action, now, expires));
         return { action, label: ACTION_LABEL[action], url: url.href };
       }),
     async verify<A extends string = ReviewAction>(given: string, now = Date.now(), only?: A[]): Promise<LinkCheck<A>> {

@@ -82,8 +82,8 @@ export function leadPage(o: {
     overview: (token, clientIp) =>
       guarded(async (): Promise<OverviewView> => {
         const now = Date.now();
-        const refusal = await o.links.verifyOverview(token, now);
-        if (refusal) return refused(refusal, "opened overview");
+        const overview = await o.links.verifyOverview(token, now);
+        if (!overview.ok) return refused(overview.reason, "opened overview");
         const pipeline = o.pipeline();
         const { db } = pipeline;
         // Opening it counts as an action: a person opens it a few times; a script is stopped.
@@ -93,7 +93,7 @@ export function leadPage(o: {
         const listed = async (i: Inquiry) => ({
           id: i.id,
           summary: await summaryOf(db, i, now),
-          links: o.links.for(i, now).map(({ label, url }) => ({ label, url })),
+          links: o.links.for(i, now, overview.expires).map(({ label, url }) => ({ label, url })),
         });
         log.info({ waiting: waiting.length, held: held.length }, "overview opened");
         const [w, h] = await Promise.all([Promise.all(waiting.map(listed)), Promise.all(held.map(listed))]);
@@ -106,7 +106,7 @@ export function leadPage(o: {
         const db = o.pipeline().db;
         const inquiry = await get(db, check.inquiryId);
         if (!inquiry) return { kind: "gone" };
-        return confirm(db, inquiry, check.action, token);
+        return confirm(db, inquiry, check.action, token, check.expires);
       }),
     act: (token, clientIp, opts = {}) =>
       guarded(async () => {
@@ -124,7 +124,7 @@ export function leadPage(o: {
         if (action === "take") {
           // A held message is nobody's lead: its page offers "Not spam" (nothing was done).
           const held = await get(db, inquiryId);
-          if (held?.held) return confirm(db, held, "take", token);
+          if (held?.held) return confirm(db, held, "take", token, check.expires);
         }
         const undo = opts.undo === true && action !== "take";
         const result = await performAction(db, o.config, action, inquiryId, now, { undo, by: takenBy(opts.by) });
@@ -150,10 +150,17 @@ export function leadPage(o: {
       }),
   };
 
-  async function confirm(db: Sql, inquiry: Inquiry, action: ReviewAction, token: string): Promise<LeadView> {
-    const summary = await summaryOf(db, inquiry, Date.now());
+  async function confirm(
+    db: Sql,
+    inquiry: Inquiry,
+    action: ReviewAction,
+    token: string,
+    expires: number,
+  ): Promise<LeadView> {
+    const now = Date.now();
+    const summary = await summaryOf(db, inquiry, now);
     return inquiry.held && action === "take"
-      ? { kind: "confirm", action: "not-spam", summary, token: o.links.token(inquiry.id, "not-spam") }
+      ? { kind: "confirm", action: "not-spam", summary, token: o.links.token(inquiry.id, "not-spam", now, expires) }
       : { kind: "confirm", action, summary, token };
   }
 }
