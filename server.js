@@ -18,6 +18,9 @@ if (![server, pages].every(process.getBuiltinModule("node:fs").existsSync)) {
   process.exit(1);
 }
 const cache = process.env.NODE_COMPILE_CACHE || new URL("./node_modules/.cache/node-compile", import.meta.url).pathname;
-process.getBuiltinModule("node:module").enableCompileCache(cache);
+const nodeModule = process.getBuiltinModule("node:module");
+nodeModule.enableCompileCache(cache);
+// An unexpected error's logged stack names the TypeScript file and line (the bundle's source maps).
+nodeModule.setSourceMapsSupport(true);
 process.env.NODE_ENV ||= "production";
 await import(server.href);

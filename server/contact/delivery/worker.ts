@@ -72,8 +72,7 @@ export function outboxWorker(parts: {
   async function run(): Promise<void> {
     while (running) {
       const worked = await pass().catch((err: Error) => {
-        if (!(err instanceof StorageUnavailableError))
-          workerLog.error({ err: { message: err.message } }, "outbox pass failed");
+        if (!(err instanceof StorageUnavailableError)) workerLog.error({ err }, "outbox pass failed");
         return 0;
       });
       if (worked > 0 || !running) continue;
@@ -91,7 +90,7 @@ export function outboxWorker(parts: {
     const due = await outbox.claimDue(db, claimant, now, room);
     for (const delivery of due) {
       const made: Promise<void> = deliver(delivery as Delivery)
-        .catch((err: Error) => workerLog.error({ err: { message: err.message } }, "delivery not recorded"))
+        .catch((err: Error) => workerLog.error({ err }, "delivery not recorded"))
         .finally(() => {
           inFlight.delete(made);
           nudge();
