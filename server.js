@@ -50,7 +50,10 @@ if (import.meta.main !== false) {
   }
   const cache =
     process.env.NODE_COMPILE_CACHE || new URL("./node_modules/.cache/node-compile", import.meta.url).pathname;
-  process.getBuiltinModule("node:module").enableCompileCache(cache);
+  const nodeModule = process.getBuiltinModule("node:module");
+  nodeModule.enableCompileCache(cache);
+  // An unexpected error's logged stack names the TypeScript file and line (the bundle's source maps).
+  nodeModule.setSourceMapsSupport(true);
   process.env.NODE_ENV ||= "production";
   await import(new URL("./build/server-main/main.js", import.meta.url).href);
 }

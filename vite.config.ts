@@ -5,7 +5,7 @@ import { contentCheck } from "./scripts/content-check.ts";
 import { photos } from "./scripts/photos.ts";
 import { loadBuildEnv } from "./server/config.ts";
 
-const env = loadBuildEnv();
+const env = loadBuildEnv(process.env);
 
 export default defineConfig({
   define: {

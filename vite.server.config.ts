@@ -21,9 +21,13 @@ export default defineConfig({
     emptyOutDir: true,
     target: "node24",
     minify: false,
+    // An unexpected error's log line carries its stack on the TypeScript source (server.js turns
+    // Node's source-map support on): file and line, not a line of the bundle. The maps leave the
+    // sources out (the files are beside the build), which keeps them small to load at start.
+    sourcemap: true,
     rolldownOptions: {
       external: [/^react(-dom)?(\/|$)/, /^@?react-router(\/|$)/, /^@react-router\//, "pg", "prom-client"],
-      output: { entryFileNames: "main.js", chunkFileNames: "[name]-[hash].js" },
+      output: { entryFileNames: "main.js", chunkFileNames: "[name]-[hash].js", sourcemapExcludeSources: true },
     },
   },
   ssr: { noExternal: true, target: "node" },
@@ -53,7 +57,8 @@ export default defineConfig({
       transform(code, id) {
         if (!id.startsWith(process.cwd()) || id.includes("/node_modules/") || !code.includes("import.meta.url")) return;
         const source = JSON.stringify(fromOut(id));
-        return code.replaceAll("import.meta.url", `new URL(${source}, import.meta.url).href`);
+        // The lines stay where they were (only columns move): the source map's lines hold as they are.
+        return { code: code.replaceAll("import.meta.url", `new URL(${source}, import.meta.url).href`), map: null };
       },
     },
   ],

@@ -8,6 +8,7 @@ import { checkPost, duplicateSlugs, formatProblem, type Post } from "../app/cont
 import { serviceLinesSchema } from "../app/content/services.schema.ts";
 import { serviceLines } from "../app/content/services.ts";
 import { placeholderContacts } from "../server/facts.ts";
+import { isReservedHost } from "../server/guards.ts";
 
 /**
  * What the company edits, checked before anything is built or served: every post, the company facts
@@ -60,10 +61,7 @@ export function factProblems(site: unknown = shippedSite, services: unknown = se
 /** A web address visitors reach: https, and not this machine or a name reserved for examples. */
 export function isPublicSite(siteUrl: string): boolean {
   const url = URL.parse(siteUrl);
-  return (
-    url?.protocol === "https:" &&
-    !/(^|\.)(localhost|example(\.(com|net|org))?|test|invalid)$|^127\.|^\[::1\]$/i.test(url.hostname)
-  );
+  return url?.protocol === "https:" && !isReservedHost(url.hostname);
 }
 
 /** A build for the public site stops while a contact detail is still a placeholder (server/facts.ts finds them). */

@@ -42,7 +42,7 @@ for (const [url, file] of [
 }
 
 // The build-time variables, parsed once here as vite.config.ts parses them (server/env.ts).
-const env = loadBuildEnv();
+const env = loadBuildEnv(process.env);
 
 // The contact form's progressive enhancement (app/contact/enhance.ts): bundled on its own, named by
 // its content's hash, and added to every prerendered page that has the form.

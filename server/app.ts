@@ -59,14 +59,14 @@ export function createApp(o: AppOptions): { app: express.Express; ready: Promise
   app.use(warnUntrustedProxy(app.get("trust proxy fn"), log));
 
   app.use(setBaseHeaders);
-  app.use(httpsRedirect(hostsOf([config.SITE_URL, ...config.allowedOrigins]), log));
+  app.use(httpsRedirect(hostsOf([config.SITE_URL, ...config.ALLOWED_ORIGINS]), log));
   // Every body is capped before anything reads it; the JSON endpoint caps its own (chunked too) with JSON answers.
   app.use(bodyLimit(MAX_BODY_BYTES, (req) => req.path === CONTACT_API_PATH));
 
   app.use(probes(o));
 
-  const { publicKeys, allowedOrigins } = config;
-  app.use(contactEndpoint({ submitter: o.runtime, log, publicKeys, allowedOrigins, metrics }));
+  const { publicKeys, ALLOWED_ORIGINS } = config;
+  app.use(contactEndpoint({ submitter: o.runtime, log, publicKeys, ALLOWED_ORIGINS, metrics }));
 
   const router = reactRouter(o);
   const pages = whenLoaded(router);
@@ -152,7 +152,7 @@ async function reactRouter({ config, runtime, tokens, links, log, ...o }: AppOpt
     import("./booking/page.ts"),
   ]);
   // React Router checks a form post's Origin against the Host; behind a proxy, name the public hosts.
-  const actionHosts = config.allowedOrigins.map((origin) => new URL(origin).host);
+  const actionHosts = config.ALLOWED_ORIGINS.map((origin) => new URL(origin).host);
   const contactContext = (build.entry.module as { contactContext?: ContactContextKey }).contactContext;
   if (!contactContext) {
     throw new Error(
@@ -212,7 +212,7 @@ function lastResort(log: Logger): ErrorRequestHandler {
   return (err: Error & { status?: number; statusCode?: number }, _req, res, _next) => {
     const status = err.status ?? err.statusCode ?? 500;
     const clientError = Number.isInteger(status) && status >= 400 && status < 500;
-    if (!clientError) log.error({ err: { message: err.message } }, "unhandled error");
+    if (!clientError) log.error({ err }, "unhandled error");
     if (res.headersSent) return void res.end();
     res
       .status(clientError ? status : 500)

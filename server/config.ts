@@ -44,9 +44,9 @@ export function tuningFromArgs(argv: readonly string[]): Partial<Tuning> {
 }
 
 /** For the build (vite.config.ts, scripts/postbuild.js). */
-export const loadBuildEnv = (source: NodeJS.ProcessEnv = process.env) => loadEnv(source);
+export const loadBuildEnv = (source: NodeJS.ProcessEnv) => loadEnv(source);
 
-export function loadConfig(source: NodeJS.ProcessEnv = process.env, tuning: Partial<Tuning> = {}) {
+export function loadConfig(source: NodeJS.ProcessEnv, tuning: Partial<Tuning> = {}) {
   const env = loadEnv(source);
   const tuned = { ...TUNING, ...tuning };
   return {
@@ -59,10 +59,6 @@ export function loadConfig(source: NodeJS.ProcessEnv = process.env, tuning: Part
       contactPublicKey(env.CONTACT_PUBLIC_KEY),
       ...(env.CONTACT_PUBLIC_KEY_PREVIOUS ? [env.CONTACT_PUBLIC_KEY_PREVIOUS] : []),
     ],
-    allowedOrigins: (env.ALLOWED_ORIGINS ?? "")
-      .split(",")
-      .map((o) => o.trim().replace(/\/+$/, ""))
-      .filter(Boolean),
     contactOrigin: externalOrigin(env.CONTACT_ENDPOINT),
     routes: env.CONTACT_ROUTES ?? {},
   };

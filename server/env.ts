@@ -35,12 +35,49 @@ const routes = z
       return fail('not JSON, like {"AI Consulting": {"to": "ai@example.com"}}');
     }
     if (typeof json !== "object" || json === null || Array.isArray(json)) return fail("a JSON object of service names");
+    const twice = keyNamedTwice(v);
+    if (twice !== null)
+      return fail(`names "${twice}" twice: the first would be dropped without a word (merge the two)`);
     for (const key of Object.keys(json).filter((k) => !ROUTE_KEYS.includes(k)))
       fail(`unknown service "${key}" (one of ${ROUTE_KEYS.join(", ")})`);
     const parsed = z.record(z.string(), route).safeParse(json);
     for (const i of parsed.error?.issues ?? [])
       fail(`"${String(i.path[0])}".${i.path.slice(1).join(".")}: ${i.message}`);
     return parsed.data;
+  });
+
+/** The first key an object of `json` (valid JSON) names twice: JSON.parse keeps the last one silently. */
+function keyNamedTwice(json: string): string | null {
+  // Strings are read whole, so a brace or a colon inside one is no token.
+  const objects: Array<Set<string> | null> = [];
+  let key = false;
+  for (const [token] of json.matchAll(/"(?:[^"\\]|\\.)*"|[{}[\]:,]/g)) {
+    if (token === "{" || token === "[") objects.push(token === "{" ? new Set() : null);
+    else if (token === "}" || token === "]") objects.pop();
+    else if (key) {
+      const name = JSON.parse(token) as string;
+      const keys = objects.at(-1) as Set<string>;
+      if (keys.has(name)) return name;
+      keys.add(name);
+    }
+    // A key comes first in an object and after each of its commas.
+    key = (token === "{" || token === ",") && objects.at(-1) instanceof Set;
+  }
+  return null;
+}
+
+const origins = z
+  .string()
+  .optional()
+  .transform((v, ctx) => {
+    const list = (v ?? "")
+      .split(",")
+      .map((o) => o.trim().replace(/\/+$/, ""))
+      .filter(Boolean);
+    for (const o of list)
+      if (URL.parse(o)?.origin !== o || !/^https?:/.test(o))
+        ctx.addIssue({ code: "custom", message: `"${o}" is not an origin like https://www.example.com (no path)` });
+    return list;
   });
 
 const publicKey = z
@@ -101,7 +138,7 @@ export const schema = z.object({
     .regex(/^postgres(ql)?:\/\//, "a postgres:// URL")
     .optional(),
   CONTACT_ROUTES: routes,
-  ALLOWED_ORIGINS: z.string().optional(),
+  ALLOWED_ORIGINS: origins,
   RATE_LIMIT_PER_MINUTE: positiveInt.default(5),
   RATE_LIMIT_PER_DAY: positiveInt.default(50),
   RATE_LIMIT_NETWORK_PER_MINUTE: positiveInt.default(20),

@@ -128,8 +128,14 @@ export function formPostGuard(): RequestHandler {
   };
 }
 
+const bareHost = (host: string) => host.replace(/^\[|\]$|\.$/g, "").toLowerCase();
+
 export function isLoopbackHost(host: string): boolean {
-  const bare = host.replace(/^\[|\]$|\.$/g, "").toLowerCase();
+  const bare = bareHost(host);
   if (bare === "localhost" || bare.endsWith(".localhost")) return true;
   return ipaddr.isValid(bare) && ipaddr.process(bare).range() === "loopback";
 }
+
+/** This machine, or a name reserved for examples and tests (RFC 2606, RFC 6761): nobody's public host. */
+export const isReservedHost = (host: string) =>
+  isLoopbackHost(host) || /(^|\.)(example(\.(com|net|org))?|test|invalid)$/.test(bareHost(host));

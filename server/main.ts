@@ -39,7 +39,7 @@ const log = pino(
 );
 // A rejection nobody handled is a bug, logged in one line, not the end of the process.
 process.on("unhandledRejection", (reason) => {
-  log.error({ err: { message: reason instanceof Error ? reason.message : String(reason) } }, "unhandled rejection");
+  log.error({ err: reason }, "unhandled rejection");
 });
 
 function refuseToStart(err: unknown): never {
@@ -143,9 +143,7 @@ function shutdown(signal: NodeJS.Signals) {
 
 function drain() {
   server.close(async () => {
-    await runtime
-      .close()
-      .catch((err: Error) => log.error({ err: { message: err.message } }, "closing the contact pipeline"));
+    await runtime.close().catch((err: Error) => log.error({ err }, "closing the contact pipeline"));
     inUse?.release();
     log.info("server stopped");
     exitOnceLogged();

@@ -62,8 +62,7 @@ export function bookingPage(o: Options): BookingPage {
       if (!inquiry) return { kind: "gone" };
       return await fn(pipeline.db, inquiry, check.action, now);
     } catch (err) {
-      if (!(err instanceof StorageUnavailableError))
-        log.error({ err: { message: (err as Error).message } }, "booking link failed");
+      if (!(err instanceof StorageUnavailableError)) log.error({ err }, "booking link failed");
       return { kind: "unavailable" };
     }
   };

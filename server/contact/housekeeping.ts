@@ -85,7 +85,7 @@ export function createHousekeeping(parts: Parts) {
       () => refreshFeeds(db, config, log),
     ];
     for (const task of tasks) {
-      await task().catch((err: Error) => log.error({ err: { message: err.message } }, "housekeeping failed"));
+      await task().catch((err: Error) => log.error({ err }, "housekeeping failed"));
     }
   }
 

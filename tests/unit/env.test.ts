@@ -49,6 +49,18 @@ describe("the environment", () => {
     });
   });
 
+  it("reads the same name in two services' routes, and braces inside a value, as no repetition", () => {
+    const routes = {
+      "AI Consulting": { to: "ai@example.com" },
+      "IT Consulting": { to: "cloud@example.com", slack: 'https://hooks.slack.example/T/B/{x},"to":' },
+    };
+    expect(loadEnv({ CONTACT_ROUTES: JSON.stringify(routes) }).CONTACT_ROUTES).toEqual(routes);
+    expect(loadEnv({ ALLOWED_ORIGINS: "https://a.example.com/, http://localhost:5173" }).ALLOWED_ORIGINS).toEqual([
+      "https://a.example.com",
+      "http://localhost:5173",
+    ]);
+  });
+
   it("reads leads routed by service line", () => {
     const routes = {
       "AI Consulting": { to: "ai@example.com, cto@example.com", slack: "https://hooks.slack.example/T/B/ai" },
@@ -75,6 +87,29 @@ describe("the environment", () => {
     ],
     // Leads routed by service line: one clear reason per mistake.
     [{ CONTACT_ROUTES: "{ai: 1}" }, /^Invalid environment: CONTACT_ROUTES: not JSON/],
+    // JSON.parse would keep the second entry and drop the first's recipient without a word.
+    [
+      {
+        CONTACT_ROUTES:
+          '{"AI Consulting": {"to": "ai@example.com"}, "IT Consulting": {"to": "c@example.com"}, "AI Consulting": {"to": "cto@example.com"}}',
+      },
+      /^Invalid environment: CONTACT_ROUTES: names "AI Consulting" twice/,
+    ],
+    [
+      {
+        CONTACT_ROUTES:
+          '{"AI Consulting": {"to": "ai@example.com", "slack": "https://hooks.slack.example/T/B/a", "to": "x@example.com"}}',
+      },
+      /^Invalid environment: CONTACT_ROUTES: names "to" twice/,
+    ],
+    [
+      { ALLOWED_ORIGINS: "https://www.example.com, example.org" },
+      /^Invalid environment: ALLOWED_ORIGINS: "example.org" is not an origin/,
+    ],
+    [
+      { ALLOWED_ORIGINS: "https://www.example.com/contact" },
+      /^Invalid environment: ALLOWED_ORIGINS: "https:\/\/www.example.com\/contact" is not an origin/,
+    ],
     [
       { CONTACT_ROUTES: JSON.stringify({ "AI Consultancy": { to: "ai@example.com" } }) },
       /^Invalid environment: CONTACT_ROUTES: unknown service "AI Consultancy" \(one of IT Infrastructure Solutions, .*, none\)$/,

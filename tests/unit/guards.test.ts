@@ -6,7 +6,14 @@ import { KeyRing } from "../../server/contact/keys.ts";
 import { deleteExpiredKeys } from "../../server/contact/storage/keys.ts";
 import { openSqlite } from "../../server/contact/storage/sqlite.ts";
 import { loadEnv } from "../../server/env.ts";
-import { clientKeys, isUtf8, peerForLog, warnUntrustedProxy } from "../../server/guards.ts";
+import {
+  clientKeys,
+  isLoopbackHost,
+  isReservedHost,
+  isUtf8,
+  peerForLog,
+  warnUntrustedProxy,
+} from "../../server/guards.ts";
 
 const parseTrustProxy = (value: string | undefined) => loadEnv({ TRUST_PROXY: value }).TRUST_PROXY;
 
@@ -140,5 +147,17 @@ describe("warnings never log a visitor's address", () => {
       server.close();
     }
     expect(said).toEqual([{ peer: "127.0.0.1" }]);
+  });
+});
+
+describe("hosts nobody publishes on (one rule for placeholders, public builds, feeds and links)", () => {
+  it("are this machine and the names reserved for examples and tests", () => {
+    const reserved = ["example.com", "www.example.org", "EXAMPLE.NET.", "example", "shop.test", "x.invalid"];
+    const local = ["localhost", "app.localhost", "127.0.0.5", "[::1]"];
+    for (const host of [...reserved, ...local]) expect(isReservedHost(host), host).toBe(true);
+    for (const host of ["examples.com", "example.co", "contest", "www.tetondigital.com", "8.8.8.8", "[2001:db8::1]"])
+      expect(isReservedHost(host), host).toBe(false);
+    expect(local.every(isLoopbackHost)).toBe(true);
+    expect(reserved.some(isLoopbackHost)).toBe(false);
   });
 });

@@ -11,7 +11,7 @@ import { type Database, StorageUnavailableError } from "../storage/database.ts";
 import { recordReminded } from "../storage/inquiries.ts";
 import * as outbox from "../storage/outbox.ts";
 import type { Delivery, DeliveryKind, NewDelivery } from "../storage/records.ts";
-import type { AlertKind, Attempt, Channel } from "./channel.ts";
+import { type AlertKind, type Attempt, type Channel, cutAt } from "./channel.ts";
 import { destinationsFor, type Routing } from "./routing.ts";
 
 /**
@@ -72,8 +72,7 @@ export function outboxWorker(parts: {
   async function run(): Promise<void> {
     while (running) {
       const worked = await pass().catch((err: Error) => {
-        if (!(err instanceof StorageUnavailableError))
-          workerLog.error({ err: { message: err.message } }, "outbox pass failed");
+        if (!(err instanceof StorageUnavailableError)) workerLog.error({ err }, "outbox pass failed");
         return 0;
       });
       if (worked > 0 || !running) continue;
@@ -91,7 +90,7 @@ export function outboxWorker(parts: {
     const due = await outbox.claimDue(db, claimant, now, room);
     for (const delivery of due) {
       const made: Promise<void> = deliver(delivery as Delivery)
-        .catch((err: Error) => workerLog.error({ err: { message: err.message } }, "delivery not recorded"))
+        .catch((err: Error) => workerLog.error({ err }, "delivery not recorded"))
         .finally(() => {
           inFlight.delete(made);
           nudge();
@@ -158,7 +157,8 @@ export function outboxWorker(parts: {
       }
       return;
     }
-    const reason = outcome.reason.slice(0, 1000);
+    // What a receiver said can be a whole page: the log, the alert and the stored error keep its start.
+    const reason = cutAt(outcome.reason, 1000, "…");
     // Not recorded: held while under way (cancelled, nobody alerted), or the claim went to another worker.
     const cancelled = async () => {
       if (await outbox.cancelHeld(db, d.id, id))

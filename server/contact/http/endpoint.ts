@@ -25,7 +25,7 @@ const BODY_ERRORS: Record<string, [number, string]> = {
 };
 const OUTCOMES: Record<number, InquiryOutcome> = { 400: "invalid", 401: "unauthorized", 503: "unavailable" };
 
-type Options = Pick<Config, "publicKeys" | "allowedOrigins"> & {
+type Options = Pick<Config, "publicKeys" | "ALLOWED_ORIGINS"> & {
   submitter: Submitter;
   log: Logger;
   metrics: ContactMetrics;
@@ -40,13 +40,13 @@ export const noted = (submitter: Submitter, res: Response): Submitter => ({
   },
 });
 
-export function contactEndpoint({ submitter, log, publicKeys, allowedOrigins, metrics }: Options) {
+export function contactEndpoint({ submitter, log, publicKeys, ALLOWED_ORIGINS, metrics }: Options) {
   const router = express.Router();
   const fail = (res: Response, status: number, error: string) => {
     if (res.req.method === "POST") metrics.inquiry("api", OUTCOMES[status] ?? "refused");
     res.status(status).json({ error });
   };
-  const allowed = new Set(allowedOrigins);
+  const allowed = new Set(ALLOWED_ORIGINS);
   let lastKeyWarning = 0;
 
   const cors: RequestHandler = (req, res, next) => {
@@ -129,7 +129,7 @@ export function contactEndpoint({ submitter, log, publicKeys, allowedOrigins, me
     if (status >= 400 && status < 500) return fail(res, 400, "The request body could not be read.");
     // An outage was logged once by the database's watcher.
     const outage = err instanceof StorageUnavailableError;
-    if (!outage) log.error({ err: { message: err.message } }, "contact endpoint failed");
+    if (!outage) log.error({ err }, "contact endpoint failed");
     res.setHeader("Retry-After", String(outage ? err.retryAfterSeconds : 30));
     fail(res, 503, "We could not take your message right now. Please try again or contact us directly.");
   };

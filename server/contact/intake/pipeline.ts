@@ -2,6 +2,7 @@ import { createHash } from "node:crypto";
 import type { Logger } from "pino";
 import { type FieldErrors, HONEYPOT_FIELD, validateContact } from "../../../app/contact/schema.ts";
 import type { Config } from "../../config.ts";
+import { cutAt } from "../delivery/channel.ts";
 import { newDeliveries, type Routing } from "../delivery/routing.ts";
 import type { OutboxWorker } from "../delivery/worker.ts";
 import type { KeyRing } from "../keys.ts";
@@ -35,7 +36,7 @@ export type Submission = {
 };
 
 const pathOf = (page: string | undefined) =>
-  page ? (URL.parse(page, "http://x")?.pathname.slice(0, 500) ?? null) : null;
+  page ? cutAt(URL.parse(page, "http://x")?.pathname ?? "", 500) || null : null;
 
 export type Outcome =
   | { kind: "stored"; id: string; held: boolean; booking?: string }
@@ -89,7 +90,7 @@ export function contactPipeline(parts: {
         id,
         receivedAt: now,
         page: pathOf(s.page),
-        userAgent: s.userAgent?.slice(0, 500) ?? null,
+        userAgent: s.userAgent ? cutAt(s.userAgent, 500) : null,
         ipHash: hashes?.address ?? null,
         source: s.source,
         held,

@@ -68,8 +68,7 @@ export function leadPage(o: {
     try {
       return await fn();
     } catch (err) {
-      if (!(err instanceof StorageUnavailableError))
-        log.error({ err: { message: (err as Error).message } }, "lead link failed");
+      if (!(err instanceof StorageUnavailableError)) log.error({ err }, "lead link failed");
       return { kind: "unavailable" };
     }
   };

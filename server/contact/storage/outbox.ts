@@ -74,7 +74,7 @@ export const recordSent = (db: Sql, id: string, workerId: string, now: number, t
   settle(db, id, workerId, SENT, [now, target]);
 
 export const retryAt = (db: Sql, id: string, workerId: string, at: number, error: string) =>
-  settle(db, id, workerId, "status = 'pending', next_attempt_at = ?, last_error = ?", [at, error.slice(0, 1000)], true);
+  settle(db, id, workerId, "status = 'pending', next_attempt_at = ?, last_error = ?", [at, error], true);
 
 const POSTPONED = "status = 'pending', next_attempt_at = ?, created_at = ?, attempts = attempts - 1";
 export async function postpone(db: Sql, id: string, workerId: string, at: number): Promise<void> {
@@ -82,7 +82,7 @@ export async function postpone(db: Sql, id: string, workerId: string, at: number
 }
 
 export const fail = (db: Sql, id: string, workerId: string, error: string) =>
-  settle(db, id, workerId, "status = 'failed', last_error = ?", [error.slice(0, 1000)], true);
+  settle(db, id, workerId, "status = 'failed', last_error = ?", [error], true);
 
 const DROP = "DELETE FROM deliveries WHERE id = ? AND claimed_by = ?";
 export async function drop(db: Sql, id: string, workerId: string): Promise<void> {
