@@ -88,9 +88,10 @@ export const site: Site = {
    * A pick holds its time from other visitors for `holdBusinessHours` (never past the time itself),
    * four times the reply promise: someone confirms or declines well before. It holds only while the
    * picking client's address has fewer than `holdsPerAddress` times held, its network fewer than
-   * `holdsPerNetwork` and the visitor's email domain fewer than `holdsPerDomain`: a company with
-   * two consultations a day never has more waiting, and a bot sending inquiries within the form's
-   * limits holds two times, not twenty. A pick over them still reaches the company, holding nothing.
+   * `holdsPerNetwork` and the visitor's email domain fewer than `holdsPerDomain`: with two
+   * consultations a day, answered within the reply promise, about two requests wait at any moment,
+   * rarely two from one office, while a bot sending inquiries within the form's limits holds two
+   * times, not twenty. A pick over them still reaches the company, holding nothing.
    */
   booking: {
     businessDaysAhead: 10,
