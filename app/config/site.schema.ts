@@ -85,6 +85,10 @@ export const siteSchema = z.object({
       z.literal("phone"),
       z.url({ protocol: /^https$/, error: 'a video-call link (https://…) or "phone"' }),
     ]),
+    holdBusinessHours: z.number().positive().max(72),
+    holdsPerAddress: z.number().int().min(1),
+    holdsPerNetwork: z.number().int().min(1),
+    holdsPerDomain: z.number().int().min(1),
   }),
   emergencySupport: z.string(),
   imprint: z.object({

@@ -85,8 +85,23 @@ export const site: Site = {
    * slots of `consultationMinutes` within the office hours above, on the next `businessDaysAhead` days
    * the office is open, never within the next `noticeBusinessHours` business hours. `place`: where it
    * happens, a video-call link (https://…) or "phone" (we call the visitor at the number they give).
+   * A pick holds its time from other visitors for `holdBusinessHours` (never past the time itself),
+   * four times the reply promise: someone confirms or declines well before. It holds only while the
+   * picking client's address has fewer than `holdsPerAddress` times held, its network fewer than
+   * `holdsPerNetwork` and the visitor's email domain fewer than `holdsPerDomain`: with two
+   * consultations a day, answered within the reply promise, about two requests wait at any moment,
+   * rarely two from one office, while a bot sending inquiries within the form's limits holds two
+   * times, not twenty. A pick over them still reaches the company, holding nothing.
    */
-  booking: { businessDaysAhead: 10, noticeBusinessHours: 2, place: "phone" },
+  booking: {
+    businessDaysAhead: 10,
+    noticeBusinessHours: 2,
+    place: "phone",
+    holdBusinessHours: 16,
+    holdsPerAddress: 2,
+    holdsPerNetwork: 3,
+    holdsPerDomain: 3,
+  },
   emergencySupport: "Emergency support is available 24/7 for enterprise clients.",
   imprint: {
     supportHours: "9:00 AM to 5:00 PM EST",

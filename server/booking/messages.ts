@@ -4,18 +4,22 @@ import type { Config } from "../config.ts";
 import { inbox } from "../contact/delivery/email.ts";
 import { destinationsFor, type Routing } from "../contact/delivery/routing.ts";
 import { timeOrderedId } from "../contact/intake/ids.ts";
+import { officeTime } from "../contact/review/clock.ts";
 import type { LeadLinks } from "../contact/review/links.ts";
 import type { Sql } from "../contact/storage/database.ts";
 import { queue } from "../contact/storage/outbox.ts";
 import type { Inquiry } from "../contact/storage/records.ts";
 import { readSetting } from "../contact/storage/settings.ts";
-import { sayRange, slotMs } from "./slots.ts";
+import { sayRange } from "./slots.ts";
 import type { Booking } from "./store.ts";
 
 /**
  * What the booking sends, each a delivery in the outbox: to the company ("booking", on the lead's
  * route: its email and Slack), and to the visitor ("booking-visitor", by email, only once a person
- * of the company acted). A newer message of a kind replaces the one before for the inquiry. A
+ * of the company acted). A newer message of a kind replaces the one not yet sent for the inquiry;
+ * those sent stay, the record of what went when. A request goes at once, but one that replaces a
+ * request nobody answered yet goes REQUEST_SPACING_MS after the message of that one: a visitor
+ * picking again and again sends the company one message per five minutes, with the newest time. A
  * message about a held inquiry waits in the outbox, unclaimed, until someone presses "Not spam".
  * The invitation is an iCalendar METHOD:REQUEST (a cancellation METHOD:CANCEL, SEQUENCE 1) made with
  * ical-generator: organizer the company's inbox, attendee the visitor, times in UTC. Its UID names the
@@ -25,6 +29,7 @@ import type { Booking } from "./store.ts";
 
 /** The visitor's booking link works this many days (at most as long as the lead's links: their key's life). */
 const BOOK_LINK_DAYS = 14;
+const REQUEST_SPACING_MS = 5 * 60_000;
 
 type Words = { subject: string; text: string };
 type Calendar = { method: "REQUEST" | "CANCEL"; content: string };
@@ -52,14 +57,14 @@ const place = () =>
     ? `By phone: we call you at the time (our number: ${site.phone.display})`
     : site.booking.place;
 
-async function invitation(p: Parts, i: Inquiry, b: Booking, method: Calendar["method"], confirmedAt: number) {
+async function invitation(p: Parts, i: Inquiry, b: Booking, method: Calendar["method"]) {
   const { default: ical, ICalCalendarMethod, ICalEventStatus, ICalAttendeeRole } = await import("ical-generator");
   const calendar = ical({ prodId: { company: site.name, product: "website" }, method: ICalCalendarMethod[method] });
   calendar.createEvent({
-    id: `booking-${i.id}-${confirmedAt}@${p.config.siteHost}`,
+    id: `booking-${i.id}-${b.confirmedAt}@${p.config.siteHost}`,
     sequence: method === "CANCEL" ? 1 : 0,
     start: new Date(b.startsAt),
-    end: new Date(b.startsAt + slotMs()),
+    end: new Date(b.endsAt),
     summary: `Free consultation: ${site.name} and ${i.name}`,
     description: `${site.consultationMinutes}-minute consultation about ${i.service || "your inquiry"}.`,
     location: place(),
@@ -70,7 +75,7 @@ async function invitation(p: Parts, i: Inquiry, b: Booking, method: Calendar["me
   return { method, content: calendar.toString() } satisfies Calendar;
 }
 
-/** Replaces the inquiry's message of this kind: the newest says how the booking stands. */
+/** Replaces the inquiry's message of this kind not yet sent, due `at`: the newest says how the booking stands. */
 async function replace(
   tx: Sql,
   i: Inquiry,
@@ -78,9 +83,14 @@ async function replace(
   to: Array<[string, string]>,
   body: object,
   now: number,
+  at = now,
 ) {
-  await tx.query("DELETE FROM deliveries WHERE inquiry_id = ? AND kind = ?", [i.id, kind]);
+  await tx.query("DELETE FROM deliveries WHERE inquiry_id = ? AND kind = ? AND status IN ('pending', 'failed')", [
+    i.id,
+    kind,
+  ]);
   const deliveries = to.map(([channel, target]) => ({
+    at,
     id: timeOrderedId(now),
     kind,
     channel,
@@ -91,13 +101,13 @@ async function replace(
   await queue(tx, i.id, deliveries, now);
 }
 
-async function toCompany(tx: Sql, i: Inquiry, words: Words, now: number, calendar?: Calendar) {
+async function toCompany(tx: Sql, i: Inquiry, words: Words, now: number, calendar?: Calendar, at = now) {
   const recorded = await readSetting(tx, "routing");
   const routing = recorded ? (JSON.parse(recorded) as Routing) : {};
   const to = destinationsFor(routing, i.service)
     .filter((d) => d.channel === "email" || d.channel === "slack")
     .map((d): [string, string] => [d.channel, d.target]);
-  await replace(tx, i, "booking", to, { ...words, calendar }, now);
+  await replace(tx, i, "booking", to, { ...words, calendar }, now, at);
 }
 
 const toVisitor = (tx: Sql, i: Inquiry, words: Words, now: number, calendar?: Calendar) =>
@@ -108,11 +118,19 @@ const office = (b: When) => sayRange(b.startsAt, site.timeZone);
 const theirs = (b: When) => (b.zone === site.timeZone ? "" : ` (their time: ${sayRange(b.startsAt, b.zone)})`);
 
 /** "Dana Whitfield asks for Tue, Dec 1, 10:30–11:00 AM MST", with Confirm, Decline and the lead's own links. */
-export function queueRequest(p: Parts, tx: Sql, i: Inquiry, b: When, now: number) {
+export async function queueRequest(
+  p: Parts,
+  tx: Sql,
+  i: Inquiry,
+  b: When & Pick<Booking, "holdUntil"> & { replaced: Booking["state"] | null },
+  now: number,
+) {
   const lead = p.links.for(i, now).map((l) => `${l.label}: ${l.url}`);
   const text = [
     `${i.name}${i.company ? ` (${i.company})` : ""} <${i.email}> asks for the free ${site.consultationMinutes}-minute consultation on ${office(b)}${theirs(b)}.`,
-    "The time is held for them until you confirm or decline. Nothing goes to them before you do.",
+    b.holdUntil === null
+      ? "The time is not kept for them (their address, network or email domain has other times waiting): another visitor may pick it. Confirm it if it is still free. Nothing goes to them before you do."
+      : `The time is kept for them until ${officeTime(b.holdUntil)}: confirm or decline before then. Nothing goes to them before you do.`,
     "",
     `Confirm (they get a calendar invitation, you too; the lead counts as taken): ${linkOf(p, i.id, "confirm", now)}`,
     `Decline (you may add a line for them; they get a link to pick another time): ${linkOf(p, i.id, "decline", now)}`,
@@ -122,11 +140,20 @@ export function queueRequest(p: Parts, tx: Sql, i: Inquiry, b: When, now: number
     "",
     ...lead,
   ].join("\n");
-  return toCompany(tx, i, { subject: `${i.name} asks for ${office(b)}`, text }, now);
+  // An unanswered request's message is the company's last booking message about the inquiry: when it went.
+  const [last] =
+    b.replaced !== "asked"
+      ? []
+      : await tx.query(
+          "SELECT MAX(COALESCE(sent_at, created_at)) AS at FROM deliveries WHERE inquiry_id = ? AND kind = 'booking' AND status IN ('sending', 'sent')",
+          [i.id],
+        );
+  const at = last?.at == null ? now : Math.max(now, Number(last.at) + REQUEST_SPACING_MS);
+  await toCompany(tx, i, { subject: `${i.name} asks for ${office(b)}`, text }, now, undefined, at);
 }
 
 export async function queueConfirmed(p: Parts, tx: Sql, i: Inquiry, b: Booking, now: number) {
-  const calendar = await invitation(p, i, b, "REQUEST", now);
+  const calendar = await invitation(p, i, b, "REQUEST");
   const when = sayRange(b.startsAt, b.zone);
   await toVisitor(
     tx,
@@ -154,9 +181,7 @@ export async function queueConfirmed(p: Parts, tx: Sql, i: Inquiry, b: Booking, 
 
 /** The visitor cancelled: a confirmed booking is withdrawn from both calendars, a request from the company's mail. */
 export async function queueCancelled(p: Parts, tx: Sql, i: Inquiry, b: Booking, now: number) {
-  const confirmed = b.state === "confirmed";
-  // A confirmed booking last changed when it was confirmed: its invitation's UID.
-  const calendar = confirmed ? await invitation(p, i, b, "CANCEL", b.changedAt) : undefined;
+  const calendar = b.confirmedAt !== null ? await invitation(p, i, b, "CANCEL") : undefined;
   const text = `${i.name} <${i.email}> cancelled the consultation of ${office(b)}${theirs(b)}. The time is free again.`;
   await toCompany(tx, i, { subject: `Cancelled: ${i.name}, ${office(b)}`, text }, now, calendar);
   // Always, as the page says: also a time asked for and not yet confirmed (an older Cancel link).

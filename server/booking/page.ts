@@ -14,21 +14,22 @@ import type { Config } from "../config.ts";
 import { cutAt } from "../contact/delivery/channel.ts";
 import type { ContactPipeline, LimitSpec } from "../contact/intake/pipeline.ts";
 import type { LeadLinks } from "../contact/review/links.ts";
-import { performAction } from "../contact/review/page.ts";
+import { takeLead } from "../contact/review/page.ts";
 import { type Database, type Sql, StorageUnavailableError } from "../contact/storage/database.ts";
 import { get } from "../contact/storage/inquiries.ts";
 import type { Inquiry } from "../contact/storage/records.ts";
 import { calendarBusy } from "./feeds.ts";
 import { type Parts, queueCancelled, queueConfirmed, queueDeclined, queueRequest } from "./messages.ts";
-import { openSlots, sayDay, sayRange, sayTime, sayZone, zoneOf } from "./slots.ts";
-import { ask, type BookingState, bookingOf, heldSlots, move } from "./store.ts";
+import { holdUntil, openSlots, sayDay, sayRange, sayTime, sayZone, slotMs, zoneOf } from "./slots.ts";
+import { ask, type BookingState, bookingOf, holdingTimes, move } from "./store.ts";
 
 /**
  * The booking page's server side (app/routes/book.tsx), one page for the four links: the visitor's
  * ("book": see the open times, pick one; "cancel") and the company's ("confirm", "decline"). Opening
  * a link only shows; its button's POST acts. Every use counts against a limit per client address
  * (table rate_limits, so across instances) and is one log line naming the inquiry, never the token.
- * A message held as spam gets the same page and answers, but its pick holds no time.
+ * A pick that holds no time (over a cap, or of a message held as spam: store.ts) gets the same page
+ * and words as one that does: a bot learns nothing from them.
  */
 
 const LIMIT: LimitSpec = { prefix: "booking", per: "address", points: 60, durationMs: 10 * 60_000 };
@@ -67,9 +68,10 @@ export function bookingPage(o: Options): BookingPage {
     }
   };
 
-  const offered = async (db: Sql, i: Inquiry, now: number) => {
-    const busy = await calendarBusy(db, feeds, now);
-    return busy === null ? null : openSlots(now, busy, await heldSlots(db, i.id));
+  // The calendars' busy times and the times other inquiries hold: one list of busy times.
+  const offered = async (sql: Sql, i: Inquiry, now: number) => {
+    const busy = await calendarBusy(sql, feeds, now);
+    return busy === null ? null : openSlots(now, [...busy, ...(await holdingTimes(sql, i.id, now))]);
   };
 
   async function visitor(db: Sql, i: Inquiry, token: string, given: unknown, now: number, result?: "asked" | "taken") {
@@ -129,8 +131,10 @@ export function bookingPage(o: Options): BookingPage {
     form: Form,
     now: number,
   ): Promise<Done> {
+    const at = Number(form.slot);
+    if (!Number.isSafeInteger(at)) return "unchanged";
     const to = (from: BookingState[], state: BookingState, then: Parameters<typeof move>[6]) =>
-      move(db, i.id, from, Number(form.slot), state, now, then);
+      move(db, i.id, from, at, state, now, then);
     if (action === "cancel")
       return (await to(["asked", "confirmed"], "cancelled", (tx, b) => queueCancelled(parts, tx, i, b, now)))
         ? "cancelled"
@@ -141,11 +145,12 @@ export function bookingPage(o: Options): BookingPage {
         ? "declined"
         : "unchanged";
     }
-    const moved = await to(["asked"], "confirmed", (tx, b) => queueConfirmed(parts, tx, i, b, now));
-    if (moved === "conflict" || !moved) return moved ? "conflict" : "unchanged";
-    // A confirmed booking is the lead taken: the one take path, as "I'm on it" is.
-    await performAction(db, o.config, "take", i.id, now, { by: null });
-    return "confirmed";
+    const moved = await to(["asked"], "confirmed", async (tx, b) => {
+      await queueConfirmed(parts, tx, i, b, now);
+      // A confirmed booking is the lead taken, in the same transaction: the one take path.
+      await takeLead(tx, i.id, now, null);
+    });
+    return moved === "conflict" ? "conflict" : moved ? "confirmed" : "unchanged";
   }
 
   return {
@@ -159,11 +164,25 @@ export function bookingPage(o: Options): BookingPage {
         let done: Done | "asked" | "taken";
         if (action === "book") {
           const at = Number(form.slot);
-          const open = (await bookingOf(db, i.id))?.state === "confirmed" ? null : await offered(db, i, now);
+          const by = await o.pipeline().addressHashes(clientIp, now);
+          const pick = {
+            inquiryId: i.id,
+            startsAt: at,
+            endsAt: at + slotMs(),
+            zone,
+            address: by?.address ?? null,
+            network: by?.network ?? null,
+            domain: i.email.slice(i.email.lastIndexOf("@") + 1).toLowerCase(),
+            holdUntil: holdUntil(now, at),
+          };
           const asked =
-            open?.includes(at) === true &&
-            (await ask(db, { inquiryId: i.id, at, zone, holds: !i.held }, now, (tx) =>
-              queueRequest(parts, tx, i, { startsAt: at, zone }, now),
+            Number.isSafeInteger(at) &&
+            (await ask(
+              db,
+              pick,
+              now,
+              (tx) => offered(tx, i, now),
+              (tx, made) => queueRequest(parts, tx, i, { startsAt: at, zone, ...made }, now),
             ));
           done = asked ? "asked" : "taken";
         } else done = await press(db, i, action, form, now);

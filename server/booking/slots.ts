@@ -5,8 +5,9 @@ import { businessDeadline, type Calendar, openOn, wallClock } from "../contact/r
  * Which times the booking page offers, and how every booking time is said. A slot is
  * `consultationMinutes` long, starts at opening or at the end of the one before, lies within the
  * office hours of one of the next `businessDaysAhead` days the office is open (holidays are closed),
- * starts no sooner than `noticeBusinessHours` business hours from now, overlaps no busy time of a
- * calendar feed, and is held by no other inquiry. One function decides, for the page and the pick.
+ * starts no sooner than `noticeBusinessHours` business hours from now, and overlaps no busy time:
+ * a calendar feed's, or one another inquiry's booking holds (store.ts). One function decides, for
+ * the page and the pick.
  */
 
 export type Facts = Calendar & Pick<Site, "consultationMinutes" | "booking">;
@@ -16,7 +17,7 @@ const DAY_MS = 86_400_000;
 
 export const slotMs = (facts: Facts = site) => facts.consultationMinutes * 60_000;
 
-export function openSlots(now: number, busy: Busy, held: ReadonlySet<number>, facts: Facts = site): number[] {
+export function openSlots(now: number, busy: Busy, facts: Facts = site): number[] {
   const length = slotMs(facts);
   const earliest = businessDeadline(now, facts.booking.noticeBusinessHours * 3_600_000, facts);
   if (earliest === null) return [];
@@ -27,10 +28,14 @@ export function openSlots(now: number, busy: Busy, held: ReadonlySet<number>, fa
     if (open.length > 0) days += 1;
     for (const [opens, closes] of open)
       for (let at = opens; at + length <= closes; at += length)
-        if (at >= earliest && !held.has(at) && !busy.some(([b, e]) => b < at + length && e > at)) slots.push(at);
+        if (at >= earliest && !busy.some(([b, e]) => b < at + length && e > at)) slots.push(at);
   }
   return slots;
 }
+
+/** Until when a pick made `now` for `at` holds its time: `holdBusinessHours` on the office's clock, never past `at`. */
+export const holdUntil = (now: number, at: number, facts: Facts = site) =>
+  Math.min(at, businessDeadline(now, facts.booking.holdBusinessHours * 3_600_000, facts) ?? at);
 
 /** A zone the page may show times in: any IANA zone (a browser's), else the office's. */
 export function zoneOf(given: unknown, facts: Pick<Facts, "timeZone"> = site): string {

@@ -1,87 +1,139 @@
+import { site } from "../../app/config/site.ts";
 import type { Sql } from "../contact/storage/database.ts";
+import type { Busy } from "./slots.ts";
 
 /**
- * The booking's tables (db/migrations/*\/002_bookings.sql): one request per inquiry, whose `slot`
- * holds its time, and the feeds' last good copies. A time is held by an insert the unique index
- * accepts or refuses: on PostgreSQL a second instance's insert waits for the first and then does
- * nothing, so two visitors never hold one slot. Erasing an inquiry erases its booking (the cascade).
+ * The booking's tables (db/migrations/*\/002_bookings.sql, 003_booking_holds.sql): one request per
+ * inquiry, and the feeds' last good copies. Which bookings hold their time is one rule, `holds`,
+ * read where it matters and never stored: "Not spam" makes a pick hold at once, "Spam" frees it, a
+ * hold that ran out frees its time. A booking is made to hold (a pick, Confirm) only under the
+ * booking lock, once no other holds an overlapping time; every change of state carries its
+ * precondition in its UPDATE, so two presses at once on two instances end in one state. Erasing an
+ * inquiry erases its booking (the cascade).
  */
 
-const SPAM = "EXISTS (SELECT 1 FROM inquiries i WHERE i.id = bookings.inquiry_id AND i.held)";
+/** Whether booking `b` holds [starts_at, ends_at) at the moment its one `?` is given. */
+const holds = (b: string) =>
+  `(${b}.state = 'confirmed' OR (${b}.state = 'asked' AND ${b}.hold_until > ? AND NOT EXISTS
+     (SELECT 1 FROM inquiries i WHERE i.id = ${b}.inquiry_id AND i.held)))`;
+
+// Taken first by every transaction that makes a booking hold. SQLite needs none: its transactions
+// begin IMMEDIATE and their bodies run one at a time (storage/sqlite.ts).
+const lock = (tx: Sql) =>
+  tx.engine === "postgres" ? tx.query("SELECT pg_advisory_xact_lock(7305200029)") : Promise.resolve([]);
 
 export type BookingState = "asked" | "confirmed" | "cancelled" | "declined";
-type Request = { inquiryId: string; startsAt: number; zone: string; state: BookingState; slot: number | null };
-/** `changedAt`: when it came to its state (a confirmed booking's: its confirmation). */
-export type Booking = Request & { changedAt: number };
+/**
+ * `holdUntil`: when an asked time stops holding (null: it holds nothing); `confirmedAt`: when it was
+ * confirmed (its invitation's UID); `changedAt`: when it came to its state.
+ */
+export type Booking = {
+  inquiryId: string;
+  startsAt: number;
+  endsAt: number;
+  zone: string;
+  state: BookingState;
+  holdUntil: number | null;
+  confirmedAt: number | null;
+  changedAt: number;
+};
+
+const orNull = (v: unknown) => (v == null ? null : Number(v));
+const bookingFrom = (r: Record<string, unknown>): Booking => ({
+  inquiryId: String(r.inquiry_id),
+  startsAt: Number(r.starts_at),
+  endsAt: Number(r.ends_at),
+  zone: String(r.zone),
+  state: r.state as BookingState,
+  holdUntil: orNull(r.hold_until),
+  confirmedAt: orNull(r.confirmed_at),
+  changedAt: Number(r.changed_at),
+});
 
 export async function bookingOf(sql: Sql, inquiryId: string): Promise<Booking | null> {
   const [r] = await sql.query("SELECT * FROM bookings WHERE inquiry_id = ?", [inquiryId]);
-  return r
-    ? {
-        inquiryId,
-        startsAt: Number(r.starts_at),
-        zone: String(r.zone),
-        state: r.state as BookingState,
-        slot: r.slot == null ? null : Number(r.slot),
-        changedAt: Number(r.changed_at),
-      }
-    : null;
+  return r ? bookingFrom(r) : null;
 }
 
-/** The times other inquiries hold (one marked spam since holds none: a pick takes it back, see `ask`). */
-export async function heldSlots(sql: Sql, inquiryId: string): Promise<Set<number>> {
-  const rows = await sql.query(`SELECT slot FROM bookings WHERE inquiry_id <> ? AND slot IS NOT NULL AND NOT ${SPAM}`, [
-    inquiryId,
-  ]);
-  return new Set(rows.map((r) => Number(r.slot)));
+/** The times other inquiries' bookings hold at `now`: busy times for the slots offered (slots.ts). */
+export async function holdingTimes(sql: Sql, inquiryId: string, now: number): Promise<Busy> {
+  const rows = await sql.query(
+    `SELECT starts_at, ends_at FROM bookings b WHERE b.inquiry_id <> ? AND b.ends_at > ? AND ${holds("b")}`,
+    [inquiryId, now, now],
+  );
+  return rows.map((r) => [Number(r.starts_at), Number(r.ends_at)]);
 }
+
+// A booking made to hold ends the claims others' picks had on an overlapping time and could not use
+// (a message held as spam): "Not spam" pressed later, or at the same moment, finds it taken.
+const endClaims = (tx: Sql, b: Pick<Booking, "inquiryId" | "startsAt" | "endsAt">) =>
+  tx.query(
+    `UPDATE bookings SET hold_until = NULL
+      WHERE inquiry_id <> ? AND state = 'asked' AND hold_until IS NOT NULL AND starts_at < ? AND ends_at > ?`,
+    [b.inquiryId, b.endsAt, b.startsAt],
+  );
+
+/** A visitor's pick: by whom (the keyed hashes of their client's address and network, their email's domain). */
+export type Asked = Pick<Booking, "inquiryId" | "startsAt" | "endsAt" | "zone"> & {
+  address: string | null;
+  network: string | null;
+  domain: string;
+  holdUntil: number;
+};
 
 /**
- * The visitor's pick, in place of their request before (a confirmed one stays): `holds` false (a
- * message held as spam) asks without holding. `then` queues the company's message in the same
- * transaction. False: another inquiry holds that time, and nothing changed.
+ * The visitor's pick, in place of their request before (a confirmed one stays), if `offered` (the
+ * times open to the inquiry, read under the lock) has it. It is asked whatever the caps say, and holds
+ * until `holdUntil` only while the picking address, its network and the email's domain hold fewer
+ * times than site.booking allows: the company hears of it either way, and the visitor reads the
+ * same. `then` queues the company's message, told until when it holds and the state of the request
+ * it replaced. False: not open, or confirmed; nothing changed.
  */
 export async function ask(
   db: Sql,
-  b: { inquiryId: string; at: number; zone: string; holds: boolean },
+  p: Asked,
   now: number,
-  then: (tx: Sql) => Promise<void>,
+  offered: (tx: Sql) => Promise<number[] | null>,
+  then: (tx: Sql, made: { holdUntil: number | null; replaced: BookingState | null }) => Promise<void>,
 ): Promise<boolean> {
-  const values = [b.at, b.zone, b.holds ? b.at : null, now, b.inquiryId];
-  try {
-    return await db.transaction(async (tx) => {
-      await tx.query(`UPDATE bookings SET slot = NULL WHERE slot = ? AND ${SPAM}`, [b.at]);
-      const changed = await tx.query(
-        `UPDATE bookings SET starts_at = ?, zone = ?, state = 'asked', slot = ?, changed_at = ?
-         WHERE inquiry_id = ? AND state <> 'confirmed' RETURNING inquiry_id`,
-        values,
-      );
-      const made =
-        changed.length > 0 ||
-        (
-          await tx.query(
-            `INSERT INTO bookings (starts_at, zone, state, slot, changed_at, inquiry_id) VALUES (?, ?, 'asked', ?, ?, ?)
-             ON CONFLICT DO NOTHING RETURNING inquiry_id`,
-            values,
-          )
-        ).length > 0;
-      if (made) await then(tx);
-      return made;
-    });
-  } catch (e) {
-    if (refused(e)) return false;
-    throw e;
-  }
+  const { holdsPerAddress, holdsPerNetwork, holdsPerDomain } = site.booking;
+  return db.transaction(async (tx) => {
+    await lock(tx);
+    if (!(await offered(tx))?.includes(p.startsAt)) return false;
+    const replaced = (await bookingOf(tx, p.inquiryId))?.state ?? null;
+    const [held] = await tx.query(
+      `SELECT SUM(CASE WHEN b.address = ? THEN 1 ELSE 0 END) AS address,
+              SUM(CASE WHEN b.network = ? THEN 1 ELSE 0 END) AS network,
+              SUM(CASE WHEN b.domain = ? THEN 1 ELSE 0 END) AS domain
+         FROM bookings b WHERE b.inquiry_id <> ? AND b.state = 'asked' AND ${holds("b")}`,
+      [p.address, p.network, p.domain, p.inquiryId, now],
+    );
+    const within =
+      Number(held?.address ?? 0) < holdsPerAddress &&
+      Number(held?.network ?? 0) < holdsPerNetwork &&
+      Number(held?.domain ?? 0) < holdsPerDomain;
+    const holdUntil = within ? p.holdUntil : null;
+    const made = await tx.query(
+      `INSERT INTO bookings (inquiry_id, starts_at, ends_at, zone, state, hold_until, address, network, domain, confirmed_at, changed_at)
+       VALUES (?, ?, ?, ?, 'asked', ?, ?, ?, ?, NULL, ?)
+       ON CONFLICT (inquiry_id) DO UPDATE SET starts_at = excluded.starts_at, ends_at = excluded.ends_at,
+         zone = excluded.zone, state = 'asked', hold_until = excluded.hold_until, address = excluded.address,
+         network = excluded.network, domain = excluded.domain, confirmed_at = NULL, changed_at = excluded.changed_at
+       WHERE bookings.state <> 'confirmed' RETURNING inquiry_id`,
+      [p.inquiryId, p.startsAt, p.endsAt, p.zone, holdUntil, p.address, p.network, p.domain, now],
+    );
+    if (made.length === 0) return false;
+    if (holdUntil !== null) await endClaims(tx, p);
+    await then(tx, { holdUntil, replaced });
+    return true;
+  });
 }
 
-// The unique index refused the time (SQLite and PostgreSQL say it so): the whole change rolled back.
-const refused = (e: unknown) => /unique|duplicate key/i.test((e as Error).message);
-
 /**
- * A request moved on: `from` the state it must be in, `at` its time, `to` the new one; a confirmed booking holds
- * its time (a request that held none, a message once held as spam, takes it now), the others hold
- * none; `then` gets it as it was. "conflict": another inquiry holds the time; null: it was not in
- * `from` (done already) or is for another time.
+ * A request moved on by a button: `from` the states it may be in, `at` the time its page showed,
+ * `to` the new state. Confirm makes it hold: under the lock, and only if no other booking holds an
+ * overlapping time ("conflict"). `then` gets it as it is now, in the same transaction. null: it was
+ * not in `from` (moved on by a press before, here or on another instance) or is for another time.
  */
 export async function move(
   db: Sql,
@@ -92,24 +144,28 @@ export async function move(
   now: number,
   then: (tx: Sql, b: Booking) => Promise<void>,
 ): Promise<Booking | "conflict" | null> {
-  try {
-    return await db.transaction(async (tx) => {
-      const b = await bookingOf(tx, inquiryId);
-      if (!b || !from.includes(b.state) || b.startsAt !== at) return null;
-      const slot = to === "confirmed" ? b.startsAt : null;
-      await tx.query("UPDATE bookings SET state = ?, slot = ?, changed_at = ? WHERE inquiry_id = ?", [
-        to,
-        slot,
-        now,
-        inquiryId,
-      ]);
-      await then(tx, b);
-      return { ...b, state: to, slot, changedAt: now };
-    });
-  } catch (e) {
-    if (refused(e)) return "conflict";
-    throw e;
-  }
+  const confirm = to === "confirmed";
+  return db.transaction(async (tx) => {
+    if (confirm) await lock(tx);
+    const [r] = await tx.query(
+      `UPDATE bookings SET state = ?, changed_at = ?${confirm ? ", confirmed_at = ?" : ""}
+        WHERE inquiry_id = ? AND state IN (${from.map(() => "?")}) AND starts_at = ?${
+          confirm
+            ? ` AND NOT EXISTS (SELECT 1 FROM bookings o WHERE o.inquiry_id <> bookings.inquiry_id
+                  AND o.starts_at < bookings.ends_at AND o.ends_at > bookings.starts_at AND ${holds("o")})`
+            : ""
+        } RETURNING *`,
+      [to, now, ...(confirm ? [now] : []), inquiryId, ...from, at, ...(confirm ? [now] : [])],
+    );
+    if (!r) {
+      const b = confirm ? await bookingOf(tx, inquiryId) : null;
+      return b && from.includes(b.state) && b.startsAt === at ? "conflict" : null;
+    }
+    const b = bookingFrom(r);
+    if (confirm) await endClaims(tx, b);
+    await then(tx, b);
+    return b;
+  });
 }
 
 export type Feed = { feed: string; busy: Array<[number, number]>; readAt: number };

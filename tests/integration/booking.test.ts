@@ -1,4 +1,8 @@
+import { createHmac } from "node:crypto";
+import { readFileSync } from "node:fs";
 import { createServer, type Server } from "node:http";
+import { join } from "node:path";
+import { DatabaseSync } from "node:sqlite";
 import AxeBuilder from "@axe-core/playwright";
 import ICAL from "ical.js";
 import pg from "pg";
@@ -110,9 +114,19 @@ async function site(env: Record<string, string>, tuning = TUNING, port?: number)
   return server;
 }
 
-/** A message sent as the page's script sends it: the answer, with the visitor's booking link. */
-async function inquiry(server: RunningServer, name: string, email: string, extra: Record<string, string> = {}) {
-  const res = await sendAsPage(server.url, { name, email, message: "Could we talk about our cloud move?", ...extra });
+/** A message sent as the page's script sends it (from `ip`, through the loopback proxy): the answer, with the visitor's booking link. */
+async function inquiry(
+  server: RunningServer,
+  name: string,
+  email: string,
+  extra: Record<string, string> = {},
+  ip = "127.0.0.1",
+) {
+  const res = await sendAsPage(
+    server.url,
+    { name, email, message: "Could we talk about our cloud move?", ...extra },
+    { headers: { "x-forwarded-for": ip } },
+  );
   expect(res.status).toBe(201);
   const body = (await res.json()) as { ok: boolean; id: string; booking: string };
   expect(body.booking).toMatch(/^\/book\?t=/);
@@ -124,9 +138,10 @@ const slotsOf = (html: string) =>
 const statusOf = (html: string) => /role="status"[^>]*>([^<]*)</.exec(html)?.[1] ?? "";
 const tokenOf = (link: string) => new URL(link).searchParams.get("t") ?? "";
 
-async function pick(server: RunningServer, link: string, at: number, zone = "America/Denver") {
+async function pick(server: RunningServer, link: string, at: number, zone = "America/Denver", ip = "127.0.0.1") {
   const res = await fetch(`${server.url}/book`, {
     method: "POST",
+    headers: { "x-forwarded-for": ip },
     body: new URLSearchParams({ t: tokenOf(link), slot: String(at), tz: zone }),
   });
   expect(res.status).toBe(200);
@@ -173,6 +188,8 @@ function invitationIn(m: Received) {
     uid: event.uid,
   };
 }
+
+const root = new URL("../../", import.meta.url).pathname;
 
 // Mon Nov 30 2026 in the tests below is after Thanksgiving; Tue Nov 24 has the weekly meeting.
 const MST = (day: number, hh: number, mm = 0) => Date.UTC(2026, 10, day, hh + 7, mm);
@@ -289,7 +306,7 @@ describe("the booking, from the answer to the invitation", { timeout: 180_000 },
     expect(await pick(server, bot.link, MST(24, 11, 30))).toMatch(/^Thank you! You asked for/);
     expect(await pick(server, dana.link, MST(24, 11, 30))).toMatch(/^Thank you!/);
     // Dana's request, made after the held one's, arrived: the held one's did not go.
-    await mailTo(smtp, "hello@example.com", /^Dana Whitfield asks for Tue, Nov 24, 11:30/);
+    const danaAsks = await mailTo(smtp, "hello@example.com", /^Dana Whitfield asks for Tue, Nov 24, 11:30/);
     expect(mailsTo(smtp, "hello@example.com", /^Held Visitor asks/)).toHaveLength(0);
     expect((await inquiriesCli({ DATA_DIR: server.dataDir }, "not-spam", bot.id)).code).toBe(0);
     await mailTo(smtp, "hello@example.com", /^Held Visitor asks for Tue, Nov 24, 11:30/);
@@ -351,8 +368,9 @@ describe("the booking, from the answer to the invitation", { timeout: 180_000 },
     expect(slotsOf(await (await fetch(dana.link)).text()).length).toBe(before + 1);
 
     // Booked again after her cancellation: a new event (its own UID), not an older version of the cancelled one.
-    const rebook = await mailTo(smtp, "hello@example.com", /^Dana Whitfield asks for Tue, Nov 24, 12:00/);
-    expect(await press(server, linkIn(rebook, "confirm"))).toMatch(/^Confirmed/);
+    // Her 12:00 request waits five minutes after her 11:30 one, unanswered; the Confirm link of that one
+    // shows her request as it stands now, 12:00.
+    expect(await press(server, linkIn(danaAsks, "confirm"))).toMatch(/^Confirmed/);
     const invitations = () => mailsTo(smtp, "dana@example.org", /^Your free consultation/);
     await expect.poll(() => invitations().length, { timeout: 20_000 }).toBe(2);
     const rebooked = invitationIn(invitations().at(-1) as Received);
@@ -433,27 +451,253 @@ describe("the booking, from the answer to the invitation", { timeout: 180_000 },
   });
 });
 
-describe("two instances on one PostgreSQL", { timeout: 120_000 }, () => {
-  it("never hold one time for two visitors", async () => {
-    const { env, cleanup } = await engineEnv("postgres", "booking_race");
-    cleanups.push(cleanup);
-    const a = await site({ ...env, DATA_DIR: `${env.DATA_DIR}/a` });
-    const b = await site({ ...env, DATA_DIR: `${env.DATA_DIR}/b` });
-    const one = await inquiry(a, "Ann Race", "ann@example.org");
-    const two = await inquiry(b, "Ben Race", "ben@example.org");
-    const slots = slotsOf(await (await fetch(one.link)).text()).slice(0, 6);
-    expect(slots.length).toBeGreaterThan(0);
-    for (const at of slots) {
-      const said = await Promise.all([pick(a, one.link, at), pick(b, two.link, at)]);
-      expect(said.filter((s) => s.startsWith("Thank you!"))).toHaveLength(1);
-      expect(said.filter((s) => s.includes("no longer open"))).toHaveLength(1);
+/** The bookings and the company's booking messages as the server recorded them (SQLite, read beside it). */
+function recorded<T>(server: RunningServer, sql: string, ...params: Array<string | number>): T[] {
+  const db = new DatabaseSync(join(server.dataDir, "inquiries.sqlite"), { readOnly: true });
+  try {
+    return db.prepare(sql).all(...params) as T[];
+  } finally {
+    db.close();
+  }
+}
+// The time a status line names, left out: what else the visitor reads.
+const words = (status: string) => status.replace(/for [^.]+\./, "for <time>.");
+const AT = (utc: string) => ({ ...FAKETIME, FAKETIME: `@${utc}` });
+
+describe("holds a bot cannot hoard (issue 52)", { timeout: 180_000 }, () => {
+  it("caps the times one address, one network and one email domain hold; a pick over a cap still reaches the company, and reads the same", async () => {
+    const smtp = await new TestSmtp().start();
+    cleanups.push(() => smtp.stop());
+    const server = await site({ ...AT("2026-11-23 16:05:00"), SMTP_URL: smtp.url });
+    const dana = await inquiry(server, "Dana Whitfield", "dana@example.org", {}, "198.51.100.9");
+    const open = async () => slotsOf(await (await fetch(dana.link)).text());
+    const as = async (ip: string, email: string, at: number) => {
+      const v = await inquiry(server, `Visitor ${email.split("@")[0]}`, email, {}, ip);
+      return pick(server, v.link, at, "America/Denver", ip);
+    };
+    // One address, five messages within the form's limits, each on a domain of its own: two hold.
+    const bot = [MST(24, 9), MST(24, 9, 30), MST(24, 11), MST(24, 11, 30), MST(24, 12)];
+    const said: string[] = [];
+    for (const [n, at] of bot.entries()) said.push(await as("203.0.113.7", `bot${n}@b${n}.example`, at));
+    expect(new Set(said.map(words))).toEqual(new Set([words(said[0] ?? "")]));
+    expect(said[0]).toMatch(/^Thank you! You asked for/);
+    let offered = await open();
+    expect(bot.filter((at) => !offered.includes(at))).toEqual(bot.slice(0, 2));
+    // All five reached the company; those holding nothing say so.
+    await expect
+      .poll(() => mailsTo(smtp, "hello@example.com", /^Visitor bot\d asks for/).length, { timeout: 20_000 })
+      .toBe(5);
+    const third = await mailTo(smtp, "hello@example.com", /^Visitor bot2 asks for/);
+    expect(third.mail.text).toContain("The time is not kept for them");
+    expect((await mailTo(smtp, "hello@example.com", /^Visitor bot0 asks for/)).mail.text).toMatch(
+      /The time is kept for them until Tue, Nov 24, 9:00 AM/,
+    );
+
+    // Its neighbours on the network: one more holds (three on the network), the next does not.
+    expect(await as("203.0.113.8", "n1@n1.example", MST(24, 13))).toMatch(/^Thank you!/);
+    expect(await as("203.0.113.9", "n2@n2.example", MST(24, 13, 30))).toMatch(/^Thank you!/);
+    // One email domain from four networks: three hold.
+    const domain = [MST(24, 14), MST(24, 14, 30), MST(24, 15), MST(24, 15, 30)];
+    for (const [n, at] of domain.entries()) await as(`198.18.${n}.1`, `d${n}@hoard.example`, at);
+    offered = await open();
+    expect([MST(24, 13), MST(24, 13, 30), ...domain].filter((at) => !offered.includes(at))).toEqual([
+      MST(24, 13),
+      ...domain.slice(0, 3),
+    ]);
+
+    // A request holding nothing can still be confirmed while its time is free.
+    expect(await press(server, linkIn(third, "confirm"))).toMatch(/^Confirmed/);
+    expect(await open()).not.toContain(MST(24, 11));
+  });
+
+  it("holds a time 16 business hours on the office's clock, and never past the time itself", async () => {
+    const port = await freePort();
+    const first = await site(AT("2026-11-23 16:05:00"), TUNING, port);
+    // Monday 9:05 AM: one address asks for Monday 11:30 AM and for Saturday 10:00 AM (its two holds).
+    const ip = "203.0.113.40";
+    const soon = await inquiry(first, "Sam Soon", "sam@soon.example", {}, ip);
+    const later = await inquiry(first, "Lee Later", "lee@later.example", {}, ip);
+    const other = await inquiry(first, "Olga Other", "olga@other.example", {}, "198.51.100.41");
+    expect(await pick(first, soon.link, MST(23, 11, 30), "America/Denver", ip)).toMatch(/^Thank you!/);
+    expect(await pick(first, later.link, MST(28, 10), "America/Denver", ip)).toMatch(/^Thank you!/);
+    await first.stop();
+    const at = async (utc: string) => {
+      const server = await site({ ...AT(utc), DATA_DIR: first.dataDir }, TUNING, port);
+      return { server, open: async () => slotsOf(await (await fetch(other.link)).text()), stop: server.stop };
+    };
+
+    // Monday 11:40 AM: the 11:30 request holds no more (its time came), so the address may hold another.
+    const monday = await at("2026-11-23 18:40:00");
+    const third = await inquiry(monday.server, "Tia Third", "tia@third.example", {}, ip);
+    expect(await pick(monday.server, third.link, MST(24, 9), "America/Denver", ip)).toMatch(/^Thank you!/);
+    expect(await monday.open()).not.toContain(MST(24, 9));
+    await monday.stop();
+    // Tuesday 4:00 PM: 8 h 55 min on Monday and 7 h on Tuesday are not yet 16 business hours.
+    const before = await at("2026-11-24 23:00:00");
+    expect(await before.open()).not.toContain(MST(28, 10));
+    await before.stop();
+    // Tuesday 4:10 PM: they are, and Saturday 10:00 AM is open again.
+    const after = await at("2026-11-24 23:10:00");
+    expect(await after.open()).toContain(MST(28, 10));
+  });
+
+  it("sends the company one request per five minutes while a visitor keeps picking, the last with the newest time", async () => {
+    const smtp = await new TestSmtp().start();
+    cleanups.push(() => smtp.stop());
+    const port = await freePort();
+    const env = { SMTP_URL: smtp.url };
+    const first = await site({ ...AT("2026-11-23 16:05:00"), ...env }, TUNING, port);
+    const dana = await inquiry(first, "Dana Whitfield", "dana@example.org");
+    const requests = () => mailsTo(smtp, "hello@example.com", /^Dana Whitfield asks for/);
+    const [a, b] = [MST(24, 9), MST(24, 11)];
+    expect(await pick(first, dana.link, a)).toMatch(/^Thank you!/);
+    // The first goes at once.
+    await expect.poll(() => requests().length, { timeout: 20_000 }).toBe(1);
+    type Row = { status: string; sent_at: number | null; next_attempt_at: number; payload: string | null };
+    const rows = () =>
+      recorded<Row>(
+        first,
+        "SELECT status, sent_at, next_attempt_at, payload FROM deliveries WHERE inquiry_id = ? AND kind = 'booking' AND channel = 'email' ORDER BY created_at",
+        dana.id,
+      );
+    const waiting = () => JSON.parse(rows().find((r) => r.status === "pending")?.payload ?? "{}").subject;
+    for (let n = 2; n <= 9; n++) {
+      expect(await pick(first, dana.link, n % 2 === 0 ? b : a)).toMatch(/^Thank you!/);
+      // The message waiting says the newest time.
+      expect(waiting()).toBe(
+        `Dana Whitfield asks for ${n % 2 === 0 ? "Tue, Nov 24, 11:00–11:30 AM" : "Tue, Nov 24, 9:00–9:30 AM"} MST`,
+      );
     }
-    const client = new pg.Client({ connectionString: env.DATABASE_URL });
-    await client.connect();
-    const rows = await client.query("SELECT inquiry_id, slot FROM bookings WHERE slot IS NOT NULL");
-    await client.end();
-    // One request each (a pick replaces the one before), never the same time.
-    expect(rows.rows.length).toBeLessThanOrEqual(2);
-    expect(new Set(rows.rows.map((r) => String(r.slot))).size).toBe(rows.rows.length);
+    const [sent, next] = rows();
+    expect(rows()).toHaveLength(2);
+    expect(sent?.status).toBe("sent");
+    expect(next?.next_attempt_at).toBe(Number(sent?.sent_at) + 5 * 60_000);
+    expect(requests()).toHaveLength(1);
+    await first.stop();
+    // Six minutes on: the second goes, with the newest time; none is left to go.
+    const second = await site({ ...AT("2026-11-23 16:11:30"), ...env, DATA_DIR: first.dataDir }, TUNING, port);
+    await expect.poll(() => requests().length, { timeout: 20_000 }).toBe(2);
+    expect(requests()[1]?.mail.subject).toBe("Dana Whitfield asks for Tue, Nov 24, 9:00–9:30 AM MST");
+    await expect
+      .poll(() =>
+        recorded<Row>(
+          second,
+          "SELECT status FROM deliveries WHERE inquiry_id = ? AND kind = 'booking' AND status <> 'sent'",
+          dana.id,
+        ),
+      )
+      .toEqual([]);
+    expect(requests()).toHaveLength(2);
+  });
+
+  it("a pick of a message held as spam holds its time once someone presses Not spam, unless another visitor took it meanwhile", async () => {
+    const smtp = await new TestSmtp().start();
+    cleanups.push(() => smtp.stop());
+    const server = await site({ ...AT("2026-11-23 16:05:00"), SMTP_URL: smtp.url });
+    const dana = await inquiry(server, "Dana Whitfield", "dana@example.org");
+    const open = async () => slotsOf(await (await fetch(dana.link)).text());
+    const held = await inquiry(server, "Held Visitor", "held@example.net", { website: "http://spam.example" });
+    expect(await pick(server, held.link, MST(24, 9))).toMatch(/^Thank you!/);
+    expect(await open()).toContain(MST(24, 9));
+    expect((await inquiriesCli({ DATA_DIR: server.dataDir }, "not-spam", held.id)).code).toBe(0);
+    expect(await open()).not.toContain(MST(24, 9));
+    expect(await pick(server, dana.link, MST(24, 9))).toMatch(/no longer open/);
+
+    // Another held message asks for 9:30 AM; Dana takes it meanwhile: it stays hers after "Not spam".
+    const late = await inquiry(server, "Late Release", "late@example.net", { website: "http://spam.example" });
+    expect(await pick(server, late.link, MST(24, 9, 30))).toMatch(/^Thank you!/);
+    expect(await pick(server, dana.link, MST(24, 9, 30))).toMatch(/^Thank you!/);
+    expect((await inquiriesCli({ DATA_DIR: server.dataDir }, "not-spam", late.id)).code).toBe(0);
+    const request = await mailTo(smtp, "hello@example.com", /^Late Release asks for Tue, Nov 24, 9:30/);
+    expect(await press(server, linkIn(request, "confirm"))).toMatch(/^Another visitor holds this time/);
+    // Dana moves on: 9:30 is open again, the released request never held it.
+    expect(await pick(server, dana.link, MST(24, 10))).toMatch(/^Thank you!/);
+    expect(await open()).toContain(MST(24, 9, 30));
+  });
+
+  it("a time held at another length blocks every start it overlaps", async () => {
+    const port = await freePort();
+    const first = await site(AT("2026-11-23 16:05:00"), TUNING, port);
+    const long = await inquiry(first, "Lou Long", "lou@example.org");
+    const dana = await inquiry(first, "Dana Whitfield", "dana@example.org");
+    expect(await pick(first, long.link, MST(24, 11))).toMatch(/^Thank you!/);
+    await first.stop();
+    // As if Lou had picked while consultations were an hour long (site.ts consultationMinutes: 60).
+    const db = new DatabaseSync(join(first.dataDir, "inquiries.sqlite"));
+    db.prepare("UPDATE bookings SET ends_at = starts_at + 3600000 WHERE inquiry_id = ?").run(long.id);
+    db.close();
+    const server = await site({ ...AT("2026-11-23 16:06:00"), DATA_DIR: first.dataDir }, TUNING, port);
+    const offered = slotsOf(await (await fetch(dana.link)).text());
+    expect(offered).toEqual(expect.arrayContaining([MST(24, 10, 30), MST(24, 12)]));
+    expect(offered).not.toContain(MST(24, 11));
+    expect(offered).not.toContain(MST(24, 11, 30));
+    expect(await pick(server, dana.link, MST(24, 11, 30))).toMatch(/no longer open/);
+  });
+});
+
+describe.each(["sqlite", "postgres"] as const)("an upgrade from 1.1.1 (%s)", (engine) => {
+  it("keeps every time 1.1.1 held, and a Cancel link cancels the very event its invitation made", {
+    timeout: 120_000,
+  }, async () => {
+    const { env, cleanup } = await engineEnv(engine, "booking_upgrade");
+    cleanups.push(cleanup);
+    const smtp = await new TestSmtp().start();
+    cleanups.push(() => smtp.stop());
+    // The database as 1.1.1 left it: release 1.0.0's (tests/fixtures/v1.0.0), then 002_bookings.sql.
+    const now = Date.UTC(2026, 10, 23, 16, 5);
+    const [sent, waiting, held] = ["1", "2", "3"].map((n) => `0190a000-0000-7000-8000-00000000000${n}`) as [
+      string,
+      string,
+      string,
+    ];
+    const confirmedAt = now - 3_600_000;
+    const statements = [
+      readFileSync(join(root, `tests/fixtures/v1.0.0/schema.${engine}.sql`), "utf8"),
+      ...readFileSync(join(root, "tests/fixtures/v1.0.0/data.sql"), "utf8")
+        .replace(/^--.*$/gm, "")
+        .replaceAll(":now", String(now))
+        .split(";")
+        .map((r) => r.trim())
+        .filter(Boolean),
+      readFileSync(join(root, `db/migrations/${engine}/002_bookings.sql`), "utf8"),
+      `INSERT INTO schema_migrations (version, name, applied_at) VALUES (2, '002_bookings.sql', ${now - 1000})`,
+      `INSERT INTO bookings (inquiry_id, starts_at, zone, state, slot, changed_at) VALUES ('${sent}', ${MST(24, 11)}, 'America/Denver', 'confirmed', ${MST(24, 11)}, ${confirmedAt})`,
+      `INSERT INTO bookings (inquiry_id, starts_at, zone, state, slot, changed_at) VALUES ('${waiting}', ${MST(24, 13)}, 'America/Denver', 'asked', ${MST(24, 13)}, ${now - 1000})`,
+      `INSERT INTO bookings (inquiry_id, starts_at, zone, state, slot, changed_at) VALUES ('${held}', ${MST(24, 14)}, 'America/Denver', 'asked', NULL, ${now - 1000})`,
+    ];
+    if (engine === "sqlite") {
+      const db = new DatabaseSync(join(env.DATA_DIR ?? "", "inquiries.sqlite"));
+      for (const s of statements) db.exec(s);
+      db.close();
+    } else {
+      const client = new pg.Client(env.DATABASE_URL);
+      await client.connect();
+      for (const s of statements) await client.query(s);
+      await client.end();
+    }
+    const port = await freePort();
+    const server = await site({ ...AT("2026-11-23 16:05:00"), ...env, SMTP_URL: smtp.url }, TUNING, port);
+    // Links signed with 1.0.0's key, as the emails of 1.1.1 carried them.
+    const key = Buffer.from("6c696e6b732d6b65792d6f662d72656c656173652d312e302e302d666978747572", "hex");
+    const link = (id: string, action: string) => {
+      const payload = `${id}.${action}.${Math.ceil((now + 86_400_000) / 1000).toString(36)}.k1`;
+      return `${server.url}/book?t=${payload}.${createHmac("sha256", key).update(payload).digest("base64url")}`;
+    };
+    const open = async () => slotsOf(await (await fetch(link(held, "book"))).text());
+    // The confirmed time and the time asked for still hold; 30 minutes each, as 1.1.1 offered them.
+    const offered = await open();
+    expect(offered).not.toContain(MST(24, 11));
+    expect(offered).not.toContain(MST(24, 13));
+    expect(offered).toEqual(expect.arrayContaining([MST(24, 11, 30), MST(24, 13, 30), MST(24, 14)]));
+    // The visitor cancels: their calendar gets the cancellation of the event 1.1.1 invited them to.
+    expect(await press(server, link(sent, "cancel"))).toMatch(/is free again/);
+    const cancelled = invitationIn(await mailTo(smtp, "sent@example.org", /^Cancelled/));
+    expect(cancelled).toMatchObject({
+      method: "CANCEL",
+      start: MST(24, 11),
+      end: MST(24, 11, 30),
+      uid: `booking-${sent}-${confirmedAt}@127.0.0.1`,
+    });
+    expect(await open()).toContain(MST(24, 11));
   });
 });

@@ -374,7 +374,7 @@ describe("inquiries CLI without a database", () => {
     });
     expect(r.status).toBe(1);
     expect(r.stderr).toMatch(
-      /^The database is behind this code \(001_v1_0_0\.sql, 002_bookings\.sql not applied\): start the server once, it migrates\.$/m,
+      /^The database is behind this code \(001_v1_0_0\.sql, 002_bookings\.sql, 003_booking_holds\.sql not applied\): start the server once, it migrates\.$/m,
     );
     const after = new DatabaseSync(join(dir, "inquiries.sqlite"));
     expect(after.prepare("SELECT COUNT(*) AS n FROM schema_migrations").get()).toEqual({ n: 0 });

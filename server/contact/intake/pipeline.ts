@@ -127,6 +127,8 @@ export function contactPipeline(parts: {
       parts.metrics?.inquiry(s.source, metricOf(outcome));
       return outcome;
     },
+    /** The keyed hashes of a client's address and network, as the limits count them (the booking's holds too). */
+    addressHashes: (ip: string | undefined, now: number) => addressHashes(parts.ring, ip, now),
     // A press on a lead's page, counted by the submissions' rule and table: seconds to wait, or null.
     async overLimit(ip: string | undefined, specs: LimitSpec[], now: number): Promise<number | null> {
       const limits = limitsOf(specs, await addressHashes(parts.ring, ip, now));

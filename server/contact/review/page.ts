@@ -35,6 +35,21 @@ const ACTION_LIMIT: LimitSpec = {
   durationMs: 10 * 60_000,
 };
 
+const routingOf = async (sql: Sql) => {
+  const recorded = await readSetting(sql, "routing");
+  return recorded ? (JSON.parse(recorded) as Routing) : null;
+};
+
+/**
+ * The one take path: "I'm on it" (page and CLI), and a confirmed booking inside the transaction that
+ * confirms it (server/booking/page.ts), so a booking is never confirmed on a lead left untaken.
+ */
+export async function takeLead(sql: Sql, id: string, now: number, by: string | null) {
+  const routing = await routingOf(sql);
+  const reports = (i: Inquiry) => (routing ? reportOf("inquiry.taken", i, routing, now) : []);
+  return take(sql, id, by, now, reports);
+}
+
 export async function performAction(
   db: Database,
   config: Config,
@@ -43,13 +58,11 @@ export async function performAction(
   now = Date.now(),
   opts: { undo?: boolean; by?: string | null } = {},
 ) {
-  const recorded = await readSetting(db, "routing");
-  const routing = recorded ? (JSON.parse(recorded) as Routing) : null;
   if (action === "take") {
-    const reports = (i: Inquiry) => (routing ? reportOf("inquiry.taken", i, routing, now) : []);
-    const taken = await take(db, id, opts.by ?? null, now, reports);
+    const taken = await takeLead(db, id, now, opts.by ?? null);
     return taken ? ({ kind: "taken", taken } as const) : ({ kind: "unknown" } as const);
   }
+  const routing = await routingOf(db);
   // Spam queues nothing: it needs no routing.
   if (!routing && (opts.undo || action === "not-spam")) return { kind: "no-routing" } as const;
   const destinations = (inquiry: Inquiry) => (routing ? newDeliveries(routing, inquiry, config, now) : []);

@@ -197,7 +197,7 @@ async function asLead(tx: Sql, inquiry: InquiryRecord, destinations: Destination
 
 export type Taken = { inquiry: InquiryRecord; first: boolean };
 
-export async function take(db: Database, id: string, by: string | null, now: number, reports: Destinations) {
+export async function take(db: Sql, id: string, by: string | null, now: number, reports: Destinations) {
   return db.transaction(async (tx): Promise<Taken | null> => {
     const updated = await tx.query(
       "UPDATE inquiries SET taken_at = ?, taken_by = ? WHERE id = ? AND taken_at IS NULL RETURNING id",
