@@ -119,7 +119,7 @@ function Visitor({ view }: { view: Extract<BookingView, { kind: "book" }> }) {
       : view.result === "taken"
         ? "Sorry, that time is no longer open: please pick another."
         : view.asked
-          ? `${view.result === "asked" ? "Thank you! " : ""}You asked for ${view.asked.when}. We confirm it by email with a calendar invitation; until then the time is held for you. Picking another time replaces it.`
+          ? `${view.result === "asked" ? "Thank you! " : ""}You asked for ${view.asked.when}. We confirm it by email with a calendar invitation. Picking another time replaces it.`
           : null;
   return (
     <>
