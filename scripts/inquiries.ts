@@ -24,6 +24,7 @@ import { type Config, loadConfig, tuningFromArgs } from "../server/config.ts";
 import { correct, parseCorrection } from "../server/contact/correction.ts";
 import { cutAt } from "../server/contact/delivery/channel.ts";
 import { CHANNEL_NAMES } from "../server/contact/delivery/channels.ts";
+import { recordedRouting } from "../server/contact/delivery/routing.ts";
 import { type Erased, erase } from "../server/contact/erasure.ts";
 import { officeTime } from "../server/contact/review/clock.ts";
 import { performAction, takenBy } from "../server/contact/review/page.ts";
@@ -189,7 +190,7 @@ type Context = {
 
 /** Undo of the last `spam` or `not-spam` of an inquiry, as the page's Undo button does it. */
 async function undoCommand(db: Database, config: Config, action: "spam" | "not-spam", id: string) {
-  const result = await performAction(db, config, action, id, Date.now(), { undo: true });
+  const result = await performAction(db, config, await recordedRouting(db), action, id, Date.now(), { undo: true });
   if (result.kind !== "done") {
     console.error(
       result.kind === "unknown"
@@ -333,7 +334,7 @@ const COMMANDS: Record<string, (c: Context) => Promise<number>> = {
     const id = rest[0];
     if (!id) throw new UsageError("not-spam needs an inquiry ID");
     if (values.undo) return undoCommand(db, config, "not-spam", id);
-    const result = await performAction(db, config, "not-spam", id);
+    const result = await performAction(db, config, await recordedRouting(db), "not-spam", id);
     if (result.kind === "no-routing") {
       console.error("The server has not started on this database yet, so its channels are not known: start it once.");
       return 1;
@@ -359,7 +360,9 @@ const COMMANDS: Record<string, (c: Context) => Promise<number>> = {
     const id = rest[0];
     if (!id) throw new UsageError("take needs an inquiry ID");
     if (values.undo) throw new UsageError("take has no --undo: the others may already have read who is on it");
-    const result = await performAction(db, config, "take", id, Date.now(), { by: takenBy(values.by) });
+    const result = await performAction(db, config, await recordedRouting(db), "take", id, Date.now(), {
+      by: takenBy(values.by),
+    });
     if (result.kind !== "taken") {
       console.error(`No inquiry with ID ${id}.`);
       return 1;
@@ -377,7 +380,7 @@ const COMMANDS: Record<string, (c: Context) => Promise<number>> = {
     const id = rest[0];
     if (!id) throw new UsageError("spam needs an inquiry ID");
     if (values.undo) return undoCommand(db, config, "spam", id);
-    const result = await performAction(db, config, "spam", id);
+    const result = await performAction(db, config, await recordedRouting(db), "spam", id);
     if (result.kind !== "done") {
       console.error(`No inquiry with ID ${id}.`);
       return 1;

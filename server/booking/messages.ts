@@ -9,7 +9,6 @@ import type { LeadLinks } from "../contact/review/links.ts";
 import type { Sql } from "../contact/storage/database.ts";
 import { queue } from "../contact/storage/outbox.ts";
 import type { Inquiry } from "../contact/storage/records.ts";
-import { readSetting } from "../contact/storage/settings.ts";
 import { sayRange } from "./slots.ts";
 import type { Booking } from "./store.ts";
 
@@ -33,20 +32,30 @@ const REQUEST_SPACING_MS = 5 * 60_000;
 
 type Words = { subject: string; text: string };
 type Calendar = { method: "REQUEST" | "CANCEL"; content: string };
-export type Parts = { config: Config; links: LeadLinks };
+export type Parts = { config: Config; links: LeadLinks; routing: Routing };
 
 /** The visitor's link, as the answer to their message gives it (a path: the page is on this site). */
 export const visitorLink = (config: Config, links: LeadLinks, id: string) =>
   bookingLink({ config, links }, id, Date.now(), false);
 
-export function bookingLink({ config, links }: Parts, inquiryId: string, now: number, absolute = true) {
+export function bookingLink(
+  { config, links }: Pick<Parts, "config" | "links">,
+  inquiryId: string,
+  now: number,
+  absolute = true,
+) {
   const days = Math.min(BOOK_LINK_DAYS, config.INQUIRY_LINK_DAYS);
   const url = new URL(BOOK_PATH, config.SITE_URL);
   url.searchParams.set(BOOK_TOKEN_FIELD, links.token(inquiryId, "book", now, now + days * 86_400_000));
   return absolute ? url.href : `${url.pathname}${url.search}`;
 }
 
-const linkOf = ({ config, links }: Parts, id: string, action: "confirm" | "decline" | "cancel", now: number) => {
+const linkOf = (
+  { config, links }: Pick<Parts, "config" | "links">,
+  id: string,
+  action: "confirm" | "decline" | "cancel",
+  now: number,
+) => {
   const url = new URL(BOOK_PATH, config.SITE_URL);
   url.searchParams.set(BOOK_TOKEN_FIELD, links.token(id, action, now));
   return url.href;
@@ -101,10 +110,8 @@ async function replace(
   await queue(tx, i.id, deliveries, now);
 }
 
-async function toCompany(tx: Sql, i: Inquiry, words: Words, now: number, calendar?: Calendar, at = now) {
-  const recorded = await readSetting(tx, "routing");
-  const routing = recorded ? (JSON.parse(recorded) as Routing) : {};
-  const to = destinationsFor(routing, i.service)
+async function toCompany(p: Parts, tx: Sql, i: Inquiry, words: Words, now: number, calendar?: Calendar, at = now) {
+  const to = destinationsFor(p.routing, i.service)
     .filter((d) => d.channel === "email" || d.channel === "slack")
     .map((d): [string, string] => [d.channel, d.target]);
   await replace(tx, i, "booking", to, { ...words, calendar }, now, at);
@@ -149,7 +156,7 @@ export async function queueRequest(
           [i.id],
         );
   const at = last?.at == null ? now : Math.max(now, Number(last.at) + REQUEST_SPACING_MS);
-  await toCompany(tx, i, { subject: `${i.name} asks for ${office(b)}`, text }, now, undefined, at);
+  await toCompany(p, tx, i, { subject: `${i.name} asks for ${office(b)}`, text }, now, undefined, at);
 }
 
 export async function queueConfirmed(p: Parts, tx: Sql, i: Inquiry, b: Booking, now: number) {
@@ -176,14 +183,14 @@ export async function queueConfirmed(p: Parts, tx: Sql, i: Inquiry, b: Booking, 
     calendar,
   );
   const text = `${i.name} <${i.email}> is booked for ${office(b)}${theirs(b)}. The invitation went to them; it is attached for your calendar.`;
-  await toCompany(tx, i, { subject: `Booked: ${i.name}, ${office(b)}`, text }, now, calendar);
+  await toCompany(p, tx, i, { subject: `Booked: ${i.name}, ${office(b)}`, text }, now, calendar);
 }
 
 /** The visitor cancelled: a confirmed booking is withdrawn from both calendars, a request from the company's mail. */
 export async function queueCancelled(p: Parts, tx: Sql, i: Inquiry, b: Booking, now: number) {
   const calendar = b.confirmedAt !== null ? await invitation(p, i, b, "CANCEL") : undefined;
   const text = `${i.name} <${i.email}> cancelled the consultation of ${office(b)}${theirs(b)}. The time is free again.`;
-  await toCompany(tx, i, { subject: `Cancelled: ${i.name}, ${office(b)}`, text }, now, calendar);
+  await toCompany(p, tx, i, { subject: `Cancelled: ${i.name}, ${office(b)}`, text }, now, calendar);
   // Always, as the page says: also a time asked for and not yet confirmed (an older Cancel link).
   await toVisitor(
     tx,

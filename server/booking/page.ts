@@ -12,6 +12,7 @@ import {
 } from "../../app/contact/booking.ts";
 import type { Config } from "../config.ts";
 import { cutAt } from "../contact/delivery/channel.ts";
+import { routingOf } from "../contact/delivery/routing.ts";
 import type { ContactPipeline, LimitSpec } from "../contact/intake/pipeline.ts";
 import type { LeadLinks } from "../contact/review/links.ts";
 import { takeLead } from "../contact/review/page.ts";
@@ -40,7 +41,7 @@ type Options = { pipeline: () => ContactPipeline; links: LeadLinks; config: Conf
 
 export function bookingPage(o: Options): BookingPage {
   const log = o.log.child({ task: "booking" });
-  const parts: Parts = { config: o.config, links: o.links };
+  const parts: Parts = { config: o.config, links: o.links, routing: routingOf(o.config) };
   const feeds = o.config.BOOKING_FEEDS ?? [];
 
   /** The link checked, the limit counted, the inquiry read: then `fn`, or why not. */
@@ -148,7 +149,7 @@ export function bookingPage(o: Options): BookingPage {
     const moved = await to(["asked"], "confirmed", async (tx, b) => {
       await queueConfirmed(parts, tx, i, b, now);
       // A confirmed booking is the lead taken, in the same transaction: the one take path.
-      await takeLead(tx, i.id, now, null);
+      await takeLead(tx, parts.routing, i.id, now, null);
     });
     return moved === "conflict" ? "conflict" : moved ? "confirmed" : "unchanged";
   }

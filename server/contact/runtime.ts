@@ -4,13 +4,12 @@ import { site } from "../../app/config/site.ts";
 import { visitorLink } from "../booking/messages.ts";
 import type { Config } from "../config.ts";
 import { channelNamed } from "./delivery/channels.ts";
-import { channelsOf, routingOf } from "./delivery/routing.ts";
+import { channelsOf, recordRouting, routingOf } from "./delivery/routing.ts";
 import type { SecretKeys } from "./intake/address-hash.ts";
 import type { ContactPipeline, Outcome, Submission } from "./intake/pipeline.ts";
 import type { ContactMetrics } from "./metrics.ts";
 import type { Promised } from "./review/promise.ts";
 import { type Database, logStorageTransitions, StorageUnavailableError } from "./storage/database.ts";
-import { writeSetting } from "./storage/settings.ts";
 
 /**
  * The contact pipeline assembled (database migrated, channels, outbox worker, housekeeping) and held
@@ -37,8 +36,7 @@ export async function createContactPipeline(
     await opts.keys.ring.attach(db);
     const routing = routingOf(config);
     const channels = channelsOf(routing).flatMap((name) => channelNamed(name)?.create(config, opts.keys.links) ?? []);
-    // "Not spam" from any shell queues what the server would.
-    await writeSetting(db, "routing", JSON.stringify(routing));
+    await recordRouting(db, routing);
     const parts = { db, log, config, routing, metrics: opts.metrics, clock: opts.clock, facts: opts.facts };
     const worker = outboxWorker({ ...parts, channels, links: opts.keys.links });
     const housekeeping = createHousekeeping({ ...parts, ...site.privacy, ring: opts.keys.ring, worker });

@@ -135,7 +135,7 @@ describe("the morning digest, through the schedule", { timeout: 90_000 }, () => 
 
     // Later that day, and after a restart: no second one.
     now = at("2027-03-12T15:00:00-07:00");
-    await performAction(a.db, loadConfig({ DATA_DIR: dir }), "take", id, now, { by: "Dana" });
+    await performAction(a.db, loadConfig({ DATA_DIR: dir }), null, "take", id, now, { by: "Dana" });
     expect(await b.housekeeping.digest()).toBe(false);
     const c = await instance(pgdb.url, smtp, dir);
     expect(await c.housekeeping.digest()).toBe(false);

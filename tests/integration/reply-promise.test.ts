@@ -5,6 +5,7 @@ import pino from "pino";
 import { afterEach, describe, expect, inject, it } from "vitest";
 import { site } from "../../app/config/site.ts";
 import { loadConfig, TUNING } from "../../server/config.ts";
+import { routingOf } from "../../server/contact/delivery/routing.ts";
 import { createMetrics } from "../../server/contact/metrics.ts";
 import { performAction } from "../../server/contact/review/page.ts";
 import type { Promised } from "../../server/contact/review/promise.ts";
@@ -189,10 +190,12 @@ describe("the reply promise, through the schedule", { timeout: 60_000 }, () => {
       expect(reminders(smtp)).toEqual([]);
     }
     // Someone takes one on Tuesday morning, through the action the page and the CLI use.
-    const took = await performAction(a.db, a.config, "take", taken, office(tuesday, "10:30"), { by: "Dana" });
+    const took = await performAction(a.db, a.config, routingOf(a.config), "take", taken, office(tuesday, "10:30"), {
+      by: "Dana",
+    });
     expect(took).toMatchObject({ kind: "taken", taken: { first: true } });
     // A held message taken (after Spam, say) is no lead: the CRM, which never had it, is told nothing.
-    await performAction(a.db, a.config, "take", held, office(tuesday, "10:31"), { by: "Dana" });
+    await performAction(a.db, a.config, routingOf(a.config), "take", held, office(tuesday, "10:31"), { by: "Dana" });
     expect(await a.db.query("SELECT kind FROM deliveries WHERE inquiry_id = ?", [held])).toEqual([]);
     // Likewise a reminder that was going out as someone pressed Spam: its report is not queued.
     const report = {
@@ -320,7 +323,7 @@ describe("on PostgreSQL with two instances", { timeout: 60_000 }, () => {
       expect(text).toMatch(/^contact_leads_waiting 8$/m);
       expect(text).not.toMatch(/^contact_lead_take_(median|p90)_business_seconds /m);
     }
-    await performAction(b.db, b.config, "take", ids[0] ?? "", now);
+    await performAction(b.db, b.config, routingOf(b.config), "take", ids[0] ?? "", now);
     const sample = async (i: Instance, name: string) =>
       (await i.metrics.registry.getSingleMetric(name)?.get())?.values[0]?.value;
     for (const i of [a, b]) {

@@ -2,7 +2,9 @@ import type { Config } from "../../config.ts";
 import { isLoopbackHost } from "../../guards.ts";
 import { timeOrderedId } from "../intake/ids.ts";
 import { promiseMs } from "../review/promise.ts";
+import type { Sql } from "../storage/database.ts";
 import type { NewDelivery } from "../storage/records.ts";
+import { readSetting, writeSetting } from "../storage/settings.ts";
 import { CHANNELS, channelNamed } from "./channels.ts";
 
 /**
@@ -23,6 +25,17 @@ export function routingOf(config: Config): Routing {
       return target ? [{ channel: c.name, target }] : [];
     });
   return Object.fromEntries(["default", ...Object.keys(config.routes)].map((key) => [key, destinations(key)]));
+}
+
+/**
+ * The server reads its routing from its configuration alone, and records it in the database at
+ * start for the CLI, which may run from a shell without the server's settings: "Not spam" from any
+ * shell queues what the server would.
+ */
+export const recordRouting = (sql: Sql, routing: Routing) => writeSetting(sql, "routing", JSON.stringify(routing));
+export async function recordedRouting(sql: Sql): Promise<Routing | null> {
+  const recorded = await readSetting(sql, "routing");
+  return recorded ? (JSON.parse(recorded) as Routing) : null;
 }
 
 export const channelsOf = (routing: Routing) => [

@@ -9,12 +9,11 @@ import {
 } from "../../../app/contact/lead.ts";
 import type { Config } from "../../config.ts";
 import { cutAt } from "../delivery/channel.ts";
-import { newDeliveries, type Routing } from "../delivery/routing.ts";
+import { newDeliveries, type Routing, routingOf } from "../delivery/routing.ts";
 import type { ContactPipeline, LimitSpec } from "../intake/pipeline.ts";
 import { type Database, type Sql, StorageUnavailableError } from "../storage/database.ts";
 import { get, judge, markOf, take, undo } from "../storage/inquiries.ts";
 import { type Inquiry, verdictOf } from "../storage/records.ts";
-import { readSetting } from "../storage/settings.ts";
 import { officeTime } from "./clock.ts";
 import { deadlineOf, openLeads } from "./digest.ts";
 import type { LeadLinks } from "./links.ts";
@@ -22,8 +21,7 @@ import { reportOf } from "./reminders.ts";
 
 /**
  * The company's actions on an inquiry, one implementation for the lead page (app/routes/lead.tsx) and
- * the CLI, all idempotent (a take says who was first). A lead goes where the routing the server
- * recorded at start sends it. Opening a link only shows (mail scanners follow links); the button's
+ * the CLI, all idempotent (a take says who was first). Opening a link only shows (mail scanners follow links); the button's
  * POST acts, rate-limited per client address across instances; each use is one log line, never the token.
  */
 
@@ -35,34 +33,32 @@ const ACTION_LIMIT: LimitSpec = {
   durationMs: 10 * 60_000,
 };
 
-const routingOf = async (sql: Sql) => {
-  const recorded = await readSetting(sql, "routing");
-  return recorded ? (JSON.parse(recorded) as Routing) : null;
-};
-
 /**
  * The one take path: "I'm on it" (page and CLI), and a confirmed booking inside the transaction that
  * confirms it (server/booking/page.ts), so a booking is never confirmed on a lead left untaken.
  */
-export async function takeLead(sql: Sql, id: string, now: number, by: string | null) {
-  const routing = await routingOf(sql);
+export async function takeLead(sql: Sql, routing: Routing | null, id: string, now: number, by: string | null) {
   const reports = (i: Inquiry) => (routing ? reportOf("inquiry.taken", i, routing, now) : []);
   return take(sql, id, by, now, reports);
 }
 
+/**
+ * `routing`: the server's own (routingOf its configuration); the CLI's, the one the server recorded
+ * at start (`recordedRouting`), null before any start.
+ */
 export async function performAction(
   db: Database,
   config: Config,
+  routing: Routing | null,
   action: ReviewAction,
   id: string,
   now = Date.now(),
   opts: { undo?: boolean; by?: string | null } = {},
 ) {
   if (action === "take") {
-    const taken = await takeLead(db, id, now, opts.by ?? null);
+    const taken = await takeLead(db, routing, id, now, opts.by ?? null);
     return taken ? ({ kind: "taken", taken } as const) : ({ kind: "unknown" } as const);
   }
-  const routing = await routingOf(db);
   // Spam queues nothing: it needs no routing.
   if (!routing && (opts.undo || action === "not-spam")) return { kind: "no-routing" } as const;
   const destinations = (inquiry: Inquiry) => (routing ? newDeliveries(routing, inquiry, config, now) : []);
@@ -77,6 +73,7 @@ export function leadPage(o: {
   log: Logger;
 }): LeadPage {
   const log = o.log.child({ task: "lead-link" });
+  const routing = routingOf(o.config);
   const guarded = async <V>(fn: () => Promise<V>): Promise<V | { kind: "unavailable" }> => {
     try {
       return await fn();
@@ -139,7 +136,10 @@ export function leadPage(o: {
           if (held?.held) return confirm(db, held, "take", token, check.expires);
         }
         const undo = opts.undo === true && action !== "take";
-        const result = await performAction(db, o.config, action, inquiryId, now, { undo, by: takenBy(opts.by) });
+        const result = await performAction(db, o.config, routing, action, inquiryId, now, {
+          undo,
+          by: takenBy(opts.by),
+        });
         if (result.kind === "unknown") return { kind: "gone" };
         if (result.kind === "no-routing") return { kind: "unavailable" };
         if (result.kind === "taken") {
