@@ -57,9 +57,18 @@ describe("calendars as their services publish them", () => {
     [mst(1, 2), mst(1, 3)],
     [mst(12, 28, 15), mst(12, 28, 15, 30)],
     [mst(12, 29, 16), mst(12, 29, 16, 30)],
+    // Site visits, all day on Fridays; Exchange names the one moved to Monday, Jan 11 by its midnight.
+    ...[
+      [12, 25],
+      [1, 1],
+      [1, 15],
+      [1, 22],
+      [1, 29],
+    ].map(([m, d]): [number, number] => [mst(m, d), mst(m, d + 1)]),
+    [mst(1, 11), mst(1, 12)],
   ]);
 
-  it("Microsoft 365: Windows zone names, a series set in summer with an EXDATE list and a moved occurrence, free time", () => {
+  it("Microsoft 365: Windows zone names, a series set in summer with an EXDATE list and a moved occurrence, a moved all-day one, free time", () => {
     const { busy, unknownZones } = read(fixture("microsoft-365.ics"));
     expect(sorted(busy)).toEqual(microsoft);
     expect(unknownZones).toEqual([]);
