@@ -58,13 +58,7 @@ describe("calendars as their services publish them", () => {
     [mst(12, 28, 15), mst(12, 28, 15, 30)],
     [mst(12, 29, 16), mst(12, 29, 16, 30)],
     // Site visits, all day on Fridays; Exchange names the one moved to Monday, Jan 11 by its midnight.
-    ...[
-      [12, 25],
-      [1, 1],
-      [1, 15],
-      [1, 22],
-      [1, 29],
-    ].map(([m, d]): [number, number] => [mst(m, d), mst(m, d + 1)]),
+    ...[mst(12, 25), mst(1, 1), mst(1, 15), mst(1, 22), mst(1, 29)].map((d): [number, number] => [d, d + DAY]),
     [mst(1, 11), mst(1, 12)],
   ]);
 
