@@ -1,4 +1,5 @@
 import { createHash } from "node:crypto";
+import { Worker } from "node:worker_threads";
 import type { Logger } from "pino";
 import { z } from "zod";
 import { site } from "../../app/config/site.ts";
@@ -8,17 +9,19 @@ import { officeTime } from "../contact/review/clock.ts";
 import type { Sql } from "../contact/storage/database.ts";
 import { queue } from "../contact/storage/outbox.ts";
 import { isLoopbackHost } from "../guards.ts";
+import type { Read } from "./calendar.ts";
 import type { Busy } from "./slots.ts";
 import { feedsRead, recordFeed } from "./store.ts";
 
 /**
  * The company's calendars, read as iCalendar feeds (what Microsoft 365 and Google Calendar publish
  * at a secret address): every 15th housekeeping turn on each instance (a second read of a calendar
- * harms nothing, so no instance claims it: ADR 0024's one claim stays the outbox's), the recurring
- * events expanded with ical.js in their own time zones, the busy times ahead kept in the
- * database as the last good copy. A feed not read well within FEED_STALE_MS (or never) offers no
- * slot, since it cannot be checked, and alerts once through the outbox. Its address is a secret: the
- * log names a feed by the start of its hash.
+ * harms nothing, so no instance claims it: ADR 0024's one claim stays the outbox's), its events read
+ * in a worker thread (calendar.ts), the busy times ahead kept in the database as the last good copy.
+ * A feed too costly to read (more than READ_LIMIT_MS or READ_HEAP_MB in its worker, or more
+ * occurrences than calendar.ts allows) is not read, like one that does not answer. A feed not read
+ * well within FEED_STALE_MS (or never) offers no slot, since it cannot be checked, and alerts once
+ * through the outbox. Its address is a secret: the log names a feed by the start of its hash.
  */
 
 const FEED_EVERY_TURNS = 15;
@@ -27,6 +30,11 @@ type FeedConfig = Pick<Config, "BOOKING_FEEDS" | "HOUSEKEEPING_TURN_MS" | "LEAD_
 const FEED_STALE_MS = 2 * 3_600_000;
 const AHEAD_MS = 45 * 86_400_000;
 const MAX_BYTES = 5_000_000;
+// A 5 MB feed of ordinary events took 2-5 s and under 128 MB here; one of 5 MB of empty lines, more.
+const READ_LIMIT_MS = 10_000;
+const READ_HEAP_MB = 128;
+// The worker runs from its source, found beside this module's (ADR 0030: the build keeps this URL).
+const WORKER = new URL("./feed-worker.ts", import.meta.url);
 
 export const bookingVariables = {
   BOOKING_FEEDS: z
@@ -52,35 +60,27 @@ const unnamed = (host: string) => {
   return `reads a calendar at ${host}, a host the privacy notice does not name (${name}: ${hosts.join(", ")}): add it to privacy.calendar.hosts in app/config/site.ts and rebuild, or use a named host`;
 };
 
-/** Busy times between `from` and `to`: events that are not free (TRANSP) or cancelled, recurrences expanded. */
-async function busyOf(text: string, from: number, to: number): Promise<Busy> {
-  const { default: ICAL } = await import("ical.js");
-  const root = new ICAL.Component(ICAL.parse(text));
-  for (const zone of root.getAllSubcomponents("vtimezone")) ICAL.TimezoneService.register(new ICAL.Timezone(zone));
-  const events = root.getAllSubcomponents("vevent").map((e) => new ICAL.Event(e));
-  const free = (e: InstanceType<typeof ICAL.Event>) =>
-    e.component.getFirstPropertyValue("transp") === "TRANSPARENT" ||
-    e.component.getFirstPropertyValue("status") === "CANCELLED";
-  const busy: Busy = [];
-  const add = (start: number, end: number) => {
-    if (start < to && end > from) busy.push([start, end]);
-  };
-  for (const e of events) {
-    if (e.isRecurrenceException()) continue;
-    if (!e.isRecurring()) {
-      if (!free(e)) add(e.startDate.toUnixTime() * 1000, e.endDate.toUnixTime() * 1000);
-      continue;
-    }
-    for (const x of events) if (x.isRecurrenceException() && x.uid === e.uid) e.relateException(x);
-    const it = e.iterator();
-    for (let n = 0, next = it.next(); next && n < 20_000; n++, next = it.next()) {
-      const o = e.getOccurrenceDetails(next);
-      const start = o.startDate.toUnixTime() * 1000;
-      if (start >= to && next.toUnixTime() * 1000 >= to) break;
-      if (!free(o.item)) add(start, o.endDate.toUnixTime() * 1000);
-    }
-  }
-  return busy;
+/** The busy times between `from` and `to` in a feed's text, read by a worker within READ_LIMIT_MS and READ_HEAP_MB. */
+function readApart(text: string, from: number, to: number): Promise<Read> {
+  return new Promise((resolve, reject) => {
+    const worker = new Worker(WORKER, {
+      workerData: { text, from, to, office: site.timeZone },
+      resourceLimits: { maxOldGenerationSizeMb: READ_HEAP_MB },
+    });
+    const timer = setTimeout(() => {
+      reject(new Error(`too costly to read: not done in ${READ_LIMIT_MS / 1000} s`));
+      void worker.terminate();
+    }, READ_LIMIT_MS);
+    worker.once("message", resolve);
+    worker.once("error", (err: Error & { code?: string }) =>
+      reject(err.code === "ERR_WORKER_OUT_OF_MEMORY" ? new Error(`too costly to read: over ${READ_HEAP_MB} MB`) : err),
+    );
+    // Settles nothing once the answer came; otherwise the worker ended without one.
+    worker.once("exit", (code) => {
+      clearTimeout(timer);
+      reject(new Error(`its reader stopped (exit code ${code})`));
+    });
+  });
 }
 
 async function read(url: string): Promise<string> {
@@ -117,9 +117,13 @@ export async function refreshFeeds(db: Sql, config: FeedConfig, parent: Logger, 
       continue;
     triedAt.set(feed, now);
     try {
-      const busy = await busyOf(await read(url), now - 86_400_000, now + AHEAD_MS);
+      const text = await read(url);
+      log.info({ feed: feed.slice(0, 8), bytes: text.length }, "calendar feed fetched: reading its events");
+      const { busy, unknownZones } = await readApart(text, now - 86_400_000, now + AHEAD_MS);
       await recordFeed(db, feed, busy, Date.now());
-      log.info({ feed: feed.slice(0, 8), busy: busy.length }, "calendar feed read");
+      // A zone neither the feed nor Intl knows was read on the office's clock.
+      const unknown = unknownZones.length > 0 ? { unknownZones } : {};
+      log.info({ feed: feed.slice(0, 8), busy: busy.length, ...unknown }, "calendar feed read");
     } catch (err) {
       log.warn(
         { feed: feed.slice(0, 8), reason: (err as Error).message },
