@@ -4,12 +4,11 @@ import type { Config } from "../config.ts";
 import { inbox } from "../contact/delivery/email.ts";
 import { destinationsFor, type Routing } from "../contact/delivery/routing.ts";
 import { timeOrderedId } from "../contact/intake/ids.ts";
-import { officeTime } from "../contact/review/clock.ts";
+import { officeTime, sayRange } from "../contact/review/clock.ts";
 import type { LeadLinks } from "../contact/review/links.ts";
 import type { Sql } from "../contact/storage/database.ts";
 import { queue } from "../contact/storage/outbox.ts";
 import type { Inquiry } from "../contact/storage/records.ts";
-import { sayRange } from "./slots.ts";
 import type { Booking } from "./store.ts";
 
 /**
@@ -31,7 +30,8 @@ const BOOK_LINK_DAYS = 14;
 const REQUEST_SPACING_MS = 5 * 60_000;
 
 type Words = { subject: string; text: string };
-type Calendar = { method: "REQUEST" | "CANCEL"; content: string };
+/** An iCalendar invitation (or its cancellation), attached to an email as the payload's `calendar`. */
+type Invitation = { method: "REQUEST" | "CANCEL"; content: string };
 export type Parts = { config: Config; links: LeadLinks; routing: Routing };
 
 /** The visitor's link, as the answer to their message gives it (a path: the page is on this site). */
@@ -66,7 +66,7 @@ const place = () =>
     ? `By phone: we call you at the time (our number: ${site.phone.display})`
     : site.booking.place;
 
-async function invitation(p: Parts, i: Inquiry, b: Booking, method: Calendar["method"]) {
+async function invitation(p: Parts, i: Inquiry, b: Booking, method: Invitation["method"]) {
   const { default: ical, ICalCalendarMethod, ICalEventStatus, ICalAttendeeRole } = await import("ical-generator");
   const calendar = ical({ prodId: { company: site.name, product: "website" }, method: ICalCalendarMethod[method] });
   calendar.createEvent({
@@ -81,7 +81,7 @@ async function invitation(p: Parts, i: Inquiry, b: Booking, method: Calendar["me
     organizer: { name: site.name, email: inbox(p.config) },
     attendees: [{ name: i.name, email: i.email, rsvp: true, role: ICalAttendeeRole.REQ }],
   });
-  return { method, content: calendar.toString() } satisfies Calendar;
+  return { method, content: calendar.toString() } satisfies Invitation;
 }
 
 /** Replaces the inquiry's message of this kind not yet sent, due `at`: the newest says how the booking stands. */
@@ -110,19 +110,20 @@ async function replace(
   await queue(tx, i.id, deliveries, now);
 }
 
-async function toCompany(p: Parts, tx: Sql, i: Inquiry, words: Words, now: number, calendar?: Calendar, at = now) {
+async function toCompany(p: Parts, tx: Sql, i: Inquiry, words: Words, now: number, calendar?: Invitation, at = now) {
   const to = destinationsFor(p.routing, i.service)
     .filter((d) => d.channel === "email" || d.channel === "slack")
     .map((d): [string, string] => [d.channel, d.target]);
   await replace(tx, i, "booking", to, { ...words, calendar }, now, at);
 }
 
-const toVisitor = (tx: Sql, i: Inquiry, words: Words, now: number, calendar?: Calendar) =>
+const toVisitor = (tx: Sql, i: Inquiry, words: Words, now: number, calendar?: Invitation) =>
   replace(tx, i, "booking-visitor", [["email", i.email]], { ...words, calendar }, now);
 
-type When = Pick<Booking, "startsAt" | "zone">;
-const office = (b: When) => sayRange(b.startsAt, site.timeZone);
-const theirs = (b: When) => (b.zone === site.timeZone ? "" : ` (their time: ${sayRange(b.startsAt, b.zone)})`);
+type When = Pick<Booking, "startsAt" | "endsAt" | "zone">;
+const office = (b: When) => sayRange(b.startsAt, b.endsAt, site.timeZone);
+const theirs = (b: When) =>
+  b.zone === site.timeZone ? "" : ` (their time: ${sayRange(b.startsAt, b.endsAt, b.zone)})`;
 
 /** "Dana Whitfield asks for Tue, Dec 1, 10:30–11:00 AM MST", with Confirm, Decline and the lead's own links. */
 export async function queueRequest(
@@ -161,7 +162,7 @@ export async function queueRequest(
 
 export async function queueConfirmed(p: Parts, tx: Sql, i: Inquiry, b: Booking, now: number) {
   const calendar = await invitation(p, i, b, "REQUEST");
-  const when = sayRange(b.startsAt, b.zone);
+  const when = sayRange(b.startsAt, b.endsAt, b.zone);
   await toVisitor(
     tx,
     i,
@@ -197,7 +198,7 @@ export async function queueCancelled(p: Parts, tx: Sql, i: Inquiry, b: Booking, 
     i,
     {
       subject: `Cancelled: your consultation with ${site.name}`,
-      text: `Hello ${i.name},\n\nYour consultation of ${sayRange(b.startsAt, b.zone)} is cancelled. To pick another time: ${bookingLink(p, i.id, now)}\n\n${site.name}`,
+      text: `Hello ${i.name},\n\nYour consultation of ${sayRange(b.startsAt, b.endsAt, b.zone)} is cancelled. To pick another time: ${bookingLink(p, i.id, now)}\n\n${site.name}`,
     },
     now,
     calendar,
@@ -205,7 +206,7 @@ export async function queueCancelled(p: Parts, tx: Sql, i: Inquiry, b: Booking, 
 }
 
 export function queueDeclined(p: Parts, tx: Sql, i: Inquiry, b: Booking, note: string, now: number) {
-  const asked = `We cannot meet at the time you asked for (${sayRange(b.startsAt, b.zone)}).${note ? `\n\n${note}` : ""}`;
+  const asked = `We cannot meet at the time you asked for (${sayRange(b.startsAt, b.endsAt, b.zone)}).${note ? `\n\n${note}` : ""}`;
   const text = `Hello ${i.name},\n\n${asked}\n\nPlease pick another time: ${bookingLink(p, i.id, now)}\n\n${site.name}`;
   return toVisitor(tx, i, { subject: `About your consultation with ${site.name}`, text }, now);
 }

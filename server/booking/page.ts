@@ -14,6 +14,7 @@ import type { Config } from "../config.ts";
 import { cutAt } from "../contact/delivery/channel.ts";
 import { routingOf } from "../contact/delivery/routing.ts";
 import type { ContactPipeline, LimitSpec } from "../contact/intake/pipeline.ts";
+import { sayDay, sayRange, sayTime, sayZone } from "../contact/review/clock.ts";
 import type { LeadLinks } from "../contact/review/links.ts";
 import { takeLead } from "../contact/review/page.ts";
 import { type Database, type Sql, StorageUnavailableError } from "../contact/storage/database.ts";
@@ -21,7 +22,7 @@ import { get } from "../contact/storage/inquiries.ts";
 import type { Inquiry } from "../contact/storage/records.ts";
 import { calendarBusy } from "./feeds.ts";
 import { type Parts, queueCancelled, queueConfirmed, queueDeclined, queueRequest } from "./messages.ts";
-import { holdUntil, openSlots, sayDay, sayRange, sayTime, sayZone, slotMs, zoneOf } from "./slots.ts";
+import { holdUntil, openSlots, slotMs, zoneOf } from "./slots.ts";
 import { ask, type BookingState, bookingOf, holdingTimes, move } from "./store.ts";
 
 /**
@@ -90,7 +91,7 @@ export function bookingPage(o: Options): BookingPage {
     }
     const asked =
       b && (b.state === "asked" || b.state === "confirmed")
-        ? { when: sayRange(b.startsAt, zone), state: b.state }
+        ? { when: sayRange(b.startsAt, b.endsAt, zone), state: b.state }
         : null;
     const zones = ZONES.some(([z]) => z === zone) ? ZONES : [...ZONES, [zone, zone] as [string, string]];
     const view: BookingView = {
@@ -109,7 +110,9 @@ export function bookingPage(o: Options): BookingPage {
   async function other(db: Sql, i: Inquiry, action: "confirm" | "decline" | "cancel", token: string, done?: Done) {
     const b = await bookingOf(db, i.id);
     const state = b?.state ?? "none";
-    const [when, at] = b ? [sayRange(b.startsAt, action === "cancel" ? b.zone : site.timeZone), b.startsAt] : ["", 0];
+    const [when, at] = b
+      ? [sayRange(b.startsAt, b.endsAt, action === "cancel" ? b.zone : site.timeZone), b.startsAt]
+      : ["", 0];
     return action === "cancel"
       ? ({ kind: "cancel", token, when, at, state, ...(done ? { done: true } : {}) } as const)
       : ({
@@ -183,7 +186,7 @@ export function bookingPage(o: Options): BookingPage {
               pick,
               now,
               (tx) => offered(tx, i, now),
-              (tx, made) => queueRequest(parts, tx, i, { startsAt: at, zone, ...made }, now),
+              (tx, made) => queueRequest(parts, tx, i, { ...pick, ...made }, now),
             ));
           done = asked ? "asked" : "taken";
         } else done = await press(db, i, action, form, now);

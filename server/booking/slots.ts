@@ -1,5 +1,5 @@
 import { type Site, site } from "../../app/config/site.ts";
-import { businessDeadline, type Calendar, openOn, wallClock } from "../contact/review/promise.ts";
+import { businessDeadline, type OfficeHours, openOn, wallClock } from "../contact/review/promise.ts";
 
 /**
  * Which times the booking page offers, and how every booking time is said. A slot is
@@ -7,10 +7,10 @@ import { businessDeadline, type Calendar, openOn, wallClock } from "../contact/r
  * office hours of one of the next `businessDaysAhead` days the office is open (holidays are closed),
  * starts no sooner than `noticeBusinessHours` business hours from now, and overlaps no busy time:
  * a calendar feed's, or one another inquiry's booking holds (store.ts). One function decides, for
- * the page and the pick.
+ * the page and the pick. How a time is said is the office clock's (contact/review/clock.ts).
  */
 
-export type Facts = Calendar & Pick<Site, "consultationMinutes" | "booking">;
+export type Facts = OfficeHours & Pick<Site, "consultationMinutes" | "booking">;
 export type Busy = Array<[number, number]>;
 
 const DAY_MS = 86_400_000;
@@ -46,29 +46,3 @@ export function zoneOf(given: unknown, facts: Pick<Facts, "timeZone"> = site): s
     return facts.timeZone;
   }
 }
-
-const formats = new Map<string, Intl.DateTimeFormat>();
-const format = (zone: string, options: Intl.DateTimeFormatOptions) => {
-  const key = `${zone} ${JSON.stringify(options)}`;
-  const f = formats.get(key) ?? new Intl.DateTimeFormat("en-US", { timeZone: zone, ...options });
-  formats.set(key, f);
-  return f;
-};
-// ICU's narrow and thin spaces (before AM/PM, around the dash): plain spaces, and no space at the dash.
-const plain = (text: string) => text.replace(/[\u202f\u2009\u00a0]/g, " ").replace(/ ?– ?/g, "–");
-
-const WHEN = { weekday: "short", month: "short", day: "numeric", hour: "numeric", minute: "2-digit" } as const;
-
-/** "Tue, Dec 1, 10:30–11:00 AM MST": a slot as people read it, on the clock of `zone`. */
-export const sayRange = (at: number, zone: string, facts: Facts = site) =>
-  plain(format(zone, { ...WHEN, timeZoneName: "short" }).formatRange(at, at + slotMs(facts)));
-
-/** "10:30 AM" and the day's heading "Tuesday, December 1", in `zone`. */
-export const sayTime = (at: number, zone: string) =>
-  plain(format(zone, { hour: "numeric", minute: "2-digit" }).format(at));
-export const sayZone = (at: number, zone: string) =>
-  format(zone, { timeZoneName: "short" })
-    .formatToParts(at)
-    .find((p) => p.type === "timeZoneName")?.value ?? zone;
-export const sayDay = (at: number, zone: string) =>
-  format(zone, { weekday: "long", month: "long", day: "numeric" }).format(at);

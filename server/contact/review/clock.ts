@@ -15,14 +15,29 @@ export function formatter(timeZone: string, options: Intl.DateTimeFormatOptions)
   return made;
 }
 
-const SHORT = { weekday: "short", month: "short", day: "numeric", hour: "numeric", minute: "2-digit" } as const;
-const OFFICE_TIME: Intl.DateTimeFormatOptions = { ...SHORT, timeZoneName: "short" };
+// ICU puts narrow and thin spaces before AM/PM and around a range's dash, some versions a no-break
+// space: one plain space everywhere, and none at the dash.
+const plain = (text: string) => text.replace(/[\u202f\u2009\u00a0]/g, " ").replace(/ ?– ?/g, "–");
 
-export function officeTime(at: number, timeZone: string = site.timeZone): string {
-  const f = formatter(timeZone, OFFICE_TIME);
-  // Some ICU versions put a narrow no-break space before AM/PM: one plain space everywhere.
-  return f.format(at).replace(/[\u202f\u00a0]/g, " ");
-}
+const SHORT = { weekday: "short", month: "short", day: "numeric", hour: "numeric", minute: "2-digit" } as const;
+const WITH_ZONE: Intl.DateTimeFormatOptions = { ...SHORT, timeZoneName: "short" };
+
+export const officeTime = (at: number, timeZone: string = site.timeZone) =>
+  plain(formatter(timeZone, WITH_ZONE).format(at));
+
+/** "Tue, Dec 1, 10:30–11:00 AM MST": from `start` to `end` (a booking's), on the clock of `zone`. */
+export const sayRange = (start: number, end: number, zone: string) =>
+  plain(formatter(zone, WITH_ZONE).formatRange(start, end));
+
+/** "10:30 AM", its zone "MST", and the day's heading "Tuesday, December 1", in `zone`. */
+export const sayTime = (at: number, zone: string) =>
+  plain(formatter(zone, { hour: "numeric", minute: "2-digit" }).format(at));
+export const sayZone = (at: number, zone: string) =>
+  formatter(zone, { timeZoneName: "short" })
+    .formatToParts(at)
+    .find((p) => p.type === "timeZoneName")?.value ?? zone;
+export const sayDay = (at: number, zone: string) =>
+  formatter(zone, { weekday: "long", month: "long", day: "numeric" }).format(at);
 
 export function replyBy(dueAt: number | null, facts: Promised = site): string | null {
   return dueAt === null

@@ -1,5 +1,6 @@
 import { site } from "../../../app/config/site.ts";
 import { ACTION_LABEL } from "../../../app/contact/lead.ts";
+import { timeOrderedId } from "../intake/ids.ts";
 import type { Database } from "../storage/database.ts";
 import { list } from "../storage/inquiries.ts";
 import { queue } from "../storage/outbox.ts";
@@ -12,9 +13,9 @@ import { REMINDER_LOOKBACK_MS } from "./reminders.ts";
 import { replyFigures } from "./reply-figures.ts";
 
 /**
- * The morning digest, each day the office opens, at opening time, to everyone who receives leads. A
- * delivery whose id is the day, so one goes a day however many instances run; its words are written
- * when it is sent, so what was erased meanwhile is in none.
+ * The morning digest, each day the office opens, at opening time, to everyone who receives leads: one
+ * a day however many instances run, since the day is claimed in one statement (`digest_day`); its
+ * words are written when it is sent, so what was erased meanwhile is in none.
  */
 
 const DAY_MS = 86_400_000;
@@ -38,18 +39,26 @@ export async function openLeads(db: Database, now: number, since: number) {
 
 export async function queueDigest(db: Database, now: number, facts: Promised = site): Promise<boolean> {
   const opening = openingOf(now, facts);
-  if (!opening || now < opening.at || (await readSetting(db, "digest_day")) === opening.day) return false;
-  const last = Number((await readSetting(db, "digest_at")) ?? 0);
-  // The first covers a week: what came over a long weekend before it is in it.
-  const since = last > 0 && last < now ? last : now - 7 * DAY_MS;
-  const id = `digest-${opening.day}`;
-  await db.transaction(async (tx) => {
+  if (!opening || now < opening.at) return false;
+  return db.transaction(async (tx) => {
+    // The day is the first instance's: on PostgreSQL a second one's update waits for the first's and
+    // then finds the day already claimed (its WHERE is read again), and returns nothing.
+    const claimed = await tx.query(
+      `INSERT INTO settings (name, value) VALUES ('digest_day', ?)
+       ON CONFLICT (name) DO UPDATE SET value = excluded.value WHERE settings.value <> excluded.value RETURNING value`,
+      [opening.day],
+    );
+    if (claimed.length === 0) return false;
+    const last = Number((await readSetting(tx, "digest_at")) ?? 0);
+    // The first covers a week: what came over a long weekend before it is in it.
+    const since = last > 0 && last < now ? last : now - 7 * DAY_MS;
     const payload = JSON.stringify({ since, until: now });
-    await queue(tx, null, [{ id, kind: "digest", channel: "email", target: "default", messageId: id, payload }], now);
-    await writeSetting(tx, "digest_day", opening.day);
+    const messageId = `digest-${opening.day}`;
+    const digest = { id: timeOrderedId(now), kind: "digest" as const, channel: "email", target: "default", messageId };
+    await queue(tx, null, [{ ...digest, payload }], now);
     await writeSetting(tx, "digest_at", String(now));
+    return true;
   });
-  return true;
 }
 
 const who = (i: Inquiry) => (i.company ? `${i.name} (${i.company})` : i.name);

@@ -7,8 +7,9 @@ import { formatter, replyBy } from "./clock.ts";
  * and the webhook: business time is site.ts's officeHours in its timeZone, minus its holidays.
  */
 
-export type Calendar = Pick<Site, "officeHours" | "timeZone" | "holidays">;
-export type Promised = Calendar & { response: Pick<Site["response"], "promiseBusinessHours"> };
+/** The office's hours: its opening times, its zone and its holidays (app/config/site.ts). */
+export type OfficeHours = Pick<Site, "officeHours" | "timeZone" | "holidays">;
+export type Promised = OfficeHours & { response: Pick<Site["response"], "promiseBusinessHours"> };
 
 const DAY_MS = 86_400_000;
 const HORIZON_DAYS = 400;
@@ -31,46 +32,46 @@ function instantOf(y: number, m: number, d: number, hhmm: string, zone: string) 
   return naive - wallClock(naive - wallClock(naive, zone).offsetMs, zone).offsetMs;
 }
 
-const dayCache = new WeakMap<Calendar, Map<string, Array<[number, number]>>>();
+const dayCache = new WeakMap<OfficeHours, Map<string, Array<[number, number]>>>();
 
-export function openOn(day: Date, calendar: Calendar): Array<[number, number]> {
-  const days = dayCache.get(calendar) ?? new Map<string, Array<[number, number]>>();
-  dayCache.set(calendar, days);
+export function openOn(day: Date, hours: OfficeHours): Array<[number, number]> {
+  const days = dayCache.get(hours) ?? new Map<string, Array<[number, number]>>();
+  dayCache.set(hours, days);
   const date = day.toISOString().slice(0, 10);
   const known = days.get(date);
   if (known) return known;
   const [y, m, d] = [day.getUTCFullYear(), day.getUTCMonth() + 1, day.getUTCDate()];
   const weekday = WEEKDAYS[day.getUTCDay()] as (typeof WEEKDAYS)[number];
-  const open = calendar.holidays.some((h) => h.date === date)
+  const open = hours.holidays.some((h) => h.date === date)
     ? []
-    : calendar.officeHours.flatMap(
+    : hours.officeHours.flatMap(
         ({ opens, closes, days }): Array<[number, number]> =>
           opens && closes && (days as readonly string[]).includes(weekday)
-            ? [[instantOf(y, m, d, opens, calendar.timeZone), instantOf(y, m, d, closes, calendar.timeZone)]]
+            ? [[instantOf(y, m, d, opens, hours.timeZone), instantOf(y, m, d, closes, hours.timeZone)]]
             : [],
       );
   days.set(date, open);
   return open;
 }
 
-function* openIntervals(start: number, calendar: Calendar): Generator<[number, number]> {
-  const first = wallClock(start, calendar.timeZone);
+function* openIntervals(start: number, hours: OfficeHours): Generator<[number, number]> {
+  const first = wallClock(start, hours.timeZone);
   for (let i = 0; i < HORIZON_DAYS; i++)
-    yield* openOn(new Date(Date.UTC(first.y, first.m - 1, first.d) + i * DAY_MS), calendar);
+    yield* openOn(new Date(Date.UTC(first.y, first.m - 1, first.d) + i * DAY_MS), hours);
 }
 
-export function businessMsBetween(from: number, to: number, calendar: Calendar = site): number {
+export function businessMsBetween(from: number, to: number, hours: OfficeHours = site): number {
   let total = 0;
-  for (const [open, close] of openIntervals(from, calendar)) {
+  for (const [open, close] of openIntervals(from, hours)) {
     if (open >= to) break;
     total += Math.max(0, Math.min(close, to) - Math.max(open, from));
   }
   return total;
 }
 
-export function businessDeadline(from: number, businessMs: number, calendar: Calendar = site): number | null {
+export function businessDeadline(from: number, businessMs: number, hours: OfficeHours = site): number | null {
   let left = businessMs;
-  for (const [open, close] of openIntervals(from, calendar)) {
+  for (const [open, close] of openIntervals(from, hours)) {
     const start = Math.max(open, from);
     if (close <= start) continue;
     if (close - start >= left) return start + left;
