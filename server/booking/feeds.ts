@@ -141,7 +141,7 @@ Check that the calendar is still published at its address; the website tries aga
     // One per feed and outage, whichever instance sees it first (the id is the primary key).
     const id = `booking-feed-${f.feed.slice(0, 16)}-${f.readAt}`;
     const payload = JSON.stringify({ subject, text, inquiryIds: [], to: config.LEAD_ESCALATION_TO });
-    const alert = { id, kind: "booking" as const, channel: "email", target: "default", messageId: id, payload };
+    const alert = { id, kind: "calendar-unread" as const, channel: "email", target: "default", messageId: id, payload };
     await db.transaction((tx) => queue(tx, null, [alert], now));
   }
 }

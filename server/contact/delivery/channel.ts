@@ -13,7 +13,9 @@ import { type Delivery, type Inquiry, verdictOf } from "../storage/records.ts";
  */
 
 export type Reminder = { waited: string; promise: string };
-export type AlertKind = "delivery-failed" | "digest" | "booking" | "booking-visitor";
+/** The deliveries that are notices (`notify`): their words are in the payload, not an inquiry's. */
+export const ALERT_KINDS = ["delivery-failed", "digest", "booking", "booking-visitor", "calendar-unread"] as const;
+export type AlertKind = (typeof ALERT_KINDS)[number];
 /** `to` names another route (Slack) or address (email); `calendar`, an iCalendar part for email. */
 export type Notice = {
   subject: string;

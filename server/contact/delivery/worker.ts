@@ -11,7 +11,7 @@ import { type Database, StorageUnavailableError } from "../storage/database.ts";
 import { recordReminded } from "../storage/inquiries.ts";
 import * as outbox from "../storage/outbox.ts";
 import type { Delivery, DeliveryKind, NewDelivery } from "../storage/records.ts";
-import { type AlertKind, type Attempt, type Channel, cutAt } from "./channel.ts";
+import { ALERT_KINDS, type AlertKind, type Attempt, type Channel, cutAt } from "./channel.ts";
 import { destinationsFor, type Routing } from "./routing.ts";
 
 /**
@@ -35,8 +35,9 @@ const SAID: Record<DeliveryKind, [string, string]> = {
   "inquiry.reminded": toWebhook("inquiry.reminded"),
   "delivery-failed": ["delivery failure reported", "could not report a delivery failure"],
   digest: ["morning digest sent", "could not send the morning digest"],
-  booking: ["booking or calendar message sent", "could not send a booking or calendar message"],
+  booking: ["booking message sent", "could not send a booking message"],
   "booking-visitor": ["booking message sent to the visitor", "could not send a booking message"],
+  "calendar-unread": ["unread calendar reported", "could not report an unread calendar"],
 };
 
 type Outcome = Attempt | "drop" | { at: number };
@@ -103,7 +104,7 @@ export function outboxWorker(parts: {
   async function attempt(d: Delivery, now: number): Promise<Outcome> {
     // Claimed only for this worker's channels (outbox.claimDue).
     const channel = channels.get(d.channel) as Channel;
-    if (d.kind === "delivery-failed" || d.kind === "digest" || d.kind.startsWith("booking")) {
+    if ((ALERT_KINDS as readonly string[]).includes(d.kind)) {
       const payload = d.payload ?? "{}";
       const words =
         d.kind === "digest" ? await digestWords(db, parts.links, payload, now, parts.facts) : JSON.parse(payload);
