@@ -52,7 +52,7 @@ async function run(name: string, env: Record<string, string>, reading: boolean) 
 try {
   const urls = [feeds.publish("endless", endlessDaily(400)), feeds.publish("heavy", emptyLines())];
   const rows = [await run("no feeds", {}, false), await run("hostile feeds", { BOOKING_FEEDS: urls.join(" ") }, true)];
-  const description = `autocannon on /, ${opts.seconds} s at ${opts.connections} connections after a warm-up as long; the hostile run reads 400 endless daily events and 4.9 MB of empty properties, each every 3 s, in worker threads.`;
+  const description = `autocannon on /, ${opts.seconds} s at ${opts.connections} connections after a warm-up as long; the hostile run reads 400 endless daily events and 4.9 MB of empty properties, each every 3 s, in reader processes.`;
   console.log(description);
   console.table(rows);
   mkdirSync("bench", { recursive: true });

@@ -4,7 +4,7 @@ import type { Busy } from "./slots.ts";
 
 /**
  * One calendar feed read into busy times, as Microsoft 365, Google Calendar, iCloud and Nextcloud
- * publish them. It runs in the feed's worker (feed-worker.ts), never on the server's event loop.
+ * publish them. It runs in the feed's reader process (feed-reader.ts), never on the server's event loop.
  * - A time in a zone the feed defines (VTIMEZONE) is read in it; a zone it only names is a Windows
  *   name (Microsoft 365) or an IANA one, read with Intl; a time with no zone, or a name neither
  *   knows, is read on the office's clock. An all-day event (a DATE) blocks the office's own day.

@@ -1,5 +1,5 @@
+import { fork } from "node:child_process";
 import { createHash } from "node:crypto";
-import { Worker } from "node:worker_threads";
 import type { Logger } from "pino";
 import { z } from "zod";
 import { site } from "../../app/config/site.ts";
@@ -17,8 +17,8 @@ import { feedsRead, recordFeed } from "./store.ts";
  * The company's calendars, read as iCalendar feeds (what Microsoft 365 and Google Calendar publish
  * at a secret address): every 15th housekeeping turn on each instance (a second read of a calendar
  * harms nothing, so no instance claims it: ADR 0024's one claim stays the outbox's), its events read
- * in a worker thread (calendar.ts), the busy times ahead kept in the database as the last good copy.
- * A feed too costly to read (more than READ_LIMIT_MS or READ_HEAP_MB in its worker, or more
+ * in a process of their own (feed-reader.ts, calendar.ts), the busy times ahead kept in the database
+ * as the last good copy. A feed too costly to read (more than READ_LIMIT_MS or READ_HEAP_MB in its reader, or more
  * occurrences than calendar.ts allows) is not read, like one that does not answer. A feed not read
  * well within FEED_STALE_MS (or never) offers no slot, since it cannot be checked, and alerts once
  * through the outbox. Its address is a secret: the log names a feed by the start of its hash.
@@ -33,8 +33,8 @@ const MAX_BYTES = 5_000_000;
 // A 5 MB feed of ordinary events took 2-5 s and under 128 MB here; one of 5 MB of empty lines, more.
 const READ_LIMIT_MS = 10_000;
 const READ_HEAP_MB = 128;
-// The worker runs from its source, found beside this module's (ADR 0030: the build keeps this URL).
-const WORKER = new URL("./feed-worker.ts", import.meta.url);
+// The reader runs from its source, found beside this module's (ADR 0030: the build keeps this URL).
+const READER = new URL("./feed-reader.ts", import.meta.url);
 
 export const bookingVariables = {
   BOOKING_FEEDS: z
@@ -60,26 +60,39 @@ const unnamed = (host: string) => {
   return `reads a calendar at ${host}, a host the privacy notice does not name (${name}: ${hosts.join(", ")}): add it to privacy.calendar.hosts in app/config/site.ts and rebuild, or use a named host`;
 };
 
-/** The busy times between `from` and `to` in a feed's text, read by a worker within READ_LIMIT_MS and READ_HEAP_MB. */
+/** The busy times between `from` and `to` in a feed's text, read by a child process within READ_LIMIT_MS and READ_HEAP_MB. */
 function readApart(text: string, from: number, to: number): Promise<Read> {
   return new Promise((resolve, reject) => {
-    const worker = new Worker(WORKER, {
-      workerData: { text, from, to, office: site.timeZone },
-      resourceLimits: { maxOldGenerationSizeMb: READ_HEAP_MB },
+    const reader = fork(READER, {
+      execArgv: [`--max-old-space-size=${READ_HEAP_MB}`],
+      serialization: "advanced",
+      stdio: ["ignore", "ignore", "pipe", "ipc"],
+    });
+    // What it says when it dies (V8's out-of-memory report), kept short: never the server's log.
+    let said = "";
+    reader.stderr?.on("data", (d: Buffer) => {
+      said = (said + d).slice(-2_000);
     });
     const timer = setTimeout(() => {
       reject(new Error(`too costly to read: not done in ${READ_LIMIT_MS / 1000} s`));
-      void worker.terminate();
+      reader.kill("SIGKILL");
     }, READ_LIMIT_MS);
-    worker.once("message", resolve);
-    worker.once("error", (err: Error & { code?: string }) =>
-      reject(err.code === "ERR_WORKER_OUT_OF_MEMORY" ? new Error(`too costly to read: over ${READ_HEAP_MB} MB`) : err),
+    reader.once("message", (m: { read: Read } | { refused: string }) =>
+      "read" in m ? resolve(m.read) : reject(new Error(m.refused)),
     );
-    // Settles nothing once the answer came; otherwise the worker ended without one.
-    worker.once("exit", (code) => {
+    reader.once("error", reject);
+    // Settles nothing once the answer came; otherwise the reader ended without one.
+    reader.once("exit", (code, signal) => {
       clearTimeout(timer);
-      reject(new Error(`its reader stopped (exit code ${code})`));
+      reject(
+        new Error(
+          /heap out of memory|heap limit/i.test(said)
+            ? `too costly to read: over ${READ_HEAP_MB} MB`
+            : `its reader stopped (${signal ?? `exit code ${code}`})`,
+        ),
+      );
     });
+    reader.send({ text, from, to, office: site.timeZone });
   });
 }
 
