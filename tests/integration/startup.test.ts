@@ -11,7 +11,7 @@ import { createMetrics } from "../../server/contact/metrics.ts";
 import { testKeys } from "../support/keys.ts";
 import { freePort } from "../support/ports.ts";
 import { json, lines, nextIp, storedCount, valid } from "../support/requests";
-import { startServer } from "../support/server";
+import { serverArgs, startServer } from "../support/server";
 
 const root = new URL("../../", import.meta.url).pathname;
 
@@ -184,7 +184,7 @@ describe("a start that cannot succeed says so in one line", () => {
 it("a message sent before the contact pipeline has started waits for it and is stored", async () => {
   const port = await freePort();
   const dataDir = mkdtempSync(join(tmpdir(), "first-post-"));
-  const child = spawn(process.execPath, ["server.js", `--tuning=${JSON.stringify({ START_WHEN_IDLE_MS: 600_000 })}`], {
+  const child = spawn(process.execPath, serverArgs({ START_WHEN_IDLE_MS: 600_000 }), {
     cwd: root,
     env: {
       ...process.env,
