@@ -200,12 +200,14 @@ describe.each(["sqlite", "postgres"] as const)("the privacy promise on %s", (eng
 
   it("backups, exports and restore leftovers in DATA_DIR go when the backup period ends, on the server's schedule", async () => {
     const { backupDays } = (await import("../../app/config/site.ts")).site.privacy;
-    const old = (Date.now() - (backupDays + 1) * day) / 1000;
+    const now = Date.now();
+    // Both ages on the clock this process shares with the server: the file system's may be another (faketime).
     const place = (name: string, aged: boolean) => {
       const path = join(dataDir, name);
       mkdirSync(join(path, ".."), { recursive: true });
       writeFileSync(path, "a copy of the leads");
-      if (aged) utimesSync(path, old, old);
+      const at = (aged ? now - (backupDays + 1) * day : now) / 1000;
+      utimesSync(path, at, at);
     };
     place("backups/leads-old.sqlite", true);
     place("backups/inquiries-old.dump", true);

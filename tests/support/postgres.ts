@@ -24,10 +24,14 @@ export async function startPostgres(): Promise<{ url: string; dataDir: string; s
   const log = join(root, "server.log");
   const port = await freePort();
   const asRoot = process.getuid?.() === 0;
+  // The real clock, in a test run under faketime: libfaketime keeps its lock_timeout from ever
+  // firing, and the application takes no time from the database.
+  const preload = (process.env.LD_PRELOAD ?? "").split(/[: ]/).filter((lib) => lib && !lib.includes("libfaketime"));
+  const env = { ...process.env, LD_PRELOAD: preload.join(":") };
   const run = (cmd: string, args: string[]) =>
     asRoot
-      ? execFileSync("runuser", ["-u", "postgres", "--", join(BIN, cmd), ...args], { stdio: "pipe" })
-      : execFileSync(join(BIN, cmd), args, { stdio: "pipe" });
+      ? execFileSync("runuser", ["-u", "postgres", "--", join(BIN, cmd), ...args], { stdio: "pipe", env })
+      : execFileSync(join(BIN, cmd), args, { stdio: "pipe", env });
   if (asRoot) {
     const uid = Number(execFileSync("id", ["-u", "postgres"]).toString().trim());
     const gid = Number(execFileSync("id", ["-g", "postgres"]).toString().trim());
