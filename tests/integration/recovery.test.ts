@@ -9,6 +9,7 @@ import {
   mkdtempSync,
   readdirSync,
   readFileSync,
+  rmSync,
   statSync,
   writeFileSync,
 } from "node:fs";
@@ -76,6 +77,7 @@ const newDir = (name: string) => mkdtempSync(join(tmpdir(), `${name}-`));
  */
 function imageFolder(): { dir: string; node: string } {
   const dir = newDir("image");
+  stops.push(() => rmSync(dir, { recursive: true, force: true }));
   chmodSync(dir, 0o755);
   const lock = JSON.parse(readFileSync(join(root, "package-lock.json"), "utf8")) as {
     packages: Record<string, { dev?: boolean }>;
