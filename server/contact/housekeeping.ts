@@ -76,12 +76,16 @@ export function createHousekeeping(parts: Parts) {
         if (deleted > 0) log.info({ deleted }, "keys past their use deleted");
         await ring.read();
       },
-      self.digest,
-      self.applyRetention,
-      async () => {
-        const files = eraseOldCopies(config.dataDir, backupDays);
-        if (files.length > 0) log.info({ files, backupDays }, "retention: erased copies past the backup period");
-      },
+      ...(config.SCHEDULE.includes("digest") ? [self.digest] : []),
+      ...(config.SCHEDULE.includes("retention")
+        ? [
+            self.applyRetention,
+            async () => {
+              const files = eraseOldCopies(config.dataDir, backupDays);
+              if (files.length > 0) log.info({ files, backupDays }, "retention: erased copies past the backup period");
+            },
+          ]
+        : []),
       () => refreshFeeds(db, config, log),
     ];
     for (const task of tasks) {

@@ -1,6 +1,7 @@
 import { spawn } from "node:child_process";
 import { once } from "node:events";
 import { expect, test } from "@playwright/test";
+import { serverArgs } from "../support/server.ts";
 
 test("prerendered pages answer with and without a trailing slash, never redirecting", async ({ request }) => {
   for (const path of ["/contact", "/contact/", "/services", "/services/", "/blog/rent-or-buy-it-infrastructure/"]) {
@@ -46,7 +47,7 @@ test("HEAD answers headers without a body; /healthz answers ok", async ({ reques
 
 test("stops cleanly on SIGTERM, logging one JSON line per request", async () => {
   const port = 4180 + test.info().workerIndex;
-  const child = spawn(process.execPath, ["server.js"], {
+  const child = spawn(process.execPath, serverArgs(), {
     env: {
       ...process.env,
       PORT: String(port),

@@ -323,7 +323,7 @@ describe.each([
     p.worker.start();
     // The worker has run: the genuine lead, stored after the held one, reached every channel.
     await expect
-      .poll(async () => Object.values(await deliveries(p, genuine)).map((d) => d.status))
+      .poll(async () => Object.values(await deliveries(p, genuine)).map((d) => d.status), { timeout: 10_000 })
       .toEqual(["sent", "sent", "sent"]);
     expect(await deliveries(p, id)).toEqual({});
     expect(hook.received).toHaveLength(1);

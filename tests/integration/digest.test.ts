@@ -190,7 +190,7 @@ describe("the overview page, opened from the digest as received", { timeout: 120
         FAKETIME_DONT_RESET: "1",
       },
       port,
-      { OUTBOX_POLL_MS: 50, SPAM_MIN_FILL_MS: 0, HOUSEKEEPING_TURN_MS: 200 },
+      { OUTBOX_POLL_MS: 50, SPAM_MIN_FILL_MS: 0, HOUSEKEEPING_TURN_MS: 200, SCHEDULE: ["digest"] },
     );
     cleanups.push(() => server.stop());
     const res = await sendAsPage(server.url, {

@@ -19,7 +19,7 @@ import { freePort } from "../support/ports.ts";
 import { createTestDatabase } from "../support/postgres";
 import { Receiver } from "../support/receiver";
 import { json, lines, nextIp } from "../support/requests";
-import { type RunningServer, startServer } from "../support/server";
+import { childEnv, type RunningServer, startServer } from "../support/server";
 import { TestSmtp } from "../support/smtp";
 
 /**
@@ -104,8 +104,7 @@ describe("backups and restore (SQLite)", () => {
     const dataDir = mkdtempSync(join(tmpdir(), "litestream-data-"));
     const replica = mkdtempSync(join(tmpdir(), "litestream-replica-"));
     const port = await freePort();
-    const env = {
-      ...process.env,
+    const env = childEnv({
       PATH: `${nodeDir}:${process.env.PATH}`,
       DATA_DIR: dataDir,
       DATABASE_URL: "",
@@ -113,7 +112,12 @@ describe("backups and restore (SQLite)", () => {
       PORT: String(port),
       HOST: "127.0.0.1",
       SPAM_FILTER: "off",
-    };
+      // Litestream starts the server without the tests' `--tuning` (serverArgs): its clock is set
+      // instead, to 3 AM at the office on a Tuesday, hours before the morning digest.
+      LD_PRELOAD: "/usr/lib/x86_64-linux-gnu/faketime/libfaketime.so.1",
+      FAKETIME: "@2026-12-01 10:00:00",
+      FAKETIME_DONT_RESET: "1",
+    });
     const start = async () => {
       const child = spawn("sh", ["deploy/start.sh"], { cwd: root, env, stdio: ["ignore", "pipe", "pipe"] });
       let out = "";

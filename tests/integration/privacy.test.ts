@@ -106,7 +106,7 @@ describe.each(["sqlite", "postgres"] as const)("the privacy promise on %s", (eng
     utimesSync(join(mail, "alert-2.eml"), (now - 380 * day) / 1000, (now - 380 * day) / 1000);
     writeFileSync(join(mail, `${recentId}.eml`), `X-Inquiry-Id: ${recentId}\r\n\r\nRecent words\r\n`);
 
-    const server = await serve({}, { RETENTION_INTERVAL_MS: 500 });
+    const server = await serve({}, { SCHEDULE: ["retention"], RETENTION_INTERVAL_MS: 500 });
     const check = open();
     stops.push(() => check.close());
     await expect.poll(async () => (await inquiries.get(check, oldId)) === null, { timeout: 15_000 }).toBe(true);
@@ -200,12 +200,14 @@ describe.each(["sqlite", "postgres"] as const)("the privacy promise on %s", (eng
 
   it("backups, exports and restore leftovers in DATA_DIR go when the backup period ends, on the server's schedule", async () => {
     const { backupDays } = (await import("../../app/config/site.ts")).site.privacy;
-    const old = (Date.now() - (backupDays + 1) * day) / 1000;
+    const now = Date.now();
+    // Both ages on the clock this process shares with the server: the file system's may be another (faketime).
     const place = (name: string, aged: boolean) => {
       const path = join(dataDir, name);
       mkdirSync(join(path, ".."), { recursive: true });
       writeFileSync(path, "a copy of the leads");
-      if (aged) utimesSync(path, old, old);
+      const at = (aged ? now - (backupDays + 1) * day : now) / 1000;
+      utimesSync(path, at, at);
     };
     place("backups/leads-old.sqlite", true);
     place("backups/inquiries-old.dump", true);
@@ -214,7 +216,7 @@ describe.each(["sqlite", "postgres"] as const)("the privacy promise on %s", (eng
     place("backups/leads-new.sqlite", false);
     place("exports/leads-new.csv", false);
     place("mail-notes.txt", true); // not a copy: left alone
-    const server = await serve({}, { RETENTION_INTERVAL_MS: 500 });
+    const server = await serve({}, { SCHEDULE: ["retention"], RETENTION_INTERVAL_MS: 500 });
     const left = () =>
       ["backups", "exports"].flatMap((f) => readdirSync(join(dataDir, f)).map((n) => `${f}/${n}`)).sort();
     await expect.poll(left, { timeout: 10_000 }).toEqual(["backups/leads-new.sqlite", "exports/leads-new.csv"]);

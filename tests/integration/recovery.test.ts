@@ -1,18 +1,20 @@
-import { execFile } from "node:child_process";
+import { execFile, execFileSync } from "node:child_process";
 import { createHmac, randomUUID } from "node:crypto";
 import {
   chmodSync,
   chownSync,
   copyFileSync,
+  existsSync,
   mkdirSync,
   mkdtempSync,
   readdirSync,
   readFileSync,
+  rmSync,
   statSync,
   writeFileSync,
 } from "node:fs";
 import { hostname, tmpdir } from "node:os";
-import { join } from "node:path";
+import { dirname, join, relative } from "node:path";
 import { DatabaseSync } from "node:sqlite";
 import { promisify } from "node:util";
 import pg from "pg";
@@ -67,6 +69,37 @@ const storedIds = (file: string) => {
   }
 };
 const newDir = (name: string) => mkdtempSync(join(tmpdir(), `${name}-`));
+
+/**
+ * What the image holds (Dockerfile: the CLI's code and the production packages) and this Node, in a
+ * folder another user may enter: the clone may sit where only root may (under /root, mode 0700).
+ * Hard links on the clone's filesystem, copies on another.
+ */
+function imageFolder(): { dir: string; node: string } {
+  const dir = newDir("image");
+  stops.push(() => rmSync(dir, { recursive: true, force: true }));
+  chmodSync(dir, 0o755);
+  const lock = JSON.parse(readFileSync(join(root, "package-lock.json"), "utf8")) as {
+    packages: Record<string, { dev?: boolean }>;
+  };
+  const production = Object.entries(lock.packages)
+    .filter(([path, p]) => /^node_modules\/(@[^/]+\/)?[^/]+$/.test(path) && !p.dev)
+    .map(([path]) => path);
+  const node = relative(root, process.execPath);
+  const ownNode = !node.startsWith("..");
+  const link = statSync(root).dev === statSync(dir).dev ? "-al" : "-a";
+  for (const path of ["package.json", "app", "server", "db", "scripts/inquiries.ts", ...production]) {
+    // The lock names every platform's optional package; this one's are installed.
+    if (!existsSync(join(root, path))) continue;
+    mkdirSync(dirname(join(dir, path)), { recursive: true });
+    execFileSync("cp", [link, join(root, path), join(dir, path)]);
+  }
+  if (ownNode) {
+    mkdirSync(dirname(join(dir, node)), { recursive: true });
+    execFileSync("cp", [link, process.execPath, join(dir, node)]);
+  }
+  return { dir, node: ownNode ? join(dir, node) : process.execPath };
+}
 
 describe("one server per data folder", () => {
   it("a second server on a data folder in use refuses to start in one line; once the first is killed, it starts", async () => {
@@ -131,12 +164,13 @@ describe("restore", () => {
     chmodSync(backup, 0o600);
     const newDisk = newDir("restore-new-disk");
     chownSync(newDisk, 1000, 1000);
+    const image = imageFolder();
     const asNode = () =>
       run(
         "setpriv",
-        ["--reuid=1000", "--regid=1000", "--clear-groups", process.execPath, "scripts/inquiries.ts", "restore", backup],
+        ["--reuid=1000", "--regid=1000", "--clear-groups", image.node, "scripts/inquiries.ts", "restore", backup],
         {
-          cwd: root,
+          cwd: image.dir,
           env: { ...process.env, DATA_DIR: newDisk, DATABASE_URL: "" },
         },
       ).then(

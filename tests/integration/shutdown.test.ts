@@ -6,7 +6,7 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { expect, it } from "vitest";
 import { freePort } from "../support/ports.ts";
-import { startServer } from "../support/server.ts";
+import { serverArgs, startServer } from "../support/server.ts";
 
 /**
  * The server stops within its grace period whatever its stdout does: whatever reads it stops
@@ -19,7 +19,7 @@ const root = new URL("../../", import.meta.url).pathname;
 /** The server with its stdout (and stderr) piped here, once it says it started. */
 async function startPiped(name: string) {
   const port = await freePort();
-  const child = spawn(process.execPath, ["server.js"], {
+  const child = spawn(process.execPath, serverArgs(), {
     cwd: root,
     env: { ...process.env, PORT: String(port), HOST: "127.0.0.1", DATA_DIR: mkdtempSync(join(tmpdir(), `${name}-`)) },
     stdio: ["ignore", "pipe", "pipe"],
@@ -80,7 +80,7 @@ it("exits within its grace period on SIGTERM when its log reader exited while it
   // The reader is a real process on the other end of a real pipe, as in a shell pipeline.
   const reader = spawn("cat", [], { stdio: ["pipe", "ignore", "ignore"] });
   const port = await freePort();
-  const child = spawn(process.execPath, ["server.js"], {
+  const child = spawn(process.execPath, serverArgs(), {
     cwd: root,
     env: {
       ...process.env,

@@ -5,6 +5,7 @@ import {
   mkdtempSync,
   readFileSync,
   rmSync,
+  statSync,
   symlinkSync,
   truncateSync,
   utimesSync,
@@ -21,7 +22,7 @@ import { createMetrics } from "../../server/contact/metrics.ts";
 import { testKeys } from "../support/keys.ts";
 import { freePort } from "../support/ports.ts";
 import { json, lines, nextIp, storedCount, valid } from "../support/requests";
-import { startServer } from "../support/server";
+import { serverArgs, startServer } from "../support/server";
 
 const root = new URL("../../", import.meta.url).pathname;
 
@@ -299,7 +300,7 @@ describe("a start that cannot succeed says so in one line", () => {
 it("a message sent before the contact pipeline has started waits for it and is stored", async () => {
   const port = await freePort();
   const dataDir = mkdtempSync(join(tmpdir(), "first-post-"));
-  const child = spawn(process.execPath, ["server.js", `--tuning=${JSON.stringify({ START_WHEN_IDLE_MS: 600_000 })}`], {
+  const child = spawn(process.execPath, serverArgs({ START_WHEN_IDLE_MS: 600_000 }), {
     cwd: root,
     env: {
       ...process.env,
@@ -384,14 +385,19 @@ console.log("BUILT");
     expect(r.status, r.stderr).toBe(0);
     return r.stdout.includes("BUILT");
   };
-  // Every source made long ago; one of them, or the lockfile, edited after the build.
+  // Every source made long ago; one of them, or the lockfile, edited after the build. On the clock
+  // that dates the build's outputs, the file system's: this process's may be another (faketime).
+  const now = () => {
+    writeFileSync(join(project, "now"), "");
+    return statSync(join(project, "now")).mtimeMs;
+  };
   const at = (file: string, ms: number) => utimesSync(join(project, file), new Date(ms), new Date(ms));
   const sources = ["package.json", "package-lock.json", "server/main.ts", "server"];
-  for (const file of sources) at(file, Date.now() - 120_000);
+  for (const file of sources) at(file, now() - 120_000);
   const editedAfterTheBuild = (file: string) => {
-    at(file, Date.now() + 60_000);
+    at(file, now() + 60_000);
     const built = start();
-    at(file, Date.now() - 120_000);
+    at(file, now() - 120_000);
     return built;
   };
   expect(start()).toBe(true);

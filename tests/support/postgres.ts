@@ -22,10 +22,14 @@ export async function startPostgres(): Promise<{ url: string; dataDir: string; s
   const data = join(root, "data");
   const log = join(root, "server.log");
   const port = await freePort();
+  // The real clock, in a test run under faketime: libfaketime keeps its lock_timeout from ever
+  // firing, and the application takes no time from the database.
+  const preload = (process.env.LD_PRELOAD ?? "").split(/[: ]/).filter((lib) => lib && !lib.includes("libfaketime"));
+  const env = { ...process.env, LD_PRELOAD: preload.join(":") };
   const run = (cmd: string, args: string[]) =>
     user
-      ? execFileSync("runuser", ["-u", user, "--", join(bin, cmd), ...args], { stdio: "pipe" })
-      : execFileSync(join(bin, cmd), args, { stdio: "pipe" });
+      ? execFileSync("runuser", ["-u", user, "--", join(bin, cmd), ...args], { stdio: "pipe", env })
+      : execFileSync(join(bin, cmd), args, { stdio: "pipe", env });
   if (user) {
     const ids = uidAndGid(user);
     if (ids) chownSync(root, ids.uid, ids.gid);

@@ -27,8 +27,27 @@ const MARK_LINES = /^.*"path":"\/log-mark-[^"]*".*\n/gm;
 const root = new URL("../../", import.meta.url).pathname;
 
 /**
- * `tuning`: the composition root's knobs this test turns (server/config.ts `TUNING`), passed as
- * `--tuning=JSON`. `cwd`: another copy of the project (an editor's, tests/integration/editing.test.ts).
+ * `node server.js` with `tuning` (server/config.ts `TUNING`) as `--tuning=JSON`: for every server a
+ * test starts, also one it spawns itself. Housekeeping's `SCHEDULE` defaults to nothing, so no morning
+ * digest and no retention pass come at whatever hour the test runs: a test of them asks for them.
+ */
+export const serverArgs = (tuning: Partial<Tuning> = {}) => [
+  "server.js",
+  `--tuning=${JSON.stringify({ SCHEDULE: [], ...tuning })}`,
+];
+
+/**
+ * This process's environment under `env`. A test run under faketime with FAKETIME_DONT_RESET shares
+ * its clock with every child (FAKETIME_SHARED); a child given a FAKETIME of its own keeps that one.
+ */
+export function childEnv(env: Record<string, string>): NodeJS.ProcessEnv {
+  const { FAKETIME_SHARED: _, ...unshared } = process.env;
+  return { ...("FAKETIME" in env ? unshared : process.env), ...env };
+}
+
+/**
+ * `tuning`: the composition root's knobs this test turns (`serverArgs`). `cwd`: another copy of the
+ * project (an editor's, tests/integration/editing.test.ts).
  */
 export async function startServer(
   env: Record<string, string> = {},
@@ -39,10 +58,9 @@ export async function startServer(
   if (!existsSync(join(cwd, "build/server/index.js"))) throw new Error("No build: run `npm run build` first.");
   const p = port ?? (await freePort());
   const dataDir = env.DATA_DIR ?? mkdtempSync(join(tmpdir(), "contact-server-"));
-  const child = spawn(process.execPath, ["server.js", `--tuning=${JSON.stringify(tuning)}`], {
+  const child = spawn(process.execPath, serverArgs(tuning), {
     cwd,
-    env: {
-      ...process.env,
+    env: childEnv({
       NODE_ENV: "production",
       // Production refuses to start without it (the links in a lead point at it).
       SITE_URL: "https://www.example.com",
@@ -50,7 +68,7 @@ export async function startServer(
       HOST: "127.0.0.1",
       DATA_DIR: dataDir,
       ...env,
-    },
+    }),
     stdio: ["ignore", "pipe", "pipe"],
   });
   // Keep the last 256 KB of output: enough for any test to read, bounded under a benchmark's load.
