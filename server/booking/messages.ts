@@ -3,7 +3,7 @@ import { BOOK_PATH, BOOK_TOKEN_FIELD } from "../../app/contact/booking.ts";
 import type { Config } from "../config.ts";
 import { inbox } from "../contact/delivery/email.ts";
 import { destinationsFor, type Routing } from "../contact/delivery/routing.ts";
-import { timeOrderedId } from "../contact/intake/ids.ts";
+import { timeOfId, timeOrderedId } from "../contact/intake/ids.ts";
 import { officeTime, sayRange } from "../contact/review/clock.ts";
 import type { LeadLinks } from "../contact/review/links.ts";
 import type { Sql } from "../contact/storage/database.ts";
@@ -34,9 +34,12 @@ type Words = { subject: string; text: string };
 type Invitation = { method: "REQUEST" | "CANCEL"; content: string };
 export type Parts = { config: Config; links: LeadLinks; routing: Routing };
 
-/** The visitor's link, as the answer to their message gives it (a path: the page is on this site). */
+/**
+ * The visitor's link, as the answer to their message gives it (a path: the page is on this site),
+ * its days counted from the message: an answer given again (the same Idempotency-Key) is the same.
+ */
 export const visitorLink = (config: Config, links: LeadLinks, id: string) =>
-  bookingLink({ config, links }, id, Date.now(), false);
+  bookingLink({ config, links }, id, timeOfId(id), false);
 
 export function bookingLink(
   { config, links }: Pick<Parts, "config" | "links">,

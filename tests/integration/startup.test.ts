@@ -244,18 +244,17 @@ describe("a start that cannot succeed says so in one line", () => {
       expect(out).toMatch(/building…\n[\s\S]*\nBUILT\n[\s\S]*server started/);
       expect((await fetch(`http://127.0.0.1:${port}/`)).status).toBe(200);
     } finally {
-      const server = Number(/"pid":(\d+)[^\n]*server started/.exec(out)?.[1]);
       if (npm.exitCode === null) process.kill(-(npm.pid ?? 0), "SIGTERM");
       await exited;
-      // npm may go first: the server's own exit, before its DATA_DIR goes.
-      const running = () => {
+      // npm may go first: the server, in the same process group, exits before its DATA_DIR goes.
+      const groupAlive = () => {
         try {
-          return process.kill(server, 0);
+          return process.kill(-(npm.pid ?? 0), 0);
         } catch {
           return false;
         }
       };
-      if (server) await expect.poll(running, { timeout: 20_000 }).toBe(false);
+      await expect.poll(groupAlive, { timeout: 20_000 }).toBe(false);
       rmSync(app, { recursive: true, force: true });
     }
   }, 120_000);
