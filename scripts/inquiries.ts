@@ -40,6 +40,7 @@ import * as outbox from "../server/contact/storage/outbox.ts";
 import type { Inquiry, InquiryRecord } from "../server/contact/storage/records.ts";
 import { openSqlite } from "../server/contact/storage/sqlite.ts";
 import * as training from "../server/contact/storage/training.ts";
+import { DAY_MS, HOUR_MS } from "../server/time.ts";
 
 /**
  * The operator CLI, on the database the server uses (DATA_DIR or DATABASE_URL): `npm run inquiries
@@ -95,7 +96,7 @@ const LIST_WIDTH = 100;
 function parseAge(text: string | undefined): number {
   const m = /^(\d+)(d|h)$/.exec(text ?? "");
   if (!m) throw new UsageError("--older-than takes a number of days or hours, like 365d or 48h");
-  return Number(m[1]) * (m[2] === "d" ? 86_400_000 : 3_600_000);
+  return Number(m[1]) * (m[2] === "d" ? DAY_MS : HOUR_MS);
 }
 
 class UsageError extends Error {}
@@ -405,7 +406,7 @@ const COMMANDS: Record<string, (c: Context) => Promise<number>> = {
       const lasts =
         purpose === "links"
           ? `links signed before keep working until they expire (INQUIRY_LINK_DAYS, ${config.INQUIRY_LINK_DAYS} days)`
-          : `pages served before keep working for ${config.FORM_TOKEN_MAX_AGE_MS / 3_600_000} hours`;
+          : `pages served before keep working for ${config.FORM_TOKEN_MAX_AGE_MS / HOUR_MS} hours`;
       console.log(
         `A new ${purpose} key (${id}) signs from now on, on every instance within a minute; ${lasts}, then the old key is deleted.`,
       );
@@ -453,9 +454,9 @@ const COMMANDS: Record<string, (c: Context) => Promise<number>> = {
   async stats({ db, values }) {
     const now = Date.now();
     const periods = [
-      ["last day", 86_400_000],
-      ["last week", 7 * 86_400_000],
-      ["last month", 30 * 86_400_000],
+      ["last day", DAY_MS],
+      ["last week", 7 * DAY_MS],
+      ["last month", 30 * DAY_MS],
     ] as const;
     const stats = [];
     for (const [label, ms] of periods)

@@ -2,6 +2,7 @@ import { resolve } from "node:path";
 import { contactPublicKey } from "../app/contact/api.ts";
 import { loadEnv, setVariables } from "./env.ts";
 import { externalOrigin } from "./security.ts";
+import { DAY_MS } from "./time.ts";
 
 /**
  * The environment parsed once (server/env.ts) and what follows from it, made by the composition root
@@ -19,7 +20,7 @@ export const TUNING = {
   OUTBOX_POLL_MS: 1_000,
   OUTBOX_RETRY_BASE_MS: 30_000,
   OUTBOX_RETRY_MAX_MS: 60 * 60_000,
-  OUTBOX_GIVE_UP_AFTER_MS: 24 * 60 * 60_000,
+  OUTBOX_GIVE_UP_AFTER_MS: DAY_MS,
   OUTBOX_LEASE_MS: 2 * 60_000,
   DELIVERY_TIMEOUT_MS: 10_000,
   // Housekeeping (contact/housekeeping.ts) looks every minute: the digest goes within it of opening.
@@ -28,7 +29,7 @@ export const TUNING = {
   // copies past the backup period). A server the tests start does neither unless the test asks, so
   // none comes at an hour a test did not choose (tests/support/server.ts).
   SCHEDULE: ["digest", "retention"] as Array<"digest" | "retention">,
-  RETENTION_INTERVAL_MS: 24 * 60 * 60_000,
+  RETENTION_INTERVAL_MS: DAY_MS,
   // With no request to answer first, the contact pipeline starts this long after the server listens.
   START_WHEN_IDLE_MS: 100,
   // The spam defence (contact/intake/spam.ts): the hold and the band chosen by `npm run bench:spam`
@@ -37,7 +38,7 @@ export const TUNING = {
   SPAM_SUSPECT_SCORE: 0.5,
   SPAM_MIN_FILL_MS: 3_000,
   SPAM_MAX_LINKS: 2,
-  FORM_TOKEN_MAX_AGE_MS: 24 * 60 * 60_000,
+  FORM_TOKEN_MAX_AGE_MS: DAY_MS,
   SPAM_CORPUS_DIR: undefined as string | undefined,
 };
 export type Tuning = typeof TUNING;

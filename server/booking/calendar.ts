@@ -1,5 +1,6 @@
 import ICAL from "ical.js";
 import { wallClock } from "../contact/review/promise.ts";
+import { DAY_MS } from "../time.ts";
 import type { Busy } from "./slots.ts";
 
 /**
@@ -21,8 +22,6 @@ type Component = InstanceType<typeof ICAL.Component>;
 type Recur = InstanceType<typeof ICAL.Recur>;
 
 export const MAX_OCCURRENCES = 10_000;
-const DAY_MS = 86_400_000;
-
 // Microsoft 365 names zones as Windows does (CLDR's windowsZones, the US ones and UTC).
 const WINDOWS_ZONES: Record<string, string> = {
   "Hawaiian Standard Time": "Pacific/Honolulu",

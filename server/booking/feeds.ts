@@ -9,6 +9,7 @@ import { officeTime } from "../contact/review/clock.ts";
 import type { Sql } from "../contact/storage/database.ts";
 import { queue } from "../contact/storage/outbox.ts";
 import { isLoopbackHost } from "../guards.ts";
+import { DAY_MS, HOUR_MS } from "../time.ts";
 import type { Read } from "./calendar.ts";
 import type { Busy } from "./slots.ts";
 import { feedsRead, recordFeed } from "./store.ts";
@@ -27,8 +28,8 @@ import { feedsRead, recordFeed } from "./store.ts";
 const FEED_EVERY_TURNS = 15;
 const triedAt = new Map<string, number>();
 type FeedConfig = Pick<Config, "BOOKING_FEEDS" | "HOUSEKEEPING_TURN_MS" | "LEAD_ESCALATION_TO">;
-const FEED_STALE_MS = 2 * 3_600_000;
-const AHEAD_MS = 45 * 86_400_000;
+const FEED_STALE_MS = 2 * HOUR_MS;
+const AHEAD_MS = 45 * DAY_MS;
 const MAX_BYTES = 5_000_000;
 // A 5 MB feed of ordinary events took 2-5 s and under 128 MB here; one of 5 MB of empty lines, more.
 const READ_LIMIT_MS = 10_000;
@@ -132,7 +133,7 @@ export async function refreshFeeds(db: Sql, config: FeedConfig, parent: Logger, 
     try {
       const text = await read(url);
       log.info({ feed: feed.slice(0, 8), bytes: text.length }, "calendar feed fetched: reading its events");
-      const { busy, unknownZones } = await readApart(text, now - 86_400_000, now + AHEAD_MS);
+      const { busy, unknownZones } = await readApart(text, now - DAY_MS, now + AHEAD_MS);
       await recordFeed(db, feed, busy, Date.now());
       // A zone neither the feed nor Intl knows was read on the office's clock.
       const unknown = unknownZones.length > 0 ? { unknownZones } : {};

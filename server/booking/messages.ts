@@ -9,6 +9,7 @@ import type { LeadLinks } from "../contact/review/links.ts";
 import type { Sql } from "../contact/storage/database.ts";
 import { queue } from "../contact/storage/outbox.ts";
 import type { Inquiry } from "../contact/storage/records.ts";
+import { DAY_MS } from "../time.ts";
 import type { Booking } from "./store.ts";
 
 /**
@@ -49,7 +50,7 @@ export function bookingLink(
 ) {
   const days = Math.min(BOOK_LINK_DAYS, config.INQUIRY_LINK_DAYS);
   const url = new URL(BOOK_PATH, config.SITE_URL);
-  url.searchParams.set(BOOK_TOKEN_FIELD, links.token(inquiryId, "book", now, now + days * 86_400_000));
+  url.searchParams.set(BOOK_TOKEN_FIELD, links.token(inquiryId, "book", now, now + days * DAY_MS));
   return absolute ? url.href : `${url.pathname}${url.search}`;
 }
 

@@ -1,5 +1,6 @@
 import { type Site, site } from "../../app/config/site.ts";
 import { businessDeadline, type OfficeHours, openOn, wallClock } from "../contact/review/promise.ts";
+import { DAY_MS, HOUR_MS } from "../time.ts";
 
 /**
  * Which times the booking page offers, and how every booking time is said. A slot is
@@ -13,13 +14,11 @@ import { businessDeadline, type OfficeHours, openOn, wallClock } from "../contac
 export type Facts = OfficeHours & Pick<Site, "consultationMinutes" | "booking">;
 export type Busy = Array<[number, number]>;
 
-const DAY_MS = 86_400_000;
-
 export const slotMs = (facts: Facts = site) => facts.consultationMinutes * 60_000;
 
 export function openSlots(now: number, busy: Busy, facts: Facts = site): number[] {
   const length = slotMs(facts);
-  const earliest = businessDeadline(now, facts.booking.noticeBusinessHours * 3_600_000, facts);
+  const earliest = businessDeadline(now, facts.booking.noticeBusinessHours * HOUR_MS, facts);
   if (earliest === null) return [];
   const today = wallClock(now, facts.timeZone);
   const slots: number[] = [];
@@ -35,7 +34,7 @@ export function openSlots(now: number, busy: Busy, facts: Facts = site): number[
 
 /** Until when a pick made `now` for `at` holds its time: `holdBusinessHours` on the office's clock, never past `at`. */
 export const holdUntil = (now: number, at: number, facts: Facts = site) =>
-  Math.min(at, businessDeadline(now, facts.booking.holdBusinessHours * 3_600_000, facts) ?? at);
+  Math.min(at, businessDeadline(now, facts.booking.holdBusinessHours * HOUR_MS, facts) ?? at);
 
 /** A zone the page may show times in: any IANA zone (a browser's), else the office's. */
 export function zoneOf(given: unknown, facts: Pick<Facts, "timeZone"> = site): string {

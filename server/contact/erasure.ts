@@ -1,5 +1,6 @@
 import { existsSync, globSync, readdirSync, readFileSync, rmSync, statSync } from "node:fs";
 import { join } from "node:path";
+import { DAY_MS } from "../time.ts";
 import type { Database } from "./storage/database.ts";
 
 /**
@@ -78,8 +79,8 @@ function inquiryIdsIn(path: string): string[] {
 
 const RESTORE_LEFTOVER = /^inquiries\.sqlite.*\.(replaced-.+|restoring)$/;
 
-export function eraseOldCopies(dataDir: string, days: number): string[] {
-  const before = Date.now() - days * 86_400_000;
+export function eraseOldCopies(dataDir: string, days: number, now: number): string[] {
+  const before = now - days * DAY_MS;
   const list = (folder: string) => (existsSync(join(dataDir, folder)) ? readdirSync(join(dataDir, folder)) : []);
   const candidates = [
     ...list("").filter((f) => RESTORE_LEFTOVER.test(f)),

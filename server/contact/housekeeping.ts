@@ -2,6 +2,7 @@ import { join } from "node:path";
 import type { Logger } from "pino";
 import { refreshFeeds } from "../booking/feeds.ts";
 import type { Config } from "../config.ts";
+import { DAY_MS } from "../time.ts";
 import { erase, eraseOldCopies } from "./erasure.ts";
 import type { KeyRing } from "./keys.ts";
 import { queueDigest } from "./review/digest.ts";
@@ -32,6 +33,8 @@ export type Housekeeping = ReturnType<typeof createHousekeeping>;
 export function createHousekeeping(parts: Parts) {
   const { db, ring, config, worker, retentionDays, backupDays, facts } = parts;
   const log = parts.log.child({ task: "housekeeping" });
+  // One clock for every task of a turn (a test's, else the process's).
+  const clock = parts.clock ?? Date.now;
   let running: Promise<void> = Promise.resolve();
   let stopped = false;
   let retainedAt = 0;
@@ -50,16 +53,16 @@ export function createHousekeeping(parts: Parts) {
       await running;
     },
 
-    async digest(now = (parts.clock ?? Date.now)()): Promise<boolean> {
+    async digest(now = clock()): Promise<boolean> {
       const queued = await queueDigest(db, now, facts);
       if (queued) worker.nudge();
       return queued;
     },
 
-    async applyRetention(now = Date.now()) {
+    async applyRetention(now = clock()) {
       if (retainedAt <= now && now - retainedAt < config.RETENTION_INTERVAL_MS) return null;
       retainedAt = now;
-      const before = now - retentionDays * 86_400_000;
+      const before = now - retentionDays * DAY_MS;
       const result = await erase(db, join(config.dataDir, "mail"), { before }, { waitMs: config.OUTBOX_LEASE_MS, now });
       if (result.pendingCut > 0)
         log.warn({ ...result, retentionDays }, "retention: erased old inquiries, some with a delivery still waiting");
@@ -69,24 +72,25 @@ export function createHousekeeping(parts: Parts) {
   };
 
   async function turn(): Promise<void> {
+    const now = clock();
     const tasks = [
       async () => {
-        const ttlMs = { links: config.INQUIRY_LINK_DAYS * 86_400_000, form: config.FORM_TOKEN_MAX_AGE_MS };
-        const deleted = await deleteExpiredKeys(db, Date.now(), ttlMs);
+        const ttlMs = { links: config.INQUIRY_LINK_DAYS * DAY_MS, form: config.FORM_TOKEN_MAX_AGE_MS };
+        const deleted = await deleteExpiredKeys(db, now, ttlMs);
         if (deleted > 0) log.info({ deleted }, "keys past their use deleted");
-        await ring.read();
+        await ring.read(now);
       },
-      ...(config.SCHEDULE.includes("digest") ? [self.digest] : []),
+      ...(config.SCHEDULE.includes("digest") ? [() => self.digest(now)] : []),
       ...(config.SCHEDULE.includes("retention")
         ? [
-            self.applyRetention,
+            () => self.applyRetention(now),
             async () => {
-              const files = eraseOldCopies(config.dataDir, backupDays);
+              const files = eraseOldCopies(config.dataDir, backupDays, now);
               if (files.length > 0) log.info({ files, backupDays }, "retention: erased copies past the backup period");
             },
           ]
         : []),
-      () => refreshFeeds(db, config, log),
+      () => refreshFeeds(db, config, log, now),
     ];
     for (const task of tasks) {
       await task().catch((err: Error) => log.error({ err }, "housekeeping failed"));

@@ -1,4 +1,5 @@
 import { createRequire } from "node:module";
+import { DAY_MS } from "../time.ts";
 import { CHANNEL_NAMES } from "./delivery/channels.ts";
 import type { Promised } from "./review/promise.ts";
 import { type ReplyFigures, replyFigures } from "./review/reply-figures.ts";
@@ -32,7 +33,7 @@ const PENDING_GAUGES: Record<string, [help: string, value: (p: Pending) => numbe
     (p) => p.oldestAgeMs / 1000,
   ],
 };
-const REPLY_WINDOW_MS = 30 * 86_400_000;
+const REPLY_WINDOW_MS = 30 * DAY_MS;
 const seconds = (ms: number | null) => (ms === null ? null : ms / 1000);
 const REPLY_GAUGES: Record<string, [help: string, value: (r: ReplyFigures) => number | null]> = {
   contact_leads_waiting: [

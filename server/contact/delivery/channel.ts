@@ -1,6 +1,7 @@
 import { z } from "zod";
 import { site } from "../../../app/config/site.ts";
 import type { Config } from "../../config.ts";
+import { DAY_MS } from "../../time.ts";
 import type { LeadLinks } from "../review/links.ts";
 import { replyOf } from "../review/promise.ts";
 import { type Delivery, type Inquiry, verdictOf } from "../storage/records.ts";
@@ -116,7 +117,7 @@ export function classifyHttp(status: number, retryAfter: string | null): Attempt
 export function parseRetryAfter(value: string | null, now = Date.now()): number | undefined {
   if (!value) return undefined;
   const ms = /^\d+$/.test(value.trim()) ? Number(value) * 1000 : Date.parse(value) - now;
-  return Number.isFinite(ms) && ms > 0 ? Math.min(ms, 86_400_000) : undefined;
+  return Number.isFinite(ms) && ms > 0 ? Math.min(ms, DAY_MS) : undefined;
 }
 
 // The inquiry as a webhook receiver gets it: nothing internal (no address hash).

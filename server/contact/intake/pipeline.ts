@@ -2,6 +2,7 @@ import { createHash } from "node:crypto";
 import type { Logger } from "pino";
 import { type FieldErrors, HONEYPOT_FIELD, validateContact } from "../../../app/contact/schema.ts";
 import type { Config } from "../../config.ts";
+import { DAY_MS } from "../../time.ts";
 import { cutAt } from "../delivery/channel.ts";
 import { newDeliveries, type Routing } from "../delivery/routing.ts";
 import type { OutboxWorker } from "../delivery/worker.ts";
@@ -66,7 +67,7 @@ export function contactPipeline(parts: {
   const { db, config } = parts;
   const limits: LimitSpec[] = [
     { prefix: "contact_min", per: "address", points: config.RATE_LIMIT_PER_MINUTE, durationMs: 60_000 },
-    { prefix: "contact_day", per: "address", points: config.RATE_LIMIT_PER_DAY, durationMs: 86_400_000 },
+    { prefix: "contact_day", per: "address", points: config.RATE_LIMIT_PER_DAY, durationMs: DAY_MS },
     { prefix: "contact_net_min", per: "network", points: config.RATE_LIMIT_NETWORK_PER_MINUTE, durationMs: 60_000 },
   ];
   const limitsOf = (specs: LimitSpec[], hashes: Awaited<ReturnType<typeof addressHashes>>): Limit[] =>

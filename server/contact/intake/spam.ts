@@ -1,5 +1,6 @@
 import type { ContactInput } from "../../../app/contact/schema.ts";
 import type { Config } from "../../config.ts";
+import { DAY_MS } from "../../time.ts";
 import type { Database } from "../storage/database.ts";
 import { seenMessage } from "../storage/inquiries.ts";
 import { type ContentFilter, reasonOf } from "./content-filter.ts";
@@ -35,7 +36,7 @@ export async function spamVerdict(
   const links = data.message.match(URL_LIKE)?.length ?? 0;
   if (links > config.SPAM_MAX_LINKS) reasons.push(`${links} links in the message`);
   if (URL_ANYWHERE.test(data.name) || URL_ANYWHERE.test(data.company)) reasons.push("a link as name or company");
-  if (await seenMessage(db, messageHash, now - 86_400_000))
+  if (await seenMessage(db, messageHash, now - DAY_MS))
     reasons.push("the same message was received in the last 24 hours");
   const model = await content.model(now);
   const score = model.score(data, tokenless ? NO_TOKEN_LOG2_ODDS : 0);

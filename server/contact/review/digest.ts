@@ -1,5 +1,6 @@
 import { site } from "../../../app/config/site.ts";
 import { ACTION_LABEL } from "../../../app/contact/lead.ts";
+import { DAY_MS } from "../../time.ts";
 import { timeOrderedId } from "../intake/ids.ts";
 import type { Database } from "../storage/database.ts";
 import { list } from "../storage/inquiries.ts";
@@ -17,8 +18,6 @@ import { replyFigures } from "./reply-figures.ts";
  * a day however many instances run, since the day is claimed in one statement (`digest_day`); its
  * words are written when it is sent, so what was erased meanwhile is in none.
  */
-
-const DAY_MS = 86_400_000;
 
 export function openingOf(now: number, facts: Promised = site): { day: string; at: number } | null {
   const { y, m, d } = wallClock(now, facts.timeZone);

@@ -8,6 +8,7 @@ import {
 } from "../../../app/contact/lead.ts";
 import type { Config } from "../../config.ts";
 import { isLoopbackHost } from "../../guards.ts";
+import { DAY_MS } from "../../time.ts";
 import type { KeyRing } from "../keys.ts";
 import { type Inquiry, type SpamVerdict, verdictOf } from "../storage/records.ts";
 
@@ -33,7 +34,7 @@ const OVERVIEW = "overview";
 const sign = (key: Buffer, payload: string) => createHmac("sha256", key).update(payload).digest("base64url");
 
 export function leadLinks(ring: KeyRing, config: Pick<Config, "SITE_URL" | "INQUIRY_LINK_DAYS">) {
-  const linkMs = config.INQUIRY_LINK_DAYS * 86_400_000;
+  const linkMs = config.INQUIRY_LINK_DAYS * DAY_MS;
   const signed = (head: string, expires: number) => {
     const key = ring.signing("links");
     const payload = `${head}.${Math.ceil(expires / 1000).toString(36)}.${key.id}`;
@@ -58,7 +59,7 @@ export function leadLinks(ring: KeyRing, config: Pick<Config, "SITE_URL" | "INQU
     days: config.INQUIRY_LINK_DAYS,
     token,
     overview(now = Date.now()) {
-      const expires = now + OVERVIEW_DAYS * 86_400_000;
+      const expires = now + OVERVIEW_DAYS * DAY_MS;
       const url = new URL(OVERVIEW_PATH, config.SITE_URL);
       url.searchParams.set(LEAD_TOKEN_FIELD, signed(OVERVIEW, expires));
       return { url: url.href, expires };

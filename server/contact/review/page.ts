@@ -8,6 +8,7 @@ import {
   TAKEN_BY_MAX,
 } from "../../../app/contact/lead.ts";
 import type { Config } from "../../config.ts";
+import { DAY_MS } from "../../time.ts";
 import { cutAt } from "../delivery/channel.ts";
 import { newDeliveries, type Routing, routingOf } from "../delivery/routing.ts";
 import type { ContactPipeline, LimitSpec } from "../intake/pipeline.ts";
@@ -98,7 +99,7 @@ export function leadPage(o: {
         // Opening it counts as an action: a person opens it a few times; a script is stopped.
         const wait = await pipeline.overLimit(clientIp, [ACTION_LIMIT], now);
         if (wait !== null) return { kind: "rate-limited", retryAfterSeconds: wait };
-        const { waiting, held } = await openLeads(db, now, now - 7 * 86_400_000);
+        const { waiting, held } = await openLeads(db, now, now - 7 * DAY_MS);
         const listed = async (i: Inquiry) => ({
           id: i.id,
           summary: await summaryOf(db, i, now),

@@ -1,4 +1,5 @@
 import { type Site, site } from "../../../app/config/site.ts";
+import { DAY_MS, HOUR_MS } from "../../time.ts";
 import type { Inquiry } from "../storage/records.ts";
 import { formatter, replyBy } from "./clock.ts";
 
@@ -11,7 +12,6 @@ import { formatter, replyBy } from "./clock.ts";
 export type OfficeHours = Pick<Site, "officeHours" | "timeZone" | "holidays">;
 export type Promised = OfficeHours & { response: Pick<Site["response"], "promiseBusinessHours"> };
 
-const DAY_MS = 86_400_000;
 const HORIZON_DAYS = 400;
 const WEEKDAYS = ["Sunday", "Monday", "Tuesday", "Wednesday", "Thursday", "Friday", "Saturday"] as const;
 
@@ -86,7 +86,7 @@ export function sayBusinessTime(ms: number): string {
   return h > 0 ? `${h} h${min > 0 ? ` ${min} min` : ""}` : `${min} min`;
 }
 
-export const promiseMs = (facts: Promised = site) => facts.response.promiseBusinessHours * 3_600_000;
+export const promiseMs = (facts: Promised = site) => facts.response.promiseBusinessHours * HOUR_MS;
 export const promiseDueAt = (receivedAt: number, facts: Promised = site) =>
   businessDeadline(receivedAt, promiseMs(facts), facts);
 

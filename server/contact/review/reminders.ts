@@ -1,4 +1,5 @@
 import { site } from "../../../app/config/site.ts";
+import { DAY_MS } from "../../time.ts";
 import { destinationsFor, type Routing } from "../delivery/routing.ts";
 import { timeOrderedId } from "../intake/ids.ts";
 import type { Inquiry } from "../storage/records.ts";
@@ -10,7 +11,7 @@ import { businessMsBetween, type Promised, promiseDueAt, replyOf, sayBusinessTim
  * of the outbox; a held lead has none, and one two weeks old is stale, not reminded.
  */
 
-export const REMINDER_LOOKBACK_MS = 14 * 86_400_000;
+export const REMINDER_LOOKBACK_MS = 14 * DAY_MS;
 
 export function reportOf(type: "inquiry.taken" | "inquiry.reminded", inquiry: Inquiry, routing: Routing, now: number) {
   return destinationsFor(routing, inquiry.service)
