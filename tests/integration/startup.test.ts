@@ -18,6 +18,7 @@ import { describe, expect, it } from "vitest";
 import { createApp } from "../../server/app.ts";
 import { loadConfig } from "../../server/config.ts";
 import { createMetrics } from "../../server/contact/metrics.ts";
+import { BUILD_TIME } from "../../server/env.ts";
 import { testKeys } from "../support/keys.ts";
 import { freePort } from "../support/ports.ts";
 import { json, lines, nextIp, storedCount, valid } from "../support/requests";
@@ -360,7 +361,8 @@ it("npm start builds first when the build is missing, partial, or older than the
   mkdirSync(join(project, "scripts"));
   cpSync(join(root, "scripts/ensure-build.js"), join(project, "scripts/ensure-build.js"));
   cpSync(join(root, "server.js"), join(project, "server.js"));
-  // A build that writes both parts, each with its list of files, and says so.
+  // A build that writes both parts, each with its list of files, and the record of the build-time
+  // variables it read (none), and says so.
   writeFileSync(
     join(project, "fake-build.js"),
     `import { mkdirSync, writeFileSync } from "node:fs";
@@ -369,6 +371,7 @@ for (const [part, files] of Object.entries({ "build/server": { "index.js": "x" }
   for (const [name, text] of Object.entries(files)) writeFileSync(\`\${part}/\${name}\`, text);
   writeFileSync(\`\${part}/files.json\`, JSON.stringify(Object.fromEntries(Object.entries(files).map(([n, t]) => [n, t.length]))));
 }
+writeFileSync("build/server/build-time.json", "{}");
 console.log("BUILT");
 `,
   );
@@ -415,3 +418,43 @@ console.log("BUILT");
   }
   rmSync(project, { recursive: true, force: true });
 });
+
+/**
+ * Only the build-time variables (server/env.ts BUILD_TIME) are baked into the build: `npm start`
+ * compares what the build read of them (build/server/build-time.json, written by scripts/postbuild.js)
+ * with `.env` and the environment now, so a changed relay is a restart, never a build while nothing serves.
+ */
+it("npm start builds again when a build-time variable changed (SITE_URL), not for another line of .env (SMTP_URL)", () => {
+  const app = deployedCopy("build-time-");
+  mkdirSync(join(app, "scripts"));
+  cpSync(join(root, "scripts/ensure-build.js"), join(app, "scripts/ensure-build.js"));
+  const pkg = JSON.parse(readFileSync(join(root, "package.json"), "utf8"));
+  pkg.scripts.build = "echo BUILT";
+  rmSync(join(app, "package.json")); // the project's own, linked: never written through
+  writeFileSync(join(app, "package.json"), JSON.stringify(pkg));
+  // Older than the build: only the build-time variables can make it build.
+  utimesSync(join(app, "package.json"), new Date(Date.now() - 600_000), new Date(Date.now() - 600_000));
+  // What this project's `npm run build` read, now written in .env; the environment sets none of it.
+  const recorded = JSON.parse(readFileSync(join(app, "build/server/build-time.json"), "utf8")) as Record<
+    string,
+    string | null
+  >;
+  expect(Object.keys(recorded).sort()).toEqual([...BUILD_TIME].sort());
+  const env = Object.fromEntries(Object.entries(process.env).filter(([k]) => !(k in recorded)));
+  const start = (dotenv: Record<string, string | null>) => {
+    const lines = Object.entries({ ...recorded, ...dotenv }).filter(([, v]) => v !== null);
+    writeFileSync(join(app, ".env"), lines.map(([k, v]) => `${k}=${v}\n`).join(""));
+    const r = spawnSync(process.execPath, ["scripts/ensure-build.js"], { cwd: app, env, encoding: "utf8" });
+    expect(r.status, r.stderr).toBe(0);
+    return r.stdout;
+  };
+  try {
+    expect(start({ SMTP_URL: "smtp://relay-a.example.com:587" })).toBe("");
+    expect(start({ SMTP_URL: "smtp://relay-b.example.com:587", CONTACT_TO: "sales@example.com" })).toBe("");
+    const built = start({ SMTP_URL: "smtp://relay-b.example.com:587", SITE_URL: "https://www.changed.test" });
+    expect(built).toMatch(/^SITE_URL changed since the last build: building…\n[\s\S]*BUILT/);
+  } finally {
+    rmSync(app, { recursive: true, force: true });
+  }
+});
+
