@@ -11,7 +11,7 @@ import {
   writeFileSync,
 } from "node:fs";
 import { tmpdir } from "node:os";
-import { join } from "node:path";
+import { join, relative } from "node:path";
 import pino from "pino";
 import type { ServerBuild } from "react-router";
 import { describe, expect, it } from "vitest";
@@ -458,3 +458,26 @@ it("npm start builds again when a build-time variable changed (SITE_URL), not fo
   }
 });
 
+it("a start on SQLite whose leads leave the machine warns in one line when DATA_DIR is relative (a release's own folder)", async () => {
+  // Relative to the project's folder, yet a fresh folder of this test's.
+  const relativeDir = () => relative(root, mkdtempSync(join(tmpdir(), "relative-data-")));
+  const relay = { SMTP_URL: "smtp://127.0.0.1:2525" };
+  const warned = async (env: Record<string, string>) => {
+    const started = await startServer(env);
+    try {
+      return lines(await started.logged()).filter(
+        (l) => l.level === "warn" && /DATA_DIR is relative/.test(String(l.msg)),
+      );
+    } finally {
+      await started.stop();
+    }
+  };
+  const dir = relativeDir();
+  const said = await warned({ ...relay, DATA_DIR: dir });
+  expect(said).toHaveLength(1);
+  expect(said[0]?.msg).toContain(`DATA_DIR is relative (${dir})`);
+  expect(said[0]?.msg).toContain("/var/lib/teton");
+  // An absolute folder (the image's /data), or leads that stay on this machine (a laptop's npm start): no word.
+  expect(await warned({ ...relay, DATA_DIR: mkdtempSync(join(tmpdir(), "absolute-data-")) })).toHaveLength(0);
+  expect(await warned({ SMTP_URL: "", DATA_DIR: relativeDir() })).toHaveLength(0);
+}, 120_000);
