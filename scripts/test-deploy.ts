@@ -660,6 +660,7 @@ async function outsideContainers() {
     );
   } finally {
     await stopService();
+    rmSync(top, { recursive: true, force: true });
   }
 }
 
