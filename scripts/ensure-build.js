@@ -20,8 +20,8 @@ export const BUILD_TIME_RECORD = "build/server/build-time.json";
  * The build-time variables as `node --env-file-if-exists=.env` (the build's scripts) sees them: the
  * environment first, then `.env`; an empty value is not set (server/env.ts).
  */
-export function buildTimeValues(names, env = process.env, dir = root) {
-  const file = join(dir, ".env");
+export function buildTimeValues(names, env = process.env) {
+  const file = join(root, ".env");
   const fromFile = existsSync(file) ? parseEnv(readFileSync(file, "utf8")) : {};
   return Object.fromEntries(names.map((n) => [n, (n in env ? env[n] : fromFile[n]) || null]));
 }

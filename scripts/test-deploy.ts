@@ -249,7 +249,8 @@ async function main() {
         for (let i = 0; i < 40 && emails.length < n; i++) {
           await sleep(250);
           try {
-            emails = readdirSync(join(data, "mail")).filter((f) => f.endsWith(".eml"));
+            // The leads' emails: a fresh database on a business day also sends the morning digest there.
+            emails = readdirSync(join(data, "mail")).filter((f) => f.endsWith(".eml") && !f.startsWith("digest-"));
           } catch {}
         }
         return emails;
