@@ -8,6 +8,7 @@ import { site } from "../app/config/site.ts";
 import { readPosts, readPublishedPosts } from "../app/content/post-files.ts";
 import { todayAtOffice } from "../app/content/post-parser.ts";
 import { loadBuildEnv } from "../server/config.ts";
+import { BUILD_TIME } from "../server/env.ts";
 import {
   BASE_HEADERS,
   externalOrigin,
@@ -17,6 +18,7 @@ import {
   policyForHtml,
 } from "../server/security.ts";
 import { HTML_CACHE, IMMUTABLE, typesByPath, walk } from "../server/static.ts";
+import { BUILD_TIME_RECORD, buildTimeValues } from "./ensure-build.js";
 import { buildImages, drawSocialImages } from "./images.ts";
 import { articleMarkdown, writeMachineReadable } from "./machine-readable.ts";
 
@@ -192,9 +194,16 @@ console.log(
   `postbuild: precompressed ${count} files (${(raw / 1024).toFixed(1)} KiB → ${(br / 1024).toFixed(1)} KiB brotli)`,
 );
 
+// What this build read of the build-time variables: `npm start` (scripts/ensure-build.js) builds
+// again when they differ, and only then when .env changed.
+const serverBuild = new URL("../build/server/", import.meta.url).pathname;
+writeFileSync(
+  new URL(`../${BUILD_TIME_RECORD}`, import.meta.url),
+  `${JSON.stringify(buildTimeValues(BUILD_TIME), null, 2)}\n`,
+);
+
 // Last, once the build is whole: React Router's server build, every file and its size (server.js
 // checks it before a start; vite.server.config.ts lists build/server-main's the same way).
-const serverBuild = new URL("../build/server/", import.meta.url).pathname;
 const serverFiles = walk(serverBuild)
   .filter((path) => path !== join(serverBuild, "files.json"))
   .map((path) => [relative(serverBuild, path), statSync(path).size]);

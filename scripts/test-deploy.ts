@@ -2,6 +2,7 @@ import { type ChildProcess, execFile, execFileSync, spawn, spawnSync } from "nod
 import {
   appendFileSync,
   chownSync,
+  cpSync,
   existsSync,
   mkdirSync,
   mkdtempSync,
@@ -9,6 +10,7 @@ import {
   readFileSync,
   rmSync,
   statSync,
+  symlinkSync,
   writeFileSync,
 } from "node:fs";
 import { tmpdir } from "node:os";
@@ -169,7 +171,7 @@ const check = (what: string, ok: boolean, detail = "") => {
   if (!ok) process.exitCode = 1;
 };
 
-/** `npm run test:deploy -- sqlite proxy`: only those parts (sqlite, litestream, postgres, proxy); all by default. */
+/** `npm run test:deploy -- sqlite proxy`: only those parts (releases, sqlite, litestream, postgres, proxy); all by default. */
 const parts = process.argv.slice(2);
 const wanted = (part: string) => parts.length === 0 || parts.includes(part);
 
@@ -178,6 +180,8 @@ async function main() {
     console.log("test:deploy skipped: podman and debootstrap are needed (apt-get install podman debootstrap runc).");
     return;
   }
+  if (wanted("releases")) await outsideContainers();
+  if (!["sqlite", "litestream", "postgres", "proxy"].some(wanted)) return report();
   execFileSync("bash", [join(root, "deploy/stand-in-base.sh")], { stdio: "inherit" });
   const t0 = Date.now();
   execFileSync(
@@ -245,7 +249,8 @@ async function main() {
         for (let i = 0; i < 40 && emails.length < n; i++) {
           await sleep(250);
           try {
-            emails = readdirSync(join(data, "mail")).filter((f) => f.endsWith(".eml"));
+            // The leads' emails: a fresh database on a business day also sends the morning digest there.
+            emails = readdirSync(join(data, "mail")).filter((f) => f.endsWith(".eml") && !f.startsWith("digest-"));
           } catch {}
         }
         return emails;
@@ -488,9 +493,176 @@ async function main() {
     }
   }
   if (wanted("proxy")) await behindTlsProxy();
+  report();
+}
+
+function report() {
   for (const [status, what] of results) console.log(`${status.padEnd(6)} ${what}`);
   const failed = results.filter(([s]) => s !== "ok").length;
   console.log(`${results.length - failed} passed, ${failed} failed`);
+}
+
+/**
+ * Outside containers, as docs/deployment.md's "Upgrades" writes it, in a folder of this test's for
+ * /srv/teton and /var/lib/teton: a release serving from its own folder with the default ./data, its
+ * data moved out (data-outside-releases), then the next release cloned, built while the old one
+ * serves, and switched to (upgrade-outside-containers). This machine has no systemd: `systemctl` is
+ * a stand-in for the docs' unit (npm start in /srv/teton/current; stop: SIGTERM, waited for). Both
+ * releases are this repository at HEAD; the old one serves the build this folder already has.
+ */
+async function outsideContainers() {
+  const top = mkdtempSync(join(tmpdir(), "deploy-releases-"));
+  const here = (text: string) =>
+    text.replaceAll("/srv/teton", `${top}/srv/teton`).replaceAll("/var/lib/teton", `${top}/var/lib/teton`);
+  const head = execFileSync("git", ["-C", root, "rev-parse", "HEAD"], { encoding: "utf8" }).trim();
+  const old = join(top, "srv/teton/releases/1.1.1");
+  const current = join(top, "srv/teton/current");
+  mkdirSync(join(top, "var/lib"), { recursive: true });
+  execFileSync("git", ["clone", "--quiet", root, old]);
+  execFileSync("git", ["-C", old, "checkout", "--quiet", head]);
+  symlinkSync(join(root, "node_modules"), join(old, "node_modules"));
+  cpSync(join(root, "build"), join(old, "build"), { recursive: true });
+  symlinkSync(old, current);
+  // The operator's .env names SITE_URL. The copied build was made with the values its record holds
+  // (SITE_URL unset: the default, https://www.example.com, the same pages): recorded as made with
+  // this .env, so the old release's first start builds nothing.
+  // (A build from before that record: the old release's start builds it again, slower.)
+  const recordFile = join(old, "build/server/build-time.json");
+  const record = existsSync(recordFile)
+    ? (JSON.parse(readFileSync(recordFile, "utf8")) as Record<string, string | null>)
+    : { SITE_URL: null };
+  record.SITE_URL ??= "https://www.example.com";
+  if (existsSync(recordFile)) {
+    writeFileSync(recordFile, `${JSON.stringify(record, null, 2)}\n`);
+    const listFile = join(old, "build/server/files.json");
+    const list = JSON.parse(readFileSync(listFile, "utf8")) as Record<string, number>;
+    list["build-time.json"] = statSync(recordFile).size;
+    writeFileSync(listFile, `${JSON.stringify(list, null, 2)}\n`);
+  }
+  const port = await freePort();
+  const url = `http://127.0.0.1:${port}`;
+  writeFileSync(
+    join(old, ".env"),
+    `${Object.entries(record)
+      .filter(([, v]) => v !== null)
+      .map(([k, v]) => `${k}=${v}\n`)
+      .join(
+        "",
+      )}PORT=${port}\nHOST=127.0.0.1\nSPAM_FILTER=off\nRATE_LIMIT_PER_MINUTE=1000\nRATE_LIMIT_NETWORK_PER_MINUTE=1000\n`,
+  );
+  const journal = join(top, "teton.log");
+  const pidFile = join(top, "teton.pid");
+  const prelude = `systemctl() {   # the docs' teton.service: npm start in its WorkingDirectory; a stop is SIGTERM, waited for
+  local pid
+  case "$*" in
+    "stop teton" | "restart teton")
+      pid="$(cat ${pidFile})"
+      kill -TERM -- "-$pid"
+      while kill -0 -- "-$pid" 2>/dev/null; do sleep 0.1; done ;;&
+    "start teton" | "restart teton")
+      (cd ${current} && exec setsid npm start >>${journal} 2>&1 </dev/null) &
+      echo $! >${pidFile} ;;
+  esac
+}
+`;
+  const stopService = () => shell(`${prelude}systemctl stop teton`).catch(() => "");
+  const key = record.CONTACT_PUBLIC_KEY ?? DEFAULT_PUBLIC_KEY;
+  const submit = async (name: string) => {
+    const res = await fetch(`${url}${CONTACT_API_PATH}`, {
+      method: "POST",
+      headers: { "content-type": "application/json", authorization: `Bearer ${key}` },
+      body: JSON.stringify({ name, email: "release@example.org", message: `A lead from ${name}.` }),
+    });
+    return res.status === 201 ? String(((await res.json()) as { id: string }).id) : `answered ${res.status}`;
+  };
+  // The operator's CLI in a release's folder: the DATA_DIR its .env names.
+  const listed = async (folder: string) =>
+    (
+      JSON.parse(await shell("npm run --silent inquiries -- list --json", { cwd: folder })) as Array<{ id: string }>
+    ).map((r) => r.id);
+  const missing = (ids: string[], have: string[]) => ids.filter((id) => !have.includes(id));
+  try {
+    await shell(`${prelude}systemctl start teton`);
+    await waitReady(url, 300_000);
+    const leads = [await submit("Release One"), await submit("Release Two")];
+
+    const moved = await shell(prelude + here(recipe("data-outside-releases"))).then(
+      () => "",
+      (err: Error) => err.message,
+    );
+    await waitReady(url, 60_000);
+    leads.push(await submit("Release Three"));
+    const afterMove = await listed(current);
+    check(
+      "data-outside-releases as written: the leads of ./data are served from /var/lib/teton, none left in the release's folder",
+      moved === "" &&
+        missing(leads, afterMove).length === 0 &&
+        !existsSync(join(old, "data")) &&
+        existsSync(join(top, "var/lib/teton/inquiries.sqlite")),
+      `${missing(leads, afterMove).length} of ${leads.length} missing (${leads.join(", ")})${moved ? `; ${moved.slice(-300)}` : ""}`,
+    );
+
+    // Who answers while the recipe runs: every 50 ms a page; the longest time with no 200.
+    const answers: Array<[number, boolean]> = [];
+    let polling = true;
+    const poller = (async () => {
+      while (polling) {
+        const ok = await fetch(`${url}/`, { signal: AbortSignal.timeout(2_000) }).then(
+          (r) => r.status === 200,
+          () => false,
+        );
+        answers.push([Date.now(), ok]);
+        await sleep(50);
+      }
+    })();
+    const before = readFileSync(journal, "utf8").length;
+    const t0 = Date.now();
+    const upgraded = await shell(
+      prelude +
+        here(recipe("upgrade-outside-containers"))
+          .replace("https://git.example.com/teton/site.git", `file://${root}`)
+          .replace("v1.2.0", head),
+    ).then(
+      () => "",
+      (err: Error) => err.message,
+    );
+    const took = Math.round((Date.now() - t0) / 1000);
+    await waitReady(url, 60_000).catch(() => undefined);
+    polling = false;
+    await poller;
+    let gap = 0;
+    let lastOk = answers[0]?.[0] ?? 0;
+    for (const [at, ok] of answers) {
+      if (!ok) continue;
+      gap = Math.max(gap, at - lastOk);
+      lastOk = at;
+    }
+    const newStart = readFileSync(journal, "utf8").slice(before);
+    const fresh = join(top, "srv/teton/releases/1.2.0");
+    const servedFrom = spawnSync("readlink", [`/proc/${readFileSync(pidFile, "utf8").trim()}/cwd`], {
+      encoding: "utf8",
+    }).stdout.trim();
+    check(
+      "upgrade-outside-containers as written: the new release built while the old served; its npm start builds nothing, serving within seconds of the old one's stop",
+      upgraded === "" &&
+        servedFrom === fresh &&
+        newStart.includes("server started") &&
+        !/building…|> \S+ build\b/.test(newStart) &&
+        gap < 10_000,
+      `${took} s in all, ${(gap / 1000).toFixed(1)} s with no page${upgraded ? `; the recipe: ${upgraded.slice(-400)}` : ""}${/building…/.test(newStart) ? `; ${/^.*building….*$/m.exec(newStart)?.[0]}` : ""}`,
+    );
+    rmSync(old, { recursive: true, force: true });
+    leads.push(await submit("Release Four"));
+    const afterUpgrade = await listed(fresh);
+    check(
+      "after the upgrade, the old release's folder deleted: every lead stored before is there, and a new one is stored",
+      missing(leads, afterUpgrade).length === 0 && leads.every((id) => !id.startsWith("answered")),
+      `${missing(leads, afterUpgrade).length} of ${leads.length} missing (${leads.join(", ")})`,
+    );
+  } finally {
+    await stopService();
+    rmSync(top, { recursive: true, force: true });
+  }
 }
 
 /** A JSON submission through the proxy with `key`, as a page built with it sends it: its status. */
@@ -573,7 +745,9 @@ const recipients = (m: { mail: { to?: unknown } } | undefined) => {
  * proxy reaches the SMTP server exactly once. Then, while a browser keeps submitting through the
  * proxy, the first step of a key rotation (a line added to .env) and the rolling-restart recipe:
  * every submission acknowledged and delivered once, no page load failed, the next key accepted. Then
- * a new instance beside the old one (nginx's upstream edited and reloaded), and the pg_dump recipe.
+ * the rotation's second step, a new instance beside the old one (nginx's upstream edited and
+ * reloaded), the third step's rolling restart right after it (the instances that run: 1 and 2), and
+ * the pg_dump recipe.
  */
 async function behindTlsProxy() {
   const nginxBin = ["/usr/sbin/nginx", "/usr/bin/nginx"].find((p) => existsSync(p));
@@ -784,18 +958,6 @@ nginx() { command ${nginxBin} -c ${nginxConf} -p ${dir} "$@"; }
       step2 === "" && afterStep2.pages === NEXT_KEY && afterStep2.next === 201 && afterStep2.old === 201,
       `pages ${afterStep2.pages}, next ${afterStep2.next}, old ${afterStep2.old}${step2 ? `; ${step2.slice(-300)}` : ""}`,
     );
-    setKeys(`CONTACT_PUBLIC_KEY=${NEXT_KEY}\n`);
-    const step3 = await roll().then(
-      () => "",
-      (err: Error) => err.message,
-    );
-    const afterStep3 = { next: await p2(siteUrl, NEXT_KEY, 12), old: await p2(siteUrl, DEFAULT_PUBLIC_KEY, 13) };
-    check(
-      "rotation step 3 as written: the second line removed, re-created; the new key accepted, the old one no longer",
-      step3 === "" && afterStep3.next === 201 && afterStep3.old === 401,
-      `next ${afterStep3.next}, old ${afterStep3.old}${step3 ? `; ${step3.slice(-300)}` : ""}`,
-    );
-
     // A new instance beside the old one, as written: nginx's upstream gains its port and loses the old one's.
     const beside = await shell(
       prelude +
@@ -820,6 +982,31 @@ nginx() { command ${nginxBin} -c ${nginxConf} -p ${dir} "$@"; }
         upstream.includes(`server 127.0.0.1:${base + 2} max_fails=0;`) &&
         !upstream.includes(`server 127.0.0.1:${base} max_fails=0;`),
       `${viaProxy.join(" ")}, ${servedByNew} of 6 served by the new one${beside ? `; the recipe: ${beside.slice(0, 300)}` : ""}`,
+    );
+
+    // Step 3 right after that: the rolling restart re-creates the instances that run now, 1 and 2.
+    const running = () =>
+      podman("ps", "--filter", "name=^teton-site-", "--format", "{{.Names}} {{.ID}}").split("\n").sort();
+    const beforeStep3 = running();
+    setKeys(`CONTACT_PUBLIC_KEY=${NEXT_KEY}\n`);
+    const step3 = await roll().then(
+      () => "",
+      (err: Error) => err.message,
+    );
+    const afterStep3 = running();
+    const answers = { next: [] as number[], old: [] as number[] };
+    for (let i = 0; i < 4; i++) {
+      answers.next.push(await p2(siteUrl, NEXT_KEY, 12 + 2 * i));
+      answers.old.push(await p2(siteUrl, DEFAULT_PUBLIC_KEY, 13 + 2 * i));
+    }
+    check(
+      "rotation step 3 as written, after the new instance beside the old: instances 1 and 2 re-created, no other started; the new key accepted, the old one no longer",
+      step3 === "" &&
+        afterStep3.map((l) => l.split(" ")[0]).join(" ") === "teton-site-1 teton-site-2" &&
+        afterStep3.every((l) => !beforeStep3.includes(l)) &&
+        answers.next.every((s) => s === 201) &&
+        answers.old.every((s) => s === 401),
+      `before ${beforeStep3.join(", ")}; after ${afterStep3.join(", ")}; next ${answers.next.join(" ")}, old ${answers.old.join(" ")}${step3 ? `; ${step3.slice(-300)}` : ""}`,
     );
 
     // The pg_dump recipe, as written: into the volume's backups folder, the server's user's alone.

@@ -1,5 +1,6 @@
 import { mkdirSync } from "node:fs";
 import { flushCompileCache } from "node:module";
+import { isAbsolute } from "node:path";
 import { fileURLToPath } from "node:url";
 import pino from "pino";
 import type { ServerBuild } from "react-router";
@@ -49,13 +50,14 @@ function refuseToStart(err: unknown): never {
 }
 
 let config: Config;
+let leadsLeave = false;
 try {
   config = loadConfig(process.env, tuningFromArgs(process.argv));
   // The privacy notice never falls behind the running system: a lead goes to no one it does not name.
   const unnamed = unnamedProcessors(config, site.privacy.processors);
   if (unnamed) throw new Error(unnamed);
   // The links in a lead point at SITE_URL: refused when they would be wrong and leave this machine.
-  const leadsLeave = Boolean(config.SMTP_URL) || channelsOf(routingOf(config)).some((c) => c !== "email");
+  leadsLeave = Boolean(config.SMTP_URL) || channelsOf(routingOf(config)).some((c) => c !== "email");
   const wrongLinks = siteUrlProblem(config, leadsLeave);
   if (wrongLinks) throw new Error(wrongLinks);
 } catch (err) {
@@ -64,6 +66,15 @@ try {
 const { PORT: port, HOST: host } = config;
 const placeholders = placeholderContacts(site);
 if (placeholders.length > 0) log.warn({ placeholders }, PLACEHOLDER_WARNING);
+// A deployment whose leads leave this machine, on SQLite in a folder relative to the release's: a new
+// release in a folder of its own would start on an empty database (docs/deployment.md, "Upgrades").
+// The image's DATA_DIR is /data; a laptop's `npm start` keeps its leads in ./data/mail, unwarned.
+if (leadsLeave && !config.DATABASE_URL && !isAbsolute(config.DATA_DIR)) {
+  log.warn(
+    { dataDir: config.dataDir },
+    `DATA_DIR is relative (${config.DATA_DIR}): the leads are kept under the folder the server started in, and a release in a folder of its own starts without them. Set an absolute DATA_DIR outside every release, such as /var/lib/teton (docs/deployment.md, "Upgrades")`,
+  );
+}
 
 const keys = secretKeys(new KeyRing(), config);
 

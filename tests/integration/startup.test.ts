@@ -12,13 +12,14 @@ import {
   writeFileSync,
 } from "node:fs";
 import { tmpdir } from "node:os";
-import { join } from "node:path";
+import { join, relative } from "node:path";
 import pino from "pino";
 import type { ServerBuild } from "react-router";
 import { describe, expect, it } from "vitest";
 import { createApp } from "../../server/app.ts";
 import { loadConfig } from "../../server/config.ts";
 import { createMetrics } from "../../server/contact/metrics.ts";
+import { BUILD_TIME } from "../../server/env.ts";
 import { testKeys } from "../support/keys.ts";
 import { freePort } from "../support/ports.ts";
 import { json, lines, nextIp, storedCount, valid } from "../support/requests";
@@ -360,7 +361,8 @@ it("npm start builds first when the build is missing, partial, or older than the
   mkdirSync(join(project, "scripts"));
   cpSync(join(root, "scripts/ensure-build.js"), join(project, "scripts/ensure-build.js"));
   cpSync(join(root, "server.js"), join(project, "server.js"));
-  // A build that writes both parts, each with its list of files, and says so.
+  // A build that writes both parts, each with its list of files, and the record of the build-time
+  // variables it read (none), and says so.
   writeFileSync(
     join(project, "fake-build.js"),
     `import { mkdirSync, writeFileSync } from "node:fs";
@@ -369,6 +371,7 @@ for (const [part, files] of Object.entries({ "build/server": { "index.js": "x" }
   for (const [name, text] of Object.entries(files)) writeFileSync(\`\${part}/\${name}\`, text);
   writeFileSync(\`\${part}/files.json\`, JSON.stringify(Object.fromEntries(Object.entries(files).map(([n, t]) => [n, t.length]))));
 }
+writeFileSync("build/server/build-time.json", "{}");
 console.log("BUILT");
 `,
   );
@@ -420,3 +423,66 @@ console.log("BUILT");
   }
   rmSync(project, { recursive: true, force: true });
 });
+
+/**
+ * Only the build-time variables (server/env.ts BUILD_TIME) are baked into the build: `npm start`
+ * compares what the build read of them (build/server/build-time.json, written by scripts/postbuild.js)
+ * with `.env` and the environment now, so a changed relay is a restart, never a build while nothing serves.
+ */
+it("npm start builds again when a build-time variable changed (SITE_URL), not for another line of .env (SMTP_URL)", () => {
+  const app = deployedCopy("build-time-");
+  mkdirSync(join(app, "scripts"));
+  cpSync(join(root, "scripts/ensure-build.js"), join(app, "scripts/ensure-build.js"));
+  const pkg = JSON.parse(readFileSync(join(root, "package.json"), "utf8"));
+  pkg.scripts.build = "echo BUILT";
+  rmSync(join(app, "package.json")); // the project's own, linked: never written through
+  writeFileSync(join(app, "package.json"), JSON.stringify(pkg));
+  // Older than the build: only the build-time variables can make it build.
+  utimesSync(join(app, "package.json"), new Date(Date.now() - 600_000), new Date(Date.now() - 600_000));
+  // What this project's `npm run build` read, now written in .env; the environment sets none of it.
+  const recorded = JSON.parse(readFileSync(join(app, "build/server/build-time.json"), "utf8")) as Record<
+    string,
+    string | null
+  >;
+  expect(Object.keys(recorded).sort()).toEqual([...BUILD_TIME].sort());
+  const env = Object.fromEntries(Object.entries(process.env).filter(([k]) => !(k in recorded)));
+  const start = (dotenv: Record<string, string | null>) => {
+    const lines = Object.entries({ ...recorded, ...dotenv }).filter(([, v]) => v !== null);
+    writeFileSync(join(app, ".env"), lines.map(([k, v]) => `${k}=${v}\n`).join(""));
+    const r = spawnSync(process.execPath, ["scripts/ensure-build.js"], { cwd: app, env, encoding: "utf8" });
+    expect(r.status, r.stderr).toBe(0);
+    return r.stdout;
+  };
+  try {
+    expect(start({ SMTP_URL: "smtp://relay-a.example.com:587" })).toBe("");
+    expect(start({ SMTP_URL: "smtp://relay-b.example.com:587", CONTACT_TO: "sales@example.com" })).toBe("");
+    const built = start({ SMTP_URL: "smtp://relay-b.example.com:587", SITE_URL: "https://www.changed.test" });
+    expect(built).toMatch(/^SITE_URL changed since the last build: building…\n[\s\S]*BUILT/);
+  } finally {
+    rmSync(app, { recursive: true, force: true });
+  }
+});
+
+it("a start on SQLite whose leads leave the machine warns in one line when DATA_DIR is relative (a release's own folder)", async () => {
+  // Relative to the project's folder, yet a fresh folder of this test's.
+  const relativeDir = () => relative(root, mkdtempSync(join(tmpdir(), "relative-data-")));
+  const relay = { SMTP_URL: "smtp://127.0.0.1:2525" };
+  const warned = async (env: Record<string, string>) => {
+    const started = await startServer(env);
+    try {
+      return lines(await started.logged()).filter(
+        (l) => l.level === "warn" && /DATA_DIR is relative/.test(String(l.msg)),
+      );
+    } finally {
+      await started.stop();
+    }
+  };
+  const dir = relativeDir();
+  const said = await warned({ ...relay, DATA_DIR: dir });
+  expect(said).toHaveLength(1);
+  expect(said[0]?.msg).toContain(`DATA_DIR is relative (${dir})`);
+  expect(said[0]?.msg).toContain("/var/lib/teton");
+  // An absolute folder (the image's /data), or leads that stay on this machine (a laptop's npm start): no word.
+  expect(await warned({ ...relay, DATA_DIR: mkdtempSync(join(tmpdir(), "absolute-data-")) })).toHaveLength(0);
+  expect(await warned({ SMTP_URL: "", DATA_DIR: relativeDir() })).toHaveLength(0);
+}, 120_000);
