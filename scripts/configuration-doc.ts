@@ -44,8 +44,8 @@ function render(): string {
 
 Every variable is optional. \`npm run build\`, \`npm start\`, \`npm run dev\` and \`npm run inquiries\`
 read a \`.env\` file if there is one (copy \`.env.example\`); a variable set in the environment wins.
-**build and run** variables are baked into the prerendered pages (\`npm start\` rebuilds when
-\`.env\` changed) and read again by the server: give both the same value (the image keeps its build
+**build and run** variables are baked into the prerendered pages (\`npm start\` rebuilds when one
+of them changed, in \`.env\` or the environment; a change of a **run** variable needs only a restart) and read again by the server: give both the same value (the image keeps its build
 arguments as the defaults of its environment); **run** variables are read when the server or the CLI starts. A bad value stops it at start with one
 line naming the variable (\`Invalid environment: PORT: a port number 1-65535\`). Durations are in
 milliseconds. The test and benchmark tools have their own (\`CHROMIUM_PATH\`, \`PG_BIN\`,
