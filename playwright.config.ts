@@ -31,7 +31,10 @@ export default defineConfig({
   timeout: 30_000,
   use: {
     baseURL: BASE_URL,
-    launchOptions: { executablePath: process.env.CHROMIUM_PATH ?? "/usr/bin/chromium", args: chromiumArgs },
+    launchOptions: {
+      executablePath: process.env.CHROMIUM_PATH ?? "/usr/bin/chromium",
+      args: chromiumArgs,
+    },
   },
   globalSetup: "./tests/e2e/site-and-smtp-setup.ts",
 });

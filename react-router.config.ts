@@ -8,6 +8,9 @@ export default {
   // Every page (each published post for /blog/:slug) and every file of app/pages.ts; /contact/sent
   // is the server's (it carries the visitor's own booking link, server/booking/).
   prerender() {
-    return [...pagePaths(publishedSlugs(), (p) => p.name !== "contactSent"), ...files.map((f) => f.path)];
+    return [
+      ...pagePaths(publishedSlugs(), (p) => p.name !== "contactSent"),
+      ...files.map((f) => f.path),
+    ];
   },
 } satisfies Config;

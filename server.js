@@ -18,14 +18,19 @@ export function buildProblem() {
   for (const part of ["build/server", "build/server-main"]) {
     let files;
     try {
-      files = Object.entries(JSON.parse(fs.readFileSync(new URL(`${part}/files.json`, import.meta.url), "utf8")));
+      files = Object.entries(
+        JSON.parse(fs.readFileSync(new URL(`${part}/files.json`, import.meta.url), "utf8")),
+      );
     } catch {
       problems.push(`${part}/files.json missing`);
       continue;
     }
     for (const [name, size] of files) {
-      const found = fs.statSync(new URL(`${part}/${name}`, import.meta.url), { throwIfNoEntry: false });
-      if (found?.size !== size) problems.push(`${part}/${name} ${found ? "not as built" : "missing"}`);
+      const found = fs.statSync(new URL(`${part}/${name}`, import.meta.url), {
+        throwIfNoEntry: false,
+      });
+      if (found?.size !== size)
+        problems.push(`${part}/${name} ${found ? "not as built" : "missing"}`);
     }
   }
   if (problems.length === 0) return null;
@@ -45,11 +50,14 @@ if (import.meta.main !== false) {
   }
   const problem = buildProblem();
   if (problem) {
-    console.error(`No complete build (${problem}): run \`npm run build\` first (npm start does it for you).`);
+    console.error(
+      `No complete build (${problem}): run \`npm run build\` first (npm start does it for you).`,
+    );
     process.exit(1);
   }
   const cache =
-    process.env.NODE_COMPILE_CACHE || new URL("./node_modules/.cache/node-compile", import.meta.url).pathname;
+    process.env.NODE_COMPILE_CACHE ||
+    new URL("./node_modules/.cache/node-compile", import.meta.url).pathname;
   const nodeModule = process.getBuiltinModule("node:module");
   nodeModule.enableCompileCache(cache);
   // An unexpected error's logged stack names the TypeScript file and line (the bundle's source maps).

@@ -26,8 +26,18 @@ export default defineConfig({
     // sources out (the files are beside the build), which keeps them small to load at start.
     sourcemap: true,
     rolldownOptions: {
-      external: [/^react(-dom)?(\/|$)/, /^@?react-router(\/|$)/, /^@react-router\//, "pg", "prom-client"],
-      output: { entryFileNames: "main.js", chunkFileNames: "[name]-[hash].js", sourcemapExcludeSources: true },
+      external: [
+        /^react(-dom)?(\/|$)/,
+        /^@?react-router(\/|$)/,
+        /^@react-router\//,
+        "pg",
+        "prom-client",
+      ],
+      output: {
+        entryFileNames: "main.js",
+        chunkFileNames: "[name]-[hash].js",
+        sourcemapExcludeSources: true,
+      },
     },
   },
   ssr: { noExternal: true, target: "node" },
@@ -40,7 +50,10 @@ export default defineConfig({
           o.fileName,
           Buffer.byteLength(o.type === "chunk" ? o.code : o.source),
         ]);
-        writeFileSync(resolve(outDir, "files.json"), `${JSON.stringify(Object.fromEntries(sizes), null, 2)}\n`);
+        writeFileSync(
+          resolve(outDir, "files.json"),
+          `${JSON.stringify(Object.fromEntries(sizes), null, 2)}\n`,
+        );
       },
     },
     {
@@ -55,10 +68,18 @@ export default defineConfig({
       // A module that finds its files beside itself (the migrations, the spam corpus) still finds them.
       name: "source-urls",
       transform(code, id) {
-        if (!id.startsWith(process.cwd()) || id.includes("/node_modules/") || !code.includes("import.meta.url")) return;
+        if (
+          !id.startsWith(process.cwd()) ||
+          id.includes("/node_modules/") ||
+          !code.includes("import.meta.url")
+        )
+          return;
         const source = JSON.stringify(fromOut(id));
         // The lines stay where they were (only columns move): the source map's lines hold as they are.
-        return { code: code.replaceAll("import.meta.url", `new URL(${source}, import.meta.url).href`), map: null };
+        return {
+          code: code.replaceAll("import.meta.url", `new URL(${source}, import.meta.url).href`),
+          map: null,
+        };
       },
     },
   ],

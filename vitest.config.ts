@@ -4,7 +4,10 @@ import { CONTACT_API_PATH } from "./app/contact/api.ts";
 // The operator CLI the tests run (scripts/inquiries.ts, over a hundred times) strips and compiles the same
 // TypeScript each time: Node's compile cache, the one server.js enables for itself, does it once.
 // Set here, every worker and every process it starts inherits it.
-process.env.NODE_COMPILE_CACHE ??= new URL("node_modules/.cache/node-compile/", import.meta.url).pathname;
+process.env.NODE_COMPILE_CACHE ??= new URL(
+  "node_modules/.cache/node-compile/",
+  import.meta.url,
+).pathname;
 
 /**
  * Two projects: `unit` (no server, no database: `npm run test:unit`, seconds) and `integration`
@@ -32,7 +35,10 @@ export default defineConfig({
         test: {
           name: "integration",
           include: ["tests/integration/**/*.test.ts"],
-          globalSetup: ["tests/support/server-bundle-setup.ts", "tests/support/integration-postgres-setup.ts"],
+          globalSetup: [
+            "tests/support/server-bundle-setup.ts",
+            "tests/support/integration-postgres-setup.ts",
+          ],
         },
       },
     ],

@@ -32,44 +32,50 @@ export default function handleRequest(
   const contact = loadContext?.get(contactContext) ?? null;
   return new Promise<Response>((resolve, reject) => {
     let shellRendered = false;
-    const { pipe, abort } = renderToPipeableStream(<ServerRouter context={routerContext} url={request.url} />, {
-      onAllReady() {
-        shellRendered = true;
-        const chunks: Buffer[] = [];
-        const sink = new Writable({
-          write(chunk: Buffer, _encoding, done) {
-            chunks.push(chunk);
-            done();
-          },
-        });
-        sink.on("finish", () => {
-          let html = Buffer.concat(chunks).toString("utf8");
-          if (contact) html = html.replace(FORM_TOKEN_PLACEHOLDER, () => contact.formToken());
-          responseHeaders.set("Content-Type", "text/html; charset=utf-8");
-          responseHeaders.set("Content-Security-Policy", policyForHtml(html, externalOrigin(__CONTACT_ENDPOINT__)));
-          resolve(new Response(html, { headers: responseHeaders, status: responseStatusCode }));
-        });
-        pipe(sink);
+    const { pipe, abort } = renderToPipeableStream(
+      <ServerRouter context={routerContext} url={request.url} />,
+      {
+        onAllReady() {
+          shellRendered = true;
+          const chunks: Buffer[] = [];
+          const sink = new Writable({
+            write(chunk: Buffer, _encoding, done) {
+              chunks.push(chunk);
+              done();
+            },
+          });
+          sink.on("finish", () => {
+            let html = Buffer.concat(chunks).toString("utf8");
+            if (contact) html = html.replace(FORM_TOKEN_PLACEHOLDER, () => contact.formToken());
+            responseHeaders.set("Content-Type", "text/html; charset=utf-8");
+            responseHeaders.set(
+              "Content-Security-Policy",
+              policyForHtml(html, externalOrigin(__CONTACT_ENDPOINT__)),
+            );
+            resolve(new Response(html, { headers: responseHeaders, status: responseStatusCode }));
+          });
+          pipe(sink);
+        },
+        onShellError(error: unknown) {
+          reject(error);
+        },
+        onError(error: unknown) {
+          responseStatusCode = 500;
+          // One JSON line, as the server's own log lines are (server/main.ts), never a stack trace.
+          if (shellRendered) {
+            const message = error instanceof Error ? error.message : String(error);
+            console.error(
+              JSON.stringify({
+                level: "error",
+                time: new Date().toISOString(),
+                err: { message },
+                msg: "page render failed",
+              }),
+            );
+          }
+        },
       },
-      onShellError(error: unknown) {
-        reject(error);
-      },
-      onError(error: unknown) {
-        responseStatusCode = 500;
-        // One JSON line, as the server's own log lines are (server/main.ts), never a stack trace.
-        if (shellRendered) {
-          const message = error instanceof Error ? error.message : String(error);
-          console.error(
-            JSON.stringify({
-              level: "error",
-              time: new Date().toISOString(),
-              err: { message },
-              msg: "page render failed",
-            }),
-          );
-        }
-      },
-    });
+    );
     const timer = setTimeout(abort, ABORT_DELAY);
     timer.unref?.();
   });

@@ -24,9 +24,22 @@ export type Page = {
 
 export const pages = [
   { name: "home", path: "/", module: "routes/home.tsx", nav: "Home", public: true },
-  { name: "services", path: "/services", module: "routes/services.tsx", nav: "Services", public: true, markdown: true },
+  {
+    name: "services",
+    path: "/services",
+    module: "routes/services.tsx",
+    nav: "Services",
+    public: true,
+    markdown: true,
+  },
   { name: "blog", path: "/blog", module: "routes/blog.tsx", nav: "Blog", public: true },
-  { name: "post", path: "/blog/:slug", module: "routes/blog-post.tsx", public: true, markdown: true },
+  {
+    name: "post",
+    path: "/blog/:slug",
+    module: "routes/blog-post.tsx",
+    public: true,
+    markdown: true,
+  },
   {
     name: "contact",
     path: "/contact",
@@ -73,15 +86,22 @@ export function isCurrent(href: string, pathname: string): boolean {
 }
 
 /** The concrete paths of the pages that pass `filter`, ":slug" expanded to each published post. */
-export function pagePaths(slugs: readonly string[], filter: (page: Page) => boolean = () => true): string[] {
+export function pagePaths(
+  slugs: readonly string[],
+  filter: (page: Page) => boolean = () => true,
+): string[] {
   return (pages as readonly Page[])
     .filter(filter)
-    .flatMap((p) => (p.path.includes(":slug") ? slugs.map((s) => p.path.replace(":slug", s)) : [p.path]));
+    .flatMap((p) =>
+      p.path.includes(":slug") ? slugs.map((s) => p.path.replace(":slug", s)) : [p.path],
+    );
 }
 
 /** The row a concrete path belongs to ("/blog/some-post" → "/blog/:slug"). */
 export function pageOf(path: string): Page | undefined {
   return (pages as readonly Page[]).find((p) =>
-    p.path.includes(":slug") ? new RegExp(`^${p.path.replace(":slug", "[^/]+")}$`).test(path) : p.path === path,
+    p.path.includes(":slug")
+      ? new RegExp(`^${p.path.replace(":slug", "[^/]+")}$`).test(path)
+      : p.path === path,
   );
 }

@@ -1,5 +1,12 @@
 import type { ReactNode } from "react";
-import { isRouteErrorResponse, Links, Meta, Outlet, useLocation, useRouteError } from "react-router";
+import {
+  isRouteErrorResponse,
+  Links,
+  Meta,
+  Outlet,
+  useLocation,
+  useRouteError,
+} from "react-router";
 import { NotFound } from "#app/components/sections/NotFound.tsx";
 import { SiteFooter } from "#app/components/sections/SiteFooter.tsx";
 import { SiteHeader } from "#app/components/sections/SiteHeader.tsx";
@@ -26,8 +33,16 @@ export function Layout({ children }: { children: ReactNode }) {
         <meta charSet="utf-8" />
         <meta name="viewport" content="width=device-width, initial-scale=1" />
         <meta name="color-scheme" content="light dark" />
-        <meta name="theme-color" media="(prefers-color-scheme: light)" content={site.themeColor.light} />
-        <meta name="theme-color" media="(prefers-color-scheme: dark)" content={site.themeColor.dark} />
+        <meta
+          name="theme-color"
+          media="(prefers-color-scheme: light)"
+          content={site.themeColor.light}
+        />
+        <meta
+          name="theme-color"
+          media="(prefers-color-scheme: dark)"
+          content={site.themeColor.dark}
+        />
         <Meta />
         {/* precedence: React puts the stylesheet first in <head>, so the first paint never waits behind
             anything else React adds there. */}

@@ -64,7 +64,9 @@ class CountingRelay {
     });
     // A client that vanishes mid-session (the site killed in the crash run) is that client's problem.
     this.server.on("error", () => {});
-    await new Promise<void>((resolve) => this.server?.listen(this.port, "127.0.0.1", () => resolve()));
+    await new Promise<void>((resolve) =>
+      this.server?.listen(this.port, "127.0.0.1", () => resolve()),
+    );
   }
 
   async stop() {
@@ -97,11 +99,19 @@ async function submissions(
   };
 }
 
-type Target = { env: Record<string, string>; storedIds: () => Promise<Set<string>>; cleanup: () => Promise<void> };
+type Target = {
+  env: Record<string, string>;
+  storedIds: () => Promise<Set<string>>;
+  cleanup: () => Promise<void>;
+};
 
 async function sqliteTarget(dir: string): Promise<Target> {
   const dataDir = join(dir, "server");
-  return { env: { DATA_DIR: dataDir }, storedIds: () => storedIds({ dataDir }), cleanup: async () => {} };
+  return {
+    env: { DATA_DIR: dataDir },
+    storedIds: () => storedIds({ dataDir }),
+    cleanup: async () => {},
+  };
 }
 
 async function postgresTarget(dir: string): Promise<Target> {
@@ -168,7 +178,10 @@ async function main() {
       stored: acked.filter((id) => stored.has(id)).length,
       delivered: acked.filter((id) => relay.deliveries.has(id)).length,
       lost: acked.filter((id) => !stored.has(id) || !relay.deliveries.has(id)).length,
-      "duplicate emails": acked.reduce((n, id) => n + Math.max(0, (relay.deliveries.get(id) ?? 0) - 1), 0),
+      "duplicate emails": acked.reduce(
+        (n, id) => n + Math.max(0, (relay.deliveries.get(id) ?? 0) - 1),
+        0,
+      ),
       "not answered 201": run.errors,
       ...extra,
     });
@@ -176,7 +189,9 @@ async function main() {
 
   try {
     const engine = opts.pg ? "PostgreSQL" : "SQLite";
-    console.log(`Contact pipeline benchmark: ${N} submissions a run at concurrency ${C}, ${engine}`);
+    console.log(
+      `Contact pipeline benchmark: ${N} submissions a run at concurrency ${C}, ${engine}`,
+    );
     await settle("warm-up (untimed)", await submissions(server.url, { amount: Math.min(500, N) }));
 
     const steady = await submissions(server.url, { amount: N });
@@ -206,11 +221,17 @@ async function main() {
     await settle(`SMTP down ${SMTP_DOWN_MS / 1000} s`, outage);
 
     // The pages during a flood: 200 submissions a second from many addresses, and 32 visitors on /.
-    const flood = submissions(server.url, { duration: 12, connections: 16, overallRate: TARGET.floodPerSecond });
+    const flood = submissions(server.url, {
+      duration: 12,
+      connections: 16,
+      overallRate: TARGET.floodPerSecond,
+    });
     await new Promise((r) => setTimeout(r, 1000));
     const page = await autocannon({ url: `${server.url}/`, connections: 32, duration: 10 });
     const flooded = await flood;
-    await settle(`flood at ${TARGET.floodPerSecond}/s`, flooded, { "page p99 ms": page.latency.p99 });
+    await settle(`flood at ${TARGET.floodPerSecond}/s`, flooded, {
+      "page p99 ms": page.latency.p99,
+    });
 
     console.table(rows);
     const timed = rows.filter((r) => !String(r.run).startsWith("warm-up"));
@@ -224,12 +245,17 @@ async function main() {
       floodPerSecond: Number(timed.at(-1)?.["req/s"]),
     };
     const checks = [
-      [`acknowledged submissions a second (steady) ≥ ${TARGET.perSecond}`, figures.perSecond >= TARGET.perSecond],
+      [
+        `acknowledged submissions a second (steady) ≥ ${TARGET.perSecond}`,
+        figures.perSecond >= TARGET.perSecond,
+      ],
       [`p99 latency of a submission (steady) ≤ ${TARGET.p99Ms} ms`, figures.p99Ms <= TARGET.p99Ms],
       ["lost over all runs = 0", lost === 0],
       [`/ p99 under the flood ≤ ${TARGET.pageP99Ms} ms`, figures.pageP99Ms <= TARGET.pageP99Ms],
     ] as const;
-    console.log(`Steady: ${figures.perSecond}/s, p99 ${figures.p99Ms} ms. Lost over all runs: ${lost}.`);
+    console.log(
+      `Steady: ${figures.perSecond}/s, p99 ${figures.p99Ms} ms. Lost over all runs: ${lost}.`,
+    );
     console.log(
       `/ at 32 connections during ${figures.floodPerSecond} submissions a second: ${page.requests.average} req/s, p99 ${page.latency.p99} ms.`,
     );

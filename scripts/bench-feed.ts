@@ -14,7 +14,10 @@ import { type RunningServer, startServer } from "../tests/support/server.ts";
  */
 
 const { values: opts } = parseArgs({
-  options: { seconds: { type: "string", default: "10" }, connections: { type: "string", default: "32" } },
+  options: {
+    seconds: { type: "string", default: "10" },
+    connections: { type: "string", default: "32" },
+  },
 });
 
 const feeds = await new CalendarFeeds().start();
@@ -28,7 +31,8 @@ async function measure(server: RunningServer) {
     duration: Number(opts.seconds),
     headers: { "accept-encoding": "gzip" },
   });
-  if (result.non2xx > 0 || result.errors > 0) throw new Error(`${result.non2xx} non-2xx, ${result.errors} errors`);
+  if (result.non2xx > 0 || result.errors > 0)
+    throw new Error(`${result.non2xx} non-2xx, ${result.errors} errors`);
   return {
     "req/s": Math.round(result.requests.average),
     "p99 ms": result.latency.p99,
@@ -38,10 +42,13 @@ async function measure(server: RunningServer) {
 }
 
 async function run(name: string, env: Record<string, string>, reading: boolean) {
-  const server = await startServer({ SPAM_FILTER: "off", ...env }, undefined, { HOUSEKEEPING_TURN_MS: 200 });
+  const server = await startServer({ SPAM_FILTER: "off", ...env }, undefined, {
+    HOUSEKEEPING_TURN_MS: 200,
+  });
   try {
     // Measured once a read has begun (its log line), after a warm-up of its own length.
-    while (reading && !server.output().includes("calendar feed fetched")) await new Promise((r) => setTimeout(r, 50));
+    while (reading && !server.output().includes("calendar feed fetched"))
+      await new Promise((r) => setTimeout(r, 50));
     await measure(server);
     return { run: name, ...(await measure(server)) };
   } finally {
@@ -51,7 +58,10 @@ async function run(name: string, env: Record<string, string>, reading: boolean) 
 
 try {
   const urls = [feeds.publish("endless", endlessDaily(400)), feeds.publish("heavy", emptyLines())];
-  const rows = [await run("no feeds", {}, false), await run("hostile feeds", { BOOKING_FEEDS: urls.join(" ") }, true)];
+  const rows = [
+    await run("no feeds", {}, false),
+    await run("hostile feeds", { BOOKING_FEEDS: urls.join(" ") }, true),
+  ];
   const description = `autocannon on /, ${opts.seconds} s at ${opts.connections} connections after a warm-up as long; the hostile run reads 400 endless daily events and 4.9 MB of empty properties, each every 3 s, in reader processes.`;
   console.log(description);
   console.table(rows);

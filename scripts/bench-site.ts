@@ -50,7 +50,8 @@ const CHROMIUM = process.env.CHROMIUM_PATH ?? "/usr/bin/chromium";
 
 /** The public pages of app/pages.ts (each published post), the interactive ones last. */
 const publicPaths = pagePaths(publishedSlugs(), (p) => p.public);
-const kindOf = (path: string) => (pageOf(path)?.interactive ? ("interactive" as const) : ("content" as const));
+const kindOf = (path: string) =>
+  pageOf(path)?.interactive ? ("interactive" as const) : ("content" as const);
 const ROUTES = [
   ...publicPaths.filter((p) => kindOf(p) === "content"),
   ...publicPaths.filter((p) => kindOf(p) === "interactive"),
@@ -101,8 +102,11 @@ async function lighthouseRuns(url: string, port: number): Promise<Scores> {
       const why = runtimeError
         ? `${runtimeError.code}: ${runtimeError.message}`
         : `no score for ${unscored.join(", ")}`;
-      console.error(`Lighthouse could not measure ${url} (${why}); run again (${failed} of ${FAILED_RUNS_ALLOWED})`);
-      if (failed >= FAILED_RUNS_ALLOWED) throw new Error(`Lighthouse failed ${failed} times on ${url}: ${why}`);
+      console.error(
+        `Lighthouse could not measure ${url} (${why}); run again (${failed} of ${FAILED_RUNS_ALLOWED})`,
+      );
+      if (failed >= FAILED_RUNS_ALLOWED)
+        throw new Error(`Lighthouse failed ${failed} times on ${url}: ${why}`);
       continue;
     }
     runs.push({
@@ -157,7 +161,9 @@ async function transfers(browser: Browser, url: string) {
     await page.evaluate(() => window.scrollTo(0, document.body.scrollHeight));
     await page.waitForLoadState("networkidle");
     const origin = new URL(url).origin;
-    const thirdPartyRequests = [...urls.values()].filter((u) => !u.startsWith("data:") && new URL(u).origin !== origin);
+    const thirdPartyRequests = [...urls.values()].filter(
+      (u) => !u.startsWith("data:") && new URL(u).origin !== origin,
+    );
     const transferredBytes = Object.values(bytesByType).reduce((a, b) => a + b, 0);
     return { requests, transferredBytes, bytesByType, thirdPartyRequests };
   } finally {
@@ -173,7 +179,8 @@ async function bookingLink(baseUrl: string): Promise<string> {
     message: "Measuring the booking page.",
   });
   const { booking } = (await res.json()) as { booking?: string };
-  if (!booking) throw new Error(`no booking link in the contact endpoint's answer (HTTP ${res.status})`);
+  if (!booking)
+    throw new Error(`no booking link in the contact endpoint's answer (HTTP ${res.status})`);
   return `${booking}&tz=${encodeURIComponent(Intl.DateTimeFormat().resolvedOptions().timeZone)}`;
 }
 
@@ -245,7 +252,10 @@ async function serveSpa(dir: string) {
   });
   const server = app.listen(0, "127.0.0.1");
   await new Promise((r) => server.once("listening", r));
-  return { url: `http://127.0.0.1:${(server.address() as AddressInfo).port}`, close: () => server.close() };
+  return {
+    url: `http://127.0.0.1:${(server.address() as AddressInfo).port}`,
+    close: () => server.close(),
+  };
 }
 
 const kb = (n: number) => (n / 1024).toFixed(1);
@@ -281,7 +291,11 @@ ${rows.map((r) => `| ${r.engine} | ${r.variant} | ${r.perSecond} (≥ ${r.target
 /** What a restart costs (bench/start.json from bench:start; bench/start-before.json, by hand, the figures before issue 38). */
 function startSection(): string {
   if (!existsSync("bench/start.json")) return "";
-  type Start = { date: string; figures: Record<string, number | null>; target?: Record<string, number> };
+  type Start = {
+    date: string;
+    figures: Record<string, number | null>;
+    target?: Record<string, number>;
+  };
   const now = JSON.parse(readFileSync("bench/start.json", "utf8")) as Start;
   const before = existsSync("bench/start-before.json")
     ? (JSON.parse(readFileSync("bench/start-before.json", "utf8")) as Start & { note: string })
@@ -305,7 +319,9 @@ ${before ? `\n${before.note}.\n` : ""}`;
 }
 
 function writeBenchmarks(site: RouteFigures[], spa: RouteFigures[]) {
-  const serve = existsSync("bench/serve.json") ? JSON.parse(readFileSync("bench/serve.json", "utf8")) : null;
+  const serve = existsSync("bench/serve.json")
+    ? JSON.parse(readFileSync("bench/serve.json", "utf8"))
+    : null;
   const contact = ["sqlite", "postgres"]
     .map((e) => `bench/contact-${e}.json`)
     .filter((f) => existsSync(f))
@@ -381,18 +397,30 @@ async function main() {
       stdio: "inherit",
       env: { ...process.env, REACT_ROUTER_ROOT: "bench/spa-baseline" },
     });
-  const server = await startServer({ RATE_LIMIT_PER_MINUTE: "1000", RATE_LIMIT_NETWORK_PER_MINUTE: "1000" });
+  const server = await startServer({
+    RATE_LIMIT_PER_MINUTE: "1000",
+    RATE_LIMIT_NETWORK_PER_MINUTE: "1000",
+  });
   let rows: RouteFigures[];
   try {
     const measured = ROUTES.some((r) => r.path === BOOK_PATH);
-    rows = await benchSite(server.url, ROUTES, measured ? { [BOOK_PATH]: await bookingLink(server.url) } : {});
+    rows = await benchSite(
+      server.url,
+      ROUTES,
+      measured ? { [BOOK_PATH]: await bookingLink(server.url) } : {},
+    );
   } finally {
     await server.stop();
   }
-  printTable(`Prerendered site (median of ${RUNS} Lighthouse runs, mobile, simulated throttling)`, rows);
+  printTable(
+    `Prerendered site (median of ${RUNS} Lighthouse runs, mobile, simulated throttling)`,
+    rows,
+  );
   if (opts.route) {
     const failures = budgetFailures(rows);
-    console.log(failures.length > 0 ? `Budgets failed:\n  ${failures.join("\n  ")}` : "Budgets met.");
+    console.log(
+      failures.length > 0 ? `Budgets failed:\n  ${failures.join("\n  ")}` : "Budgets met.",
+    );
     process.exitCode = failures.length > 0 ? 1 : 0;
     return;
   }

@@ -5,7 +5,12 @@ import { parseArgs } from "node:util";
 import type { Page } from "playwright-core";
 import { CONTACT_API_PATH, DEFAULT_PUBLIC_KEY } from "../app/contact/api.ts";
 import { TUNING } from "../server/config.ts";
-import { ContentModel, type Example, seedCorpus, WORDS_TRUST } from "../server/contact/intake/content-filter.ts";
+import {
+  ContentModel,
+  type Example,
+  seedCorpus,
+  WORDS_TRUST,
+} from "../server/contact/intake/content-filter.ts";
 import { NO_TOKEN_LOG2_ODDS } from "../server/contact/intake/spam.ts";
 import { launchChromium } from "../tests/support/chromium.ts";
 import { startServer } from "../tests/support/server.ts";
@@ -105,10 +110,17 @@ function kindsFigures() {
   return {
     kinds: kinds.map((k) => ({ kind: k.name, messages: k.examples.length })),
     bounds: BOUNDS,
-    trust: { chosen: WORDS_TRUST, sweep: trustSweep(seed, kinds, [0.1, 0.15, 0.2, 0.25, 0.3, 0.35, 0.5]) },
+    trust: {
+      chosen: WORDS_TRUST,
+      sweep: trustSweep(seed, kinds, [0.1, 0.15, 0.2, 0.25, 0.3, 0.35, 0.5]),
+    },
     leaveOneKindOut: summary(kinds, loko, BOUNDS),
     margin: margin(kinds, loko, BOUNDS.hold),
-    tokenlessFromAllowedOrigin: summary(kinds, leaveOneKindOut(seed, kinds, NO_TOKEN_LOG2_ODDS), BOUNDS),
+    tokenlessFromAllowedOrigin: summary(
+      kinds,
+      leaveOneKindOut(seed, kinds, NO_TOKEN_LOG2_ODDS),
+      BOUNDS,
+    ),
     sweep,
     learning: learning(seed, kinds, BOUNDS),
     newKindWindows: newKindWindows(seed, BOUNDS),
@@ -137,7 +149,9 @@ function scoringCost(): number {
   return Math.round(((performance.now() - started) * 1000) / (rounds * all.length));
 }
 const pct = (n: number, of: number) => Number(((100 * n) / Math.max(1, of)).toFixed(1));
-const corpus = JSON.parse(readFileSync(new URL("../bench/spam-corpus.json", import.meta.url), "utf8")) as {
+const corpus = JSON.parse(
+  readFileSync(new URL("../bench/spam-corpus.json", import.meta.url), "utf8"),
+) as {
   senders: Array<{ name: string; email: string; company: string }>;
   messages: string[];
   linkStuffed: string[];
@@ -159,7 +173,13 @@ let seq = 0;
 /** One HTTP request from a chosen loopback source address (127.0.0.0/8). */
 function send(
   url: string,
-  opts: { method?: string; path: string; headers: Record<string, string>; body: string; from?: string },
+  opts: {
+    method?: string;
+    path: string;
+    headers: Record<string, string>;
+    body: string;
+    from?: string;
+  },
 ): Promise<number> {
   const u = new URL(url);
   return new Promise((resolve) => {
@@ -183,7 +203,11 @@ function send(
 }
 
 function bot(i: number) {
-  const s = corpus.senders[i % corpus.senders.length] ?? { name: "Bot", email: "bot@example.com", company: "" };
+  const s = corpus.senders[i % corpus.senders.length] ?? {
+    name: "Bot",
+    email: "bot@example.com",
+    company: "",
+  };
   const marker = `Z${(seq++).toString(36)}`;
   return {
     marker,
@@ -214,7 +238,9 @@ async function main() {
       encoding: "utf8",
     });
   const tokenOf = async () =>
-    /name="form_token" value="([^"]+)"/.exec(await (await fetch(`${server.url}/contact`)).text())?.[1] ?? "";
+    /name="form_token" value="([^"]+)"/.exec(
+      await (await fetch(`${server.url}/contact`)).text(),
+    )?.[1] ?? "";
   const json = (fields: object, headers: Record<string, string>, from?: string) =>
     send(server.url, {
       path: CONTACT_API_PATH,
@@ -229,7 +255,12 @@ async function main() {
       body: new URLSearchParams(fields).toString(),
       from,
     });
-  const run = async (name: string, kind: Row["kind"], count: number, one: (i: number) => Promise<[string, number]>) => {
+  const run = async (
+    name: string,
+    kind: Row["kind"],
+    count: number,
+    one: (i: number) => Promise<[string, number]>,
+  ) => {
     const row: Row = { class: name, kind, sent: 0, answered: 0, inbox: 0, marked: 0, markers: [] };
     for (let i = 0; i < count; i++) {
       const [marker, status] = await one(i);
@@ -250,12 +281,22 @@ async function main() {
       const b = bot(i);
       return [
         b.marker,
-        await json(b.fields, { authorization: `Bearer ${DEFAULT_PUBLIC_KEY}`, origin: server.url }, addr(2000 + i)),
+        await json(
+          b.fields,
+          { authorization: `Bearer ${DEFAULT_PUBLIC_KEY}`, origin: server.url },
+          addr(2000 + i),
+        ),
       ];
     });
     await run("form post filling every input", "bot", N, async (i) => {
       const b = bot(i);
-      return [b.marker, await form({ ...b.fields, website: "https://seo.example", form_token: "x" }, addr(3000 + i))];
+      return [
+        b.marker,
+        await form(
+          { ...b.fields, website: "https://seo.example", form_token: "x" },
+          addr(3000 + i),
+        ),
+      ];
     });
     await run("form post skipping hidden inputs", "bot", N, async (i) => {
       const b = bot(i);
@@ -298,7 +339,9 @@ async function main() {
     // fail the run when it times out, and a loaded machine gets two minutes.
     const submitted = async (page: Page) => {
       const waits = [
-        page.getByRole("dialog", { name: "Message Sent Successfully!" }).waitFor({ timeout: 45_000 }),
+        page
+          .getByRole("dialog", { name: "Message Sent Successfully!" })
+          .waitFor({ timeout: 45_000 }),
         page.waitForURL(/\/contact\/sent\?t=/, { timeout: 45_000 }),
       ];
       for (const w of waits) w.catch(() => undefined);
@@ -312,7 +355,9 @@ async function main() {
       const b = bot(i);
       // Each browser from an address of its own (through the trusted local proxy header), so the
       // rate limits do not decide the figure.
-      const context = await newContext({ extraHTTPHeaders: { "x-forwarded-for": `203.0.113.${10 + i}` } });
+      const context = await newContext({
+        extraHTTPHeaders: { "x-forwarded-for": `203.0.113.${10 + i}` },
+      });
       const page = await context.newPage();
       await page.goto(`${server.url}/contact`);
       await page.getByLabel("Full Name").fill(b.fields.name);
@@ -332,8 +377,12 @@ async function main() {
         });
         const page = await context.newPage();
         await page.goto(`${server.url}/contact`);
-        await page.getByLabel("Full Name").pressSequentially(`Dana Rivera ${marker}`, { delay: 60 });
-        await page.getByLabel("Email Address").pressSequentially(`dana${i}@example.org`, { delay: 40 });
+        await page
+          .getByLabel("Full Name")
+          .pressSequentially(`Dana Rivera ${marker}`, { delay: 60 });
+        await page
+          .getByLabel("Email Address")
+          .pressSequentially(`dana${i}@example.org`, { delay: 40 });
         await page.getByLabel("Service Interest").selectOption("IT Consulting");
         await page
           .getByRole("textbox", { name: "Message" })
@@ -351,7 +400,9 @@ async function main() {
       await page.getByLabel("Full Name").pressSequentially(`Jordan Lee ${marker}`, { delay: 30 });
       await page.getByLabel("Email Address").pressSequentially("jordan@example.org", { delay: 20 });
       if (e.company) await page.getByLabel("Company").pressSequentially(e.company, { delay: 20 });
-      await page.getByRole("textbox", { name: "Message" }).pressSequentially(e.message, { delay: 4 });
+      await page
+        .getByRole("textbox", { name: "Message" })
+        .pressSequentially(e.message, { delay: 4 });
       // A person reads it over before sending: never sooner than 4 s after the page.
       await page.waitForTimeout(Math.max(0, 4_000 - (Date.now() - started)));
       await page.getByRole("button", { name: "Send Message" }).click();
@@ -359,17 +410,25 @@ async function main() {
     };
     for (const label of ["spam", "genuine"] as const) {
       const texts = split.heldOut.filter((e) => e.label === label).slice(0, PACED);
-      const name = label === "spam" ? "marketing spam typed at a person's pace" : "genuine inquiry typed the same way";
-      await run(name, label === "spam" ? "paced spam" : "paced genuine", texts.length, async (i) => {
-        const marker = `H${(seq++).toString(36)}`;
-        const context = await newContext({
-          extraHTTPHeaders: { "x-forwarded-for": `198.18.${i}.${label === "spam" ? 10 : 20}` },
-        });
-        const page = await context.newPage();
-        const status = await paced(page, texts[i] as Example, marker);
-        await context.close();
-        return [marker, status];
-      });
+      const name =
+        label === "spam"
+          ? "marketing spam typed at a person's pace"
+          : "genuine inquiry typed the same way";
+      await run(
+        name,
+        label === "spam" ? "paced spam" : "paced genuine",
+        texts.length,
+        async (i) => {
+          const marker = `H${(seq++).toString(36)}`;
+          const context = await newContext({
+            extraHTTPHeaders: { "x-forwarded-for": `198.18.${i}.${label === "spam" ? 10 : 20}` },
+          });
+          const page = await context.newPage();
+          const status = await paced(page, texts[i] as Example, marker);
+          await context.close();
+          return [marker, status];
+        },
+      );
     }
     await browser.close();
 
@@ -410,7 +469,11 @@ async function main() {
         heldReason: string | null;
       }>;
       return ids.filter((id) =>
-        listed.some((r) => r.id === id && (r.verdict === "suspect" || /reads like marketing/.test(r.heldReason ?? ""))),
+        listed.some(
+          (r) =>
+            r.id === id &&
+            (r.verdict === "suspect" || /reads like marketing/.test(r.heldReason ?? "")),
+        ),
       ).length;
     };
     const curve: Array<{ marks: number; held: number; of: number }> = [];
@@ -419,7 +482,11 @@ async function main() {
     for (const marks of [0, 3, 20]) {
       for (; marked < marks; marked++) cli("spam", markedIds[marked] ?? "");
       await new Promise((r) => setTimeout(r, 2_500)); // every instance learns again within 2 s
-      curve.push({ marks, held: caughtByWords(await sendAll(toTest, `t${marks}`)), of: toTest.length });
+      curve.push({
+        marks,
+        held: caughtByWords(await sendAll(toTest, `t${marks}`)),
+        of: toTest.length,
+      });
     }
 
     // Let the outbox deliver what it will, then count the inbox per class.
@@ -525,8 +592,14 @@ async function main() {
       writeFileSync("BENCHMARKS.md", `${cut < 0 ? md : md.slice(0, cut)}${spamSection()}`);
     }
     const contentMissed =
-      content.crossValidation.spamCaughtPct < 95 || content.crossValidation.genuineDeliveredPct < 99;
-    if (scriptedInbox / scriptedSent > 0.05 || peopleInbox < peopleSent || contentMissed || unseenMissed)
+      content.crossValidation.spamCaughtPct < 95 ||
+      content.crossValidation.genuineDeliveredPct < 99;
+    if (
+      scriptedInbox / scriptedSent > 0.05 ||
+      peopleInbox < peopleSent ||
+      contentMissed ||
+      unseenMissed
+    )
       process.exitCode = 1;
   } finally {
     await server.stop();

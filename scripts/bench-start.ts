@@ -33,7 +33,9 @@ const TARGET = { idleMb: 110, peakMb: 170, coldStartRatio: 2 };
 const root = new URL("../", import.meta.url).pathname;
 
 const status = (pid: number | undefined, field: "VmRSS" | "VmHWM") =>
-  Number(new RegExp(`${field}:\\s+(\\d+)`).exec(readFileSync(`/proc/${pid}/status`, "utf8"))?.[1] ?? 0) / 1024;
+  Number(
+    new RegExp(`${field}:\\s+(\\d+)`).exec(readFileSync(`/proc/${pid}/status`, "utf8"))?.[1] ?? 0,
+  ) / 1024;
 
 /** The baseline: Express serving build/client as static files, nothing else. */
 const EXPRESS_STATIC = `import express from "express";
@@ -45,11 +47,20 @@ app.listen(Number(process.env.PORT), "127.0.0.1");`;
 async function coldStart(baseline = false): Promise<number> {
   const port = await freePort();
   const dataDir = mkdtempSync(join(tmpdir(), "bench-start-"));
-  const env: NodeJS.ProcessEnv = { ...process.env, PORT: String(port), HOST: "127.0.0.1", DATA_DIR: dataDir };
+  const env: NodeJS.ProcessEnv = {
+    ...process.env,
+    PORT: String(port),
+    HOST: "127.0.0.1",
+    DATA_DIR: dataDir,
+  };
   env.NODE_ENV = undefined;
   const args = baseline ? ["--input-type=module", "-e", EXPRESS_STATIC] : ["server.js"];
   const t0 = performance.now();
-  const child = spawn(process.execPath, args, { cwd: root, env, stdio: ["ignore", "ignore", "inherit"] });
+  const child = spawn(process.execPath, args, {
+    cwd: root,
+    env,
+    stdio: ["ignore", "ignore", "inherit"],
+  });
   const ok = () =>
     new Promise<boolean>((resolve) => {
       const req = get({ host: "127.0.0.1", port, path: "/" }, (res) => {
@@ -59,7 +70,8 @@ async function coldStart(baseline = false): Promise<number> {
       req.on("error", () => resolve(false));
     });
   while (!(await ok())) {
-    if (child.exitCode !== null) throw new Error(`the server exited (${child.exitCode}) before its first page`);
+    if (child.exitCode !== null)
+      throw new Error(`the server exited (${child.exitCode}) before its first page`);
     if (performance.now() - t0 > 20_000) throw new Error("no 200 within 20 s");
     await new Promise((r) => setTimeout(r, 2));
   }
@@ -104,19 +116,28 @@ async function serve(cgroup: string | null) {
   };
   env.NODE_ENV = undefined;
   const child = cgroup
-    ? spawn("sh", ["-c", 'echo $$ > "$0/cgroup.procs" && exec "$1" server.js', cgroup, process.execPath], {
+    ? spawn(
+        "sh",
+        ["-c", 'echo $$ > "$0/cgroup.procs" && exec "$1" server.js', cgroup, process.execPath],
+        {
+          cwd: root,
+          env,
+          stdio: ["ignore", "pipe", "inherit"],
+        },
+      )
+    : spawn(process.execPath, ["server.js"], {
         cwd: root,
         env,
         stdio: ["ignore", "pipe", "inherit"],
-      })
-    : spawn(process.execPath, ["server.js"], { cwd: root, env, stdio: ["ignore", "pipe", "inherit"] });
+      });
   let out = "";
   child.stdout?.on("data", (d: Buffer) => {
     if (out.length < 100_000) out += d;
   });
   const t0 = Date.now();
   while (!out.includes("contact pipeline ready")) {
-    if (child.exitCode !== null || Date.now() - t0 > 20_000) throw new Error(`the server did not start:\n${out}`);
+    if (child.exitCode !== null || Date.now() - t0 > 20_000)
+      throw new Error(`the server did not start:\n${out}`);
     await new Promise((r) => setTimeout(r, 20));
   }
   return {
@@ -146,11 +167,14 @@ async function main() {
 
   const cgroup = memoryCgroup();
   console.log(
-    cgroup ? `The server runs in a ${opts["limit-mb"]} MB memory cgroup.` : "No memory cgroup here: unconstrained.",
+    cgroup
+      ? `The server runs in a ${opts["limit-mb"]} MB memory cgroup.`
+      : "No memory cgroup here: unconstrained.",
   );
   const server = await serve(cgroup);
   try {
-    for (const path of ["/", "/services", "/contact", "/blog"]) await (await fetch(`${server.url}${path}`)).text();
+    for (const path of ["/", "/services", "/contact", "/blog"])
+      await (await fetch(`${server.url}${path}`)).text();
     await new Promise((r) => setTimeout(r, 3_000)); // idle: nothing asked of it for a while
     const idleMb = status(server.child.pid, "VmRSS");
 
@@ -190,7 +214,10 @@ async function main() {
     };
     console.log(figures);
     const checks = [
-      [`cold start to the first 200 ≤ ${TARGET.coldStartRatio}× Express static's`, ratio <= TARGET.coldStartRatio],
+      [
+        `cold start to the first 200 ≤ ${TARGET.coldStartRatio}× Express static's`,
+        ratio <= TARGET.coldStartRatio,
+      ],
       [`idle RSS ≤ ${TARGET.idleMb} MB`, idleMb <= TARGET.idleMb],
       [`peak RSS under the flood ≤ ${TARGET.peakMb} MB`, peakMb <= TARGET.peakMb],
       ["lost = 0", lost === 0],

@@ -10,7 +10,10 @@ import { CONTACT_API_PATH, DEFAULT_PUBLIC_KEY } from "../app/contact/api.ts";
 let visitor = 0;
 const nextAddress = (i: number) => `10.${i & 255}.${(i >> 8) & 255}.${((i >> 16) & 255) + 1}`;
 
-export function submissionRequest(acked: Set<string>, onAck: (acked: number) => void = () => {}): autocannon.Request {
+export function submissionRequest(
+  acked: Set<string>,
+  onAck: (acked: number) => void = () => {},
+): autocannon.Request {
   return {
     method: "POST",
     path: CONTACT_API_PATH,

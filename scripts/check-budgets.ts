@@ -25,13 +25,21 @@ export function budgetFailures(routes: RouteFigures[]): string[] {
       check(score === 100, r.path, `Lighthouse ${name} ${score} (budget 100)`);
     }
     check(r.cls === 0, r.path, `CLS ${r.cls} (budget 0)`);
-    check(r.thirdPartyRequests.length === 0, r.path, `requests to other origins: ${r.thirdPartyRequests.join(", ")}`);
+    check(
+      r.thirdPartyRequests.length === 0,
+      r.path,
+      `requests to other origins: ${r.thirdPartyRequests.join(", ")}`,
+    );
     const js = r.bytesByType.script ?? 0;
     if (r.kind === "content") {
       check(r.lcpMs <= 1200, r.path, `LCP ${r.lcpMs} ms (budget 1,200 ms)`);
       check(js === 0, r.path, `${js} bytes of JavaScript (budget 0)`);
     } else {
-      check(js <= 120 * 1024, r.path, `JavaScript ${(js / 1024).toFixed(1)} KB transferred (budget 120 KB)`);
+      check(
+        js <= 120 * 1024,
+        r.path,
+        `JavaScript ${(js / 1024).toFixed(1)} KB transferred (budget 120 KB)`,
+      );
     }
     if (r.path === "/") {
       check(
@@ -53,7 +61,9 @@ export function budgetFailures(routes: RouteFigures[]): string[] {
 }
 
 if (import.meta.url === `file://${process.argv[1]}`) {
-  const { routes } = JSON.parse(readFileSync("bench/site.json", "utf8")) as { routes: RouteFigures[] };
+  const { routes } = JSON.parse(readFileSync("bench/site.json", "utf8")) as {
+    routes: RouteFigures[];
+  };
   const failures = budgetFailures(routes);
   if (failures.length > 0) {
     console.error(`Budgets failed (${failures.length}):\n  ${failures.join("\n  ")}`);

@@ -12,7 +12,9 @@ import { dirname, join, relative } from "node:path";
  */
 
 const root = new URL("../", import.meta.url).pathname;
-const tracked = execFileSync("git", ["ls-files", "--cached", "--others", "--exclude-standard"], { cwd: root })
+const tracked = execFileSync("git", ["ls-files", "--cached", "--others", "--exclude-standard"], {
+  cwd: root,
+})
   .toString()
   .split("\n")
   .filter((f) => f && existsSync(join(root, f)));
@@ -22,7 +24,9 @@ type Import = { spec: string; typeOnly: boolean };
 /** Every import and re-export of a module, and whether it brings values or only types. */
 function importsOf(text: string): Import[] {
   const found: Import[] = [];
-  for (const m of text.matchAll(/^(?:import|export)\s+(type\s+)?([^;]*?)\s*from\s*["']([^"']+)["']/gms)) {
+  for (const m of text.matchAll(
+    /^(?:import|export)\s+(type\s+)?([^;]*?)\s*from\s*["']([^"']+)["']/gms,
+  )) {
     const names = m[2] ?? "";
     const braces = /^\{([\s\S]*)\}$/.exec(names.trim())?.[1];
     const allTypes = braces
@@ -32,7 +36,8 @@ function importsOf(text: string): Import[] {
       .every((n) => n.startsWith("type "));
     found.push({ spec: m[3] ?? "", typeOnly: Boolean(m[1]) || allTypes === true });
   }
-  for (const m of text.matchAll(/^import\s*["']([^"']+)["']/gm)) found.push({ spec: m[1] ?? "", typeOnly: false });
+  for (const m of text.matchAll(/^import\s*["']([^"']+)["']/gm))
+    found.push({ spec: m[1] ?? "", typeOnly: false });
   for (const m of text.matchAll(/\bimport\(\s*["']([^"']+)["']\s*\)/g))
     found.push({ spec: m[1] ?? "", typeOnly: false });
   return found;
@@ -42,13 +47,16 @@ function importsOf(text: string): Import[] {
 function target(from: string, spec: string): string | null {
   const path = spec.split("?")[0] ?? "";
   if (path.startsWith("#app/")) return join("app", path.slice("#app/".length));
-  if (path.startsWith("./") || path.startsWith("../")) return relative(root, join(root, dirname(from), path));
+  if (path.startsWith("./") || path.startsWith("../"))
+    return relative(root, join(root, dirname(from), path));
   if (path.startsWith("~/")) return path;
   return null;
 }
 
 // What Node loads (the server, the CLI, the build scripts, and the app's modules they import).
-const code = tracked.filter((f) => /^(app|server|scripts)\/.*\.(ts|tsx|js)$/.test(f) || f === "server.js");
+const code = tracked.filter(
+  (f) => /^(app|server|scripts)\/.*\.(ts|tsx|js)$/.test(f) || f === "server.js",
+);
 const graph = new Map<string, string[]>();
 for (const file of code) {
   const text = readFileSync(join(root, file), "utf8");
@@ -88,7 +96,9 @@ for (const file of graph.keys()) if (file.startsWith("server/") && !state.has(fi
 // Paths in backticks in the documents: a top-level folder or file of the repository, and what follows.
 const tops = new Set(tracked.map((f) => f.split("/")[0] ?? ""));
 const generated = ["build/", "data/", "node_modules/", ".react-router/"];
-const documents = tracked.filter((f) => f === "README.md" || (f.startsWith("docs/") && f.endsWith(".md")));
+const documents = tracked.filter(
+  (f) => f === "README.md" || (f.startsWith("docs/") && f.endsWith(".md")),
+);
 for (const doc of documents) {
   const text = readFileSync(join(root, doc), "utf8");
   for (const m of text.matchAll(/`([^`\s]+)`/g)) {
@@ -101,7 +111,9 @@ for (const doc of documents) {
     const top = path.split("/")[0] ?? "";
     if (!path.includes("/") && !tracked.includes(path)) continue;
     if (!tops.has(top) || generated.some((g) => path.startsWith(g))) continue;
-    const pattern = new RegExp(`^${path.replace(/[.+?^${}()|[\]\\]/g, "\\$&").replace(/\*/g, "[^/]*")}(/|$)`);
+    const pattern = new RegExp(
+      `^${path.replace(/[.+?^${}()|[\]\\]/g, "\\$&").replace(/\*/g, "[^/]*")}(/|$)`,
+    );
     if (!tracked.some((f) => pattern.test(f)))
       problems.push(`${doc}: \`${m[1]}\` names no file or folder of the repository`);
   }

@@ -61,7 +61,9 @@ ${rows.join("\n")}
 function exampleProblems(): string[] {
   // compose.yaml's own (the database container's password), read from the same .env.
   const declared = new Set([...Object.keys(schema.shape), "POSTGRES_PASSWORD"]);
-  const listed = new Set([...readFileSync(EXAMPLE, "utf8").matchAll(/^#? ?([A-Z_]+)=/gm)].map((m) => m[1] ?? ""));
+  const listed = new Set(
+    [...readFileSync(EXAMPLE, "utf8").matchAll(/^#? ?([A-Z_]+)=/gm)].map((m) => m[1] ?? ""),
+  );
   return [
     ...[...declared].filter((v) => !listed.has(v)).map((v) => `.env.example does not mention ${v}`),
     ...[...listed]
@@ -75,7 +77,8 @@ if (process.argv.includes("--check")) {
   const problems = exampleProblems();
   for (const name of Object.keys(schema.shape).filter((v) => !written.get(v)?.does))
     problems.push(`docs/configuration.md does not say what ${name} does`);
-  if (current !== text) problems.push("docs/configuration.md disagrees with server/env.ts: run `npm run docs:config`");
+  if (current !== text)
+    problems.push("docs/configuration.md disagrees with server/env.ts: run `npm run docs:config`");
   for (const p of problems) console.error(p);
   process.exit(problems.length > 0 ? 1 : 0);
 }

@@ -49,11 +49,21 @@ export function postProblems(dir = join(root, "content/blog")): string[] {
 const sourceOf = (file: string) => readFileSync(join(root, file), "utf8");
 
 /** Every mistake in the company facts and the services content. */
-export function factProblems(site: unknown = shippedSite, services: unknown = serviceLines): string[] {
+export function factProblems(
+  site: unknown = shippedSite,
+  services: unknown = serviceLines,
+): string[] {
   return [
     ...problemsOf(siteSchema, site, "app/config/site.ts", sourceOf("app/config/site.ts")),
-    ...problemsOf(serviceLinesSchema, services, "app/content/services.ts", sourceOf("app/content/services.ts"), (i) =>
-      Array.isArray(services) ? (services[i] as { title?: string } | undefined)?.title : undefined,
+    ...problemsOf(
+      serviceLinesSchema,
+      services,
+      "app/content/services.ts",
+      sourceOf("app/content/services.ts"),
+      (i) =>
+        Array.isArray(services)
+          ? (services[i] as { title?: string } | undefined)?.title
+          : undefined,
     ),
   ];
 }
@@ -73,7 +83,8 @@ export function placeholderProblems(site: Site, siteUrl: string): string[] {
   });
 }
 
-const hoursIn = (text: string) => [...text.matchAll(/within (\d+) hours/g)].map((m) => Number(m[1]));
+const hoursIn = (text: string) =>
+  [...text.matchAll(/within (\d+) hours/g)].map((m) => Number(m[1]));
 const TIMES = /(\d{1,2}:\d{2} [AP]M)\D+?(\d{1,2}:\d{2} [AP]M)(?:\s+([A-Z]{2,4}))?/;
 /** Abbreviations the office's time zone is written with. */
 const ZONE_NAMES: Record<string, string[]> = {

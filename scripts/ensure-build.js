@@ -28,7 +28,9 @@ export function buildTimeValues(names, env = process.env) {
 
 if (import.meta.main) {
   // Each part's list, written once the part is whole.
-  const markers = ["build/server/files.json", "build/server-main/files.json"].map((m) => join(root, m));
+  const markers = ["build/server/files.json", "build/server-main/files.json"].map((m) =>
+    join(root, m),
+  );
   const sources = [
     "app",
     "content",
@@ -53,7 +55,8 @@ if (import.meta.main) {
     const problem = buildProblem();
     if (problem) return `No complete build (${problem})`;
     const built = Math.min(...markers.map((m) => (existsSync(m) ? statSync(m).mtimeMs : 0)));
-    if (Math.max(...sources.map((s) => newest(join(root, s)))) > built) return "Sources changed since the last build";
+    if (Math.max(...sources.map((s) => newest(join(root, s)))) > built)
+      return "Sources changed since the last build";
     const record = join(root, BUILD_TIME_RECORD);
     if (!existsSync(record)) return `No record of the build-time variables (${BUILD_TIME_RECORD})`;
     const recorded = JSON.parse(readFileSync(record, "utf8"));

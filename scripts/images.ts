@@ -95,7 +95,11 @@ async function renderPng(node: Node, width: number, height: number): Promise<Buf
   return Buffer.from(new Resvg(svg, { fitTo: { mode: "width", value: width } }).render().asPng());
 }
 
-function cached(key: string, out: string, make: () => Promise<Buffer>): Promise<"cached" | "drawn"> {
+function cached(
+  key: string,
+  out: string,
+  make: () => Promise<Buffer>,
+): Promise<"cached" | "drawn"> {
   mkdirSync(cacheDir, { recursive: true });
   const file = join(cacheDir, `${createHash("sha256").update(key).digest("hex").slice(0, 32)}.png`);
   if (existsSync(file)) {
@@ -139,11 +143,17 @@ export async function buildImages(
     ["icon-192.png", 192],
     ["icon-512.png", 512],
   ] as const) {
-    writeFileSync(join(root, name), new Resvg(svg, { fitTo: { mode: "width", value: size } }).render().asPng());
+    writeFileSync(
+      join(root, name),
+      new Resvg(svg, { fitTo: { mode: "width", value: size } }).render().asPng(),
+    );
   }
   // /favicon.ico, which browsers and tools ask for whatever the page says: the 32 px PNG in an ICO
   // container (an ICO may hold PNG data: one 6-byte header, one 16-byte directory entry).
-  writeFileSync(join(root, "favicon.ico"), icoFromPng(readFileSync(join(root, "favicon-32.png")), 32));
+  writeFileSync(
+    join(root, "favicon.ico"),
+    icoFromPng(readFileSync(join(root, "favicon-32.png")), 32),
+  );
   return { pages: pages.length, drawn: await drawSocialImages(root, pages, site) };
 }
 

@@ -145,7 +145,9 @@ function toCsv(rows: InquiryRecord[]): string {
 const UNPRINTABLE = /[\p{Cc}\p{Cf}\p{Zl}\p{Zp}\p{Noncharacter_Code_Point}]/gu;
 function printable(s: string, keep = ""): string {
   return s.replace(UNPRINTABLE, (ch) =>
-    keep.includes(ch) || ch === "\u200c" || ch === "\u200d" ? ch : `\\u{${ch.codePointAt(0)?.toString(16)}}`,
+    keep.includes(ch) || ch === "\u200c" || ch === "\u200d"
+      ? ch
+      : `\\u{${ch.codePointAt(0)?.toString(16)}}`,
   );
 }
 /** JSON with the same characters escaped as \uXXXX (still valid JSON). */
@@ -191,7 +193,15 @@ type Context = {
 
 /** Undo of the last `spam` or `not-spam` of an inquiry, as the page's Undo button does it. */
 async function undoCommand(db: Database, config: Config, action: "spam" | "not-spam", id: string) {
-  const result = await performAction(db, config, await recordedRouting(db), action, id, Date.now(), { undo: true });
+  const result = await performAction(
+    db,
+    config,
+    await recordedRouting(db),
+    action,
+    id,
+    Date.now(),
+    { undo: true },
+  );
   if (result.kind !== "done") {
     console.error(
       result.kind === "unknown"
@@ -202,14 +212,18 @@ async function undoCommand(db: Database, config: Config, action: "spam" | "not-s
   }
   const { changed, cancelled, queued } = result.marked;
   if (!changed) {
-    console.log(`Nothing to undo: the last ${action} of ${id} was undone already, or something changed it since.`);
+    console.log(
+      `Nothing to undo: the last ${action} of ${id} was undone already, or something changed it since.`,
+    );
     return 0;
   }
   const more = [
     cancelled.length ? ` Cancelled: ${cancelled.join(", ")}.` : "",
     queued.length ? ` Queued for: ${queued.map((d) => d.channel).join(", ")}.` : "",
   ].join("");
-  console.log(`Undid the ${action} of ${id}: it is as it was before, the filter's mark too.${more}`);
+  console.log(
+    `Undid the ${action} of ${id}: it is as it was before, the filter's mark too.${more}`,
+  );
   return 0;
 }
 
@@ -230,18 +244,25 @@ const COMMANDS: Record<string, (c: Context) => Promise<number>> = {
       // Three lines a lead, none wider than LIST_WIDTH: when and who; its ID and where it went; its promise and words.
       const line = (s: string) => {
         const chars = Array.from(printable(s));
-        return chars.length > LIST_WIDTH ? `${chars.slice(0, LIST_WIDTH - 1).join("")}…` : chars.join("");
+        return chars.length > LIST_WIDTH
+          ? `${chars.slice(0, LIST_WIDTH - 1).join("")}…`
+          : chars.join("");
       };
       for (const r of rows) {
         const who = r.company ? `${r.name} (${r.company})` : r.name;
-        const taken = r.takenAt == null ? "" : `taken${r.takenBy ? ` by ${r.takenBy}` : ""} ${local(r.takenAt)}, `;
+        const taken =
+          r.takenAt == null
+            ? ""
+            : `taken${r.takenBy ? ` by ${r.takenBy}` : ""} ${local(r.takenAt)}, `;
         const reply = !r.reply
           ? "held as spam"
           : `${taken}${r.reply.takeBusinessMs === null ? "waiting " : "after "}${sayBusinessTime(r.reply.waitedBusinessMs)}${r.reply.missed ? " (missed)" : ""}`;
         const delivery = r.deliveries.map((d) => `${d.channel}:${d.status}`).join(" ") || r.status;
         console.log(line(`${local(r.receivedAt)}  ${shorten(who, 36)}  ${shorten(r.email, 100)}`));
         console.log(
-          line(`  ${r.id}  ${r.service || "General"} · ${r.verdict} · ${delivery} · ${r.attempts} attempt(s)`),
+          line(
+            `  ${r.id}  ${r.service || "General"} · ${r.verdict} · ${delivery} · ${r.attempts} attempt(s)`,
+          ),
         );
         console.log(line(`  ${reply} · ${shorten(r.message, LIST_WIDTH)}`));
       }
@@ -250,10 +271,16 @@ const COMMANDS: Record<string, (c: Context) => Promise<number>> = {
   },
   async export({ db, values }) {
     if (values.email) {
-      console.log(printableJson({ email: values.email, inquiries: await inquiries.byEmail(db, values.email) }));
+      console.log(
+        printableJson({
+          email: values.email,
+          inquiries: await inquiries.byEmail(db, values.email),
+        }),
+      );
       return 0;
     }
-    if (values.format !== "csv") throw new UsageError("export needs --format csv (or --email ADDRESS)");
+    if (values.format !== "csv")
+      throw new UsageError("export needs --format csv (or --email ADDRESS)");
     const csv = toCsv(await inquiries.list(db));
     if (values.out) {
       writeFileSync(values.out, csv);
@@ -285,8 +312,16 @@ const COMMANDS: Record<string, (c: Context) => Promise<number>> = {
       ["Page", r.page ?? "—"],
       ["User agent", r.userAgent ?? "—"],
       ["Status", r.status],
-      ["Verdict", r.spamScore == null ? r.verdict : `${r.verdict} (score ${r.spamScore.toFixed(3)})`],
-      ["Taken", r.takenAt == null ? "nobody yet" : `${local(r.takenAt)}${r.takenBy ? ` by ${r.takenBy}` : ""}`],
+      [
+        "Verdict",
+        r.spamScore == null ? r.verdict : `${r.verdict} (score ${r.spamScore.toFixed(3)})`,
+      ],
+      [
+        "Taken",
+        r.takenAt == null
+          ? "nobody yet"
+          : `${local(r.takenAt)}${r.takenBy ? ` by ${r.takenBy}` : ""}`,
+      ],
       ["Reminded", r.remindedAt ? local(r.remindedAt) : "—"],
     ];
     for (const [k, v] of fields) console.log(`${`${k}:`.padEnd(19)}${printable(String(v))}`);
@@ -294,8 +329,14 @@ const COMMANDS: Record<string, (c: Context) => Promise<number>> = {
     for (const d of r.deliveries) {
       const sent = d.sentAt ? `, sent ${local(d.sentAt)}` : "";
       const error = d.lastError ? `, last error: ${d.lastError}` : "";
-      const to = d.target ? ` to ${d.target === "default" ? "the general receiver" : d.target}` : "";
-      console.log(printable(`  ${d.channel.padEnd(8)} ${d.status}${to}, ${d.attempts} attempt(s)${sent}${error}`));
+      const to = d.target
+        ? ` to ${d.target === "default" ? "the general receiver" : d.target}`
+        : "";
+      console.log(
+        printable(
+          `  ${d.channel.padEnd(8)} ${d.status}${to}, ${d.attempts} attempt(s)${sent}${error}`,
+        ),
+      );
     }
     console.log(`\nMessage:\n${printable(r.message, "\n\t")}`);
     return 0;
@@ -337,7 +378,9 @@ const COMMANDS: Record<string, (c: Context) => Promise<number>> = {
     if (values.undo) return undoCommand(db, config, "not-spam", id);
     const result = await performAction(db, config, await recordedRouting(db), "not-spam", id);
     if (result.kind === "no-routing") {
-      console.error("The server has not started on this database yet, so its channels are not known: start it once.");
+      console.error(
+        "The server has not started on this database yet, so its channels are not known: start it once.",
+      );
       return 1;
     }
     if (result.kind !== "done") {
@@ -346,12 +389,15 @@ const COMMANDS: Record<string, (c: Context) => Promise<number>> = {
     }
     const { marked } = result;
     if (!marked.inquiry.held) {
-      console.log(`${id} was not held: the content filter learns it is not spam${marked.changed ? "" : " (it had)"}.`);
+      console.log(
+        `${id} was not held: the content filter learns it is not spam${marked.changed ? "" : " (it had)"}.`,
+      );
       return 0;
     }
     const where =
-      marked.queued.map((d) => (d.channel === "email" ? `email (${d.target})` : d.channel)).join(", ") ||
-      "no channel (every channel had it already)";
+      marked.queued
+        .map((d) => (d.channel === "email" ? `email (${d.target})` : d.channel))
+        .join(", ") || "no channel (every channel had it already)";
     console.log(
       `${id} is not spam: queued for ${where}; the server will deliver it. The filter learns it is not spam.`,
     );
@@ -360,10 +406,19 @@ const COMMANDS: Record<string, (c: Context) => Promise<number>> = {
   async take({ db, rest, values, config }) {
     const id = rest[0];
     if (!id) throw new UsageError("take needs an inquiry ID");
-    if (values.undo) throw new UsageError("take has no --undo: the others may already have read who is on it");
-    const result = await performAction(db, config, await recordedRouting(db), "take", id, Date.now(), {
-      by: takenBy(values.by),
-    });
+    if (values.undo)
+      throw new UsageError("take has no --undo: the others may already have read who is on it");
+    const result = await performAction(
+      db,
+      config,
+      await recordedRouting(db),
+      "take",
+      id,
+      Date.now(),
+      {
+        by: takenBy(values.by),
+      },
+    );
     if (result.kind !== "taken") {
       console.error(`No inquiry with ID ${id}.`);
       return 1;
@@ -401,7 +456,9 @@ const COMMANDS: Record<string, (c: Context) => Promise<number>> = {
     if (rest[0] === "rotate") {
       const purpose = rest[1];
       if (purpose !== "links" && purpose !== "form")
-        throw new UsageError('keys rotate takes "links" or "form" (the address key changes by itself every month)');
+        throw new UsageError(
+          'keys rotate takes "links" or "form" (the address key changes by itself every month)',
+        );
       const id = await rotateKey(db, purpose, Date.now());
       const lasts =
         purpose === "links"
@@ -412,7 +469,8 @@ const COMMANDS: Record<string, (c: Context) => Promise<number>> = {
       );
       return 0;
     }
-    if (rest[0] !== undefined) throw new UsageError(`keys takes "rotate links|form", not "${rest[0]}"`);
+    if (rest[0] !== undefined)
+      throw new UsageError(`keys takes "rotate links|form", not "${rest[0]}"`);
     // Never the secrets themselves: what there is, since when, and which one signs.
     const rows = (await listKeys(db)).map(({ secret: _, ...k }) => ({
       purpose: k.purpose,
@@ -438,7 +496,8 @@ const COMMANDS: Record<string, (c: Context) => Promise<number>> = {
     if (rest[0] !== undefined) throw new UsageError(`training takes "undo ID", not "${rest[0]}"`);
     const marks = await training.list(db);
     if (values.json) console.log(printableJson(marks));
-    else if (marks.length === 0) console.log("The content filter has learned from the seed corpus only: no marks yet.");
+    else if (marks.length === 0)
+      console.log("The content filter has learned from the seed corpus only: no marks yet.");
     else
       console.table(
         marks.map((m) => ({
@@ -478,7 +537,9 @@ const COMMANDS: Record<string, (c: Context) => Promise<number>> = {
       );
       for (const d of s.deliveries) {
         console.log(
-          printable(`  ${d.channel.padEnd(8)} ${d.status.padEnd(8)} ${String(d.count).padEnd(5)} ${d.target ?? ""}`),
+          printable(
+            `  ${d.channel.padEnd(8)} ${d.status.padEnd(8)} ${String(d.count).padEnd(5)} ${d.target ?? ""}`,
+          ),
         );
       }
     }
@@ -506,7 +567,8 @@ const COMMANDS: Record<string, (c: Context) => Promise<number>> = {
   async purge({ db, values, config }) {
     const age = parseAge(values["older-than"]);
     const erased = await erase(db, mailOf(config), { before: Date.now() - age }, waitFor(config));
-    const waiting = erased.pendingCut > 0 ? ` ${erased.pendingCut} of them still had a delivery waiting.` : "";
+    const waiting =
+      erased.pendingCut > 0 ? ` ${erased.pendingCut} of them still had a delivery waiting.` : "";
     console.log(
       `Deleted ${erased.inquiries} inquir${erased.inquiries === 1 ? "y" : "ies"} older than ${values["older-than"]}, ${erased.files} email files and ${erased.rateLimits} expired rate limits.${waiting}${inFlight(erased)}`,
     );
@@ -533,7 +595,11 @@ async function correctCommand({ db, values }: Context): Promise<number> {
   if (!values.email) throw new UsageError("correct needs --email ADDRESS (the one they used)");
   let correction: ReturnType<typeof parseCorrection>;
   try {
-    correction = parseCorrection({ name: values.name, email: values["new-email"], company: values.company });
+    correction = parseCorrection({
+      name: values.name,
+      email: values["new-email"],
+      company: values.company,
+    });
   } catch (err) {
     throw new UsageError(`correct: ${(err as Error).message}`);
   }
@@ -568,8 +634,12 @@ async function restore(config: Config, from: string | undefined, force: boolean)
   const held = holdDataDir(config.dataDir);
   if (!held) {
     const user = dataDirHolder(config.dataDir);
-    const who = user ? `process ${user.pid} on ${user.host}, started ${user.startedAt}` : "a process";
-    const stop = user ? `kill -TERM ${user.pid}, or \`docker compose stop site\`` : "`docker compose stop site`";
+    const who = user
+      ? `process ${user.pid} on ${user.host}, started ${user.startedAt}`
+      : "a process";
+    const stop = user
+      ? `kill -TERM ${user.pid}, or \`docker compose stop site\``
+      : "`docker compose stop site`";
     console.error(
       `A server uses ${config.dataDir}: ${who}. What it writes after a restore would be lost. Nothing was changed. Stop it first (${stop}), then run restore again.`,
     );
@@ -624,7 +694,8 @@ async function replaceDatabase(config: Config, from: string, force: boolean): Pr
   const kept = there
     ? ` The database it replaced is kept as ${target}.replaced-${stamp}; the server deletes it after ${site.privacy.backupDays} days, or delete it once you are sure.`
     : "";
-  const upgraded = migrated.length > 0 ? ` Brought up to this release's schema (${migrated.join(", ")}).` : "";
+  const upgraded =
+    migrated.length > 0 ? ` Brought up to this release's schema (${migrated.join(", ")}).` : "";
   console.log(
     `Restored ${checked.inquiries} inquiries from ${from} into ${target}.${upgraded} Start the server.${kept}`,
   );
@@ -677,26 +748,42 @@ function backupInquiries(file: string): number {
   return checked.inquiries;
 }
 
-function checkBackup(file: string): { ok: true; inquiries: number } | { ok: false; reason: string } {
+function checkBackup(
+  file: string,
+): { ok: true; inquiries: number } | { ok: false; reason: string } {
   if (!existsSync(file)) return { ok: false, reason: "no such file" };
   let backup: DatabaseSync | undefined;
   try {
     if (!isSqliteFile(file)) return { ok: false, reason: "it is not an SQLite database" };
     backup = new DatabaseSync(file, { readOnly: true });
-    const { integrity_check } = backup.prepare("PRAGMA integrity_check").get() as { integrity_check: string };
-    if (integrity_check !== "ok") return { ok: false, reason: `it is damaged (${integrity_check})` };
+    const { integrity_check } = backup.prepare("PRAGMA integrity_check").get() as {
+      integrity_check: string;
+    };
+    if (integrity_check !== "ok")
+      return { ok: false, reason: `it is damaged (${integrity_check})` };
     const tables = new Set(
-      (backup.prepare("SELECT name FROM sqlite_master WHERE type = 'table'").all() as Array<{ name: string }>).map(
-        (t) => t.name,
-      ),
+      (
+        backup.prepare("SELECT name FROM sqlite_master WHERE type = 'table'").all() as Array<{
+          name: string;
+        }>
+      ).map((t) => t.name),
     );
     const first = tables.has("schema_migrations")
-      ? (backup.prepare("SELECT name FROM schema_migrations WHERE version = 1").get() as { name: string } | undefined)
+      ? (backup.prepare("SELECT name FROM schema_migrations WHERE version = 1").get() as
+          | { name: string }
+          | undefined)
       : undefined;
     const ours = readMigrations("sqlite");
-    if (!first || first.name !== ours[0]?.name || !tables.has("inquiries") || !tables.has("deliveries"))
+    if (
+      !first ||
+      first.name !== ours[0]?.name ||
+      !tables.has("inquiries") ||
+      !tables.has("deliveries")
+    )
       return { ok: false, reason: "it is not a backup of this application's inquiries database" };
-    const { v } = backup.prepare("SELECT MAX(version) AS v FROM schema_migrations").get() as { v: number };
+    const { v } = backup.prepare("SELECT MAX(version) AS v FROM schema_migrations").get() as {
+      v: number;
+    };
     const known = Math.max(...ours.map((m) => m.version));
     if (Number(v) > known)
       return {
@@ -797,7 +884,10 @@ main(process.argv.slice(2)).then(
     process.exitCode = code;
   },
   (err) => {
-    if (err instanceof UsageError || (err as { code?: string }).code?.startsWith("ERR_PARSE_ARGS")) {
+    if (
+      err instanceof UsageError ||
+      (err as { code?: string }).code?.startsWith("ERR_PARSE_ARGS")
+    ) {
       console.error(`${err.message}\n\n${USAGE}`);
       process.exitCode = 2;
     } else if (err instanceof StorageUnavailableError) {

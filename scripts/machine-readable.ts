@@ -13,10 +13,16 @@ import { pagePaths } from "../app/pages.ts";
  * nothing is typed twice. Run by scripts/postbuild.js, before precompression.
  */
 
-const turndown = new TurndownService({ headingStyle: "atx", bulletListMarker: "-", codeBlockStyle: "fenced" });
+const turndown = new TurndownService({
+  headingStyle: "atx",
+  bulletListMarker: "-",
+  codeBlockStyle: "fenced",
+});
 // Icons, the form's controls and scripts say nothing in text.
 turndown.remove((node) =>
-  ["SVG", "svg", "SCRIPT", "STYLE", "FORM", "NOSCRIPT", "TEMPLATE", "DIALOG"].includes(node.nodeName),
+  ["SVG", "svg", "SCRIPT", "STYLE", "FORM", "NOSCRIPT", "TEMPLATE", "DIALOG"].includes(
+    node.nodeName,
+  ),
 );
 
 /** The <main> of a prerendered page, as Markdown, with links made absolute. */

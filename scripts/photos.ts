@@ -27,7 +27,12 @@ const cacheRoot = new URL("../node_modules/.cache/photos/", import.meta.url).pat
 const VERSION = "3";
 
 /** A one-line note for a photo too small for its slot or larger than it needs, or null. */
-export function sizeAdvice(file: string, width: number, height: number, bytes: number): string | null {
+export function sizeAdvice(
+  file: string,
+  width: number,
+  height: number,
+  bytes: number,
+): string | null {
   const size = `${width}×${height} px`;
   if (width < MIN_WIDTH) {
     return `${file} is ${size}: too small to stay sharp (a post's picture shows up to 1248 px wide); export it at least ${MIN_WIDTH} px wide, 1600×840 is best`;
@@ -55,8 +60,17 @@ export async function variants(file: string) {
   const width = meta.autoOrient?.width ?? meta.width;
   const height = meta.autoOrient?.height ?? meta.height;
   const original: Format =
-    meta.format === "png" ? "png" : meta.format === "webp" ? "webp" : meta.format === "heif" ? "avif" : "jpeg";
-  const dir = join(cacheRoot, createHash("sha256").update(VERSION).update(input).digest("hex").slice(0, 16));
+    meta.format === "png"
+      ? "png"
+      : meta.format === "webp"
+        ? "webp"
+        : meta.format === "heif"
+          ? "avif"
+          : "jpeg";
+  const dir = join(
+    cacheRoot,
+    createHash("sha256").update(VERSION).update(input).digest("hex").slice(0, 16),
+  );
   mkdirSync(dir, { recursive: true });
   const stem = basename(file, extname(file));
   const widths = WIDTHS.filter((w) => w < width);
@@ -85,7 +99,9 @@ export async function variants(file: string) {
     for (const w of sizes) {
       if (files[format].some(([made]) => made === w)) continue;
       const ext = format === "jpeg" ? "jpg" : format;
-      const out = await made(`${stem}-${w}.${ext}`, () => encode(sharp(input).autoOrient().resize(w), format));
+      const out = await made(`${stem}-${w}.${ext}`, () =>
+        encode(sharp(input).autoOrient().resize(w), format),
+      );
       files[format].push([w, out]);
     }
   }
@@ -96,7 +112,12 @@ export async function variants(file: string) {
   return { width, height, files, fallback, og, bytes: input.length };
 }
 
-const MIME: Record<Format, string> = { avif: "image/avif", webp: "image/webp", jpeg: "image/jpeg", png: "image/png" };
+const MIME: Record<Format, string> = {
+  avif: "image/avif",
+  webp: "image/webp",
+  jpeg: "image/jpeg",
+  png: "image/png",
+};
 
 /** The module a `?picture` import becomes: each variant imported with `?url`. */
 async function pictureModule(file: string, warn: (message: string) => void): Promise<string> {
@@ -113,8 +134,11 @@ export default { src, width: ${meta.width}, height: ${meta.height}, sources: [] 
     imports.push(`import u${imports.length} from ${JSON.stringify(`${path}?url`)};`);
     return `u${imports.length - 1}`;
   };
-  const srcset = (list: Array<[number, string]>) => list.map(([w, p]) => `${url(p)} + " ${w}w"`).join(' + ", " + ');
-  const sources = (["avif", "webp"] as const).map((f) => `{ type: "${MIME[f]}", srcset: ${srcset(v.files[f])} }`);
+  const srcset = (list: Array<[number, string]>) =>
+    list.map(([w, p]) => `${url(p)} + " ${w}w"`).join(' + ", " + ');
+  const sources = (["avif", "webp"] as const).map(
+    (f) => `{ type: "${MIME[f]}", srcset: ${srcset(v.files[f])} }`,
+  );
   const src = url(v.fallback);
   const body = `export default { src: ${src}, width: ${v.width}, height: ${v.height}, sources: [${sources.join(", ")}], og: ${url(v.og)} };`;
   return `${imports.join("\n")}\n${body}`;

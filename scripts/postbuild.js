@@ -39,7 +39,8 @@ for (const [url, file] of [
   ["http://localhost/blog/__not-found__", "blog/404.html"],
 ]) {
   const notFound = await render(new Request(url));
-  if (notFound.status !== 404) throw new Error(`postbuild: expected a 404 page for ${url}, got ${notFound.status}`);
+  if (notFound.status !== 404)
+    throw new Error(`postbuild: expected a 404 page for ${url}, got ${notFound.status}`);
   writeFileSync(join(root, file), await notFound.text());
 }
 
@@ -67,13 +68,19 @@ for (const path of walk(root)) {
   if (!path.endsWith(".html")) continue;
   const html = readFileSync(path, "utf8");
   if (!html.includes("data-contact-form")) continue;
-  writeFileSync(path, html.replace("</body>", `<script type="module" src="/assets/${enhanceFile}"></script></body>`));
+  writeFileSync(
+    path,
+    html.replace("</body>", `<script type="module" src="/assets/${enhanceFile}"></script></body>`),
+  );
   enhanced += 1;
 }
-console.log(`postbuild: contact form module ${enhanceFile} (${code.length} bytes) added to ${enhanced} page(s)`);
+console.log(
+  `postbuild: contact form module ${enhanceFile} (${code.length} bytes) added to ${enhanced} page(s)`,
+);
 
 // Favicons and one social image per page (og:image), from each page's own title and description.
-const ogTitle = (html, name) => html.match(new RegExp(`<meta property="${name}" content="([^"]*)"`))?.[1];
+const ogTitle = (html, name) =>
+  html.match(new RegExp(`<meta property="${name}" content="([^"]*)"`))?.[1];
 const decodeEntities = (s) =>
   s
     .replace(/&quot;/g, '"')
@@ -97,7 +104,9 @@ for (const path of walk(root)) {
   });
 }
 const images = await buildImages(root, pages, { name: site.name, url: env.SITE_URL });
-console.log(`postbuild: favicons, and ${images.pages} social images (${images.drawn} drawn, the rest from cache)`);
+console.log(
+  `postbuild: favicons, and ${images.pages} social images (${images.drawn} drawn, the rest from cache)`,
+);
 
 // Markdown versions of the pages marked `markdown` in app/pages.ts, and /llms.txt listing them.
 const machineReadable = writeMachineReadable(root, readPublishedPosts(), env.SITE_URL);
@@ -119,9 +128,15 @@ for (const date of [...new Set(later.map((p) => p.date))].sort()) {
   context.set(publishDateContext, date);
   const live = later.filter((p) => p.date <= date);
   const statePages = [];
-  for (const path of ["/blog", "/blog/rss.xml", "/sitemap.xml", ...live.map((p) => `/blog/${p.slug}`)]) {
+  for (const path of [
+    "/blog",
+    "/blog/rss.xml",
+    "/sitemap.xml",
+    ...live.map((p) => `/blog/${p.slug}`),
+  ]) {
     const response = await render(new Request(`http://localhost${path}`), context);
-    if (response.status !== 200) throw new Error(`postbuild: ${path} as on ${date} answered ${response.status}`);
+    if (response.status !== 200)
+      throw new Error(`postbuild: ${path} as on ${date} answered ${response.status}`);
     const html = await response.text();
     const file = join(dir, extname(path) ? path : `${path}/index.html`);
     mkdirSync(join(file, ".."), { recursive: true });
@@ -129,12 +144,18 @@ for (const date of [...new Set(later.map((p) => p.date))].sort()) {
     const title = ogTitle(html, "og:title");
     const description = ogTitle(html, "og:description");
     if (title && description && ogTitle(html, "og:image")?.includes("/social/")) {
-      statePages.push({ path, title: decodeEntities(title), description: decodeEntities(description) });
+      statePages.push({
+        path,
+        title: decodeEntities(title),
+        description: decodeEntities(description),
+      });
     }
   }
   for (const post of live) writeFileSync(join(dir, `blog/${post.slug}.md`), articleMarkdown(post));
   await drawSocialImages(dir, statePages, { name: site.name, url: env.SITE_URL });
-  console.log(`postbuild: the blog as on ${date}, when ${live.map((p) => p.slug).join(", ")} go(es) live`);
+  console.log(
+    `postbuild: the blog as on ${date}, when ${live.map((p) => p.slug).join(", ")} go(es) live`,
+  );
 }
 
 // _headers: one rule per page with its own CSP (hosts merge the headers of overlapping rules, and two
@@ -156,7 +177,10 @@ for (const path of walk(root)) {
   if (!path.endsWith(".html")) continue;
   const rel = path.slice(root.length - 1);
   const csp = {
-    "Content-Security-Policy": policyForHtml(readFileSync(path, "utf8"), externalOrigin(env.CONTACT_ENDPOINT)),
+    "Content-Security-Policy": policyForHtml(
+      readFileSync(path, "utf8"),
+      externalOrigin(env.CONTACT_ENDPOINT),
+    ),
     ...PAGE_HEADERS,
     "Cache-Control": HTML_CACHE,
   };
@@ -168,10 +192,22 @@ for (const path of walk(root)) {
     rules.push(block(rel, csp));
   }
 }
-for (const [path, type] of Object.entries(typesByPath)) rules.push(block(path, { "Content-Type": type }));
+for (const [path, type] of Object.entries(typesByPath))
+  rules.push(block(path, { "Content-Type": type }));
 writeFileSync(join(root, "_headers"), `${rules.join("\n\n")}\n`);
 
-const compressible = new Set([".html", ".css", ".js", ".svg", ".json", ".xml", ".txt", ".md", ".data", ".webmanifest"]);
+const compressible = new Set([
+  ".html",
+  ".css",
+  ".js",
+  ".svg",
+  ".json",
+  ".xml",
+  ".txt",
+  ".md",
+  ".data",
+  ".webmanifest",
+]);
 
 let count = 0;
 let raw = 0;
@@ -182,7 +218,10 @@ for (const path of [...walk(root), ...scheduled]) {
   const body = readFileSync(path);
   if (body.length < 512) continue;
   const b = brotliCompressSync(body, {
-    params: { [constants.BROTLI_PARAM_QUALITY]: 11, [constants.BROTLI_PARAM_SIZE_HINT]: body.length },
+    params: {
+      [constants.BROTLI_PARAM_QUALITY]: 11,
+      [constants.BROTLI_PARAM_SIZE_HINT]: body.length,
+    },
   });
   writeFileSync(`${path}.br`, b);
   writeFileSync(`${path}.gz`, gzipSync(body, { level: 9 }));
@@ -207,4 +246,7 @@ writeFileSync(
 const serverFiles = walk(serverBuild)
   .filter((path) => path !== join(serverBuild, "files.json"))
   .map((path) => [relative(serverBuild, path), statSync(path).size]);
-writeFileSync(join(serverBuild, "files.json"), `${JSON.stringify(Object.fromEntries(serverFiles), null, 2)}\n`);
+writeFileSync(
+  join(serverBuild, "files.json"),
+  `${JSON.stringify(Object.fromEntries(serverFiles), null, 2)}\n`,
+);

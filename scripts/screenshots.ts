@@ -67,10 +67,12 @@ async function leadPages(): Promise<Array<readonly [string, string]>> {
       email: "dana.whitfield@example.org",
       company: "Laramie Family Dental",
       service: serviceOptions[0],
-      message: "Our server is seven years old and our IT person retired. Could you look at our setup?",
+      message:
+        "Our server is seven years old and our IT person retired. Could you look at our setup?",
     }),
   });
-  if (res.status !== 201) throw new Error(`the lead was not taken: ${res.status} ${await res.text()}`);
+  if (res.status !== 201)
+    throw new Error(`the lead was not taken: ${res.status} ${await res.text()}`);
   const { id } = (await res.json()) as { id: string };
   const file = join(server.dataDir, "mail", `${id}.eml`);
   for (let tries = 0; !existsSync(file); tries++) {
@@ -81,7 +83,9 @@ async function leadPages(): Promise<Array<readonly [string, string]>> {
   const text = readFileSync(file, "utf8")
     .replace(/=\r?\n/g, "")
     .replace(/=([0-9A-F]{2})/g, (_, hex: string) => String.fromCharCode(Number.parseInt(hex, 16)));
-  const links = [...text.matchAll(/https?:\/\/[^\s"<]+(\/lead\?t=[\w.%-]+)/g)].map((m) => m[1] ?? "");
+  const links = [...text.matchAll(/https?:\/\/[^\s"<]+(\/lead\?t=[\w.%-]+)/g)].map(
+    (m) => m[1] ?? "",
+  );
   const byAction = (action: string) => links.find((l) => l.includes(`.${action}.`)) ?? "";
   return [
     ["lead-spam", byAction("spam")],

@@ -34,7 +34,9 @@ function jsClosure(html) {
     if (seen.has(url)) continue;
     seen.add(url);
     const code = readFileSync(join(root, url));
-    for (const m of code.toString().matchAll(/from\s*"\.\/([^"]+\.js)"|import\("\.\/([^"]+\.js)"\)/g)) {
+    for (const m of code
+      .toString()
+      .matchAll(/from\s*"\.\/([^"]+\.js)"|import\("\.\/([^"]+\.js)"\)/g)) {
       queue.push(`/assets/${m[1] ?? m[2]}`);
     }
   }
@@ -45,13 +47,17 @@ const rows = [];
 for (const [route, file] of pages(root)) {
   const html = readFileSync(file, "utf8");
   const js = jsClosure(html);
-  const inline = [...html.matchAll(/<script(?![^>]*src=)[^>]*>([\s\S]*?)<\/script>/g)].map((m) => m[1]).join("");
+  const inline = [...html.matchAll(/<script(?![^>]*src=)[^>]*>([\s\S]*?)<\/script>/g)]
+    .map((m) => m[1])
+    .join("");
   const css = [...html.matchAll(/href="(\/assets\/[^"]+\.css)"/g)].map((m) => m[1]);
   rows.push({
     route,
     "html (gzip)": gz(Buffer.from(html)),
     "js files": js.length,
-    "js (gzip)": js.reduce((n, u) => n + gz(readFileSync(join(root, u))), 0) + (inline ? gz(Buffer.from(inline)) : 0),
+    "js (gzip)":
+      js.reduce((n, u) => n + gz(readFileSync(join(root, u))), 0) +
+      (inline ? gz(Buffer.from(inline)) : 0),
     "css (gzip)": css.reduce((n, u) => n + gz(readFileSync(join(root, u))), 0),
   });
 }

@@ -1,7 +1,12 @@
 import { mkdtempSync, readdirSync, readFileSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
-import { ContentModel, type Example, type Label, parseTsv } from "../server/contact/intake/content-filter.ts";
+import {
+  ContentModel,
+  type Example,
+  type Label,
+  parseTsv,
+} from "../server/contact/intake/content-filter.ts";
 
 /**
  * The kinds of the seed corpus, and what the content filter makes of a kind it never saw, for
@@ -18,13 +23,22 @@ export type Kind = { name: string; label: Label; examples: Example[] };
  * are "other".
  */
 const CORPUS_KINDS: Array<[string, RegExp]> = [
-  ["shows", /podcast|episode|interview|webinar|summit|conference|expo|trade show|booth|exhibit|speak/i],
+  [
+    "shows",
+    /podcast|episode|interview|webinar|summit|conference|expo|trade show|booth|exhibit|speak/i,
+  ],
   [
     "awards-listings",
     /award|recogni|nominat|winner|top \d+|ranked among|feature(?:d)? (?:in|on)|directory|listing|magazine|publication|buyer'?s guide/i,
   ],
-  ["funding", /fund|loan|capital|financ|credit|cash advance|factoring|grant|invest|acqui|valuation/i],
-  ["search", /seo|google|rank|search|keyword|backlink|guest post|domain authority|organic|traffic|serp/i],
+  [
+    "funding",
+    /fund|loan|capital|financ|credit|cash advance|factoring|grant|invest|acqui|valuation/i,
+  ],
+  [
+    "search",
+    /seo|google|rank|search|keyword|backlink|guest post|domain authority|organic|traffic|serp/i,
+  ],
   [
     "staffing",
     /developer|engineer|offshore|nearshore|outsourc|staff|talent|recruit|hire|augmentation|dedicated team|virtual assistant/i,
@@ -37,10 +51,16 @@ const CORPUS_KINDS: Array<[string, RegExp]> = [
     "design",
     /redesign|website design|web design|logo|brand|video|animation|app development|mobile app|wordpress|shopify|ui\/ux/i,
   ],
-  ["reviews-social", /review|social media|instagram|facebook|followers|reputation|tiktok|youtube|ads|advertis|ppc/i],
+  [
+    "reviews-social",
+    /review|social media|instagram|facebook|followers|reputation|tiktok|youtube|ads|advertis|ppc/i,
+  ],
   ["tools", /software|tool|platform|saas|trial|demo|crm|automation|chatbot|integration|plugin/i],
   ["notices", /domain|expire|renew|invoice|notice|account|payment|verify|security alert|suspend/i],
-  ["partnerships", /partner|collaborat|joint|referral|white.label|resell|affiliate|commission|revenue share/i],
+  [
+    "partnerships",
+    /partner|collaborat|joint|referral|white.label|resell|affiliate|commission|revenue share/i,
+  ],
 ];
 function keywordKind(message: string): string {
   return CORPUS_KINDS.find(([, re]) => re.test(message))?.[0] ?? "other";
@@ -73,7 +93,11 @@ export function corpusKinds(seed: Example[]): Kind[] {
  * Each kind's scores from a model of the rest of the corpus (leave-one-kind-out); `log2Odds` added
  * as the pipeline adds a signal outside the text (a missing form token).
  */
-export function leaveOneKindOut(seed: Example[], kinds: Kind[], log2Odds = 0): Map<string, number[]> {
+export function leaveOneKindOut(
+  seed: Example[],
+  kinds: Kind[],
+  log2Odds = 0,
+): Map<string, number[]> {
   const out = new Map<string, number[]>();
   for (const k of kinds) {
     const left = new Set(k.examples);
@@ -244,5 +268,8 @@ export function margin(kinds: Kind[], scores: Map<string, number[]>, hold: numbe
     .sort((a, b) => b - a)
     .slice(0, 3);
   const round = (x: number, d: number) => Number(x.toFixed(d));
-  return { closest: genuine.map((s) => round(s, 4)), logOdds: round(logit(hold) - logit(genuine[0] ?? 0), 2) };
+  return {
+    closest: genuine.map((s) => round(s, 4)),
+    logOdds: round(logit(hold) - logit(genuine[0] ?? 0), 2),
+  };
 }

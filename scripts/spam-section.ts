@@ -57,7 +57,13 @@ type Kinds = {
   sweep: Array<Record<string, number>>;
   trust?: { chosen: number; sweep: Array<{ trust: number; logLoss: number }> };
   learning: Array<{ kind: string; before: number; after: number; of: number }>;
-  newKindWindows: { windows: number; ok: number; caughtBefore: number; caughtAfter: number; tested: number };
+  newKindWindows: {
+    windows: number;
+    ok: number;
+    caughtBefore: number;
+    caughtAfter: number;
+    tested: number;
+  };
 };
 type Summary = {
   spam: Tally;
@@ -74,9 +80,14 @@ const TARGETS_HEAD = `| model | spam reaching the inbox unmarked (target ≤ 5%)
 |---|---|---|---|`;
 
 /** The evaluation set (bench/spam-eval/, never tuned on): the targets, per kind, the margin. */
-function evaluationSection(e: Evaluation | undefined, bounds: { suspect: number; hold: number }): string {
+function evaluationSection(
+  e: Evaluation | undefined,
+  bounds: { suspect: number; hold: number },
+): string {
   if (!e) return "";
-  const kinds = e.perKind.map((k) => `| ${k.kind} | ${k.total} | ${k.clean} | ${k.suspect} | ${k.held} |`).join("\n");
+  const kinds = e.perKind
+    .map((k) => `| ${k.kind} | ${k.total} | ${k.clean} | ${k.suspect} | ${k.held} |`)
+    .join("\n");
   return `
 The evaluation set (\`bench/spam-eval/\`: ${e.kinds} kinds written by someone who never saw the corpus or
 the filter; never tuned on), scored by the model as shipped (the shipped corpus). The sets before it, and how
@@ -100,7 +111,9 @@ function kindsSection(h: Kinds | undefined, bounds: { suspect: number; hold: num
   const kinds = h.leaveOneKindOut.perKind
     .map((k) => `| ${k.kind} | ${k.total} | ${k.clean} | ${k.suspect} | ${k.held} |`)
     .join("\n");
-  const sweep = h.sweep.map((r) => `| ${r.suspect} | ${r.spamUnmarkedPct}% | ${r.genuineMarkedPct}% |`).join("\n");
+  const sweep = h.sweep
+    .map((r) => `| ${r.suspect} | ${r.spamUnmarkedPct}% | ${r.genuineMarkedPct}% |`)
+    .join("\n");
   const learnt = h.learning.filter((l) => l.after >= 2).length;
   return `
 The seed corpus in ${h.kinds.length} kinds (server/contact/intake/corpus/README.md), each scored by a model of

@@ -40,13 +40,16 @@ const IMAGE = "localhost/teton-site:test";
 const PODMAN = ["--runtime", "runc", "--cgroup-manager=cgroupfs"];
 const ULIMITS = ["--ulimit", "nofile=1024:1024", "--ulimit", "nproc=1024:1024"];
 const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
-const podman = (...args: string[]) => execFileSync("podman", [...PODMAN, ...args], { encoding: "utf8" }).trim();
+const podman = (...args: string[]) =>
+  execFileSync("podman", [...PODMAN, ...args], { encoding: "utf8" }).trim();
 
 const DOCS = readFileSync(join(root, "docs/deployment.md"), "utf8");
 
 /** A shell recipe of docs/deployment.md as written: the block after `<!-- recipe: NAME -->`. */
 function recipe(name: string): string {
-  const block = new RegExp(`<!-- recipe: ${name} -->\\n\`\`\`sh\\n([\\s\\S]*?)\\n\`\`\``).exec(DOCS)?.[1];
+  const block = new RegExp(`<!-- recipe: ${name} -->\\n\`\`\`sh\\n([\\s\\S]*?)\\n\`\`\``).exec(
+    DOCS,
+  )?.[1];
   if (!block) throw new Error(`docs/deployment.md has no recipe "${name}"`);
   return block;
 }
@@ -88,13 +91,21 @@ writeFileSync(
 );
 
 /** Shell text run by bash (-eu, pipefail), as an operator's shell runs a recipe; its output. */
-function shell(script: string, opts: { cwd?: string; env?: Record<string, string> } = {}): Promise<string> {
+function shell(
+  script: string,
+  opts: { cwd?: string; env?: Record<string, string> } = {},
+): Promise<string> {
   return new Promise((resolve, reject) => {
     execFile(
       "bash",
       ["-euo", "pipefail", "-c", script],
-      { cwd: opts.cwd ?? root, env: { ...process.env, CONTAINERS_CONF, ...opts.env }, maxBuffer: 1 << 24 },
-      (err, stdout, stderr) => (err ? reject(new Error(`${err.message}\n${stderr}`)) : resolve(stdout)),
+      {
+        cwd: opts.cwd ?? root,
+        env: { ...process.env, CONTAINERS_CONF, ...opts.env },
+        maxBuffer: 1 << 24,
+      },
+      (err, stdout, stderr) =>
+        err ? reject(new Error(`${err.message}\n${stderr}`)) : resolve(stdout),
     );
   });
 }
@@ -145,10 +156,9 @@ function run(
   tuning: Partial<Tuning> = {},
 ): string {
   spawnSync("podman", [...PODMAN, "rm", "-f", "-v", name]);
-  const envArgs = Object.entries({ PORT: String(port), HOST: "127.0.0.1", ...env }).flatMap(([k, v]) => [
-    "-e",
-    `${k}=${v}`,
-  ]);
+  const envArgs = Object.entries({ PORT: String(port), HOST: "127.0.0.1", ...env }).flatMap(
+    ([k, v]) => ["-e", `${k}=${v}`],
+  );
   return podman(
     "run",
     "-d",
@@ -161,7 +171,9 @@ function run(
     ...(volume ? ["-v", `${volume}:/data`] : []),
     ...more,
     IMAGE,
-    ...(Object.keys(tuning).length > 0 ? ["sh", "deploy/start.sh", `--tuning=${JSON.stringify(tuning)}`] : []),
+    ...(Object.keys(tuning).length > 0
+      ? ["sh", "deploy/start.sh", `--tuning=${JSON.stringify(tuning)}`]
+      : []),
   );
 }
 
@@ -177,7 +189,9 @@ const wanted = (part: string) => parts.length === 0 || parts.includes(part);
 
 async function main() {
   if (!available("podman") || !available("debootstrap")) {
-    console.log("test:deploy skipped: podman and debootstrap are needed (apt-get install podman debootstrap runc).");
+    console.log(
+      "test:deploy skipped: podman and debootstrap are needed (apt-get install podman debootstrap runc).",
+    );
     return;
   }
   if (wanted("releases")) await outsideContainers();
@@ -204,7 +218,11 @@ async function main() {
   // Also as docs/deployment.md's recipes name it.
   podman("tag", IMAGE, "localhost/teton-site:latest");
   const size = podman("image", "inspect", IMAGE, "--format", "{{.Size}}");
-  check("image builds", true, `${Math.round((Date.now() - t0) / 1000)} s, ${(Number(size) / 1e6).toFixed(0)} MB`);
+  check(
+    "image builds",
+    true,
+    `${Math.round((Date.now() - t0) / 1000)} s, ${(Number(size) / 1e6).toFixed(0)} MB`,
+  );
 
   if (wanted("sqlite")) {
     // One container with the embedded SQLite default, named and given its volume as the docs' recipes
@@ -216,7 +234,9 @@ async function main() {
       /https:\/\/www\.example\.com(\/lead\?t=[\w.%-]+)/.exec(
         readFileSync(file, "utf8")
           .replace(/=\r?\n/g, "")
-          .replace(/=([0-9A-F]{2})/g, (_, hex: string) => String.fromCharCode(Number.parseInt(hex, 16))),
+          .replace(/=([0-9A-F]{2})/g, (_, hex: string) =>
+            String.fromCharCode(Number.parseInt(hex, 16)),
+          ),
       )?.[1];
     const removeVolume = () => spawnSync("podman", [...PODMAN, "volume", "rm", "-f", "teton-data"]);
     spawnSync("podman", [...PODMAN, "rm", "-f", "-v", "teton"]);
@@ -250,12 +270,17 @@ async function main() {
           await sleep(250);
           try {
             // The leads' emails: a fresh database on a business day also sends the morning digest there.
-            emails = readdirSync(join(data, "mail")).filter((f) => f.endsWith(".eml") && !f.startsWith("digest-"));
+            emails = readdirSync(join(data, "mail")).filter(
+              (f) => f.endsWith(".eml") && !f.startsWith("digest-"),
+            );
           } catch {}
         }
         return emails;
       };
-      check("the form without JavaScript answers 303", (await post("Container Visitor")).status === 303);
+      check(
+        "the form without JavaScript answers 303",
+        (await post("Container Visitor")).status === 303,
+      );
       const emails = await emailsIn(1);
       check(
         "with .env.example handed whole (--env-file), its email is written into the volume (DATA_DIR stays the image's /data)",
@@ -284,12 +309,18 @@ async function main() {
       podman("stop", "-t", "15", "teton");
       const code = podman("inspect", "teton", "--format", "{{.State.ExitCode}}");
       const logs = podman("logs", "teton");
-      check("SIGTERM stops it cleanly", code === "0" && logs.includes("server stopped"), `exit ${code}`);
+      check(
+        "SIGTERM stops it cleanly",
+        code === "0" && logs.includes("server stopped"),
+        `exit ${code}`,
+      );
       spawnSync("podman", [...PODMAN, "rm", "-f", "-v", "teton"]);
       // The volume is lost; the restore recipe, as written (its date today's), on a new one.
       removeVolume();
       const today = execFileSync("date", ["+%F"], { encoding: "utf8" }).trim();
-      const restored = await shell(srv(recipe("sqlite-restore")).replaceAll("2026-11-24", today)).then(
+      const restored = await shell(
+        srv(recipe("sqlite-restore")).replaceAll("2026-11-24", today),
+      ).then(
         (out) => ({ ok: true, out }),
         (err: Error) => ({ ok: false, out: err.message }),
       );
@@ -300,7 +331,9 @@ async function main() {
       );
       run("teton", port, sqliteEnv, "teton-data");
       await waitReady(url);
-      const listed = JSON.parse(podman("exec", "teton", ...cli("list", "--json"))) as Array<{ name: string }>;
+      const listed = JSON.parse(podman("exec", "teton", ...cli("list", "--json"))) as Array<{
+        name: string;
+      }>;
       const opened = link ? await fetch(`${url}${link}`) : null;
       check(
         "the container's backup restored on a new volume: the lead is back, and the link its email carried works",
@@ -329,7 +362,11 @@ async function main() {
     for (const dir of [liveData, replica]) chownSync(dir, 1000, 1000);
     const lsPort = await freePort();
     const lsUrl = `http://127.0.0.1:${lsPort}`;
-    const lsEnv = { LITESTREAM_REPLICA_URL: "file:///replica", SPAM_FILTER: "off", RATE_LIMIT_PER_MINUTE: "1000" };
+    const lsEnv = {
+      LITESTREAM_REPLICA_URL: "file:///replica",
+      SPAM_FILTER: "off",
+      RATE_LIMIT_PER_MINUTE: "1000",
+    };
     const withReplica = ["-v", `${replica}:/replica`];
     try {
       run("teton-litestream", lsPort, lsEnv, liveData, withReplica);
@@ -338,21 +375,34 @@ async function main() {
       for (let i = 0; i < 10; i++) {
         const res = await fetch(`${lsUrl}${CONTACT_API_PATH}`, {
           method: "POST",
-          headers: { "content-type": "application/json", authorization: `Bearer ${DEFAULT_PUBLIC_KEY}` },
-          body: JSON.stringify({ name: `Replicated ${i}`, email: "r@example.org", message: `Lead ${i}` }),
+          headers: {
+            "content-type": "application/json",
+            authorization: `Bearer ${DEFAULT_PUBLIC_KEY}`,
+          },
+          body: JSON.stringify({
+            name: `Replicated ${i}`,
+            email: "r@example.org",
+            message: `Lead ${i}`,
+          }),
         });
         if (res.status === 201) acked.push(String(((await res.json()) as { id: string }).id));
       }
       // Replicated within about a second: waited for by restoring the replica (the host's Litestream
       // binary, from the folder the container writes) until it holds every acknowledged lead.
-      const litestream = join(root, `node_modules/@flydotio/litestream-${process.platform}-${process.arch}/litestream`);
+      const litestream = join(
+        root,
+        `node_modules/@flydotio/litestream-${process.platform}-${process.arch}/litestream`,
+      );
       const inReplica = () => {
         const folder = mkdtempSync(join(tmpdir(), "deploy-ls-copy-"));
         try {
           const copy = join(folder, "copy.sqlite");
-          const restored = spawnSync(litestream, ["restore", "-o", copy, `file://${replica}`], { encoding: "utf8" });
+          const restored = spawnSync(litestream, ["restore", "-o", copy, `file://${replica}`], {
+            encoding: "utf8",
+          });
           if (restored.error) throw restored.error;
-          if (restored.status !== 0) return { count: 0, why: restored.stderr.trim().split("\n").at(-1) ?? "" };
+          if (restored.status !== 0)
+            return { count: 0, why: restored.stderr.trim().split("\n").at(-1) ?? "" };
           const db = new DatabaseSync(copy, { readOnly: true });
           try {
             const rows = db.prepare("SELECT id FROM inquiries").all() as Array<{ id: string }>;
@@ -378,7 +428,9 @@ async function main() {
       );
       podman("stop", "-t", "15", "teton-litestream");
       // Litestream's lines and the server's, in one container log: every line one JSON object.
-      const lsLog = spawnSync("podman", [...PODMAN, "logs", "teton-litestream"], { encoding: "utf8" });
+      const lsLog = spawnSync("podman", [...PODMAN, "logs", "teton-litestream"], {
+        encoding: "utf8",
+      });
       const lines = `${lsLog.stdout}\n${lsLog.stderr}`.split("\n").filter((l) => l.trim());
       const notJson = lines.filter((l) => {
         try {
@@ -397,7 +449,14 @@ async function main() {
       chownSync(fresh, 1000, 1000);
       run("teton-litestream", lsPort, lsEnv, fresh, withReplica);
       await waitReady(lsUrl);
-      const stats = podman("exec", "teton-litestream", "node", "scripts/inquiries.ts", "list", "--json");
+      const stats = podman(
+        "exec",
+        "teton-litestream",
+        "node",
+        "scripts/inquiries.ts",
+        "list",
+        "--json",
+      );
       const back = new Set((JSON.parse(stats) as Array<{ id: string }>).map((r) => r.id));
       check(
         "Litestream in the image: a new disk is restored from the replica before the server answers",
@@ -442,7 +501,11 @@ async function main() {
               authorization: `Bearer ${DEFAULT_PUBLIC_KEY}`,
               "idempotency-key": key,
             },
-            body: JSON.stringify({ name: `Replica Test ${i}`, email: "r@example.org", message: `Lead ${i}` }),
+            body: JSON.stringify({
+              name: `Replica Test ${i}`,
+              email: "r@example.org",
+              message: `Lead ${i}`,
+            }),
           }).catch(() => null);
           if (res?.status === 201) {
             acked.add(String(((await res.json()) as { id: string }).id));
@@ -457,8 +520,10 @@ async function main() {
         }
       }
       const deadline = Date.now() + 60_000;
-      const delivered = () => new Set(smtp.received.map((m) => String(m.mail.headers.get("x-inquiry-id"))));
-      while ([...acked].some((id) => !delivered().has(id)) && Date.now() < deadline) await sleep(250);
+      const delivered = () =>
+        new Set(smtp.received.map((m) => String(m.mail.headers.get("x-inquiry-id"))));
+      while ([...acked].some((id) => !delivered().has(id)) && Date.now() < deadline)
+        await sleep(250);
       const ids = smtp.received.map((m) => String(m.mail.headers.get("x-inquiry-id")));
       const lost = [...acked].filter((id) => !ids.includes(id)).length;
       const duplicates = ids.length - new Set(ids).size;
@@ -479,7 +544,9 @@ async function main() {
       execFileSync(join(PG_BIN, "pg_restore"), ["--no-owner", `--dbname=${restored}`, dump]);
       const reader = new pgClient.Client(restored.toString());
       await reader.connect();
-      const restoredIds = new Set((await reader.query("SELECT id FROM inquiries")).rows.map((r) => String(r.id)));
+      const restoredIds = new Set(
+        (await reader.query("SELECT id FROM inquiries")).rows.map((r) => String(r.id)),
+      );
       await reader.end();
       check(
         "pg_dump and pg_restore bring back every acknowledged inquiry",
@@ -487,7 +554,8 @@ async function main() {
         `${restoredIds.size} inquiries restored`,
       );
     } finally {
-      for (let i = 0; i < 2; i++) spawnSync("podman", [...PODMAN, "rm", "-f", "-v", `teton-pg-${i}`]);
+      for (let i = 0; i < 2; i++)
+        spawnSync("podman", [...PODMAN, "rm", "-f", "-v", `teton-pg-${i}`]);
       await smtp.stop();
       pg.stop();
     }
@@ -513,7 +581,9 @@ function report() {
 async function outsideContainers() {
   const top = mkdtempSync(join(tmpdir(), "deploy-releases-"));
   const here = (text: string) =>
-    text.replaceAll("/srv/teton", `${top}/srv/teton`).replaceAll("/var/lib/teton", `${top}/var/lib/teton`);
+    text
+      .replaceAll("/srv/teton", `${top}/srv/teton`)
+      .replaceAll("/var/lib/teton", `${top}/var/lib/teton`);
   const head = execFileSync("git", ["-C", root, "rev-parse", "HEAD"], { encoding: "utf8" }).trim();
   const old = join(top, "srv/teton/releases/1.1.1");
   const current = join(top, "srv/teton/current");
@@ -573,12 +643,16 @@ async function outsideContainers() {
       headers: { "content-type": "application/json", authorization: `Bearer ${key}` },
       body: JSON.stringify({ name, email: "release@example.org", message: `A lead from ${name}.` }),
     });
-    return res.status === 201 ? String(((await res.json()) as { id: string }).id) : `answered ${res.status}`;
+    return res.status === 201
+      ? String(((await res.json()) as { id: string }).id)
+      : `answered ${res.status}`;
   };
   // The operator's CLI in a release's folder: the DATA_DIR its .env names.
   const listed = async (folder: string) =>
     (
-      JSON.parse(await shell("npm run --silent inquiries -- list --json", { cwd: folder })) as Array<{ id: string }>
+      JSON.parse(
+        await shell("npm run --silent inquiries -- list --json", { cwd: folder }),
+      ) as Array<{ id: string }>
     ).map((r) => r.id);
   const missing = (ids: string[], have: string[]) => ids.filter((id) => !have.includes(id));
   try {
@@ -639,9 +713,13 @@ async function outsideContainers() {
     }
     const newStart = readFileSync(journal, "utf8").slice(before);
     const fresh = join(top, "srv/teton/releases/1.2.0");
-    const servedFrom = spawnSync("readlink", [`/proc/${readFileSync(pidFile, "utf8").trim()}/cwd`], {
-      encoding: "utf8",
-    }).stdout.trim();
+    const servedFrom = spawnSync(
+      "readlink",
+      [`/proc/${readFileSync(pidFile, "utf8").trim()}/cwd`],
+      {
+        encoding: "utf8",
+      },
+    ).stdout.trim();
     check(
       "upgrade-outside-containers as written: the new release built while the old served; its npm start builds nothing, serving within seconds of the old one's stop",
       upgraded === "" &&
@@ -810,12 +888,26 @@ SPAM_FILTER=off
       `--stop-timeout ${Number.parseInt(site.stop_grace_period, 10)}`,
       `--restart ${site.restart}`,
     ].filter((part) => !runRecipe.includes(part));
-    check("docs' `podman run` recipe is compose.yaml's site service", missing.length === 0, missing.join(", "));
+    check(
+      "docs' `podman run` recipe is compose.yaml's site service",
+      missing.length === 0,
+      missing.join(", "),
+    );
     await shell(atPorts(runRecipe, base), { cwd: dir });
     for (const p of ports.slice(0, 2)) await waitReady(`http://127.0.0.1:${p}`);
     // deploy/nginx.conf as written, its ports, certificate and logs this test's.
     execFileSync("openssl", [
-      ...["req", "-x509", "-newkey", "rsa:2048", "-nodes", "-days", "1", "-subj", "/CN=www.example.com"],
+      ...[
+        "req",
+        "-x509",
+        "-newkey",
+        "rsa:2048",
+        "-nodes",
+        "-days",
+        "1",
+        "-subj",
+        "/CN=www.example.com",
+      ],
       ...["-addext", "subjectAltName=DNS:www.example.com"],
       ...["-keyout", join(dir, "privkey.pem"), "-out", join(dir, "fullchain.pem")],
     ]);
@@ -829,7 +921,9 @@ SPAM_FILTER=off
       nginxConf,
       `pid ${dir}/nginx.pid;\nerror_log ${dir}/error.log;\nevents {}\nhttp {\n  access_log off;\n${example}\n}\n`,
     );
-    const nginx = spawn(nginxBin, ["-c", nginxConf, "-p", dir, "-g", "daemon off;"], { stdio: "inherit" });
+    const nginx = spawn(nginxBin, ["-c", nginxConf, "-p", dir, "-g", "daemon off;"], {
+      stdio: "inherit",
+    });
     children.push(nginx);
     // Up once its plain-HTTP server answers (with the redirect to HTTPS).
     for (let i = 0; i < 40; i++) {
@@ -847,7 +941,11 @@ nginx() { command ${nginxBin} -c ${nginxConf} -p ${dir} "$@"; }
 `;
     const browser = await chromium.launch({
       executablePath: process.env.CHROMIUM_PATH ?? "/usr/bin/chromium",
-      args: [...chromiumArgs, "--host-resolver-rules=MAP www.example.com 127.0.0.1", "--ignore-certificate-errors"],
+      args: [
+        ...chromiumArgs,
+        "--host-resolver-rules=MAP www.example.com 127.0.0.1",
+        "--ignore-certificate-errors",
+      ],
     });
     const siteUrl = `https://www.example.com:${httpsPort}`;
     const NEXT_KEY = "pk_public_next_rotation_0001";
@@ -855,12 +953,16 @@ nginx() { command ${nginxBin} -c ${nginxConf} -p ${dir} "$@"; }
       const page = await browser.newPage();
       await page.goto(`${siteUrl}/contact`);
       await page.getByLabel("Full Name").pressSequentially("Proxied Visitor", { delay: 40 });
-      await page.getByLabel("Email Address").pressSequentially("proxied@example.org", { delay: 40 });
+      await page
+        .getByLabel("Email Address")
+        .pressSequentially("proxied@example.org", { delay: 40 });
       await page
         .getByRole("textbox", { name: "Message" })
         .pressSequentially("Hello through the TLS proxy.", { delay: 40 });
       await page.getByRole("button", { name: "Send Message" }).click();
-      await page.getByRole("dialog", { name: "Message Sent Successfully!" }).waitFor({ timeout: 15_000 });
+      await page
+        .getByRole("dialog", { name: "Message Sent Successfully!" })
+        .waitFor({ timeout: 15_000 });
 
       // A visitor after another, through the proxy, while both instances are re-created one after the other.
       const sent: string[] = [];
@@ -875,10 +977,14 @@ nginx() { command ${nginxBin} -c ${nginxConf} -p ${dir} "$@"; }
             await p.goto(`${siteUrl}/contact`);
             await p.getByLabel("Full Name").fill(name);
             await p.getByLabel("Email Address").fill("rolling@example.org");
-            await p.getByRole("textbox", { name: "Message" }).fill(`Question number ${n} during a restart.`);
+            await p
+              .getByRole("textbox", { name: "Message" })
+              .fill(`Question number ${n} during a restart.`);
             await p.getByRole("button", { name: "Send Message" }).click();
             // The page's module gives up 7.5 s after a first failure: the alert, never a long wait.
-            await p.getByRole("dialog", { name: "Message Sent Successfully!" }).waitFor({ timeout: 20_000 });
+            await p
+              .getByRole("dialog", { name: "Message Sent Successfully!" })
+              .waitFor({ timeout: 20_000 });
             sent.push(name);
           } catch (err) {
             failures.push(`${name}: ${(err as Error).message.split("\n")[0]}`);
@@ -900,7 +1006,9 @@ nginx() { command ${nginxBin} -c ${nginxConf} -p ${dir} "$@"; }
       visitorsInAll = sent.length + failures.length + 1;
       await visitors;
       const deliveredOnce = () =>
-        sent.every((name) => smtp.received.filter((m) => m.mail.subject?.endsWith(`— ${name}`)).length === 1);
+        sent.every(
+          (name) => smtp.received.filter((m) => m.mail.subject?.endsWith(`— ${name}`)).length === 1,
+        );
       for (let i = 0; i < 120 && !deliveredOnce(); i++) await sleep(250);
       check(
         "the rolling-restart recipe, as written, behind the proxy while a browser submits: every submission acknowledged and delivered once, no page failed",
@@ -944,7 +1052,9 @@ nginx() { command ${nginxBin} -c ${nginxConf} -p ${dir} "$@"; }
     const pageKeys = async () => {
       const keys = new Set<string>();
       for (let i = 0; i < 4; i++) {
-        keys.add(/data-public-key="([^"]*)"/.exec((await p2get(siteUrl, "/contact")).body)?.[1] ?? "none");
+        keys.add(
+          /data-public-key="([^"]*)"/.exec((await p2get(siteUrl, "/contact")).body)?.[1] ?? "none",
+        );
       }
       return [...keys].join(" ");
     };
@@ -955,7 +1065,10 @@ nginx() { command ${nginxBin} -c ${nginxConf} -p ${dir} "$@"; }
     };
     check(
       "rotation step 2 as written: the image rebuilt from .env's new key, re-created; its pages carry it, both keys accepted",
-      step2 === "" && afterStep2.pages === NEXT_KEY && afterStep2.next === 201 && afterStep2.old === 201,
+      step2 === "" &&
+        afterStep2.pages === NEXT_KEY &&
+        afterStep2.next === 201 &&
+        afterStep2.old === 201,
       `pages ${afterStep2.pages}, next ${afterStep2.next}, old ${afterStep2.old}${step2 ? `; ${step2.slice(-300)}` : ""}`,
     );
     // A new instance beside the old one, as written: nginx's upstream gains its port and loses the old one's.
@@ -963,7 +1076,10 @@ nginx() { command ${nginxBin} -c ${nginxConf} -p ${dir} "$@"; }
       prelude +
         shellFunction(atPorts(recipe("rolling-restart"), base), "ready_site") +
         "\n" +
-        atPorts(recipe("beside-the-old"), base).replaceAll("/etc/nginx/conf.d/teton.conf", nginxConf),
+        atPorts(recipe("beside-the-old"), base).replaceAll(
+          "/etc/nginx/conf.d/teton.conf",
+          nginxConf,
+        ),
       { cwd: dir },
     ).then(
       () => "",
@@ -971,7 +1087,9 @@ nginx() { command ${nginxBin} -c ${nginxConf} -p ${dir} "$@"; }
     );
     const viaProxy: number[] = [];
     for (let i = 0; i < 6; i++) viaProxy.push((await p2get(siteUrl, "/services")).status);
-    const newLog = spawnSync("podman", [...PODMAN, "logs", "teton-site-2"], { encoding: "utf8" }).stdout;
+    const newLog = spawnSync("podman", [...PODMAN, "logs", "teton-site-2"], {
+      encoding: "utf8",
+    }).stdout;
     const servedByNew = newLog.split("\n").filter((l) => l.includes('"path":"/services"')).length;
     const upstream = readFileSync(nginxConf, "utf8");
     check(
@@ -986,7 +1104,9 @@ nginx() { command ${nginxBin} -c ${nginxConf} -p ${dir} "$@"; }
 
     // Step 3 right after that: the rolling restart re-creates the instances that run now, 1 and 2.
     const running = () =>
-      podman("ps", "--filter", "name=^teton-site-", "--format", "{{.Names}} {{.ID}}").split("\n").sort();
+      podman("ps", "--filter", "name=^teton-site-", "--format", "{{.Names}} {{.ID}}")
+        .split("\n")
+        .sort();
     const beforeStep3 = running();
     setKeys(`CONTACT_PUBLIC_KEY=${NEXT_KEY}\n`);
     const step3 = await roll().then(
@@ -1030,7 +1150,11 @@ nginx() { command ${nginxBin} -c ${nginxConf} -p ${dir} "$@"; }
     ]).status;
     check(
       "the pg_dump recipe, as written: a file only the server's user (uid 1000) reads, which the server may delete",
-      dumped === "" && stat?.uid === 1000 && (stat.mode & 0o777) === 0o600 && erased === 0 && !existsSync(dump),
+      dumped === "" &&
+        stat?.uid === 1000 &&
+        (stat.mode & 0o777) === 0o600 &&
+        erased === 0 &&
+        !existsSync(dump),
       stat
         ? `uid ${stat.uid}, mode ${(stat.mode & 0o777).toString(8)}, erased by the server's user: ${erased === 0}`
         : dumped.slice(0, 300),

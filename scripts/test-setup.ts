@@ -13,17 +13,26 @@ import { delimiter, join } from "node:path";
 const pgBin = process.env.PG_BIN ?? "/usr/lib/postgresql/15/bin";
 const needs = [
   // The end-to-end tests and the browser in the integration tests (Playwright cannot download its own here).
-  { name: "Chromium", pkg: "chromium", there: () => executable(process.env.CHROMIUM_PATH ?? "/usr/bin/chromium") },
+  {
+    name: "Chromium",
+    pkg: "chromium",
+    there: () => executable(process.env.CHROMIUM_PATH ?? "/usr/bin/chromium"),
+  },
   // The W3C Nu HTML Checker (vnu-jar) that validates every built page.
   { name: "Java", pkg: "default-jre-headless", there: () => onPath("java") },
   // The backup recipe of docs/deployment.md, run as written (tests/integration/recovery.test.ts, test:deploy).
   {
     name: "PostgreSQL's client tools",
     pkg: "postgresql-client-15",
-    there: () => ["pg_dump", "pg_restore", "createdb"].every((tool) => executable(join(pgBin, tool))),
+    there: () =>
+      ["pg_dump", "pg_restore", "createdb"].every((tool) => executable(join(pgBin, tool))),
   },
   // A controlled clock for the server and the CLI (the booking, digest, editing and lead-link tests preload it).
-  { name: "faketime", pkg: "faketime", there: () => existsSync("/usr/lib/x86_64-linux-gnu/faketime/libfaketime.so.1") },
+  {
+    name: "faketime",
+    pkg: "faketime",
+    there: () => existsSync("/usr/lib/x86_64-linux-gnu/faketime/libfaketime.so.1"),
+  },
   // `convert` makes the test photos (tests/unit/photos.test.ts, tests/integration/editing.test.ts).
   { name: "ImageMagick", pkg: "imagemagick", there: () => onPath("convert") },
 ];
@@ -38,7 +47,9 @@ function executable(path: string): boolean {
 }
 
 function onPath(command: string): boolean {
-  return (process.env.PATH ?? "").split(delimiter).some((dir) => dir !== "" && executable(join(dir, command)));
+  return (process.env.PATH ?? "")
+    .split(delimiter)
+    .some((dir) => dir !== "" && executable(join(dir, command)));
 }
 
 function apt(args: string[]): void {
@@ -46,12 +57,15 @@ function apt(args: string[]): void {
     stdio: ["ignore", "ignore", "inherit"],
     env: { ...process.env, DEBIAN_FRONTEND: "noninteractive" },
   });
-  if (run.status !== 0) throw new Error(`apt-get ${args.join(" ")} failed (${run.status ?? run.signal})`);
+  if (run.status !== 0)
+    throw new Error(`apt-get ${args.join(" ")} failed (${run.status ?? run.signal})`);
 }
 
 let missing = needs.filter((need) => !need.there());
 if (missing.length > 0 && process.getuid?.() === 0 && executable("/usr/bin/apt-get")) {
-  console.log(`Installing what the tests need: ${missing.map((need) => need.pkg).join(" ")} (apt-get)`);
+  console.log(
+    `Installing what the tests need: ${missing.map((need) => need.pkg).join(" ")} (apt-get)`,
+  );
   apt(["update", "-qq"]);
   apt(["install", "-y", "-qq", ...missing.map((need) => need.pkg)]);
   missing = missing.filter((need) => !need.there());
@@ -60,6 +74,8 @@ if (missing.length > 0) {
   const names = missing.map((need) => need.name);
   const list = names.length > 1 ? `${names.slice(0, -1).join(", ")} and ${names.at(-1)}` : names[0];
   const sudo = process.getuid?.() === 0 ? "" : "sudo ";
-  console.error(`The tests need ${list}: ${sudo}apt-get install ${missing.map((need) => need.pkg).join(" ")}`);
+  console.error(
+    `The tests need ${list}: ${sudo}apt-get install ${missing.map((need) => need.pkg).join(" ")}`,
+  );
   process.exit(1);
 }

@@ -46,7 +46,9 @@ type AppOptions = {
 /** `ready`: React Router is loaded (rejected, naming why, for a build it cannot run). */
 export function createApp(o: AppOptions): { app: express.Express; ready: Promise<void> } {
   const { config, log, files, tokens, metrics } = o;
-  const probePaths = new Set(config.METRICS_TOKEN ? ["/healthz", "/readyz", "/metrics"] : ["/healthz", "/readyz"]);
+  const probePaths = new Set(
+    config.METRICS_TOKEN ? ["/healthz", "/readyz", "/metrics"] : ["/healthz", "/readyz"],
+  );
   const isPage = (path: string) => files.get(path) !== undefined;
 
   const app = express();
@@ -77,7 +79,13 @@ export function createApp(o: AppOptions): { app: express.Express; ready: Promise
     isPage(path) || probePaths.has(path) || [OVERVIEW_PATH, ...BOOKING_PATHS].includes(path);
   app.use(methodGuard({ isKnown, formPaths }));
   app.post(formPaths, formPostGuard());
-  app.all([LEAD_PATH, OVERVIEW_PATH, ...BOOKING_PATHS], leadHeaders, compression, policyFromRouter(), pages);
+  app.all(
+    [LEAD_PATH, OVERVIEW_PATH, ...BOOKING_PATHS],
+    leadHeaders,
+    compression,
+    policyFromRouter(),
+    pages,
+  );
 
   app.use(canonicalRedirect(isPage));
   app.use(serveStatic(files, { formToken: () => tokens.issue() }));
@@ -143,17 +151,26 @@ function probes({ runtime, config, metrics }: AppOptions): express.Router {
 }
 
 // The route's action reads the pipeline under the bundle's own context key (app/entry.server.tsx).
-async function reactRouter({ config, runtime, tokens, links, log, ...o }: AppOptions): Promise<RequestHandler> {
+async function reactRouter({
+  config,
+  runtime,
+  tokens,
+  links,
+  log,
+  ...o
+}: AppOptions): Promise<RequestHandler> {
   const build = await o.build;
-  const [{ createRequestHandler }, { RouterContextProvider }, { leadPage }, { bookingPage }] = await Promise.all([
-    import("@react-router/express"),
-    import("react-router"),
-    import("./contact/review/page.ts"),
-    import("./booking/page.ts"),
-  ]);
+  const [{ createRequestHandler }, { RouterContextProvider }, { leadPage }, { bookingPage }] =
+    await Promise.all([
+      import("@react-router/express"),
+      import("react-router"),
+      import("./contact/review/page.ts"),
+      import("./booking/page.ts"),
+    ]);
   // React Router checks a form post's Origin against the Host; behind a proxy, name the public hosts.
   const actionHosts = config.ALLOWED_ORIGINS.map((origin) => new URL(origin).host);
-  const contactContext = (build.entry.module as { contactContext?: ContactContextKey }).contactContext;
+  const contactContext = (build.entry.module as { contactContext?: ContactContextKey })
+    .contactContext;
   if (!contactContext) {
     throw new Error(
       "The server build does not export contactContext from app/entry.server.tsx: the form without JavaScript could not reach the pipeline. Rebuild after restoring that export.",
@@ -202,7 +219,8 @@ function policyFromRouter(): RequestHandler {
   return (_req, res, next) => {
     res.removeHeader("Content-Security-Policy");
     onHeaders(res, () => {
-      if (!res.hasHeader("Content-Security-Policy")) res.setHeader("Content-Security-Policy", NON_HTML_POLICY);
+      if (!res.hasHeader("Content-Security-Policy"))
+        res.setHeader("Content-Security-Policy", NON_HTML_POLICY);
     });
     next();
   };

@@ -34,10 +34,13 @@ const routes = z
     } catch {
       return fail('not JSON, like {"AI Consulting": {"to": "ai@example.com"}}');
     }
-    if (typeof json !== "object" || json === null || Array.isArray(json)) return fail("a JSON object of service names");
+    if (typeof json !== "object" || json === null || Array.isArray(json))
+      return fail("a JSON object of service names");
     const twice = keyNamedTwice(v);
     if (twice !== null)
-      return fail(`names "${twice}" twice: the first would be dropped without a word (merge the two)`);
+      return fail(
+        `names "${twice}" twice: the first would be dropped without a word (merge the two)`,
+      );
     for (const key of Object.keys(json).filter((k) => !ROUTE_KEYS.includes(k)))
       fail(`unknown service "${key}" (one of ${ROUTE_KEYS.join(", ")})`);
     const parsed = z.record(z.string(), route).safeParse(json);
@@ -76,7 +79,10 @@ const origins = z
       .filter(Boolean);
     for (const o of list)
       if (URL.parse(o)?.origin !== o || !/^https?:/.test(o))
-        ctx.addIssue({ code: "custom", message: `"${o}" is not an origin like https://www.example.com (no path)` });
+        ctx.addIssue({
+          code: "custom",
+          message: `"${o}" is not an origin like https://www.example.com (no path)`,
+        });
     return list;
   });
 
@@ -130,7 +136,9 @@ export const schema = z.object({
       return parts;
     }),
   DATA_DIR: z.string().default("./data"),
-  LITESTREAM_REPLICA_URL: z.url({ error: "a URL such as s3://bucket/leads or file:///backups/leads" }).optional(),
+  LITESTREAM_REPLICA_URL: z
+    .url({ error: "a URL such as s3://bucket/leads or file:///backups/leads" })
+    .optional(),
   ...channelVariables,
   ...bookingVariables,
   DATABASE_URL: z

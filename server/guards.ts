@@ -11,17 +11,30 @@ type Logger = { warn: (o: object, m: string) => void; error: (o: object, m: stri
 // after a chunked or large one the connection closes.
 const DRAIN_LIMIT = 32 * 1024;
 
-function refuse(req: Request, res: Response, status: number, text: string, headers: Record<string, string> = {}) {
+function refuse(
+  req: Request,
+  res: Response,
+  status: number,
+  text: string,
+  headers: Record<string, string> = {},
+) {
   const length = req.headers["content-length"];
   const large =
-    req.headers["transfer-encoding"] !== undefined || (length !== undefined && !(Number(length) <= DRAIN_LIMIT));
+    req.headers["transfer-encoding"] !== undefined ||
+    (length !== undefined && !(Number(length) <= DRAIN_LIMIT));
   if (large) res.setHeader("Connection", "close");
   for (const [k, v] of Object.entries(headers)) res.setHeader(k, v);
   res.status(status).type("text/plain").send(text);
 }
 
 // The privacy notice says "never your address": only a proxy's, on this host or a private network, is logged.
-const PROXY_RANGES = new Set(["loopback", "private", "linkLocal", "uniqueLocal", "carrierGradeNat"]);
+const PROXY_RANGES = new Set([
+  "loopback",
+  "private",
+  "linkLocal",
+  "uniqueLocal",
+  "carrierGradeNat",
+]);
 
 export function peerForLog(addr: string | undefined): string {
   if (!addr || !ipaddr.isValid(addr)) return "unknown";
@@ -31,7 +44,10 @@ export function peerForLog(addr: string | undefined): string {
 }
 
 // Behind a proxy that is not trusted, every visitor shares the proxy's rate limit: said once.
-export function warnUntrustedProxy(trust: (addr: string, i: number) => boolean, log: Logger): RequestHandler {
+export function warnUntrustedProxy(
+  trust: (addr: string, i: number) => boolean,
+  log: Logger,
+): RequestHandler {
   let warned = false;
   return (req, _res, next) => {
     const peer = req.socket.remoteAddress ?? "";
@@ -64,7 +80,8 @@ export function httpsRedirect(allowedHosts: Set<string>, log: Logger): RequestHa
   return (req, res, next) => {
     if (!req.get("x-forwarded-proto") || req.protocol !== "http") return next();
     const host = (req.get("host") ?? "").toLowerCase();
-    if (!allowedHosts.has(host)) return refuse(req, res, 421, "This server does not serve that host.");
+    if (!allowedHosts.has(host))
+      return refuse(req, res, 421, "This server does not serve that host.");
     if (!warned && /^https$/i.test(req.get("x-forwarded-proto") ?? "")) {
       warned = true;
       log.error(
@@ -76,7 +93,8 @@ export function httpsRedirect(allowedHosts: Set<string>, log: Logger): RequestHa
   };
 }
 
-export const hostsOf = (origins: string[]) => new Set(origins.map((o) => new URL(o).host.toLowerCase()));
+export const hostsOf = (origins: string[]) =>
+  new Set(origins.map((o) => new URL(o).host.toLowerCase()));
 
 /** /Contact, /%63ontact, //contact/ are redirected to /contact. */
 export function canonicalRedirect(isPage: (path: string) => boolean): RequestHandler {
@@ -92,7 +110,10 @@ export function canonicalRedirect(isPage: (path: string) => boolean): RequestHan
 }
 
 /** Nothing but a POST to the form's own paths (a trailing slash or not, as Express routes) reaches the page router with a body. */
-export function methodGuard(opts: { isKnown: (path: string) => boolean; formPaths: string[] }): RequestHandler {
+export function methodGuard(opts: {
+  isKnown: (path: string) => boolean;
+  formPaths: string[];
+}): RequestHandler {
   return (req, res, next) => {
     if (req.method === "GET" || req.method === "HEAD") return next();
     const form = opts.formPaths.includes(req.path.replace(/(.)\/$/, "$1"));

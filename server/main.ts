@@ -35,7 +35,11 @@ const gone = () => {
 };
 logOut.on("error", gone).on("close", gone);
 const log = pino(
-  { base: undefined, timestamp: pino.stdTimeFunctions.isoTime, formatters: { level: (label) => ({ level: label }) } },
+  {
+    base: undefined,
+    timestamp: pino.stdTimeFunctions.isoTime,
+    formatters: { level: (label) => ({ level: label }) },
+  },
   logOut,
 );
 // A rejection nobody handled is a bug, logged in one line, not the end of the process.
@@ -137,7 +141,10 @@ server.on("error", (err: NodeJS.ErrnoException) => {
   process.exit(1);
 });
 server.listen(port, host, () => {
-  log.info({ url: `http://${host === "0.0.0.0" ? "localhost" : host}:${port}`, files: files.size }, "server started");
+  log.info(
+    { url: `http://${host === "0.0.0.0" ? "localhost" : host}:${port}`, files: files.size },
+    "server started",
+  );
   setTimeout(firstServed, config.START_WHEN_IDLE_MS);
 });
 

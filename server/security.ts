@@ -8,8 +8,10 @@ import type { RequestHandler } from "express";
  * (ADR 0010; delete that line to turn them off).
  */
 
-const INLINE_SCRIPT = /<script(?![^>]*\bsrc=)(?![^>]*application\/ld\+json)[^>]*>([\s\S]*?)<\/script>/gi;
-const sha256 = (text: string) => `'sha256-${createHash("sha256").update(text, "utf8").digest("base64")}'`;
+const INLINE_SCRIPT =
+  /<script(?![^>]*\bsrc=)(?![^>]*application\/ld\+json)[^>]*>([\s\S]*?)<\/script>/gi;
+const sha256 = (text: string) =>
+  `'sha256-${createHash("sha256").update(text, "utf8").digest("base64")}'`;
 export const inlineScriptHashes = (html: string) => [
   ...new Set(Array.from(html.matchAll(INLINE_SCRIPT), (m) => sha256(m[1] ?? ""))),
 ];
@@ -18,7 +20,10 @@ export function externalOrigin(endpoint: string): string | null {
   return endpoint.startsWith("/") ? null : new URL(endpoint).origin;
 }
 
-export function contentSecurityPolicy(opts: { scripts: string[] | null; contactOrigin?: string | null }): string {
+export function contentSecurityPolicy(opts: {
+  scripts: string[] | null;
+  contactOrigin?: string | null;
+}): string {
   const extra = opts.contactOrigin ? ` ${opts.contactOrigin}` : "";
   const scriptSrc = opts.scripts ? ["'self'", ...opts.scripts].join(" ") : "'none'";
   return [

@@ -42,7 +42,8 @@ export const walk = (dir: string) =>
 
 type Encoding = "identity" | "br" | "gzip";
 const COMPRESS = {
-  br: (page: Buffer) => brotliCompressSync(page, { params: { [constants.BROTLI_PARAM_QUALITY]: 5 } }),
+  br: (page: Buffer) =>
+    brotliCompressSync(page, { params: { [constants.BROTLI_PARAM_QUALITY]: 5 } }),
   gzip: (page: Buffer) => gzipSync(page, { level: 6 }),
 };
 
@@ -63,7 +64,11 @@ function loadFile(path: string, rel: string, contactOrigin: string | null): Stat
   const at = body.indexOf(FORM_TOKEN_PLACEHOLDER);
   const tag = createHash("sha1").update(body).digest("base64url").slice(0, 22);
   const type = typesByPath[rel] ?? TYPES[ext] ?? (contentType(ext) || "application/octet-stream");
-  const cacheControl = rel.startsWith("/assets/") ? IMMUTABLE : ext === ".html" ? HTML_CACHE : OTHER_CACHE;
+  const cacheControl = rel.startsWith("/assets/")
+    ? IMMUTABLE
+    : ext === ".html"
+      ? HTML_CACHE
+      : OTHER_CACHE;
   const csp = ext === ".html" && {
     "Content-Security-Policy": policyForHtml(body.toString(), contactOrigin),
     ...PAGE_HEADERS,
@@ -74,7 +79,12 @@ function loadFile(path: string, rel: string, contactOrigin: string | null): Stat
     gzip: variant(".gz"),
     type,
     etags: { identity: `"${tag}"`, br: `"${tag}-br"`, gzip: `"${tag}-gz"` },
-    headers: { "Content-Type": type, "Cache-Control": cacheControl, Vary: "Accept-Encoding", ...csp },
+    headers: {
+      "Content-Type": type,
+      "Cache-Control": cacheControl,
+      Vary: "Accept-Encoding",
+      ...csp,
+    },
     template:
       at >= 0 && ext === ".html"
         ? [body.subarray(0, at), body.subarray(at + FORM_TOKEN_PLACEHOLDER.length)]
@@ -95,7 +105,9 @@ export function loadStaticFiles(root: string, contactOrigin: string | null): Sta
   const scheduled = join(root, "../scheduled");
   if (!existsSync(scheduled)) return base;
   const newestFirst = readdirSync(scheduled).sort().reverse();
-  const states = newestFirst.map((date) => [date, loadTree(join(scheduled, date), contactOrigin)] as const);
+  const states = newestFirst.map(
+    (date) => [date, loadTree(join(scheduled, date), contactOrigin)] as const,
+  );
   const today = new Intl.DateTimeFormat("en-CA", { timeZone: site.timeZone });
   return {
     size: base.size,
@@ -124,10 +136,16 @@ function loadTree(root: string, contactOrigin: string | null): Map<string, Stati
   return files;
 }
 
-export function loadNotFoundPages(root: string, contactOrigin: string | null): Array<[string, StaticFile]> {
+export function loadNotFoundPages(
+  root: string,
+  contactOrigin: string | null,
+): Array<[string, StaticFile]> {
   return relativeWalk(root)
     .filter(([, rel]) => isNotFoundPage(rel))
-    .map(([path, rel]): [string, StaticFile] => [rel.slice(0, -"404.html".length), loadFile(path, rel, contactOrigin)])
+    .map(([path, rel]): [string, StaticFile] => [
+      rel.slice(0, -"404.html".length),
+      loadFile(path, rel, contactOrigin),
+    ])
     .sort((a, b) => b[0].length - a[0].length);
 }
 
@@ -135,13 +153,22 @@ function send(req: Request, res: Response, file: StaticFile, status: number, tok
   const html =
     token !== undefined &&
     file.template &&
-    preselect(Buffer.concat([file.template[0], Buffer.from(token), file.template[1]]), req.query.service);
+    preselect(
+      Buffer.concat([file.template[0], Buffer.from(token), file.template[1]]),
+      req.query.service,
+    );
   // q-values, q=0 and * as RFC 9110 says, through Express's `accepts`.
-  const offered = [(html || file.br) && "br", (html || file.gzip) && "gzip"].filter((e): e is Encoding => Boolean(e));
+  const offered = [(html || file.br) && "br", (html || file.gzip) && "gzip"].filter(
+    (e): e is Encoding => Boolean(e),
+  );
   const accepted = offered.length > 0 && req.acceptsEncodings(...offered, "identity");
   const encoding: Encoding = accepted === "br" || accepted === "gzip" ? accepted : "identity";
   const body =
-    encoding === "identity" ? html || file.body : html ? COMPRESS[encoding](html) : (file[encoding] ?? file.body);
+    encoding === "identity"
+      ? html || file.body
+      : html
+        ? COMPRESS[encoding](html)
+        : (file[encoding] ?? file.body);
   res.statusCode = status;
   for (const [name, value] of Object.entries(file.headers)) res.setHeader(name, value);
   if (html) res.setHeader("Cache-Control", "no-store");
@@ -171,7 +198,10 @@ function preselect(html: Buffer, service: unknown): Buffer {
   );
 }
 
-export function serveStatic(files: StaticFiles, { formToken }: { formToken?: () => string } = {}): RequestHandler {
+export function serveStatic(
+  files: StaticFiles,
+  { formToken }: { formToken?: () => string } = {},
+): RequestHandler {
   return (req, res, next) => {
     if (req.method !== "GET" && req.method !== "HEAD") return next();
     const file = files.get(req.path);

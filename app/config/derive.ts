@@ -9,7 +9,15 @@ export function usPhone(display: string) {
   return { display, e164: `+1${display.replace(/\D/g, "")}` };
 }
 
-const WEEK = ["Monday", "Tuesday", "Wednesday", "Thursday", "Friday", "Saturday", "Sunday"] as const;
+const WEEK = [
+  "Monday",
+  "Tuesday",
+  "Wednesday",
+  "Thursday",
+  "Friday",
+  "Saturday",
+  "Sunday",
+] as const;
 export type Day = (typeof WEEK)[number];
 
 /** "09:00" → "9:00 AM" (the way the pages write a time). */

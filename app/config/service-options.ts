@@ -14,4 +14,5 @@ export const serviceOptions = [
 export type ServiceOption = (typeof serviceOptions)[number];
 
 /** The contact page with `service` preselected. */
-export const contactHrefFor = (service: ServiceOption): string => `/contact?${new URLSearchParams({ service })}`;
+export const contactHrefFor = (service: ServiceOption): string =>
+  `/contact?${new URLSearchParams({ service })}`;

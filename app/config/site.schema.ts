@@ -6,7 +6,15 @@ import { usPhone } from "#app/config/derive.ts";
  * before every build (scripts/content-check.ts) and in the unit tests, so zod never reaches the browser bundle.
  */
 
-const dayOfWeek = z.enum(["Monday", "Tuesday", "Wednesday", "Thursday", "Friday", "Saturday", "Sunday"]);
+const dayOfWeek = z.enum([
+  "Monday",
+  "Tuesday",
+  "Wednesday",
+  "Thursday",
+  "Friday",
+  "Saturday",
+  "Sunday",
+]);
 const clock = z.string().regex(/^([01]\d|2[0-3]):[0-5]\d$/, "use 24-hour HH:MM");
 
 const processor = z.strictObject({
@@ -34,7 +42,8 @@ export const siteSchema = z.object({
     })
     .refine((p) => p.e164 === usPhone(p.display).e164, {
       path: ["e164"],
-      message: 'the number to dial must be the number shown: write the phone once, as usPhone("(307) 555-0142")',
+      message:
+        'the number to dial must be the number shown: write the phone once, as usPhone("(307) 555-0142")',
     }),
   address: z.object({
     street: z.string(),
@@ -68,7 +77,9 @@ export const siteSchema = z.object({
       return false;
     }
   }, "an IANA time zone such as America/Denver"),
-  holidays: z.array(z.strictObject({ date: z.iso.date("a date like 2026-12-25"), name: z.string().min(3) })),
+  holidays: z.array(
+    z.strictObject({ date: z.iso.date("a date like 2026-12-25"), name: z.string().min(3) }),
+  ),
   response: z.object({
     infoLine: z.string(),
     tile: z.string(),
@@ -101,7 +112,9 @@ export const siteSchema = z.object({
     liabilityCoverageUsd: z.number().int().positive(),
   }),
   privacy: z.strictObject({
-    effectiveDate: z.string().regex(/^[A-Z][a-z]+ \d{1,2}, \d{4}$/, "a date like November 24, 2026"),
+    effectiveDate: z
+      .string()
+      .regex(/^[A-Z][a-z]+ \d{1,2}, \d{4}$/, "a date like November 24, 2026"),
     retentionDays: z.number().int().min(1),
     backupDays: z.number().int().min(1).max(35),
     logDays: z.number().int().min(1).max(90),
@@ -114,7 +127,10 @@ export const siteSchema = z.object({
     processors: z.record(z.string(), processor),
   }),
   copyrightYear: z.number().int().min(2000),
-  themeColor: z.object({ light: z.string().regex(/^#[0-9a-f]{6}$/), dark: z.string().regex(/^#[0-9a-f]{6}$/) }),
+  themeColor: z.object({
+    light: z.string().regex(/^#[0-9a-f]{6}$/),
+    dark: z.string().regex(/^#[0-9a-f]{6}$/),
+  }),
   foundingDate: z.string().regex(/^\d{4}(-\d{2}-\d{2})?$/),
   securityContact: z.email(),
   serviceOptions: z.array(z.string()).length(5).readonly(),
@@ -166,7 +182,11 @@ export function plainError(issue: z.core.$ZodRawIssue): string | undefined {
 }
 
 /** The line of `source` where a mistake is: the line holding the value, or the only line naming its field. */
-export function lineOf(source: string, key: PropertyKey | undefined, value: unknown): number | undefined {
+export function lineOf(
+  source: string,
+  key: PropertyKey | undefined,
+  value: unknown,
+): number | undefined {
   const lines = source.split("\n");
   if (typeof value === "string" && value !== "") {
     const at = lines.findIndex((l) => l.includes(JSON.stringify(value)));
@@ -186,7 +206,9 @@ const valueAt = (root: unknown, path: PropertyKey[]) =>
 /** A field's path as people read it: officeHours → entry 2 → opens (`top` names a top-level entry). */
 export const fieldName = (path: PropertyKey[], top?: (index: number) => string | undefined) =>
   path
-    .map((k, i) => (typeof k !== "number" ? String(k) : ((i === 0 ? top?.(k) : undefined) ?? `entry ${k + 1}`)))
+    .map((k, i) =>
+      typeof k !== "number" ? String(k) : ((i === 0 ? top?.(k) : undefined) ?? `entry ${k + 1}`),
+    )
     .join(" → ") || "(the whole object)";
 
 /** Every mistake in `input` against `schema`, one line each: file, line, field, what was found and expected. */
@@ -202,8 +224,11 @@ export function problemsOf(
   return result.error.issues.map((i) => {
     const value = valueAt(input, i.path);
     const line =
-      i.code === "unrecognized_keys" ? lineOf(source, i.keys[0], true) : lineOf(source, i.path.at(-1), value);
-    const found = value === undefined || typeof value === "object" ? "" : ` (found ${JSON.stringify(value)})`;
+      i.code === "unrecognized_keys"
+        ? lineOf(source, i.keys[0], true)
+        : lineOf(source, i.path.at(-1), value);
+    const found =
+      value === undefined || typeof value === "object" ? "" : ` (found ${JSON.stringify(value)})`;
     return `${file}${line ? `, line ${line}` : ""}, ${fieldName(i.path, top)}: ${i.message}${found}`;
   });
 }

@@ -70,7 +70,8 @@ export const site: Site = {
     infoLine: "We respond to all inquiries within 4 hours during business days.",
     tile: "We reply to every inquiry within 4 hours on business days.",
     dialogTitle: "Message Sent Successfully!",
-    dialogMessage: "Thank you for your inquiry! We'll get back to you within 24 hours during business days.",
+    dialogMessage:
+      "Thank you for your inquiry! We'll get back to you within 24 hours during business days.",
     failure: "There was an error sending your message. Please try again or contact us directly.",
     /**
      * The promise the server keeps (ADR 0020): a lead nobody took ("I'm on it") within this many
@@ -108,7 +109,11 @@ export const site: Site = {
     lastUpdated: "January 1, 2025",
     registrationNumber: "2021-001048573",
     registeredIn: "Wyoming Secretary of State",
-    managementRoles: ["Chief Executive Officer", "Chief Technology Officer", "Chief Operating Officer"],
+    managementRoles: [
+      "Chief Executive Officer",
+      "Chief Technology Officer",
+      "Chief Operating Officer",
+    ],
     californiaLicensing:
       "For clients in California, services are provided in accordance with the California Business and Professions Code. Teton Digital Systems LLC is registered with the California Secretary of State as a foreign limited liability company; no service we offer requires a California state contractor license.",
     liabilityCoverageUsd: 5_000_000,

@@ -35,7 +35,10 @@ const US_ZONES: Array<[string, string]> = [
 ];
 /** The choice without JavaScript: the company's zone first, then the US zones by the time they keep. */
 export const ZONES: Array<[string, string]> = [
-  [site.timeZone, `${US_ZONES.find(([z]) => z === site.timeZone)?.[1] ?? site.timeZone} (our office)`],
+  [
+    site.timeZone,
+    `${US_ZONES.find(([z]) => z === site.timeZone)?.[1] ?? site.timeZone} (our office)`,
+  ],
   ...US_ZONES.filter(([z]) => z !== site.timeZone),
 ];
 

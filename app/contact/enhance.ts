@@ -1,5 +1,11 @@
 import { CONTACT_API_PATH } from "#app/contact/api.ts";
-import { FIELDS, type FieldErrors, FORM_TOKEN_FIELD, HONEYPOT_FIELD, serviceOptions } from "#app/contact/fields.ts";
+import {
+  FIELDS,
+  type FieldErrors,
+  FORM_TOKEN_FIELD,
+  HONEYPOT_FIELD,
+  serviceOptions,
+} from "#app/contact/fields.ts";
 
 /**
  * The contact form, enhanced: with JavaScript it sends JSON to the configured endpoint (spec §7)
@@ -34,7 +40,9 @@ async function send(endpoint: string, init: RequestInit, retrying: () => void): 
   let until = 0;
   for (let wait = 500; ; wait = Math.min(wait * 2, 2_000)) {
     const abort = new AbortController();
-    const timer = until ? setTimeout(() => abort.abort(), until + LAST_ANSWER_MS - Date.now()) : undefined;
+    const timer = until
+      ? setTimeout(() => abort.abort(), until + LAST_ANSWER_MS - Date.now())
+      : undefined;
     let response: Response | null = null;
     let error: unknown = null;
     try {
@@ -71,7 +79,12 @@ function enhance(form: HTMLFormElement) {
   // "Schedule Consultation" and "Request Quote" link here with ?service=…: preselect it.
   const wanted = new URLSearchParams(window.location.search).get("service");
   const select = form.elements.namedItem("service");
-  if (wanted && serviceOptions.includes(wanted) && select instanceof HTMLSelectElement && select.value === "") {
+  if (
+    wanted &&
+    serviceOptions.includes(wanted) &&
+    select instanceof HTMLSelectElement &&
+    select.value === ""
+  ) {
     select.value = wanted;
   }
   // Back to the button that sent it: focusing a field would open a phone's keyboard over the page.
@@ -188,14 +201,23 @@ function enhance(form: HTMLFormElement) {
       // The token the server wrote into this page (see form-token.ts): proof the message comes from it.
       const token = form.elements.namedItem(FORM_TOKEN_FIELD);
       if (token instanceof HTMLInputElement && token.value) headers["X-Form-Token"] = token.value;
-      const response = await send(endpoint, { method: "POST", headers, body: JSON.stringify(payload) }, () => {
-        if (status) status.textContent = RETRYING;
-      });
+      const response = await send(
+        endpoint,
+        { method: "POST", headers, body: JSON.stringify(payload) },
+        () => {
+          if (status) status.textContent = RETRYING;
+        },
+      );
       if (response.ok) {
         // The visitor's own booking link, from the answer (server/booking/): the dialog's second action.
-        const booking = ((await response.json().catch(() => null)) as { booking?: unknown } | null)?.booking;
+        const booking = ((await response.json().catch(() => null)) as { booking?: unknown } | null)
+          ?.booking;
         const book = document.getElementById("sent-book");
-        if (book instanceof HTMLAnchorElement && typeof booking === "string" && booking.startsWith("/")) {
+        if (
+          book instanceof HTMLAnchorElement &&
+          typeof booking === "string" &&
+          booking.startsWith("/")
+        ) {
           book.href = booking;
           book.hidden = false;
         }
@@ -213,7 +235,13 @@ function enhance(form: HTMLFormElement) {
       }
       console.error(`Contact form: the server answered ${response.status}`, body);
       showAlert(failure);
-      if (body && typeof body === "object" && "fields" in body && body.fields && typeof body.fields === "object") {
+      if (
+        body &&
+        typeof body === "object" &&
+        "fields" in body &&
+        body.fields &&
+        typeof body.fields === "object"
+      ) {
         showFieldErrors(body.fields as FieldErrors);
         showSummary(body.fields as FieldErrors);
       }

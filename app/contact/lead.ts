@@ -23,7 +23,11 @@ export const LEAD_UNDO_FIELD = "undo";
 export type ReviewAction = "spam" | "not-spam" | "take";
 
 /** Each action's button, the same words in the email, Slack, the morning digest and the page. */
-export const ACTION_LABEL: Record<ReviewAction, string> = { spam: "Spam", "not-spam": "Not spam", take: "I'm on it" };
+export const ACTION_LABEL: Record<ReviewAction, string> = {
+  spam: "Spam",
+  "not-spam": "Not spam",
+  take: "I'm on it",
+};
 
 /** The optional form field of the "I'm on it" page: the name the others who read the lead see. */
 export const TAKEN_BY_FIELD = "by";
@@ -32,7 +36,8 @@ export const TAKEN_BY_MAX = 60;
 /** What each action does, as the email's links and the page say it. */
 export const ACTION_EFFECT: Record<ReviewAction, string> = {
   spam: "the filter learns from it and deliveries not made yet are cancelled, except one under way, which is not tried again; an email you already have stays where it is",
-  "not-spam": "the filter learns it is not spam; a held message is delivered as a new lead would be",
+  "not-spam":
+    "the filter learns it is not spam; a held message is delivered as a new lead would be",
   take: "records that you are answering it, and when, so the others who read it know, and no reminder goes",
 };
 
@@ -95,7 +100,11 @@ export type LeadView =
   | { kind: "taken"; first: boolean; summary: LeadSummary };
 
 /** A lead on the overview page: as its own page shows it, with the links that fit it. */
-export type OverviewLead = { id: string; summary: LeadSummary; links: Array<{ label: string; url: string }> };
+export type OverviewLead = {
+  id: string;
+  summary: LeadSummary;
+  links: Array<{ label: string; url: string }>;
+};
 
 export type OverviewView =
   | { kind: "invalid" | "expired" | "retired" | "unavailable" }
@@ -109,5 +118,9 @@ export interface LeadPage {
   overview(token: string, clientIp: string | undefined): Promise<OverviewView>;
   open(token: string): Promise<LeadView>;
   /** `undo`: the Undo button of Spam / Not spam; `by`: the name given on the "I'm on it" page, if any. */
-  act(token: string, clientIp: string | undefined, opts?: { undo?: boolean; by?: string }): Promise<LeadView>;
+  act(
+    token: string,
+    clientIp: string | undefined,
+    opts?: { undo?: boolean; by?: string },
+  ): Promise<LeadView>;
 }

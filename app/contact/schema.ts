@@ -1,5 +1,10 @@
 import { z } from "zod";
-import { type ContactField, type FieldErrors, LIMITS, serviceOptions } from "#app/contact/fields.ts";
+import {
+  type ContactField,
+  type FieldErrors,
+  LIMITS,
+  serviceOptions,
+} from "#app/contact/fields.ts";
 
 export { HONEYPOT_FIELD, LIMITS } from "#app/contact/fields.ts";
 
@@ -39,31 +44,46 @@ const singleLine = (label: string, max: number) =>
     .refine(isCleanText, `${label} ${CONTROL_MESSAGE}.`);
 
 const contactSchema = z.strictObject({
-  name: singleLine("Full name", LIMITS.name).pipe(z.string().min(1, "Please enter your full name.")),
+  name: singleLine("Full name", LIMITS.name).pipe(
+    z.string().min(1, "Please enter your full name."),
+  ),
   email: singleLine("Email", LIMITS.email).pipe(
-    z.string().min(1, "Please enter your email address.").pipe(z.email("Please enter a valid email address.")),
+    z
+      .string()
+      .min(1, "Please enter your email address.")
+      .pipe(z.email("Please enter a valid email address.")),
   ),
   company: singleLine("Company", LIMITS.company).default(""),
   service: z
     .string({ error: "Service must be text." })
     .trim()
     .default("")
-    .refine((s) => s === "" || serviceOptions.includes(s), "Please choose a service from the list."),
+    .refine(
+      (s) => s === "" || serviceOptions.includes(s),
+      "Please choose a service from the list.",
+    ),
   message: z
     .string({ error: "Message must be text." })
     .trim()
     .min(1, "Please enter a message.")
-    .max(LIMITS.message, `Message must be at most ${LIMITS.message.toLocaleString("en-US")} characters.`)
+    .max(
+      LIMITS.message,
+      `Message must be at most ${LIMITS.message.toLocaleString("en-US")} characters.`,
+    )
     .refine(isCleanText, `Message ${CONTROL_MESSAGE}.`),
 });
 
 export type ContactInput = z.infer<typeof contactSchema>;
 
 /** What a person may ask to have corrected (`npm run inquiries -- correct`), each by the form's own rule. */
-export const correctionSchema = contactSchema.pick({ name: true, email: true, company: true }).partial();
+export const correctionSchema = contactSchema
+  .pick({ name: true, email: true, company: true })
+  .partial();
 export type { ContactField, FieldErrors };
 
-export type ValidationResult = { ok: true; data: ContactInput } | { ok: false; error: string; fields: FieldErrors };
+export type ValidationResult =
+  | { ok: true; data: ContactInput }
+  | { ok: false; error: string; fields: FieldErrors };
 
 /** Validate an untrusted value (a parsed JSON body or form fields). */
 export function validateContact(input: unknown): ValidationResult {

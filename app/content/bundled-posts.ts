@@ -1,6 +1,12 @@
 import type { RouterContextProvider } from "react-router";
 import type { PictureData } from "#app/components/ui/Picture.tsx";
-import { type Post, PostError, parsePost, publishedPosts, todayAtOffice } from "#app/content/post-parser.ts";
+import {
+  type Post,
+  PostError,
+  parsePost,
+  publishedPosts,
+  todayAtOffice,
+} from "#app/content/post-parser.ts";
 import { publishDateContext } from "#app/content/publish-date.ts";
 
 /**
@@ -10,12 +16,19 @@ import { publishDateContext } from "#app/content/publish-date.ts";
  */
 
 // Paths relative to this file, so the same files are found whatever Vite's root is (bench/spa-baseline).
-const sources = import.meta.glob<string>("../../content/blog/*.md", { query: "?raw", import: "default", eager: true });
-const images = import.meta.glob<PictureData>("../../content/blog/images/*.{svg,jpg,jpeg,png,webp,avif}", {
-  query: "?picture",
+const sources = import.meta.glob<string>("../../content/blog/*.md", {
+  query: "?raw",
   import: "default",
   eager: true,
 });
+const images = import.meta.glob<PictureData>(
+  "../../content/blog/images/*.{svg,jpg,jpeg,png,webp,avif}",
+  {
+    query: "?picture",
+    import: "default",
+    eager: true,
+  },
+);
 
 export type PostView = Omit<Post, "image"> & { image: PictureData };
 
@@ -23,7 +36,9 @@ const posts: PostView[] = Object.entries(sources).map(([path, raw]) => {
   const p = parsePost(path.replace("../../", ""), raw);
   const image = images[`../../content/blog/${p.image.slice(2)}`];
   if (!image)
-    throw new PostError([{ file: p.file, field: "image", message: `no file content/blog/${p.image.slice(2)}` }]);
+    throw new PostError([
+      { file: p.file, field: "image", message: `no file content/blog/${p.image.slice(2)}` },
+    ]);
   return { ...p, image };
 });
 

@@ -7,7 +7,10 @@ import { type Post, parsePost, publishedPosts } from "#app/content/post-parser.t
  * The published posts, read from content/blog on disk: for the prerender list (react-router.config.ts),
  * the end-to-end tests and the benchmarks. The site itself gets them bundled (bundled-posts.ts).
  */
-export function readPublishedPosts(dir = join(process.cwd(), "content/blog"), today?: string): Post[] {
+export function readPublishedPosts(
+  dir = join(process.cwd(), "content/blog"),
+  today?: string,
+): Post[] {
   return publishedPosts(readPosts(dir), today);
 }
 
@@ -17,4 +20,5 @@ export function readPosts(dir = join(process.cwd(), "content/blog")): Post[] {
   return files.map((f) => parsePost(`content/blog/${f}`, readFileSync(join(dir, f), "utf8")));
 }
 
-export const publishedSlugs = (dir?: string): string[] => readPublishedPosts(dir).map((p) => p.slug);
+export const publishedSlugs = (dir?: string): string[] =>
+  readPublishedPosts(dir).map((p) => p.slug);

@@ -28,7 +28,8 @@ const frontmatterSchema = z.strictObject({
 /** What each field must be, said for the people who write posts: shown with any mistake in it. */
 export const FIELD_HELP: Record<keyof z.infer<typeof frontmatterSchema>, string> = {
   slug: "lowercase words joined by hyphens, the same as the file name, like: slug: rent-or-buy-it-infrastructure",
-  title: 'a title of 10 to 120 characters, like: title: "Rent or Buy? Paying for IT Infrastructure"',
+  title:
+    'a title of 10 to 120 characters, like: title: "Rent or Buy? Paying for IT Infrastructure"',
   author: 'the writer\'s name, like: author: "Sarah Chen"',
   category: 'a category of 2 to 40 characters, like: category: "AI & Machine Learning"',
   readTime: 'minutes to read, like: readTime: "8 min read"',
@@ -101,7 +102,8 @@ export function renderMarkdown(source: string): string {
 
 const FRONTMATTER = /^---\r?\n([\s\S]*?)\r?\n---\r?\n?([\s\S]*)$/;
 
-const shown = (value: unknown) => (typeof value === "string" ? `"${value}"` : JSON.stringify(value));
+const shown = (value: unknown) =>
+  typeof value === "string" ? `"${value}"` : JSON.stringify(value);
 
 /** A post, or every mistake in it. */
 export function checkPost(file: string, raw: string): { post: Post } | { problems: PostProblem[] } {
@@ -113,7 +115,8 @@ export function checkPost(file: string, raw: string): { post: Post } | { problem
           file,
           line: 1,
           field: "",
-          message: "the file must start with a line of three hyphens (---), the fields, then another --- line",
+          message:
+            "the file must start with a line of three hyphens (---), the fields, then another --- line",
         },
       ],
     };
@@ -162,12 +165,17 @@ export function checkPost(file: string, raw: string): { post: Post } | { problem
         file,
         line: lineOf(field),
         field,
-        message: value === undefined ? `missing; add ${help}` : `found ${shown(value)}; expected ${help}`,
+        message:
+          value === undefined ? `missing; add ${help}` : `found ${shown(value)}; expected ${help}`,
       });
     }
   }
   const name = file.replace(/^.*\//, "").replace(/\.md$/, "");
-  if (typeof data.slug === "string" && data.slug !== name && !problems.some((p) => p.field === "slug")) {
+  if (
+    typeof data.slug === "string" &&
+    data.slug !== name &&
+    !problems.some((p) => p.field === "slug")
+  ) {
     problems.push({
       file,
       line: lineOf("slug"),
@@ -224,5 +232,7 @@ export function publishedPosts<P extends Pick<Post, "slug" | "file" | "date" | "
 ): P[] {
   const duplicates = duplicateSlugs(posts);
   if (duplicates.length > 0) throw new PostError(duplicates);
-  return posts.filter((p) => (drafts || !p.draft) && p.date <= today).sort((a, b) => b.date.localeCompare(a.date));
+  return posts
+    .filter((p) => (drafts || !p.draft) && p.date <= today)
+    .sort((a, b) => b.date.localeCompare(a.date));
 }

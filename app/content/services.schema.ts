@@ -14,7 +14,13 @@ export const serviceLinesSchema = z
       summary: text(20),
       highlights: z.array(text(3)).length(3),
       offerings: z
-        .array(z.strictObject({ title: text(3), description: text(40), features: z.array(text(3)).min(1) }))
+        .array(
+          z.strictObject({
+            title: text(3),
+            description: text(40),
+            features: z.array(text(3)).min(1),
+          }),
+        )
         .min(1),
     }),
   )

@@ -23,7 +23,8 @@ export const serviceLines: ServiceLine[] = [
     cardTitle: "IT Infrastructure",
     title: "IT Infrastructure",
     icon: "Server",
-    summary: "Servers, storage, networks and cloud capacity — bought, rented or run for you as a service.",
+    summary:
+      "Servers, storage, networks and cloud capacity — bought, rented or run for you as a service.",
     highlights: [
       "Hardware procurement and setup",
       "Flexible rental and leasing",
@@ -71,7 +72,11 @@ export const serviceLines: ServiceLine[] = [
     title: "IT Consulting",
     icon: "Lightbulb",
     summary: "Plans, architectures and audits that turn technology spending into business results.",
-    highlights: ["Digital transformation roadmaps", "Scalable system architecture", "Security and cost audits"],
+    highlights: [
+      "Digital transformation roadmaps",
+      "Scalable system architecture",
+      "Security and cost audits",
+    ],
     offerings: [
       {
         title: "Digital Strategy",
@@ -114,7 +119,11 @@ export const serviceLines: ServiceLine[] = [
     title: "AI Consulting",
     icon: "Brain",
     summary: "Where AI pays off in your business, how to build it, and how to run it responsibly.",
-    highlights: ["AI opportunity assessment", "Machine learning implementation", "Responsible AI governance"],
+    highlights: [
+      "AI opportunity assessment",
+      "Machine learning implementation",
+      "Responsible AI governance",
+    ],
     offerings: [
       {
         title: "AI Strategy Development",
@@ -156,7 +165,8 @@ export const serviceLines: ServiceLine[] = [
     cardTitle: "AI Development",
     title: "AI Software Development",
     icon: "Code",
-    summary: "Custom AI software that automates marketing, reads financial data and watches global risk.",
+    summary:
+      "Custom AI software that automates marketing, reads financial data and watches global risk.",
     highlights: ["Marketing automation", "Financial analysis tools", "Global market risk analysis"],
     offerings: [
       {

@@ -3,6 +3,7 @@
  * it there (scripts/images.ts). No aliases, so Node runs this file as it is.
  */
 export function socialImagePath(path: string): string {
-  const name = path === "/" ? "home" : path.replace(/^\//, "").replace(/\/$/, "").replace(/\//g, "-");
+  const name =
+    path === "/" ? "home" : path.replace(/^\//, "").replace(/\/$/, "").replace(/\//g, "-");
   return `/social/${name}.png`;
 }

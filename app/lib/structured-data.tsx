@@ -39,7 +39,11 @@ export function organization(): Thing {
       postalCode: site.address.postalCode,
       addressCountry: site.address.country,
     },
-    geo: { "@type": "GeoCoordinates", latitude: site.address.geo.latitude, longitude: site.address.geo.longitude },
+    geo: {
+      "@type": "GeoCoordinates",
+      latitude: site.address.geo.latitude,
+      longitude: site.address.geo.longitude,
+    },
     openingHoursSpecification: site.officeHours
       .filter((h) => h.opens && h.closes)
       .map((h) => ({
@@ -131,6 +135,9 @@ export function breadcrumbs(items: Array<{ name: string; path: string }>): Thing
 
 /** One JSON-LD block: a graph of things. `<` is escaped so the data can never close the element. */
 export function JsonLd({ graph }: { graph: Thing[] }) {
-  const json = JSON.stringify({ "@context": "https://schema.org", "@graph": graph }).replace(/</g, "\\u003c");
+  const json = JSON.stringify({ "@context": "https://schema.org", "@graph": graph }).replace(
+    /</g,
+    "\\u003c",
+  );
   return <script type="application/ld+json" dangerouslySetInnerHTML={{ __html: json }} />;
 }

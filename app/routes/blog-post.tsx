@@ -2,7 +2,13 @@ import { ArrowLeft, ArrowRight, Clock, FileQuestion, User } from "lucide-react";
 import { data, isRouteErrorResponse, useRouteError } from "react-router";
 import { NamedIcon } from "#app/components/ui/NamedIcon.tsx";
 import { Picture } from "#app/components/ui/Picture.tsx";
-import { buttonOnDark, buttonPrimary, container, focusRing, readingColumn } from "#app/components/ui/styles.ts";
+import {
+  buttonOnDark,
+  buttonPrimary,
+  container,
+  focusRing,
+  readingColumn,
+} from "#app/components/ui/styles.ts";
 import { site } from "#app/config/site.ts";
 import { postsFor } from "#app/content/blog.server.ts";
 import { pageMeta } from "#app/lib/seo.ts";
@@ -33,7 +39,8 @@ export const meta: Route.MetaFunction = ({ loaderData, params }) =>
     : [{ title: `Post Not Found | ${site.name}` }, { name: "robots", content: "noindex" }];
 
 /** The hero's width: the reading column (39rem at most), less its padding on narrower screens. */
-const HERO_SIZES = "(min-width: 42rem) 39rem, (min-width: 40rem) calc(100vw - 3rem), calc(100vw - 2rem)";
+const HERO_SIZES =
+  "(min-width: 42rem) 39rem, (min-width: 40rem) calc(100vw - 3rem), calc(100vw - 2rem)";
 
 const backLink = `inline-flex items-center gap-2 rounded font-semibold text-blue-800 hover:underline dark:text-blue-300 ${focusRing}`;
 
@@ -84,14 +91,27 @@ export default function BlogPost({ loaderData: { post } }: Route.ComponentProps)
           </p>
           <div className="mt-8 overflow-hidden rounded-2xl">
             {/* The page's largest element: fetched first, never lazily. */}
-            <Picture picture={post.image} alt={post.imageAlt} sizes={HERO_SIZES} priority className="h-auto w-full" />
+            <Picture
+              picture={post.image}
+              alt={post.imageAlt}
+              sizes={HERO_SIZES}
+              priority
+              className="h-auto w-full"
+            />
           </div>
         </div>
       </header>
       <div className={`${readingColumn} py-12`}>
         {/* Rendered from Markdown at build time; raw HTML in the source is escaped (app/content/post-parser.ts). */}
-        <div data-print-links className="prose-article text-lg" dangerouslySetInnerHTML={{ __html: post.html }} />
-        <aside aria-label="About the author" className="mt-12 flex gap-4 rounded-2xl bg-slate-50 p-6 dark:bg-slate-900">
+        <div
+          data-print-links
+          className="prose-article text-lg"
+          dangerouslySetInnerHTML={{ __html: post.html }}
+        />
+        <aside
+          aria-label="About the author"
+          className="mt-12 flex gap-4 rounded-2xl bg-slate-50 p-6 dark:bg-slate-900"
+        >
           <span className="inline-flex size-14 shrink-0 items-center justify-center rounded-full bg-blue-700 text-white">
             <User aria-hidden="true" className="size-7" />
           </span>
@@ -99,8 +119,8 @@ export default function BlogPost({ loaderData: { post } }: Route.ComponentProps)
             <p className="font-semibold text-slate-900 dark:text-white">{post.author}</p>
             <p className="text-sm">{site.blog.authorTitle}</p>
             <p className="mt-2 text-sm">
-              Writes about infrastructure, AI and compliance at {site.name}, and works with clients on the projects
-              these articles come from.
+              Writes about infrastructure, AI and compliance at {site.name}, and works with clients
+              on the projects these articles come from.
             </p>
           </div>
         </aside>
@@ -134,7 +154,10 @@ export function ErrorBoundary() {
   const notFound = isRouteErrorResponse(error) && error.status === 404;
   return (
     <section className={`${container} py-24 text-center`}>
-      <FileQuestion aria-hidden="true" className="mx-auto size-14 text-blue-700 dark:text-blue-300" />
+      <FileQuestion
+        aria-hidden="true"
+        className="mx-auto size-14 text-blue-700 dark:text-blue-300"
+      />
       <h1 className="mt-6 text-4xl font-bold text-slate-900 dark:text-white">
         {notFound ? "Post Not Found" : "This article could not be shown"}
       </h1>

@@ -13,17 +13,19 @@ import type { Route } from "./+types/blog";
 export function loader({ context }: { context: Readonly<RouterContextProvider> }) {
   // Only what the list shows: the article bodies stay out of this page's data.
   return {
-    posts: postsFor(context).map(({ slug, title, category, excerpt, readTime, icon, image, imageAlt, date }) => ({
-      slug,
-      title,
-      category,
-      excerpt,
-      readTime,
-      icon,
-      image,
-      imageAlt,
-      date,
-    })),
+    posts: postsFor(context).map(
+      ({ slug, title, category, excerpt, readTime, icon, image, imageAlt, date }) => ({
+        slug,
+        title,
+        category,
+        excerpt,
+        readTime,
+        icon,
+        image,
+        imageAlt,
+        date,
+      }),
+    ),
   };
 }
 
@@ -78,7 +80,12 @@ function Category({ post }: { post: CardPost }) {
 }
 
 /** Reading time, and the "read" cue (decorative: the title is the card's link). */
-function CardFooter(props: { post: CardPost; action: string; className: string; timeClassName?: string }) {
+function CardFooter(props: {
+  post: CardPost;
+  action: string;
+  className: string;
+  timeClassName?: string;
+}) {
   return (
     <div className={`${props.className} flex items-center justify-between gap-4`}>
       <span className={`inline-flex items-center gap-1.5 ${props.timeClassName ?? ""}`.trim()}>
@@ -108,17 +115,27 @@ export default function Blog({ loaderData }: Route.ComponentProps) {
           >
             <CardImage post={featured} featured />
             <div className="flex flex-col justify-center p-6 lg:p-10">
-              <p className="text-sm font-semibold text-blue-800 dark:text-blue-300">Featured article</p>
+              <p className="text-sm font-semibold text-blue-800 dark:text-blue-300">
+                Featured article
+              </p>
               <p className="mt-3">
                 <Category post={featured} />
               </p>
-              <h2 id="featured-title" className="mt-4 text-3xl font-bold text-slate-900 dark:text-white">
+              <h2
+                id="featured-title"
+                className="mt-4 text-3xl font-bold text-slate-900 dark:text-white"
+              >
                 <a href={postLink(featured.slug)} className={cardLink}>
                   {featured.title}
                 </a>
               </h2>
               <p className="mt-4 leading-relaxed">{featured.excerpt}</p>
-              <CardFooter post={featured} action="Read article" className="mt-6" timeClassName="text-sm" />
+              <CardFooter
+                post={featured}
+                action="Read article"
+                className="mt-6"
+                timeClassName="text-sm"
+              />
             </div>
           </article>
         ) : (
@@ -132,7 +149,9 @@ export default function Blog({ loaderData }: Route.ComponentProps) {
             <ul className="mt-8 grid gap-6 md:grid-cols-2 lg:grid-cols-3">
               {rest.map((p) => (
                 <li key={p.slug}>
-                  <article className={`${cardFrame} ${cardFocus} flex h-full flex-col overflow-hidden`}>
+                  <article
+                    className={`${cardFrame} ${cardFocus} flex h-full flex-col overflow-hidden`}
+                  >
                     <CardImage post={p} />
                     <div className="flex flex-1 flex-col p-6">
                       <p>

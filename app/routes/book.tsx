@@ -30,7 +30,9 @@ export async function loader({ request, context }: Route.LoaderArgs) {
   const query = new URL(request.url).searchParams;
   const token = query.get(BOOK_TOKEN_FIELD);
   return answer(
-    token ? await contact.booking.open(token, query.get(BOOK_ZONE_FIELD), contact.clientIp) : { kind: "invalid" },
+    token
+      ? await contact.booking.open(token, query.get(BOOK_ZONE_FIELD), contact.clientIp)
+      : { kind: "invalid" },
   );
 }
 
@@ -57,7 +59,10 @@ export const meta: Route.MetaFunction = () => [
   { name: "robots", content: "noindex, nofollow" },
 ];
 
-const REFUSED: Record<Exclude<BookingView["kind"], "book" | "company" | "cancel">, [string, string]> = {
+const REFUSED: Record<
+  Exclude<BookingView["kind"], "book" | "company" | "cancel">,
+  [string, string]
+> = {
   invalid: [
     "This link is not valid",
     `It is not a link we sent, or it was changed on the way. Nothing was changed. Write to us at ${site.email} or call ${site.phone.display}.`,
@@ -75,7 +80,10 @@ const REFUSED: Record<Exclude<BookingView["kind"], "book" | "company" | "cancel"
     `It may have been deleted at its sender's request or at the end of our privacy notice's retention period. Write to us at ${site.email}.`,
   ],
   "rate-limited": ["Too many requests", "Please wait a few minutes, then try again."],
-  unavailable: ["Please try again in a moment", "We could not reach our records just now. Nothing was changed."],
+  unavailable: [
+    "Please try again in a moment",
+    "We could not reach our records just now. Nothing was changed.",
+  ],
 };
 
 const heading = "text-3xl font-bold text-slate-900 dark:text-white";
@@ -127,7 +135,8 @@ function Visitor({ view }: { view: Extract<BookingView, { kind: "book" }> }) {
         {BOOK_LABEL}
       </h1>
       <p className="mt-4 text-lg">
-        Hello {view.name}: pick a time that suits you. We already have your message; you need not write it again.
+        Hello {view.name}: pick a time that suits you. We already have your message; you need not
+        write it again.
       </p>
       {status ? (
         <p className={`${card} mt-6 text-lg font-semibold`} role="status">
@@ -159,13 +168,13 @@ function Visitor({ view }: { view: Extract<BookingView, { kind: "book" }> }) {
       </form>
       {view.asked?.state === "confirmed" ? null : view.unchecked ? (
         <p className="mt-8 text-lg">
-          We cannot check our calendar just now, so we offer no times here. We will reply to your message by email as we
-          promised, and agree on a time with you there.
+          We cannot check our calendar just now, so we offer no times here. We will reply to your
+          message by email as we promised, and agree on a time with you there.
         </p>
       ) : view.days.length === 0 ? (
         <p className="mt-8 text-lg">
-          No time is open in the next days. We will reply to your message by email as we promised, and agree on a time
-          with you there.
+          No time is open in the next days. We will reply to your message by email as we promised,
+          and agree on a time with you there.
         </p>
       ) : (
         // Posted to the bare path: the answer's address carries no token.
@@ -178,7 +187,9 @@ function Visitor({ view }: { view: Extract<BookingView, { kind: "book" }> }) {
           </p>
           {view.days.map(({ day, slots }) => (
             <fieldset key={day}>
-              <legend className="text-xl font-semibold text-slate-900 dark:text-white">{day}</legend>
+              <legend className="text-xl font-semibold text-slate-900 dark:text-white">
+                {day}
+              </legend>
               <div className={slotGrid}>
                 {slots.map((s) => (
                   <button key={s.at} type="submit" name={BOOK_SLOT_FIELD} value={s.at}>
@@ -200,10 +211,12 @@ function Visitor({ view }: { view: Extract<BookingView, { kind: "book" }> }) {
 }
 
 const COMPANY_DONE = {
-  confirmed: "Confirmed: the invitation is on its way to them and to you, and the lead counts as taken.",
+  confirmed:
+    "Confirmed: the invitation is on its way to them and to you, and the lead counts as taken.",
   declined: "Declined: they get your line and a link to pick another time.",
   conflict: "Another visitor holds this time now: decline this request so they can pick another.",
-  unchanged: "Nothing changed: the request was confirmed, declined, cancelled or changed to another time before.",
+  unchanged:
+    "Nothing changed: the request was confirmed, declined, cancelled or changed to another time before.",
   cancelled: "The visitor cancelled it.",
 };
 const STATE = {
@@ -238,7 +251,10 @@ function Company({ view }: { view: Extract<BookingView, { kind: "company" }> }) 
             <p>They get a calendar invitation by email, and so do you.</p>
           ) : (
             <p>
-              <label htmlFor="book-note" className="block font-semibold text-slate-900 dark:text-white">
+              <label
+                htmlFor="book-note"
+                className="block font-semibold text-slate-900 dark:text-white"
+              >
                 A line for them (optional)
               </label>
               <input
@@ -262,12 +278,14 @@ function Cancel({ view }: { view: Extract<BookingView, { kind: "cancel" }> }) {
   return (
     <>
       <h1 id="book-title" className={heading}>
-        {view.done || view.state === "cancelled" ? "Your consultation is cancelled" : "Cancel your consultation"}
+        {view.done || view.state === "cancelled"
+          ? "Your consultation is cancelled"
+          : "Cancel your consultation"}
       </h1>
       {view.done || view.state === "cancelled" ? (
         <p className="mt-4 text-lg" role="status">
-          {view.when ? `The time ${view.when} is free again.` : ""} We sent you a confirmation; its link lets you pick
-          another time.
+          {view.when ? `The time ${view.when} is free again.` : ""} We sent you a confirmation; its
+          link lets you pick another time.
         </p>
       ) : view.state === "confirmed" || view.state === "asked" ? (
         <form method="post" action={BOOK_PATH} className="mt-6">

@@ -14,7 +14,9 @@ import type { Route } from "./+types/contact-sent";
 
 export function loader({ request }: Route.LoaderArgs) {
   const token = new URL(request.url).searchParams.get(BOOK_TOKEN_FIELD);
-  return { booking: token ? `${BOOK_PATH}?${new URLSearchParams({ [BOOK_TOKEN_FIELD]: token })}` : null };
+  return {
+    booking: token ? `${BOOK_PATH}?${new URLSearchParams({ [BOOK_TOKEN_FIELD]: token })}` : null,
+  };
 }
 
 export const meta: Route.MetaFunction = () => [
@@ -26,7 +28,10 @@ export const meta: Route.MetaFunction = () => [
 export default function ContactSent({ loaderData }: Route.ComponentProps) {
   return (
     <section aria-labelledby="sent-title" className={`${container} py-24 text-center`}>
-      <CircleCheck aria-hidden="true" className="mx-auto size-16 text-green-700 dark:text-green-400" />
+      <CircleCheck
+        aria-hidden="true"
+        className="mx-auto size-16 text-green-700 dark:text-green-400"
+      />
       <h1 id="sent-title" className="mt-6 text-4xl font-bold text-slate-900 dark:text-white">
         {site.response.dialogTitle}
       </h1>

@@ -8,7 +8,13 @@ import { card, container, focusRing } from "#app/components/ui/styles.ts";
 import { site } from "#app/config/site.ts";
 import { contactPublicKey } from "#app/contact/api.ts";
 import { contactContext } from "#app/contact/context.ts";
-import { type ContactField, FIELDS, type FieldErrors, FORM_TOKEN_FIELD, HONEYPOT_FIELD } from "#app/contact/fields.ts";
+import {
+  type ContactField,
+  FIELDS,
+  type FieldErrors,
+  FORM_TOKEN_FIELD,
+  HONEYPOT_FIELD,
+} from "#app/contact/fields.ts";
 import { TOO_MANY } from "#app/contact/messages.ts";
 import { pageMeta } from "#app/lib/seo.ts";
 import { link } from "#app/pages.ts";
@@ -52,8 +58,12 @@ export async function action({ request, context }: Route.ActionArgs) {
   const values: Partial<Record<ContactField, string>> = {};
   for (const field of FIELDS) if (body[field] !== undefined) values[field] = body[field];
   const contact = context.get(contactContext);
-  const failure = (status: number, error: string, fields: FieldErrors = {}, headers?: Record<string, string>) =>
-    data<FormResult>({ ok: false, error, fields, values }, { status, headers });
+  const failure = (
+    status: number,
+    error: string,
+    fields: FieldErrors = {},
+    headers?: Record<string, string>,
+  ) => data<FormResult>({ ok: false, error, fields, values }, { status, headers });
   const unavailable = () => failure(503, site.response.failure, {}, { "Retry-After": "30" });
   if (!contact) return unavailable();
   try {
@@ -71,9 +81,12 @@ export async function action({ request, context }: Route.ActionArgs) {
       case "replayed":
         // Post/Redirect/Get: a reload or Back on the answer never posts (and stores) the message again.
         // With the visitor's booking link (server/booking/): /contact/sent offers it.
-        return redirect(`${link.contactSent}${outcome.booking ? new URL(outcome.booking, site.url).search : ""}`, {
-          status: 303,
-        });
+        return redirect(
+          `${link.contactSent}${outcome.booking ? new URL(outcome.booking, site.url).search : ""}`,
+          {
+            status: 303,
+          },
+        );
       case "invalid":
         return failure(400, "Please correct the fields marked above.", outcome.fields);
       case "rate-limited":
@@ -111,7 +124,15 @@ const tiles = [
 const textLink = `rounded font-medium text-blue-800 hover:underline dark:text-blue-300 ${focusRing}`;
 
 /** One way to reach us: an icon, a heading, and the details. */
-function InfoItem({ icon: Icon, title, children }: { icon: LucideIcon; title: string; children: ReactNode }) {
+function InfoItem({
+  icon: Icon,
+  title,
+  children,
+}: {
+  icon: LucideIcon;
+  title: string;
+  children: ReactNode;
+}) {
   return (
     <li className="flex gap-4">
       <Icon aria-hidden="true" className="mt-1 size-5 shrink-0 text-blue-700 dark:text-blue-300" />
@@ -127,7 +148,8 @@ export default function Contact({ loaderData, actionData }: Route.ComponentProps
   return (
     <>
       <PageHeader title="Contact Us">
-        Tell us about your project. We will get back to you with next steps and an honest assessment.
+        Tell us about your project. We will get back to you with next steps and an honest
+        assessment.
       </PageHeader>
       <div className={`${container} grid gap-10 py-16 lg:grid-cols-5`}>
         <section aria-labelledby="info-heading" className="lg:col-span-2">
@@ -168,14 +190,21 @@ export default function Contact({ loaderData, actionData }: Route.ComponentProps
           <h2 id="form-heading" className="text-2xl font-bold text-slate-900 dark:text-white">
             Send us a message
           </h2>
-          <ContactForm endpoint={loaderData.endpoint} publicKey={loaderData.publicKey} result={actionData} />
+          <ContactForm
+            endpoint={loaderData.endpoint}
+            publicKey={loaderData.publicKey}
+            result={actionData}
+          />
         </section>
       </div>
       <section aria-label="Why work with us" className="bg-slate-50 dark:bg-slate-900/50">
         <ul className={`${container} grid gap-6 py-16 md:grid-cols-3`}>
           {tiles.map(({ icon: Icon, title, text }) => (
             <li key={title} className={`${card} text-center`}>
-              <Icon aria-hidden="true" className="mx-auto size-8 text-blue-700 dark:text-blue-300" />
+              <Icon
+                aria-hidden="true"
+                className="mx-auto size-8 text-blue-700 dark:text-blue-300"
+              />
               <h2 className="mt-4 text-lg font-semibold text-slate-900 dark:text-white">{title}</h2>
               <p className="mt-2 text-sm">{text}</p>
             </li>

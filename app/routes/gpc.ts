@@ -7,5 +7,8 @@ import { site } from "#app/config/site.ts";
  */
 export function loader() {
   const lastUpdate = new Date(`${site.privacy.effectiveDate} UTC`).toISOString().slice(0, 10);
-  return Response.json({ gpc: true, lastUpdate }, { headers: { "Content-Type": "application/json" } });
+  return Response.json(
+    { gpc: true, lastUpdate },
+    { headers: { "Content-Type": "application/json" } },
+  );
 }

@@ -3,7 +3,14 @@ import { HeroIllustration } from "#app/components/sections/HeroIllustration.tsx"
 import { CallToAction } from "#app/components/ui/CallToAction.tsx";
 import { CheckList } from "#app/components/ui/CheckList.tsx";
 import { NamedIcon } from "#app/components/ui/NamedIcon.tsx";
-import { buttonOnDark, buttonPrimary, buttonSecondary, card, container, focusRing } from "#app/components/ui/styles.ts";
+import {
+  buttonOnDark,
+  buttonPrimary,
+  buttonSecondary,
+  card,
+  container,
+  focusRing,
+} from "#app/components/ui/styles.ts";
 import { site } from "#app/config/site.ts";
 import { serviceLines } from "#app/content/services.ts";
 import { pageMeta } from "#app/lib/seo.ts";
@@ -21,7 +28,9 @@ export default function Home() {
   return (
     <>
       <section className="bg-gradient-to-br from-slate-50 to-blue-50 dark:from-slate-950 dark:to-slate-900">
-        <div className={`${container} grid items-center gap-12 py-20 sm:py-28 lg:grid-cols-[minmax(0,1fr)_auto]`}>
+        <div
+          className={`${container} grid items-center gap-12 py-20 sm:py-28 lg:grid-cols-[minmax(0,1fr)_auto]`}
+        >
           <div>
             <p className="inline-flex items-center gap-2 rounded-full bg-blue-100 px-4 py-1.5 text-sm font-semibold text-blue-900 dark:bg-slate-800 dark:text-blue-100">
               <ShieldCheck aria-hidden="true" className="size-4" />
@@ -31,8 +40,8 @@ export default function Home() {
               IT infrastructure and AI solutions that move your business forward
             </h1>
             <p className="mt-6 max-w-2xl text-lg leading-relaxed sm:text-xl">
-              From the servers in your rack to the models in production, {site.name} plans, builds and supports the
-              technology that growing US companies run on.
+              From the servers in your rack to the models in production, {site.name} plans, builds
+              and supports the technology that growing US companies run on.
             </p>
             <div className="mt-10 flex flex-col gap-4 sm:flex-row">
               <a href={link.services} className={buttonPrimary}>
@@ -48,12 +57,17 @@ export default function Home() {
         </div>
       </section>
 
-      <section aria-label="Company figures" className="border-y border-slate-200 dark:border-slate-800">
+      <section
+        aria-label="Company figures"
+        className="border-y border-slate-200 dark:border-slate-800"
+      >
         <dl className={`${container} grid grid-cols-2 gap-8 py-12 text-center md:grid-cols-4`}>
           {site.stats.map((s) => (
             <div key={s.label} className="flex flex-col-reverse">
               <dt className="mt-1 text-sm font-medium">{s.label}</dt>
-              <dd className="text-3xl font-bold text-blue-800 sm:text-4xl dark:text-blue-300">{s.value}</dd>
+              <dd className="text-3xl font-bold text-blue-800 sm:text-4xl dark:text-blue-300">
+                {s.value}
+              </dd>
             </div>
           ))}
         </dl>
@@ -61,10 +75,15 @@ export default function Home() {
 
       <section className={`${container} py-20`} aria-labelledby="services-heading">
         <div className="max-w-2xl">
-          <h2 id="services-heading" className="text-3xl font-bold text-slate-900 sm:text-4xl dark:text-white">
+          <h2
+            id="services-heading"
+            className="text-3xl font-bold text-slate-900 sm:text-4xl dark:text-white"
+          >
             Our services
           </h2>
-          <p className="mt-4 text-lg">Four service lines, one accountable team — from hardware to AI in production.</p>
+          <p className="mt-4 text-lg">
+            Four service lines, one accountable team — from hardware to AI in production.
+          </p>
         </div>
         <ul className="mt-12 grid gap-6 sm:grid-cols-2 lg:grid-cols-4">
           {serviceLines.map((s) => (
@@ -72,7 +91,9 @@ export default function Home() {
               <span className="inline-flex size-12 items-center justify-center rounded-xl bg-blue-100 text-blue-800 dark:bg-slate-800 dark:text-blue-300">
                 <NamedIcon name={s.icon} className="size-6" />
               </span>
-              <h3 className="mt-4 text-xl font-semibold text-slate-900 dark:text-white">{s.cardTitle}</h3>
+              <h3 className="mt-4 text-xl font-semibold text-slate-900 dark:text-white">
+                {s.cardTitle}
+              </h3>
               <p className="mt-2 text-sm">{s.summary}</p>
               <CheckList items={s.highlights} className="mt-4" />
             </li>

@@ -23,7 +23,8 @@ export default function Imprint() {
         <LegalSection id="company" title="Company Information">
           <p>
             <strong className="text-slate-900 dark:text-white">{site.legalName}</strong>
-            <br />A limited liability company organized under the laws of the State of {site.address.regionName}
+            <br />A limited liability company organized under the laws of the State of{" "}
+            {site.address.regionName}
           </p>
           <PostalAddress withCountry />
           <p>
@@ -58,27 +59,30 @@ export default function Imprint() {
         </LegalSection>
         <LegalSection id="liability" title="Liability Disclaimer">
           <p>
-            The content of this website has been prepared with care, but we cannot guarantee that it is complete,
-            accurate or current. It is general information, not professional advice for your specific situation; figures
-            in our articles are examples and do not replace advice from your accountant or attorney.
+            The content of this website has been prepared with care, but we cannot guarantee that it
+            is complete, accurate or current. It is general information, not professional advice for
+            your specific situation; figures in our articles are examples and do not replace advice
+            from your accountant or attorney.
           </p>
           <p>
-            We are not responsible for the content of external websites we may refer to. Our professional services are
-            covered by professional liability insurance of {usd(imprint.liabilityCoverageUsd)}.
+            We are not responsible for the content of external websites we may refer to. Our
+            professional services are covered by professional liability insurance of{" "}
+            {usd(imprint.liabilityCoverageUsd)}.
           </p>
         </LegalSection>
         <LegalSection id="copyright" title="Copyright Notice">
           <p>
-            All content on this website — text, graphics, logos and software — is the property of {site.legalName} and
-            is protected by United States and international copyright law. You may not reproduce or distribute it
-            without our written permission.
+            All content on this website — text, graphics, logos and software — is the property of{" "}
+            {site.legalName} and is protected by United States and international copyright law. You
+            may not reproduce or distribute it without our written permission.
           </p>
         </LegalSection>
         <LegalSection id="privacy" title="Privacy Note">
           <p>
-            This website sets no cookies and tracks no one. What you send us through the contact form is kept no longer
-            than {retentionPeriod(site.privacy.retentionDays)}, never sold or used for advertising, and seen, corrected
-            or deleted on request. What we collect, why, who helps us handle it and your choices are set out in our{" "}
+            This website sets no cookies and tracks no one. What you send us through the contact
+            form is kept no longer than {retentionPeriod(site.privacy.retentionDays)}, never sold or
+            used for advertising, and seen, corrected or deleted on request. What we collect, why,
+            who helps us handle it and your choices are set out in our{" "}
             <a href={link.privacy} className={textLink}>
               Privacy Policy
             </a>
@@ -90,9 +94,10 @@ export default function Imprint() {
         </LegalSection>
         <LegalSection id="disputes" title="Dispute Resolution">
           <p>
-            We aim to resolve every concern directly: please contact us first. Any dispute that we cannot settle
-            together shall be resolved by binding arbitration in {site.address.city}, {site.address.regionName}, under
-            the laws of the State of {site.address.regionName}, unless the law of your state requires otherwise.
+            We aim to resolve every concern directly: please contact us first. Any dispute that we
+            cannot settle together shall be resolved by binding arbitration in {site.address.city},{" "}
+            {site.address.regionName}, under the laws of the State of {site.address.regionName},
+            unless the law of your state requires otherwise.
           </p>
         </LegalSection>
         <p className="mt-8 text-sm">Last updated: {imprint.lastUpdated}</p>

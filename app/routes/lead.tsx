@@ -50,7 +50,10 @@ export async function action({ request, context }: Route.ActionArgs) {
   }
   return answer(
     typeof token === "string"
-      ? await contact.lead.act(token, contact.clientIp, { undo, by: typeof by === "string" ? by : undefined })
+      ? await contact.lead.act(token, contact.clientIp, {
+          undo,
+          by: typeof by === "string" ? by : undefined,
+        })
       : { kind: "invalid" },
   );
 }
@@ -64,7 +67,10 @@ export const meta: Route.MetaFunction = () => [
 const BY_HAND =
   "open the overview from this morning's digest email (it has fresh links for every open lead), or ask whoever runs this website to do it for you.";
 
-const TITLES: Record<Exclude<LeadView["kind"], "confirm" | "done" | "undone" | "taken">, [string, string]> = {
+const TITLES: Record<
+  Exclude<LeadView["kind"], "confirm" | "done" | "undone" | "taken">,
+  [string, string]
+> = {
   invalid: [
     "This link is not valid",
     `It is not a link we sent, or it was changed on the way (a mail program sometimes cuts long links). Nothing was changed. Open the link from the message again; if it still fails, ${BY_HAND}`,
@@ -101,7 +107,8 @@ const QUESTION: Record<ReviewAction, string> = {
 };
 
 /** Who took a lead and when, as the page says it. */
-const takenLine = (t: NonNullable<LeadSummary["taken"]>) => `${t.by ? `Taken by ${t.by}` : "Taken"} at ${t.local}`;
+const takenLine = (t: NonNullable<LeadSummary["taken"]>) =>
+  `${t.by ? `Taken by ${t.by}` : "Taken"} at ${t.local}`;
 
 /** Held while an attempt was under way: said, for it may still arrive. */
 const underWay = (channels: string[]) =>
@@ -146,7 +153,9 @@ export default function Lead({ loaderData, actionData }: Route.ComponentProps) {
           </h1>
           <p className="mt-4 text-lg" role="status">
             {view.summary.taken ? `${takenLine(view.summary.taken)}.` : ""}
-            {view.first ? " The others who read this lead see it here, and no reminder goes." : " Nothing changed."}
+            {view.first
+              ? " The others who read this lead see it here, and no reminder goes."
+              : " Nothing changed."}
           </p>
           <Summary summary={view.summary} />
         </>
@@ -159,11 +168,15 @@ export default function Lead({ loaderData, actionData }: Route.ComponentProps) {
             {view.changed ? effect(view.action) : "It was already marked so: nothing changed."}
             {view.cancelled.length > 0 ? ` Cancelled: ${view.cancelled.join(", ")}.` : ""}
             {underWay(view.underWay)}
-            {view.delivered.length > 0 ? ` Already delivered before you pressed: ${view.delivered.join(", ")}.` : ""}
+            {view.delivered.length > 0
+              ? ` Already delivered before you pressed: ${view.delivered.join(", ")}.`
+              : ""}
             {view.queued.length > 0 ? ` Queued for delivery: ${view.queued.join(", ")}.` : ""}
           </p>
           <Summary summary={view.summary} />
-          <p className="mt-6">Pressed by mistake? Undo puts it back as it was, for as long as the link works.</p>
+          <p className="mt-6">
+            Pressed by mistake? Undo puts it back as it was, for as long as the link works.
+          </p>
           <ActionButton token={view.token} label="Undo" undo />
         </>
       ) : view.kind === "undone" ? (
@@ -238,7 +251,9 @@ const VERDICT: Record<LeadSummary["verdict"], string> = {
 
 /** What a held message is now: marked by a person, or held by the filter. */
 const nowLine = (s: LeadSummary) =>
-  s.markedSpam ? `Marked as spam by you at ${s.markedSpam}; future deliveries are cancelled` : VERDICT[s.verdict];
+  s.markedSpam
+    ? `Marked as spam by you at ${s.markedSpam}; future deliveries are cancelled`
+    : VERDICT[s.verdict];
 
 function Summary({ summary: s }: { summary: LeadSummary }) {
   const rows: Array<[string, string]> = [

@@ -29,9 +29,13 @@ export const meta: Route.MetaFunction = () => [
   { name: "robots", content: "noindex, nofollow" },
 ];
 
-const ELSE = "Each business morning's digest email carries a new link; or ask whoever runs this website.";
+const ELSE =
+  "Each business morning's digest email carries a new link; or ask whoever runs this website.";
 const REFUSED: Record<Exclude<OverviewView["kind"], "overview">, [string, string]> = {
-  invalid: ["This link is not valid", `It is not a link we sent, or it was changed on the way. ${ELSE}`],
+  invalid: [
+    "This link is not valid",
+    `It is not a link we sent, or it was changed on the way. ${ELSE}`,
+  ],
   expired: ["This link has expired", `The overview's link works for a few days. ${ELSE}`],
   retired: ["This link's key was replaced", `It no longer works. ${ELSE}`],
   "rate-limited": ["Too many requests", "Please wait a few minutes, then open the link again."],
@@ -61,8 +65,16 @@ export default function Overview({ loaderData }: Route.ComponentProps) {
       <p className="mt-4">
         As of {view.asOf}. Each link opens the lead's page; only its button there changes anything.
       </p>
-      <Leads title={`Waiting for a reply (${view.waiting.length})`} leads={view.waiting} none="Nobody is waiting." />
-      <Leads title={`Held as spam this week (${view.held.length})`} leads={view.held} none="Nothing was held." />
+      <Leads
+        title={`Waiting for a reply (${view.waiting.length})`}
+        leads={view.waiting}
+        none="Nobody is waiting."
+      />
+      <Leads
+        title={`Held as spam this week (${view.held.length})`}
+        leads={view.held}
+        none="Nothing was held."
+      />
     </section>
   );
 }

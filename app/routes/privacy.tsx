@@ -41,78 +41,90 @@ export default function Privacy() {
   return (
     <>
       <PageHeader title="Privacy Policy">
-        How we handle what you tell us. Effective {privacy.effectiveDate}. What changed: {privacy.lastChange}
+        How we handle what you tell us. Effective {privacy.effectiveDate}. What changed:{" "}
+        {privacy.lastChange}
       </PageHeader>
       <div data-print-links className={`${readingColumn} py-12 text-lg`}>
         <LegalSection id="summary" title="In Short">
           <p>
-            This website sets no cookies, runs no analytics and tracks no one. We collect only what you send us through
-            the contact form, use it to answer you and to keep spam out, keep it no longer than {period}, and never sell
-            it or use it for advertising. You can see, correct or delete it at any time.
+            This website sets no cookies, runs no analytics and tracks no one. We collect only what
+            you send us through the contact form, use it to answer you and to keep spam out, keep it
+            no longer than {period}, and never sell it or use it for advertising. You can see,
+            correct or delete it at any time.
           </p>
         </LegalSection>
         <LegalSection id="collect" title="What We Collect">
           <p>When you send the contact form, we receive:</p>
           <ul className="list-disc space-y-1 pl-6">
             <li>
-              your full name, email address and message, and, if you give them, your company and the service you ask
-              about;
+              your full name, email address and message, and, if you give them, your company and the
+              service you ask about;
             </li>
             <li>
-              the page you sent it from (its path only, never anything after a &ldquo;?&rdquo; in its address), the
-              time, and your browser&rsquo;s user agent;
+              the page you sent it from (its path only, never anything after a &ldquo;?&rdquo; in
+              its address), the time, and your browser&rsquo;s user agent;
             </li>
-            <li>a keyed hash of your network address, never the address itself, to limit abuse of the form;</li>
             <li>
-              if you book a {site.consultationMinutes}-minute consultation from the link we give you after your message:
-              the time you pick, the time zone you read it in, and whether we confirmed it. It is kept with your message
-              and deleted with it.
+              a keyed hash of your network address, never the address itself, to limit abuse of the
+              form;
+            </li>
+            <li>
+              if you book a {site.consultationMinutes}-minute consultation from the link we give you
+              after your message: the time you pick, the time zone you read it in, and whether we
+              confirmed it. It is kept with your message and deleted with it.
             </li>
           </ul>
           <p>{privacy.addressKey}</p>
           <p>
-            Reading the site sends us only what every browser sends to load a page. Our proxy and our server record the
-            page asked for (its path, without anything after a &ldquo;?&rdquo;), the answer and its timing, never your
-            address; that record is kept for {privacy.logDays} days. Fonts, images and icons come from our own server.
-            No third party collects anything on this website: there is no analytics, advertising, social-media or
+            Reading the site sends us only what every browser sends to load a page. Our proxy and
+            our server record the page asked for (its path, without anything after a
+            &ldquo;?&rdquo;), the answer and its timing, never your address; that record is kept for{" "}
+            {privacy.logDays} days. Fonts, images and icons come from our own server. No third party
+            collects anything on this website: there is no analytics, advertising, social-media or
             tracking code, and your browser makes no request to anyone else while you read it.
           </p>
         </LegalSection>
         <LegalSection id="use" title="Why We Use It">
           <p>
-            To answer your inquiry, and to keep the form free of automated spam: we hold messages that look automated
-            for a person to review, and our spam filter learns from the messages we mark as spam or genuine. The filter
-            keeps no copy of your words; what it learned from your message goes when your message does.
+            To answer your inquiry, and to keep the form free of automated spam: we hold messages
+            that look automated for a person to review, and our spam filter learns from the messages
+            we mark as spam or genuine. The filter keeps no copy of your words; what it learned from
+            your message goes when your message does.
           </p>
         </LegalSection>
         <LegalSection id="processors" title="Who Helps Us Handle It">
           <p>
-            Your message reaches our team through these service providers, who handle it on our behalf and for no
-            purpose of their own:
+            Your message reaches our team through these service providers, who handle it on our
+            behalf and for no purpose of their own:
           </p>
           <ul className="list-disc space-y-1 pl-6">{processors.map(provider)}</ul>
           <p>The website itself runs on these, who also act only on our behalf:</p>
-          <ul className="list-disc space-y-1 pl-6">{[...privacy.infrastructure, privacy.calendar].map(provider)}</ul>
+          <ul className="list-disc space-y-1 pl-6">
+            {[...privacy.infrastructure, privacy.calendar].map(provider)}
+          </ul>
           <p>
-            We give your information to no one else, unless the law requires us to (a court order, for example). We do
-            not sell it, share it for advertising, or use it for anything but answering you and keeping spam out.
+            We give your information to no one else, unless the law requires us to (a court order,
+            for example). We do not sell it, share it for advertising, or use it for anything but
+            answering you and keeping spam out.
           </p>
         </LegalSection>
         <LegalSection id="retention" title="How Long We Keep It">
           <p>
-            No longer than {period}. Our server deletes each message by itself when that period ends, with every copy it
-            made: the delivery records, the email copies it keeps, and the reports that named you. Our backups hold it
-            at most {privacy.backupDays} days longer, and so do the copies we make of our records (exports, restored
-            backups): our server deletes those by itself too. We delete the copies in our inbox, team chat and CRM on
-            the same schedule.
+            No longer than {period}. Our server deletes each message by itself when that period
+            ends, with every copy it made: the delivery records, the email copies it keeps, and the
+            reports that named you. Our backups hold it at most {privacy.backupDays} days longer,
+            and so do the copies we make of our records (exports, restored backups): our server
+            deletes those by itself too. We delete the copies in our inbox, team chat and CRM on the
+            same schedule.
           </p>
         </LegalSection>
         <LegalSection id="security" title="How We Protect It">
           <p>
-            This website is served over HTTPS only, so what you send is encrypted on its way to us. Your message is kept
-            on our server and in our backup storage, which only the people who answer inquiries and run the website can
-            reach, and is passed only to the providers named above. No website can promise perfect security; if
-            something went wrong that affected your information, we would tell you without undue delay.
+            This website is served over HTTPS only, so what you send is encrypted on its way to us.
+            Your message is kept on our server and in our backup storage, which only the people who
+            answer inquiries and run the website can reach, and is passed only to the providers
+            named above. No website can promise perfect security; if something went wrong that
+            affected your information, we would tell you without undue delay.
           </p>
         </LegalSection>
         <LegalSection id="choices" title="Seeing, Correcting or Deleting Your Information">
@@ -121,27 +133,29 @@ export default function Privacy() {
             <a href={`tel:${site.phone.e164}`} className={textLink}>
               {site.phone.display}
             </a>
-            , and tell us the email address you used. Within {privacy.answerDays} days we send you everything we hold
-            about you, correct it, or delete all of it, as you ask.
+            , and tell us the email address you used. Within {privacy.answerDays} days we send you
+            everything we hold about you, correct it, or delete all of it, as you ask.
           </p>
           <p>
-            To make sure a request is yours, we answer it only at the email address it names: we write to that address,
-            and send, change or delete anything only once you confirm from it. A request by phone is confirmed the same
-            way. You may ask on behalf of someone else with their written permission, and we confirm with them too. We
-            will never treat you differently for asking.
+            To make sure a request is yours, we answer it only at the email address it names: we
+            write to that address, and send, change or delete anything only once you confirm from
+            it. A request by phone is confirmed the same way. You may ask on behalf of someone else
+            with their written permission, and we confirm with them too. We will never treat you
+            differently for asking.
           </p>
           <p>
-            California&rsquo;s Online Privacy Protection Act (CalOPPA) applies to this website, as to any commercial
-            website that collects personal information from California residents: this notice is what it asks for.
-            Broader state laws, such as the California Consumer Privacy Act, apply only to businesses above their size
-            or data thresholds; we offer the choices above to everyone, wherever you live, by our own choice.
+            California&rsquo;s Online Privacy Protection Act (CalOPPA) applies to this website, as
+            to any commercial website that collects personal information from California residents:
+            this notice is what it asks for. Broader state laws, such as the California Consumer
+            Privacy Act, apply only to businesses above their size or data thresholds; we offer the
+            choices above to everyone, wherever you live, by our own choice.
           </p>
         </LegalSection>
         <LegalSection id="signals" title="Do Not Track and Global Privacy Control">
           <p>
-            We do not track visitors over time or across websites, set no cookies, and sell or share nothing, so a Do
-            Not Track or Global Privacy Control signal from your browser asks for what we already do: we honour both by
-            default, with nothing to switch on. Our{" "}
+            We do not track visitors over time or across websites, set no cookies, and sell or share
+            nothing, so a Do Not Track or Global Privacy Control signal from your browser asks for
+            what we already do: we honour both by default, with nothing to switch on. Our{" "}
             <a href={link.gpc} className={textLink}>
               GPC statement
             </a>{" "}
@@ -149,12 +163,16 @@ export default function Privacy() {
           </p>
         </LegalSection>
         <LegalSection id="children" title="Children">
-          <p>This website is meant for businesses. We do not knowingly collect information from children under 13.</p>
+          <p>
+            This website is meant for businesses. We do not knowingly collect information from
+            children under 13.
+          </p>
         </LegalSection>
         <LegalSection id="changes" title="Changes to This Policy">
           <p>
-            When we change this policy, we publish the new version on this page with a new effective date, and say at
-            its top what changed. We will not use what you already sent us in a new way without asking you first.
+            When we change this policy, we publish the new version on this page with a new effective
+            date, and say at its top what changed. We will not use what you already sent us in a new
+            way without asking you first.
           </p>
         </LegalSection>
         <LegalSection id="contact" title="Contact">

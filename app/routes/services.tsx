@@ -21,7 +21,11 @@ export const meta: Route.MetaFunction = () =>
   });
 
 /** Each row fills the six-column grid: its cards share it equally. */
-const wideSpan: Record<number, string> = { 1: "lg:col-span-6", 2: "lg:col-span-3", 3: "lg:col-span-2" };
+const wideSpan: Record<number, string> = {
+  1: "lg:col-span-6",
+  2: "lg:col-span-3",
+  3: "lg:col-span-2",
+};
 
 export default function Services() {
   return (
@@ -36,7 +40,8 @@ export default function Services() {
         ]}
       />
       <PageHeader title="Our Services">
-        Comprehensive IT and AI solutions, from the hardware you own to the models that run your business.
+        Comprehensive IT and AI solutions, from the hardware you own to the models that run your
+        business.
       </PageHeader>
       {serviceLines.map((line, i) => (
         <section
@@ -50,7 +55,10 @@ export default function Services() {
               <span className="inline-flex size-12 items-center justify-center rounded-xl bg-blue-100 text-blue-800 dark:bg-slate-800 dark:text-blue-300">
                 <NamedIcon name={line.icon} className="size-6" />
               </span>
-              <h2 id={`${line.id}-heading`} className="text-3xl font-bold text-slate-900 dark:text-white">
+              <h2
+                id={`${line.id}-heading`}
+                className="text-3xl font-bold text-slate-900 dark:text-white"
+              >
                 {line.title}
               </h2>
             </div>
@@ -61,7 +69,9 @@ export default function Services() {
                   key={o.title}
                   className={`${card} flex flex-col ${wideSpan[rowSizeOf(line.offerings.length, n)]}`}
                 >
-                  <h3 className="text-xl font-semibold text-slate-900 dark:text-white">{o.title}</h3>
+                  <h3 className="text-xl font-semibold text-slate-900 dark:text-white">
+                    {o.title}
+                  </h3>
                   <p className="mt-3 text-sm leading-relaxed">{o.description}</p>
                   <CheckList items={o.features} className="mt-5" />
                 </article>

@@ -4,5 +4,7 @@ import { sitemap } from "#app/lib/feeds.server.ts";
 
 /** Prerendered to build/client/sitemap.xml (react-router.config.ts). */
 export function loader({ context }: { context: Readonly<RouterContextProvider> }) {
-  return new Response(sitemap(postsFor(context)), { headers: { "Content-Type": "application/xml; charset=utf-8" } });
+  return new Response(sitemap(postsFor(context)), {
+    headers: { "Content-Type": "application/xml; charset=utf-8" },
+  });
 }

@@ -13,7 +13,9 @@ import production from "../../vite.config.ts";
  * links, the digest's overview page and the booking page, are the server's alone: empty routes here, never measured.
  * See react-router.config.ts beside this file.
  */
-const fileRoutes = [...files.map((f) => f.module), LEAD_MODULE, OVERVIEW_MODULE, BOOK_MODULE].map((m) => `/app/${m}`);
+const fileRoutes = [...files.map((f) => f.module), LEAD_MODULE, OVERVIEW_MODULE, BOOK_MODULE].map(
+  (m) => `/app/${m}`,
+);
 
 const clientRendered: Plugin = {
   name: "spa-baseline",
@@ -28,7 +30,8 @@ const clientRendered: Plugin = {
     }
     if (id.endsWith("/app/root.tsx")) {
       const withScripts = code.replace("</body>", "<ScrollRestoration />\n<Scripts />\n</body>");
-      if (withScripts === code) throw new Error("spa-baseline: no </body> in app/root.tsx to put <Scripts /> before");
+      if (withScripts === code)
+        throw new Error("spa-baseline: no </body> in app/root.tsx to put <Scripts /> before");
       return `import { Scripts, ScrollRestoration } from "react-router";\n${withScripts}`;
     }
     return null;

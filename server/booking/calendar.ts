@@ -58,14 +58,17 @@ export function busyOf(text: string, from: number, to: number, office: string): 
     };
     return root;
   });
-  if (calendars.length === 0 || calendars.some((c) => c.name !== "vcalendar")) throw new Error("not an iCalendar feed");
+  if (calendars.length === 0 || calendars.some((c) => c.name !== "vcalendar"))
+    throw new Error("not an iCalendar feed");
   const unknownZones = new Set<string>();
   const zones = new Map<string, string | null>();
   const zoneOf = (tzid: string) => {
     if (!zones.has(tzid)) {
       let zone: string | null = null;
       try {
-        zone = new Intl.DateTimeFormat("en-US", { timeZone: WINDOWS_ZONES[tzid] ?? tzid }).resolvedOptions().timeZone;
+        zone = new Intl.DateTimeFormat("en-US", {
+          timeZone: WINDOWS_ZONES[tzid] ?? tzid,
+        }).resolvedOptions().timeZone;
       } catch {
         unknownZones.add(tzid);
       }
@@ -89,7 +92,9 @@ export function busyOf(text: string, from: number, to: number, office: string): 
   const look = () => {
     looked += 1;
     if (looked > MAX_OCCURRENCES)
-      throw new Error(`too costly to read: more than ${MAX_OCCURRENCES} occurrences in the days read`);
+      throw new Error(
+        `too costly to read: more than ${MAX_OCCURRENCES} occurrences in the days read`,
+      );
   };
   const busy: Busy = [];
   const add = (start: number, end: number) => {
@@ -119,7 +124,10 @@ export function busyOf(text: string, from: number, to: number, office: string): 
     if (e.hasProperty("recurrence-id") || !event.isRecurring()) {
       const end = event.endDate;
       const endTzid = e.getFirstProperty("dtend")?.getParameter("tzid") as string | undefined;
-      const [at, until] = [instantOf(start, tzid), instantOf(end, e.hasProperty("dtend") ? endTzid : tzid)];
+      const [at, until] = [
+        instantOf(start, tzid),
+        instantOf(end, e.hasProperty("dtend") ? endTzid : tzid),
+      ];
       if (at < to && until > from) look();
       add(at, until);
       continue;
@@ -131,12 +139,14 @@ export function busyOf(text: string, from: number, to: number, office: string): 
     const exclude = (v: Time, zone: string | undefined) =>
       v.isDate || start.isDate ? days.add(dayOf(v)) : instants.add(instantOf(v, zone));
     for (const p of e.getAllProperties("exdate"))
-      for (const v of p.getValues()) exclude(v as Time, p.getParameter("tzid") as string | undefined);
+      for (const v of p.getValues())
+        exclude(v as Time, p.getParameter("tzid") as string | undefined);
     for (const o of replaced.get(event.uid) ?? []) {
       const p = o.getFirstProperty("recurrence-id");
       if (p) exclude(p.getFirstValue() as Time, p.getParameter("tzid") as string | undefined);
     }
-    const occurs = (t: Time, at: number) => !days.has(dayOf(t)) && (start.isDate || !instants.has(at));
+    const occurs = (t: Time, at: number) =>
+      !days.has(dayOf(t)) && (start.isDate || !instants.has(at));
 
     // DTSTART is the first occurrence; each rule's iterator yields its own start first, then the rest.
     const first = instantOf(start, tzid);
@@ -168,7 +178,8 @@ export function busyOf(text: string, from: number, to: number, office: string): 
 
 /** Free time: an event marked free (TRANSP) or cancelled. */
 const free = (e: Component) =>
-  e.getFirstPropertyValue("transp") === "TRANSPARENT" || e.getFirstPropertyValue("status") === "CANCELLED";
+  e.getFirstPropertyValue("transp") === "TRANSPARENT" ||
+  e.getFirstPropertyValue("status") === "CANCELLED";
 
 const dayOf = (t: Time) => `${t.year}-${t.month}-${t.day}`;
 
@@ -190,7 +201,9 @@ function rebased(start: Time, startAt: number, rule: Recur, before: number): Tim
   // Two periods back by months: a month's first day is not a whole month after the one before.
   const periods = days
     ? Math.floor((before - startAt) / (step * DAY_MS)) - 1
-    : Math.floor(((until.getUTCFullYear() - start.year) * 12 + until.getUTCMonth() + 1 - start.month) / step) - 2;
+    : Math.floor(
+        ((until.getUTCFullYear() - start.year) * 12 + until.getUTCMonth() + 1 - start.month) / step,
+      ) - 2;
   if (periods <= 0) return start;
   if (count && periods >= count) return null;
   // A month on without the start's day (the 31st, Feb 29) is tried a period earlier, up to 48.

@@ -9,7 +9,12 @@ import { busyOf } from "./calendar.ts";
 // The lowest priority: the server's own process answers first.
 setPriority(19);
 process.once("message", (m) => {
-  const { text, from, to, office } = m as { text: string; from: number; to: number; office: string };
+  const { text, from, to, office } = m as {
+    text: string;
+    from: number;
+    to: number;
+    office: string;
+  };
   // A feed it refuses (too many occurrences) is said in words, as the reason it was not read.
   let answer: { read: ReturnType<typeof busyOf> } | { refused: string };
   try {

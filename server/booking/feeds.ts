@@ -45,9 +45,14 @@ export const bookingVariables = {
       const urls = (v ?? "").split(/\s+/).filter(Boolean);
       for (const u of urls) {
         const url = z.url({ protocol: /^https?$/ }).safeParse(u).success ? new URL(u) : null;
-        const named = url && (isLoopbackHost(url.hostname) || hostNamed(url.hostname, site.privacy.calendar.hosts));
+        const named =
+          url &&
+          (isLoopbackHost(url.hostname) || hostNamed(url.hostname, site.privacy.calendar.hosts));
         if (!named)
-          ctx.addIssue({ code: "custom", message: url ? unnamed(url.hostname) : `not an http(s):// address` });
+          ctx.addIssue({
+            code: "custom",
+            message: url ? unnamed(url.hostname) : `not an http(s):// address`,
+          });
       }
       return urls;
     }),
@@ -121,18 +126,29 @@ export async function calendarBusy(sql: Sql, urls: string[], now: number): Promi
 }
 
 /** The housekeeping turn's part: read the feeds whose turn it is; alert once for each feed gone stale. */
-export async function refreshFeeds(db: Sql, config: FeedConfig, parent: Logger, now = Date.now()): Promise<void> {
+export async function refreshFeeds(
+  db: Sql,
+  config: FeedConfig,
+  parent: Logger,
+  now = Date.now(),
+): Promise<void> {
   const urls = config.BOOKING_FEEDS ?? [];
   if (urls.length === 0) return;
   const log = parent.child({ task: "calendar-feeds" });
   for (const url of urls) {
     const feed = feedId(url);
-    if (now - (triedAt.get(feed) ?? Number.NEGATIVE_INFINITY) < config.HOUSEKEEPING_TURN_MS * FEED_EVERY_TURNS)
+    if (
+      now - (triedAt.get(feed) ?? Number.NEGATIVE_INFINITY) <
+      config.HOUSEKEEPING_TURN_MS * FEED_EVERY_TURNS
+    )
       continue;
     triedAt.set(feed, now);
     try {
       const text = await read(url);
-      log.info({ feed: feed.slice(0, 8), bytes: text.length }, "calendar feed fetched: reading its events");
+      log.info(
+        { feed: feed.slice(0, 8), bytes: text.length },
+        "calendar feed fetched: reading its events",
+      );
       const { busy, unknownZones } = await readApart(text, now - DAY_MS, now + AHEAD_MS);
       await recordFeed(db, feed, busy, Date.now());
       // A zone neither the feed nor Intl knows was read on the office's clock.
@@ -154,8 +170,20 @@ Check that the calendar is still published at its address; the website tries aga
     const subject = "The booking page offers no times: a calendar cannot be read";
     // One per feed and outage, whichever instance sees it first (the id is the primary key).
     const id = `booking-feed-${f.feed.slice(0, 16)}-${f.readAt}`;
-    const payload = JSON.stringify({ subject, text, inquiryIds: [], to: config.LEAD_ESCALATION_TO });
-    const alert = { id, kind: "calendar-unread" as const, channel: "email", target: "default", messageId: id, payload };
+    const payload = JSON.stringify({
+      subject,
+      text,
+      inquiryIds: [],
+      to: config.LEAD_ESCALATION_TO,
+    });
+    const alert = {
+      id,
+      kind: "calendar-unread" as const,
+      channel: "email",
+      target: "default",
+      messageId: id,
+      payload,
+    };
     await db.transaction((tx) => queue(tx, null, [alert], now));
   }
 }

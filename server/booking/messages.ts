@@ -71,8 +71,16 @@ const place = () =>
     : site.booking.place;
 
 async function invitation(p: Parts, i: Inquiry, b: Booking, method: Invitation["method"]) {
-  const { default: ical, ICalCalendarMethod, ICalEventStatus, ICalAttendeeRole } = await import("ical-generator");
-  const calendar = ical({ prodId: { company: site.name, product: "website" }, method: ICalCalendarMethod[method] });
+  const {
+    default: ical,
+    ICalCalendarMethod,
+    ICalEventStatus,
+    ICalAttendeeRole,
+  } = await import("ical-generator");
+  const calendar = ical({
+    prodId: { company: site.name, product: "website" },
+    method: ICalCalendarMethod[method],
+  });
   calendar.createEvent({
     id: `booking-${i.id}-${b.confirmedAt}@${p.config.siteHost}`,
     sequence: method === "CANCEL" ? 1 : 0,
@@ -98,10 +106,10 @@ async function replace(
   now: number,
   at = now,
 ) {
-  await tx.query("DELETE FROM deliveries WHERE inquiry_id = ? AND kind = ? AND status IN ('pending', 'failed')", [
-    i.id,
-    kind,
-  ]);
+  await tx.query(
+    "DELETE FROM deliveries WHERE inquiry_id = ? AND kind = ? AND status IN ('pending', 'failed')",
+    [i.id, kind],
+  );
   const deliveries = to.map(([channel, target]) => ({
     at,
     id: timeOrderedId(now),
@@ -114,7 +122,15 @@ async function replace(
   await queue(tx, i.id, deliveries, now);
 }
 
-async function toCompany(p: Parts, tx: Sql, i: Inquiry, words: Words, now: number, calendar?: Invitation, at = now) {
+async function toCompany(
+  p: Parts,
+  tx: Sql,
+  i: Inquiry,
+  words: Words,
+  now: number,
+  calendar?: Invitation,
+  at = now,
+) {
   const to = destinationsFor(p.routing, i.service)
     .filter((d) => d.channel === "email" || d.channel === "slack")
     .map((d): [string, string] => [d.channel, d.target]);
@@ -161,7 +177,15 @@ export async function queueRequest(
           [i.id],
         );
   const at = last?.at == null ? now : Math.max(now, Number(last.at) + REQUEST_SPACING_MS);
-  await toCompany(p, tx, i, { subject: `${i.name} asks for ${office(b)}`, text }, now, undefined, at);
+  await toCompany(
+    p,
+    tx,
+    i,
+    { subject: `${i.name} asks for ${office(b)}`, text },
+    now,
+    undefined,
+    at,
+  );
 }
 
 export async function queueConfirmed(p: Parts, tx: Sql, i: Inquiry, b: Booking, now: number) {
@@ -209,7 +233,14 @@ export async function queueCancelled(p: Parts, tx: Sql, i: Inquiry, b: Booking, 
   );
 }
 
-export function queueDeclined(p: Parts, tx: Sql, i: Inquiry, b: Booking, note: string, now: number) {
+export function queueDeclined(
+  p: Parts,
+  tx: Sql,
+  i: Inquiry,
+  b: Booking,
+  note: string,
+  now: number,
+) {
   const asked = `We cannot meet at the time you asked for (${sayRange(b.startsAt, b.endsAt, b.zone)}).${note ? `\n\n${note}` : ""}`;
   const text = `Hello ${i.name},\n\n${asked}\n\nPlease pick another time: ${bookingLink(p, i.id, now)}\n\n${site.name}`;
   return toVisitor(tx, i, { subject: `About your consultation with ${site.name}`, text }, now);

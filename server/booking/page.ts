@@ -21,7 +21,13 @@ import { type Database, type Sql, StorageUnavailableError } from "../contact/sto
 import { get } from "../contact/storage/inquiries.ts";
 import type { Inquiry } from "../contact/storage/records.ts";
 import { calendarBusy } from "./feeds.ts";
-import { type Parts, queueCancelled, queueConfirmed, queueDeclined, queueRequest } from "./messages.ts";
+import {
+  type Parts,
+  queueCancelled,
+  queueConfirmed,
+  queueDeclined,
+  queueRequest,
+} from "./messages.ts";
 import { holdUntil, openSlots, slotMs, zoneOf } from "./slots.ts";
 import { ask, type BookingState, bookingOf, holdingTimes, move } from "./store.ts";
 
@@ -49,7 +55,12 @@ export function bookingPage(o: Options): BookingPage {
   const withLink = async (
     token: string,
     clientIp: string | undefined,
-    fn: (db: Database, i: Inquiry, action: (typeof BOOKING_ACTIONS)[number], now: number) => Promise<BookingView>,
+    fn: (
+      db: Database,
+      i: Inquiry,
+      action: (typeof BOOKING_ACTIONS)[number],
+      now: number,
+    ) => Promise<BookingView>,
   ): Promise<BookingView> => {
     try {
       const now = Date.now();
@@ -73,17 +84,27 @@ export function bookingPage(o: Options): BookingPage {
   // The calendars' busy times and the times other inquiries hold: one list of busy times.
   const offered = async (sql: Sql, i: Inquiry, now: number) => {
     const busy = await calendarBusy(sql, feeds, now);
-    return busy === null ? null : openSlots(now, [...busy, ...(await holdingTimes(sql, i.id, now))]);
+    return busy === null
+      ? null
+      : openSlots(now, [...busy, ...(await holdingTimes(sql, i.id, now))]);
   };
 
-  async function visitor(db: Sql, i: Inquiry, token: string, given: unknown, now: number, result?: "asked" | "taken") {
+  async function visitor(
+    db: Sql,
+    i: Inquiry,
+    token: string,
+    given: unknown,
+    now: number,
+    result?: "asked" | "taken",
+  ) {
     const b = await bookingOf(db, i.id);
     const zone = zoneOf(given ?? b?.zone);
     const slots = await offered(db, i, now);
     const days: Array<{ day: string; slots: Slot[] }> = [];
     for (const at of slots ?? []) {
       const day = sayDay(at, zone);
-      const office = zone === site.timeZone ? "" : `${sayTime(at, site.timeZone)} ${sayZone(at, site.timeZone)}`;
+      const office =
+        zone === site.timeZone ? "" : `${sayTime(at, site.timeZone)} ${sayZone(at, site.timeZone)}`;
       const last = days.at(-1);
       const slot = { at, visitor: sayTime(at, zone), office };
       if (last?.day === day) last.slots.push(slot);
@@ -93,7 +114,9 @@ export function bookingPage(o: Options): BookingPage {
       b && (b.state === "asked" || b.state === "confirmed")
         ? { when: sayRange(b.startsAt, b.endsAt, zone), state: b.state }
         : null;
-    const zones = ZONES.some(([z]) => z === zone) ? ZONES : [...ZONES, [zone, zone] as [string, string]];
+    const zones = ZONES.some(([z]) => z === zone)
+      ? ZONES
+      : [...ZONES, [zone, zone] as [string, string]];
     const view: BookingView = {
       kind: "book",
       token,
@@ -107,7 +130,13 @@ export function bookingPage(o: Options): BookingPage {
     return result ? { ...view, result } : view;
   }
 
-  async function other(db: Sql, i: Inquiry, action: "confirm" | "decline" | "cancel", token: string, done?: Done) {
+  async function other(
+    db: Sql,
+    i: Inquiry,
+    action: "confirm" | "decline" | "cancel",
+    token: string,
+    done?: Done,
+  ) {
     const b = await bookingOf(db, i.id);
     const state = b?.state ?? "none";
     const [when, at] = b
@@ -140,11 +169,17 @@ export function bookingPage(o: Options): BookingPage {
     const to = (from: BookingState[], state: BookingState, then: Parameters<typeof move>[6]) =>
       move(db, i.id, from, at, state, now, then);
     if (action === "cancel")
-      return (await to(["asked", "confirmed"], "cancelled", (tx, b) => queueCancelled(parts, tx, i, b, now)))
+      return (await to(["asked", "confirmed"], "cancelled", (tx, b) =>
+        queueCancelled(parts, tx, i, b, now),
+      ))
         ? "cancelled"
         : "unchanged";
     if (action === "decline") {
-      const note = cutAt((form.note ?? "").replace(/[\p{Cc}\p{Cf}\s]+/gu, " ").trim(), BOOK_NOTE_MAX, "…");
+      const note = cutAt(
+        (form.note ?? "").replace(/[\p{Cc}\p{Cf}\s]+/gu, " ").trim(),
+        BOOK_NOTE_MAX,
+        "…",
+      );
       return (await to(["asked"], "declined", (tx, b) => queueDeclined(parts, tx, i, b, note, now)))
         ? "declined"
         : "unchanged";

@@ -1,5 +1,10 @@
 import { type Site, site } from "../../app/config/site.ts";
-import { businessDeadline, type OfficeHours, openOn, wallClock } from "../contact/review/promise.ts";
+import {
+  businessDeadline,
+  type OfficeHours,
+  openOn,
+  wallClock,
+} from "../contact/review/promise.ts";
 import { DAY_MS, HOUR_MS } from "../time.ts";
 
 /**

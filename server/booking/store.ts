@@ -20,7 +20,9 @@ const holds = (b: string) =>
 // Taken first by every transaction that makes a booking hold. SQLite needs none: its transactions
 // begin IMMEDIATE and their bodies run one at a time (storage/sqlite.ts).
 const lock = (tx: Sql) =>
-  tx.engine === "postgres" ? tx.query("SELECT pg_advisory_xact_lock(7305200029)") : Promise.resolve([]);
+  tx.engine === "postgres"
+    ? tx.query("SELECT pg_advisory_xact_lock(7305200029)")
+    : Promise.resolve([]);
 
 export type BookingState = "asked" | "confirmed" | "cancelled" | "declined";
 /**
@@ -94,7 +96,10 @@ export async function ask(
   p: Asked,
   now: number,
   offered: (tx: Sql) => Promise<number[] | null>,
-  then: (tx: Sql, made: { holdUntil: number | null; replaced: BookingState | null }) => Promise<void>,
+  then: (
+    tx: Sql,
+    made: { holdUntil: number | null; replaced: BookingState | null },
+  ) => Promise<void>,
 ): Promise<boolean> {
   const { holdsPerAddress, holdsPerNetwork, holdsPerDomain } = site.booking;
   return db.transaction(async (tx) => {
@@ -172,11 +177,20 @@ export type Feed = { feed: string; busy: Array<[number, number]>; readAt: number
 
 export async function feedsRead(sql: Sql): Promise<Feed[]> {
   const rows = await sql.query("SELECT feed, busy, read_at FROM booking_feeds");
-  return rows.map((r) => ({ feed: String(r.feed), busy: JSON.parse(String(r.busy)), readAt: Number(r.read_at) }));
+  return rows.map((r) => ({
+    feed: String(r.feed),
+    busy: JSON.parse(String(r.busy)),
+    readAt: Number(r.read_at),
+  }));
 }
 
 /** A feed read well replaces its last copy: every instance reads on its own turn, and the newest read wins. */
-export async function recordFeed(sql: Sql, feed: string, busy: Array<[number, number]>, now: number) {
+export async function recordFeed(
+  sql: Sql,
+  feed: string,
+  busy: Array<[number, number]>,
+  now: number,
+) {
   await sql.query(
     "INSERT INTO booking_feeds (feed, busy, read_at) VALUES (?, ?, ?) ON CONFLICT (feed) DO UPDATE SET busy = excluded.busy, read_at = excluded.read_at",
     [feed, JSON.stringify(busy), now],

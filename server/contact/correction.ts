@@ -12,14 +12,20 @@ type Correction = { name?: string; email?: string; company?: string };
 
 export function parseCorrection(input: Correction): Correction {
   const given = Object.fromEntries(Object.entries(input).filter(([, v]) => v !== undefined));
-  if (Object.keys(given).length === 0) throw new Error("nothing to correct: give --name, --new-email or --company");
+  if (Object.keys(given).length === 0)
+    throw new Error("nothing to correct: give --name, --new-email or --company");
   const { success, data, error } = correctionSchema.safeParse(given);
   const issue = error?.issues[0];
-  if (!success) throw new Error(`${String(issue?.path[0] ?? "value")}: ${issue?.message ?? "not valid"}`);
+  if (!success)
+    throw new Error(`${String(issue?.path[0] ?? "value")}: ${issue?.message ?? "not valid"}`);
   return Object.fromEntries(Object.entries(data).filter(([k]) => Object.hasOwn(given, k)));
 }
 
-export async function correct(db: Database, email: string, correction: Correction): Promise<number> {
+export async function correct(
+  db: Database,
+  email: string,
+  correction: Correction,
+): Promise<number> {
   const fields = Object.entries(parseCorrection(correction));
   const set = fields.map(([k]) => `${k} = ?`).join(", ");
   const update = `UPDATE inquiries SET ${set} WHERE LOWER(email) = ? RETURNING id`;

@@ -22,7 +22,9 @@ export async function erase(db: Database, mailDir: string, selection: Selection,
   const now = opts.now ?? Date.now();
   const before = "before" in selection ? selection.before : null;
   const [where, param] =
-    "email" in selection ? ["LOWER(email) = ?", normalizeEmail(selection.email)] : ["received_at < ?", before];
+    "email" in selection
+      ? ["LOWER(email) = ?", normalizeEmail(selection.email)]
+      : ["received_at < ?", before];
   const selected = `inquiry_id IN (SELECT id FROM inquiries WHERE ${where})`;
   const cancelled = await db.query<{ inquiry_id: string; status: string }>(
     `DELETE FROM deliveries WHERE status <> 'sending' AND ${selected} RETURNING inquiry_id, status`,
@@ -43,19 +45,26 @@ export async function erase(db: Database, mailDir: string, selection: Selection,
         `DELETE FROM idempotency_keys WHERE ${selected}${before === null ? "" : " OR created_at < ?"} RETURNING key`,
         before === null ? [param] : [param, before],
       ),
-      marks: await count(`DELETE FROM spam_training WHERE ${selected} RETURNING inquiry_id`, [param]),
+      marks: await count(`DELETE FROM spam_training WHERE ${selected} RETURNING inquiry_id`, [
+        param,
+      ]),
       deliveries: await count(`DELETE FROM deliveries WHERE ${selected} RETURNING id`, [param]),
-      rateLimits: before === null ? 0 : await count("DELETE FROM rate_limits WHERE expire < ? RETURNING key", [now]),
+      rateLimits:
+        before === null
+          ? 0
+          : await count("DELETE FROM rate_limits WHERE expire < ? RETURNING key", [now]),
       // Last, and what it deleted names the email files to delete (one that arrived during the wait too).
-      ids: (await tx.query<{ id: string }>(`DELETE FROM inquiries WHERE ${where} RETURNING id`, [param])).map(
-        (r) => r.id,
-      ),
+      ids: (
+        await tx.query<{ id: string }>(`DELETE FROM inquiries WHERE ${where} RETURNING id`, [param])
+      ).map((r) => r.id),
     };
   });
   const files = eraseFiles(mailDir, new Set(erased.ids), before);
   // SQLite keeps the last versions of pages in its write-ahead log: emptied now (secure_delete zeroes the rest).
   if (db.engine === "sqlite") await db.query("PRAGMA wal_checkpoint(TRUNCATE)");
-  const pendingCut = new Set(cancelled.filter((d) => d.status === "pending").map((d) => d.inquiry_id)).size;
+  const pendingCut = new Set(
+    cancelled.filter((d) => d.status === "pending").map((d) => d.inquiry_id),
+  ).size;
   const { ids, ...counts } = erased;
   const deliveries = erased.deliveries + cancelled.length;
   return { ...counts, inquiries: ids.length, deliveries, files, pendingCut, inFlight };
@@ -74,14 +83,17 @@ function eraseFiles(dir: string, ids: Set<string>, before: number | null): numbe
 function inquiryIdsIn(path: string): string[] {
   const text = readFileSync(path, "latin1");
   const headers = text.split(/\r?\n\r?\n/)[0]?.replace(/\r?\n[ \t]+/g, " ") ?? "";
-  return [...headers.matchAll(/^X-Inquiry-Ids?:(.*)$/gim)].flatMap((m) => (m[1] ?? "").trim().split(/[\s,]+/));
+  return [...headers.matchAll(/^X-Inquiry-Ids?:(.*)$/gim)].flatMap((m) =>
+    (m[1] ?? "").trim().split(/[\s,]+/),
+  );
 }
 
 const RESTORE_LEFTOVER = /^inquiries\.sqlite.*\.(replaced-.+|restoring)$/;
 
 export function eraseOldCopies(dataDir: string, days: number, now: number): string[] {
   const before = now - days * DAY_MS;
-  const list = (folder: string) => (existsSync(join(dataDir, folder)) ? readdirSync(join(dataDir, folder)) : []);
+  const list = (folder: string) =>
+    existsSync(join(dataDir, folder)) ? readdirSync(join(dataDir, folder)) : [];
   const candidates = [
     ...list("").filter((f) => RESTORE_LEFTOVER.test(f)),
     ...["backups", "exports"].flatMap((folder) => list(folder).map((f) => join(folder, f))),

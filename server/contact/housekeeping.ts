@@ -63,10 +63,22 @@ export function createHousekeeping(parts: Parts) {
       if (retainedAt <= now && now - retainedAt < config.RETENTION_INTERVAL_MS) return null;
       retainedAt = now;
       const before = now - retentionDays * DAY_MS;
-      const result = await erase(db, join(config.dataDir, "mail"), { before }, { waitMs: config.OUTBOX_LEASE_MS, now });
+      const result = await erase(
+        db,
+        join(config.dataDir, "mail"),
+        { before },
+        { waitMs: config.OUTBOX_LEASE_MS, now },
+      );
       if (result.pendingCut > 0)
-        log.warn({ ...result, retentionDays }, "retention: erased old inquiries, some with a delivery still waiting");
-      else log.info({ ...result, retentionDays }, "retention: erased what is past the privacy notice's period");
+        log.warn(
+          { ...result, retentionDays },
+          "retention: erased old inquiries, some with a delivery still waiting",
+        );
+      else
+        log.info(
+          { ...result, retentionDays },
+          "retention: erased what is past the privacy notice's period",
+        );
       return result;
     },
   };
@@ -75,7 +87,10 @@ export function createHousekeeping(parts: Parts) {
     const now = clock();
     const tasks = [
       async () => {
-        const ttlMs = { links: config.INQUIRY_LINK_DAYS * DAY_MS, form: config.FORM_TOKEN_MAX_AGE_MS };
+        const ttlMs = {
+          links: config.INQUIRY_LINK_DAYS * DAY_MS,
+          form: config.FORM_TOKEN_MAX_AGE_MS,
+        };
         const deleted = await deleteExpiredKeys(db, now, ttlMs);
         if (deleted > 0) log.info({ deleted }, "keys past their use deleted");
         await ring.read(now);
@@ -86,7 +101,8 @@ export function createHousekeeping(parts: Parts) {
             () => self.applyRetention(now),
             async () => {
               const files = eraseOldCopies(config.dataDir, backupDays, now);
-              if (files.length > 0) log.info({ files, backupDays }, "retention: erased copies past the backup period");
+              if (files.length > 0)
+                log.info({ files, backupDays }, "retention: erased copies past the backup period");
             },
           ]
         : []),

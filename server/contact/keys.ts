@@ -1,6 +1,12 @@
 import { randomBytes } from "node:crypto";
 import { type Sql, StorageUnavailableError } from "./storage/database.ts";
-import { ensureAddressKey, ensureFirstKey, type KeyPurpose, listKeys, monthOf } from "./storage/keys.ts";
+import {
+  ensureAddressKey,
+  ensureFirstKey,
+  type KeyPurpose,
+  listKeys,
+  monthOf,
+} from "./storage/keys.ts";
 
 /**
  * The ring holds the keys it last read and looks up one it does not know (another instance may have
@@ -13,7 +19,10 @@ type SigningKey = { id: string; secret: Buffer };
 export class KeyRing {
   private known = new Map<string, Buffer>();
   private current = new Map<KeyPurpose, SigningKey>();
-  private readonly processKey: SigningKey = { id: `p${randomBytes(4).toString("hex")}`, secret: randomBytes(32) };
+  private readonly processKey: SigningKey = {
+    id: `p${randomBytes(4).toString("hex")}`,
+    secret: randomBytes(32),
+  };
   private db: Sql | null = null;
   private lastRead = 0;
 
@@ -33,7 +42,8 @@ export class KeyRing {
       const secret = Buffer.from(r.secret, "hex");
       known.set(`${r.purpose}:${r.id}`, secret);
       // The newest key not retired signs (rows come oldest first).
-      if (r.retiredAt === null && r.purpose !== "address") current.set(r.purpose, { id: r.id, secret });
+      if (r.retiredAt === null && r.purpose !== "address")
+        current.set(r.purpose, { id: r.id, secret });
     }
     this.known = known;
     this.current = current;
@@ -52,7 +62,9 @@ export class KeyRing {
     const have = this.known.get(`${purpose}:${id}`);
     if (have) return have;
     if (!this.db && purpose === "links")
-      throw new StorageUnavailableError("the keys are not read yet: the contact storage has not started");
+      throw new StorageUnavailableError(
+        "the keys are not read yet: the contact storage has not started",
+      );
     // A read stamped ahead (a clock that jumped back) does not stop the next.
     if (!this.db || (now >= this.lastRead && now - this.lastRead < 1_000)) return undefined;
     await this.read(now);
@@ -61,7 +73,9 @@ export class KeyRing {
 
   wasIssued(purpose: "links" | "form", id: string): boolean {
     const n = Number(/^k(\d+)$/.exec(id)?.[1]);
-    return [...this.known.keys()].some((k) => k.startsWith(`${purpose}:k`) && Number(k.slice(purpose.length + 2)) >= n);
+    return [...this.known.keys()].some(
+      (k) => k.startsWith(`${purpose}:k`) && Number(k.slice(purpose.length + 2)) >= n,
+    );
   }
 
   async addressKey(now = Date.now()): Promise<Buffer | undefined> {

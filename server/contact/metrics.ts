@@ -27,7 +27,10 @@ export type ContactMetrics = ReturnType<typeof makeMetrics>;
 
 type Pending = { count: number; oldestAgeMs: number };
 const PENDING_GAUGES: Record<string, [help: string, value: (p: Pending) => number]> = {
-  contact_deliveries_pending: ["Deliveries not yet done (pending or being sent), by channel.", (p) => p.count],
+  contact_deliveries_pending: [
+    "Deliveries not yet done (pending or being sent), by channel.",
+    (p) => p.count,
+  ],
   contact_delivery_oldest_pending_seconds: [
     "Age of the oldest delivery not yet done, by channel (0: none waiting).",
     (p) => p.oldestAgeMs / 1000,
@@ -40,7 +43,10 @@ const REPLY_GAUGES: Record<string, [help: string, value: (r: ReplyFigures) => nu
     'Leads (not held) of the last 30 days nobody has taken ("I\'m on it") yet.',
     (r) => r.waiting,
   ],
-  contact_leads_overdue: ["Leads nobody has taken yet past the reply promise (business hours).", (r) => r.overdue],
+  contact_leads_overdue: [
+    "Leads nobody has taken yet past the reply promise (business hours).",
+    (r) => r.overdue,
+  ],
   contact_leads_missed_promise: [
     "Leads of the last 30 days not taken within the reply promise (business hours), taken since or not.",
     (r) => r.missed,
@@ -96,7 +102,11 @@ function makeMetrics(opts: { facts?: Promised }) {
   let db: Sql | null = null;
   const readPending = async () => (db ? await pending(db, Date.now()).catch(() => null) : null);
   const readReply = async () =>
-    db ? await replyFigures(db, Date.now() - REPLY_WINDOW_MS, Date.now(), opts.facts).catch(() => null) : null;
+    db
+      ? await replyFigures(db, Date.now() - REPLY_WINDOW_MS, Date.now(), opts.facts).catch(
+          () => null,
+        )
+      : null;
   new client.Gauge({
     name: "contact_storage_up",
     help: "1 when the contact storage answered this scrape, 0 when it did not (the pending gauges then have no sample).",
@@ -138,7 +148,8 @@ function makeMetrics(opts: { facts?: Promised }) {
   // Every series exists from the start at 0: an alert on increase(…[15m]) sees the first failure
   // after a restart, and "nothing waiting" reads 0, not "no data".
   reminders.inc(0);
-  for (const source of ["api", "form"]) for (const outcome of INQUIRY_OUTCOMES) inquiries.inc({ source, outcome }, 0);
+  for (const source of ["api", "form"])
+    for (const outcome of INQUIRY_OUTCOMES) inquiries.inc({ source, outcome }, 0);
   for (const channel of CHANNEL_NAMES) {
     for (const outcome of ["delivered", "retry", "failed"]) deliveries.inc({ channel, outcome }, 0);
     latency.zero({ channel });

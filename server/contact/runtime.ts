@@ -9,7 +9,11 @@ import type { SecretKeys } from "./intake/address-hash.ts";
 import type { ContactPipeline, Outcome, Submission } from "./intake/pipeline.ts";
 import type { ContactMetrics } from "./metrics.ts";
 import type { Promised } from "./review/promise.ts";
-import { type Database, logStorageTransitions, StorageUnavailableError } from "./storage/database.ts";
+import {
+  type Database,
+  logStorageTransitions,
+  StorageUnavailableError,
+} from "./storage/database.ts";
 
 /**
  * The contact pipeline assembled (database migrated, channels, outbox worker, housekeeping) and held
@@ -19,31 +23,60 @@ import { type Database, logStorageTransitions, StorageUnavailableError } from ".
 export async function createContactPipeline(
   config: Config,
   log: Logger,
-  opts: { keys: SecretKeys; db?: Database; metrics?: ContactMetrics; clock?: () => number; facts?: Promised },
+  opts: {
+    keys: SecretKeys;
+    db?: Database;
+    metrics?: ContactMetrics;
+    clock?: () => number;
+    facts?: Promised;
+  },
 ) {
-  const [{ outboxWorker }, { createHousekeeping }, { contentFilter }, { contactPipeline }, { openDatabase }] =
-    await Promise.all([
-      import("./delivery/worker.ts"),
-      import("./housekeeping.ts"),
-      import("./intake/content-filter.ts"),
-      import("./intake/pipeline.ts"),
-      import("./storage/open.ts"),
-    ]);
+  const [
+    { outboxWorker },
+    { createHousekeeping },
+    { contentFilter },
+    { contactPipeline },
+    { openDatabase },
+  ] = await Promise.all([
+    import("./delivery/worker.ts"),
+    import("./housekeeping.ts"),
+    import("./intake/content-filter.ts"),
+    import("./intake/pipeline.ts"),
+    import("./storage/open.ts"),
+  ]);
   const db = opts.db ?? openDatabase(config, logStorageTransitions(log));
   try {
     const applied = await db.migrate();
     if (applied.length > 0) log.info({ applied }, "database migrations applied");
     await opts.keys.ring.attach(db);
     const routing = routingOf(config);
-    const channels = channelsOf(routing).flatMap((name) => channelNamed(name)?.create(config, opts.keys.links) ?? []);
+    const channels = channelsOf(routing).flatMap(
+      (name) => channelNamed(name)?.create(config, opts.keys.links) ?? [],
+    );
     await recordRouting(db, routing);
-    const parts = { db, log, config, routing, metrics: opts.metrics, clock: opts.clock, facts: opts.facts };
+    const parts = {
+      db,
+      log,
+      config,
+      routing,
+      metrics: opts.metrics,
+      clock: opts.clock,
+      facts: opts.facts,
+    };
     const worker = outboxWorker({ ...parts, channels, links: opts.keys.links });
-    const housekeeping = createHousekeeping({ ...parts, ...site.privacy, ring: opts.keys.ring, worker });
+    const housekeeping = createHousekeeping({
+      ...parts,
+      ...site.privacy,
+      ring: opts.keys.ring,
+      worker,
+    });
     opts.metrics?.watchOutbox(db);
     const content = contentFilter(db, config.SPAM_CORPUS_DIR);
     const pipeline = contactPipeline({ ...parts, ...opts.keys, worker, content });
-    log.info({ storage: db.describe(), channels: channels.map((c) => c.describe()) }, "contact pipeline ready");
+    log.info(
+      { storage: db.describe(), channels: channels.map((c) => c.describe()) },
+      "contact pipeline ready",
+    );
     return {
       pipeline,
       db,
@@ -113,7 +146,9 @@ export function startContactRuntime(
         await Promise.race([firstStart, sleep(10_000, undefined, { ref: false })]);
       }
       const outcome = await pipeline().submit(submission);
-      return "id" in outcome ? { ...outcome, booking: visitorLink(config, opts.keys.links, outcome.id) } : outcome;
+      return "id" in outcome
+        ? { ...outcome, booking: visitorLink(config, opts.keys.links, outcome.id) }
+        : outcome;
     },
     leaveRotation() {
       leaving = true;
@@ -122,7 +157,9 @@ export function startContactRuntime(
       if (leaving) return { ready: false, reason: "shutting down" };
       if (!made) return { ready: false, reason };
       const late = sleep(2_000, "no answer within 2000 ms", { ref: false });
-      const failed = await Promise.race([made.db.ping().then(() => null), late]).catch((err: Error) => err.message);
+      const failed = await Promise.race([made.db.ping().then(() => null), late]).catch(
+        (err: Error) => err.message,
+      );
       return failed === null ? { ready: true } : { ready: false, reason: `database: ${failed}` };
     },
     async close() {

@@ -13,7 +13,9 @@ for (const path of paths) {
       await page.emulateMedia({ colorScheme });
       await page.goto(path);
       const results = await new AxeBuilder({ page }).withTags(WCAG_22_AA).analyze();
-      const summary = results.violations.map((v) => `${v.id}: ${v.nodes.map((n) => n.target.join(" ")).join(", ")}`);
+      const summary = results.violations.map(
+        (v) => `${v.id}: ${v.nodes.map((n) => n.target.join(" ")).join(", ")}`,
+      );
       expect(summary).toEqual([]);
     });
   }

@@ -37,14 +37,19 @@ async function fill(
   await page.getByLabel("Email Address").fill(extra.email ?? "visitor@example.org");
   await page.getByLabel("Company").fill("Acme Rockets");
   // null: leave the service as the page chose it.
-  if (extra.service !== null) await page.getByLabel("Service Interest").selectOption(extra.service ?? "AI Consulting");
-  await page.getByRole("textbox", { name: "Message" }).fill(extra.message ?? "We would like a quote for an AI audit.");
+  if (extra.service !== null)
+    await page.getByLabel("Service Interest").selectOption(extra.service ?? "AI Consulting");
+  await page
+    .getByRole("textbox", { name: "Message" })
+    .fill(extra.message ?? "We would like a quote for an AI audit.");
 }
 
 const dialog = (page: Page) => page.getByRole("dialog", { name: "Message Sent Successfully!" });
 
 test.describe("with JavaScript", () => {
-  test("sends, shows the dialog, clears the form; the inquiry is stored and emailed", async ({ page }) => {
+  test("sends, shows the dialog, clears the form; the inquiry is stored and emailed", async ({
+    page,
+  }) => {
     const name = `Visitor ${randomUUID().slice(0, 8)}`;
     await page.goto("/contact");
     // Hold the request until the sending state has been seen.
@@ -58,7 +63,8 @@ test.describe("with JavaScript", () => {
     });
     const requests: Array<Record<string, string>> = [];
     page.on("request", (r) => {
-      if (r.url().endsWith("/functions/v1/send-email")) requests.push({ ...r.headers(), body: r.postData() ?? "" });
+      if (r.url().endsWith("/functions/v1/send-email"))
+        requests.push({ ...r.headers(), body: r.postData() ?? "" });
     });
     await fill(page, name);
     const button = page.getByRole("button", { name: /Send Message|Sending/ });
@@ -72,10 +78,9 @@ test.describe("with JavaScript", () => {
       "Thank you for your inquiry! We'll get back to you within 24 hours during business days.",
     );
     // The visitor's own booking link, from the endpoint's answer (server/booking/).
-    await expect(dialog(page).getByRole("link", { name: "Book your free 30-minute consultation" })).toHaveAttribute(
-      "href",
-      /^\/book\?t=[0-9a-f-]{36}\.book\./,
-    );
+    await expect(
+      dialog(page).getByRole("link", { name: "Book your free 30-minute consultation" }),
+    ).toHaveAttribute("href", /^\/book\?t=[0-9a-f-]{36}\.book\./);
     await expect(button).toHaveText("Send Message");
     await expect(button).toBeEnabled();
     await expect(page.getByLabel("Full Name")).toHaveValue("");
@@ -97,19 +102,25 @@ test.describe("with JavaScript", () => {
     });
 
     // Focus is in the dialog; Close returns it to the form.
-    expect(await page.evaluate(() => document.activeElement?.closest("dialog") !== null)).toBe(true);
+    expect(await page.evaluate(() => document.activeElement?.closest("dialog") !== null)).toBe(
+      true,
+    );
     await dialog(page).getByRole("button", { name: "Close", exact: true }).click();
     await expect(dialog(page)).toBeHidden();
     await expect(page.getByRole("button", { name: "Send Message" })).toBeFocused();
 
-    await expect.poll(() => storedInquiries().find((r) => r.name === name)?.status, { timeout: 15_000 }).toBe("sent");
+    await expect
+      .poll(() => storedInquiries().find((r) => r.name === name)?.status, { timeout: 15_000 })
+      .toBe("sent");
     const email = receivedEmails().find((e) => e.includes(name));
     expect(email).toBeDefined();
     expect(email).not.toMatch(/^Reply-To: .*visitor@example\.org/m);
     expect(email).toContain("We would like a quote for an AI audit.");
   });
 
-  test("the X and Escape close the dialog too; axe finds nothing with it open", async ({ page }) => {
+  test("the X and Escape close the dialog too; axe finds nothing with it open", async ({
+    page,
+  }) => {
     await page.goto("/contact");
     await fill(page, `Visitor ${randomUUID().slice(0, 8)}`);
     await page.getByRole("button", { name: "Send Message" }).click();
@@ -137,7 +148,10 @@ test.describe("with JavaScript", () => {
     ["the network is down", "abort", "several"],
     ["the browser is offline", "offline", "one"],
   ] as const) {
-    test(`when ${label}: the alert within 10 s, the values kept, the error logged`, async ({ page, context }) => {
+    test(`when ${label}: the alert within 10 s, the values kept, the error logged`, async ({
+      page,
+      context,
+    }) => {
       const errors: string[] = [];
       page.on("console", (m) => {
         if (m.type() === "error") errors.push(m.text());
@@ -150,7 +164,8 @@ test.describe("with JavaScript", () => {
       });
       await page.route("**/functions/v1/send-email", (route) => {
         keys.push(route.request().headers()["idempotency-key"] ?? "");
-        if (failure === "abort" || failure === "offline") return route.abort("internetdisconnected");
+        if (failure === "abort" || failure === "offline")
+          return route.abort("internetdisconnected");
         firstFailure ||= Date.now();
         return route.fulfill({
           status: Number(failure),
@@ -208,7 +223,8 @@ test.describe("with JavaScript", () => {
     await page.goto("/contact");
     for (
       let i = 0;
-      i < 40 && !(await page.getByLabel("Full Name").evaluate((el) => el === document.activeElement));
+      i < 40 &&
+      !(await page.getByLabel("Full Name").evaluate((el) => el === document.activeElement));
       i++
     ) {
       await page.keyboard.press("Tab");
@@ -239,14 +255,18 @@ test.describe("with JavaScript", () => {
 });
 
 test.describe("errors and long messages with JavaScript", () => {
-  test("a field the server refuses gets the error summary, focused, and its message", async ({ page }) => {
+  test("a field the server refuses gets the error summary, focused, and its message", async ({
+    page,
+  }) => {
     await page.goto("/contact");
     await fill(page, "Ann Example", { email: "ann@localhost" });
     await page.getByRole("button", { name: "Send Message" }).click();
     const summary = page.getByRole("region", { name: "There is a problem" });
     await expect(summary).toBeFocused();
     await expect(summary.getByRole("link")).toHaveText(["Please enter a valid email address."]);
-    await expect(page.getByLabel("Email Address")).toHaveAccessibleDescription("Please enter a valid email address.");
+    await expect(page.getByLabel("Email Address")).toHaveAccessibleDescription(
+      "Please enter a valid email address.",
+    );
     // Corrected and sent: the summary goes.
     await page.getByLabel("Email Address").fill("ann@example.org");
     await page.getByRole("button", { name: "Send Message" }).click();
@@ -254,7 +274,9 @@ test.describe("errors and long messages with JavaScript", () => {
     await expect(summary).toHaveCount(0);
   });
 
-  test("a long paste is kept whole and the count says how far over the limit it is", async ({ page }) => {
+  test("a long paste is kept whole and the count says how far over the limit it is", async ({
+    page,
+  }) => {
     await page.goto("/contact");
     const box = page.getByRole("textbox", { name: "Message" });
     const count = page.locator("#message-count");
@@ -265,14 +287,19 @@ test.describe("errors and long messages with JavaScript", () => {
     await expect(count).toHaveText("4,600 of 5,000 characters");
     await box.fill("a".repeat(5230));
     await expect(box).toHaveValue("a".repeat(5230));
-    await expect(count).toHaveText("230 characters over the limit of 5,000. Please shorten your message.");
+    await expect(count).toHaveText(
+      "230 characters over the limit of 5,000. Please shorten your message.",
+    );
   });
 });
 
 test.describe("without JavaScript", () => {
   test.use({ javaScriptEnabled: false });
 
-  test("a service a link asks for is chosen in the served page, and sent with the form", async ({ page, request }) => {
+  test("a service a link asks for is chosen in the served page, and sent with the form", async ({
+    page,
+    request,
+  }) => {
     const served = await (await request.get("/contact?service=AI+Consulting")).text();
     expect(served).toContain('<option value="AI Consulting" selected="">');
     expect(served).toContain('<option value="">Select a service</option>');
@@ -286,7 +313,9 @@ test.describe("without JavaScript", () => {
     await fill(page, name, { service: null });
     await page.getByRole("button", { name: "Send Message" }).click();
     await expect(page).toHaveURL(/\/contact\/sent\?t=[^&]+$/);
-    await expect.poll(() => storedInquiries().find((r) => r.name === name)?.service).toBe("AI Software Development");
+    await expect
+      .poll(() => storedInquiries().find((r) => r.name === name)?.service)
+      .toBe("AI Software Development");
   });
 
   test("a privacy line right after Send links to the notice, and leads there", async ({ page }) => {
@@ -296,7 +325,9 @@ test.describe("without JavaScript", () => {
       "We use what you send to answer you and to keep spam out, and keep it no longer than one year. Read our Privacy Policy.",
     );
     // Next to the button: the line follows the row that holds Send, inside the same form.
-    await expect(page.locator("form[data-contact-form] > div:has(button[type=submit]) + #form-privacy")).toHaveCount(1);
+    await expect(
+      page.locator("form[data-contact-form] > div:has(button[type=submit]) + #form-privacy"),
+    ).toHaveCount(1);
     await line.getByRole("link", { name: "Privacy Policy" }).click();
     await expect(page).toHaveURL(/\/privacy$/);
     await expect(page.locator("h1")).toHaveText("Privacy Policy");
@@ -313,13 +344,14 @@ test.describe("without JavaScript", () => {
     expect((await posted).status()).toBe(303);
     await expect(page).toHaveURL(/\/contact\/sent\?t=[^&]+$/);
     await expect(page.locator("h1")).toHaveText("Message Sent Successfully!");
-    await expect(page.getByRole("main")).toContainText("We'll get back to you within 24 hours during business days.");
+    await expect(page.getByRole("main")).toContainText(
+      "We'll get back to you within 24 hours during business days.",
+    );
     expect(page.url()).not.toContain(encodeURIComponent(name));
     // The visitor's own booking link (server/booking/): the only thing the address carries.
-    await expect(page.getByRole("link", { name: "Book your free 30-minute consultation" })).toHaveAttribute(
-      "href",
-      /^\/book\?t=[0-9a-f-]{36}\.book\./,
-    );
+    await expect(
+      page.getByRole("link", { name: "Book your free 30-minute consultation" }),
+    ).toHaveAttribute("href", /^\/book\?t=[0-9a-f-]{36}\.book\./);
     expect(await page.context().cookies()).toEqual([]);
     await expect.poll(() => storedInquiries().filter((r) => r.name === name).length).toBe(1);
     // Reload and Back: GET requests only, nothing stored again.
@@ -335,7 +367,9 @@ test.describe("without JavaScript", () => {
     expect(storedInquiries().filter((r) => r.name === name)).toHaveLength(1);
   });
 
-  test("a message over the limit is not cut: the server says so and keeps it whole", async ({ page }) => {
+  test("a message over the limit is not cut: the server says so and keeps it whole", async ({
+    page,
+  }) => {
     await page.goto("/contact");
     await fill(page, "Long Paste", { message: "b".repeat(5100) });
     await expect(page.getByRole("textbox", { name: "Message" })).toHaveValue("b".repeat(5100));
@@ -365,8 +399,12 @@ test.describe("without JavaScript", () => {
     await summary.getByRole("link", { name: "Please enter a valid email address." }).click();
     await expect(page).toHaveURL(/#email$/);
     await expect(page.getByRole("alert")).toHaveText("Please correct the fields marked above.");
-    await expect(page.getByLabel("Full Name")).toHaveAccessibleDescription("Please enter your full name.");
-    await expect(page.getByLabel("Email Address")).toHaveAccessibleDescription("Please enter a valid email address.");
+    await expect(page.getByLabel("Full Name")).toHaveAccessibleDescription(
+      "Please enter your full name.",
+    );
+    await expect(page.getByLabel("Email Address")).toHaveAccessibleDescription(
+      "Please enter a valid email address.",
+    );
     await expect(page.getByLabel("Email Address")).toHaveValue("ann@localhost");
     await expect(page.getByRole("textbox", { name: "Message" })).toHaveValue("Please call me.");
     await expect(page.getByLabel("Service Interest")).toHaveValue("AI Consulting");

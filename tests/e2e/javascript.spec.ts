@@ -17,7 +17,9 @@ for (const route of contentRoutes) {
   });
 }
 
-test("/contact is the one page with JavaScript: one small module, no framework", async ({ page }) => {
+test("/contact is the one page with JavaScript: one small module, no framework", async ({
+  page,
+}) => {
   const scripts: string[] = [];
   page.on("request", (r) => {
     if (r.resourceType() === "script") scripts.push(new URL(r.url()).pathname);
@@ -27,7 +29,10 @@ test("/contact is the one page with JavaScript: one small module, no framework",
 });
 
 for (const route of allRoutes) {
-  test(`${route.path} makes no request to another origin and logs no error`, async ({ page, baseURL }) => {
+  test(`${route.path} makes no request to another origin and logs no error`, async ({
+    page,
+    baseURL,
+  }) => {
     const origin = new URL(baseURL ?? "").origin;
     const foreign: string[] = [];
     const errors: string[] = [];

@@ -31,7 +31,9 @@ async function charactersPerLine(page: Page, selector: string): Promise<number[]
 }
 
 for (const width of [1440, 768, 375]) {
-  test(`articles and the imprint read at 45–75 characters a line at ${width} px`, async ({ page }) => {
+  test(`articles and the imprint read at 45–75 characters a line at ${width} px`, async ({
+    page,
+  }) => {
     await page.setViewportSize({ width, height: 900 });
     for (const [path, selector] of [
       ["/blog/rent-or-buy-it-infrastructure", ".prose-article > p"],
@@ -42,7 +44,8 @@ for (const width of [1440, 768, 375]) {
       expect(counts.length, path).toBeGreaterThan(3);
       const max = Math.max(...counts);
       // Phones are narrower than a column: there the limit is the screen, not the measure.
-      if (width >= 768) expect(max, `${path} at ${width}px: ${counts.join(",")}`).toBeLessThanOrEqual(75);
+      if (width >= 768)
+        expect(max, `${path} at ${width}px: ${counts.join(",")}`).toBeLessThanOrEqual(75);
       if (width >= 768) expect(max, `${path} at ${width}px`).toBeGreaterThanOrEqual(55);
     }
     if (width >= 768) {
@@ -57,10 +60,15 @@ for (const width of [1440, 768, 375]) {
   });
 }
 
-test("the home hero has its illustration beside the text on a wide screen, none on a phone", async ({ page }) => {
+test("the home hero has its illustration beside the text on a wide screen, none on a phone", async ({
+  page,
+}) => {
   await page.setViewportSize({ width: 1440, height: 900 });
   await page.goto("/");
-  const art = page.locator("main section").first().locator("svg[aria-hidden=true][viewBox='0 0 440 400']");
+  const art = page
+    .locator("main section")
+    .first()
+    .locator("svg[aria-hidden=true][viewBox='0 0 440 400']");
   await expect(art).toBeVisible();
   const box = await art.boundingBox();
   const h1 = await page.locator("h1").boundingBox();
@@ -94,7 +102,9 @@ test("every blog card is one link: one tab stop, a focus ring, and the image lea
   const seen: string[] = [];
   for (let i = 0; i < 20 && seen.length < count; i++) {
     await page.keyboard.press("Tab");
-    const href = await page.evaluate(() => document.activeElement?.closest("main article a")?.getAttribute("href"));
+    const href = await page.evaluate(() =>
+      document.activeElement?.closest("main article a")?.getAttribute("href"),
+    );
     if (href) {
       seen.push(href);
       const outline = await page.evaluate(
@@ -108,7 +118,10 @@ test("every blog card is one link: one tab stop, a focus ring, and the image lea
   // A click on the image (not the title) opens the article.
   await cards.nth(1).locator("img").scrollIntoViewIfNeeded();
   const img = await cards.nth(1).locator("img").boundingBox();
-  await page.mouse.click((img?.x ?? 0) + (img?.width ?? 0) / 2, (img?.y ?? 0) + (img?.height ?? 0) / 2);
+  await page.mouse.click(
+    (img?.x ?? 0) + (img?.width ?? 0) / 2,
+    (img?.y ?? 0) + (img?.height ?? 0) / 2,
+  );
   await expect(page).toHaveURL(/\/blog\/startup-ai-scaling-success$/);
 });
 
@@ -149,7 +162,9 @@ test("print: articles and the imprint print as documents", async ({ page }) => {
   const after = await link.evaluate((a) => getComputedStyle(a, "::after").content);
   expect(after).toContain(await link.getAttribute("href"));
   await page.goto("/blog/ai-infrastructure-us-goldmine");
-  await expect(page.getByRole("heading", { name: /Have a project like this in mind/ })).toBeHidden();
+  await expect(
+    page.getByRole("heading", { name: /Have a project like this in mind/ }),
+  ).toBeHidden();
   const back = page.locator('a:has-text("Back to Blog")');
   await expect(back).toHaveCount(2);
   for (const link of await back.all()) await expect(link).toBeHidden();

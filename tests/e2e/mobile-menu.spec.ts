@@ -11,7 +11,9 @@ async function announcedExpanded(page: Page): Promise<boolean | undefined> {
   try {
     const { nodes } = await cdp.send("Accessibility.getFullAXTree");
     const button = nodes.find((n) => n.role?.value === "button" && n.name?.value === "Menu");
-    return button?.properties?.find((p) => p.name === "expanded")?.value.value as boolean | undefined;
+    return button?.properties?.find((p) => p.name === "expanded")?.value.value as
+      | boolean
+      | undefined;
   } finally {
     await cdp.detach();
   }
@@ -70,7 +72,9 @@ test.describe("mobile menu with JavaScript off", () => {
 
 test.describe("the mobile menu", () => {
   test.use({ viewport: { width: 375, height: 740 }, javaScriptEnabled: false });
-  test("shows the logo mark, links the name home, and dims the page behind it", async ({ page }) => {
+  test("shows the logo mark, links the name home, and dims the page behind it", async ({
+    page,
+  }) => {
     await page.goto("/services");
     await page.getByRole("button", { name: "Menu", exact: true }).click();
     const menu = page.locator("#mobile-menu");

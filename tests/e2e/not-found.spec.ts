@@ -10,12 +10,21 @@ test("an unknown article answers 404 with Post Not Found", async ({ page }) => {
   await expect(page).toHaveURL(/\/blog$/);
 });
 
-for (const path of ["/no-such-page", "/services/extra", "/assets/missing.js", "/%E0%A4%A", "/blog/a/b"]) {
+for (const path of [
+  "/no-such-page",
+  "/services/extra",
+  "/assets/missing.js",
+  "/%E0%A4%A",
+  "/blog/a/b",
+]) {
   test(`${path} answers 404 with a designed page`, async ({ page }) => {
     const response = await page.goto(path);
     expect(response?.status()).toBe(404);
     await expect(page.locator("h1")).toHaveText("Page not found");
-    await expect(page.getByRole("link", { name: "Go to the home page" })).toHaveAttribute("href", "/");
+    await expect(page.getByRole("link", { name: "Go to the home page" })).toHaveAttribute(
+      "href",
+      "/",
+    );
     const main = page.getByRole("main");
     for (const href of ["/services", "/blog", "/contact"])
       await expect(main.locator(`a[href="${href}"]`)).toHaveCount(1);

@@ -14,7 +14,10 @@ test.describe("shared layout", () => {
         ["Contact", "/contact"],
         ["Get Started", "/contact"],
       ] as const) {
-        await expect(nav.getByRole("link", { name, exact: true }).first()).toHaveAttribute("href", href);
+        await expect(nav.getByRole("link", { name, exact: true }).first()).toHaveAttribute(
+          "href",
+          href,
+        );
       }
       const current = nav.locator('a[aria-current="page"]:visible');
       if (route.nav) {
@@ -27,9 +30,20 @@ test.describe("shared layout", () => {
       await expect(page.locator("h1")).toHaveText(route.h1);
 
       const footer = page.getByRole("contentinfo");
-      await expect(footer.getByRole("link", { name: site.email })).toHaveAttribute("href", `mailto:${site.email}`);
-      for (const name of ["IT Infrastructure", "IT Consulting", "AI Consulting", "AI Software Development"]) {
-        await expect(footer.getByRole("link", { name, exact: true })).toHaveAttribute("href", /^\/services#/);
+      await expect(footer.getByRole("link", { name: site.email })).toHaveAttribute(
+        "href",
+        `mailto:${site.email}`,
+      );
+      for (const name of [
+        "IT Infrastructure",
+        "IT Consulting",
+        "AI Consulting",
+        "AI Software Development",
+      ]) {
+        await expect(footer.getByRole("link", { name, exact: true })).toHaveAttribute(
+          "href",
+          /^\/services#/,
+        );
       }
       for (const [name, href] of [
         ["Blog", "/blog"],
@@ -40,7 +54,10 @@ test.describe("shared layout", () => {
         await expect(footer.getByRole("link", { name, exact: true })).toHaveAttribute("href", href);
       }
       await expect(footer).toContainText(`© ${site.copyrightYear} ${site.legalName}`);
-      await expect(page.getByRole("link", { name: "Skip to content" })).toHaveAttribute("href", "#main");
+      await expect(page.getByRole("link", { name: "Skip to content" })).toHaveAttribute(
+        "href",
+        "#main",
+      );
     });
   }
 
@@ -50,7 +67,9 @@ test.describe("shared layout", () => {
     for (const route of allRoutes) {
       await page.goto(route.path);
       titles.add(await page.title());
-      descriptions.add((await page.locator('meta[name="description"]').getAttribute("content")) ?? "");
+      descriptions.add(
+        (await page.locator('meta[name="description"]').getAttribute("content")) ?? "",
+      );
     }
     expect(titles.size).toBe(allRoutes.length);
     expect(descriptions.size).toBe(allRoutes.length);
@@ -60,11 +79,23 @@ test.describe("shared layout", () => {
 test("home: hero, badge, stats, service cards and calls to action", async ({ page }) => {
   await page.goto("/");
   const main = page.getByRole("main");
-  await expect(main.getByRole("link", { name: "Explore Services" })).toHaveAttribute("href", "/services");
-  await expect(main.getByRole("link", { name: "Get Consultation" })).toHaveAttribute("href", "/contact");
+  await expect(main.getByRole("link", { name: "Explore Services" })).toHaveAttribute(
+    "href",
+    "/services",
+  );
+  await expect(main.getByRole("link", { name: "Get Consultation" })).toHaveAttribute(
+    "href",
+    "/contact",
+  );
   await expect(main.getByText("SOC 2 Compliant")).toBeVisible();
-  for (const stat of ["50+", "99.9%", "24/7", "5+"]) await expect(main.locator("dd", { hasText: stat })).toBeVisible();
-  for (const label of ["Projects Delivered", "Uptime Guarantee", "Support Available", "Enterprise Clients"]) {
+  for (const stat of ["50+", "99.9%", "24/7", "5+"])
+    await expect(main.locator("dd", { hasText: stat })).toBeVisible();
+  for (const label of [
+    "Projects Delivered",
+    "Uptime Guarantee",
+    "Support Available",
+    "Enterprise Clients",
+  ]) {
     await expect(main.locator("dt", { hasText: label })).toBeVisible();
   }
   const cards = main.locator("section[aria-labelledby=services-heading] > ul > li");
@@ -76,11 +107,19 @@ test("home: hero, badge, stats, service cards and calls to action", async ({ pag
     "AI Development",
   ]);
   for (let i = 0; i < 4; i++) await expect(cards.nth(i).locator("ul > li")).toHaveCount(3);
-  await expect(main.getByRole("link", { name: "View All Services" })).toHaveAttribute("href", "/services");
-  await expect(main.getByRole("link", { name: "Start Your Project" })).toHaveAttribute("href", "/contact");
+  await expect(main.getByRole("link", { name: "View All Services" })).toHaveAttribute(
+    "href",
+    "/services",
+  );
+  await expect(main.getByRole("link", { name: "Start Your Project" })).toHaveAttribute(
+    "href",
+    "/contact",
+  );
 });
 
-test("services: four categories of three offerings with four features, and working buttons", async ({ page }) => {
+test("services: four categories of three offerings with four features, and working buttons", async ({
+  page,
+}) => {
   await page.goto("/services");
   const categories = page.locator("main section[id]");
   await expect(categories.locator("h2")).toHaveText([
@@ -116,14 +155,15 @@ test("blog list: a featured article, then a grid, each linking to its page", asy
   await page.goto("/blog");
   const featured = page.locator("main article").first();
   await expect(featured).toContainText("Featured article");
-  await expect(featured.getByRole("heading", { level: 2 })).toHaveText("AI Infrastructure: The Next American Goldmine");
+  await expect(featured.getByRole("heading", { level: 2 })).toHaveText(
+    "AI Infrastructure: The Next American Goldmine",
+  );
   await expect(featured).toContainText("AI Infrastructure");
   await expect(featured).toContainText("8 min read");
   await expect(featured).toContainText("Read article");
-  await expect(featured.getByRole("link", { name: "AI Infrastructure: The Next American Goldmine" })).toHaveAttribute(
-    "href",
-    "/blog/ai-infrastructure-us-goldmine",
-  );
+  await expect(
+    featured.getByRole("link", { name: "AI Infrastructure: The Next American Goldmine" }),
+  ).toHaveAttribute("href", "/blog/ai-infrastructure-us-goldmine");
   const grid = page.locator("section[aria-labelledby=more-heading] li article");
   await expect(grid).toHaveCount(3);
   for (let i = 0; i < 3; i++) {
@@ -132,14 +172,19 @@ test("blog list: a featured article, then a grid, each linking to its page", asy
     await expect(card.locator("p").nth(1)).not.toBeEmpty();
     await expect(card).toContainText(/\d+ min read/);
     await expect(card).toContainText("Read more");
-    await expect(card.locator("h3").getByRole("link")).toHaveAttribute("href", /^\/blog\/[a-z0-9-]+$/);
+    await expect(card.locator("h3").getByRole("link")).toHaveAttribute(
+      "href",
+      /^\/blog\/[a-z0-9-]+$/,
+    );
   }
   await expect(grid.nth(0)).toContainText("Case Study");
   await grid.nth(0).locator("h3").getByRole("link").click();
   await expect(page).toHaveURL(/\/blog\/startup-ai-scaling-success$/);
 });
 
-test("blog article: hero, metadata, every Markdown element, author box and calls to action", async ({ page }) => {
+test("blog article: hero, metadata, every Markdown element, author box and calls to action", async ({
+  page,
+}) => {
   await page.goto("/blog/ai-infrastructure-us-goldmine");
   // Its hero is a photo: AVIF for Chromium, at the width its slot needs, with its size set.
   const hero = page.locator("main header picture img");
@@ -147,7 +192,9 @@ test("blog article: hero, metadata, every Markdown element, author box and calls
   await expect(hero).toHaveAttribute("height", "840");
   await expect(hero).toHaveAttribute("fetchpriority", "high");
   await expect(hero).toHaveAttribute("src", /^\/assets\/.+\.jpg$/);
-  await expect.poll(() => hero.evaluate((img: HTMLImageElement) => img.complete && img.currentSrc)).toMatch(/\.avif$/);
+  await expect
+    .poll(() => hero.evaluate((img: HTMLImageElement) => img.complete && img.currentSrc))
+    .toMatch(/\.avif$/);
   const header = page.locator("main header");
   await expect(header).toContainText("AI Infrastructure");
   await expect(header).toContainText("Michael Harrison");
@@ -159,13 +206,19 @@ test("blog article: hero, metadata, every Markdown element, author box and calls
   const author = page.getByRole("complementary", { name: "About the author" });
   await expect(author).toContainText(site.blog.authorTitle);
   await expect(page.getByRole("link", { name: "Contact Us" })).toHaveAttribute("href", "/contact");
-  await expect(page.getByRole("link", { name: "Back to Blog" }).first()).toHaveAttribute("href", "/blog");
+  await expect(page.getByRole("link", { name: "Back to Blog" }).first()).toHaveAttribute(
+    "href",
+    "/blog",
+  );
 });
 
 test("contact: information panel, tiles and the form's fields", async ({ page }) => {
   await page.goto("/contact");
   const main = page.getByRole("main");
-  await expect(main.getByRole("link", { name: site.phone.display })).toHaveAttribute("href", `tel:${site.phone.e164}`);
+  await expect(main.getByRole("link", { name: site.phone.display })).toHaveAttribute(
+    "href",
+    `tel:${site.phone.e164}`,
+  );
   await expect(main).toContainText(site.phone.hours);
   const { city, region, postalCode } = site.address;
   await expect(main.locator("address")).toContainText(`${city}, ${region} ${postalCode}`);
@@ -252,23 +305,40 @@ test("the privacy notice: what is collected, who gets it, how long, choices, DNT
   await expect(main).toContainText("we answer it only at the email address it names");
   await expect(main).toContainText("by our own choice");
   // CalOPPA applies to any commercial website that collects personal information from Californians, whatever its size.
-  await expect(main).toContainText("Online Privacy Protection Act (CalOPPA) applies to this website");
+  await expect(main).toContainText(
+    "Online Privacy Protection Act (CalOPPA) applies to this website",
+  );
   await expect(main).not.toContainText("larger than ours");
   // The note under Send and this section name the same uses: answering, and keeping spam out.
-  await expect(main).toContainText("To answer your inquiry, and to keep the form free of automated spam");
+  await expect(main).toContainText(
+    "To answer your inquiry, and to keep the form free of automated spam",
+  );
   await expect(main).not.toContainText(/only to answer you|anything but answering you\./);
   await expect(main).not.toContainText("by law;");
   await expect(page.locator("h1 + p")).toContainText(`What changed: ${site.privacy.lastChange}`);
   await expect(main).toContainText(/no longer than one\s+year/);
   await expect(main).toContainText(`Within ${site.privacy.answerDays} days`);
-  await expect(main).toContainText(`Our backups hold it at most ${site.privacy.backupDays} days longer`);
+  await expect(main).toContainText(
+    `Our backups hold it at most ${site.privacy.backupDays} days longer`,
+  );
   await expect(main).toContainText(`Effective date: ${site.privacy.effectiveDate}`);
-  for (const words of [/name, email address and message/, /user agent/, /never the address itself/, /no cookies/]) {
+  for (const words of [
+    /name, email address and message/,
+    /user agent/,
+    /never the address itself/,
+    /no cookies/,
+  ]) {
     await expect(main).toContainText(words);
   }
-  await expect(main.getByRole("link", { name: site.email }).first()).toHaveAttribute("href", `mailto:${site.email}`);
+  await expect(main.getByRole("link", { name: site.email }).first()).toHaveAttribute(
+    "href",
+    `mailto:${site.email}`,
+  );
   // The GPC statement it links to, as the spec has it.
-  await expect(main.getByRole("link", { name: "GPC statement" })).toHaveAttribute("href", "/.well-known/gpc.json");
+  await expect(main.getByRole("link", { name: "GPC statement" })).toHaveAttribute(
+    "href",
+    "/.well-known/gpc.json",
+  );
   const gpc = await request.get("/.well-known/gpc.json");
   expect(gpc.headers()["content-type"]).toMatch(/^application\/json/);
   expect(await gpc.json()).toEqual({
@@ -277,8 +347,7 @@ test("the privacy notice: what is collected, who gets it, how long, choices, DNT
   });
   // The imprint's privacy note points here instead of keeping a copy of its own.
   await page.goto("/imprint");
-  await expect(page.locator("#privacy").locator("..").getByRole("link", { name: "Privacy Policy" })).toHaveAttribute(
-    "href",
-    "/privacy",
-  );
+  await expect(
+    page.locator("#privacy").locator("..").getByRole("link", { name: "Privacy Policy" }),
+  ).toHaveAttribute("href", "/privacy");
 });

@@ -22,7 +22,9 @@ const requests = (): Line[] =>
     .filter((l) => l.startsWith("{"))
     .map((l) => JSON.parse(l) as Line);
 
-test("hovering a page's link prerenders it; excluded links are never loaded early", async ({ page }) => {
+test("hovering a page's link prerenders it; excluded links are never loaded early", async ({
+  page,
+}) => {
   await page.goto(`${server.url}/`);
   // Links to what must not be loaded ahead: the thank-you page, a feed, a Markdown file.
   await page.evaluate(() => {
@@ -41,9 +43,12 @@ test("hovering a page's link prerenders it; excluded links are never loaded earl
   }
   await page.getByRole("navigation").first().getByRole("link", { name: "Services" }).hover();
   await expect
-    .poll(() => requests().some((r) => r.path === "/services" && r.purpose === "prefetch;prerender"), {
-      timeout: 10_000,
-    })
+    .poll(
+      () => requests().some((r) => r.path === "/services" && r.purpose === "prefetch;prerender"),
+      {
+        timeout: 10_000,
+      },
+    )
     .toBe(true);
   const early = requests().filter((r) => r.purpose);
   expect(early.map((r) => r.path)).not.toContain("/contact/sent");
@@ -51,7 +56,9 @@ test("hovering a page's link prerenders it; excluded links are never loaded earl
   expect(early.map((r) => r.path)).not.toContain("/llms.txt");
 });
 
-test("the rules file loads under the page's own policy, and nothing leaves the origin", async ({ page }) => {
+test("the rules file loads under the page's own policy, and nothing leaves the origin", async ({
+  page,
+}) => {
   const foreign: string[] = [];
   const violations: string[] = [];
   page.on("request", (r) => {
@@ -63,9 +70,12 @@ test("the rules file loads under the page's own policy, and nothing leaves the o
   await page.goto(`${server.url}/blog`);
   await page.getByRole("link", { name: "Contact" }).first().hover();
   await expect
-    .poll(() => requests().some((r) => r.path === "/contact" && r.purpose === "prefetch;prerender"), {
-      timeout: 10_000,
-    })
+    .poll(
+      () => requests().some((r) => r.path === "/contact" && r.purpose === "prefetch;prerender"),
+      {
+        timeout: 10_000,
+      },
+    )
     .toBe(true);
   expect(violations).toEqual([]);
   expect(foreign).toEqual([]);
@@ -89,7 +99,9 @@ for (const reducedMotion of ["no-preference", "reduce"] as const) {
     await page.getByRole("navigation").first().getByRole("link", { name: "Services" }).click();
     await expect(page).toHaveURL(/\/services$/);
     await expect
-      .poll(() => page.evaluate(() => (window as unknown as { revealed?: boolean | null }).revealed))
+      .poll(() =>
+        page.evaluate(() => (window as unknown as { revealed?: boolean | null }).revealed),
+      )
       .toBe(reducedMotion !== "reduce");
     await context.close();
   });

@@ -18,7 +18,10 @@ const posts = readPublishedPosts();
 
 function route(path: string) {
   const h1 = posts.find((p) => `/blog/${p.slug}` === path)?.title ?? headings[path];
-  if (!h1) throw new Error(`tests/e2e/routes.ts: which heading must ${path} show? (a new page in app/pages.ts)`);
+  if (!h1)
+    throw new Error(
+      `tests/e2e/routes.ts: which heading must ${path} show? (a new page in app/pages.ts)`,
+    );
   const nav = navItems.find((n) => isCurrent(n.href, path))?.label;
   return { path, h1, nav: nav ?? null, interactive: pageOf(path)?.interactive === true };
 }

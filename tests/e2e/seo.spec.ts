@@ -24,7 +24,9 @@ for (const route of allRoutes) {
     expect(await meta(page, "og:url")).toBe(canonical);
     expect((await meta(page, "og:title"))?.length).toBeGreaterThan(3);
     expect((await meta(page, "og:description"))?.length).toBeGreaterThan(40);
-    expect(await meta(page, "og:type")).toBe(route.path.startsWith("/blog/") ? "article" : "website");
+    expect(await meta(page, "og:type")).toBe(
+      route.path.startsWith("/blog/") ? "article" : "website",
+    );
     expect(await meta(page, "twitter:card")).toBe("summary_large_image");
     await expect(page.locator('meta[name="theme-color"]')).toHaveCount(2);
     await expect(page.locator('link[rel="manifest"]')).toHaveAttribute("href", "/site.webmanifest");
@@ -39,7 +41,9 @@ for (const route of allRoutes) {
     expect(image).toMatch(new RegExp(`^${SITE}/(social/.+\\.png|assets/.+-og-.+\\.jpg)$`));
     const card = await request.get(new URL(image).pathname);
     expect(card.status()).toBe(200);
-    expect(card.headers()["content-type"]).toBe(image.endsWith(".png") ? "image/png" : "image/jpeg");
+    expect(card.headers()["content-type"]).toBe(
+      image.endsWith(".png") ? "image/png" : "image/jpeg",
+    );
     const size = await sharp(await card.body()).metadata();
     expect([size.width, size.height]).toEqual([1200, 630]);
 
@@ -60,17 +64,31 @@ for (const route of allRoutes) {
         postalCode: site.address.postalCode,
         addressCountry: site.address.country,
       },
-      geo: { "@type": "GeoCoordinates", latitude: expect.any(Number), longitude: expect.any(Number) },
+      geo: {
+        "@type": "GeoCoordinates",
+        latitude: expect.any(Number),
+        longitude: expect.any(Number),
+      },
     });
     expect(org?.openingHoursSpecification).toEqual([
       expect.objectContaining({
         opens: "09:00",
         closes: "18:00",
-        dayOfWeek: expect.arrayContaining(["https://schema.org/Monday", "https://schema.org/Friday"]),
+        dayOfWeek: expect.arrayContaining([
+          "https://schema.org/Monday",
+          "https://schema.org/Friday",
+        ]),
       }),
-      expect.objectContaining({ opens: "10:00", closes: "14:00", dayOfWeek: ["https://schema.org/Saturday"] }),
+      expect.objectContaining({
+        opens: "10:00",
+        closes: "14:00",
+        dayOfWeek: ["https://schema.org/Saturday"],
+      }),
     ]);
-    expect(graph.find((t) => t["@type"] === "WebSite")).toMatchObject({ url: SITE, name: "Teton Digital" });
+    expect(graph.find((t) => t["@type"] === "WebSite")).toMatchObject({
+      url: SITE,
+      name: "Teton Digital",
+    });
 
     if (route.path === "/services") {
       const services = graph.filter((t) => t["@type"] === "Service");
@@ -81,7 +99,10 @@ for (const route of allRoutes) {
         "AI Software Development",
       ]);
       for (const s of services)
-        expect(s).toMatchObject({ provider: { "@id": `${SITE}/#organization` }, description: expect.any(String) });
+        expect(s).toMatchObject({
+          provider: { "@id": `${SITE}/#organization` },
+          description: expect.any(String),
+        });
     }
     if (route.path.startsWith("/blog/") || route.path === "/services") {
       const crumbs = graph.find((t) => t["@type"] === "BreadcrumbList") as unknown as {
@@ -95,12 +116,16 @@ for (const route of allRoutes) {
       expect(post).toMatchObject({
         headline: await page.locator("h1").textContent(),
         author: { "@type": "Person", name: expect.any(String) },
-        datePublished: expect.stringMatching(/^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}[-+]\d{2}:\d{2}$/),
+        datePublished: expect.stringMatching(
+          /^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}[-+]\d{2}:\d{2}$/,
+        ),
         dateModified: expect.stringMatching(/^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}[-+]\d{2}:\d{2}$/),
         publisher: { "@id": `${SITE}/#organization` },
         mainEntityOfPage: { "@id": canonical },
       });
-      expect((post?.image as string[] | undefined)?.[0]).toMatch(new RegExp(`^${SITE}/assets/.+\\.(svg|jpg)$`));
+      expect((post?.image as string[] | undefined)?.[0]).toMatch(
+        new RegExp(`^${SITE}/assets/.+\\.(svg|jpg)$`),
+      );
     }
   });
 }
@@ -114,7 +139,9 @@ test("favicons and the web manifest", async ({ request, page }) => {
   const manifest = await (await request.get("/site.webmanifest")).json();
   expect(manifest).toMatchObject({ name: "Teton Digital", start_url: "/", theme_color: "#1d4ed8" });
   for (const icon of manifest.icons) expect((await request.get(icon.src)).status()).toBe(200);
-  expect(manifest.icons.map((i: { sizes: string }) => i.sizes)).toEqual(expect.arrayContaining(["192x192", "512x512"]));
+  expect(manifest.icons.map((i: { sizes: string }) => i.sizes)).toEqual(
+    expect.arrayContaining(["192x192", "512x512"]),
+  );
 });
 
 test("sitemap.xml lists every public page, with the posts' dates", async ({ request }) => {
@@ -148,7 +175,9 @@ test("the RSS feed carries every article in full", async ({ request, page }) => 
         title: i.querySelector("title")?.textContent,
         link: i.querySelector("link")?.textContent,
         pubDate: i.querySelector("pubDate")?.textContent,
-        content: i.getElementsByTagNameNS("http://purl.org/rss/1.0/modules/content/", "encoded")[0]?.textContent ?? "",
+        content:
+          i.getElementsByTagNameNS("http://purl.org/rss/1.0/modules/content/", "encoded")[0]
+            ?.textContent ?? "",
       })),
     };
   }, text);

@@ -3,8 +3,16 @@ import { once } from "node:events";
 import { expect, test } from "@playwright/test";
 import { serverArgs } from "../support/server.ts";
 
-test("prerendered pages answer with and without a trailing slash, never redirecting", async ({ request }) => {
-  for (const path of ["/contact", "/contact/", "/services", "/services/", "/blog/rent-or-buy-it-infrastructure/"]) {
+test("prerendered pages answer with and without a trailing slash, never redirecting", async ({
+  request,
+}) => {
+  for (const path of [
+    "/contact",
+    "/contact/",
+    "/services",
+    "/services/",
+    "/blog/rent-or-buy-it-infrastructure/",
+  ]) {
     const res = await request.get(path, { maxRedirects: 0 });
     expect(res.status(), path).toBe(200);
     expect(res.headers()["content-type"]).toBe("text/html; charset=utf-8");
@@ -20,10 +28,14 @@ test("compression: brotli and gzip, precompressed", async ({ request }) => {
   expect(gz.headers()["content-encoding"]).toBe("gzip");
   const none = await request.get("/services", { headers: { "accept-encoding": "identity" } });
   expect(none.headers()["content-encoding"]).toBeUndefined();
-  expect(Number(none.headers()["content-length"])).toBeGreaterThan(Number(gz.headers()["content-length"]));
+  expect(Number(none.headers()["content-length"])).toBeGreaterThan(
+    Number(gz.headers()["content-length"]),
+  );
 });
 
-test("caching: immutable hashed assets, revalidated HTML, 304 on a matching ETag", async ({ request }) => {
+test("caching: immutable hashed assets, revalidated HTML, 304 on a matching ETag", async ({
+  request,
+}) => {
   const page = await request.get("/");
   expect(page.headers()["cache-control"]).toBe("public, max-age=0, must-revalidate");
   const css = (await page.text()).match(/href="(\/assets\/[^"]+\.css)"/)?.[1];

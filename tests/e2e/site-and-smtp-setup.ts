@@ -9,7 +9,9 @@ import { TestSmtp } from "../support/smtp";
  */
 export default async function globalSetup() {
   const dataDir = process.env.E2E_DATA_DIR ?? "";
-  const smtp = await new TestSmtp({ saveTo: join(dataDir, "received") }).start(Number(process.env.E2E_SMTP_PORT));
+  const smtp = await new TestSmtp({ saveTo: join(dataDir, "received") }).start(
+    Number(process.env.E2E_SMTP_PORT),
+  );
   let server: RunningServer;
   try {
     server = await startServer(

@@ -1,5 +1,11 @@
 import { afterEach, describe, expect, it } from "vitest";
-import { CalendarFeeds, emptyLines, endlessDaily, fixture, neverMatching } from "../support/calendar-feeds.ts";
+import {
+  CalendarFeeds,
+  emptyLines,
+  endlessDaily,
+  fixture,
+  neverMatching,
+} from "../support/calendar-feeds.ts";
 import { freePort } from "../support/ports.ts";
 import { sendAsPage } from "../support/requests.ts";
 import { type RunningServer, startServer } from "../support/server.ts";
@@ -26,7 +32,12 @@ afterEach(async () => {
 async function site(env: Record<string, string>) {
   const port = await freePort();
   const server = await startServer(
-    { SITE_URL: `http://127.0.0.1:${port}`, SPAM_FILTER: "off", RATE_LIMIT_PER_MINUTE: "1000", ...env },
+    {
+      SITE_URL: `http://127.0.0.1:${port}`,
+      SPAM_FILTER: "off",
+      RATE_LIMIT_PER_MINUTE: "1000",
+      ...env,
+    },
     port,
     TUNING,
   );
@@ -42,7 +53,11 @@ async function feeds() {
 
 /** A visitor's booking page: the link the answer to their message carries. */
 async function bookingPage(server: RunningServer) {
-  const res = await sendAsPage(server.url, { name: "Dana Whitfield", email: "dana@example.org", message: "Hello!" });
+  const res = await sendAsPage(server.url, {
+    name: "Dana Whitfield",
+    email: "dana@example.org",
+    message: "Hello!",
+  });
   expect(res.status).toBe(201);
   return `${server.url}${((await res.json()) as { booking: string }).booking}`;
 }
@@ -55,7 +70,16 @@ const linesOf = (output: string) =>
   output
     .split("\n")
     .filter((l) => l.startsWith("{"))
-    .map((l) => JSON.parse(l) as { time: string; msg?: string; reason?: string; feed?: string; path?: string });
+    .map(
+      (l) =>
+        JSON.parse(l) as {
+          time: string;
+          msg?: string;
+          reason?: string;
+          feed?: string;
+          path?: string;
+        },
+    );
 
 // Monday, December 21, 2026, 9:05 AM in Denver (UTC−7): the next open days are Dec 21–23, 26, 28–31, Jan 2 and 4.
 const MST = (month: number, day: number, hh: number, mm = 0) =>
@@ -66,9 +90,15 @@ describe("calendar feeds", { timeout: 180_000 }, () => {
     const f = await feeds();
     const names = ["google", "microsoft-365-without-zones", "icloud", "nextcloud", "hand-written"];
     const urls = names.map((n) => f.publish(n, fixture(n)));
-    const server = await site({ ...FAKETIME, FAKETIME: "@2026-12-21 16:05:00", BOOKING_FEEDS: urls.join(" ") });
+    const server = await site({
+      ...FAKETIME,
+      FAKETIME: "@2026-12-21 16:05:00",
+      BOOKING_FEEDS: urls.join(" "),
+    });
     const link = await bookingPage(server);
-    await expect.poll(async () => (await offered(link)).length, { timeout: 30_000 }).toBeGreaterThan(0);
+    await expect
+      .poll(async () => (await offered(link)).length, { timeout: 30_000 })
+      .toBeGreaterThan(0);
     const slots = await offered(link);
     const open = (...times: number[]) => expect(slots).toEqual(expect.arrayContaining(times));
     const busy = (...times: number[]) => expect(slots.filter((s) => times.includes(s))).toEqual([]);
@@ -81,7 +111,13 @@ describe("calendar feeds", { timeout: 180_000 }, () => {
     expect(slots.filter((s) => s >= MST(12, 22, 0) && s < MST(12, 23, 0))).toEqual([]);
     // Wednesday: the standup, the weekly planning (Microsoft 365, set in summer), the cleaning (no
     // zone: the office's clock); the vendor demo was cancelled.
-    busy(MST(12, 23, 9), MST(12, 23, 10), MST(12, 23, 10, 30), MST(12, 23, 16), MST(12, 23, 16, 30));
+    busy(
+      MST(12, 23, 9),
+      MST(12, 23, 10),
+      MST(12, 23, 10, 30),
+      MST(12, 23, 16),
+      MST(12, 23, 16, 30),
+    );
     open(MST(12, 23, 9, 30), MST(12, 23, 11), MST(12, 23, 13), MST(12, 23, 17));
     // Saturday: a call set in Chicago's zone, which the feed names without defining (11–12 in Denver).
     open(MST(12, 26, 10), MST(12, 26, 10, 30), MST(12, 26, 13), MST(12, 26, 13, 30));
@@ -114,7 +150,11 @@ describe("calendar feeds", { timeout: 180_000 }, () => {
     const urls = Object.keys(hostile).map((n) => f.publish(n, fixture("google")));
     const server = await site({ BOOKING_FEEDS: urls.join(" ") });
     const readWell = async () =>
-      new Set(linesOf(await server.logged()).flatMap((l) => (l.msg === "calendar feed read" ? [l.feed] : []))).size;
+      new Set(
+        linesOf(await server.logged()).flatMap((l) =>
+          l.msg === "calendar feed read" ? [l.feed] : [],
+        ),
+      ).size;
     await expect.poll(readWell, { timeout: 30_000 }).toBe(urls.length);
 
     const switchedAt = Date.now();
@@ -124,7 +164,9 @@ describe("calendar feeds", { timeout: 180_000 }, () => {
     const probe = (async () => {
       while (reading) {
         const t = performance.now();
-        const ok = await fetch(`${server.url}/healthz`, { signal: AbortSignal.timeout(5_000) }).then(
+        const ok = await fetch(`${server.url}/healthz`, {
+          signal: AbortSignal.timeout(5_000),
+        }).then(
           (r) => r.ok,
           () => false,
         );
@@ -133,9 +175,12 @@ describe("calendar feeds", { timeout: 180_000 }, () => {
         await new Promise((r) => setTimeout(r, 100));
       }
     })();
-    const since = async () => linesOf(await server.logged()).filter((l) => Date.parse(l.time) >= switchedAt);
+    const since = async () =>
+      linesOf(await server.logged()).filter((l) => Date.parse(l.time) >= switchedAt);
     const reasons = async () =>
-      (await since()).flatMap((l) => (l.msg?.startsWith("calendar feed not read") ? [l.reason] : []));
+      (await since()).flatMap((l) =>
+        l.msg?.startsWith("calendar feed not read") ? [l.reason] : [],
+      );
     try {
       await expect
         .poll(reasons, { timeout: 90_000, interval: 500 })
@@ -155,12 +200,19 @@ describe("calendar feeds", { timeout: 180_000 }, () => {
     const lines = await since();
     const answeredDuring = lines.flatMap((outcome, i) => {
       if (!outcome.msg?.startsWith("calendar feed not read")) return [];
-      const fetched = lines.findLastIndex((l, j) => j < i && l.feed === outcome.feed && l.msg?.includes("fetched"));
+      const fetched = lines.findLastIndex(
+        (l, j) => j < i && l.feed === outcome.feed && l.msg?.includes("fetched"),
+      );
       return [
-        { reason: outcome.reason, answered: lines.slice(fetched, i).filter((l) => l.path === "/healthz").length },
+        {
+          reason: outcome.reason,
+          answered: lines.slice(fetched, i).filter((l) => l.path === "/healthz").length,
+        },
       ];
     });
-    expect(answeredDuring.find((r) => r.reason?.includes("not done in 10 s"))?.answered).toBeGreaterThan(20);
+    expect(
+      answeredDuring.find((r) => r.reason?.includes("not done in 10 s"))?.answered,
+    ).toBeGreaterThan(20);
     expect(Math.max(...latencies)).toBeLessThan(1_000);
     // The last good copies stay in use: the booking page offers times.
     expect((await offered(await bookingPage(server))).length).toBeGreaterThan(0);

@@ -28,7 +28,9 @@ let slots: number[];
 
 let clients = 0;
 /** A client of its own: a fresh address on a /24 network of its own. */
-const client = () => ({ "x-forwarded-for": `10.${Math.floor(++clients / 250)}.${clients % 250}.7` });
+const client = () => ({
+  "x-forwarded-for": `10.${Math.floor(++clients / 250)}.${clients % 250}.7`,
+});
 
 async function instance(dir: string) {
   const port = await freePort();
@@ -53,9 +55,9 @@ beforeAll(async () => {
   db = new pg.Client({ connectionString: env.DATABASE_URL });
   await db.connect();
   const first = await visitor("Slot Reader");
-  slots = [...(await (await fetch(first.link)).text()).matchAll(/<button type="submit" value="(\d{13})"/g)].map((m) =>
-    Number(m[1]),
-  );
+  slots = [
+    ...(await (await fetch(first.link)).text()).matchAll(/<button type="submit" value="(\d{13})"/g),
+  ].map((m) => Number(m[1]));
 }, 120_000);
 afterAll(async () => {
   await db?.end();
@@ -111,14 +113,17 @@ async function opened(server: RunningServer, link: string, form: Record<string, 
 }
 
 const mailsTo = (to: string, subject: RegExp) =>
-  smtp.received.filter((m) => JSON.stringify(m.mail.to ?? "").includes(to) && subject.test(m.mail.subject ?? ""));
+  smtp.received.filter(
+    (m) => JSON.stringify(m.mail.to ?? "").includes(to) && subject.test(m.mail.subject ?? ""),
+  );
 async function mailTo(to: string, subject: RegExp): Promise<Received> {
   await expect.poll(() => mailsTo(to, subject).length, { timeout: 20_000 }).toBeGreaterThan(0);
   return mailsTo(to, subject).at(-1) as Received;
 }
 const linkIn = (m: Received, action: string) =>
-  new RegExp(`(http://127\\.0\\.0\\.1:\\d+/book\\?t=[0-9a-f-]{36}\\.${action}\\.\\S+)`).exec(m.mail.text ?? "")?.[1] ??
-  "";
+  new RegExp(`(http://127\\.0\\.0\\.1:\\d+/book\\?t=[0-9a-f-]{36}\\.${action}\\.\\S+)`).exec(
+    m.mail.text ?? "",
+  )?.[1] ?? "";
 function calendarOf(m: Received) {
   const part = m.mail.attachments.find((x) => x.contentType === "text/calendar");
   if (!part) return null;
@@ -152,11 +157,16 @@ async function stored(id: string) {
     "SELECT b.state, b.starts_at, i.taken_at FROM bookings b JOIN inquiries i ON i.id = b.inquiry_id WHERE b.inquiry_id = $1",
     [id],
   );
-  return { state: String(rows[0]?.state), startsAt: Number(rows[0]?.starts_at), taken: rows[0]?.taken_at != null };
+  return {
+    state: String(rows[0]?.state),
+    startsAt: Number(rows[0]?.starts_at),
+    taken: rows[0]?.taken_at != null,
+  };
 }
 
 /** What the visitor's own page says of their request now. */
-const visitorSays = async (link: string) => statusOf(await (await fetch(link, { headers: client() })).text());
+const visitorSays = async (link: string) =>
+  statusOf(await (await fetch(link, { headers: client() })).text());
 
 /** A visitor who asked for a fresh time, and the company's request email about it. */
 async function asked(name: string) {
@@ -170,7 +180,9 @@ async function asked(name: string) {
 const CONFIRMED = /^Confirmed/;
 const UNCHANGED = /^Nothing changed/;
 
-describe("two instances on one PostgreSQL, every button pressed at once", { timeout: 300_000 }, () => {
+describe("two instances on one PostgreSQL, every button pressed at once", {
+  timeout: 300_000,
+}, () => {
   it("Confirm and Decline: one wins, and the calendar, the lead, the emails and the pages agree", async () => {
     for (let round = 1; round <= ROUNDS; round++) {
       const v = await asked(`Decline Race ${round}`);
@@ -193,9 +205,9 @@ describe("two instances on one PostgreSQL, every button pressed at once", { time
       });
       expect(mailsTo(v.email, /^Your free consultation/)).toHaveLength(confirmed ? 1 : 0);
       expect(mailsTo(v.email, /^About your consultation/)).toHaveLength(confirmed ? 0 : 1);
-      expect(mailsTo("hello@example.com", new RegExp(`^Booked: Decline Race ${round},`))).toHaveLength(
-        confirmed ? 1 : 0,
-      );
+      expect(
+        mailsTo("hello@example.com", new RegExp(`^Booked: Decline Race ${round},`)),
+      ).toHaveLength(confirmed ? 1 : 0);
       expect(await visitorSays(v.link)).toMatch(confirmed ? /^Your consultation is booked/ : /^$/);
     }
   });
@@ -212,7 +224,10 @@ describe("two instances on one PostgreSQL, every button pressed at once", { time
       expect(await stored(v.id)).toEqual({ state: "confirmed", startsAt: v.at, taken: true });
       const invitations = mailsTo(v.email, /^Your free consultation/).map(calendarOf);
       expect(invitations).toEqual([{ method: "REQUEST", uid: expect.any(String), start: v.at }]);
-      const copies = mailsTo("hello@example.com", new RegExp(`^Booked: Double Confirm ${round},`)).map(calendarOf);
+      const copies = mailsTo(
+        "hello@example.com",
+        new RegExp(`^Booked: Double Confirm ${round},`),
+      ).map(calendarOf);
       expect(copies.map((c) => c?.uid)).toEqual([invitations[0]?.uid]);
     }
   });
@@ -248,9 +263,13 @@ describe("two instances on one PostgreSQL, every button pressed at once", { time
       expect(cancels).toHaveLength(1);
       // Confirmed first: the cancellation withdraws that event, and the invitation, unless the
       // cancellation replaced it before it went, named the same one. Else no calendar heard of it.
-      expect(cancels[0]).toEqual(confirmed ? { method: "CANCEL", uid: expect.any(String), start: at } : null);
+      expect(cancels[0]).toEqual(
+        confirmed ? { method: "CANCEL", uid: expect.any(String), start: at } : null,
+      );
       expect(invitations).toEqual(
-        confirmed ? invitations.map(() => ({ method: "REQUEST", uid: cancels[0]?.uid, start: at })) : [],
+        confirmed
+          ? invitations.map(() => ({ method: "REQUEST", uid: cancels[0]?.uid, start: at }))
+          : [],
       );
       expect(invitations.length).toBeLessThanOrEqual(1);
       expect(await visitorSays(v.link)).toBe("");
@@ -272,7 +291,10 @@ describe("two instances on one PostgreSQL, every button pressed at once", { time
       // Confirmed first: the pick changes nothing and the page says the booking; else the newer request stands.
       expect([confirm, picked]).toEqual(
         confirmed
-          ? [expect.stringMatching(CONFIRMED), expect.stringMatching(/^Your consultation is booked/)]
+          ? [
+              expect.stringMatching(CONFIRMED),
+              expect.stringMatching(/^Your consultation is booked/),
+            ]
           : [expect.stringMatching(UNCHANGED), expect.stringMatching(/^Thank you!/)],
       );
       await settled(v.id);
@@ -283,8 +305,12 @@ describe("two instances on one PostgreSQL, every button pressed at once", { time
       const sent = mailsTo(v.email, /^Your free/)
         .slice(invitations)
         .map(calendarOf);
-      expect(sent).toEqual(confirmed ? [{ method: "REQUEST", uid: expect.any(String), start: at }] : []);
-      expect(await visitorSays(v.link)).toMatch(confirmed ? /^Your consultation is booked/ : /^You asked for/);
+      expect(sent).toEqual(
+        confirmed ? [{ method: "REQUEST", uid: expect.any(String), start: at }] : [],
+      );
+      expect(await visitorSays(v.link)).toMatch(
+        confirmed ? /^Your consultation is booked/ : /^You asked for/,
+      );
       if (confirmed) {
         // Cancelled, and asked again: the next round starts from a request.
         cancel ||= linkIn(mailsTo(v.email, /^Your free/).at(-1) as Received, "cancel");
@@ -303,7 +329,11 @@ describe("two instances on one PostgreSQL, every button pressed at once", { time
     await other.connect();
     await other.query("BEGIN");
     await other.query("SELECT 1 FROM inquiries WHERE id = $1 FOR NO KEY UPDATE", [v.id]);
-    const res = await fetch(`${a.url}/book`, { method: "POST", headers: client(), body: new URLSearchParams(form) });
+    const res = await fetch(`${a.url}/book`, {
+      method: "POST",
+      headers: client(),
+      body: new URLSearchParams(form),
+    });
     await other.query("ROLLBACK");
     await other.end();
     expect(res.status).toBe(503);

@@ -106,7 +106,12 @@ afterEach(async () => {
 async function site(env: Record<string, string>, tuning = TUNING, port?: number) {
   const p = port ?? (await freePort());
   const server = await startServer(
-    { SITE_URL: `http://127.0.0.1:${p}`, SPAM_FILTER: "off", RATE_LIMIT_PER_MINUTE: "1000", ...env },
+    {
+      SITE_URL: `http://127.0.0.1:${p}`,
+      SPAM_FILTER: "off",
+      RATE_LIMIT_PER_MINUTE: "1000",
+      ...env,
+    },
     p,
     tuning,
   );
@@ -138,7 +143,13 @@ const slotsOf = (html: string) =>
 const statusOf = (html: string) => /role="status"[^>]*>([^<]*)</.exec(html)?.[1] ?? "";
 const tokenOf = (link: string) => new URL(link).searchParams.get("t") ?? "";
 
-async function pick(server: RunningServer, link: string, at: number, zone = "America/Denver", ip = "127.0.0.1") {
+async function pick(
+  server: RunningServer,
+  link: string,
+  at: number,
+  zone = "America/Denver",
+  ip = "127.0.0.1",
+) {
   const res = await fetch(`${server.url}/book`, {
     method: "POST",
     headers: { "x-forwarded-for": ip },
@@ -162,15 +173,19 @@ async function press(server: RunningServer, link: string, form: Record<string, s
 
 const mailsTo = (smtp: TestSmtp, to: string, subject: RegExp) =>
   smtp.received.filter(
-    (m) => m.mail.to && JSON.stringify(m.mail.to).includes(to) && subject.test(m.mail.subject ?? ""),
+    (m) =>
+      m.mail.to && JSON.stringify(m.mail.to).includes(to) && subject.test(m.mail.subject ?? ""),
   );
 async function mailTo(smtp: TestSmtp, to: string, subject: RegExp): Promise<Received> {
-  await expect.poll(() => mailsTo(smtp, to, subject).length, { timeout: 20_000 }).toBeGreaterThan(0);
+  await expect
+    .poll(() => mailsTo(smtp, to, subject).length, { timeout: 20_000 })
+    .toBeGreaterThan(0);
   return mailsTo(smtp, to, subject).at(-1) as Received;
 }
 const linkIn = (m: Received, action: string) =>
-  new RegExp(`(http://127\\.0\\.0\\.1:\\d+/book\\?t=[0-9a-f-]{36}\\.${action}\\.\\S+)`).exec(m.mail.text ?? "")?.[1] ??
-  "";
+  new RegExp(`(http://127\\.0\\.0\\.1:\\d+/book\\?t=[0-9a-f-]{36}\\.${action}\\.\\S+)`).exec(
+    m.mail.text ?? "",
+  )?.[1] ?? "";
 
 /** The invitation in a received email, read back with ical.js. */
 function invitationIn(m: Received) {
@@ -216,18 +231,24 @@ describe("the booking, from the answer to the invitation", { timeout: 180_000 },
     });
     const dana = await inquiry(server, "Dana Whitfield", "dana@example.org");
     const pageOf = async (link: string) => (await fetch(link)).text();
-    await expect.poll(async () => slotsOf(await pageOf(dana.link)).length, { timeout: 20_000 }).toBeGreaterThan(0);
+    await expect
+      .poll(async () => slotsOf(await pageOf(dana.link)).length, { timeout: 20_000 })
+      .toBeGreaterThan(0);
     const page = await pageOf(dana.link);
     const slots = slotsOf(page);
     // Not within the next 2 business hours: from 11:05 AM.
     expect(slots[0]).toBe(MST(23, 11, 30));
     // The weekly meeting, set in summer time, still 10–11 AM in winter: 9:00 and 11:00 open, 10:00 and 10:30 not.
-    expect(slots).toEqual(expect.arrayContaining([MST(24, 9), MST(24, 9, 30), MST(24, 11), MST(24, 13)]));
+    expect(slots).toEqual(
+      expect.arrayContaining([MST(24, 9), MST(24, 9, 30), MST(24, 11), MST(24, 13)]),
+    );
     expect(slots).not.toContain(MST(24, 10));
     expect(slots).not.toContain(MST(24, 10, 30));
     // Thanksgiving and the day after: closed. Saturday's short hours and Monday: open.
     expect(slots.filter((at) => at >= MST(26, 0) && at < MST(28, 0))).toEqual([]);
-    expect(slots).toEqual(expect.arrayContaining([MST(28, 10), MST(28, 13, 30), MST(30, 9), MST(30, 17, 30)]));
+    expect(slots).toEqual(
+      expect.arrayContaining([MST(28, 10), MST(28, 13, 30), MST(30, 9), MST(30, 17, 30)]),
+    );
     expect(slots).not.toContain(MST(28, 14));
     expect(page).toContain("Tuesday, November 24");
 
@@ -241,13 +262,19 @@ describe("the booking, from the answer to the invitation", { timeout: 180_000 },
       message: "We would like to hear about AI consulting.",
       form_token: /name="form_token" value="([^"]+)"/.exec(html)?.[1] ?? "",
     });
-    const posted = await fetch(`${server.url}/contact`, { method: "POST", body: form, redirect: "manual" });
+    const posted = await fetch(`${server.url}/contact`, {
+      method: "POST",
+      body: form,
+      redirect: "manual",
+    });
     expect(posted.status).toBe(303);
     const sent = await fetch(new URL(posted.headers.get("location") ?? "", server.url));
     const sentPage = await sent.text();
     expect(sentPage).toContain("Message Sent Successfully!");
     expect(sent.headers.get("cache-control")).toBe("no-store");
-    const eve = { link: `${server.url}${/href="(\/book\?t=[^"]+)"/.exec(sentPage)?.[1]?.replaceAll("&amp;", "&")}` };
+    const eve = {
+      link: `${server.url}${/href="(\/book\?t=[^"]+)"/.exec(sentPage)?.[1]?.replaceAll("&amp;", "&")}`,
+    };
     expect(sentPage).toContain("Book your free 30-minute consultation");
 
     // Dana asks for Tuesday 11:00 AM: the company hears of it, Dana gets nothing yet.
@@ -263,7 +290,9 @@ describe("the booking, from the answer to the invitation", { timeout: 180_000 },
     expect(await pick(server, eve.link, MST(24, 11))).toMatch(/no longer open/);
 
     // Confirm acts on the time its page showed alone (a page left open over a newer pick changes nothing).
-    expect(await press(server, linkIn(request, "confirm"), { slot: String(MST(24, 9)) })).toMatch(/^Nothing changed/);
+    expect(await press(server, linkIn(request, "confirm"), { slot: String(MST(24, 9)) })).toMatch(
+      /^Nothing changed/,
+    );
     // Confirm: both get the invitation, read back with ical.js.
     expect(await press(server, linkIn(request, "confirm"))).toMatch(/^Confirmed/);
     const invited = await mailTo(smtp, "dana@example.org", /^Your free consultation/);
@@ -278,23 +307,36 @@ describe("the booking, from the answer to the invitation", { timeout: 180_000 },
       sequence: 0,
     });
     expect(invitation.attendees.map((a) => a.toLowerCase())).toEqual(["mailto:dana@example.org"]);
-    expect(invitationIn(await mailTo(smtp, "hello@example.com", /^Booked: Dana Whitfield/)).method).toBe("REQUEST");
+    expect(
+      invitationIn(await mailTo(smtp, "hello@example.com", /^Booked: Dana Whitfield/)).method,
+    ).toBe("REQUEST");
     // The lead is taken, through the one take path.
-    const shown = JSON.parse((await inquiriesCli({ DATA_DIR: server.dataDir }, "show", dana.id ?? "", "--json")).out);
+    const shown = JSON.parse(
+      (await inquiriesCli({ DATA_DIR: server.dataDir }, "show", dana.id ?? "", "--json")).out,
+    );
     expect(shown.takenAt).not.toBeNull();
 
     // Cancel from the invitation: METHOD:CANCEL to both, and the time is open again.
     expect(await press(server, linkIn(invited, "cancel"))).toMatch(/is free again/);
     const cancelled = invitationIn(await mailTo(smtp, "dana@example.org", /^Cancelled/));
-    expect(cancelled).toMatchObject({ method: "CANCEL", start: MST(24, 11), sequence: 1, uid: invitation.uid });
-    expect(invitationIn(await mailTo(smtp, "hello@example.com", /^Cancelled: Dana/)).method).toBe("CANCEL");
+    expect(cancelled).toMatchObject({
+      method: "CANCEL",
+      start: MST(24, 11),
+      sequence: 1,
+      uid: invitation.uid,
+    });
+    expect(invitationIn(await mailTo(smtp, "hello@example.com", /^Cancelled: Dana/)).method).toBe(
+      "CANCEL",
+    );
     expect(slotsOf(await (await fetch(eve.link)).text())).toContain(MST(24, 11));
 
     // Decline with a line: Eve gets the line and a new link that works.
     expect(await pick(server, eve.link, MST(24, 11))).toMatch(/^Thank you!/);
     const eveRequest = await mailTo(smtp, "hello@example.com", /^Eve Second asks for/);
     expect(
-      await press(server, linkIn(eveRequest, "decline"), { note: "We are all at a customer that morning." }),
+      await press(server, linkIn(eveRequest, "decline"), {
+        note: "We are all at a customer that morning.",
+      }),
     ).toMatch(/^Declined/);
     const declined = await mailTo(smtp, "eve@example.org", /^About your consultation/);
     expect(declined.mail.text).toContain("We are all at a customer that morning.");
@@ -302,11 +344,17 @@ describe("the booking, from the answer to the invitation", { timeout: 180_000 },
     expect(slotsOf(await (await fetch(again)).text())).toContain(MST(24, 11));
 
     // Held as spam: the same answer and page, but its pick holds no time and reaches nobody until "Not spam".
-    const bot = await inquiry(server, "Held Visitor", "held@example.org", { website: "http://spam.example" });
+    const bot = await inquiry(server, "Held Visitor", "held@example.org", {
+      website: "http://spam.example",
+    });
     expect(await pick(server, bot.link, MST(24, 11, 30))).toMatch(/^Thank you! You asked for/);
     expect(await pick(server, dana.link, MST(24, 11, 30))).toMatch(/^Thank you!/);
     // Dana's request, made after the held one's, arrived: the held one's did not go.
-    const danaAsks = await mailTo(smtp, "hello@example.com", /^Dana Whitfield asks for Tue, Nov 24, 11:30/);
+    const danaAsks = await mailTo(
+      smtp,
+      "hello@example.com",
+      /^Dana Whitfield asks for Tue, Nov 24, 11:30/,
+    );
     expect(mailsTo(smtp, "hello@example.com", /^Held Visitor asks/)).toHaveLength(0);
     expect((await inquiriesCli({ DATA_DIR: server.dataDir }, "not-spam", bot.id)).code).toBe(0);
     await mailTo(smtp, "hello@example.com", /^Held Visitor asks for Tue, Nov 24, 11:30/);
@@ -347,13 +395,17 @@ describe("the booking, from the answer to the invitation", { timeout: 180_000 },
         if (!javaScriptEnabled) {
           await tab.selectOption("#book-zone", "Pacific/Honolulu");
           await tab.getByRole("button", { name: "Show times" }).click();
-          await expect.poll(() => tab.locator("legend").first().textContent(), { timeout: 15_000 }).toBeTruthy();
+          await expect
+            .poll(() => tab.locator("legend").first().textContent(), { timeout: 15_000 })
+            .toBeTruthy();
           expect(await tab.locator("#book-zone").inputValue()).toBe("Pacific/Honolulu");
         }
         const width2 = await tab.evaluate(() => document.documentElement.scrollWidth);
         expect(width2).toBeLessThanOrEqual(width);
         await tab.locator('button[name="slot"]').first().click();
-        await expect.poll(() => tab.getByRole("status").textContent(), { timeout: 15_000 }).toMatch(/You asked for/);
+        await expect
+          .poll(() => tab.getByRole("status").textContent(), { timeout: 15_000 })
+          .toMatch(/You asked for/);
         expect(elsewhere).toEqual([]);
         await context.close();
       }
@@ -363,7 +415,10 @@ describe("the booking, from the answer to the invitation", { timeout: 180_000 },
     const asked = /You asked for ([^.]+)\./.exec(statusOf(eveAsked))?.[1];
     expect(asked).toBeTruthy();
     const before = slotsOf(await (await fetch(dana.link)).text()).length;
-    expect((await inquiriesCli({ DATA_DIR: server.dataDir }, "forget", "--email", "eve@example.org")).code).toBe(0);
+    expect(
+      (await inquiriesCli({ DATA_DIR: server.dataDir }, "forget", "--email", "eve@example.org"))
+        .code,
+    ).toBe(0);
     expect((await fetch(again)).status).toBe(404);
     expect(slotsOf(await (await fetch(dana.link)).text()).length).toBe(before + 1);
 
@@ -379,7 +434,9 @@ describe("the booking, from the answer to the invitation", { timeout: 180_000 },
 
     // An older Cancel link opened on a time asked for and not yet confirmed: the email the page speaks of goes.
     const cancellations = () => mailsTo(smtp, "dana@example.org", /^Cancelled/);
-    expect(await press(server, linkIn(invitations().at(-1) as Received, "cancel"))).toMatch(/is free again/);
+    expect(await press(server, linkIn(invitations().at(-1) as Received, "cancel"))).toMatch(
+      /is free again/,
+    );
     await expect.poll(() => cancellations().length, { timeout: 20_000 }).toBe(2);
     expect(await pick(server, dana.link, MST(24, 13))).toMatch(/^Thank you!/);
     expect(await press(server, linkIn(invited, "cancel"))).toMatch(/1:00.*is free again/);
@@ -401,9 +458,13 @@ describe("the booking, from the answer to the invitation", { timeout: 180_000 },
       FAKETIME: "@2026-11-23 16:05:00",
       SMTP_URL: smtp.url,
       SLACK_WEBHOOK_URL: general.url,
-      CONTACT_ROUTES: JSON.stringify({ "AI Consulting": { to: "ai-partner@example.com", slack: ai.url } }),
+      CONTACT_ROUTES: JSON.stringify({
+        "AI Consulting": { to: "ai-partner@example.com", slack: ai.url },
+      }),
     });
-    const dana = await inquiry(server, "Dana Whitfield", "dana@example.org", { service: "AI Consulting" });
+    const dana = await inquiry(server, "Dana Whitfield", "dana@example.org", {
+      service: "AI Consulting",
+    });
     // The lead went to the route's Slack: the booking's message follows it there.
     await expect.poll(() => ai.received.length, { timeout: 20_000 }).toBe(1);
     expect(await pick(server, dana.link, MST(24, 11))).toMatch(/^Thank you!/);
@@ -423,20 +484,30 @@ describe("the booking, from the answer to the invitation", { timeout: 180_000 },
     const feed = await new Feed().start();
     cleanups.push(feed.stop);
     feed.status = 500;
-    const env = { SMTP_URL: smtp.url, BOOKING_FEEDS: feed.url, LEAD_ESCALATION_TO: "boss@example.com" };
+    const env = {
+      SMTP_URL: smtp.url,
+      BOOKING_FEEDS: feed.url,
+      LEAD_ESCALATION_TO: "boss@example.com",
+    };
     const port = await freePort();
     const first = await site(env, TUNING, port);
     const visitor = await inquiry(first, "Frank Feed", "frank@example.org");
     const alert = await mailTo(smtp, "boss@example.com", /^The booking page offers no times/);
-    expect(alert.mail.text).toMatch(/could not read one of our calendars \(feed [0-9a-f]{8}\) at all/);
+    expect(alert.mail.text).toMatch(
+      /could not read one of our calendars \(feed [0-9a-f]{8}\) at all/,
+    );
     const closed = await (await fetch(visitor.link)).text();
     expect(closed).toContain("We cannot check our calendar just now");
     expect(slotsOf(closed)).toEqual([]);
-    expect(await pick(first, visitor.link, slotsOf(closed)[0] ?? Date.now() + 86_400_000)).toMatch(/no longer open/);
+    expect(await pick(first, visitor.link, slotsOf(closed)[0] ?? Date.now() + 86_400_000)).toMatch(
+      /no longer open/,
+    );
 
     feed.status = 200;
     await expect
-      .poll(async () => slotsOf(await (await fetch(visitor.link)).text()).length, { timeout: 20_000 })
+      .poll(async () => slotsOf(await (await fetch(visitor.link)).text()).length, {
+        timeout: 20_000,
+      })
       .toBeGreaterThan(0);
     feed.oversized = true;
     await first.stop();
@@ -444,7 +515,9 @@ describe("the booking, from the answer to the invitation", { timeout: 180_000 },
     const reads = feed.reads;
     await expect.poll(() => feed.reads, { timeout: 20_000 }).toBeGreaterThan(reads);
     await expect
-      .poll(async () => (await second.logged()).includes("calendar feed not read"), { timeout: 20_000 })
+      .poll(async () => (await second.logged()).includes("calendar feed not read"), {
+        timeout: 20_000,
+      })
       .toBe(true);
     expect(slotsOf(await (await fetch(visitor.link)).text()).length).toBeGreaterThan(0);
     expect(mailsTo(smtp, "boss@example.com", /^The booking page offers no times/)).toHaveLength(1);
@@ -478,14 +551,17 @@ describe("holds a bot cannot hoard (issue 52)", { timeout: 180_000 }, () => {
     // One address, five messages within the form's limits, each on a domain of its own: two hold.
     const bot = [MST(24, 9), MST(24, 9, 30), MST(24, 11), MST(24, 11, 30), MST(24, 12)];
     const said: string[] = [];
-    for (const [n, at] of bot.entries()) said.push(await as("203.0.113.7", `bot${n}@b${n}.example`, at));
+    for (const [n, at] of bot.entries())
+      said.push(await as("203.0.113.7", `bot${n}@b${n}.example`, at));
     expect(new Set(said.map(words))).toEqual(new Set([words(said[0] ?? "")]));
     expect(said[0]).toMatch(/^Thank you! You asked for/);
     let offered = await open();
     expect(bot.filter((at) => !offered.includes(at))).toEqual(bot.slice(0, 2));
     // All five reached the company; those holding nothing say so.
     await expect
-      .poll(() => mailsTo(smtp, "hello@example.com", /^Visitor bot\d asks for/).length, { timeout: 20_000 })
+      .poll(() => mailsTo(smtp, "hello@example.com", /^Visitor bot\d asks for/).length, {
+        timeout: 20_000,
+      })
       .toBe(5);
     const third = await mailTo(smtp, "hello@example.com", /^Visitor bot2 asks for/);
     expect(third.mail.text).toContain("The time is not kept for them");
@@ -500,10 +576,9 @@ describe("holds a bot cannot hoard (issue 52)", { timeout: 180_000 }, () => {
     const domain = [MST(24, 14), MST(24, 14, 30), MST(24, 15), MST(24, 15, 30)];
     for (const [n, at] of domain.entries()) await as(`198.18.${n}.1`, `d${n}@hoard.example`, at);
     offered = await open();
-    expect([MST(24, 13), MST(24, 13, 30), ...domain].filter((at) => !offered.includes(at))).toEqual([
-      MST(24, 13),
-      ...domain.slice(0, 3),
-    ]);
+    expect([MST(24, 13), MST(24, 13, 30), ...domain].filter((at) => !offered.includes(at))).toEqual(
+      [MST(24, 13), ...domain.slice(0, 3)],
+    );
 
     // A request holding nothing can still be confirmed while its time is free.
     expect(await press(server, linkIn(third, "confirm"))).toMatch(/^Confirmed/);
@@ -518,18 +593,26 @@ describe("holds a bot cannot hoard (issue 52)", { timeout: 180_000 }, () => {
     const soon = await inquiry(first, "Sam Soon", "sam@soon.example", {}, ip);
     const later = await inquiry(first, "Lee Later", "lee@later.example", {}, ip);
     const other = await inquiry(first, "Olga Other", "olga@other.example", {}, "198.51.100.41");
-    expect(await pick(first, soon.link, MST(23, 11, 30), "America/Denver", ip)).toMatch(/^Thank you!/);
+    expect(await pick(first, soon.link, MST(23, 11, 30), "America/Denver", ip)).toMatch(
+      /^Thank you!/,
+    );
     expect(await pick(first, later.link, MST(28, 10), "America/Denver", ip)).toMatch(/^Thank you!/);
     await first.stop();
     const at = async (utc: string) => {
       const server = await site({ ...AT(utc), DATA_DIR: first.dataDir }, TUNING, port);
-      return { server, open: async () => slotsOf(await (await fetch(other.link)).text()), stop: server.stop };
+      return {
+        server,
+        open: async () => slotsOf(await (await fetch(other.link)).text()),
+        stop: server.stop,
+      };
     };
 
     // Monday 11:40 AM: the 11:30 request holds no more (its time came), so the address may hold another.
     const monday = await at("2026-11-23 18:40:00");
     const third = await inquiry(monday.server, "Tia Third", "tia@third.example", {}, ip);
-    expect(await pick(monday.server, third.link, MST(24, 9), "America/Denver", ip)).toMatch(/^Thank you!/);
+    expect(await pick(monday.server, third.link, MST(24, 9), "America/Denver", ip)).toMatch(
+      /^Thank you!/,
+    );
     expect(await monday.open()).not.toContain(MST(24, 9));
     await monday.stop();
     // Tuesday 4:00 PM: 8 h 55 min on Monday and 7 h on Tuesday are not yet 16 business hours.
@@ -553,14 +636,20 @@ describe("holds a bot cannot hoard (issue 52)", { timeout: 180_000 }, () => {
     expect(await pick(first, dana.link, a)).toMatch(/^Thank you!/);
     // The first goes at once.
     await expect.poll(() => requests().length, { timeout: 20_000 }).toBe(1);
-    type Row = { status: string; sent_at: number | null; next_attempt_at: number; payload: string | null };
+    type Row = {
+      status: string;
+      sent_at: number | null;
+      next_attempt_at: number;
+      payload: string | null;
+    };
     const rows = () =>
       recorded<Row>(
         first,
         "SELECT status, sent_at, next_attempt_at, payload FROM deliveries WHERE inquiry_id = ? AND kind = 'booking' AND channel = 'email' ORDER BY created_at",
         dana.id,
       );
-    const waiting = () => JSON.parse(rows().find((r) => r.status === "pending")?.payload ?? "{}").subject;
+    const waiting = () =>
+      JSON.parse(rows().find((r) => r.status === "pending")?.payload ?? "{}").subject;
     for (let n = 2; n <= 9; n++) {
       expect(await pick(first, dana.link, n % 2 === 0 ? b : a)).toMatch(/^Thank you!/);
       // The message waiting says the newest time.
@@ -575,9 +664,15 @@ describe("holds a bot cannot hoard (issue 52)", { timeout: 180_000 }, () => {
     expect(requests()).toHaveLength(1);
     await first.stop();
     // Six minutes on: the second goes, with the newest time; none is left to go.
-    const second = await site({ ...AT("2026-11-23 16:11:30"), ...env, DATA_DIR: first.dataDir }, TUNING, port);
+    const second = await site(
+      { ...AT("2026-11-23 16:11:30"), ...env, DATA_DIR: first.dataDir },
+      TUNING,
+      port,
+    );
     await expect.poll(() => requests().length, { timeout: 20_000 }).toBe(2);
-    expect(requests()[1]?.mail.subject).toBe("Dana Whitfield asks for Tue, Nov 24, 9:00–9:30 AM MST");
+    expect(requests()[1]?.mail.subject).toBe(
+      "Dana Whitfield asks for Tue, Nov 24, 9:00–9:30 AM MST",
+    );
     await expect
       .poll(() =>
         recorded<Row>(
@@ -596,7 +691,9 @@ describe("holds a bot cannot hoard (issue 52)", { timeout: 180_000 }, () => {
     const server = await site({ ...AT("2026-11-23 16:05:00"), SMTP_URL: smtp.url });
     const dana = await inquiry(server, "Dana Whitfield", "dana@example.org");
     const open = async () => slotsOf(await (await fetch(dana.link)).text());
-    const held = await inquiry(server, "Held Visitor", "held@example.net", { website: "http://spam.example" });
+    const held = await inquiry(server, "Held Visitor", "held@example.net", {
+      website: "http://spam.example",
+    });
     expect(await pick(server, held.link, MST(24, 9))).toMatch(/^Thank you!/);
     expect(await open()).toContain(MST(24, 9));
     expect((await inquiriesCli({ DATA_DIR: server.dataDir }, "not-spam", held.id)).code).toBe(0);
@@ -604,12 +701,20 @@ describe("holds a bot cannot hoard (issue 52)", { timeout: 180_000 }, () => {
     expect(await pick(server, dana.link, MST(24, 9))).toMatch(/no longer open/);
 
     // Another held message asks for 9:30 AM; Dana takes it meanwhile: it stays hers after "Not spam".
-    const late = await inquiry(server, "Late Release", "late@example.net", { website: "http://spam.example" });
+    const late = await inquiry(server, "Late Release", "late@example.net", {
+      website: "http://spam.example",
+    });
     expect(await pick(server, late.link, MST(24, 9, 30))).toMatch(/^Thank you!/);
     expect(await pick(server, dana.link, MST(24, 9, 30))).toMatch(/^Thank you!/);
     expect((await inquiriesCli({ DATA_DIR: server.dataDir }, "not-spam", late.id)).code).toBe(0);
-    const request = await mailTo(smtp, "hello@example.com", /^Late Release asks for Tue, Nov 24, 9:30/);
-    expect(await press(server, linkIn(request, "confirm"))).toMatch(/^Another visitor holds this time/);
+    const request = await mailTo(
+      smtp,
+      "hello@example.com",
+      /^Late Release asks for Tue, Nov 24, 9:30/,
+    );
+    expect(await press(server, linkIn(request, "confirm"))).toMatch(
+      /^Another visitor holds this time/,
+    );
     // Dana moves on: 9:30 is open again, the released request never held it.
     expect(await pick(server, dana.link, MST(24, 10))).toMatch(/^Thank you!/);
     expect(await open()).toContain(MST(24, 9, 30));
@@ -624,9 +729,15 @@ describe("holds a bot cannot hoard (issue 52)", { timeout: 180_000 }, () => {
     await first.stop();
     // As if Lou had picked while consultations were an hour long (site.ts consultationMinutes: 60).
     const db = new DatabaseSync(join(first.dataDir, "inquiries.sqlite"));
-    db.prepare("UPDATE bookings SET ends_at = starts_at + 3600000 WHERE inquiry_id = ?").run(long.id);
+    db.prepare("UPDATE bookings SET ends_at = starts_at + 3600000 WHERE inquiry_id = ?").run(
+      long.id,
+    );
     db.close();
-    const server = await site({ ...AT("2026-11-23 16:06:00"), DATA_DIR: first.dataDir }, TUNING, port);
+    const server = await site(
+      { ...AT("2026-11-23 16:06:00"), DATA_DIR: first.dataDir },
+      TUNING,
+      port,
+    );
     const offered = slotsOf(await (await fetch(dana.link)).text());
     expect(offered).toEqual(expect.arrayContaining([MST(24, 10, 30), MST(24, 12)]));
     expect(offered).not.toContain(MST(24, 11));
@@ -645,11 +756,9 @@ describe.each(["sqlite", "postgres"] as const)("an upgrade from 1.1.1 (%s)", (en
     cleanups.push(() => smtp.stop());
     // The database as 1.1.1 left it: release 1.0.0's (tests/fixtures/v1.0.0), then 002_bookings.sql.
     const now = Date.UTC(2026, 10, 23, 16, 5);
-    const [sent, waiting, held] = ["1", "2", "3"].map((n) => `0190a000-0000-7000-8000-00000000000${n}`) as [
-      string,
-      string,
-      string,
-    ];
+    const [sent, waiting, held] = ["1", "2", "3"].map(
+      (n) => `0190a000-0000-7000-8000-00000000000${n}`,
+    ) as [string, string, string];
     const confirmedAt = now - 3_600_000;
     const statements = [
       readFileSync(join(root, `tests/fixtures/v1.0.0/schema.${engine}.sql`), "utf8"),
@@ -676,9 +785,16 @@ describe.each(["sqlite", "postgres"] as const)("an upgrade from 1.1.1 (%s)", (en
       await client.end();
     }
     const port = await freePort();
-    const server = await site({ ...AT("2026-11-23 16:05:00"), ...env, SMTP_URL: smtp.url }, TUNING, port);
+    const server = await site(
+      { ...AT("2026-11-23 16:05:00"), ...env, SMTP_URL: smtp.url },
+      TUNING,
+      port,
+    );
     // Links signed with 1.0.0's key, as the emails of 1.1.1 carried them.
-    const key = Buffer.from("6c696e6b732d6b65792d6f662d72656c656173652d312e302e302d666978747572", "hex");
+    const key = Buffer.from(
+      "6c696e6b732d6b65792d6f662d72656c656173652d312e302e302d666978747572",
+      "hex",
+    );
     const link = (id: string, action: string) => {
       const payload = `${id}.${action}.${Math.ceil((now + 86_400_000) / 1000).toString(36)}.k1`;
       return `${server.url}/book?t=${payload}.${createHmac("sha256", key).update(payload).digest("base64url")}`;
@@ -688,7 +804,9 @@ describe.each(["sqlite", "postgres"] as const)("an upgrade from 1.1.1 (%s)", (en
     const offered = await open();
     expect(offered).not.toContain(MST(24, 11));
     expect(offered).not.toContain(MST(24, 13));
-    expect(offered).toEqual(expect.arrayContaining([MST(24, 11, 30), MST(24, 13, 30), MST(24, 14)]));
+    expect(offered).toEqual(
+      expect.arrayContaining([MST(24, 11, 30), MST(24, 13, 30), MST(24, 14)]),
+    );
     // The visitor cancels: their calendar gets the cancellation of the event 1.1.1 invited them to.
     expect(await press(server, link(sent, "cancel"))).toMatch(/is free again/);
     const cancelled = invitationIn(await mailTo(smtp, "sent@example.org", /^Cancelled/));

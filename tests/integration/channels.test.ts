@@ -39,7 +39,11 @@ type Engine = { open: () => Database; url?: string; cleanup: () => Promise<void>
 async function sqliteEngine(): Promise<Engine> {
   const dir = mkdtempSync(join(tmpdir(), "channels-"));
   const file = join(dir, "inquiries.sqlite");
-  return { open: () => openSqlite(file), file, cleanup: async () => rmSync(dir, { recursive: true, force: true }) };
+  return {
+    open: () => openSqlite(file),
+    file,
+    cleanup: async () => rmSync(dir, { recursive: true, force: true }),
+  };
 }
 async function postgresEngine(): Promise<Engine> {
   const db = await createTestDatabase(inject("pgAdminUrl"), "channels");
@@ -58,7 +62,10 @@ describe.each([
   const open: Array<{ close: () => Promise<void> }> = [];
   const log = pino({ level: "trace" }, { write: (line: string) => logs.push(JSON.parse(line)) });
 
-  async function pipeline(env: Record<string, string> = {}, tuning: Partial<Tuning> = {}): Promise<ContactPipeline> {
+  async function pipeline(
+    env: Record<string, string> = {},
+    tuning: Partial<Tuning> = {},
+  ): Promise<ContactPipeline> {
     const config = loadConfig(
       {
         DATA_DIR: mkdtempSync(join(tmpdir(), "channels-data-")),
@@ -71,7 +78,13 @@ describe.each([
         SPAM_FILTER: "off",
         ...env,
       },
-      { OUTBOX_POLL_MS: 20, OUTBOX_RETRY_BASE_MS: 50, OUTBOX_RETRY_MAX_MS: 200, DELIVERY_TIMEOUT_MS: 500, ...tuning },
+      {
+        OUTBOX_POLL_MS: 20,
+        OUTBOX_RETRY_BASE_MS: 50,
+        OUTBOX_RETRY_MAX_MS: 200,
+        DELIVERY_TIMEOUT_MS: 500,
+        ...tuning,
+      },
     );
     const made = await createContactPipeline(config, log, { keys: testKeys(), db: engine.open() });
     open.push(made);
@@ -79,9 +92,19 @@ describe.each([
   }
   // As the JSON endpoint answers it (server/contact/http/endpoint.ts).
   const submit = async (p: ContactPipeline, body: unknown = valid) =>
-    jsonAnswer(await p.submit({ body, source: "api", ip: "203.0.113.9", userAgent: "vitest", page: "/contact" }));
+    jsonAnswer(
+      await p.submit({
+        body,
+        source: "api",
+        ip: "203.0.113.9",
+        userAgent: "vitest",
+        page: "/contact",
+      }),
+    );
   const deliveries = async (p: ContactPipeline, id: string) =>
-    Object.fromEntries(((await inquiries.get(p.db, id))?.deliveries ?? []).map((d) => [d.channel, d]));
+    Object.fromEntries(
+      ((await inquiries.get(p.db, id))?.deliveries ?? []).map((d) => [d.channel, d]),
+    );
 
   beforeEach(async () => {
     engine = await makeEngine();
@@ -102,24 +125,37 @@ describe.each([
     const p = await pipeline();
     const id = String((await submit(p)).body.id);
     p.worker.start();
-    await expect.poll(async () => (await inquiries.get(p.db, id))?.status, { timeout: 10_000 }).toBe("sent");
+    await expect
+      .poll(async () => (await inquiries.get(p.db, id))?.status, { timeout: 10_000 })
+      .toBe("sent");
     expect(smtp.received).toHaveLength(1);
     expect(hook.received).toHaveLength(1);
     expect(slack.received).toHaveLength(1);
 
     // The webhook verifies with the same library and secret, and carries the inquiry.
     const [w] = hook.received;
-    const event = new Webhook(SECRET).verify(w?.body ?? "", w?.headers as Record<string, string>) as {
+    const event = new Webhook(SECRET).verify(
+      w?.body ?? "",
+      w?.headers as Record<string, string>,
+    ) as {
       type: string;
       data: Record<string, unknown>;
     };
     expect(event.type).toBe("inquiry.received");
-    expect(event.data).toMatchObject({ id, name: valid.name, email: valid.email, message: valid.message });
+    expect(event.data).toMatchObject({
+      id,
+      name: valid.name,
+      email: valid.email,
+      message: valid.message,
+    });
     expect(event.data).not.toHaveProperty("ipHash");
     expect(w?.headers["webhook-id"]).toBe(`msg_${id}`);
     // A tampered body does not verify.
     expect(() =>
-      new Webhook(SECRET).verify((w?.body ?? "").replace("Ada", "Eve"), w?.headers as Record<string, string>),
+      new Webhook(SECRET).verify(
+        (w?.body ?? "").replace("Ada", "Eve"),
+        w?.headers as Record<string, string>,
+      ),
     ).toThrow();
 
     // Slack: markup off, the three control characters escaped, the fields as plain text.
@@ -129,7 +165,9 @@ describe.each([
     expect(message.text).not.toMatch(/<!channel>|<@/);
     const texts = JSON.stringify(message.blocks);
     expect(
-      message.blocks.every((b: { type: string }) => ["header", "section", "context", "actions"].includes(b.type)),
+      message.blocks.every((b: { type: string }) =>
+        ["header", "section", "context", "actions"].includes(b.type),
+      ),
     ).toBe(true);
     // Its two buttons: the signed "I'm on it" and "Spam" links to the site (link buttons: Slack opens them, the page acts).
     const actions = message.blocks.find((b: { type: string }) => b.type === "actions");
@@ -142,9 +180,9 @@ describe.each([
     expect(actions.elements).toEqual([button("take"), button("spam")]);
     expect(texts).not.toContain('"mrkdwn"');
     expect(texts).toContain("<https://evil.example|click>"); // shown as typed: plain_text is never parsed
-    expect(JSON.stringify(message.blocks.map((b: { text?: { type: string } }) => b.text?.type))).not.toContain(
-      "mrkdwn",
-    );
+    expect(
+      JSON.stringify(message.blocks.map((b: { text?: { type: string } }) => b.text?.type)),
+    ).not.toContain("mrkdwn");
   });
 
   it("retries a 500 with the same webhook-id, then delivers", async () => {
@@ -152,15 +190,21 @@ describe.each([
     const p = await pipeline();
     const id = String((await submit(p)).body.id);
     p.worker.start();
-    await expect.poll(async () => (await deliveries(p, id)).webhook?.status, { timeout: 10_000 }).toBe("sent");
+    await expect
+      .poll(async () => (await deliveries(p, id)).webhook?.status, { timeout: 10_000 })
+      .toBe("sent");
     expect(hook.received).toHaveLength(2);
     expect(hook.received[0]?.headers["webhook-id"]).toBe(hook.received[1]?.headers["webhook-id"]);
     // Each channel finishes on its own: the email is not held back by the webhook, nor waited for.
-    await expect.poll(async () => (await deliveries(p, id)).email?.status, { timeout: 10_000 }).toBe("sent");
+    await expect
+      .poll(async () => (await deliveries(p, id)).email?.status, { timeout: 10_000 })
+      .toBe("sent");
     const d = await deliveries(p, id);
     expect(d.webhook).toMatchObject({ attempts: 2, status: "sent" });
     expect(d.email).toMatchObject({ attempts: 1, status: "sent" });
-    expect(logs.some((l) => l.msg === "inquiry delivery failed; will retry" && l.reason === "HTTP 500")).toBe(true);
+    expect(
+      logs.some((l) => l.msg === "inquiry delivery failed; will retry" && l.reason === "HTTP 500"),
+    ).toBe(true);
   });
 
   it("rotates the signing secret without losing a lead: signed with both while it changes, a 401 tried again", async () => {
@@ -178,21 +222,33 @@ describe.each([
     const p = await pipeline({ WEBHOOK_SECRET: `${NEW} ${SECRET}` });
     p.worker.start();
     const first = String((await submit(p)).body.id);
-    await expect.poll(async () => (await deliveries(p, first)).webhook?.status, { timeout: 10_000 }).toBe("sent");
+    await expect
+      .poll(async () => (await deliveries(p, first)).webhook?.status, { timeout: 10_000 })
+      .toBe("sent");
     receiverSecret = NEW;
-    const second = String((await submit(p, { ...valid, message: "After the receiver switched" })).body.id);
-    await expect.poll(async () => (await deliveries(p, second)).webhook?.status, { timeout: 10_000 }).toBe("sent");
-    expect(hook.received.map((r) => String(r.headers["webhook-signature"]).split(" ").length)).toEqual([2, 2]);
+    const second = String(
+      (await submit(p, { ...valid, message: "After the receiver switched" })).body.id,
+    );
+    await expect
+      .poll(async () => (await deliveries(p, second)).webhook?.status, { timeout: 10_000 })
+      .toBe("sent");
+    expect(
+      hook.received.map((r) => String(r.headers["webhook-signature"]).split(" ").length),
+    ).toEqual([2, 2]);
     // Done in the wrong order (the server has only the new one, the receiver the old): refused with
     // 401, tried again, delivered once the receiver has it — never failed for good.
     receiverSecret = SECRET;
     const q = await pipeline({ WEBHOOK_SECRET: NEW });
     q.worker.start();
-    const third = String((await submit(q, { ...valid, message: "Sent in the middle of a rotation" })).body.id);
+    const third = String(
+      (await submit(q, { ...valid, message: "Sent in the middle of a rotation" })).body.id,
+    );
     await expect.poll(() => hook.received.length, { timeout: 10_000 }).toBeGreaterThan(2);
     expect((await deliveries(q, third)).webhook?.status).not.toBe("failed");
     receiverSecret = NEW;
-    await expect.poll(async () => (await deliveries(q, third)).webhook?.status, { timeout: 10_000 }).toBe("sent");
+    await expect
+      .poll(async () => (await deliveries(q, third)).webhook?.status, { timeout: 10_000 })
+      .toBe("sent");
   });
 
   it("fails a 410 at once, logs it as fatal, and reports it through email and Slack", async () => {
@@ -200,10 +256,14 @@ describe.each([
     const p = await pipeline();
     const id = String((await submit(p)).body.id);
     p.worker.start();
-    await expect.poll(async () => (await deliveries(p, id)).webhook?.status, { timeout: 10_000 }).toBe("failed");
+    await expect
+      .poll(async () => (await deliveries(p, id)).webhook?.status, { timeout: 10_000 })
+      .toBe("failed");
     expect(hook.received).toHaveLength(1);
     expect((await deliveries(p, id)).webhook).toMatchObject({ attempts: 1, lastError: "HTTP 410" });
-    expect(logs.filter((l) => l.level === 60 && String(l.msg).includes("WEBHOOK DELIVERY FAILED"))).toHaveLength(1);
+    expect(
+      logs.filter((l) => l.level === 60 && String(l.msg).includes("WEBHOOK DELIVERY FAILED")),
+    ).toHaveLength(1);
     // The alert reaches the people through the channels that work.
     await expect.poll(() => smtp.received.length, { timeout: 5_000 }).toBe(2);
     const alert = smtp.received.find((m) => m.mail.subject?.startsWith("Lead delivery failed"));
@@ -217,7 +277,9 @@ describe.each([
     // And the operator can queue it again once the receiver is fixed.
     hook.respond = () => ({ status: 204 });
     expect(await outbox.retryFailed(p.db, Date.now(), "webhook")).toBe(1);
-    await expect.poll(async () => (await deliveries(p, id)).webhook?.status, { timeout: 10_000 }).toBe("sent");
+    await expect
+      .poll(async () => (await deliveries(p, id)).webhook?.status, { timeout: 10_000 })
+      .toBe("sent");
   });
 
   it("retries a receiver that does not answer in time, and honours a 429's Retry-After", async () => {
@@ -230,7 +292,9 @@ describe.each([
       .poll(async () => (await deliveries(p, id)).webhook?.attempts, { timeout: 10_000 })
       .toBeGreaterThanOrEqual(2);
     expect(logs.some((l) => String(l.reason).startsWith("no answer within 500 ms"))).toBe(true);
-    await expect.poll(async () => (await deliveries(p, id)).webhook?.lastError, { timeout: 5_000 }).toBe("HTTP 429");
+    await expect
+      .poll(async () => (await deliveries(p, id)).webhook?.lastError, { timeout: 5_000 })
+      .toBe("HTTP 429");
     const retried = hook.received.length;
     const at = hook.received.at(-1)?.at ?? 0;
     // Backoff alone would try again within 200 ms; the receiver asked for 3 s, and the outbox holds it until then.
@@ -241,7 +305,9 @@ describe.each([
     expect(Number(next?.at) - at).toBeGreaterThanOrEqual(2_900);
     expect(hook.received.length).toBe(retried);
     hook.respond = () => ({ status: 200 });
-    await expect.poll(async () => (await deliveries(p, id)).webhook?.status, { timeout: 10_000 }).toBe("sent");
+    await expect
+      .poll(async () => (await deliveries(p, id)).webhook?.status, { timeout: 10_000 })
+      .toBe("sent");
     expect((hook.received.at(-1)?.at ?? 0) - at).toBeGreaterThanOrEqual(2_900);
   }, 20_000);
 
@@ -256,10 +322,14 @@ describe.each([
     const second = String(
       (await submit(p, { ...valid, message: "Another lead, sent while the first waits." })).body.id,
     );
-    await expect.poll(async () => (await inquiries.get(p.db, second))?.status, { timeout: 10_000 }).toBe("sent");
+    await expect
+      .poll(async () => (await inquiries.get(p.db, second))?.status, { timeout: 10_000 })
+      .toBe("sent");
     expect(Date.now() - started).toBeLessThan(3_000);
     expect((await deliveries(p, first)).webhook?.status).toBe("sending");
-    await expect.poll(async () => (await inquiries.get(p.db, first))?.status, { timeout: 10_000 }).toBe("sent");
+    await expect
+      .poll(async () => (await inquiries.get(p.db, first))?.status, { timeout: 10_000 })
+      .toBe("sent");
   });
 
   it("routes each lead by service line: its own inbox, Slack and webhook, the general ones for the rest", async () => {
@@ -275,9 +345,15 @@ describe.each([
       });
       p.worker.start();
       const ai = String((await submit(p, { ...valid, service: "AI Consulting" })).body.id);
-      const general = String((await submit(p, { ...valid, service: "", message: "No service chosen." })).body.id);
-      await expect.poll(async () => (await inquiries.get(p.db, ai))?.status, { timeout: 10_000 }).toBe("sent");
-      await expect.poll(async () => (await inquiries.get(p.db, general))?.status, { timeout: 10_000 }).toBe("sent");
+      const general = String(
+        (await submit(p, { ...valid, service: "", message: "No service chosen." })).body.id,
+      );
+      await expect
+        .poll(async () => (await inquiries.get(p.db, ai))?.status, { timeout: 10_000 })
+        .toBe("sent");
+      await expect
+        .poll(async () => (await inquiries.get(p.db, general))?.status, { timeout: 10_000 })
+        .toBe("sent");
       const to = (id: string) =>
         smtp.received
           .filter((m) => m.mail.headers.get("x-inquiry-id") === id)
@@ -291,11 +367,14 @@ describe.each([
       expect(hook.received.map((r) => r.body)).toEqual([expect.stringContaining(ai)]);
       expect(noServiceHook.received.map((r) => r.body)).toEqual([expect.stringContaining(general)]);
       const [own] = noServiceHook.received;
-      expect(() => new Webhook(SECRET).verify(own?.body ?? "", own?.headers as Record<string, string>)).not.toThrow();
+      expect(() =>
+        new Webhook(SECRET).verify(own?.body ?? "", own?.headers as Record<string, string>),
+      ).not.toThrow();
       // Where each lead went, as `inquiries show` and `stats` read it.
       expect(
         Object.fromEntries(
-          (await deliveries(p, ai)) && Object.entries(await deliveries(p, ai)).map(([c, d]) => [c, d.target]),
+          (await deliveries(p, ai)) &&
+            Object.entries(await deliveries(p, ai)).map(([c, d]) => [c, d.target]),
         ),
       ).toEqual({
         email: "ai-partner@example.com",
@@ -319,11 +398,15 @@ describe.each([
   it("delivers nothing of an inquiry held as spam", async () => {
     const p = await pipeline();
     const id = String((await submit(p, { ...valid, website: "http://spam.example" })).body.id);
-    const genuine = String((await submit(p, { ...valid, message: "A genuine lead, after it" })).body.id);
+    const genuine = String(
+      (await submit(p, { ...valid, message: "A genuine lead, after it" })).body.id,
+    );
     p.worker.start();
     // The worker has run: the genuine lead, stored after the held one, reached every channel.
     await expect
-      .poll(async () => Object.values(await deliveries(p, genuine)).map((d) => d.status), { timeout: 10_000 })
+      .poll(async () => Object.values(await deliveries(p, genuine)).map((d) => d.status), {
+        timeout: 10_000,
+      })
       .toEqual(["sent", "sent", "sent"]);
     expect(await deliveries(p, id)).toEqual({});
     expect(hook.received).toHaveLength(1);
@@ -339,7 +422,8 @@ describe.each([
     async () => {
       const writer = await pipeline();
       const ids = new Set<string>();
-      for (let i = 0; i < 40; i++) ids.add(String((await submit(writer, { ...valid, message: `Lead ${i}` })).body.id));
+      for (let i = 0; i < 40; i++)
+        ids.add(String((await submit(writer, { ...valid, message: `Lead ${i}` })).body.id));
       // A receiver slow on a busy machine is not a duplicate claim: the timeout is not under test here.
       const a = await pipeline({}, { OUTBOX_POLL_MS: 5, DELIVERY_TIMEOUT_MS: 10_000 });
       const b = await pipeline({}, { OUTBOX_POLL_MS: 5, DELIVERY_TIMEOUT_MS: 10_000 });

@@ -21,8 +21,16 @@ const root = new URL("../../", import.meta.url).pathname;
 const day = 86_400_000;
 
 async function seed(db: Database) {
-  const base = { company: "", service: "", page: "/contact", userAgent: "test", ipHash: null, source: "api" as const };
-  const make = (over: Record<string, unknown>) => ({ ...base, id: randomUUID(), held: false, ...over }) as never;
+  const base = {
+    company: "",
+    service: "",
+    page: "/contact",
+    userAgent: "test",
+    ipHash: null,
+    source: "api" as const,
+  };
+  const make = (over: Record<string, unknown>) =>
+    ({ ...base, id: randomUUID(), held: false, ...over }) as never;
   const fresh = make({
     name: "Ada Lovelace",
     email: "ada@example.org",
@@ -46,14 +54,20 @@ async function seed(db: Database) {
     await inquiries.save(db, {
       inquiry,
       limits: [],
-      deliveries: [{ id: randomUUID(), channel: "email", messageId: "<m>", target: "sales@example.com" }],
+      deliveries: [
+        { id: randomUUID(), channel: "email", messageId: "<m>", target: "sales@example.com" },
+      ],
     });
   }
   await db.query(
     "UPDATE deliveries SET status = 'failed', attempts = 9, last_error = 'relay down' WHERE inquiry_id = ?",
     [(evil as { id: string }).id],
   );
-  return { fresh: fresh as { id: string }, evil: evil as { id: string }, old: old as { id: string } };
+  return {
+    fresh: fresh as { id: string },
+    evil: evil as { id: string },
+    old: old as { id: string },
+  };
 }
 
 const heldInquiry = {
@@ -86,7 +100,10 @@ describe.each(["sqlite", "postgres"] as const)("inquiries CLI on %s", (engine) =
 
   beforeEach(async () => {
     ({ env, cleanup } = await engineEnv(engine, "cli"));
-    const db = openDatabase({ dataDir: env.DATA_DIR ?? "", DATABASE_URL: env.DATABASE_URL || undefined });
+    const db = openDatabase({
+      dataDir: env.DATA_DIR ?? "",
+      DATABASE_URL: env.DATABASE_URL || undefined,
+    });
     await db.migrate();
     ids = await seed(db);
     await db.close();
@@ -100,15 +117,25 @@ describe.each(["sqlite", "postgres"] as const)("inquiries CLI on %s", (engine) =
     expect(table.out).toContain("ada@example.org");
     expect(table.out).toContain("failed");
     // A 100-column terminal holds every line, each time on the office's clock, each ID whole.
-    for (const line of table.out.trimEnd().split("\n")) expect(Array.from(line).length, line).toBeLessThanOrEqual(100);
+    for (const line of table.out.trimEnd().split("\n"))
+      expect(Array.from(line).length, line).toBeLessThanOrEqual(100);
     const rows = JSON.parse(cli("list", "--json").out);
     for (const r of rows as Array<{ id: string; receivedAt: number }>) {
       expect(table.out).toContain(r.id);
       expect(table.out).toContain(officeTime(r.receivedAt));
     }
     expect(table.out).not.toMatch(/\d{4}-\d\d-\d\dT\d\d/);
-    expect(rows.map((r: { name: string }) => r.name)).toEqual(["Ada Lovelace", '=HYPERLINK("http://x")', "Old Timer"]);
-    expect(rows[1]).toMatchObject({ email: "eve@example.org", status: "failed", attempts: 9, lastError: "relay down" });
+    expect(rows.map((r: { name: string }) => r.name)).toEqual([
+      "Ada Lovelace",
+      '=HYPERLINK("http://x")',
+      "Old Timer",
+    ]);
+    expect(rows[1]).toMatchObject({
+      email: "eve@example.org",
+      status: "failed",
+      attempts: 9,
+      lastError: "relay down",
+    });
     expect(Object.keys(rows[0])).toEqual(
       expect.arrayContaining([
         "id",
@@ -126,7 +153,10 @@ describe.each(["sqlite", "postgres"] as const)("inquiries CLI on %s", (engine) =
 
   it("exports CSV, quoted and safe to open in a spreadsheet", async () => {
     // Formula tricks for spreadsheets that split on ";" and that read full-width signs.
-    const db = openDatabase({ dataDir: env.DATA_DIR ?? "", DATABASE_URL: env.DATABASE_URL || undefined });
+    const db = openDatabase({
+      dataDir: env.DATA_DIR ?? "",
+      DATABASE_URL: env.DATABASE_URL || undefined,
+    });
     const tricky = { name: ";=cmd|' /C calc'!A0", company: "\uFF1D1+1", message: "a;=SUM(1)" };
     await inquiries.save(db, {
       inquiry: {
@@ -180,7 +210,10 @@ describe.each(["sqlite", "postgres"] as const)("inquiries CLI on %s", (engine) =
       email: "m\u0085@example.org",
       message: "Line\u009b31m red\nnext\u2028line\ufffe",
     };
-    const db = openDatabase({ dataDir: env.DATA_DIR ?? "", DATABASE_URL: env.DATABASE_URL || undefined });
+    const db = openDatabase({
+      dataDir: env.DATA_DIR ?? "",
+      DATABASE_URL: env.DATABASE_URL || undefined,
+    });
     const id = randomUUID();
     await inquiries.save(db, {
       inquiry: {
@@ -199,9 +232,15 @@ describe.each(["sqlite", "postgres"] as const)("inquiries CLI on %s", (engine) =
       deliveries: [],
     });
     await db.close();
-    // biome-ignore lint/suspicious/noControlCharactersInRegex: looking for control characters is the point
-    const raw = /[\u0000-\u0009\u000b\u000c\u000e-\u001f\u007f-\u009f\u202a-\u202e\u2028\u2029\ufffe]/;
-    const outputs = [cli("list"), cli("list", "--json"), cli("show", id), cli("export", "--format", "csv")];
+    const raw =
+      // biome-ignore lint/suspicious/noControlCharactersInRegex: looking for control characters is the point
+      /[\u0000-\u0009\u000b\u000c\u000e-\u001f\u007f-\u009f\u202a-\u202e\u2028\u2029\ufffe]/;
+    const outputs = [
+      cli("list"),
+      cli("list", "--json"),
+      cli("show", id),
+      cli("export", "--format", "csv"),
+    ];
     for (const o of outputs) {
       expect(o.code).toBe(0);
       expect(o.out).not.toMatch(raw);
@@ -215,9 +254,14 @@ describe.each(["sqlite", "postgres"] as const)("inquiries CLI on %s", (engine) =
   it("queues failed jobs again with retry", () => {
     expect(cli("retry", "--channel", "webhook").out).toContain("No failed webhook deliveries.");
     expect(cli("retry", "--channel", "fax").code).toBe(2);
-    expect(cli("retry", "--channel", "email").out).toContain("1 failed email delivery queued again");
+    expect(cli("retry", "--channel", "email").out).toContain(
+      "1 failed email delivery queued again",
+    );
     const rows = JSON.parse(cli("list", "--json").out);
-    expect(rows.find((r: { id: string }) => r.id === ids.evil.id)).toMatchObject({ status: "pending", attempts: 0 });
+    expect(rows.find((r: { id: string }) => r.id === ids.evil.id)).toMatchObject({
+      status: "pending",
+      attempts: 0,
+    });
     expect(cli("retry").out).toContain("No failed deliveries.");
   });
 
@@ -228,7 +272,11 @@ describe.each(["sqlite", "postgres"] as const)("inquiries CLI on %s", (engine) =
     );
     expect(cli("list").out).toContain("email:failed");
     const stats = JSON.parse(cli("stats", "--json").out);
-    expect(stats.map((s: { period: string }) => s.period)).toEqual(["last day", "last week", "last month"]);
+    expect(stats.map((s: { period: string }) => s.period)).toEqual([
+      "last day",
+      "last week",
+      "last month",
+    ]);
     expect(stats[0]).toMatchObject({ inquiries: { total: 2, held: 0 } });
     expect(stats[0].deliveries).toEqual(
       expect.arrayContaining([
@@ -250,7 +298,9 @@ describe.each(["sqlite", "postgres"] as const)("inquiries CLI on %s", (engine) =
     const undo = cli("take", ids.fresh.id, "--undo");
     expect(undo.code).toBe(2);
     expect(undo.err).toMatch(/take has no --undo/);
-    const row = JSON.parse(cli("list", "--json").out).find((r: { id: string }) => r.id === ids.fresh.id);
+    const row = JSON.parse(cli("list", "--json").out).find(
+      (r: { id: string }) => r.id === ids.fresh.id,
+    );
     expect(row).toMatchObject({ takenBy: "Dana", reply: { takeBusinessMs: expect.any(Number) } });
     expect(cli("list").out).toContain("Dana");
     expect(cli("show", ids.fresh.id).out).toMatch(
@@ -259,11 +309,16 @@ describe.each(["sqlite", "postgres"] as const)("inquiries CLI on %s", (engine) =
     const [day] = JSON.parse(cli("stats", "--json").out);
     expect(day.reply).toMatchObject({ taken: 1, reminded: 0 });
     expect(day.reply.leads).toBeGreaterThanOrEqual(2);
-    expect(cli("stats").out).toMatch(/reply promise \(4 business hours\): 1 of \d+ leads taken, \d+ waiting/);
+    expect(cli("stats").out).toMatch(
+      /reply promise \(4 business hours\): 1 of \d+ leads taken, \d+ waiting/,
+    );
   });
 
   it("releases a held message to the channels the server uses, whatever this shell's environment says", async () => {
-    const db = openDatabase({ dataDir: env.DATA_DIR ?? "", DATABASE_URL: env.DATABASE_URL || undefined });
+    const db = openDatabase({
+      dataDir: env.DATA_DIR ?? "",
+      DATABASE_URL: env.DATABASE_URL || undefined,
+    });
     const id = randomUUID();
     await inquiries.save(db, {
       inquiry: { ...heldInquiry, id, receivedAt: Date.now() },
@@ -291,12 +346,19 @@ describe.each(["sqlite", "postgres"] as const)("inquiries CLI on %s", (engine) =
     expect(released.code).toBe(0);
     expect(released.out).toMatch(/queued for email \(.+\), webhook, slack/);
     const shown = JSON.parse(cli("list", "--json").out).find((r: { id: string }) => r.id === id);
-    expect(shown.deliveries.map((d: { channel: string }) => d.channel).sort()).toEqual(["email", "slack", "webhook"]);
+    expect(shown.deliveries.map((d: { channel: string }) => d.channel).sort()).toEqual([
+      "email",
+      "slack",
+      "webhook",
+    ]);
   });
 
   it("exports everything held about one person as JSON, and forgets it all, saying what went", async () => {
     // Eve has one failed inquiry (seed); a second one, held, under another spelling of the address.
-    const db = openDatabase({ dataDir: env.DATA_DIR ?? "", DATABASE_URL: env.DATABASE_URL || undefined });
+    const db = openDatabase({
+      dataDir: env.DATA_DIR ?? "",
+      DATABASE_URL: env.DATABASE_URL || undefined,
+    });
     const heldId = randomUUID();
     await inquiries.save(db, {
       inquiry: { ...heldInquiry, email: "EVE@example.org", id: heldId, receivedAt: Date.now() },
@@ -309,11 +371,15 @@ describe.each(["sqlite", "postgres"] as const)("inquiries CLI on %s", (engine) =
     expect(exported.code).toBe(0);
     const data = JSON.parse(exported.out);
     expect(data.email).toBe("eve@example.org");
-    expect(data.inquiries.map((r: { id: string }) => r.id).sort()).toEqual([ids.evil.id, heldId].sort());
+    expect(data.inquiries.map((r: { id: string }) => r.id).sort()).toEqual(
+      [ids.evil.id, heldId].sort(),
+    );
     const held = data.inquiries.find((r: { id: string }) => r.id === heldId);
     expect(held).toMatchObject({ held: true, heldReason: "no form token", status: "held" });
     const evil = data.inquiries.find((r: { id: string }) => r.id === ids.evil.id);
-    expect(evil.deliveries).toEqual([expect.objectContaining({ channel: "email", status: "failed" })]);
+    expect(evil.deliveries).toEqual([
+      expect.objectContaining({ channel: "email", status: "failed" }),
+    ]);
 
     const forgotten = cli("forget", "--email", "Eve@Example.org");
     expect(forgotten.code).toBe(0);
@@ -325,7 +391,10 @@ describe.each(["sqlite", "postgres"] as const)("inquiries CLI on %s", (engine) =
         .map((r: { id: string }) => r.id)
         .sort(),
     ).toEqual([ids.fresh.id, ids.old.id].sort());
-    const check = openDatabase({ dataDir: env.DATA_DIR ?? "", DATABASE_URL: env.DATABASE_URL || undefined });
+    const check = openDatabase({
+      dataDir: env.DATA_DIR ?? "",
+      DATABASE_URL: env.DATABASE_URL || undefined,
+    });
     expect(await inquiries.keyRecord(check, "eve-key")).toBeNull();
     await check.close();
     expect(cli("forget").code).toBe(2);
@@ -378,7 +447,9 @@ describe("inquiries CLI without a database", () => {
     );
     const after = new DatabaseSync(join(dir, "inquiries.sqlite"));
     expect(after.prepare("SELECT COUNT(*) AS n FROM schema_migrations").get()).toEqual({ n: 0 });
-    expect(after.prepare("SELECT name FROM sqlite_master WHERE name = 'inquiries'").get()).toBeUndefined();
+    expect(
+      after.prepare("SELECT name FROM sqlite_master WHERE name = 'inquiries'").get(),
+    ).toBeUndefined();
     after.close();
     rmSync(dir, { recursive: true, force: true });
   });

@@ -9,7 +9,13 @@ import { type RunningServer, startServer } from "../support/server";
 
 const KEY = "test-public-key";
 const PARTNER = "https://partner.example";
-const valid = { name: "Ada Lovelace", email: "ada@example.org", company: "", service: "", message: "Hello" };
+const valid = {
+  name: "Ada Lovelace",
+  email: "ada@example.org",
+  company: "",
+  service: "",
+  message: "Hello",
+};
 
 let server: RunningServer;
 let ipCounter = 0;
@@ -37,18 +43,45 @@ const cases: Case[] = [
   { name: "DELETE", method: "DELETE", status: 405 },
   { name: "PATCH", method: "PATCH", status: 405, headers: { ...auth, ...ct }, body: json(valid) },
   // Authorization
-  { name: "no Authorization header", status: 401, headers: ct, body: json(valid), error: /authorization/ },
-  { name: "wrong bearer key", status: 401, headers: { ...ct, authorization: "Bearer nope" }, body: json(valid) },
+  {
+    name: "no Authorization header",
+    status: 401,
+    headers: ct,
+    body: json(valid),
+    error: /authorization/,
+  },
+  {
+    name: "wrong bearer key",
+    status: 401,
+    headers: { ...ct, authorization: "Bearer nope" },
+    body: json(valid),
+  },
   {
     name: "Basic credentials",
     status: 401,
     headers: { ...ct, authorization: "Basic dXNlcjpwYXNz" },
     body: json(valid),
   },
-  { name: "key without Bearer", status: 401, headers: { ...ct, authorization: KEY }, body: json(valid) },
+  {
+    name: "key without Bearer",
+    status: 401,
+    headers: { ...ct, authorization: KEY },
+    body: json(valid),
+  },
   // Content type and encoding
-  { name: "no Content-Type", status: 415, headers: auth, body: json(valid), error: /application\/json/ },
-  { name: "text/plain", status: 415, headers: { ...auth, "content-type": "text/plain" }, body: json(valid) },
+  {
+    name: "no Content-Type",
+    status: 415,
+    headers: auth,
+    body: json(valid),
+    error: /application\/json/,
+  },
+  {
+    name: "text/plain",
+    status: 415,
+    headers: { ...auth, "content-type": "text/plain" },
+    body: json(valid),
+  },
   {
     name: "form-urlencoded",
     status: 415,
@@ -80,19 +113,55 @@ const cases: Case[] = [
     body: Buffer.from("definitely not gzip"),
   },
   // Malformed JSON and wrong shapes
-  { name: "truncated JSON", status: 400, headers: { ...auth, ...ct }, body: '{"name":', error: /not valid JSON/ },
-  { name: "single quotes", status: 400, headers: { ...auth, ...ct }, body: "{'name':'Ada'}", error: /not valid JSON/ },
+  {
+    name: "truncated JSON",
+    status: 400,
+    headers: { ...auth, ...ct },
+    body: '{"name":',
+    error: /not valid JSON/,
+  },
+  {
+    name: "single quotes",
+    status: 400,
+    headers: { ...auth, ...ct },
+    body: "{'name':'Ada'}",
+    error: /not valid JSON/,
+  },
   { name: "trailing comma", status: 400, headers: { ...auth, ...ct }, body: '{"name":"Ada",}' },
   { name: "empty body", status: 400, headers: { ...auth, ...ct }, body: "" },
   { name: "null", status: 400, headers: { ...auth, ...ct }, body: "null", error: /JSON object/ },
-  { name: "an array", status: 400, headers: { ...auth, ...ct }, body: json([valid]), error: /JSON object/ },
-  { name: "a string", status: 400, headers: { ...auth, ...ct }, body: '"hello"', error: /JSON object/ },
+  {
+    name: "an array",
+    status: 400,
+    headers: { ...auth, ...ct },
+    body: json([valid]),
+    error: /JSON object/,
+  },
+  {
+    name: "a string",
+    status: 400,
+    headers: { ...auth, ...ct },
+    body: '"hello"',
+    error: /JSON object/,
+  },
   { name: "a number", status: 400, headers: { ...auth, ...ct }, body: "42", error: /JSON object/ },
   { name: "true", status: 400, headers: { ...auth, ...ct }, body: "true", error: /JSON object/ },
   { name: "empty object", status: 400, headers: { ...auth, ...ct }, body: "{}", field: "name" },
   // Wrong types
-  { name: "name is a number", status: 400, headers: { ...auth, ...ct }, body: withField("name", 42), field: "name" },
-  { name: "name is null", status: 400, headers: { ...auth, ...ct }, body: withField("name", null), field: "name" },
+  {
+    name: "name is a number",
+    status: 400,
+    headers: { ...auth, ...ct },
+    body: withField("name", 42),
+    field: "name",
+  },
+  {
+    name: "name is null",
+    status: 400,
+    headers: { ...auth, ...ct },
+    body: withField("name", null),
+    field: "name",
+  },
   {
     name: "email is an array",
     status: 400,
@@ -143,7 +212,13 @@ const cases: Case[] = [
     body: json({ ...valid, message: undefined }),
     field: "message",
   },
-  { name: "name of spaces", status: 400, headers: { ...auth, ...ct }, body: withField("name", "    "), field: "name" },
+  {
+    name: "name of spaces",
+    status: 400,
+    headers: { ...auth, ...ct },
+    body: withField("name", "    "),
+    field: "name",
+  },
   // Values
   {
     name: "invalid email",
@@ -352,7 +427,10 @@ describe("good requests", () => {
     const again = await post(valid, { "idempotency-key": "http-key-1" });
     expect(again.status).toBe(201);
     expect(await again.json()).toEqual(first);
-    const changed = await post({ ...valid, message: "changed" }, { "idempotency-key": "http-key-1" });
+    const changed = await post(
+      { ...valid, message: "changed" },
+      { "idempotency-key": "http-key-1" },
+    );
     expect(changed.status).toBe(422);
   });
 });

@@ -27,7 +27,10 @@ import { type Received, TestSmtp } from "../support/smtp.ts";
  * own: Monday 15 March), and a real SMTP server receiving one digest a day.
  */
 
-const facts: Promised = { ...site, holidays: [{ date: "2027-03-15", name: "The scenario's holiday" }] };
+const facts: Promised = {
+  ...site,
+  holidays: [{ date: "2027-03-15", name: "The scenario's holiday" }],
+};
 const at = (iso: string) => Date.parse(iso);
 
 const log = pino({ level: "silent" });
@@ -64,7 +67,8 @@ async function instance(url: string, smtp: TestSmtp, dataDir: string) {
   return made;
 }
 
-const digests = (smtp: TestSmtp) => smtp.received.filter((m) => m.mail.headers.get("x-alert") === "digest");
+const digests = (smtp: TestSmtp) =>
+  smtp.received.filter((m) => m.mail.headers.get("x-alert") === "digest");
 /** Every time a message gives, each checked against the office's zone at that instant. */
 const TIME = /\b(Mon|Tue|Wed|Thu|Fri|Sat|Sun), (\w{3}) (\d+), (\d+):(\d\d) ([AP]M) (M[SD]T)\b/g;
 
@@ -126,7 +130,9 @@ describe("the morning digest, through the schedule", { timeout: 90_000 }, () => 
       text: "inbox@example.com, ai-partner@example.com, owner@example.com",
     });
     expect(friday.mail.subject).toBe("Leads, Fri, Mar 12: 1 new, 1 waiting (0 overdue), 0 held");
-    expect(friday.mail.text).toContain("- Ada Early (Engines), AI Consulting, received Fri, Mar 12, 8:30 AM MST");
+    expect(friday.mail.text).toContain(
+      "- Ada Early (Engines), AI Consulting, received Fri, Mar 12, 8:30 AM MST",
+    );
     expect(friday.mail.text).toContain(
       "received Fri, Mar 12, 8:30 AM MST: Reply by Fri, Mar 12, 1:00 PM MST (4 business hours); 4 h of business time left",
     );
@@ -156,7 +162,11 @@ describe("the morning digest, through the schedule", { timeout: 90_000 }, () => 
     checkTimes(saturday, 2027);
 
     // Sunday (closed; the clocks go forward) and Monday (the holiday): none, however many turns.
-    for (const when of ["2027-03-14T12:00:00-06:00", "2027-03-15T09:30:00-06:00", "2027-03-16T08:59:00-06:00"]) {
+    for (const when of [
+      "2027-03-14T12:00:00-06:00",
+      "2027-03-15T09:30:00-06:00",
+      "2027-03-16T08:59:00-06:00",
+    ]) {
       now = at(when);
       for (const i of [a, b, c]) expect(await i.housekeeping.digest(), when).toBe(false);
     }
@@ -166,9 +176,15 @@ describe("the morning digest, through the schedule", { timeout: 90_000 }, () => 
     const tuesday = digests(smtp)[2] as Received;
     expect(tuesday.mail.subject).toBe("Leads, Tue, Mar 16: 0 new, 0 waiting (0 overdue), 0 held");
     expect(tuesday.mail.text).toContain("New since Sat, Mar 13, 10:00 AM MST: 0");
-    expect(tuesday.mail.text).toContain("The leads of the Teton Digital website, Tue, Mar 16, 9:00 AM MDT.");
+    expect(tuesday.mail.text).toContain(
+      "The leads of the Teton Digital website, Tue, Mar 16, 9:00 AM MDT.",
+    );
     checkTimes(tuesday, 2027);
-    await Promise.all([a.pipeline.worker.settled(), b.pipeline.worker.settled(), c.pipeline.worker.settled()]);
+    await Promise.all([
+      a.pipeline.worker.settled(),
+      b.pipeline.worker.settled(),
+      c.pipeline.worker.settled(),
+    ]);
     expect(digests(smtp)).toHaveLength(3);
   });
 });
@@ -204,7 +220,8 @@ describe("the overview page, opened from the digest as received", { timeout: 120
     const digest = digests(smtp)[0] as Received;
     expect(digest.mail.subject).toMatch(/^Leads, Mon, Nov 30: /);
     checkTimes(digest, 2026);
-    const link = /^(http:\/\/127\.0\.0\.1:\d+\/overview\?t=\S+)$/m.exec(digest.mail.text ?? "")?.[1] ?? "";
+    const link =
+      /^(http:\/\/127\.0\.0\.1:\d+\/overview\?t=\S+)$/m.exec(digest.mail.text ?? "")?.[1] ?? "";
     expect(link).not.toBe("");
 
     const opened = await fetch(link);
@@ -230,15 +247,21 @@ describe("the overview page, opened from the digest as received", { timeout: 120
       );
       // Read-only: each link opens the lead's page, whose button acts.
       await page.getByRole("link", { name: "I'm on it" }).click();
-      expect(await page.getByRole("heading", { level: 1 }).textContent()).toBe("Are you answering this lead?");
+      expect(await page.getByRole("heading", { level: 1 }).textContent()).toBe(
+        "Are you answering this lead?",
+      );
       await page.context().close();
     }
     // Erased (a "delete my data" request): the overview no longer has it.
-    const forget = spawnSync(process.execPath, ["scripts/inquiries.ts", "forget", "--email", "grace@example.org"], {
-      cwd: new URL("../../", import.meta.url).pathname,
-      env: { ...process.env, DATA_DIR: server.dataDir, DATABASE_URL: "" },
-      encoding: "utf8",
-    });
+    const forget = spawnSync(
+      process.execPath,
+      ["scripts/inquiries.ts", "forget", "--email", "grace@example.org"],
+      {
+        cwd: new URL("../../", import.meta.url).pathname,
+        env: { ...process.env, DATA_DIR: server.dataDir, DATABASE_URL: "" },
+        encoding: "utf8",
+      },
+    );
     expect(forget.status, forget.stderr).toBe(0);
     const after = await (await fetch(link)).text();
     expect(after).toContain("Nobody is waiting.");

@@ -26,10 +26,14 @@ afterAll(() => rmSync(copy, { recursive: true, force: true }));
 describe("configuration that means what it says", () => {
   it("SITE_URL in .env reaches the canonical links, the sitemap and the social images of the build", () => {
     // The files git tracks, and new ones it does not ignore: the working tree as a clone would have it.
-    const files = execFileSync("git", ["ls-files", "-z", "--cached", "--others", "--exclude-standard"], {
-      cwd: root,
-      encoding: "utf8",
-    })
+    const files = execFileSync(
+      "git",
+      ["ls-files", "-z", "--cached", "--others", "--exclude-standard"],
+      {
+        cwd: root,
+        encoding: "utf8",
+      },
+    )
       .split("\0")
       .filter((f) => f && existsSync(join(root, f)));
     for (const f of files) {
@@ -37,10 +41,18 @@ describe("configuration that means what it says", () => {
       copyFileSync(join(root, f), join(copy, f));
     }
     symlinkSync(join(root, "node_modules"), join(copy, "node_modules"));
-    writeFileSync(join(copy, ".env"), "# as .env.example invites\nSITE_URL=https://www.teton-dotenv.test\n");
+    writeFileSync(
+      join(copy, ".env"),
+      "# as .env.example invites\nSITE_URL=https://www.teton-dotenv.test\n",
+    );
     const env = { ...process.env };
     delete env.SITE_URL;
-    const build = spawnSync("npm", ["run", "build"], { cwd: copy, env, encoding: "utf8", timeout: 180_000 });
+    const build = spawnSync("npm", ["run", "build"], {
+      cwd: copy,
+      env,
+      encoding: "utf8",
+      timeout: 180_000,
+    });
     expect(build.status, build.stderr.slice(-2000)).toBe(0);
     const home = readFileSync(join(copy, "build/client/index.html"), "utf8");
     expect(home).toContain('<link rel="canonical" href="https://www.teton-dotenv.test/"');

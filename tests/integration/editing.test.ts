@@ -81,7 +81,8 @@ const newPost = {
   readTime: "3 min read",
   image: "./images/our-new-office.jpg",
   imageAlt: '"Photograph of warm light falling across the new office floor"',
-  excerpt: '"We have moved into a bigger office on Central Avenue, with a lab where clients can try what we build."',
+  excerpt:
+    '"We have moved into a bigger office on Central Avenue, with a lab where clients can try what we build."',
   icon: "Building",
   date: LATER,
 };
@@ -162,8 +163,12 @@ describe("an editor publishes alone", { timeout: 300_000 }, () => {
     expect(post.status).toBe(404);
     expect(await blog.text()).not.toContain("Our New Office");
     // The clock passes midnight at the office: the server serves the day's state by itself.
-    await expect.poll(async () => (await get("/blog/our-new-office")).status, { timeout: 60_000 }).toBe(200);
-    expect(await (await get("/blog")).text()).toContain("Our New Office in Cheyenne Opens Its Doors");
+    await expect
+      .poll(async () => (await get("/blog/our-new-office")).status, { timeout: 60_000 })
+      .toBe(200);
+    expect(await (await get("/blog")).text()).toContain(
+      "Our New Office in Cheyenne Opens Its Doors",
+    );
     expect(await (await get("/blog/rss.xml")).text()).toContain("/blog/our-new-office");
     expect(await (await get("/sitemap.xml")).text()).toContain("/blog/our-new-office");
     expect((await get("/blog/our-new-office.md")).status).toBe(200);
@@ -183,7 +188,9 @@ describe("an editor publishes alone", { timeout: 300_000 }, () => {
     const page = await (await fetch(`${server.url}/contact`)).text();
     expect(page).toContain(">(307) 634-0100<");
     expect(page).toContain('href="tel:+13076340100"');
-    const ld = [...page.matchAll(/<script type="application\/ld\+json">(.*?)<\/script>/gs)].map((m) => m[1]).join();
+    const ld = [...page.matchAll(/<script type="application\/ld\+json">(.*?)<\/script>/gs)]
+      .map((m) => m[1])
+      .join();
     expect(ld).toContain('"telephone":"+13076340100"');
     expect(page).not.toContain("555-0142");
     expect(page).not.toContain("5550142");
@@ -208,7 +215,9 @@ describe("an editor publishes alone", { timeout: 300_000 }, () => {
             return { top: Math.round(r.top), width: Math.round(r.width) };
           }),
         );
-        const rows = [...new Set(boxes.map((b) => b.top))].map((top) => boxes.filter((b) => b.top === top));
+        const rows = [...new Set(boxes.map((b) => b.top))].map((top) =>
+          boxes.filter((b) => b.top === top),
+        );
         expect(rows.map((r) => r.length)).toEqual(columns);
         // Every card of a row as wide as the others: none left alone beside empty space.
         for (const row of rows) expect(new Set(row.map((b) => b.width)).size).toBe(1);
@@ -257,7 +266,9 @@ describe("an editor publishes alone", { timeout: 300_000 }, () => {
 
   it("serves the photo as AVIF and WebP at each width and the JPEG it was, in a picture that never shifts", async () => {
     await expect
-      .poll(async () => (await fetch(`${server.url}/blog/our-new-office`)).status, { timeout: 60_000 })
+      .poll(async () => (await fetch(`${server.url}/blog/our-new-office`)).status, {
+        timeout: 60_000,
+      })
       .toBe(200);
     const html = await (await fetch(`${server.url}/blog/our-new-office`)).text();
     const picture = /<picture>.*?<\/picture>/s.exec(html)?.[0] ?? "";
@@ -286,7 +297,9 @@ describe("an editor publishes alone", { timeout: 300_000 }, () => {
     const fallback = await fetch(`${server.url}${src}`);
     expect(fallback.headers.get("content-type")).toBe("image/jpeg");
     expect((await sharp(Buffer.from(await fallback.arrayBuffer())).metadata()).width).toBe(1200);
-    const card = await sharp(Buffer.from(await (await fetch(`${server.url}${og}`)).arrayBuffer())).metadata();
+    const card = await sharp(
+      Buffer.from(await (await fetch(`${server.url}${og}`)).arrayBuffer()),
+    ).metadata();
     expect([card.format, card.width, card.height]).toEqual(["jpeg", 1200, 630]);
     // On the blog page, the newest post's picture is the largest element; the others load lazily.
     const blog = await (await fetch(`${server.url}/blog`)).text();
@@ -309,11 +322,31 @@ describe("an editor's mistakes stop the build, the start and the preview with wh
       '{ date: "2027-05-32", name: "Memorial Day" }',
     );
     edit(dir, "app/config/site.ts", 'usPhone("(307) 555-0142")', 'usPhone("(307) 555-014")');
-    edit(dir, "app/config/site.ts", 'hours(["Saturday"], "10:00", "14:00")', 'hours(["Saturday"], "10 AM", "14:00")');
-    edit(dir, "content/blog/rent-or-buy-it-infrastructure.md", "date: 2025-03-18", "date: 2025-02-30");
+    edit(
+      dir,
+      "app/config/site.ts",
+      'hours(["Saturday"], "10:00", "14:00")',
+      'hours(["Saturday"], "10 AM", "14:00")',
+    );
+    edit(
+      dir,
+      "content/blog/rent-or-buy-it-infrastructure.md",
+      "date: 2025-03-18",
+      "date: 2025-02-30",
+    );
     edit(dir, "content/blog/rent-or-buy-it-infrastructure.md", "icon: Building", "icon: Rocket");
-    edit(dir, "content/blog/rent-or-buy-it-infrastructure.md", "readTime: 7 min read", "readtime: 7 min read");
-    edit(dir, "app/content/services.ts", 'features: [\n          "Multi-market', 'featurs: [\n          "Multi-market');
+    edit(
+      dir,
+      "content/blog/rent-or-buy-it-infrastructure.md",
+      "readTime: 7 min read",
+      "readtime: 7 min read",
+    );
+    edit(
+      dir,
+      "app/content/services.ts",
+      'features: [\n          "Multi-market',
+      'featurs: [\n          "Multi-market',
+    );
   });
   afterAll(() => {
     for (const d of copies) rmSync(d, { recursive: true, force: true });
@@ -375,7 +408,9 @@ describe("an editor's mistakes stop the build, the start and the preview with wh
     expect(r.output).toContain(
       "app/config/site.ts, email: still the placeholder hello@example.com; put the company's own before publishing to https://www.tetondigital.com",
     );
-    expect(r.output).toContain("app/config/site.ts, securityContact: still the placeholder security@example.com;");
+    expect(r.output).toContain(
+      "app/config/site.ts, securityContact: still the placeholder security@example.com;",
+    );
     expect(r.output).toContain("app/config/site.ts, phone: still the placeholder (307) 555-0142;");
   });
 });

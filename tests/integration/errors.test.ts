@@ -31,7 +31,9 @@ describe("an unexpected error", { timeout: 120_000 }, () => {
     const db = new DatabaseSync(join(first.dataDir, "inquiries.sqlite"));
     db.exec("DROP TABLE bookings");
     db.close();
-    const second = await startServer({ ...env, DATA_DIR: first.dataDir }, port, { SPAM_MIN_FILL_MS: 0 });
+    const second = await startServer({ ...env, DATA_DIR: first.dataDir }, port, {
+      SPAM_MIN_FILL_MS: 0,
+    });
     servers.push(second);
 
     const page = await fetch(`${second.url}${booking}`);
@@ -43,7 +45,8 @@ describe("an unexpected error", { timeout: 120_000 }, () => {
     const err = failed?.err as { type: string; message: string; stack: string } | undefined;
     expect(err?.message).toMatch(/no such table: bookings/);
     // The frame that threw and its callers are lines of our TypeScript, not of build/server-main/*.js.
-    const frames = err?.stack.split("\n").filter((f) => /^\s+at /.test(f) && !f.includes("node:")) ?? [];
+    const frames =
+      err?.stack.split("\n").filter((f) => /^\s+at /.test(f) && !f.includes("node:")) ?? [];
     expect(frames[0]).toMatch(/server\/contact\/storage\/sqlite\.ts:\d+:\d+\)$/);
     expect(frames.some((f) => /server\/booking\/store\.ts:\d+:\d+\)$/.test(f))).toBe(true);
     expect(err?.stack).not.toContain("build/server-main");

@@ -22,13 +22,19 @@ describe("HTML validity (W3C Nu HTML Checker)", () => {
     expect(existsSync(jar)).toBe(true);
     let out: string;
     try {
-      out = execFileSync("java", ["-jar", jar, "--format", "json", "--stdout", "--exit-zero-always", ...pages], {
-        encoding: "utf8",
-        stdio: ["ignore", "pipe", "pipe"],
-        maxBuffer: 64 * 1024 * 1024,
-      });
+      out = execFileSync(
+        "java",
+        ["-jar", jar, "--format", "json", "--stdout", "--exit-zero-always", ...pages],
+        {
+          encoding: "utf8",
+          stdio: ["ignore", "pipe", "pipe"],
+          maxBuffer: 64 * 1024 * 1024,
+        },
+      );
     } catch (e) {
-      throw new Error(`could not run the Nu HTML Checker (install Java: apt-get install default-jre-headless): ${e}`);
+      throw new Error(
+        `could not run the Nu HTML Checker (install Java: apt-get install default-jre-headless): ${e}`,
+      );
     }
     const report = JSON.parse(out || "{}") as { messages?: Message[] };
     const errors = (report.messages ?? [])

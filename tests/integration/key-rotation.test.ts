@@ -25,7 +25,10 @@ const dirs: Record<string, string> = {};
 async function deploy(name: "a" | "b", keys: Record<string, string>) {
   await running.get(name)?.stop();
   ports[name] ||= await freePort();
-  const s = await startServer({ ...keys, ...(dirs[name] ? { DATA_DIR: dirs[name] } : {}) }, ports[name]);
+  const s = await startServer(
+    { ...keys, ...(dirs[name] ? { DATA_DIR: dirs[name] } : {}) },
+    ports[name],
+  );
   dirs[name] = s.dataDir;
   running.set(name, s);
 }
@@ -37,7 +40,11 @@ async function answers(keys: string[]) {
     for (const key of keys) {
       const res = await fetch(`${s.url}/functions/v1/send-email`, {
         method: "POST",
-        headers: { "content-type": "application/json", authorization: `Bearer ${key}`, "x-forwarded-for": nextIp() },
+        headers: {
+          "content-type": "application/json",
+          authorization: `Bearer ${key}`,
+          "x-forwarded-for": nextIp(),
+        },
         body: JSON.stringify(valid),
       });
       out[`${name} ${key === OLD ? "old" : "new"}`] = res.status;
@@ -47,7 +54,8 @@ async function answers(keys: string[]) {
 }
 
 it("the public key rotates across two instances without refusing a page", async () => {
-  const all201 = (keys: string[]) => Object.fromEntries(keys.flatMap((k) => ["a", "b"].map((n) => [`${n} ${k}`, 201])));
+  const all201 = (keys: string[]) =>
+    Object.fromEntries(keys.flatMap((k) => ["a", "b"].map((n) => [`${n} ${k}`, 201])));
   await deploy("a", { CONTACT_PUBLIC_KEY: OLD });
   await deploy("b", { CONTACT_PUBLIC_KEY: OLD });
 

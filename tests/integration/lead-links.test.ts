@@ -63,14 +63,23 @@ async function startSite(env: Record<string, string>, tuning: Partial<Tuning> = 
       env: { ...process.env, DATA_DIR: server.dataDir, DATABASE_URL: env.DATABASE_URL ?? "" },
       encoding: "utf8",
     });
-  const show = (id: string) => JSON.parse(String(cli("show", id, "--json").stdout)) as Record<string, unknown>;
+  const show = (id: string) =>
+    JSON.parse(String(cli("show", id, "--json").stdout)) as Record<string, unknown>;
   return { server, cli, show };
 }
 
 /** A lead sent as the contact page's script sends it: the page's form token, from a visitor's address. */
-async function send(site: Site, name: string, message: string, opts: { token?: boolean } = {}): Promise<string> {
+async function send(
+  site: Site,
+  name: string,
+  message: string,
+  opts: { token?: boolean } = {},
+): Promise<string> {
   const fields = { name, email: "visitor@example.org", message };
-  const res = await sendAsPage(site.server.url, fields, { headers: { "x-forwarded-for": nextIp() }, ...opts });
+  const res = await sendAsPage(site.server.url, fields, {
+    headers: { "x-forwarded-for": nextIp() },
+    ...opts,
+  });
   expect(res.status).toBe(201);
   return String(((await res.json()) as { id: string }).id);
 }
@@ -79,7 +88,10 @@ async function send(site: Site, name: string, message: string, opts: { token?: b
 function linkIn(mail: Received, label: string): string {
   const text = mail.mail.text ?? "";
   const escaped = label.replace(/[.*+?^${}()|[\]\\]/g, "\\$&");
-  const url = new RegExp(`^\\s*(?:- )?${escaped}(?: \\([^)]*\\))?:\\s*\\n?\\s*(http\\S+)`, "m").exec(text)?.[1];
+  const url = new RegExp(
+    `^\\s*(?:- )?${escaped}(?: \\([^)]*\\))?:\\s*\\n?\\s*(http\\S+)`,
+    "m",
+  ).exec(text)?.[1];
   if (!url) throw new Error(`no "${label}" link in:\n${text}`);
   return url;
 }
@@ -128,7 +140,9 @@ describe("the links in a lead, on one server", { timeout: 60_000 }, () => {
   });
 
   const leadMail = (id: string) =>
-    smtp.received.find((m) => m.mail.headers.get("x-inquiry-id") === id && /New inquiry/.test(m.mail.subject ?? ""));
+    smtp.received.find(
+      (m) => m.mail.headers.get("x-inquiry-id") === id && /New inquiry/.test(m.mail.subject ?? ""),
+    );
   const slackFor = (name: string) => slack.received.filter((r) => r.body.includes(name));
 
   for (const javaScript of [false, true]) {
@@ -152,7 +166,9 @@ describe("the links in a lead, on one server", { timeout: 60_000 }, () => {
       const opened = await page.goto(linkIn(mail, "Spam"));
       expect(opened?.status()).toBe(200);
       expect(opened?.headers()["cache-control"]).toBe("no-store");
-      expect(await page.getByRole("heading", { level: 1 }).textContent()).toBe("Is this message spam?");
+      expect(await page.getByRole("heading", { level: 1 }).textContent()).toBe(
+        "Is this message spam?",
+      );
       expect(await page.locator("main").textContent()).toContain(name);
       expect(site.show(id).verdict).toBe(before.verdict);
       expect(JSON.parse(String(site.cli("training", "--json").stdout))).not.toContainEqual(
@@ -175,7 +191,9 @@ describe("the links in a lead, on one server", { timeout: 60_000 }, () => {
       // Its "I'm on it" link now offers "Not spam", never "I'm on it"; opening it changes nothing.
       const other = await context.newPage();
       await other.goto(linkIn(mail, "I'm on it"));
-      expect(await other.getByRole("heading", { level: 1 }).textContent()).toBe("Is this message not spam?");
+      expect(await other.getByRole("heading", { level: 1 }).textContent()).toBe(
+        "Is this message not spam?",
+      );
       expect(await other.getByRole("button", { name: "Not spam" }).count()).toBe(1);
       expect(await other.getByRole("button", { name: "I'm on it" }).count()).toBe(0);
       await other.close();
@@ -203,7 +221,9 @@ describe("the links in a lead, on one server", { timeout: 60_000 }, () => {
       expect(JSON.parse(String(site.cli("training", "--json").stdout))).not.toContainEqual(
         expect.objectContaining({ inquiryId: id }),
       );
-      expect(smtp.received.filter((m) => m.mail.headers.get("x-inquiry-id") === id)).toHaveLength(1);
+      expect(smtp.received.filter((m) => m.mail.headers.get("x-inquiry-id") === id)).toHaveLength(
+        1,
+      );
       await context.close();
     });
   }
@@ -211,7 +231,11 @@ describe("the links in a lead, on one server", { timeout: 60_000 }, () => {
   it(`"I'm on it" from the email and from Slack: the first press is recorded with its time and name, the second says plainly who was first`, async () => {
     slack.respond = () => ({ status: 200 });
     const name = "Robin Answered";
-    const id = await send(site, name, "Could you look at our office network before the move in March?");
+    const id = await send(
+      site,
+      name,
+      "Could you look at our office network before the move in March?",
+    );
     const mail = await waitFor(() => leadMail(id));
     const posted = JSON.parse((await waitFor(() => slackFor(name)[0])).body) as {
       blocks: Array<{ type: string; elements?: Array<{ url?: string; text?: { text: string } }> }>;
@@ -221,7 +245,9 @@ describe("the links in a lead, on one server", { timeout: 60_000 }, () => {
     // Every time a person reads, on the office's clock, and the deadline in each; machines keep ISO UTC.
     const { receivedAt } = site.show(id) as { receivedAt: number };
     const deadline = replyBy(promiseDueAt(receivedAt)) ?? "";
-    expect(deadline).toMatch(/^Reply by \w{3}, \w{3} \d+, \d+:\d\d [AP]M M[SD]T \(4 business hours\)$/);
+    expect(deadline).toMatch(
+      /^Reply by \w{3}, \w{3} \d+, \d+:\d\d [AP]M M[SD]T \(4 business hours\)$/,
+    );
     expect(mail.mail.text).toContain(`Received: ${officeTime(receivedAt)}\n`);
     expect(mail.mail.text).toContain(`${deadline}.`);
     expect(mail.mail.html).toContain(`${deadline}.`);
@@ -229,7 +255,9 @@ describe("the links in a lead, on one server", { timeout: 60_000 }, () => {
     expect(JSON.stringify(posted.blocks)).toContain(deadline);
     for (const words of [mail.mail.text ?? "", JSON.stringify(posted.blocks)])
       expect(words).not.toMatch(/\d{4}-\d\d-\d\dT\d\d:\d\d|UTC/);
-    const event = JSON.parse((await waitFor(() => hook.received.find((r) => r.body.includes(id)))).body) as {
+    const event = JSON.parse(
+      (await waitFor(() => hook.received.find((r) => r.body.includes(id)))).body,
+    ) as {
       data: { receivedAt: string; reply: { dueAt: string; replyBy: string } };
     };
     expect(event.data.receivedAt).toBe(new Date(receivedAt).toISOString());
@@ -241,7 +269,9 @@ describe("the links in a lead, on one server", { timeout: 60_000 }, () => {
     // Dana, from the email, JavaScript off: opening shows who has it (nobody) and asks for a name.
     const dana = await (await browser.newContext({ javaScriptEnabled: false })).newPage();
     await dana.goto(linkIn(mail, "I'm on it"));
-    expect(await dana.getByRole("heading", { level: 1 }).textContent()).toBe("Are you answering this lead?");
+    expect(await dana.getByRole("heading", { level: 1 }).textContent()).toBe(
+      "Are you answering this lead?",
+    );
     expect(await dana.locator("main").textContent()).toContain("Nobody has taken it yet");
     // The page: received and due on the office's clock, and how much of the promise is left.
     const page = (await dana.locator("main").textContent()) ?? "";
@@ -265,8 +295,12 @@ describe("the links in a lead, on one server", { timeout: 60_000 }, () => {
     expect(await sam.locator("main").textContent()).toContain("Taken by Dana Partner at");
     await sam.getByLabel(/Your name/).fill("Sam");
     await sam.getByRole("button", { name: "I'm on it" }).click();
-    expect(await sam.getByRole("heading", { level: 1 }).textContent()).toBe("Someone is already on it");
-    expect(await sam.getByRole("status").textContent()).toMatch(/^Taken by Dana Partner at .*\. Nothing changed\.$/);
+    expect(await sam.getByRole("heading", { level: 1 }).textContent()).toBe(
+      "Someone is already on it",
+    );
+    expect(await sam.getByRole("status").textContent()).toMatch(
+      /^Taken by Dana Partner at .*\. Nothing changed\.$/,
+    );
     expect(site.show(id)).toMatchObject({ takenBy: "Dana Partner", takenAt: taken.takenAt });
     // The CLI lists who took it.
     expect(String(site.cli("list").stdout)).toContain("Dana Partner");
@@ -289,7 +323,9 @@ describe("the links in a lead, on one server", { timeout: 60_000 }, () => {
     type Shown = { deliveries: Array<{ channel: string; status: string }> };
     const statusOf = (channel: string) =>
       (site.show(id) as Shown).deliveries.find((d) => d.channel === channel)?.status;
-    await waitFor(() => (statusOf("email") === "sent" && statusOf("webhook") === "sent" ? true : undefined));
+    await waitFor(() =>
+      statusOf("email") === "sent" && statusOf("webhook") === "sent" ? true : undefined,
+    );
     expect(statusOf("slack")).toBe("sending");
 
     const t = new URL(linkIn(mail, "Spam")).searchParams.get("t") ?? "";
@@ -300,7 +336,9 @@ describe("the links in a lead, on one server", { timeout: 60_000 }, () => {
     });
     expect(pressed.status).toBe(200);
     const html = await pressed.text();
-    expect(html).toContain("Being sent as you pressed: slack (if that attempt fails, it is not tried again).");
+    expect(html).toContain(
+      "Being sent as you pressed: slack (if that attempt fails, it is not tried again).",
+    );
     expect(html).toContain("Already delivered before you pressed: email, webhook.");
 
     // Slack fails the attempt that was under way: it is cancelled, not retried, and nobody is alerted.
@@ -321,7 +359,11 @@ describe("the links in a lead, on one server", { timeout: 60_000 }, () => {
 
   it("a reply to the lead email never reaches the visitor; answering them is one click, without the links", async () => {
     slack.respond = () => ({ status: 200 });
-    const id = await send(site, "Jo Reply", "Can you look after the laptops of our six-person office?");
+    const id = await send(
+      site,
+      "Jo Reply",
+      "Can you look after the laptops of our six-person office?",
+    );
     const { mail } = await waitFor(() => leadMail(id));
     const recipients = (mail.to && "value" in mail.to ? mail.to.value : []).map((a) => a.address);
     // Reply (or Reply all): the mail client answers Reply-To, which is the email's own recipients.
@@ -330,35 +372,47 @@ describe("the links in a lead, on one server", { timeout: 60_000 }, () => {
     expect(replyGoesTo).not.toContain("visitor@example.org");
     expect(mail.headerLines.map((h) => h.line).join("\n")).not.toContain("visitor@example.org");
     // "Reply to Jo Reply": a new message to the visitor with a "Re: " subject and nothing of the lead's links.
-    const href = /<a href="(mailto:[^"]+)"[^>]*>Reply to Jo Reply<\/a>/.exec(String(mail.html))?.[1] ?? "";
+    const href =
+      /<a href="(mailto:[^"]+)"[^>]*>Reply to Jo Reply<\/a>/.exec(String(mail.html))?.[1] ?? "";
     const answer = new URL(href.replaceAll("&amp;", "&"));
     expect(decodeURIComponent(answer.pathname)).toBe("visitor@example.org");
     expect(answer.searchParams.get("subject")).toMatch(/^Re: /);
     expect([...answer.searchParams.keys()]).toEqual(["subject"]);
-    expect(mail.text).toContain(`Reply to Jo Reply (a new message to them, without this email's links):\n${href}`);
+    expect(mail.text).toContain(
+      `Reply to Jo Reply (a new message to them, without this email's links):\n${href}`,
+    );
   });
 
   it("a held message's link on the digest's overview page delivers it as a new lead, and the filter learns it as genuine", async () => {
     slack.respond = () => ({ status: 200 });
     const name = "Robin Held";
     // No form token from a page of our own (a script, say): held, and listed on the overview page.
-    const id = await send(site, name, "Can you quote a network for our new office in Cody?", { token: false });
+    const id = await send(site, name, "Can you quote a network for our new office in Cody?", {
+      token: false,
+    });
     expect(site.show(id).verdict).toBe("held");
     // The overview link a morning digest carries, signed with the server's own key as it signs it.
     const db = openDatabase({ dataDir: site.server.dataDir });
     const ring = new KeyRing();
     await ring.attach(db);
     await db.close();
-    const overview = leadLinks(ring, { SITE_URL: site.server.url, INQUIRY_LINK_DAYS: 30 }).overview().url;
+    const overview = leadLinks(ring, {
+      SITE_URL: site.server.url,
+      INQUIRY_LINK_DAYS: 30,
+    }).overview().url;
     const context = await browser.newContext({ javaScriptEnabled: false });
     const page = await context.newPage();
     await page.goto(overview);
     const listed = page.getByRole("listitem").filter({ hasText: name });
     expect(await listed.getByRole("link").allTextContents()).toEqual(["Not spam"]);
     await listed.getByRole("link", { name: "Not spam" }).click();
-    expect(await page.getByRole("heading", { level: 1 }).textContent()).toBe("Is this message not spam?");
+    expect(await page.getByRole("heading", { level: 1 }).textContent()).toBe(
+      "Is this message not spam?",
+    );
     await page.getByRole("button", { name: "Not spam" }).click();
-    expect(await page.getByRole("status").textContent()).toContain("Queued for delivery: email, webhook, slack");
+    expect(await page.getByRole("status").textContent()).toContain(
+      "Queued for delivery: email, webhook, slack",
+    );
     await waitFor(() => leadMail(id));
     await waitFor(() => (slackFor(name).length > 0 ? true : undefined));
     expect(JSON.parse(String(site.cli("training", "--json").stdout))).toContainEqual(
@@ -367,7 +421,9 @@ describe("the links in a lead, on one server", { timeout: 60_000 }, () => {
     // Opened again (Back: the page is never stored, so it is asked for again) it shows the state now,
     // and pressed again (a second person) nothing more happens.
     await page.goBack();
-    expect(await page.getByRole("heading", { level: 1 }).textContent()).toBe("Is this message not spam?");
+    expect(await page.getByRole("heading", { level: 1 }).textContent()).toBe(
+      "Is this message not spam?",
+    );
     await page.getByRole("button", { name: "Not spam" }).click();
     expect(await page.getByRole("status").textContent()).toContain("already");
     // Nothing more queued: one delivery per channel, the one email already received.
@@ -380,7 +436,11 @@ describe("the links in a lead, on one server", { timeout: 60_000 }, () => {
   it("a lead's own links never open the overview page: each action's token is refused there", async () => {
     slack.respond = () => ({ status: 200 });
     const name = "Lou Scoped";
-    const id = await send(site, name, "Could you set up backups for the laptops of our small office?");
+    const id = await send(
+      site,
+      name,
+      "Could you set up backups for the laptops of our small office?",
+    );
     const mail = await waitFor(() => leadMail(id));
     // The links its email carries, and one for every action, signed with the server's own key.
     const db = openDatabase({ dataDir: site.server.dataDir });
@@ -389,7 +449,9 @@ describe("the links in a lead, on one server", { timeout: 60_000 }, () => {
     await db.close();
     const links = leadLinks(ring, { SITE_URL: site.server.url, INQUIRY_LINK_DAYS: 30 });
     const tokens = [
-      ...["I'm on it", "Spam"].map((label) => new URL(linkIn(mail, label)).searchParams.get("t") ?? ""),
+      ...["I'm on it", "Spam"].map(
+        (label) => new URL(linkIn(mail, label)).searchParams.get("t") ?? "",
+      ),
       ...Object.keys(ACTION_LABEL).map((action) => links.token(id, action)),
     ];
     for (const t of tokens) {
@@ -420,7 +482,9 @@ describe("the links in a lead, on one server", { timeout: 60_000 }, () => {
     expect(posted.text).toMatch(/^\[Possible spam\]/);
     const buttons = posted.blocks.find((b) => b.type === "actions")?.elements ?? [];
     expect(buttons.map((b) => b.text?.text)).toEqual(["I'm on it", "Spam", "Not spam"]);
-    const payload = JSON.parse((await waitFor(() => hook.received.find((r) => r.body.includes(id)))).body) as {
+    const payload = JSON.parse(
+      (await waitFor(() => hook.received.find((r) => r.body.includes(id)))).body,
+    ) as {
       data: { spam: { verdict: string; score: number }; links: Record<string, string> };
     };
     // The server's model has learned the marks of the tests before: its own score, in the band.
@@ -429,14 +493,19 @@ describe("the links in a lead, on one server", { timeout: 60_000 }, () => {
     expect(payload.data.spam.score).toBeLessThan(SPAM_HOLD_SCORE);
     expect(Object.keys(payload.data.links)).toEqual(["take", "spam", "not-spam"]);
     // The CLI says the same, in the field the issue names.
-    const listed = JSON.parse(String(site.cli("list", "--json").stdout)) as Array<{ id: string; verdict: string }>;
+    const listed = JSON.parse(String(site.cli("list", "--json").stdout)) as Array<{
+      id: string;
+      verdict: string;
+    }>;
     expect(listed.find((r) => r.id === id)?.verdict).toBe("suspect");
     expect(String(site.cli("show", id).stdout)).toMatch(/Verdict: +suspect \(score 0\.\d{3}\)/);
     // "Not spam", from the Slack button's link (a GET, then the page's POST): the filter learns it as genuine.
     const context = await browser.newContext({ javaScriptEnabled: false });
     const page = await context.newPage();
     await page.goto(payload.data.links["not-spam"] ?? "");
-    expect(await page.getByRole("heading", { level: 1 }).textContent()).toBe("Is this message not spam?");
+    expect(await page.getByRole("heading", { level: 1 }).textContent()).toBe(
+      "Is this message not spam?",
+    );
     await page.getByRole("button", { name: "Not spam" }).click();
     expect(await page.getByRole("heading", { level: 1 }).textContent()).toBe("Marked as not spam");
     expect(JSON.parse(String(site.cli("training", "--json").stdout))).toContainEqual(
@@ -460,12 +529,22 @@ describe("the links in a lead, on one server", { timeout: 60_000 }, () => {
     const made31DaysAgo = leadLinks(ring, config).token(id, "spam", Date.now() - 31 * 86_400_000);
     const otherKey = leadLinks((await attachedTestKeys()).ring, config);
     const cases: Array<[string, string, number, string]> = [
-      ["altered signature", `${token.slice(0, -2)}${token.endsWith("A") ? "BB" : "AA"}`, 400, "This link is not valid"],
+      [
+        "altered signature",
+        `${token.slice(0, -2)}${token.endsWith("A") ? "BB" : "AA"}`,
+        400,
+        "This link is not valid",
+      ],
       ["another inquiry", token.replace(/^[0-9a-f]{8}/, "00000000"), 400, "This link is not valid"],
       ["another action", token.replace(".spam.", ".lead."), 400, "This link is not valid"],
       ["signed with another key", otherKey.token(id, "spam"), 400, "This link is not valid"],
       ["expired", made31DaysAgo, 410, "This link has expired"],
-      ["naming a key never made", otherKey.token(id, "spam").replace(".k1.", ".k9."), 400, "This link is not valid"],
+      [
+        "naming a key never made",
+        otherKey.token(id, "spam").replace(".k1.", ".k9."),
+        400,
+        "This link is not valid",
+      ],
       ["not a token", "hello", 400, "This link is not valid"],
     ];
     // Signed by this server for an inquiry its database does not hold (deleted, or newer than the
@@ -476,7 +555,9 @@ describe("the links in a lead, on one server", { timeout: 60_000 }, () => {
     expect(absent.status).toBe(404);
     const absentPage = await absent.text();
     expect(absentPage).toContain("This inquiry is not in our records");
-    expect(absentPage).toContain("if the database was restored from a backup, it may be newer than that backup");
+    expect(absentPage).toContain(
+      "if the database was restored from a backup, it may be newer than that backup",
+    );
     expect(absentPage).not.toMatch(/It was deleted|no longer here/);
     for (const [what, t, status, title] of cases) {
       const get = await fetch(`${site.server.url}/lead?t=${encodeURIComponent(t)}`);
@@ -516,7 +597,11 @@ describe("the links in a lead, on one server", { timeout: 60_000 }, () => {
   });
 
   it("Undo expires with the link it came from: pressed after that link's expiry, it changes nothing", async () => {
-    const id = await send(site, "Max Expiring", "Could you check why our office printer drops off the network?");
+    const id = await send(
+      site,
+      "Max Expiring",
+      "Could you check why our office printer drops off the network?",
+    );
     await waitFor(() => leadMail(id));
     // A Spam link sent 30 days ago, less four seconds: it works now, and stops working in four seconds.
     const db = openDatabase({ dataDir: site.server.dataDir });
@@ -572,9 +657,9 @@ describe("the links in a lead, on one server", { timeout: 60_000 }, () => {
     expect(Number(last.headers.get("retry-after"))).toBeGreaterThan(0);
     // Idempotent: thirty presses, one mark.
     expect(
-      (JSON.parse(String(site.cli("training", "--json").stdout)) as Array<{ inquiryId: string }>).filter(
-        (m) => m.inquiryId === id,
-      ),
+      (
+        JSON.parse(String(site.cli("training", "--json").stdout)) as Array<{ inquiryId: string }>
+      ).filter((m) => m.inquiryId === id),
     ).toHaveLength(1);
   });
 });
@@ -623,21 +708,32 @@ describe("on PostgreSQL with two instances", { timeout: 60_000 }, () => {
     const links = leadLinks(ring, { SITE_URL: a.server.url, INQUIRY_LINK_DAYS: 30 });
     for (const action of ["spam", "not-spam"] as const) {
       // One after the other: A, then B.
-      const first = await send(a, `Twice ${action}`, "Could you quote a backup plan for our two offices?");
+      const first = await send(
+        a,
+        `Twice ${action}`,
+        "Could you quote a backup plan for our two offices?",
+      );
       const t1 = links.token(first, action);
       const one = await press(a, t1);
       const two = await press(b, t1);
       expect([one.status, two.status], action).toEqual([200, 200]);
       expect(two.text, action).toContain("It was already marked so");
       // At the same moment, one through each.
-      const second = await send(b, `Together ${action}`, "Could you quote a backup plan for our three offices?");
+      const second = await send(
+        b,
+        `Together ${action}`,
+        "Could you quote a backup plan for our three offices?",
+      );
       const t2 = links.token(second, action);
       const both = await Promise.all([press(a, t2), press(b, t2), press(a, t2), press(b, t2)]);
       expect(
         both.map((r) => r.status),
         action,
       ).toEqual([200, 200, 200, 200]);
-      expect(both.filter((r) => r.text.includes("It was already marked so")).length, action).toBeGreaterThanOrEqual(3);
+      expect(
+        both.filter((r) => r.text.includes("It was already marked so")).length,
+        action,
+      ).toBeGreaterThanOrEqual(3);
       expect(a.show(second).verdict, action).toBe(action === "spam" ? "held" : "clean");
     }
   });
@@ -649,7 +745,9 @@ describe("on PostgreSQL with two instances", { timeout: 60_000 }, () => {
     const first = await send(b, "Pod One", pitch("Ana"));
     expect(b.show(first).verdict).toBe("clean");
     // Marked spam through instance A's link (the email came from whichever instance sent it).
-    const mail = await waitFor(() => smtp.received.find((m) => m.mail.headers.get("x-inquiry-id") === first));
+    const mail = await waitFor(() =>
+      smtp.received.find((m) => m.mail.headers.get("x-inquiry-id") === first),
+    );
     const link = new URL(linkIn(mail, "Spam"));
     const context = await browser.newContext({ javaScriptEnabled: false });
     const page = await context.newPage();
@@ -696,7 +794,12 @@ describe("the links on the overview page, on the server's clock", { timeout: 120
         },
         port,
         // The overview link comes in the morning digest: this test's servers send it.
-        { OUTBOX_POLL_MS: 50, SPAM_MIN_FILL_MS: 0, HOUSEKEEPING_TURN_MS: 200, SCHEDULE: ["digest"] },
+        {
+          OUTBOX_POLL_MS: 50,
+          SPAM_MIN_FILL_MS: 0,
+          HOUSEKEEPING_TURN_MS: 200,
+          SCHEDULE: ["digest"],
+        },
       );
     };
     // The same path on the server running now (its port is new at each start).
@@ -716,10 +819,17 @@ describe("the links on the overview page, on the server's clock", { timeout: 120
       });
       expect(sent.status).toBe(201);
       const id = String(((await sent.json()) as { id: string }).id);
-      const mail = await waitFor(() => smtp.received.find((m) => m.mail.headers.get("x-inquiry-id") === id), 30_000);
-      const digest = await waitFor(() => smtp.received.find((m) => m.mail.headers.get("x-alert") === "digest"), 30_000);
+      const mail = await waitFor(
+        () => smtp.received.find((m) => m.mail.headers.get("x-inquiry-id") === id),
+        30_000,
+      );
+      const digest = await waitFor(
+        () => smtp.received.find((m) => m.mail.headers.get("x-alert") === "digest"),
+        30_000,
+      );
       const overview = /^(http\S+\/overview\?t=\S+)$/m.exec(digest.mail.text ?? "")?.[1] ?? "";
-      const expires = Number.parseInt(new URL(overview).searchParams.get("t")?.split(".")[1] ?? "", 36) * 1000;
+      const expires =
+        Number.parseInt(new URL(overview).searchParams.get("t")?.split(".")[1] ?? "", 36) * 1000;
       expect(expires).toBeGreaterThan(Date.parse("2026-12-05T16:05:00Z"));
 
       const page = await (await fetch(overview)).text();

@@ -24,10 +24,15 @@ describe("llms.txt and the Markdown versions", () => {
     expect(res.headers.get("content-type")).toBe("text/plain; charset=utf-8");
     const text = await res.text();
     expect(text.startsWith(`# ${site.name}\n\n> ${site.description}\n`)).toBe(true);
-    for (const heading of ["## Services", "## Articles", "## Contact"]) expect(text).toContain(heading);
-    const links = [...text.matchAll(/\]\((https?:\/\/[^)]+)\)/g)].map((m) => new URL(m[1] ?? "").pathname);
+    for (const heading of ["## Services", "## Articles", "## Contact"])
+      expect(text).toContain(heading);
+    const links = [...text.matchAll(/\]\((https?:\/\/[^)]+)\)/g)].map(
+      (m) => new URL(m[1] ?? "").pathname,
+    );
     for (const p of posts) expect(links).toContain(`/blog/${p.slug}.md`);
-    expect(links).toEqual(expect.arrayContaining(["/services.md", "/contact.md", "/imprint.md", "/privacy.md"]));
+    expect(links).toEqual(
+      expect.arrayContaining(["/services.md", "/contact.md", "/imprint.md", "/privacy.md"]),
+    );
     for (const path of new Set(links)) {
       const md = await get(path);
       expect(md.status, path).toBe(200);
@@ -61,7 +66,9 @@ describe("llms.txt and the Markdown versions", () => {
   it("links each article page to its Markdown, and keeps Markdown out of the sitemap", async () => {
     const [post] = posts;
     const html = await (await get(`/blog/${post?.slug}`)).text();
-    expect(html).toContain(`<link rel="alternate" type="text/markdown" href="/blog/${post?.slug}.md"/>`);
+    expect(html).toContain(
+      `<link rel="alternate" type="text/markdown" href="/blog/${post?.slug}.md"/>`,
+    );
     expect(await (await get("/sitemap.xml")).text()).not.toContain(".md<");
   });
 });
@@ -72,7 +79,8 @@ describe("speculation rules", () => {
       const res = await get(path);
       expect(res.headers.get("speculation-rules"), path).toBe('"/speculation-rules.json"');
       // Pages keep their own policy: no script where there is none.
-      if (path !== "/contact") expect(res.headers.get("content-security-policy"), path).toContain("script-src 'none'");
+      if (path !== "/contact")
+        expect(res.headers.get("content-security-policy"), path).toContain("script-src 'none'");
     }
     const rules = await get("/speculation-rules.json");
     expect(rules.headers.get("content-type")).toBe("application/speculationrules+json");

@@ -49,7 +49,9 @@ describe("metrics on the site's port, behind METRICS_TOKEN", () => {
 
   it("refuses a scrape without the token", async () => {
     expect((await fetch(`${server.url}/metrics`)).status).toBe(401);
-    const wrong = await fetch(`${server.url}/metrics`, { headers: { authorization: "Bearer nope" } });
+    const wrong = await fetch(`${server.url}/metrics`, {
+      headers: { authorization: "Bearer nope" },
+    });
     expect(wrong.status).toBe(401);
     expect(await wrong.text()).not.toContain("contact_");
   });
@@ -57,19 +59,27 @@ describe("metrics on the site's port, behind METRICS_TOKEN", () => {
   it("counts what arrives and what is delivered, per channel", async () => {
     expect((await post(server.url, valid, "198.51.100.1")).status).toBe(201);
     expect((await post(server.url, { ...valid, email: "nope" }, "198.51.100.2")).status).toBe(400);
-    expect((await post(server.url, { ...valid, website: "spam" }, "198.51.100.3")).status).toBe(201);
+    expect((await post(server.url, { ...valid, website: "spam" }, "198.51.100.3")).status).toBe(
+      201,
+    );
     for (let i = 0; i < 3; i++) await post(server.url, valid, "198.51.100.4");
     await expect.poll(() => hook.received.length, { timeout: 10_000 }).toBe(3);
     const scrape = async () => {
-      const res = await fetch(`${server.url}/metrics`, { headers: { authorization: `Bearer ${TOKEN}` } });
+      const res = await fetch(`${server.url}/metrics`, {
+        headers: { authorization: `Bearer ${TOKEN}` },
+      });
       expect(res.status).toBe(200);
       expect(res.headers.get("content-type")).toMatch(/^text\/plain; version=0\.0\.4/);
       return res.text();
     };
     await expect
-      .poll(async () => sample(await scrape(), 'contact_deliveries_total{channel="webhook",outcome="delivered"}'), {
-        timeout: 10_000,
-      })
+      .poll(
+        async () =>
+          sample(await scrape(), 'contact_deliveries_total{channel="webhook",outcome="delivered"}'),
+        {
+          timeout: 10_000,
+        },
+      )
       .toBe(3);
     const text = await scrape();
     expect(sample(text, 'contact_inquiries_total{source="api",outcome="stored"}')).toBe(3);
@@ -77,7 +87,9 @@ describe("metrics on the site's port, behind METRICS_TOKEN", () => {
     expect(sample(text, 'contact_inquiries_total{source="api",outcome="invalid"}')).toBe(1);
     expect(sample(text, 'contact_inquiries_total{source="api",outcome="rate_limited"}')).toBe(1);
     await expect
-      .poll(async () => sample(await scrape(), 'contact_deliveries_total{channel="email",outcome="delivered"}'))
+      .poll(async () =>
+        sample(await scrape(), 'contact_deliveries_total{channel="email",outcome="delivered"}'),
+      )
       .toBe(3);
     expect(sample(text, 'contact_delivery_latency_seconds_count{channel="webhook"}')).toBe(3);
     expect(text).toContain("# TYPE contact_deliveries_pending gauge");
@@ -88,10 +100,15 @@ describe("metrics on the site's port, behind METRICS_TOKEN", () => {
 
   it("takes the token with the Bearer scheme spelled in any case", async () => {
     for (const scheme of ["bearer", "BEARER", "Bearer"]) {
-      const res = await fetch(`${server.url}/metrics`, { headers: { authorization: `${scheme} ${TOKEN}` } });
+      const res = await fetch(`${server.url}/metrics`, {
+        headers: { authorization: `${scheme} ${TOKEN}` },
+      });
       expect(res.status, scheme).toBe(200);
     }
-    expect((await fetch(`${server.url}/metrics`, { headers: { authorization: `Basic ${TOKEN}` } })).status).toBe(401);
+    expect(
+      (await fetch(`${server.url}/metrics`, { headers: { authorization: `Basic ${TOKEN}` } }))
+        .status,
+    ).toBe(401);
   });
 
   it("reports readiness separately from liveness", async () => {
@@ -120,7 +137,11 @@ describe("the series of the documented alerts", () => {
   beforeAll(async () => {
     // A relay nobody listens on: an email delivery stays pending, retried later.
     server = await startServer(
-      { METRICS_TOKEN: TOKEN, SMTP_URL: `smtp://127.0.0.1:${await freePort()}`, SPAM_FILTER: "off" },
+      {
+        METRICS_TOKEN: TOKEN,
+        SMTP_URL: `smtp://127.0.0.1:${await freePort()}`,
+        SPAM_FILTER: "off",
+      },
       undefined,
       { OUTBOX_POLL_MS: 50 },
     );
@@ -131,28 +152,44 @@ describe("the series of the documented alerts", () => {
 
   it("has every series of the documented alerts (docs/operations.md) from the start, at 0, and counts a delivery that waits", async () => {
     const scrape = async () =>
-      (await fetch(`${server.url}/metrics`, { headers: { authorization: `Bearer ${TOKEN}` } })).text();
+      (
+        await fetch(`${server.url}/metrics`, { headers: { authorization: `Bearer ${TOKEN}` } })
+      ).text();
     const fresh = await scrape();
     // Without these at 0, increase(…{outcome="failed"}[15m]) > 0 misses the first failure after a restart.
     for (const channel of ["email", "webhook", "slack"]) {
       for (const outcome of ["delivered", "retry", "failed"]) {
-        expect(sample(fresh, `contact_deliveries_total{channel="${channel}",outcome="${outcome}"}`)).toBe(0);
+        expect(
+          sample(fresh, `contact_deliveries_total{channel="${channel}",outcome="${outcome}"}`),
+        ).toBe(0);
       }
       expect(sample(fresh, `contact_deliveries_pending{channel="${channel}"}`)).toBe(0);
-      expect(sample(fresh, `contact_delivery_oldest_pending_seconds{channel="${channel}"}`)).toBe(0);
+      expect(sample(fresh, `contact_delivery_oldest_pending_seconds{channel="${channel}"}`)).toBe(
+        0,
+      );
     }
     expect(sample(fresh, 'contact_inquiries_total{source="form",outcome="stored"}')).toBe(0);
     // The reply promise (LeadWaitingPastPromise): nothing waiting, nothing overdue, no reminder yet.
-    for (const name of ["contact_leads_waiting", "contact_leads_overdue", "contact_lead_reminders_total"])
+    for (const name of [
+      "contact_leads_waiting",
+      "contact_leads_overdue",
+      "contact_lead_reminders_total",
+    ])
       expect(sample(fresh, name), name).toBe(0);
     expect((await post(server.url, valid, "198.51.100.9")).status).toBe(201);
     await expect.poll(async () => sample(await scrape(), "contact_leads_waiting")).toBe(1);
-    await expect.poll(async () => sample(await scrape(), 'contact_deliveries_pending{channel="email"}')).toBe(1);
     await expect
-      .poll(async () => sample(await scrape(), 'contact_delivery_oldest_pending_seconds{channel="email"}'))
+      .poll(async () => sample(await scrape(), 'contact_deliveries_pending{channel="email"}'))
+      .toBe(1);
+    await expect
+      .poll(async () =>
+        sample(await scrape(), 'contact_delivery_oldest_pending_seconds{channel="email"}'),
+      )
       .toBeGreaterThan(0);
     await expect
-      .poll(async () => sample(await scrape(), 'contact_deliveries_total{channel="email",outcome="retry"}'))
+      .poll(async () =>
+        sample(await scrape(), 'contact_deliveries_total{channel="email",outcome="retry"}'),
+      )
       .toBeGreaterThanOrEqual(1);
   });
 });

@@ -40,7 +40,10 @@ afterEach(async () => {
   for (const stop of stops.splice(0).reverse()) await stop();
 });
 const serve = async (env: Env, tuning: Partial<Tuning> = {}) => {
-  const server = await startServer({ SPAM_FILTER: "off", ...env }, undefined, { OUTBOX_POLL_MS: 50, ...tuning });
+  const server = await startServer({ SPAM_FILTER: "off", ...env }, undefined, {
+    OUTBOX_POLL_MS: 50,
+    ...tuning,
+  });
   stops.push(() => server.stop());
   return server;
 };
@@ -48,7 +51,12 @@ const send = async (url: string, body: Env = {}) => {
   const res = await fetch(`${url}/functions/v1/send-email`, {
     method: "POST",
     headers: { ...json, "x-forwarded-for": nextIp() },
-    body: JSON.stringify({ name: "Ada Lovelace", email: "ada@example.org", message: `Lead ${randomUUID()}`, ...body }),
+    body: JSON.stringify({
+      name: "Ada Lovelace",
+      email: "ada@example.org",
+      message: `Lead ${randomUUID()}`,
+      ...body,
+    }),
   });
   expect(res.status).toBe(201);
   return String(((await res.json()) as { id: string }).id);
@@ -65,7 +73,9 @@ const to = (smtp: TestSmtp, id: string) =>
 const storedIds = (dataDir: string, file = "inquiries.sqlite") => {
   const db = new DatabaseSync(join(dataDir, file), { readOnly: true });
   try {
-    return (db.prepare("SELECT id FROM inquiries").all() as Array<{ id: string }>).map((r) => r.id).sort();
+    return (db.prepare("SELECT id FROM inquiries").all() as Array<{ id: string }>)
+      .map((r) => r.id)
+      .sort();
   } finally {
     db.close();
   }
@@ -81,7 +91,9 @@ describe("backups and restore (SQLite)", () => {
     const file = join(mkdtempSync(join(tmpdir(), "backups-")), "leads.sqlite");
     const [backup] = await Promise.all([cli(env, "backup", file), send(server.url)]);
     expect(backup.out).toMatch(/^Wrote .*leads\.sqlite: 1[01] inquiries\./);
-    expect((await cli(env, "backup", file)).err).toContain("exists: a backup never overwrites a file");
+    expect((await cli(env, "backup", file)).err).toContain(
+      "exists: a backup never overwrites a file",
+    );
     await server.stop();
     // Restore refuses to replace a database that is there, and says how.
     const refused = await cli(env, "restore", file);
@@ -119,7 +131,11 @@ describe("backups and restore (SQLite)", () => {
       FAKETIME_DONT_RESET: "1",
     });
     const start = async () => {
-      const child = spawn("sh", ["deploy/start.sh"], { cwd: root, env, stdio: ["ignore", "pipe", "pipe"] });
+      const child = spawn("sh", ["deploy/start.sh"], {
+        cwd: root,
+        env,
+        stdio: ["ignore", "pipe", "pipe"],
+      });
       let out = "";
       child.stdout?.on("data", (d) => {
         out += d;
@@ -146,12 +162,22 @@ describe("backups and restore (SQLite)", () => {
     for (let i = 0; i < 20; i++) acked.push(await send(url));
     // Replicated within about a second: waited for by restoring the replica into a scratch file
     // until it holds every acknowledged lead. Then SIGTERM reaches the server through Litestream.
-    const litestream = join(root, `node_modules/@flydotio/litestream-${process.platform}-${process.arch}/litestream`);
+    const litestream = join(
+      root,
+      `node_modules/@flydotio/litestream-${process.platform}-${process.arch}/litestream`,
+    );
     const inReplica = async () => {
       const copy = join(mkdtempSync(join(tmpdir(), "litestream-copy-")), "copy.sqlite");
       const restored = await run(
         litestream,
-        ["restore", "-config", "deploy/litestream.yml", "-o", copy, join(dataDir, "inquiries.sqlite")],
+        [
+          "restore",
+          "-config",
+          "deploy/litestream.yml",
+          "-o",
+          copy,
+          join(dataDir, "inquiries.sqlite"),
+        ],
         {
           cwd: root,
           env,
@@ -185,7 +211,8 @@ describe.each(["sqlite", "postgres"] as const)("on %s", (engine) => {
     for (const stop of stops.splice(0).reverse()) await stop();
     await cleanup();
   });
-  const open = () => openDatabase({ dataDir: env.DATA_DIR ?? "", DATABASE_URL: env.DATABASE_URL || undefined });
+  const open = () =>
+    openDatabase({ dataDir: env.DATA_DIR ?? "", DATABASE_URL: env.DATABASE_URL || undefined });
 
   it("an upgrade from release 1.0.0 keeps every lead, sends each waiting one once, and its links still work", async () => {
     // The database as release 1.0.0 left it (tests/fixtures/v1.0.0): one lead sent, one waiting, one held.
@@ -212,11 +239,9 @@ describe.each(["sqlite", "postgres"] as const)("on %s", (engine) => {
       for (const r of rows) await client.query(r);
       await client.end();
     }
-    const [sent, waiting, held] = ["1", "2", "3"].map((n) => `0190a000-0000-7000-8000-00000000000${n}`) as [
-      string,
-      string,
-      string,
-    ];
+    const [sent, waiting, held] = ["1", "2", "3"].map(
+      (n) => `0190a000-0000-7000-8000-00000000000${n}`,
+    ) as [string, string, string];
     const smtp = await relay();
     const server = await serve({ ...env, SMTP_URL: smtp.url, CONTACT_TO: "sales@example.com" });
     await expect.poll(() => to(smtp, waiting), { timeout: 10_000 }).toEqual(["sales@example.com"]);
@@ -231,17 +256,23 @@ describe.each(["sqlite", "postgres"] as const)("on %s", (engine) => {
       ].sort(),
     );
     // Sent once: the outbox holds no lead left to send (the reminder waits for the promise).
-    expect(await db.query("SELECT id FROM deliveries WHERE kind = 'lead' AND status <> 'sent'")).toEqual([]);
+    expect(
+      await db.query("SELECT id FROM deliveries WHERE kind = 'lead' AND status <> 'sent'"),
+    ).toEqual([]);
     expect(smtp.received.filter((m) => m.mail.headers.get("x-inquiry-id"))).toHaveLength(1);
     // A link in the lead sent by 1.0.0, signed with its key, still opens the lead.
-    const key = Buffer.from("6c696e6b732d6b65792d6f662d72656c656173652d312e302e302d666978747572", "hex");
+    const key = Buffer.from(
+      "6c696e6b732d6b65792d6f662d72656c656173652d312e302e302d666978747572",
+      "hex",
+    );
     const payload = `${sent}.take.${Math.ceil((now + 86_400_000) / 1000).toString(36)}.k1`;
     const token = `${payload}.${createHmac("sha256", key).update(payload).digest("base64url")}`;
     const page = await fetch(`${server.url}/lead?t=${encodeURIComponent(token)}`);
     expect(page.status).toBe(200);
     expect(await page.text()).toContain("Sent Lead");
     const later = readdirSync(join(root, `db/migrations/${engine}`)).length - 1;
-    const applied = lines(server.output()).find((l) => l.msg === "database migrations applied")?.applied ?? [];
+    const applied =
+      lines(server.output()).find((l) => l.msg === "database migrations applied")?.applied ?? [];
     expect(applied).toHaveLength(later);
   });
 
@@ -252,7 +283,9 @@ describe.each(["sqlite", "postgres"] as const)("on %s", (engine) => {
     const id = await send(first.url);
     const db = open();
     stops.push(() => db.close());
-    await expect.poll(async () => (await inquiries.get(db, id))?.status, { timeout: 10_000 }).toBe("failed");
+    await expect
+      .poll(async () => (await inquiries.get(db, id))?.status, { timeout: 10_000 })
+      .toBe("failed");
     await first.stop();
     // Corrected, restarted, retried as the alert says.
     await serve({ ...env, SMTP_URL: smtp.url, CONTACT_TO: "sales@example.com" });
@@ -260,7 +293,9 @@ describe.each(["sqlite", "postgres"] as const)("on %s", (engine) => {
     expect(retried.out).toContain("where the configuration sends them now");
     await expect.poll(() => to(smtp, id), { timeout: 10_000 }).toEqual(["sales@example.com"]);
     // Where it went, as `show` says, once the worker recorded it.
-    await expect.poll(async () => (await inquiries.get(db, id))?.deliveries[0]?.target).toBe("sales@example.com");
+    await expect
+      .poll(async () => (await inquiries.get(db, id))?.deliveries[0]?.target)
+      .toBe("sales@example.com");
   });
 
   it("a route changed while a lead waits: every channel follows the new route, the former partner never gets it", async () => {
@@ -268,7 +303,8 @@ describe.each(["sqlite", "postgres"] as const)("on %s", (engine) => {
     const newHook = await new Receiver().start("/new");
     stops.push(() => newHook.stop());
     const secret = `whsec_${"B".repeat(32)}`;
-    const route = (to: string, webhook: string) => JSON.stringify({ "AI Consulting": { to, webhook } });
+    const route = (to: string, webhook: string) =>
+      JSON.stringify({ "AI Consulting": { to, webhook } });
     // The relay and the receiver are down: the lead waits.
     const deadPort = await freePort();
     const first = await serve(
@@ -283,7 +319,9 @@ describe.each(["sqlite", "postgres"] as const)("on %s", (engine) => {
     const id = await send(first.url, { service: "AI Consulting" });
     const db = open();
     stops.push(() => db.close());
-    await expect.poll(async () => (await inquiries.get(db, id))?.attempts, { timeout: 10_000 }).toBeGreaterThan(0);
+    await expect
+      .poll(async () => (await inquiries.get(db, id))?.attempts, { timeout: 10_000 })
+      .toBeGreaterThan(0);
     await first.stop();
     await db.query("UPDATE deliveries SET next_attempt_at = 0 WHERE inquiry_id = ?", [id]);
     await serve({
@@ -292,7 +330,9 @@ describe.each(["sqlite", "postgres"] as const)("on %s", (engine) => {
       WEBHOOK_SECRET: secret,
       CONTACT_ROUTES: route("new-partner@example.com", newHook.url),
     });
-    await expect.poll(async () => (await inquiries.get(db, id))?.status, { timeout: 10_000 }).toBe("sent");
+    await expect
+      .poll(async () => (await inquiries.get(db, id))?.status, { timeout: 10_000 })
+      .toBe("sent");
     expect(to(smtp, id)).toEqual(["new-partner@example.com"]);
     expect(newHook.received).toHaveLength(1);
     expect((await inquiries.get(db, id))?.deliveries.map((d) => d.target)).toEqual([
@@ -319,7 +359,8 @@ describe.each(["sqlite", "postgres"] as const)("on %s", (engine) => {
     const statuses = async () => (await inquiries.get(db, id))?.deliveries.map((d) => d.status);
     await expect.poll(statuses, { timeout: 10_000 }).toEqual(["sent"]);
     expect(smtp.received).toHaveLength(1);
-    const fatal = () => lines(server.output()).filter((l) => l.level === "fatal" && l.inquiryId === id);
+    const fatal = () =>
+      lines(server.output()).filter((l) => l.level === "fatal" && l.inquiryId === id);
     await expect.poll(() => fatal().length).toBe(1);
     const said = fatal();
     expect(String(said[0]?.reason)).toContain("refused by gone@example.com");
@@ -384,7 +425,9 @@ describe("instances with other settings on one PostgreSQL database", () => {
       );
     expect(await statuses()).toEqual(["pending", "pending", "pending", "pending", "pending"]);
     withSlack.worker.start();
-    await expect.poll(statuses, { timeout: 10_000 }).toEqual(["sent", "sent", "sent", "sent", "sent"]);
+    await expect
+      .poll(statuses, { timeout: 10_000 })
+      .toEqual(["sent", "sent", "sent", "sent", "sent"]);
     expect(slack.received).toHaveLength(5);
     expect(logs.filter((l) => l.level === 60)).toEqual([]);
   });
@@ -405,7 +448,9 @@ describe("a database that does not answer", () => {
       METRICS_TOKEN: "m".repeat(32),
     });
     const metrics = await (
-      await fetch(`${server.url}/metrics`, { headers: { authorization: `Bearer ${"m".repeat(32)}` } })
+      await fetch(`${server.url}/metrics`, {
+        headers: { authorization: `Bearer ${"m".repeat(32)}` },
+      })
     ).text();
     expect(metrics).toMatch(/^contact_storage_up 0$/m);
     expect(metrics).not.toMatch(/^contact_deliveries_pending\{/m);
@@ -418,7 +463,10 @@ describe("a database that does not answer", () => {
     const spam = { SPAM_FILTER: "on" };
     const quick = { SPAM_MIN_FILL_MS: 0 };
     const a = await serve({ ...env, ...spam }, quick);
-    const b = await serve({ ...env, ...spam, DATA_DIR: mkdtempSync(join(tmpdir(), "keys-b-")) }, quick);
+    const b = await serve(
+      { ...env, ...spam, DATA_DIR: mkdtempSync(join(tmpdir(), "keys-b-")) },
+      quick,
+    );
     const html = await (await fetch(`${a.url}/contact`)).text();
     const token = /name="form_token" value="([^"]+)"/.exec(html)?.[1] ?? "";
     expect(token).toMatch(/^k1\./);

@@ -119,7 +119,12 @@ describe.each([
     start = false,
     tuning: Partial<Tuning> = {},
   ): Promise<ContactPipeline> {
-    const fast = { OUTBOX_POLL_MS: 25, OUTBOX_RETRY_BASE_MS: 20, OUTBOX_RETRY_MAX_MS: 100, ...tuning };
+    const fast = {
+      OUTBOX_POLL_MS: 25,
+      OUTBOX_RETRY_BASE_MS: 20,
+      OUTBOX_RETRY_MAX_MS: 100,
+      ...tuning,
+    };
     const config = loadConfig(
       {
         DATA_DIR: tmpdir(),
@@ -143,12 +148,30 @@ describe.each([
     return made.pipeline;
   }
 
-  const claimant = (workerId: string, leaseMs: number) => ({ workerId, leaseMs, channels: ["email"] });
-  const outcomeOf = (p: ContactPipeline, body: unknown = valid, extra: Record<string, string> = {}) =>
-    p.submit({ body, source: "api", ip: "203.0.113.7", userAgent: "vitest", page: "/contact", ...extra });
+  const claimant = (workerId: string, leaseMs: number) => ({
+    workerId,
+    leaseMs,
+    channels: ["email"],
+  });
+  const outcomeOf = (
+    p: ContactPipeline,
+    body: unknown = valid,
+    extra: Record<string, string> = {},
+  ) =>
+    p.submit({
+      body,
+      source: "api",
+      ip: "203.0.113.7",
+      userAgent: "vitest",
+      page: "/contact",
+      ...extra,
+    });
   // As the JSON endpoint answers it (jsonAnswer, server/contact/http/endpoint.ts).
-  const submit = async (p: ContactPipeline, body: unknown = valid, extra: Record<string, string> = {}) =>
-    jsonAnswer(await outcomeOf(p, body, extra));
+  const submit = async (
+    p: ContactPipeline,
+    body: unknown = valid,
+    extra: Record<string, string> = {},
+  ) => jsonAnswer(await outcomeOf(p, body, extra));
 
   // A fresh database for every test.
   beforeEach(async () => {
@@ -216,7 +239,9 @@ describe.each([
     expect(got?.mail.html).toContain(
       'href="mailto:ada@example.org?subject=Re%3A%20Your%20inquiry%20to%20Teton%20Digital"',
     );
-    expect(got?.mail.subject).toBe("New inquiry: AI Consulting — Ada Lovelace (Analytical Engines <Ltd>)");
+    expect(got?.mail.subject).toBe(
+      "New inquiry: AI Consulting — Ada Lovelace (Analytical Engines <Ltd>)",
+    );
     expect(got?.messageId).toBe(`<inquiry-${id}@www.example.com>`);
     expect(got?.mail.text).toContain("<script>alert('x')</script>");
     expect(got?.mail.html).toContain("&lt;script&gt;alert(&#39;x&#39;)&lt;/script&gt;");
@@ -253,9 +278,13 @@ describe.each([
     expect(other.status).toBe(422);
     expect(String(other.body.error)).toMatch(/different message/);
     // Trimmed whitespace is the same message.
-    expect(await submit(p, { ...valid, name: ` ${valid.name} ` }, { idempotencyKey: key })).toEqual(first);
+    expect(await submit(p, { ...valid, name: ` ${valid.name} ` }, { idempotencyKey: key })).toEqual(
+      first,
+    );
     const racing = await Promise.all(
-      Array.from({ length: 4 }, (_, i) => submit(p, { ...valid, message: `m${i % 2}` }, { idempotencyKey: "race" })),
+      Array.from({ length: 4 }, (_, i) =>
+        submit(p, { ...valid, message: `m${i % 2}` }, { idempotencyKey: "race" }),
+      ),
     );
     expect(racing.map((r) => r.status).sort()).toEqual([201, 201, 422, 422]);
     expect((await counts(p.db)).inquiries).toBe(2);
@@ -274,7 +303,9 @@ describe.each([
       await release();
     }
     expect((await submit(p)).status).toBe(201);
-    expect(logs.filter((l) => l.msg === "storage available again").length).toBeGreaterThanOrEqual(1);
+    expect(logs.filter((l) => l.msg === "storage available again").length).toBeGreaterThanOrEqual(
+      1,
+    );
   }, 20_000);
 
   it("stores a honeypot submission as spam, answers as usual, and sends nothing", async () => {
@@ -295,7 +326,10 @@ describe.each([
     const p = await pipeline();
     const answer = await submit(p, { ...valid, email: "not-an-address", name: "Line\r\nBreak" });
     expect(answer.status).toBe(400);
-    expect(answer.body.fields).toMatchObject({ email: expect.any(String), name: expect.any(String) });
+    expect(answer.body.fields).toMatchObject({
+      email: expect.any(String),
+      name: expect.any(String),
+    });
     expect((await counts(p.db)).inquiries).toBe(0);
   });
 
@@ -305,7 +339,10 @@ describe.each([
     const p = await pipeline({}, true);
     const id = String((await submit(p)).body.id);
     await expect.poll(() => smtp.received.length, { timeout: 10_000 }).toBe(1);
-    expect(smtp.rejected).toEqual([`<inquiry-${id}@www.example.com>`, `<inquiry-${id}@www.example.com>`]);
+    expect(smtp.rejected).toEqual([
+      `<inquiry-${id}@www.example.com>`,
+      `<inquiry-${id}@www.example.com>`,
+    ]);
     expect(smtp.received[0]?.messageId).toBe(`<inquiry-${id}@www.example.com>`);
     await expect.poll(async () => (await inquiries.get(p.db, id))?.status).toBe("sent");
     expect((await inquiries.get(p.db, id))?.attempts).toBe(3);
@@ -331,7 +368,9 @@ describe.each([
     await smtp.stop();
     const p = await pipeline({}, true, { OUTBOX_GIVE_UP_AFTER_MS: 150 });
     const id = String((await submit(p)).body.id);
-    await expect.poll(async () => (await inquiries.get(p.db, id))?.status, { timeout: 10_000 }).toBe("failed");
+    await expect
+      .poll(async () => (await inquiries.get(p.db, id))?.status, { timeout: 10_000 })
+      .toBe("failed");
     const fatal = logs.find((l) => l.level === 60);
     expect(fatal).toMatchObject({ inquiryId: id });
     expect(String(fatal?.msg)).toMatch(/FAILED PERMANENTLY/);
@@ -344,7 +383,8 @@ describe.each([
     smtp = await new TestSmtp().start();
     const writer = await pipeline();
     const ids = new Set<string>();
-    for (let i = 0; i < 60; i++) ids.add(String((await submit(writer, { ...valid, message: `Job ${i}` })).body.id));
+    for (let i = 0; i < 60; i++)
+      ids.add(String((await submit(writer, { ...valid, message: `Job ${i}` })).body.id));
     const a = await pipeline({}, false, { OUTBOX_POLL_MS: 5 });
     const b = await pipeline({}, false, { OUTBOX_POLL_MS: 5 });
     a.worker.start();
@@ -353,7 +393,9 @@ describe.each([
     const received = smtp.received.map((r) => r.messageId);
     expect(received).toHaveLength(60);
     expect(new Set(received).size).toBe(60);
-    expect(new Set(received)).toEqual(new Set([...ids].map((id) => `<inquiry-${id}@www.example.com>`)));
+    expect(new Set(received)).toEqual(
+      new Set([...ids].map((id) => `<inquiry-${id}@www.example.com>`)),
+    );
   });
 
   it("gives claimed jobs back when a worker stops in the middle of a send", async () => {
@@ -363,13 +405,21 @@ describe.each([
     await new Promise<void>((r) => silent.listen(0, "127.0.0.1", r));
     try {
       const port = (silent.address() as AddressInfo).port;
-      const p = await pipeline({ SMTP_URL: `smtp://127.0.0.1:${port}` }, true, { OUTBOX_POLL_MS: 20 });
+      const p = await pipeline({ SMTP_URL: `smtp://127.0.0.1:${port}` }, true, {
+        OUTBOX_POLL_MS: 20,
+      });
       const id = String((await submit(p)).body.id);
-      await expect.poll(async () => (await inquiries.get(p.db, id))?.deliveries[0]?.status).toBe("sending");
+      await expect
+        .poll(async () => (await inquiries.get(p.db, id))?.deliveries[0]?.status)
+        .toBe("sending");
       // Another worker cannot take it while the claim holds.
-      expect(await outbox.claimDue(p.db, claimant("worker-other", 60_000), Date.now(), 10)).toHaveLength(0);
+      expect(
+        await outbox.claimDue(p.db, claimant("worker-other", 60_000), Date.now(), 10),
+      ).toHaveLength(0);
       await p.worker.stop(100);
-      expect(logs.some((l) => l.msg === "gave back claimed deliveries" && l.given === 1)).toBe(true);
+      expect(logs.some((l) => l.msg === "gave back claimed deliveries" && l.given === 1)).toBe(
+        true,
+      );
       const [job] = await outbox.claimDue(p.db, claimant("worker-other", 60_000), Date.now(), 10);
       expect(job?.inquiryId).toBe(id);
       expect(job?.attempts).toBe(1); // the interrupted attempt was given back, not counted
@@ -392,15 +442,22 @@ describe.each([
     expect(held?.inquiryId).toBe(ids[0]);
     const during = await outbox.claimDue(p.db, claimant("worker-other", 1_000), now + 500, 10);
     expect(during.map((j) => j.inquiryId)).toEqual([ids[1], ids[2]]);
-    for (const j of during) expect(await outbox.recordSent(p.db, j.id, "worker-other", now + 500, j.target)).toBe(true);
+    for (const j of during)
+      expect(await outbox.recordSent(p.db, j.id, "worker-other", now + 500, j.target)).toBe(true);
     // After the lease: taken over, the dead worker's attempt counted.
     const after = await outbox.claimDue(p.db, claimant("worker-other", 1_000), now + 1_500, 10);
     expect(after.map((j) => [j.inquiryId, j.attempts])).toEqual([[ids[0], 2]]);
     // The dead worker's late record is refused: the delivery is the other worker's now.
-    expect(await outbox.recordSent(p.db, held?.id ?? "", "worker-dead", now + 1_600, "x")).toBe(false);
-    expect(await outbox.recordSent(p.db, after[0]?.id ?? "", "worker-other", now + 1_600, "x")).toBe(true);
+    expect(await outbox.recordSent(p.db, held?.id ?? "", "worker-dead", now + 1_600, "x")).toBe(
+      false,
+    );
+    expect(
+      await outbox.recordSent(p.db, after[0]?.id ?? "", "worker-other", now + 1_600, "x"),
+    ).toBe(true);
     // Nothing is left to claim.
-    expect(await outbox.claimDue(p.db, claimant("worker-other", 1_000), now + 10_000, 10)).toHaveLength(0);
+    expect(
+      await outbox.claimDue(p.db, claimant("worker-other", 1_000), now + 10_000, 10),
+    ).toHaveLength(0);
   });
 
   it("rate-limits one address and answers 429 with Retry-After", async () => {
@@ -433,7 +490,10 @@ describe.each([
       kind: "stored",
       held: true,
     });
-    expect(await outcomeOf(p)).toEqual({ kind: "rate-limited", retryAfterSeconds: expect.any(Number) });
+    expect(await outcomeOf(p)).toEqual({
+      kind: "rate-limited",
+      retryAfterSeconds: expect.any(Number),
+    });
   });
 
   it("keeps limits and keys exact when submissions arrive together, across two instances", async () => {
@@ -442,7 +502,9 @@ describe.each([
     const [a, b] = [await pipeline(env), await pipeline(env)] as [ContactPipeline, ContactPipeline];
     // 40 at once from one address, split over two instances: exactly 7 get through.
     const burst = await Promise.all(
-      Array.from({ length: 40 }, (_, i) => submit(i % 2 ? a : b, { ...valid, message: `Burst ${i}` })),
+      Array.from({ length: 40 }, (_, i) =>
+        submit(i % 2 ? a : b, { ...valid, message: `Burst ${i}` }),
+      ),
     );
     expect(burst.filter((r) => r.status === 201)).toHaveLength(7);
     expect(burst.filter((r) => r.status === 429)).toHaveLength(33);
@@ -474,17 +536,37 @@ describe.each([
     const day = 86_400_000;
     const now = Date.now();
     const db = p.db;
-    const old = { ...valid, id: randomUUID(), receivedAt: now - 400 * day, page: null, userAgent: null, ipHash: null };
+    const old = {
+      ...valid,
+      id: randomUUID(),
+      receivedAt: now - 400 * day,
+      page: null,
+      userAgent: null,
+      ipHash: null,
+    };
     await inquiries.save(db, {
       inquiry: { ...old, source: "api", held: false },
       limits: [],
       idempotency: { key: "old-key", fingerprint: "f" },
-      deliveries: [{ id: randomUUID(), channel: "email", messageId: "<m>", target: "sales@example.com" }],
+      deliveries: [
+        { id: randomUUID(), channel: "email", messageId: "<m>", target: "sales@example.com" },
+      ],
     });
     const recent = String((await submit(p)).body.id);
     // The old one still had its email waiting: deleted, and said so.
-    const erased = await erase(db, join(tmpdir(), "no-mail-here"), { before: now - 365 * day }, { waitMs: 0 });
-    expect(erased).toMatchObject({ inquiries: 1, keys: 1, deliveries: 1, pendingCut: 1, inFlight: 0 });
+    const erased = await erase(
+      db,
+      join(tmpdir(), "no-mail-here"),
+      { before: now - 365 * day },
+      { waitMs: 0 },
+    );
+    expect(erased).toMatchObject({
+      inquiries: 1,
+      keys: 1,
+      deliveries: 1,
+      pendingCut: 1,
+      inFlight: 0,
+    });
     expect(await inquiries.get(db, old.id)).toBeNull();
     expect(await inquiries.get(db, recent)).not.toBeNull();
     expect(await inquiries.keyRecord(db, "old-key")).toBeNull();
@@ -506,7 +588,11 @@ describe.each([
     const pitch =
       "Hi, would your founder like to be a guest on podcasts about technology? We arrange the interviews with hosts.";
     const scoreOf = async (p: ContactPipeline, signature: string) => {
-      const { body } = await submit(p, { ...valid, company: "", message: `${pitch} Best, ${signature}` });
+      const { body } = await submit(p, {
+        ...valid,
+        company: "",
+        message: `${pitch} Best, ${signature}`,
+      });
       const stored = await inquiries.get(p.db, String(body.id));
       return { score: stored?.spamScore ?? -1, reason: stored?.heldReason ?? "" };
     };
@@ -535,16 +621,25 @@ describe.each([
       .toBeGreaterThanOrEqual(HOLD);
     expect(after.reason).toMatch(/reads like marketing \(\d\.\d{3}\): /);
     // Taken back, the marks are forgotten by every instance.
-    for (const m of await training.list(a.db)) expect(await training.undo(a.db, m.inquiryId)).toBe(true);
+    for (const m of await training.list(a.db))
+      expect(await training.undo(a.db, m.inquiryId)).toBe(true);
     expect(await training.list(a.db)).toEqual([]);
     await expect
-      .poll(async () => (await scoreOf(b, `Kim ${++n}`)).score, { timeout: RELEARN_CHECK_MS * 20, interval: 200 })
+      .poll(async () => (await scoreOf(b, `Kim ${++n}`)).score, {
+        timeout: RELEARN_CHECK_MS * 20,
+        interval: 200,
+      })
       .toBeLessThan(HOLD);
     // Not spam is a genuine mark.
     const held = await scoreOf(b, "Lee");
-    const id = (await inquiries.listHeld(b.db)).find((i) => i.message.endsWith("Best, Lee"))?.id ?? "";
-    expect(await inquiries.judge(b.db, id, "not-spam", () => [], Date.now())).toMatchObject({ changed: true });
-    expect((await training.list(b.db)).map((m) => [m.inquiryId, m.label])).toEqual([[id, "genuine"]]);
+    const id =
+      (await inquiries.listHeld(b.db)).find((i) => i.message.endsWith("Best, Lee"))?.id ?? "";
+    expect(await inquiries.judge(b.db, id, "not-spam", () => [], Date.now())).toMatchObject({
+      changed: true,
+    });
+    expect((await training.list(b.db)).map((m) => [m.inquiryId, m.label])).toEqual([
+      [id, "genuine"],
+    ]);
     expect(held.score).toBeGreaterThanOrEqual(0);
     // A mark goes with its inquiry: the retention purge (or `forget`) leaves the filter nothing of it.
     await erase(b.db, join(tmpdir(), "no-mail-here"), { before: Date.now() + 1 }, { waitMs: 0 });
@@ -571,12 +666,18 @@ describe.each([
     expect(clean).toEqual({ held: false, reason: null, mark: null });
     await inquiries.judge(p.db, lead, "spam", () => [], now);
     expect(await state(lead)).toMatchObject({ held: true, mark: ["spam", now] });
-    expect(await inquiries.undo(p.db, lead, "spam", toEmail, now + 1)).toMatchObject({ changed: true });
+    expect(await inquiries.undo(p.db, lead, "spam", toEmail, now + 1)).toMatchObject({
+      changed: true,
+    });
     expect(await state(lead)).toEqual(clean);
     // Twice: nothing more to undo.
-    expect(await inquiries.undo(p.db, lead, "spam", toEmail, now + 2)).toMatchObject({ changed: false });
+    expect(await inquiries.undo(p.db, lead, "spam", toEmail, now + 2)).toMatchObject({
+      changed: false,
+    });
     // A held message with an earlier mark: Not spam, then Undo, holds it again for its reason, with that mark.
-    const trapped = String((await submit(p, { ...valid, email: "trap@example.org", website: "filled" })).body.id);
+    const trapped = String(
+      (await submit(p, { ...valid, email: "trap@example.org", website: "filled" })).body.id,
+    );
     await training.mark(p.db, trapped, "spam", now - 5_000);
     const held = await state(trapped);
     expect(held).toEqual({ held: true, reason: "honeypot filled", mark: ["spam", now - 5_000] });
@@ -589,7 +690,9 @@ describe.each([
     // Undo answers only the last action: after Spam, the Undo of an earlier Not spam does nothing.
     await inquiries.judge(p.db, trapped, "not-spam", toEmail, now + 2);
     await inquiries.judge(p.db, trapped, "spam", () => [], now + 3);
-    expect(await inquiries.undo(p.db, trapped, "not-spam", toEmail, now + 4)).toMatchObject({ changed: false });
+    expect(await inquiries.undo(p.db, trapped, "not-spam", toEmail, now + 4)).toMatchObject({
+      changed: false,
+    });
   });
 
   it("queues one digest a business day, however many instances: a failed one is tried again, the held messages in it with their links", async () => {
@@ -598,7 +701,9 @@ describe.each([
     const patient = { OUTBOX_GIVE_UP_AFTER_MS: 30 * 86_400_000 };
     const a = await pipeline({}, false, patient);
     const b = await pipeline({}, false, patient);
-    const held = String((await submit(a, { ...valid, name: "Held By Mistake", website: "filled" })).body.id);
+    const held = String(
+      (await submit(a, { ...valid, name: "Held By Mistake", website: "filled" })).body.id,
+    );
     const [ha, hb] = [housekeeping.get(a), housekeeping.get(b)] as Housekeeping[];
     // The office's last opening (today's, or an earlier open day's): the worker's clock is the real one.
     const opening = [0, 1, 2, 3, 4, 5, 6, 7]
@@ -609,7 +714,9 @@ describe.each([
     expect(await Promise.all([ha?.digest(now), hb?.digest(now)])).toContain(true);
     expect(await hb?.digest(now + 1)).toBe(false);
     const digests = async () =>
-      (await a.db.query("SELECT status FROM deliveries WHERE kind = 'digest'")).map((r) => r.status);
+      (await a.db.query("SELECT status FROM deliveries WHERE kind = 'digest'")).map(
+        (r) => r.status,
+      );
     expect(await digests()).toEqual(["pending"]);
     // The relay answers 451 to the first email: the digest, tried again by the outbox.
     smtp.rejectNext = 1;
@@ -621,7 +728,9 @@ describe.each([
     expect(received[0]?.mail.text).toMatch(/^ {2}Not spam: http\S+$/m);
     expect(received[0]?.mail.headers.get("x-inquiry-ids")).toContain(held);
     // Its words are written as it is sent, and the outbox keeps none of them after.
-    expect(await a.db.query("SELECT payload FROM deliveries WHERE kind = 'digest'")).toEqual([{ payload: null }]);
+    expect(await a.db.query("SELECT payload FROM deliveries WHERE kind = 'digest'")).toEqual([
+      { payload: null },
+    ]);
     // Not again that day.
     expect(await ha?.digest(now + 60_000)).toBe(false);
   });
@@ -631,7 +740,12 @@ describe.each([
     const p = await pipeline();
     const id = String((await submit(p, { ...valid, website: "filled" })).body.id);
     const now = Date.now();
-    const waiting = { id: `${id}-late`, channel: "email", messageId: "<late>", target: "x@example.com" };
+    const waiting = {
+      id: `${id}-late`,
+      channel: "email",
+      messageId: "<late>",
+      target: "x@example.com",
+    };
     await p.db.transaction((tx) => outbox.queue(tx, id, [waiting], now));
     expect(await outbox.claimDue(p.db, claimant("worker-any", 1_000), now + 1_000, 10)).toEqual([]);
   });
@@ -667,7 +781,9 @@ describe.each([
     expect(await ha?.applyRetention(now)).toMatchObject({ inquiries: 2, pendingCut: 0 });
     expect(await hb?.applyRetention(now)).toMatchObject({ inquiries: 0 });
     const said = "retention: erased what is past the privacy notice's period";
-    expect(logs.some((l) => l.msg === said && l.inquiries === 2 && l.retentionDays === 365)).toBe(true);
+    expect(logs.some((l) => l.msg === said && l.inquiries === 2 && l.retentionDays === 365)).toBe(
+      true,
+    );
     const left = await inquiries.list(a.db);
     expect(left.map((r) => r.id)).toContain(recent);
     expect(left.map((r) => r.receivedAt)).toContain(now - kept);

@@ -1,6 +1,14 @@
 import { execFile, spawnSync } from "node:child_process";
 import { randomUUID } from "node:crypto";
-import { existsSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, utimesSync, writeFileSync } from "node:fs";
+import {
+  existsSync,
+  mkdirSync,
+  mkdtempSync,
+  readdirSync,
+  readFileSync,
+  utimesSync,
+  writeFileSync,
+} from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { promisify } from "node:util";
@@ -36,10 +44,14 @@ describe.each(["sqlite", "postgres"] as const)("the privacy promise on %s", (eng
   const stops: Array<() => Promise<void>> = [];
   const open = () => openDatabase({ dataDir, DATABASE_URL: env.DATABASE_URL || undefined });
   const cli = async (...args: string[]) => {
-    const r = await run(process.execPath, ["scripts/inquiries.ts", ...args, `--tuning=${JSON.stringify(tuning)}`], {
-      cwd: root,
-      env: { ...process.env, ...env },
-    }).catch((e: { stdout: string; stderr: string; code: number }) => e);
+    const r = await run(
+      process.execPath,
+      ["scripts/inquiries.ts", ...args, `--tuning=${JSON.stringify(tuning)}`],
+      {
+        cwd: root,
+        env: { ...process.env, ...env },
+      },
+    ).catch((e: { stdout: string; stderr: string; code: number }) => e);
     return { out: r.stdout, err: r.stderr };
   };
 
@@ -52,7 +64,10 @@ describe.each(["sqlite", "postgres"] as const)("the privacy promise on %s", (eng
     await cleanup();
   });
 
-  const serve = async (more: Record<string, string>, knobs: Partial<Tuning> = {}): Promise<RunningServer> => {
+  const serve = async (
+    more: Record<string, string>,
+    knobs: Partial<Tuning> = {},
+  ): Promise<RunningServer> => {
     const server = await startServer({ ...env, SPAM_FILTER: "off", ...more }, undefined, {
       OUTBOX_POLL_MS: 50,
       ...knobs,
@@ -76,11 +91,26 @@ describe.each(["sqlite", "postgres"] as const)("the privacy promise on %s", (eng
     const save = (id: string, receivedAt: number, message: string, key: string) =>
       inquiries.save(db, {
         inquiry: {
-          ...{ name: "Old Timer", email: "old@example.org", company: "", service: "", message, id, receivedAt },
+          ...{
+            name: "Old Timer",
+            email: "old@example.org",
+            company: "",
+            service: "",
+            message,
+            id,
+            receivedAt,
+          },
           ...{ page: null, userAgent: null, ipHash: null, source: "api" as const, held: false },
         },
         limits: [{ key: `contact_min:${id}`, points: 5, durationMs: 20 * day }],
-        deliveries: [{ id: randomUUID(), channel: "email", messageId: `<${id}@x>`, target: "sales@example.com" }],
+        deliveries: [
+          {
+            id: randomUUID(),
+            channel: "email",
+            messageId: `<${id}@x>`,
+            target: "sales@example.com",
+          },
+        ],
         idempotency: { key, fingerprint: "f" },
       });
     await save(oldId, now - 400 * day, words, "old-key");
@@ -90,7 +120,10 @@ describe.each(["sqlite", "postgres"] as const)("the privacy promise on %s", (eng
     await db.query("UPDATE inquiries SET taken_at = ? WHERE id = ?", [now - 10 * day, recentId]);
     expect(await training.mark(db, oldId, "spam", now - 399 * day)).toBe(true);
     // The old counters expired long ago (a counter is only touched by a submission).
-    await db.query("UPDATE rate_limits SET expire = ? WHERE key = ?", [now - 399 * day, `contact_min:${oldId}`]);
+    await db.query("UPDATE rate_limits SET expire = ? WHERE key = ?", [
+      now - 399 * day,
+      `contact_min:${oldId}`,
+    ]);
     // A turn stamped ten years ahead (an instance whose clock ran ahead once) must not stop it.
     await writeSetting(db, "retention_at", String(now + 3650 * day));
     await db.close();
@@ -104,12 +137,17 @@ describe.each(["sqlite", "postgres"] as const)("the privacy promise on %s", (eng
     );
     writeFileSync(join(mail, "alert-2.eml"), "X-Alert: delivery-failed\r\n\r\nan old report\r\n");
     utimesSync(join(mail, "alert-2.eml"), (now - 380 * day) / 1000, (now - 380 * day) / 1000);
-    writeFileSync(join(mail, `${recentId}.eml`), `X-Inquiry-Id: ${recentId}\r\n\r\nRecent words\r\n`);
+    writeFileSync(
+      join(mail, `${recentId}.eml`),
+      `X-Inquiry-Id: ${recentId}\r\n\r\nRecent words\r\n`,
+    );
 
     const server = await serve({}, { SCHEDULE: ["retention"], RETENTION_INTERVAL_MS: 500 });
     const check = open();
     stops.push(() => check.close());
-    await expect.poll(async () => (await inquiries.get(check, oldId)) === null, { timeout: 15_000 }).toBe(true);
+    await expect
+      .poll(async () => (await inquiries.get(check, oldId)) === null, { timeout: 15_000 })
+      .toBe(true);
     expect(await inquiries.get(check, recentId)).not.toBeNull();
     expect(await training.list(check)).toEqual([]);
     expect(await inquiries.keyRecord(check, "old-key")).toBeNull();
@@ -118,9 +156,13 @@ describe.each(["sqlite", "postgres"] as const)("the privacy promise on %s", (eng
     expect(counters.map((r) => r.key)).toEqual([`contact_min:${recentId}`]);
     const deliveries = await check.query<{ id: string }>("SELECT id FROM deliveries");
     expect(deliveries).toHaveLength(1);
-    await expect.poll(() => readdirSync(mail).sort(), { timeout: 5_000 }).toEqual([`${recentId}.eml`]);
+    await expect
+      .poll(() => readdirSync(mail).sort(), { timeout: 5_000 })
+      .toEqual([`${recentId}.eml`]);
     const erasedLine = () =>
-      lines(server.output()).find((l) => String(l.msg).startsWith("retention: erased") && l.inquiries);
+      lines(server.output()).find(
+        (l) => String(l.msg).startsWith("retention: erased") && l.inquiries,
+      );
     await expect.poll(() => erasedLine() !== undefined).toBe(true);
     const said = erasedLine();
     expect(said).toMatchObject({ inquiries: 1, marks: 1, keys: 1, rateLimits: 1, files: 3 });
@@ -153,7 +195,8 @@ describe.each(["sqlite", "postgres"] as const)("the privacy promise on %s", (eng
     ).json()) as { id: string };
     const mail = join(dataDir, "mail");
     const files = () => (existsSync(mail) ? readdirSync(mail) : []);
-    const naming = (text: string) => files().filter((f) => readFileSync(join(mail, f), "utf8").includes(text));
+    const naming = (text: string) =>
+      files().filter((f) => readFileSync(join(mail, f), "utf8").includes(text));
     // The lead's email and its failure alert: two files name Ada's inquiries.
     await expect.poll(() => naming(lead.id).length, { timeout: 15_000 }).toBe(2);
     expect((await cli("spam", lead.id)).out).toContain("Marked");
@@ -175,15 +218,33 @@ describe.each(["sqlite", "postgres"] as const)("the privacy promise on %s", (eng
   it("`correct` changes a person's details in every inquiry they sent, by the form's rules", async () => {
     const server = await serve({});
     for (const message of ["First.", "Second."]) {
-      expect((await send(server, { name: "Ada Byron", email: "Ada@Example.org", message })).status).toBe(201);
+      expect(
+        (await send(server, { name: "Ada Byron", email: "Ada@Example.org", message })).status,
+      ).toBe(201);
     }
-    const other = (await (await send(server, { name: "Bo", email: "bo@example.org", message: "Hi." })).json()) as {
+    const other = (await (
+      await send(server, { name: "Bo", email: "bo@example.org", message: "Hi." })
+    ).json()) as {
       id: string;
     };
-    const refused = await cli("correct", "--email", "ada@example.org", "--new-email", "not an address");
+    const refused = await cli(
+      "correct",
+      "--email",
+      "ada@example.org",
+      "--new-email",
+      "not an address",
+    );
     expect(refused.err).toContain("correct: email: Please enter a valid email address.");
     const corrected = await cli(
-      ...["correct", "--email", "ＡＤＡ@example.org", "--name", "Ada King", "--new-email", "ada.king@example.org"],
+      ...[
+        "correct",
+        "--email",
+        "ＡＤＡ@example.org",
+        "--name",
+        "Ada King",
+        "--new-email",
+        "ada.king@example.org",
+      ],
     );
     expect(corrected.out).toContain("Corrected name, email in 2 inquiries from");
     const db = open();
@@ -195,7 +256,9 @@ describe.each(["sqlite", "postgres"] as const)("the privacy promise on %s", (eng
       ["Ada King", "ada.king@example.org"],
     ]);
     expect((await inquiries.get(db, other.id))?.name).toBe("Bo");
-    expect((await cli("correct", "--email", "nobody@example.org", "--company", "X")).err).toContain("No inquiry from");
+    expect((await cli("correct", "--email", "nobody@example.org", "--company", "X")).err).toContain(
+      "No inquiry from",
+    );
   });
 
   it("backups, exports and restore leftovers in DATA_DIR go when the backup period ends, on the server's schedule", async () => {
@@ -218,12 +281,20 @@ describe.each(["sqlite", "postgres"] as const)("the privacy promise on %s", (eng
     place("mail-notes.txt", true); // not a copy: left alone
     const server = await serve({}, { SCHEDULE: ["retention"], RETENTION_INTERVAL_MS: 500 });
     const left = () =>
-      ["backups", "exports"].flatMap((f) => readdirSync(join(dataDir, f)).map((n) => `${f}/${n}`)).sort();
-    await expect.poll(left, { timeout: 10_000 }).toEqual(["backups/leads-new.sqlite", "exports/leads-new.csv"]);
-    expect(existsSync(join(dataDir, "inquiries.sqlite.replaced-2026-01-01T00-00-00-000Z"))).toBe(false);
+      ["backups", "exports"]
+        .flatMap((f) => readdirSync(join(dataDir, f)).map((n) => `${f}/${n}`))
+        .sort();
+    await expect
+      .poll(left, { timeout: 10_000 })
+      .toEqual(["backups/leads-new.sqlite", "exports/leads-new.csv"]);
+    expect(existsSync(join(dataDir, "inquiries.sqlite.replaced-2026-01-01T00-00-00-000Z"))).toBe(
+      false,
+    );
     expect(existsSync(join(dataDir, "mail-notes.txt"))).toBe(true);
     const retention = () =>
-      lines(server.output()).find((l) => l.msg === "retention: erased copies past the backup period");
+      lines(server.output()).find(
+        (l) => l.msg === "retention: erased copies past the backup period",
+      );
     // Logged after the last removal: on a busy machine it may not have arrived when the files are gone.
     await expect.poll(retention, { timeout: 10_000 }).toBeDefined();
     const said = retention();
@@ -246,7 +317,9 @@ describe.each(["sqlite", "postgres"] as const)("the privacy promise on %s", (eng
     const sending = async (id: string) =>
       (await inquiries.get(db, id))?.deliveries.some((d) => d.status === "sending") === true;
 
-    const first = (await (await send(server, { name: "Cy", email: "cy@example.org", message: "One." })).json()) as {
+    const first = (await (
+      await send(server, { name: "Cy", email: "cy@example.org", message: "One." })
+    ).json()) as {
       id: string;
     };
     await expect.poll(() => sending(first.id), { timeout: 10_000 }).toBe(true);
@@ -260,7 +333,9 @@ describe.each(["sqlite", "postgres"] as const)("the privacy promise on %s", (eng
     // A send that outlasts the wait: said plainly, never reported as recalled.
     // Longer than the CLI takes to start and wait its 500 ms on a machine whose cores are all busy.
     relay.answerAfterMs = 10_000;
-    const second = (await (await send(server, { name: "Di", email: "di@example.org", message: "Two." })).json()) as {
+    const second = (await (
+      await send(server, { name: "Di", email: "di@example.org", message: "Two." })
+    ).json()) as {
       id: string;
     };
     await expect.poll(() => sending(second.id), { timeout: 10_000 }).toBe(true);
@@ -288,7 +363,11 @@ describe("the privacy notice names every processor the server sends leads to", (
       timeout: 10_000,
       killSignal: "SIGKILL",
     });
-    return { status: run.status, fatal: lines(run.stdout).filter((l) => l.level === "fatal"), out: run.stdout };
+    return {
+      status: run.status,
+      fatal: lines(run.stdout).filter((l) => l.level === "fatal"),
+      out: run.stdout,
+    };
   };
 
   it("refuses to start, in one line, with a channel whose processor the notice does not name", async () => {
@@ -321,11 +400,17 @@ describe("the privacy notice names every processor the server sends leads to", (
   it("says loudly at start, in one line, which contact details for requests are still placeholders", async () => {
     const server = await startServer({ SPAM_FILTER: "off" });
     try {
-      const said = lines(server.output()).filter((l) => String(l.msg).startsWith("PLACEHOLDER CONTACT DETAILS"));
+      const said = lines(server.output()).filter((l) =>
+        String(l.msg).startsWith("PLACEHOLDER CONTACT DETAILS"),
+      );
       expect(said).toHaveLength(1);
       expect(said[0]).toMatchObject({
         level: "warn",
-        placeholders: ["email hello@example.com", "securityContact security@example.com", "phone (307) 555-0142"],
+        placeholders: [
+          "email hello@example.com",
+          "securityContact security@example.com",
+          "phone (307) 555-0142",
+        ],
       });
     } finally {
       await server.stop();

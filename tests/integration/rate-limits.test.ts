@@ -44,7 +44,8 @@ describe("rate limits", () => {
         body: JSON.stringify(valid),
       });
     const statuses: number[] = [];
-    for (let i = 1; i <= 100; i++) statuses.push((await post(`2001:db8:aa:bb::${i.toString(16)}`)).status);
+    for (let i = 1; i <= 100; i++)
+      statuses.push((await post(`2001:db8:aa:bb::${i.toString(16)}`)).status);
     expect(statuses.filter((s) => s === 201)).toHaveLength(5);
     expect(statuses.filter((s) => s === 429)).toHaveLength(95);
     // IPv4-mapped IPv6 is the IPv4 address.
@@ -60,7 +61,12 @@ describe("rate limits", () => {
     const ip = "198.18.0.1";
     let last: Awaited<ReturnType<typeof raw>> | undefined;
     for (let i = 0; i < 6; i++) {
-      last = await raw(server.url, { method: "POST", path: "/contact", headers: formHeaders(ip), body: FORM_BODY });
+      last = await raw(server.url, {
+        method: "POST",
+        path: "/contact",
+        headers: formHeaders(ip),
+        body: FORM_BODY,
+      });
     }
     expect(last?.status).toBe(429);
     expect(Number(last?.headers["retry-after"])).toBeGreaterThan(0);
@@ -77,11 +83,15 @@ describe("rate limits", () => {
     const file = join(server.dataDir, "inquiries.sqlite");
     const db = new DatabaseSync(file, { readOnly: true });
     try {
-      const row = db.prepare("SELECT ip_hash FROM inquiries WHERE id = ?").get(id) as { ip_hash: string };
+      const row = db.prepare("SELECT ip_hash FROM inquiries WHERE id = ?").get(id) as {
+        ip_hash: string;
+      };
       // As docs/contact-api.md describes it: HMAC-SHA256 of "a:<address>" under the month's key, a
       // random one (table secret_keys, deleted when the month is over). Not the address, nor a plain hash.
       const month = new Date().toISOString().slice(0, 7);
-      const keys = db.prepare("SELECT id, secret FROM secret_keys WHERE purpose = 'address'").all() as Array<{
+      const keys = db
+        .prepare("SELECT id, secret FROM secret_keys WHERE purpose = 'address'")
+        .all() as Array<{
         id: string;
         secret: string;
       }>;
@@ -102,7 +112,8 @@ describe("rate limits behind a proxy", () => {
       headers: { ...json, "x-forwarded-for": forwardedFor },
       body: JSON.stringify(valid),
     });
-  const warning = (out: string) => lines(out).filter((l) => String(l.msg).includes("TRUST_PROXY does not trust"));
+  const warning = (out: string) =>
+    lines(out).filter((l) => String(l.msg).includes("TRUST_PROXY does not trust"));
 
   it("a trusted proxy: each visitor has their own limit, no warning", async () => {
     const s = await startServer({ RATE_LIMIT_PER_MINUTE: "2" });

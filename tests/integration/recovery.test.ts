@@ -63,7 +63,9 @@ const send = async (server: RunningServer, email = "ada@example.org") => {
 const storedIds = (file: string) => {
   const db = new DatabaseSync(file, { readOnly: true });
   try {
-    return (db.prepare("SELECT id FROM inquiries").all() as Array<{ id: string }>).map((r) => r.id).sort();
+    return (db.prepare("SELECT id FROM inquiries").all() as Array<{ id: string }>)
+      .map((r) => r.id)
+      .sort();
   } finally {
     db.close();
   }
@@ -88,7 +90,14 @@ function imageFolder(): { dir: string; node: string } {
   const node = relative(root, process.execPath);
   const ownNode = !node.startsWith("..");
   const link = statSync(root).dev === statSync(dir).dev ? "-al" : "-a";
-  for (const path of ["package.json", "app", "server", "db", "scripts/inquiries.ts", ...production]) {
+  for (const path of [
+    "package.json",
+    "app",
+    "server",
+    "db",
+    "scripts/inquiries.ts",
+    ...production,
+  ]) {
     // The lock names every platform's optional package; this one's are installed.
     if (!existsSync(join(root, path))) continue;
     mkdirSync(dirname(join(dir, path)), { recursive: true });
@@ -110,7 +119,9 @@ describe("one server per data folder", () => {
       (e: Error) => e.message,
     );
     expect(refused).toMatch(/server exited \(1\)/);
-    const fatal = lines(refused.replace(/^server exited \(1\):\n/, "")).filter((l) => l.level === "fatal");
+    const fatal = lines(refused.replace(/^server exited \(1\):\n/, "")).filter(
+      (l) => l.level === "fatal",
+    );
     expect(fatal.map((l) => l.msg)).toEqual([
       `another server uses ${dataDir} (process ${first.child.pid} on ${hostname()}): one server per data folder`,
     ]);
@@ -168,7 +179,15 @@ describe("restore", () => {
     const asNode = () =>
       run(
         "setpriv",
-        ["--reuid=1000", "--regid=1000", "--clear-groups", image.node, "scripts/inquiries.ts", "restore", backup],
+        [
+          "--reuid=1000",
+          "--regid=1000",
+          "--clear-groups",
+          image.node,
+          "scripts/inquiries.ts",
+          "restore",
+          backup,
+        ],
         {
           cwd: image.dir,
           env: { ...process.env, DATA_DIR: newDisk, DATABASE_URL: "" },
@@ -208,7 +227,9 @@ describe("restore", () => {
     const newer = join(dir, "newer.sqlite");
     copyFileSync(good, newer);
     const n = new DatabaseSync(newer);
-    n.exec("INSERT INTO schema_migrations (version, name, applied_at) VALUES (999, '999_from_the_future.sql', 0)");
+    n.exec(
+      "INSERT INTO schema_migrations (version, name, applied_at) VALUES (999, '999_from_the_future.sql', 0)",
+    );
     n.close();
     const damaged = join(dir, "damaged.sqlite");
     const bytes = readFileSync(good);
@@ -248,7 +269,9 @@ describe("the links sent before a recovery", () => {
     const server = await serve(env, port);
     const id = await send(server);
     const mail = await expect
-      .poll(() => smtp.received.find((m) => m.mail.headers.get("x-inquiry-id") === id), { timeout: 10_000 })
+      .poll(() => smtp.received.find((m) => m.mail.headers.get("x-inquiry-id") === id), {
+        timeout: 10_000,
+      })
       .toBeTruthy()
       .then(() => smtp.received.find((m) => m.mail.headers.get("x-inquiry-id") === id));
     const link = /https?:\/\/\S+\/lead\?t=[\w.%-]+/.exec(String(mail?.mail.text))?.[0] ?? "";
@@ -277,7 +300,8 @@ describe("PostgreSQL: the dump and restore recipe of docs/deployment.md, as writ
     await admin.query(`CREATE ROLE ${role} LOGIN PASSWORD 'app-password'`);
     await admin.query(`CREATE DATABASE ${source} OWNER ${role}`);
     stops.push(async () => {
-      for (const db of [source, restored]) await admin.query(`DROP DATABASE IF EXISTS ${db} WITH (FORCE)`);
+      for (const db of [source, restored])
+        await admin.query(`DROP DATABASE IF EXISTS ${db} WITH (FORCE)`);
       await admin.query(`DROP ROLE IF EXISTS ${role}`);
       await admin.end();
     });
@@ -291,11 +315,16 @@ describe("PostgreSQL: the dump and restore recipe of docs/deployment.md, as writ
     const smtp = await new TestSmtp().start();
     stops.push(() => smtp.stop());
     const port = await freePort();
-    const env = { DATA_DIR: newDir("pg-recipe"), SMTP_URL: smtp.url, SITE_URL: `http://127.0.0.1:${port}` };
+    const env = {
+      DATA_DIR: newDir("pg-recipe"),
+      SMTP_URL: smtp.url,
+      SITE_URL: `http://127.0.0.1:${port}`,
+    };
     const server = await serve({ ...env, DATABASE_URL: url(source) }, port);
     const ids = [await send(server), await send(server)];
     await expect.poll(() => smtp.received.length, { timeout: 10_000 }).toBe(2);
-    const link = /https?:\/\/\S+\/lead\?t=[\w.%-]+/.exec(String(smtp.received[0]?.mail.text))?.[0] ?? "";
+    const link =
+      /https?:\/\/\S+\/lead\?t=[\w.%-]+/.exec(String(smtp.received[0]?.mail.text))?.[0] ?? "";
     expect(link).not.toBe("");
     const dump = join(newDir("pg-dump"), "inquiries.dump");
     const adminUrl = new URL(inject("pgAdminUrl"));
@@ -315,7 +344,9 @@ describe("PostgreSQL: the dump and restore recipe of docs/deployment.md, as writ
     ]);
     await tool("pg_restore", ["--no-owner", `--dbname=${url(restored)}`, dump]);
     const again = await serve({ ...env, DATABASE_URL: url(restored) }, port);
-    const listed = JSON.parse((await cli({ ...env, DATABASE_URL: url(restored) }, "list", "--json")).out) as Array<{
+    const listed = JSON.parse(
+      (await cli({ ...env, DATABASE_URL: url(restored) }, "list", "--json")).out,
+    ) as Array<{
       id: string;
     }>;
     expect(listed.map((r) => r.id).sort()).toEqual([...ids].sort());
@@ -333,13 +364,20 @@ describe("who may read what holds a lead", () => {
     try {
       const server = await serve(env);
       const id = await send(server);
-      await expect.poll(() => readdirSync(join(dataDir, "mail")).includes(`${id}.eml`), { timeout: 10_000 }).toBe(true);
+      await expect
+        .poll(() => readdirSync(join(dataDir, "mail")).includes(`${id}.eml`), { timeout: 10_000 })
+        .toBe(true);
       const backup = join(newDir("modes-backup"), "leads.sqlite");
       expect((await cli(env, "backup", backup)).code).toBe(0);
       const mode = (p: string) => statSync(p).mode & 0o777;
       expect(mode(dataDir)).toBe(0o700);
       expect(mode(join(dataDir, "mail"))).toBe(0o700);
-      for (const f of ["inquiries.sqlite", "inquiries.sqlite-wal", "inquiries.sqlite-shm", `mail/${id}.eml`])
+      for (const f of [
+        "inquiries.sqlite",
+        "inquiries.sqlite-wal",
+        "inquiries.sqlite-shm",
+        `mail/${id}.eml`,
+      ])
         expect(mode(join(dataDir, f)), f).toBe(0o600);
       expect(mode(backup)).toBe(0o600);
     } finally {
@@ -363,7 +401,9 @@ describe("forget", () => {
       const db = new DatabaseSync(file, { readOnly: true });
       try {
         return (
-          db.prepare("SELECT COUNT(*) AS n FROM inquiries WHERE LOWER(email) = ?").get(person.toLowerCase()) as {
+          db
+            .prepare("SELECT COUNT(*) AS n FROM inquiries WHERE LOWER(email) = ?")
+            .get(person.toLowerCase()) as {
             n: number;
           }
         ).n;
@@ -398,7 +438,9 @@ describe("the keys, on the server's own schedule", () => {
     const server = await serve(env, port, { RETENTION_INTERVAL_MS: 1_000 });
     const linkOf = async (id: string) => {
       await expect
-        .poll(() => smtp.received.some((m) => m.mail.headers.get("x-inquiry-id") === id), { timeout: 10_000 })
+        .poll(() => smtp.received.some((m) => m.mail.headers.get("x-inquiry-id") === id), {
+          timeout: 10_000,
+        })
         .toBe(true);
       const mail = smtp.received.find((m) => m.mail.headers.get("x-inquiry-id") === id);
       return /https?:\/\/\S+\/lead\?t=[\w.%-]+/.exec(String(mail?.mail.text))?.[0] ?? "";
@@ -414,12 +456,20 @@ describe("the keys, on the server's own schedule", () => {
     const rotated = await cli(env, "keys", "rotate", "links");
     expect(rotated.out).toContain("A new links key (k2) signs from now on");
     const keys = async () =>
-      (JSON.parse((await cli(env, "keys", "--json")).out) as Array<{ purpose: string; id: string; retired: string }>)
+      (
+        JSON.parse((await cli(env, "keys", "--json")).out) as Array<{
+          purpose: string;
+          id: string;
+          retired: string;
+        }>
+      )
         .map((k) => `${k.purpose}:${k.id}${k.retired ? " retired" : ""}`)
         .sort();
     await expect.poll(keys, { timeout: 10_000 }).not.toContain("address:2020-01");
     expect(await keys()).not.toContain("links:k0");
-    expect(await keys()).toEqual(expect.arrayContaining(["links:k1 retired", "links:k2", "form:k1"]));
+    expect(await keys()).toEqual(
+      expect.arrayContaining(["links:k1 retired", "links:k2", "form:k1"]),
+    );
     // The turn that deleted them read the ring again: the next lead's links are signed with k2.
     const after = await linkOf(await send(server));
     expect(new URL(after).searchParams.get("t")).toMatch(/\.k2\.[\w-]+$/);

@@ -39,12 +39,17 @@ const DAY = 24 * HOUR;
 function office(date: string, time: string): number {
   for (const offset of ["-07:00", "-06:00"]) {
     const at = Date.parse(`${date}T${time}:00${offset}`);
-    const hour = new Intl.DateTimeFormat("en-US", { timeZone: site.timeZone, hour: "2-digit", hourCycle: "h23" });
+    const hour = new Intl.DateTimeFormat("en-US", {
+      timeZone: site.timeZone,
+      hour: "2-digit",
+      hourCycle: "h23",
+    });
     if (hour.format(at) === time.slice(0, 2)) return at;
   }
   throw new Error(`no such time in ${site.timeZone}: ${date} ${time}`);
 }
-const dayAfter = (date: string, days: number) => new Date(Date.parse(date) + days * DAY).toISOString().slice(0, 10);
+const dayAfter = (date: string, days: number) =>
+  new Date(Date.parse(date) + days * DAY).toISOString().slice(0, 10);
 
 /**
  * The scenario's holiday: the first Monday 17 days or more ahead; its weekend is the one before it.
@@ -84,7 +89,12 @@ let now = 0;
 
 const WEBHOOK_SECRET = `whsec_${Buffer.from("reply-promise-test-secret-32-bytes!").toString("base64")}`;
 
-async function instance(db: Database, smtp: TestSmtp, dataDir: string, hook?: Receiver): Promise<Instance> {
+async function instance(
+  db: Database,
+  smtp: TestSmtp,
+  dataDir: string,
+  hook?: Receiver,
+): Promise<Instance> {
   const config = loadConfig(
     {
       DATA_DIR: dataDir,
@@ -101,7 +111,13 @@ async function instance(db: Database, smtp: TestSmtp, dataDir: string, hook?: Re
   );
   const clock = () => now;
   const metrics = createMetrics({ facts });
-  const made = await createContactPipeline(config, log, { keys: testKeys(), db, metrics, clock, facts });
+  const made = await createContactPipeline(config, log, {
+    keys: testKeys(),
+    db,
+    metrics,
+    clock,
+    facts,
+  });
   made.pipeline.worker.start();
   made.housekeeping.start();
   cleanups.push(() => made.close());
@@ -117,7 +133,11 @@ async function wholeTurn(...instances: Instance[]) {
 }
 
 /** Received at the scenario's time. */
-async function submit(p: Instance, body: Record<string, unknown>, receivedAt: number): Promise<string> {
+async function submit(
+  p: Instance,
+  body: Record<string, unknown>,
+  receivedAt: number,
+): Promise<string> {
   now = receivedAt;
   const outcome = await p.pipeline.submit({
     body,
@@ -132,15 +152,23 @@ async function submit(p: Instance, body: Record<string, unknown>, receivedAt: nu
 }
 
 /** The leads and reminders received: not the morning digest, which goes at opening on the scenario's days too. */
-const leadMails = (smtp: TestSmtp) => smtp.received.filter((m) => m.mail.headers.get("x-alert") !== "digest");
-const reminders = (smtp: TestSmtp) => smtp.received.filter((m) => m.mail.headers.get("x-reminder") === "reply-promise");
+const leadMails = (smtp: TestSmtp) =>
+  smtp.received.filter((m) => m.mail.headers.get("x-alert") !== "digest");
+const reminders = (smtp: TestSmtp) =>
+  smtp.received.filter((m) => m.mail.headers.get("x-reminder") === "reply-promise");
 const reminderFor = (smtp: TestSmtp, id: string) =>
   reminders(smtp).filter((m) => m.mail.headers.get("x-inquiry-id") === id);
 
 /** What the CRM's receiver got of one type, by inquiry id. */
 const events = (hook: Receiver, type: string) =>
   hook.received
-    .map((r) => JSON.parse(r.body) as { type: string; data: { id: string; reply: Record<string, unknown> } })
+    .map(
+      (r) =>
+        JSON.parse(r.body) as {
+          type: string;
+          data: { id: string; reply: Record<string, unknown> };
+        },
+    )
     .filter((e) => e.type === type);
 async function startHook() {
   const hook = await new Receiver().start("/crm");
@@ -190,13 +218,31 @@ describe("the reply promise, through the schedule", { timeout: 60_000 }, () => {
       expect(reminders(smtp)).toEqual([]);
     }
     // Someone takes one on Tuesday morning, through the action the page and the CLI use.
-    const took = await performAction(a.db, a.config, routingOf(a.config), "take", taken, office(tuesday, "10:30"), {
-      by: "Dana",
-    });
+    const took = await performAction(
+      a.db,
+      a.config,
+      routingOf(a.config),
+      "take",
+      taken,
+      office(tuesday, "10:30"),
+      {
+        by: "Dana",
+      },
+    );
     expect(took).toMatchObject({ kind: "taken", taken: { first: true } });
     // A held message taken (after Spam, say) is no lead: the CRM, which never had it, is told nothing.
-    await performAction(a.db, a.config, routingOf(a.config), "take", held, office(tuesday, "10:31"), { by: "Dana" });
-    expect(await a.db.query("SELECT kind FROM deliveries WHERE inquiry_id = ?", [held])).toEqual([]);
+    await performAction(
+      a.db,
+      a.config,
+      routingOf(a.config),
+      "take",
+      held,
+      office(tuesday, "10:31"),
+      { by: "Dana" },
+    );
+    expect(await a.db.query("SELECT kind FROM deliveries WHERE inquiry_id = ?", [held])).toEqual(
+      [],
+    );
     // Likewise a reminder that was going out as someone pressed Spam: its report is not queued.
     const report = {
       id: "report-of-held",
@@ -206,7 +252,9 @@ describe("the reply promise, through the schedule", { timeout: 60_000 }, () => {
       kind: "inquiry.reminded" as const,
     };
     await inquiries.recordReminded(a.db, held, office(tuesday, "10:32"), [report]);
-    expect(await a.db.query("SELECT kind FROM deliveries WHERE inquiry_id = ?", [held])).toEqual([]);
+    expect(await a.db.query("SELECT kind FROM deliveries WHERE inquiry_id = ?", [held])).toEqual(
+      [],
+    );
 
     // Tuesday 12:01: 4 h 1 min. The waiting lead and the possible spam go again, once each.
     now = office(tuesday, "12:01");
@@ -223,7 +271,9 @@ describe("the reply promise, through the schedule", { timeout: 60_000 }, () => {
     );
     // Its links act on the lead, so a reply stays with its recipients (ADR 0019); the visitor is one click away.
     expect((reminder?.mail.replyTo?.value ?? []).map((v) => v.address).sort()).toEqual(to);
-    expect(reminder?.mail.headerLines.map((h) => h.line).join("\n")).not.toContain("waiting.lead@example.org");
+    expect(reminder?.mail.headerLines.map((h) => h.line).join("\n")).not.toContain(
+      "waiting.lead@example.org",
+    );
     expect(reminder?.mail.text).toContain(
       "Reply to Waiting Lead (a new message to them, without this email's links):\nmailto:waiting.lead@example.org?subject=Re%3A%20",
     );
@@ -243,9 +293,17 @@ describe("the reply promise, through the schedule", { timeout: 60_000 }, () => {
     expect(reminders(smtp)).toHaveLength(2);
 
     // What the company's people and its tools read.
-    expect(await inquiries.get(a.db, plain)).toMatchObject({ remindedAt: office(tuesday, "12:01"), takenAt: null });
-    expect(await inquiries.get(a.db, taken)).toMatchObject({ takenBy: "Dana", takenAt: office(tuesday, "10:30") });
-    const sent = logs.filter((l) => l.msg === "reply promise: reminder sent for a lead nobody took");
+    expect(await inquiries.get(a.db, plain)).toMatchObject({
+      remindedAt: office(tuesday, "12:01"),
+      takenAt: null,
+    });
+    expect(await inquiries.get(a.db, taken)).toMatchObject({
+      takenBy: "Dana",
+      takenAt: office(tuesday, "10:30"),
+    });
+    const sent = logs.filter(
+      (l) => l.msg === "reply promise: reminder sent for a lead nobody took",
+    );
     expect(sent.map((l) => l.inquiryId).sort()).toEqual([plain, suspect].sort());
     // The CRM was told, once each: who took which lead after how much business time, and which were reminded.
     const tookEvents = events(hook, "inquiry.taken");
@@ -283,7 +341,9 @@ describe("the reply promise, through the schedule", { timeout: 60_000 }, () => {
     await wholeTurn(a);
     expect(reminders(smtp)).toEqual([]);
     expect(smtp.rejected).toHaveLength(1);
-    expect(logs.some((l) => l.msg === "reply promise: could not send a reminder; tried again later")).toBe(true);
+    expect(
+      logs.some((l) => l.msg === "reply promise: could not send a reminder; tried again later"),
+    ).toBe(true);
     // Once the dead worker's lease has ended and the retry is due, each goes, once.
     now = office(tuesday, "13:00") + TUNING.OUTBOX_LEASE_MS + 60_000;
     await expect.poll(() => reminders(smtp).length, { timeout: 10_000 }).toBe(2);
@@ -306,7 +366,8 @@ describe("on PostgreSQL with two instances", { timeout: 60_000 }, () => {
     const a = await instance(openPostgres(pgdb.url), smtp, dir, hook);
     const b = await instance(openPostgres(pgdb.url), smtp, dir, hook);
     const ids: string[] = [];
-    for (let n = 0; n < 8; n++) ids.push(await submit(n % 2 ? a : b, lead(`Lead ${n}`), office(tuesday, "08:30")));
+    for (let n = 0; n < 8; n++)
+      ids.push(await submit(n % 2 ? a : b, lead(`Lead ${n}`), office(tuesday, "08:30")));
     await expect.poll(() => leadMails(smtp).length, { timeout: 10_000 }).toBe(8);
     // 9:00 to 13:00 is 4 business hours.
     now = office(tuesday, "13:00");
@@ -330,7 +391,10 @@ describe("on PostgreSQL with two instances", { timeout: 60_000 }, () => {
       expect(await sample(i, "contact_leads_waiting")).toBe(7);
       expect(await sample(i, "contact_lead_take_median_business_seconds")).toBe(4.5 * 3600);
     }
-    const sent = [await sample(a, "contact_lead_reminders_total"), await sample(b, "contact_lead_reminders_total")];
+    const sent = [
+      await sample(a, "contact_lead_reminders_total"),
+      await sample(b, "contact_lead_reminders_total"),
+    ];
     expect((sent[0] ?? 0) + (sent[1] ?? 0)).toBe(8);
     // The CRM hears of each reminder once, and of the take once, whichever instance told it.
     await expect.poll(() => events(hook, "inquiry.taken").length, { timeout: 10_000 }).toBe(1);

@@ -1,7 +1,15 @@
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { DEFAULT_PUBLIC_KEY } from "../../app/contact/api.ts";
 import { raw, rssMb, streamChunked } from "../support/http";
-import { FORM_BODY, formHeaders, json, lines, nextIp, storedCount, valid } from "../support/requests";
+import {
+  FORM_BODY,
+  formHeaders,
+  json,
+  lines,
+  nextIp,
+  storedCount,
+  valid,
+} from "../support/requests";
 import { type RunningServer, startServer } from "../support/server";
 
 /**
@@ -40,14 +48,19 @@ describe("requests that used to crash, exhaust or mislead the server", () => {
         const declared = await raw(server.url, {
           method,
           path,
-          headers: { "content-type": "application/x-www-form-urlencoded", "content-length": String(64 * 1024 * 1024) },
+          headers: {
+            "content-type": "application/x-www-form-urlencoded",
+            "content-length": String(64 * 1024 * 1024),
+          },
         }).catch(() => ({ status: 0, body: "" }));
         expect(declared.status, `${method} ${path} declared 64 MB`).toBe(413);
         // A chunked body of 64 MB: refused (411/405/404) after at most a few chunks, never buffered.
         // (0: the server closed before the client read its answer — it does not read such a body.)
         const chunked = await streamChunked(server.url, method, path, 64 * 1024 * 1024);
         expect([0, 404, 405, 411, 413], `${method} ${path} chunked`).toContain(chunked.status);
-        expect(chunked.sent, `${method} ${path}: bytes the server took`).toBeLessThan(16 * 1024 * 1024);
+        expect(chunked.sent, `${method} ${path}: bytes the server took`).toBeLessThan(
+          16 * 1024 * 1024,
+        );
       }
     }
     const after = rssMb(server.child.pid);
@@ -59,7 +72,12 @@ describe("requests that used to crash, exhaust or mislead the server", () => {
     const count = storedCount(server.dataDir);
     for (const method of ["PUT", "PATCH", "DELETE"]) {
       for (const path of ["/contact", "/contact/"]) {
-        const res = await raw(server.url, { method, path, headers: formHeaders(), body: FORM_BODY });
+        const res = await raw(server.url, {
+          method,
+          path,
+          headers: formHeaders(),
+          body: FORM_BODY,
+        });
         expect(res.status, `${method} ${path}`).toBe(405);
         expect(res.headers.allow).toBe("GET, HEAD, POST");
         const empty = await raw(server.url, { method, path });
@@ -75,9 +93,21 @@ describe("requests that used to crash, exhaust or mislead the server", () => {
   it("answers client mistakes with 4xx and one log line without a stack", async () => {
     const cases: Array<[string, Parameters<typeof raw>[1], number]> = [
       ["TRACE /", { method: "TRACE", path: "/" }, 405],
-      ["text/plain", { method: "POST", path: "/contact", headers: { "content-type": "text/plain" }, body: "hi" }, 415],
-      ["JSON", { method: "POST", path: "/contact", headers: json, body: JSON.stringify(valid) }, 415],
-      ["no content type", { method: "POST", path: "/contact", headers: { "content-length": "5" }, body: "hello" }, 415],
+      [
+        "text/plain",
+        { method: "POST", path: "/contact", headers: { "content-type": "text/plain" }, body: "hi" },
+        415,
+      ],
+      [
+        "JSON",
+        { method: "POST", path: "/contact", headers: json, body: JSON.stringify(valid) },
+        415,
+      ],
+      [
+        "no content type",
+        { method: "POST", path: "/contact", headers: { "content-length": "5" }, body: "hello" },
+        415,
+      ],
       [
         "broken multipart",
         {
@@ -176,7 +206,8 @@ describe("requests that used to crash, exhaust or mislead the server", () => {
     for (const path of PATHS) {
       for (const method of METHODS) {
         for (const [bodyName, headers, body] of BODIES) {
-          if ((method === "GET" || method === "HEAD" || method === "TRACE") && body !== undefined) continue;
+          if ((method === "GET" || method === "HEAD" || method === "TRACE") && body !== undefined)
+            continue;
           const res = await raw(server.url, {
             method,
             path,
@@ -193,7 +224,9 @@ describe("requests that used to crash, exhaust or mislead the server", () => {
     }
     expect(seen.length).toBeGreaterThan(500);
     expect(server.output()).not.toMatch(/^\s+at /m);
-    expect(lines(server.output()).filter((l) => l.level === "error" || l.level === "fatal")).toEqual([]);
+    expect(
+      lines(server.output()).filter((l) => l.level === "error" || l.level === "fatal"),
+    ).toEqual([]);
   }, 120_000);
 
   it("serves unknown paths from the prebuilt 404 pages and redirects mis-cased paths", async () => {
@@ -239,7 +272,11 @@ describe("requests that used to crash, exhaust or mislead the server", () => {
     const post = (headers: Record<string, string>) =>
       fetch(`${server.url}/functions/v1/send-email`, {
         method: "POST",
-        headers: { "content-type": "application/json", "x-forwarded-for": "198.18.3.3", ...headers },
+        headers: {
+          "content-type": "application/json",
+          "x-forwarded-for": "198.18.3.3",
+          ...headers,
+        },
         body: JSON.stringify(valid),
       });
     expect((await post({})).status).toBe(401);
@@ -268,7 +305,11 @@ describe("what an operator must see in the log", () => {
   const post = (key: string) =>
     fetch(`${server.url}/functions/v1/send-email`, {
       method: "POST",
-      headers: { "content-type": "application/json", authorization: `Bearer ${key}`, origin: server.url },
+      headers: {
+        "content-type": "application/json",
+        authorization: `Bearer ${key}`,
+        origin: server.url,
+      },
       body: JSON.stringify(valid),
     });
 
@@ -302,14 +343,17 @@ describe("what an operator must see in the log", () => {
     expect((await post(OLD)).status).toBe(201);
     expect((await post(NEW)).status).toBe(201);
     for (let i = 0; i < 3; i++) expect((await post("pk_public_stale_0000")).status).toBe(401);
-    const keyLines = () => lines(server.output()).filter((l) => String(l.msg).startsWith("a page sent a public key"));
+    const keyLines = () =>
+      lines(server.output()).filter((l) => String(l.msg).startsWith("a page sent a public key"));
     await expect.poll(() => keyLines().length).toBe(1);
     await server.logged(); // and no second one
     const said = keyLines();
     expect(said).toHaveLength(1);
     expect(said[0]?.level).toBe("error");
     const metrics = await (
-      await fetch(`${server.url}/metrics`, { headers: { authorization: `Bearer ${"m".repeat(32)}` } })
+      await fetch(`${server.url}/metrics`, {
+        headers: { authorization: `Bearer ${"m".repeat(32)}` },
+      })
     ).text();
     expect(metrics).toMatch(/^contact_inquiries_total\{source="api",outcome="unauthorized"\} 3$/m);
   });
@@ -323,7 +367,8 @@ describe("what an operator must see in the log", () => {
       expect(loop.status).toBe(308);
       expect(loop.headers.location).toBe("https://www.example.com/services");
     }
-    const loopLines = () => lines(server.output()).filter((l) => String(l.msg).startsWith("redirect loop"));
+    const loopLines = () =>
+      lines(server.output()).filter((l) => String(l.msg).startsWith("redirect loop"));
     await expect.poll(() => loopLines().length).toBe(1);
     await server.logged(); // and no second one
     const said = loopLines();

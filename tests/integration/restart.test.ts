@@ -26,7 +26,9 @@ afterAll(async () => {
 async function fill(page: Page, name: string) {
   await page.getByLabel("Full Name").fill(name);
   await page.getByLabel("Email Address").fill("visitor@example.org");
-  await page.getByRole("textbox", { name: "Message" }).fill(`Hello, this is ${name}. A question about our network.`);
+  await page
+    .getByRole("textbox", { name: "Message" })
+    .fill(`Hello, this is ${name}. A question about our network.`);
 }
 
 it("a message sent while the server restarts: sent again once it is back, acknowledged, stored once", async () => {
@@ -46,7 +48,9 @@ it("a message sent while the server restarts: sent again once it is back, acknow
   await expect.poll(() => failed, { timeout: 10_000 }).toBeGreaterThanOrEqual(1);
   const second = await startServer({ DATA_DIR: first.dataDir }, port);
   servers.push(second);
-  await page.getByRole("dialog", { name: "Message Sent Successfully!" }).waitFor({ timeout: 30_000 });
+  await page
+    .getByRole("dialog", { name: "Message Sent Successfully!" })
+    .waitFor({ timeout: 30_000 });
   expect(await page.getByRole("alert").textContent()).toBe("");
   expect(storedCount(first.dataDir)).toBe(1);
   await page.close();
@@ -72,7 +76,9 @@ it("a message that meets a 503 (storage busy): sent again with its key until it 
     other.exec("ROLLBACK");
     other.close();
   }
-  await page.getByRole("dialog", { name: "Message Sent Successfully!" }).waitFor({ timeout: 30_000 });
+  await page
+    .getByRole("dialog", { name: "Message Sent Successfully!" })
+    .waitFor({ timeout: 30_000 });
   expect(statuses.at(-1)).toBe(201);
   expect(storedCount(server.dataDir)).toBe(1);
   await page.close();

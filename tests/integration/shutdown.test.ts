@@ -21,7 +21,12 @@ async function startPiped(name: string) {
   const port = await freePort();
   const child = spawn(process.execPath, serverArgs(), {
     cwd: root,
-    env: { ...process.env, PORT: String(port), HOST: "127.0.0.1", DATA_DIR: mkdtempSync(join(tmpdir(), `${name}-`)) },
+    env: {
+      ...process.env,
+      PORT: String(port),
+      HOST: "127.0.0.1",
+      DATA_DIR: mkdtempSync(join(tmpdir(), `${name}-`)),
+    },
     stdio: ["ignore", "pipe", "pipe"],
   });
   const seen = { out: "", err: "" };
@@ -42,7 +47,9 @@ async function startPiped(name: string) {
 
 /** SIGTERM, then how it ended: its exit code, or "alive" if it did not within 16 s (then SIGKILL). */
 async function terminate(child: ReturnType<typeof spawn>) {
-  const exited = new Promise<number | null>((resolve) => child.once("exit", (code) => resolve(code)));
+  const exited = new Promise<number | null>((resolve) =>
+    child.once("exit", (code) => resolve(code)),
+  );
   const signalled = Date.now();
   child.kill("SIGTERM");
   const timeout = new Promise<"alive">((r) => setTimeout(() => r("alive"), 16_000));
@@ -56,7 +63,8 @@ it("exits within its grace period on SIGTERM when nothing reads its log any more
   // From now on nobody reads: the pipe's buffer (64 KB) fills with request lines.
   child.stdout?.off("data", reading);
   child.stdout?.pause();
-  for (let i = 0; i < 1200; i++) await fetch(`http://127.0.0.1:${port}/`).then((r) => r.arrayBuffer());
+  for (let i = 0; i < 1200; i++)
+    await fetch(`http://127.0.0.1:${port}/`).then((r) => r.arrayBuffer());
   const { result, ms } = await terminate(child);
   expect(result).not.toBe("alive");
   // The grace period is 10 s.
@@ -67,7 +75,8 @@ it("exits cleanly on SIGTERM when whatever read its log has gone (`npm start | h
   const { child, port, seen } = await startPiped("gone-log");
   // The reader goes: every line written from now on meets a closed pipe (EPIPE).
   child.stdout?.destroy();
-  for (let i = 0; i < 200; i++) await fetch(`http://127.0.0.1:${port}/`).then((r) => r.arrayBuffer());
+  for (let i = 0; i < 200; i++)
+    await fetch(`http://127.0.0.1:${port}/`).then((r) => r.arrayBuffer());
   // It still serves, and still stops when told.
   expect((await fetch(`http://127.0.0.1:${port}/healthz`)).status).toBe(200);
   const { result, ms } = await terminate(child);
@@ -104,7 +113,8 @@ it("exits within its grace period on SIGTERM when its log reader exited while it
       () => false,
     ))
   ) {
-    if (child.exitCode !== null || Date.now() - started > 20_000) throw new Error(`server did not start:\n${err}`);
+    if (child.exitCode !== null || Date.now() - started > 20_000)
+      throw new Error(`server did not start:\n${err}`);
     await new Promise((r) => setTimeout(r, 50));
   }
   // The reader exits; no request follows, so the server has written nothing since.
@@ -118,21 +128,29 @@ it("exits within its grace period on SIGTERM when its log reader exited while it
 
 /** A GET on one kept-alive connection of `agent`: status, headers, and the local port it used. */
 function get(agent: Agent, url: string) {
-  return new Promise<{ status: number; headers: Record<string, unknown>; localPort: number; body: string }>(
-    (resolve, reject) => {
-      const req = request(url, { agent }, (res) => {
-        let body = "";
-        res.on("data", (d: Buffer) => {
-          body += d;
-        });
-        res.on("end", () =>
-          resolve({ status: res.statusCode ?? 0, headers: res.headers, localPort: req.socket?.localPort ?? 0, body }),
-        );
+  return new Promise<{
+    status: number;
+    headers: Record<string, unknown>;
+    localPort: number;
+    body: string;
+  }>((resolve, reject) => {
+    const req = request(url, { agent }, (res) => {
+      let body = "";
+      res.on("data", (d: Buffer) => {
+        body += d;
       });
-      req.on("error", reject);
-      req.end();
-    },
-  );
+      res.on("end", () =>
+        resolve({
+          status: res.statusCode ?? 0,
+          headers: res.headers,
+          localPort: req.socket?.localPort ?? 0,
+          body,
+        }),
+      );
+    });
+    req.on("error", reject);
+    req.end();
+  });
 }
 
 it("keeps an idle connection open longer than a proxy keeps its own (nginx: 60 s), so the proxy closes it", async () => {

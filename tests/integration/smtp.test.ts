@@ -35,7 +35,10 @@ describe("the SMTP relay's connections", () => {
     for (const c of cleanups.splice(0).reverse()) await c();
   });
 
-  async function pipeline(smtpUrl: string, env: Record<string, string> = {}): Promise<ContactPipeline> {
+  async function pipeline(
+    smtpUrl: string,
+    env: Record<string, string> = {},
+  ): Promise<ContactPipeline> {
     const dir = mkdtempSync(join(tmpdir(), "smtp-"));
     const config = loadConfig(
       {
@@ -57,17 +60,28 @@ describe("the SMTP relay's connections", () => {
   }
   const submit = async (p: ContactPipeline, message = valid.message) =>
     String(
-      jsonAnswer(await p.submit({ body: { ...valid, message }, source: "api", ip: "203.0.113.5", userAgent: "vitest" }))
-        .body.id,
+      jsonAnswer(
+        await p.submit({
+          body: { ...valid, message },
+          source: "api",
+          ip: "203.0.113.5",
+          userAgent: "vitest",
+        }),
+      ).body.id,
     );
-  const delivery = async (p: ContactPipeline, id: string) => (await inquiries.get(p.db, id))?.deliveries[0];
+  const delivery = async (p: ContactPipeline, id: string) =>
+    (await inquiries.get(p.db, id))?.deliveries[0];
 
   it("logs in with SMTP_URL's user and password where the relay asks for AUTH", async () => {
     smtp = await new TestSmtp({ auth: { user: "site", pass: "s3cret:/@" } }).start();
     cleanups.push(() => smtp.stop());
-    const p = await pipeline(`smtp://site:${encodeURIComponent("s3cret:/@")}@127.0.0.1:${smtp.port}`);
+    const p = await pipeline(
+      `smtp://site:${encodeURIComponent("s3cret:/@")}@127.0.0.1:${smtp.port}`,
+    );
     const id = await submit(p);
-    await expect.poll(async () => (await delivery(p, id))?.status, { timeout: 10_000 }).toBe("sent");
+    await expect
+      .poll(async () => (await delivery(p, id))?.status, { timeout: 10_000 })
+      .toBe("sent");
     expect(smtp.received.map((r) => r.mail.headers.get("x-inquiry-id"))).toEqual([id]);
   });
 
@@ -76,7 +90,9 @@ describe("the SMTP relay's connections", () => {
     cleanups.push(() => smtp.stop());
     const p = await pipeline(`smtp://site:wrong@127.0.0.1:${smtp.port}`);
     const id = await submit(p);
-    await expect.poll(async () => (await delivery(p, id))?.attempts ?? 0, { timeout: 10_000 }).toBeGreaterThan(1);
+    await expect
+      .poll(async () => (await delivery(p, id))?.attempts ?? 0, { timeout: 10_000 })
+      .toBeGreaterThan(1);
     const d = await delivery(p, id);
     expect(d?.status).toMatch(/pending|sending/);
     expect(d?.lastError).toMatch(/Invalid username or password/);
@@ -90,7 +106,9 @@ describe("the SMTP relay's connections", () => {
     const p = await pipeline(smtp.url, { CONTACT_TO: "nobody@example.com" });
     const id = await submit(p);
     // A wrong CONTACT_TO is noticed now, not after a day of retries.
-    await expect.poll(async () => (await delivery(p, id))?.status, { timeout: 10_000 }).toBe("failed");
+    await expect
+      .poll(async () => (await delivery(p, id))?.status, { timeout: 10_000 })
+      .toBe("failed");
     const d = await delivery(p, id);
     expect(d?.attempts).toBe(1);
     expect(d?.lastError).toMatch(/550.*User unknown/);
@@ -101,10 +119,14 @@ describe("the SMTP relay's connections", () => {
     cleanups.push(() => smtp.stop());
     const p = await pipeline(smtp.url);
     const first = await submit(p, "First message.");
-    await expect.poll(async () => (await delivery(p, first))?.status, { timeout: 10_000 }).toBe("sent");
+    await expect
+      .poll(async () => (await delivery(p, first))?.status, { timeout: 10_000 })
+      .toBe("sent");
     await smtp.dropConnections();
     const second = await submit(p, "Second message.");
-    await expect.poll(async () => (await delivery(p, second))?.status, { timeout: 10_000 }).toBe("sent");
+    await expect
+      .poll(async () => (await delivery(p, second))?.status, { timeout: 10_000 })
+      .toBe("sent");
     expect((await delivery(p, second))?.attempts).toBe(1);
     expect(smtp.received).toHaveLength(2);
   });
@@ -131,10 +153,22 @@ describe("the SMTP relay's connections", () => {
     cleanups.push(() => new Promise<void>((r) => stalling.close(() => r())));
     const port = (stalling.address() as { port: number }).port;
     const mailer = smtpMailer(`smtp://127.0.0.1:${port}`);
-    const inquiry = { ...valid, id: "i1", receivedAt: Date.now(), page: null, userAgent: null, ipHash: null };
+    const inquiry = {
+      ...valid,
+      id: "i1",
+      receivedAt: Date.now(),
+      page: null,
+      userAgent: null,
+      ipHash: null,
+    };
     const mail = buildMail(
       { ...inquiry, source: "api", held: false },
-      { from: "site@example.com", to: "sales@example.com", messageId: "<inquiry-i1@www.example.com>", links: [] },
+      {
+        from: "site@example.com",
+        to: "sales@example.com",
+        messageId: "<inquiry-i1@www.example.com>",
+        links: [],
+      },
     );
     const sent = mailer.send(mail);
     await expect.poll(() => dataStarted).toBe(true);

@@ -52,7 +52,9 @@ const cli = (...args: string[]) =>
 const inquiries = () => JSON.parse(cli("list", "--json").stdout) as Array<Record<string, unknown>>;
 /** A lead email (not an operator's summary; marked possible spam or not) that mentions `text`. */
 const inboxHas = (text: string) =>
-  smtp.received.some((m) => /^(?:\[Possible spam\] )?New inquiry/.test(m.mail.subject ?? "") && m.raw.includes(text));
+  smtp.received.some(
+    (m) => /^(?:\[Possible spam\] )?New inquiry/.test(m.mail.subject ?? "") && m.raw.includes(text),
+  );
 
 async function pageToken(): Promise<string> {
   const html = await (await fetch(`${server.url}/contact`)).text();
@@ -98,11 +100,18 @@ describe("the form token", () => {
     const post = (fields: Record<string, string>) =>
       fetch(`${server.url}/contact`, {
         method: "POST",
-        headers: { "content-type": "application/x-www-form-urlencoded", "x-forwarded-for": nextIp() },
+        headers: {
+          "content-type": "application/x-www-form-urlencoded",
+          "x-forwarded-for": nextIp(),
+        },
         body: new URLSearchParams(fields),
         redirect: "manual",
       });
-    const invalid = await post({ name: "Ada", email: "not-an-address", message: "Hello there, a question." });
+    const invalid = await post({
+      name: "Ada",
+      email: "not-an-address",
+      message: "Hello there, a question.",
+    });
     expect(invalid.status).toBe(400);
     const html = await invalid.text();
     expect(html).not.toContain("__FORM_TOKEN__");
@@ -113,7 +122,11 @@ describe("the form token", () => {
     expect(csp).toBe(policyForHtml(html, null));
     // The redirect after a stored message has no HTML of its own: the default policy.
     // A field that is not the form's (a tracking parameter some tool adds) is ignored, not refused.
-    const stored = await post({ ...lead("Policy Person"), form_token: await pageToken(), utm_source: "newsletter" });
+    const stored = await post({
+      ...lead("Policy Person"),
+      form_token: await pageToken(),
+      utm_source: "newsletter",
+    });
     expect(stored.status).toBe(303);
     expect(inquiries().find((r) => r.name === "Policy Person")).toBeDefined();
     expect(stored.headers.get("content-security-policy")).toMatch(/script-src 'none'/);
@@ -125,11 +138,17 @@ describe("scripted senders are held, people reach the inbox", () => {
     const res = await postJson(lead("Bot Direct"), { origin: server.url });
     expect(res.status).toBe(201);
     expect(await res.json()).toMatchObject({ ok: true });
-    expect(held("Bot Direct")).toMatchObject({ held: true, status: "held", heldReason: "no form token" });
+    expect(held("Bot Direct")).toMatchObject({
+      held: true,
+      status: "held",
+      heldReason: "no form token",
+    });
   });
 
   it("a forged token, and a page's token sent at machine speed: held", async () => {
-    await postJson(lead("Bot Forged"), { "x-form-token": "k1.abc.def.0123456789012345678901234567890a" });
+    await postJson(lead("Bot Forged"), {
+      "x-form-token": "k1.abc.def.0123456789012345678901234567890a",
+    });
     expect(held("Bot Forged")?.heldReason).toBe("forged form token");
     const token = await pageToken();
     await postJson(lead("Bot Fast"), { "x-form-token": token });
@@ -148,12 +167,19 @@ describe("scripted senders are held, people reach the inbox", () => {
     const links = "Buy now https://a.example https://b.example www.c.example cheap";
     await postJson(lead("Bot Links", links), { "x-form-token": token });
     expect(held("Bot Links")?.heldReason).toMatch(/^3 links in the message/);
-    await postJson({ ...lead("https://casino.example"), message: "Hello friend" }, { "x-form-token": token });
+    await postJson(
+      { ...lead("https://casino.example"), message: "Hello friend" },
+      { "x-form-token": token },
+    );
     expect(held("https://casino.example")?.heldReason).toBe("a link as name or company");
-    await postJson(lead("Repeat Person", "A real question, asked twice."), { "x-form-token": token });
+    await postJson(lead("Repeat Person", "A real question, asked twice."), {
+      "x-form-token": token,
+    });
     expect(held("Repeat Person")).toMatchObject({ held: false });
     await postJson(lead("Bot Repeat", "A real question, asked twice."), { "x-form-token": token });
-    expect(held("Bot Repeat")?.heldReason).toBe("the same message was received in the last 24 hours");
+    expect(held("Bot Repeat")?.heldReason).toBe(
+      "the same message was received in the last 24 hours",
+    );
   });
 
   it("form posts: every input filled (honeypot), hidden inputs skipped (no token); a person's post with the page goes through", async () => {
@@ -161,18 +187,24 @@ describe("scripted senders are held, people reach the inbox", () => {
       raw(server.url, {
         method: "POST",
         path: "/contact",
-        headers: { "content-type": "application/x-www-form-urlencoded", "x-forwarded-for": nextIp() },
+        headers: {
+          "content-type": "application/x-www-form-urlencoded",
+          "x-forwarded-for": nextIp(),
+        },
         body: new URLSearchParams(fields).toString(),
       });
     const token = await pageToken();
-    expect((await form({ ...lead("Bot Fills All"), website: "http://spam.example", form_token: token })).status).toBe(
-      303,
-    );
+    expect(
+      (await form({ ...lead("Bot Fills All"), website: "http://spam.example", form_token: token }))
+        .status,
+    ).toBe(303);
     expect(String(held("Bot Fills All")?.heldReason)).toContain("honeypot filled");
     expect((await form(lead("Bot Skips Hidden"))).status).toBe(303);
     expect(held("Bot Skips Hidden")?.heldReason).toBe("no form token");
     await sleep(MIN_FILL_MS + 200);
-    expect((await form({ ...lead("Form Person"), website: "", form_token: token })).status).toBe(303);
+    expect((await form({ ...lead("Form Person"), website: "", form_token: token })).status).toBe(
+      303,
+    );
     expect(held("Form Person")).toMatchObject({ held: false });
     // The person's message reaches the inbox; by then the bots' would have too, had they gone anywhere.
     await expect.poll(() => inboxHas("Form Person"), { timeout: 10_000 }).toBe(true);
@@ -188,13 +220,20 @@ describe("who sells to whom", () => {
       "Hello, we look after aquariums in offices across the state. Would you be open to a quick call about one for your lobby?";
     const request =
       "Hello, we keep an aquarium in our lobby and its controller needs to report to our network. Can you help us set that up?";
-    expect((await postJson(lead("Aquarium Seller", pitch), { "x-form-token": token })).status).toBe(201);
-    expect((await postJson(lead("Aquarium Owner", request), { "x-form-token": token })).status).toBe(201);
+    expect((await postJson(lead("Aquarium Seller", pitch), { "x-form-token": token })).status).toBe(
+      201,
+    );
+    expect(
+      (await postJson(lead("Aquarium Owner", request), { "x-form-token": token })).status,
+    ).toBe(201);
     expect(held("Aquarium Seller")).toMatchObject({ held: false, verdict: "suspect" });
     expect(held("Aquarium Owner")).toMatchObject({ held: false, verdict: "clean" });
     const subject = (name: string) =>
-      smtp.received.find((m) => /New inquiry/.test(m.mail.subject ?? "") && m.raw.includes(name))?.mail.subject;
-    await expect.poll(() => subject("Aquarium Seller"), { timeout: 10_000 }).toMatch(/^\[Possible spam\] New inquiry/);
+      smtp.received.find((m) => /New inquiry/.test(m.mail.subject ?? "") && m.raw.includes(name))
+        ?.mail.subject;
+    await expect
+      .poll(() => subject("Aquarium Seller"), { timeout: 10_000 })
+      .toMatch(/^\[Possible spam\] New inquiry/);
     await expect.poll(() => subject("Aquarium Owner"), { timeout: 10_000 }).toMatch(/^New inquiry/);
   });
 });
@@ -221,7 +260,9 @@ describe("in Chromium", () => {
     await person(offPage, "Chromium Person NoJS");
     await offPage.waitForURL(/\/contact\/sent\?t=/);
     await expect
-      .poll(() => inboxHas("Chromium Person JS") && inboxHas("Chromium Person NoJS"), { timeout: 10_000 })
+      .poll(() => inboxHas("Chromium Person JS") && inboxHas("Chromium Person NoJS"), {
+        timeout: 10_000,
+      })
       .toBe(true);
     await on.close();
     await off.close();
@@ -272,26 +313,33 @@ describe("the content filter learns from the company", () => {
     const released = String(held("Learning Marketer")?.id);
     expect(cli("spam", delivered).stdout).toContain(`Marked ${delivered} as spam`);
     // Held from now on (its email went already: nothing was waiting to cancel).
-    expect(held("Learning Person")).toMatchObject({ held: true, heldReason: "marked as spam by a person" });
+    expect(held("Learning Person")).toMatchObject({
+      held: true,
+      heldReason: "marked as spam by a person",
+    });
     const reason = held("Learning Marketer")?.heldReason;
     expect(reason).toBeTruthy();
     expect(cli("not-spam", released).status).toBe(0);
     // This test's marks (another test's release is a mark too).
     const marks = () =>
-      (JSON.parse(cli("training", "--json").stdout) as Array<{ inquiryId: string; label: string }>).filter((m) =>
-        [delivered, released].includes(m.inquiryId),
-      );
+      (
+        JSON.parse(cli("training", "--json").stdout) as Array<{ inquiryId: string; label: string }>
+      ).filter((m) => [delivered, released].includes(m.inquiryId));
     expect(marks().map((m) => [m.inquiryId, m.label])).toEqual([
       [delivered, "spam"],
       [released, "genuine"],
     ]);
     expect(cli("training").stdout).toContain("Learning Marketer");
-    expect(cli("training", "undo", delivered).stdout).toContain(`Took back the mark on ${delivered}`);
+    expect(cli("training", "undo", delivered).stdout).toContain(
+      `Took back the mark on ${delivered}`,
+    );
     expect(marks()).toHaveLength(1);
     expect(cli("training", "undo", delivered).status).toBe(1);
     expect(cli("spam", "no-such-id").status).toBe(1);
     // `release ID --undo`: held again for its reason, and the filter's mark as it was (none).
-    expect(cli("not-spam", released, "--undo").stdout).toContain(`Undid the not-spam of ${released}`);
+    expect(cli("not-spam", released, "--undo").stdout).toContain(
+      `Undid the not-spam of ${released}`,
+    );
     expect(held("Learning Marketer")).toMatchObject({ held: true, heldReason: reason });
     expect(marks()).toEqual([]);
     expect(cli("not-spam", released, "--undo").stdout).toContain("Nothing to undo");
@@ -312,6 +360,9 @@ describe("held messages are reviewable", () => {
     expect(held("Bot Released")).toMatchObject({ held: false, heldReason: null });
     await expect.poll(() => inboxHas("Bot Released"), { timeout: 10_000 }).toBe(true);
     // Released twice: nothing more happens, and it says so.
-    expect(cli("not-spam", id)).toMatchObject({ status: 0, stdout: expect.stringContaining("was not held") });
+    expect(cli("not-spam", id)).toMatchObject({
+      status: 0,
+      stdout: expect.stringContaining("was not held"),
+    });
   }, 30_000);
 });

@@ -36,7 +36,9 @@ function deployedCopy(prefix: string, lacking?: string): string {
   for (const name of ["app", "server", "db", "node_modules", "package.json"])
     symlinkSync(join(root, name), join(app, name));
   cpSync(join(root, "server.js"), join(app, "server.js"));
-  for (const part of ["build/client", "build/server", "build/server-main"].filter((p) => p !== lacking))
+  for (const part of ["build/client", "build/server", "build/server-main"].filter(
+    (p) => p !== lacking,
+  ))
     cpSync(join(root, part), join(app, part), { recursive: true });
   return app;
 }
@@ -45,7 +47,12 @@ function deployedCopy(prefix: string, lacking?: string): string {
 const runServerJs = async (app: string) =>
   spawnSync(process.execPath, ["server.js"], {
     cwd: app,
-    env: { ...process.env, HOST: "127.0.0.1", PORT: String(await freePort()), DATA_DIR: join(app, "data") },
+    env: {
+      ...process.env,
+      HOST: "127.0.0.1",
+      PORT: String(await freePort()),
+      DATA_DIR: join(app, "data"),
+    },
     encoding: "utf8",
     timeout: 10_000,
     killSignal: "SIGKILL",
@@ -96,7 +103,9 @@ describe("a start that cannot succeed says so in one line", () => {
       (e: Error) => e.message,
     );
     expect(err).toMatch(/server exited \(1\)/);
-    const fatal = lines(String(err).replace(/^server exited \(1\):\n/, "")).filter((l) => l.level === "fatal");
+    const fatal = lines(String(err).replace(/^server exited \(1\):\n/, "")).filter(
+      (l) => l.level === "fatal",
+    );
     return { err: String(err), fatal };
   };
 
@@ -113,12 +122,19 @@ describe("a start that cannot succeed says so in one line", () => {
 
   it.each([
     ["not set, with a relay", "", /^SITE_URL: not set; the links in a lead point at it/],
-    ["with a path", "https://www.teton.test/site", /^SITE_URL: has a path, query or fragment \(\/site\)/],
+    [
+      "with a path",
+      "https://www.teton.test/site",
+      /^SITE_URL: has a path, query or fragment \(\/site\)/,
+    ],
     ["with user:password", "https://ops:secret@www.teton.test", /^SITE_URL: has user:password/],
     ["over http", "http://www.teton.test", /^SITE_URL: http:\/\/ would send the links in a lead/],
   ])("SITE_URL %s stops the start with one line saying why", async (_what, value, said) => {
     // A relay: the links leave this machine.
-    const { err, fatal } = await refusedStart({ SITE_URL: value, SMTP_URL: "smtp://127.0.0.1:2525" });
+    const { err, fatal } = await refusedStart({
+      SITE_URL: value,
+      SMTP_URL: "smtp://127.0.0.1:2525",
+    });
     expect(fatal).toHaveLength(1);
     expect(fatal[0]?.msg).toMatch(said);
     expect(err).not.toMatch(/server started/);
@@ -126,7 +142,10 @@ describe("a start that cannot succeed says so in one line", () => {
 
   it("SITE_URL over http to this machine (localhost, 127.0.0.1, ::1) starts; unset, so does `npm start` on a laptop, whose leads stay in DATA_DIR/mail", async () => {
     for (const value of ["http://localhost:3000", "http://127.0.0.1:8080", "http://[::1]", ""]) {
-      const started = await startServer({ SITE_URL: value, SMTP_URL: value ? "smtp://127.0.0.1:2525" : "" });
+      const started = await startServer({
+        SITE_URL: value,
+        SMTP_URL: value ? "smtp://127.0.0.1:2525" : "",
+      });
       expect(started.output(), value).toContain("server started");
       await started.stop();
     }
@@ -134,7 +153,8 @@ describe("a start that cannot succeed says so in one line", () => {
 
   it("`node server.js` on an old Node says in one line what it needs", async () => {
     // This Node 24, told it is Node 20 before server.js runs: the check reads process.versions.
-    const claim20 = 'data:text/javascript,Object.defineProperty(process.versions,"node",{value:"20.19.0"})';
+    const claim20 =
+      'data:text/javascript,Object.defineProperty(process.versions,"node",{value:"20.19.0"})';
     const run = spawnSync(process.execPath, ["--import", claim20, "server.js"], {
       cwd: root,
       // Were the check to let it through, the server would start: somewhere harmless, and not for long.
@@ -151,7 +171,9 @@ describe("a start that cannot succeed says so in one line", () => {
     expect(run.status).toBe(1);
     const said = run.stderr.trim().split("\n");
     expect(said).toHaveLength(1);
-    expect(said[0]).toMatch(/needs Node 24 or newer; this is Node 20\.19\.0\. Run it with `npm start`/);
+    expect(said[0]).toMatch(
+      /needs Node 24 or newer; this is Node 20\.19\.0\. Run it with `npm start`/,
+    );
     expect(run.stdout).toBe("");
   });
 
@@ -219,7 +241,11 @@ describe("a start that cannot succeed says so in one line", () => {
     rmSync(join(app, "package.json")); // the project's own, linked: never written through
     writeFileSync(join(app, "package.json"), JSON.stringify(pkg));
     // Older than the build: only the build's state can make it build.
-    utimesSync(join(app, "package.json"), new Date(Date.now() - 600_000), new Date(Date.now() - 600_000));
+    utimesSync(
+      join(app, "package.json"),
+      new Date(Date.now() - 600_000),
+      new Date(Date.now() - 600_000),
+    );
     const port = await freePort();
     const npm = spawn("npm", ["start"], {
       cwd: app,
@@ -286,10 +312,13 @@ describe("a start that cannot succeed says so in one line", () => {
     expect("contactContext" in build.entry.module).toBe(true);
     await expect(make(build.entry)().ready).resolves.toBeUndefined();
     // Without that export, the start is refused with one line that says where it belongs.
-    const { contactContext: _, ...withoutKey } = build.entry.module as unknown as Record<string, unknown>;
-    await expect(make({ module: withoutKey as unknown as ServerBuild["entry"]["module"] })().ready).rejects.toThrow(
-      /contactContext from app\/entry\.server\.tsx/,
-    );
+    const { contactContext: _, ...withoutKey } = build.entry.module as unknown as Record<
+      string,
+      unknown
+    >;
+    await expect(
+      make({ module: withoutKey as unknown as ServerBuild["entry"]["module"] })().ready,
+    ).rejects.toThrow(/contactContext from app\/entry\.server\.tsx/);
   });
 });
 
@@ -383,7 +412,10 @@ console.log("BUILT");
   mkdirSync(join(project, "server"));
   writeFileSync(join(project, "server/main.ts"), "");
   const start = () => {
-    const r = spawnSync(process.execPath, ["scripts/ensure-build.js"], { cwd: project, encoding: "utf8" });
+    const r = spawnSync(process.execPath, ["scripts/ensure-build.js"], {
+      cwd: project,
+      encoding: "utf8",
+    });
     expect(r.status, r.stderr).toBe(0);
     return r.stdout.includes("BUILT");
   };
@@ -393,7 +425,8 @@ console.log("BUILT");
     writeFileSync(join(project, "now"), "");
     return statSync(join(project, "now")).mtimeMs;
   };
-  const at = (file: string, ms: number) => utimesSync(join(project, file), new Date(ms), new Date(ms));
+  const at = (file: string, ms: number) =>
+    utimesSync(join(project, file), new Date(ms), new Date(ms));
   const sources = ["package.json", "package-lock.json", "server/main.ts", "server"];
   for (const file of sources) at(file, now() - 120_000);
   const editedAfterTheBuild = (file: string) => {
@@ -438,25 +471,37 @@ it("npm start builds again when a build-time variable changed (SITE_URL), not fo
   rmSync(join(app, "package.json")); // the project's own, linked: never written through
   writeFileSync(join(app, "package.json"), JSON.stringify(pkg));
   // Older than the build: only the build-time variables can make it build.
-  utimesSync(join(app, "package.json"), new Date(Date.now() - 600_000), new Date(Date.now() - 600_000));
+  utimesSync(
+    join(app, "package.json"),
+    new Date(Date.now() - 600_000),
+    new Date(Date.now() - 600_000),
+  );
   // What this project's `npm run build` read, now written in .env; the environment sets none of it.
-  const recorded = JSON.parse(readFileSync(join(app, "build/server/build-time.json"), "utf8")) as Record<
-    string,
-    string | null
-  >;
+  const recorded = JSON.parse(
+    readFileSync(join(app, "build/server/build-time.json"), "utf8"),
+  ) as Record<string, string | null>;
   expect(Object.keys(recorded).sort()).toEqual([...BUILD_TIME].sort());
   const env = Object.fromEntries(Object.entries(process.env).filter(([k]) => !(k in recorded)));
   const start = (dotenv: Record<string, string | null>) => {
     const lines = Object.entries({ ...recorded, ...dotenv }).filter(([, v]) => v !== null);
     writeFileSync(join(app, ".env"), lines.map(([k, v]) => `${k}=${v}\n`).join(""));
-    const r = spawnSync(process.execPath, ["scripts/ensure-build.js"], { cwd: app, env, encoding: "utf8" });
+    const r = spawnSync(process.execPath, ["scripts/ensure-build.js"], {
+      cwd: app,
+      env,
+      encoding: "utf8",
+    });
     expect(r.status, r.stderr).toBe(0);
     return r.stdout;
   };
   try {
     expect(start({ SMTP_URL: "smtp://relay-a.example.com:587" })).toBe("");
-    expect(start({ SMTP_URL: "smtp://relay-b.example.com:587", CONTACT_TO: "sales@example.com" })).toBe("");
-    const built = start({ SMTP_URL: "smtp://relay-b.example.com:587", SITE_URL: "https://www.changed.test" });
+    expect(
+      start({ SMTP_URL: "smtp://relay-b.example.com:587", CONTACT_TO: "sales@example.com" }),
+    ).toBe("");
+    const built = start({
+      SMTP_URL: "smtp://relay-b.example.com:587",
+      SITE_URL: "https://www.changed.test",
+    });
     expect(built).toMatch(/^SITE_URL changed since the last build: building…\n[\s\S]*BUILT/);
   } finally {
     rmSync(app, { recursive: true, force: true });
@@ -483,6 +528,8 @@ it("a start on SQLite whose leads leave the machine warns in one line when DATA_
   expect(said[0]?.msg).toContain(`DATA_DIR is relative (${dir})`);
   expect(said[0]?.msg).toContain("/var/lib/teton");
   // An absolute folder (the image's /data), or leads that stay on this machine (a laptop's npm start): no word.
-  expect(await warned({ ...relay, DATA_DIR: mkdtempSync(join(tmpdir(), "absolute-data-")) })).toHaveLength(0);
+  expect(
+    await warned({ ...relay, DATA_DIR: mkdtempSync(join(tmpdir(), "absolute-data-")) }),
+  ).toHaveLength(0);
   expect(await warned({ SMTP_URL: "", DATA_DIR: relativeDir() })).toHaveLength(0);
 }, 120_000);

@@ -84,10 +84,17 @@ describe("storage that does not work at start", () => {
       });
       expect(api.status).toBe(503);
       expect(api.headers.get("retry-after")).toBeTruthy();
-      const form = await raw(s.url, { method: "POST", path: "/contact", headers: formHeaders(), body: FORM_BODY });
+      const form = await raw(s.url, {
+        method: "POST",
+        path: "/contact",
+        headers: formHeaders(),
+        body: FORM_BODY,
+      });
       expect(form.status).toBe(503);
       expect(form.headers["retry-after"]).toBeTruthy();
-      expect(lines(s.output()).filter((l) => String(l.msg).startsWith("contact storage unavailable"))).toHaveLength(1);
+      expect(
+        lines(s.output()).filter((l) => String(l.msg).startsWith("contact storage unavailable")),
+      ).toHaveLength(1);
       // The operator fixes the folder; the server notices without a restart.
       rmSync(blocker);
       let status = 0;

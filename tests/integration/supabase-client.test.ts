@@ -73,7 +73,8 @@ describe("the hosted platform's client library, pointed at this server", () => {
     const page = await browser.newPage();
     const requests: Array<{ method: string; headers: Record<string, string> }> = [];
     page.on("request", (r) => {
-      if (r.url().includes("/functions/v1/send-email")) requests.push({ method: r.method(), headers: r.headers() });
+      if (r.url().includes("/functions/v1/send-email"))
+        requests.push({ method: r.method(), headers: r.headers() });
     });
     await page.goto(partnerOrigin);
     const result = await page.evaluate(
@@ -84,7 +85,11 @@ describe("the hosted platform's client library, pointed at this server", () => {
         const { data, error } = await client.functions.invoke("send-email", { body });
         return { data, error: error ? String(error) : null };
       },
-      { url: server.url, key: DEFAULT_PUBLIC_KEY, body: { ...lead, name: "Grace from the partner site" } },
+      {
+        url: server.url,
+        key: DEFAULT_PUBLIC_KEY,
+        body: { ...lead, name: "Grace from the partner site" },
+      },
     );
     expect(result.error).toBeNull();
     expect(result.data).toMatchObject({ ok: true, id: expect.any(String) });
@@ -135,34 +140,54 @@ describe("the hosted platform's client library, pointed at this server", () => {
     });
     await page.close();
     // The same genuine lead from Node: no Origin, no token, as a scripted bot sends it — held as before.
-    const { data } = await createClient(server.url, DEFAULT_PUBLIC_KEY).functions.invoke("send-email", {
-      body: { ...lead, name: "Ada from a script", message: "Hi, can you quote moving our office network to Casper?" },
-    });
+    const { data } = await createClient(server.url, DEFAULT_PUBLIC_KEY).functions.invoke(
+      "send-email",
+      {
+        body: {
+          ...lead,
+          name: "Ada from a script",
+          message: "Hi, can you quote moving our office network to Casper?",
+        },
+      },
+    );
     const listed = JSON.parse(
       spawnSync(process.execPath, ["scripts/inquiries.ts", "list", "--json"], {
         cwd: root,
         env: { ...process.env, DATA_DIR: server.dataDir, DATABASE_URL: "" },
         encoding: "utf8",
       }).stdout,
-    ) as Array<{ id: string; verdict: string; heldReason: string | null; deliveries: Array<{ channel: string }> }>;
+    ) as Array<{
+      id: string;
+      verdict: string;
+      heldReason: string | null;
+      deliveries: Array<{ channel: string }>;
+    }>;
     const of = (id: string) => listed.find((r) => r.id === id);
     expect(of(genuine)?.verdict).toBe("clean");
     expect(of(genuine)?.deliveries.map((d) => d.channel)).toEqual(["email"]);
     expect(["suspect", "held"]).toContain(of(pitch)?.verdict);
     expect(of(pitch)?.heldReason ?? "").not.toMatch(/no form token/);
-    expect(of((data as { id: string }).id)).toMatchObject({ verdict: "held", heldReason: "no form token" });
+    expect(of((data as { id: string }).id)).toMatchObject({
+      verdict: "held",
+      heldReason: "no form token",
+    });
   });
 
   it("is refused from an origin that is not allowed", async () => {
     const page = await browser.newPage();
     const other = createServer((_req, res) => {
-      res.writeHead(200, { "content-type": "text/html" }).end("<!doctype html><title>Other</title>");
+      res
+        .writeHead(200, { "content-type": "text/html" })
+        .end("<!doctype html><title>Other</title>");
     });
     await new Promise<void>((r) => other.listen(0, "127.0.0.1", r));
     try {
       await page.goto(`http://127.0.0.1:${(other.address() as AddressInfo).port}`);
       await page.addScriptTag({
-        content: readFileSync(`${root}node_modules/@supabase/supabase-js/dist/umd/supabase.js`, "utf8"),
+        content: readFileSync(
+          `${root}node_modules/@supabase/supabase-js/dist/umd/supabase.js`,
+          "utf8",
+        ),
       });
       const result = await page.evaluate(
         async ({ url, key }) => {

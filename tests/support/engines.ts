@@ -14,7 +14,8 @@ export async function engineEnv(
 ): Promise<{ env: Record<string, string>; cleanup: () => Promise<void> }> {
   const dataDir = mkdtempSync(join(tmpdir(), `${name}-`));
   const removeDir = () => rmSync(dataDir, { recursive: true, force: true });
-  if (engine === "sqlite") return { env: { DATA_DIR: dataDir, DATABASE_URL: "" }, cleanup: async () => removeDir() };
+  if (engine === "sqlite")
+    return { env: { DATA_DIR: dataDir, DATABASE_URL: "" }, cleanup: async () => removeDir() };
   const db = await createTestDatabase(inject("pgAdminUrl"), name);
   return {
     env: { DATA_DIR: dataDir, DATABASE_URL: db.url },

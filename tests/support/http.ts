@@ -43,7 +43,11 @@ export function streamChunked(
     socket.write(
       `${method} ${path} HTTP/1.1\r\nHost: ${u.host}\r\nContent-Type: ${contentType}\r\nTransfer-Encoding: chunked\r\n\r\n`,
     );
-    const chunk = Buffer.concat([Buffer.from("10000\r\n"), Buffer.alloc(0x10000, 97), Buffer.from("\r\n")]);
+    const chunk = Buffer.concat([
+      Buffer.from("10000\r\n"),
+      Buffer.alloc(0x10000, 97),
+      Buffer.from("\r\n"),
+    ]);
     const pump = () => {
       while (!done && sent < maxBytes) {
         sent += 0x10000;
@@ -60,12 +64,19 @@ export function streamChunked(
 export function raw(
   url: string,
   opts: { method?: string; path: string; headers?: Record<string, string>; body?: string | Buffer },
-): Promise<{ status: number; headers: Record<string, string | string[] | undefined>; body: string }> {
+): Promise<{
+  status: number;
+  headers: Record<string, string | string[] | undefined>;
+  body: string;
+}> {
   return new Promise((resolve, reject) => {
     const u = new URL(url);
     // A body goes with its Content-Length (as browsers send it); without one Node would stream it chunked.
     const headers = { ...opts.headers };
-    if (opts.body !== undefined && !Object.keys(headers).some((h) => h.toLowerCase() === "content-length")) {
+    if (
+      opts.body !== undefined &&
+      !Object.keys(headers).some((h) => h.toLowerCase() === "content-length")
+    ) {
       headers["content-length"] = String(Buffer.byteLength(opts.body));
     }
     const req = httpRequest(

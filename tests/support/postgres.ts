@@ -1,6 +1,15 @@
 import { execFileSync } from "node:child_process";
 import { randomUUID } from "node:crypto";
-import { chmodSync, chownSync, cpSync, existsSync, mkdtempSync, readFileSync, renameSync, rmSync } from "node:fs";
+import {
+  chmodSync,
+  chownSync,
+  cpSync,
+  existsSync,
+  mkdtempSync,
+  readFileSync,
+  renameSync,
+  rmSync,
+} from "node:fs";
 import { tmpdir } from "node:os";
 import { dirname, join } from "node:path";
 import { freePort } from "./ports.ts";
@@ -24,7 +33,9 @@ export async function startPostgres(): Promise<{ url: string; dataDir: string; s
   const port = await freePort();
   // The real clock, in a test run under faketime: libfaketime keeps its lock_timeout from ever
   // firing, and the application takes no time from the database.
-  const preload = (process.env.LD_PRELOAD ?? "").split(/[: ]/).filter((lib) => lib && !lib.includes("libfaketime"));
+  const preload = (process.env.LD_PRELOAD ?? "")
+    .split(/[: ]/)
+    .filter((lib) => lib && !lib.includes("libfaketime"));
   const env = { ...process.env, LD_PRELOAD: preload.join(":") };
   const run = (cmd: string, args: string[]) =>
     user
@@ -67,13 +78,17 @@ async function serverBin(user: string): Promise<string> {
   try {
     bin = dirname(((await import(pkg)) as { initdb: string }).initdb);
   } catch {
-    throw new Error(`PostgreSQL's binaries (${pkg}) are not installed: run npm install, or set TEST_DATABASE_URL.`);
+    throw new Error(
+      `PostgreSQL's binaries (${pkg}) are not installed: run npm install, or set TEST_DATABASE_URL.`,
+    );
   }
   if (!user || reaches(user, bin)) return bin;
   // A project under /root (mode 700): the server's user cannot reach node_modules, so it runs a copy of
   // the package's binaries and libraries in the temporary folder, made once for each version.
   const native = dirname(bin);
-  const { version } = JSON.parse(readFileSync(join(native, "..", "package.json"), "utf8")) as { version: string };
+  const { version } = JSON.parse(readFileSync(join(native, "..", "package.json"), "utf8")) as {
+    version: string;
+  };
   const copy = join(tmpdir(), `${pkg.slice(1).replace("/", "-")}-${version}`);
   if (!existsSync(copy)) {
     const partial = mkdtempSync(`${copy}-`);
@@ -99,7 +114,8 @@ function reaches(user: string, bin: string): boolean {
 
 function uidAndGid(user: string): { uid: number; gid: number } | undefined {
   try {
-    const id = (flag: string) => Number(execFileSync("id", [flag, user], { stdio: "pipe" }).toString().trim());
+    const id = (flag: string) =>
+      Number(execFileSync("id", [flag, user], { stdio: "pipe" }).toString().trim());
     return { uid: id("-u"), gid: id("-g") };
   } catch {
     return undefined;

@@ -7,7 +7,12 @@ import type { AddressInfo } from "node:net";
  * answers after: a request held open until the test lets it go).
  */
 export type Received = { headers: IncomingHttpHeaders; body: string; at: number };
-export type Answer = { status: number; headers?: Record<string, string>; delayMs?: number; after?: Promise<unknown> };
+export type Answer = {
+  status: number;
+  headers?: Record<string, string>;
+  delayMs?: number;
+  after?: Promise<unknown>;
+};
 
 export class Receiver {
   readonly received: Received[] = [];

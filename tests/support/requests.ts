@@ -4,9 +4,18 @@ import { CONTACT_API_PATH, DEFAULT_PUBLIC_KEY } from "../../app/contact/api.ts";
 
 /** What the tests that talk to a running server send, and how they read what it logged. */
 
-export const valid = { name: "Ada Lovelace", email: "ada@example.org", company: "", service: "", message: "Hello" };
+export const valid = {
+  name: "Ada Lovelace",
+  email: "ada@example.org",
+  company: "",
+  service: "",
+  message: "Hello",
+};
 /** The JSON endpoint's headers, with the page's anonymous public key (spec §7) as the page sends it. */
-export const json = { "content-type": "application/json", authorization: `Bearer ${DEFAULT_PUBLIC_KEY}` };
+export const json = {
+  "content-type": "application/json",
+  authorization: `Bearer ${DEFAULT_PUBLIC_KEY}`,
+};
 /** A message sent as the contact page's script sends it: with the page's form token (unless `token: false`) and the public key. */
 export async function sendAsPage(
   baseUrl: string,
@@ -15,7 +24,9 @@ export async function sendAsPage(
 ): Promise<Response> {
   const page = token ? await (await fetch(`${baseUrl}/contact`)).text() : null;
   const formToken: Record<string, string> =
-    page === null ? {} : { "x-form-token": /name="form_token" value="([^"]+)"/.exec(page)?.[1] ?? "" };
+    page === null
+      ? {}
+      : { "x-form-token": /name="form_token" value="([^"]+)"/.exec(page)?.[1] ?? "" };
   return fetch(`${baseUrl}${CONTACT_API_PATH}`, {
     method: "POST",
     headers: { ...json, ...formToken, ...headers },

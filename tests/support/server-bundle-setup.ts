@@ -4,8 +4,12 @@ import { execFileSync } from "node:child_process";
 export default function setup() {
   const root = new URL("../../", import.meta.url).pathname;
   const vite = `${root}node_modules/vite/bin/vite.js`;
-  execFileSync(process.execPath, [vite, "build", "--config", "vite.server.config.ts", "--logLevel", "warn"], {
-    cwd: root,
-    stdio: "inherit",
-  });
+  execFileSync(
+    process.execPath,
+    [vite, "build", "--config", "vite.server.config.ts", "--logLevel", "warn"],
+    {
+      cwd: root,
+      stdio: "inherit",
+    },
+  );
 }

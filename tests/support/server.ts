@@ -55,7 +55,8 @@ export async function startServer(
   tuning: Partial<Tuning> = {},
   cwd = root,
 ): Promise<RunningServer> {
-  if (!existsSync(join(cwd, "build/server/index.js"))) throw new Error("No build: run `npm run build` first.");
+  if (!existsSync(join(cwd, "build/server/index.js")))
+    throw new Error("No build: run `npm run build` first.");
   const p = port ?? (await freePort());
   const dataDir = env.DATA_DIR ?? mkdtempSync(join(tmpdir(), "contact-server-"));
   const child = spawn(process.execPath, serverArgs(tuning), {
@@ -83,7 +84,8 @@ export async function startServer(
   // Listening (pages are served at once), and the contact storage either ready or known to be unavailable.
   const settled = () =>
     out.includes("server started") &&
-    (out.includes("contact pipeline ready") || out.includes("contact storage unavailable at start"));
+    (out.includes("contact pipeline ready") ||
+      out.includes("contact storage unavailable at start"));
   while (!settled()) {
     if (child.exitCode !== null) throw new Error(`server exited (${child.exitCode}):\n${out}`);
     // A start under a machine whose cores are all busy took over 20 s (its migrations 10 s alone).
@@ -106,7 +108,8 @@ export async function startServer(
       for (;;) {
         const at = out.indexOf(`"path":"${path}"`);
         if (at >= 0) return out.slice(0, out.lastIndexOf("\n", at) + 1).replace(MARK_LINES, "");
-        if (Date.now() > until) throw new Error(`the log line of ${path} did not come:\n${out.slice(-2000)}`);
+        if (Date.now() > until)
+          throw new Error(`the log line of ${path} did not come:\n${out.slice(-2000)}`);
         await new Promise((r) => setTimeout(r, 10));
       }
     },

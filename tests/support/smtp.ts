@@ -46,14 +46,19 @@ export class TestSmtp {
             disabledCommands: ["STARTTLS"],
             onAuth: (auth, _session, callback) => {
               const ok = auth.username === this.auth?.user && auth.password === this.auth?.pass;
-              callback(ok ? null : new Error("Invalid username or password"), ok ? { user: auth.username } : undefined);
+              callback(
+                ok ? null : new Error("Invalid username or password"),
+                ok ? { user: auth.username } : undefined,
+              );
             },
           }
         : { authOptional: true, disabledCommands: ["STARTTLS", "AUTH"] }),
       logger: false,
       onRcptTo: (address, _session, callback) => {
         if (!this.unknownRecipients.has(address.address)) return callback();
-        const err = new Error(`5.1.1 <${address.address}>: Recipient address rejected: User unknown`);
+        const err = new Error(
+          `5.1.1 <${address.address}>: Recipient address rejected: User unknown`,
+        );
         callback(Object.assign(err, { responseCode: 550 }));
       },
       onData: (stream, _session, callback) => {
@@ -64,7 +69,9 @@ export class TestSmtp {
           if (this.rejectNext > 0) {
             this.rejectNext -= 1;
             this.rejected.push((await simpleParser(Buffer.concat(chunks))).messageId ?? "");
-            const err = Object.assign(new Error("Mailbox busy, try again later"), { responseCode: 451 });
+            const err = Object.assign(new Error("Mailbox busy, try again later"), {
+              responseCode: 451,
+            });
             return callback(err);
           }
           const raw = Buffer.concat(chunks).toString("utf8");

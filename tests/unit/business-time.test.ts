@@ -32,12 +32,16 @@ const at = (iso: string) => Date.parse(iso);
 describe("business time", () => {
   it("counts office hours only: none at night, on Sunday or on a holiday", () => {
     // Saturday 13:00 MST to Tuesday 12:00 MST: Saturday 1 h, Sunday closed, Monday a holiday, Tuesday 3 h.
-    expect(businessMsBetween(at("2027-01-16T13:00-07:00"), at("2027-01-19T12:00-07:00"), facts)).toBe(4 * HOUR);
+    expect(
+      businessMsBetween(at("2027-01-16T13:00-07:00"), at("2027-01-19T12:00-07:00"), facts),
+    ).toBe(4 * HOUR);
     expect(promiseDueAt(at("2027-01-16T13:00-07:00"), facts)).toBe(at("2027-01-19T12:00-07:00"));
     // Received at night: the hours start when the office opens.
     expect(promiseDueAt(at("2027-01-20T23:30-07:00"), facts)).toBe(at("2027-01-21T13:00-07:00"));
     // Nothing backwards.
-    expect(businessMsBetween(at("2027-01-21T12:00-07:00"), at("2027-01-21T10:00-07:00"), facts)).toBe(0);
+    expect(
+      businessMsBetween(at("2027-01-21T12:00-07:00"), at("2027-01-21T10:00-07:00"), facts),
+    ).toBe(0);
   });
 
   it("keeps the office's wall clock across a daylight saving change", () => {
@@ -48,13 +52,16 @@ describe("business time", () => {
   });
 
   it("has no deadline on a calendar with no open hours, and says times as people do", () => {
-    const closed = { ...facts, officeHours: [{ label: "Never", days: ["Monday" as const], text: "Closed" }] };
+    const closed = {
+      ...facts,
+      officeHours: [{ label: "Never", days: ["Monday" as const], text: "Closed" }],
+    };
     expect(businessDeadline(at("2027-01-20T10:00-07:00"), HOUR, closed)).toBeNull();
-    expect([sayBusinessTime(4 * HOUR + 60_000), sayBusinessTime(45 * 60_000), sayBusinessTime(2 * HOUR)]).toEqual([
-      "4 h 1 min",
-      "45 min",
-      "2 h",
-    ]);
+    expect([
+      sayBusinessTime(4 * HOUR + 60_000),
+      sayBusinessTime(45 * 60_000),
+      sayBusinessTime(2 * HOUR),
+    ]).toEqual(["4 h 1 min", "45 min", "2 h"]);
   });
 
   it("is the company's promise: 4 business hours, the stricter of the spec's two (ADR 0020)", () => {

@@ -15,17 +15,25 @@ const mst = (month: number, day: number, hh = 0, mm = 0) =>
   Date.UTC(month === 12 ? 2026 : 2027, month - 1, day, hh + 7, mm);
 const NOW = mst(12, 21, 9, 5);
 const [FROM, TO] = [NOW - DAY, NOW + 45 * DAY];
-const fixture = (name: string) => readFileSync(new URL(`../fixtures/calendars/${name}`, import.meta.url), "utf8");
+const fixture = (name: string) =>
+  readFileSync(new URL(`../fixtures/calendars/${name}`, import.meta.url), "utf8");
 const read = (text: string) => busyOf(text, FROM, TO, OFFICE);
-const sorted = (busy: Array<[number, number]>) => [...busy].sort((a, b) => a[0] - b[0] || a[1] - b[1]);
+const sorted = (busy: Array<[number, number]>) =>
+  [...busy].sort((a, b) => a[0] - b[0] || a[1] - b[1]);
 const calendar = (events: string) =>
   `BEGIN:VCALENDAR\r\nVERSION:2.0\r\nPRODID:-//test//EN\r\n${events}END:VCALENDAR\r\n`;
 
 /** Every day from Dec 20 through Feb 3 (the window read) on which `keep` holds, as [start, end] at hh:mm for `minutes`. */
-function daily(hh: number, mm: number, minutes: number, keep: (date: Date) => boolean = () => true) {
+function daily(
+  hh: number,
+  mm: number,
+  minutes: number,
+  keep: (date: Date) => boolean = () => true,
+) {
   const out: Array<[number, number]> = [];
   for (let t = mst(12, 20, hh, mm); t < TO; t += DAY)
-    if (t + minutes * 60_000 > FROM && keep(new Date(t - 7 * 3_600_000))) out.push([t, t + minutes * 60_000]);
+    if (t + minutes * 60_000 > FROM && keep(new Date(t - 7 * 3_600_000)))
+      out.push([t, t + minutes * 60_000]);
   return out;
 }
 const weekday = (d: Date) => d.getUTCDay() >= 1 && d.getUTCDay() <= 5;
@@ -35,7 +43,12 @@ const on = (d: Date, ...days: Array<[number, number]>) =>
 describe("calendars as their services publish them", () => {
   it("Google Calendar: an all-day event on the office's own day, a moved and a cancelled occurrence, EXDATE lines, another zone", () => {
     const { busy, unknownZones } = read(fixture("google.ics"));
-    const standup = daily(9, 0, 15, (d) => weekday(d) && !on(d, [12, 28], [12, 29], [12, 31], [1, 4]));
+    const standup = daily(
+      9,
+      0,
+      15,
+      (d) => weekday(d) && !on(d, [12, 28], [12, 29], [12, 31], [1, 4]),
+    );
     expect(sorted(busy)).toEqual(
       sorted([
         [mst(12, 22), mst(12, 23)],
@@ -58,7 +71,10 @@ describe("calendars as their services publish them", () => {
     [mst(12, 28, 15), mst(12, 28, 15, 30)],
     [mst(12, 29, 16), mst(12, 29, 16, 30)],
     // Site visits, all day on Fridays; Exchange names the one moved to Monday, Jan 11 by its midnight.
-    ...[mst(12, 25), mst(1, 1), mst(1, 15), mst(1, 22), mst(1, 29)].map((d): [number, number] => [d, d + DAY]),
+    ...[mst(12, 25), mst(1, 1), mst(1, 15), mst(1, 22), mst(1, 29)].map((d): [number, number] => [
+      d,
+      d + DAY,
+    ]),
     [mst(1, 11), mst(1, 12)],
   ]);
 
@@ -89,7 +105,11 @@ describe("calendars as their services publish them", () => {
   it("Nextcloud: a daily event since 1970 blocks today, a weekly one with COUNT ends when counted", () => {
     const { busy } = read(fixture("nextcloud.ics"));
     expect(sorted(busy)).toEqual(
-      sorted([...daily(12, 0, 60), [mst(12, 21, 16), mst(12, 21, 17)], [mst(12, 28, 16), mst(12, 28, 17)]]),
+      sorted([
+        ...daily(12, 0, 60),
+        [mst(12, 21, 16), mst(12, 21, 17)],
+        [mst(12, 28, 16), mst(12, 28, 17)],
+      ]),
     );
   });
 

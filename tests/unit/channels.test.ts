@@ -52,10 +52,13 @@ describe("what an HTTP answer means", () => {
     };
     // The message's section is the one before the context line (a "Reply by" section may precede it).
     const messageOf = (blocks: Array<{ type: string; text?: unknown }>) =>
-      (blocks[blocks.findIndex((b) => b.type === "context") - 1] as { text: { text: string } }).text.text;
+      (blocks[blocks.findIndex((b) => b.type === "context") - 1] as { text: { text: string } }).text
+        .text;
     const text = messageOf(slackMessage(inquiry, []).blocks);
     expect(Array.from(text).length).toBeLessThanOrEqual(3000);
-    expect(text).not.toMatch(/[\uD800-\uDBFF](?![\uDC00-\uDFFF])|(?<![\uD800-\uDBFF])[\uDC00-\uDFFF]/);
+    expect(text).not.toMatch(
+      /[\uD800-\uDBFF](?![\uDC00-\uDFFF])|(?<![\uD800-\uDBFF])[\uDC00-\uDFFF]/,
+    );
     expect(text).toMatch(/cut: the whole message is in the email\)$/);
     expect(messageOf(slackMessage({ ...inquiry, message: "Short." }, []).blocks)).toBe("Short.");
   });

@@ -2,7 +2,13 @@ import { mkdtempSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { describe, expect, it } from "vitest";
-import { corpusKinds, leaveOneKindOut, margin, newKind, withoutNewKind } from "../../scripts/spam-kinds.ts";
+import {
+  corpusKinds,
+  leaveOneKindOut,
+  margin,
+  newKind,
+  withoutNewKind,
+} from "../../scripts/spam-kinds.ts";
 import { TUNING } from "../../server/config.ts";
 import {
   ContentModel,
@@ -30,7 +36,10 @@ describe("the seed corpus", () => {
   });
   it("a corpus folder that is missing, or lacks spam, is refused, named", () => {
     const onlyGenuine = mkdtempSync(join(tmpdir(), "corpus-"));
-    writeFileSync(join(onlyGenuine, "genuine.tsv"), "\tCould you quote a network upgrade for our office?\n");
+    writeFileSync(
+      join(onlyGenuine, "genuine.tsv"),
+      "\tCould you quote a network upgrade for our office?\n",
+    );
     expect(() => seedCorpus(join(onlyGenuine, "missing"))).toThrow(/^ENOENT: .*missing'$/);
     expect(() => seedCorpus(onlyGenuine)).toThrow(/has no spam messages/);
     rmSync(onlyGenuine, { recursive: true, force: true });
@@ -56,7 +65,8 @@ describe("what it reads", () => {
   it("a message's shape: prices, rates, percentages, links, opt-out lines, capitals", () => {
     const t = tokens({
       company: "Rank Agency",
-      message: "GET RANKED NOW: $99, 30% off, $15/hour, see https://x.example. Reply STOP to opt out!!",
+      message:
+        "GET RANKED NOW: $99, 30% off, $15/hour, see https://x.example. Reply STOP to opt out!!",
     });
     for (const shape of ["_price", "_rate", "_percent", "_link", "_optout", "_caps", "_exclaim"])
       expect(t).toContain(shape);
@@ -68,29 +78,37 @@ describe("what it reads", () => {
       company: "",
       message: "Hello Teton Digital team, we need AI consulting for our infrastructure.",
     });
-    for (const own of ["teton", "digital", "hello teton", "teton digital", "ai", "consulting", "infrastructure"])
+    for (const own of [
+      "teton",
+      "digital",
+      "hello teton",
+      "teton digital",
+      "ai",
+      "consulting",
+      "infrastructure",
+    ])
       expect(t).not.toContain(own);
     expect(t).toContain("hello");
   });
   it("no shape in a plain question, and the usual acronyms are not shouting", () => {
-    const t = tokens({ company: "", message: "Can you help us move our ERP and CRM to AWS? Our IT person left." });
+    const t = tokens({
+      company: "",
+      message: "Can you help us move our ERP and CRM to AWS? Our IT person left.",
+    });
     expect(t.filter((x) => x.startsWith("_"))).toEqual([]);
   });
 });
 
 describe("who sells to whom", () => {
   it("reads a seller's stance and a buyer's, whatever the words", () => {
-    const on = (message: string) => tokens({ company: "", message }).filter((t) => t.startsWith("stance:"));
-    expect(on("Hi, we help firms like yours grow your revenue. Would you be open to a quick call?")).toEqual([
-      "stance:offer",
-      "stance:yourBusiness",
-      "stance:asksForTime",
-      "stance:youHeavy",
-    ]);
-    expect(on("Hello, our office printers keep failing and we need someone this week. Can you help?")).toEqual([
-      "stance:request",
-      "stance:ourThings",
-    ]);
+    const on = (message: string) =>
+      tokens({ company: "", message }).filter((t) => t.startsWith("stance:"));
+    expect(
+      on("Hi, we help firms like yours grow your revenue. Would you be open to a quick call?"),
+    ).toEqual(["stance:offer", "stance:yourBusiness", "stance:asksForTime", "stance:youHeavy"]);
+    expect(
+      on("Hello, our office printers keep failing and we need someone this week. Can you help?"),
+    ).toEqual(["stance:request", "stance:ourThings"]);
   });
   it("marks a pitch in words the corpus never had, and delivers a request about the same thing", () => {
     const pitch = {
@@ -113,7 +131,8 @@ describe("how far words are trusted", () => {
   it("the stance weighs: a seller's adds, a buyer's takes off", () => {
     for (const seller of ["offer", "yourBusiness", "asksForTime"])
       expect(model.weight(`stance:${seller}`)).toBeGreaterThan(0);
-    for (const buyer of ["request", "ourThings"]) expect(model.weight(`stance:${buyer}`)).toBeLessThan(0);
+    for (const buyer of ["request", "ourThings"])
+      expect(model.weight(`stance:${buyer}`)).toBeLessThan(0);
   });
   it("keeps a margin: no genuine inquiry of a kind it never saw comes within 2 in log-odds of the hold", () => {
     const kinds = corpusKinds(seed);

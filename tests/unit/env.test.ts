@@ -34,10 +34,12 @@ describe("the environment", () => {
       expect(env.WEBHOOK_SECRET).toBe(both);
     }
     // Quotes that do not wrap the whole value are the value's own.
-    expect(() => loadEnv({ WEBHOOK_URL: "https://hooks.example.com/in", WEBHOOK_SECRET: `"${both}` })).toThrow(
-      /WEBHOOK_SECRET/,
+    expect(() =>
+      loadEnv({ WEBHOOK_URL: "https://hooks.example.com/in", WEBHOOK_SECRET: `"${both}` }),
+    ).toThrow(/WEBHOOK_SECRET/);
+    expect(loadEnv({ SMTP_FROM: '"Teton" <no-reply@example.com>' }).SMTP_FROM).toBe(
+      '"Teton" <no-reply@example.com>',
     );
-    expect(loadEnv({ SMTP_FROM: '"Teton" <no-reply@example.com>' }).SMTP_FROM).toBe('"Teton" <no-reply@example.com>');
   });
 
   it("an empty value in quotes (`SITE_URL=\"\"` through podman's --env-file) is not set: the links' check sees it unset", () => {
@@ -52,18 +54,23 @@ describe("the environment", () => {
   it("reads the same name in two services' routes, and braces inside a value, as no repetition", () => {
     const routes = {
       "AI Consulting": { to: "ai@example.com" },
-      "IT Consulting": { to: "cloud@example.com", slack: 'https://hooks.slack.example/T/B/{x},"to":' },
+      "IT Consulting": {
+        to: "cloud@example.com",
+        slack: 'https://hooks.slack.example/T/B/{x},"to":',
+      },
     };
     expect(loadEnv({ CONTACT_ROUTES: JSON.stringify(routes) }).CONTACT_ROUTES).toEqual(routes);
-    expect(loadEnv({ ALLOWED_ORIGINS: "https://a.example.com/, http://localhost:5173" }).ALLOWED_ORIGINS).toEqual([
-      "https://a.example.com",
-      "http://localhost:5173",
-    ]);
+    expect(
+      loadEnv({ ALLOWED_ORIGINS: "https://a.example.com/, http://localhost:5173" }).ALLOWED_ORIGINS,
+    ).toEqual(["https://a.example.com", "http://localhost:5173"]);
   });
 
   it("reads leads routed by service line", () => {
     const routes = {
-      "AI Consulting": { to: "ai@example.com, cto@example.com", slack: "https://hooks.slack.example/T/B/ai" },
+      "AI Consulting": {
+        to: "ai@example.com, cto@example.com",
+        slack: "https://hooks.slack.example/T/B/ai",
+      },
     };
     expect(loadEnv({ CONTACT_ROUTES: JSON.stringify(routes) }).CONTACT_ROUTES).toEqual(routes);
   });
@@ -71,14 +78,23 @@ describe("the environment", () => {
   it.each([
     [{ PORT: "eighty" }, /^Invalid environment: PORT: /],
     [{ PORT: "70000" }, /^Invalid environment: PORT: a port number 1-65535$/],
-    [{ SITE_URL: "www.example.com" }, /^Invalid environment: SITE_URL: an http:\/\/ or https:\/\/ URL$/],
+    [
+      { SITE_URL: "www.example.com" },
+      /^Invalid environment: SITE_URL: an http:\/\/ or https:\/\/ URL$/,
+    ],
     [{ CONTACT_ENDPOINT: "send-email" }, /^Invalid environment: CONTACT_ENDPOINT: /],
     [{ RATE_LIMIT_PER_DAY: "-3" }, /^Invalid environment: RATE_LIMIT_PER_DAY: /],
     [{ WEBHOOK_URL: "https://hooks.example/x" }, /WEBHOOK_SECRET: required with WEBHOOK_URL/],
-    [{ SMTP_FROM: "Teton Digital Website" }, /^Invalid environment: SMTP_FROM: a sender with an address/],
+    [
+      { SMTP_FROM: "Teton Digital Website" },
+      /^Invalid environment: SMTP_FROM: a sender with an address/,
+    ],
     // A password in a receiver's URL would be written into logs, stored errors and alerts: refused at start.
     [
-      { WEBHOOK_URL: "https://crm:s3cret@hooks.example/x", WEBHOOK_SECRET: `whsec_${"A".repeat(32)}` },
+      {
+        WEBHOOK_URL: "https://crm:s3cret@hooks.example/x",
+        WEBHOOK_SECRET: `whsec_${"A".repeat(32)}`,
+      },
       /^Invalid environment: WEBHOOK_URL: no user:password@ in the URL/,
     ],
     [
@@ -115,7 +131,11 @@ describe("the environment", () => {
       /^Invalid environment: CONTACT_ROUTES: unknown service "AI Consultancy" \(one of IT Infrastructure Solutions, .*, none\)$/,
     ],
     [
-      { CONTACT_ROUTES: JSON.stringify({ "AI Consulting": { to: "ai@example.com, not-an-address" } }) },
+      {
+        CONTACT_ROUTES: JSON.stringify({
+          "AI Consulting": { to: "ai@example.com, not-an-address" },
+        }),
+      },
       /^Invalid environment: CONTACT_ROUTES: "AI Consulting".to: email addresses, comma-separated$/,
     ],
     [

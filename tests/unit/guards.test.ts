@@ -31,9 +31,14 @@ describe("TRUST_PROXY", () => {
     expect(parseTrustProxy(value)).toEqual(expected);
   });
 
-  it.each(["yes", "1.2.3", "10.0.0.0/33", "loopback,,", "-1", "one"])("refuses %j with one line", (value) => {
-    expect(() => parseTrustProxy(value)).toThrow(/^Invalid environment: TRUST_PROXY: ".*" is not an address/);
-  });
+  it.each(["yes", "1.2.3", "10.0.0.0/33", "loopback,,", "-1", "one"])(
+    "refuses %j with one line",
+    (value) => {
+      expect(() => parseTrustProxy(value)).toThrow(
+        /^Invalid environment: TRUST_PROXY: ".*" is not an address/,
+      );
+    },
+  );
 
   /** What Express makes of X-Forwarded-For with the parsed setting, on a real server. */
   async function clientIp(setting: string, forwardedFor: string): Promise<string> {
@@ -46,7 +51,9 @@ describe("TRUST_PROXY", () => {
     await new Promise((r) => server.once("listening", r));
     try {
       const { port } = server.address() as AddressInfo;
-      const res = await fetch(`http://127.0.0.1:${port}/`, { headers: { "x-forwarded-for": forwardedFor } });
+      const res = await fetch(`http://127.0.0.1:${port}/`, {
+        headers: { "x-forwarded-for": forwardedFor },
+      });
       return await res.text();
     } finally {
       server.close();
@@ -63,7 +70,10 @@ describe("TRUST_PROXY", () => {
 
 describe("client address keys", () => {
   it("keys IPv4 by the address and its /24", () => {
-    expect(clientKeys("198.51.100.9")).toEqual({ address: "198.51.100.9", network: "198.51.100.0/24" });
+    expect(clientKeys("198.51.100.9")).toEqual({
+      address: "198.51.100.9",
+      network: "198.51.100.0/24",
+    });
     expect(clientKeys("::ffff:198.51.100.9")).toEqual(clientKeys("198.51.100.9"));
   });
   it("keys IPv6 by its /64 and its /48, however it is written", () => {
@@ -152,10 +162,24 @@ describe("warnings never log a visitor's address", () => {
 
 describe("hosts nobody publishes on (one rule for placeholders, public builds, feeds and links)", () => {
   it("are this machine and the names reserved for examples and tests", () => {
-    const reserved = ["example.com", "www.example.org", "EXAMPLE.NET.", "example", "shop.test", "x.invalid"];
+    const reserved = [
+      "example.com",
+      "www.example.org",
+      "EXAMPLE.NET.",
+      "example",
+      "shop.test",
+      "x.invalid",
+    ];
     const local = ["localhost", "app.localhost", "127.0.0.5", "[::1]"];
     for (const host of [...reserved, ...local]) expect(isReservedHost(host), host).toBe(true);
-    for (const host of ["examples.com", "example.co", "contest", "www.tetondigital.com", "8.8.8.8", "[2001:db8::1]"])
+    for (const host of [
+      "examples.com",
+      "example.co",
+      "contest",
+      "www.tetondigital.com",
+      "8.8.8.8",
+      "[2001:db8::1]",
+    ])
       expect(isReservedHost(host), host).toBe(false);
     expect(local.every(isLoopbackHost)).toBe(true);
     expect(reserved.some(isLoopbackHost)).toBe(false);

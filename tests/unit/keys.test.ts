@@ -15,9 +15,9 @@ describe("the keys in the database", () => {
     await deleteExpiredKeys(db, 10_000, { links: 1_000, form: 1_000 });
     const restarted = new KeyRing();
     await restarted.attach(db, 20_000);
-    expect((await listKeys(db)).filter((k) => k.purpose === "links").map((k) => [k.id, k.retiredAt])).toEqual([
-      ["k2", null],
-    ]);
+    expect(
+      (await listKeys(db)).filter((k) => k.purpose === "links").map((k) => [k.id, k.retiredAt]),
+    ).toEqual([["k2", null]]);
     expect(restarted.signing("links").id).toBe("k2");
     // An id that was made and is gone is a rotation; one never made is not.
     expect(restarted.wasIssued("links", "k1")).toBe(true);

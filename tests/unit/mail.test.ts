@@ -40,8 +40,13 @@ describe("the email an inquiry becomes, as nodemailer composes it", () => {
     );
     const raw = await composeMail(mail);
     const parsed = await simpleParser(raw);
-    expect(parsed.from?.value[0]).toEqual({ name: "Teton Digital Website", address: "no-reply@example.com" });
-    expect(parsed.to && "value" in parsed.to ? parsed.to.value[0]?.address : null).toBe("sales@example.com");
+    expect(parsed.from?.value[0]).toEqual({
+      name: "Teton Digital Website",
+      address: "no-reply@example.com",
+    });
+    expect(parsed.to && "value" in parsed.to ? parsed.to.value[0]?.address : null).toBe(
+      "sales@example.com",
+    );
     // A reply stays with the recipients (it quotes the links); the visitor is answered by the mailto: link.
     expect(parsed.replyTo?.value.map((a) => a.address)).toEqual(["sales@example.com"]);
     expect(parsed.html).toContain("Reply to José &quot;Pepe&quot; Müller</a>");
@@ -88,7 +93,9 @@ describe("the email an inquiry becomes, as nodemailer composes it", () => {
   it("cuts a long subject between characters, never inside one (an emoji is two UTF-16 units)", async () => {
     // "New inquiry: General — " is 23 characters, then 226 more: the 200th UTF-16 unit is inside an emoji.
     const name = "😀".repeat(100);
-    const parsed = await simpleParser(await composeMail(buildMail(inquiry({ name, company: name }), addresses)));
+    const parsed = await simpleParser(
+      await composeMail(buildMail(inquiry({ name, company: name }), addresses)),
+    );
     expect(parsed.subject).not.toContain("\uFFFD");
     expect(parsed.subject?.isWellFormed()).toBe(true);
     expect(Array.from(parsed.subject ?? "")).toHaveLength(200);
@@ -97,7 +104,10 @@ describe("the email an inquiry becomes, as nodemailer composes it", () => {
   it("escapes any script in any field of the HTML part", async () => {
     const script = "<script>alert(1)</script>";
     const raw = await composeMail(
-      buildMail(inquiry({ name: script, company: script, service: script, message: script }), addresses),
+      buildMail(
+        inquiry({ name: script, company: script, service: script, message: script }),
+        addresses,
+      ),
     );
     const parsed = await simpleParser(raw);
     expect(parsed.html).not.toContain("<script>");

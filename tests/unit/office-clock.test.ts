@@ -23,13 +23,21 @@ describe("the office's clock", () => {
   it("puts the deadline four business hours on: across a weekend, a holiday and the daylight-saving change", () => {
     const due = (iso: string) => replyBy(promiseDueAt(at(iso)));
     // Friday 4:00 PM MST: 2 h Friday, 2 h Saturday morning.
-    expect(due("2027-03-12T23:00:00Z")).toBe("Reply by Sat, Mar 13, 12:00 PM MST (4 business hours)");
+    expect(due("2027-03-12T23:00:00Z")).toBe(
+      "Reply by Sat, Mar 13, 12:00 PM MST (4 business hours)",
+    );
     // Saturday 1:00 PM MST: 1 h Saturday; Sunday closed; Monday opens at 9:00 MDT, 3 h more.
-    expect(due("2027-03-13T20:00:00Z")).toBe("Reply by Mon, Mar 15, 12:00 PM MDT (4 business hours)");
+    expect(due("2027-03-13T20:00:00Z")).toBe(
+      "Reply by Mon, Mar 15, 12:00 PM MDT (4 business hours)",
+    );
     // Wednesday before Thanksgiving, 4:00 PM: 2 h; Thursday and Friday are holidays; Saturday 10 to 12.
-    expect(due("2026-11-25T23:00:00Z")).toBe("Reply by Sat, Nov 28, 12:00 PM MST (4 business hours)");
+    expect(due("2026-11-25T23:00:00Z")).toBe(
+      "Reply by Sat, Nov 28, 12:00 PM MST (4 business hours)",
+    );
     // The lead, received late on Thanksgiving: the next open hours are Saturday's.
-    expect(due("2026-11-27T06:56:20.286Z")).toBe("Reply by Sat, Nov 28, 2:00 PM MST (4 business hours)");
+    expect(due("2026-11-27T06:56:20.286Z")).toBe(
+      "Reply by Sat, Nov 28, 2:00 PM MST (4 business hours)",
+    );
   });
 
   it("says how much business time is left, or by how much the deadline was missed", () => {
@@ -48,15 +56,22 @@ describe("the office's clock", () => {
       "Missed by 1 h 30 min of business time",
     );
     // Received Saturday at opening, due at closing; on Sunday it is missed, by no business time yet.
-    expect(deadlineOf({ receivedAt: at("2027-03-13T17:00:00Z"), takenAt: null }, at("2027-03-14T18:00:00Z"))).toEqual({
+    expect(
+      deadlineOf(
+        { receivedAt: at("2027-03-13T17:00:00Z"), takenAt: null },
+        at("2027-03-14T18:00:00Z"),
+      ),
+    ).toEqual({
       replyBy: "Reply by Sat, Mar 13, 2:00 PM MST (4 business hours)",
       state: "Missed",
     });
-    expect(deadlineOf({ receivedAt, takenAt: at("2027-03-13T17:30:00Z") }, at("2027-03-20T00:00:00Z"))?.state).toBe(
-      "Taken in time",
-    );
-    expect(deadlineOf({ receivedAt, takenAt: at("2027-03-15T16:00:00Z") }, at("2027-03-20T00:00:00Z"))?.state).toBe(
-      "Taken late by 3 h of business time",
-    );
+    expect(
+      deadlineOf({ receivedAt, takenAt: at("2027-03-13T17:30:00Z") }, at("2027-03-20T00:00:00Z"))
+        ?.state,
+    ).toBe("Taken in time");
+    expect(
+      deadlineOf({ receivedAt, takenAt: at("2027-03-15T16:00:00Z") }, at("2027-03-20T00:00:00Z"))
+        ?.state,
+    ).toBe("Taken late by 3 h of business time");
   });
 });

@@ -20,6 +20,7 @@ describe("links read from the route table", () => {
     expect([postLink("some-post")]).toEqual(pagePaths(["some-post"], (p) => p.name === "post"));
   });
   it("every page but the post pattern has a named link to its path", () => {
-    for (const p of pages) if (p.name !== "post") expect(link[p.name as keyof typeof link]).toBe(p.path);
+    for (const p of pages)
+      if (p.name !== "post") expect(link[p.name as keyof typeof link]).toBe(p.path);
   });
 });

@@ -13,7 +13,16 @@ afterAll(() => rmSync(dir, { recursive: true, force: true }));
 
 const photo = join(dir, "photo.png");
 // Softened as a photograph is: raw plasma is noise at every pixel, which AVIF encodes far more slowly.
-execFileSync("convert", ["-seed", "3", "-size", "1300x700", "plasma:fractal", "-blur", "0x2", photo]);
+execFileSync("convert", [
+  "-seed",
+  "3",
+  "-size",
+  "1300x700",
+  "plasma:fractal",
+  "-blur",
+  "0x2",
+  photo,
+]);
 
 // Encoding AVIF takes seconds a variant, several times that when every core is busy.
 describe("a photo's variants", { timeout: 180_000 }, () => {
@@ -22,21 +31,26 @@ describe("a photo's variants", { timeout: 180_000 }, () => {
     ["jpeg", "jpeg"],
     ["webp", "webp"],
     ["avif", "webp"],
-  ] as const)("from %s: AVIF and WebP at each width up to its own, and a %s fallback", async (format, fallback) => {
-    const file = join(dir, `photo-${format}.${format === "jpeg" ? "jpg" : format}`);
-    await sharp(photo).toFormat(format).toFile(file);
-    const v = await variants(file);
-    expect([v.width, v.height]).toEqual([1300, 700]);
-    for (const f of ["avif", "webp"] as const) {
-      expect(v.files[f].map(([w]) => w).filter((w) => w !== 1200)).toEqual([480, 720, 1080, 1300]);
-      for (const [w, path] of v.files[f]) {
-        const meta = await sharp(path).metadata();
-        expect([meta.format, meta.width]).toEqual([f === "avif" ? "heif" : "webp", w]);
+  ] as const)(
+    "from %s: AVIF and WebP at each width up to its own, and a %s fallback",
+    async (format, fallback) => {
+      const file = join(dir, `photo-${format}.${format === "jpeg" ? "jpg" : format}`);
+      await sharp(photo).toFormat(format).toFile(file);
+      const v = await variants(file);
+      expect([v.width, v.height]).toEqual([1300, 700]);
+      for (const f of ["avif", "webp"] as const) {
+        expect(v.files[f].map(([w]) => w).filter((w) => w !== 1200)).toEqual([
+          480, 720, 1080, 1300,
+        ]);
+        for (const [w, path] of v.files[f]) {
+          const meta = await sharp(path).metadata();
+          expect([meta.format, meta.width]).toEqual([f === "avif" ? "heif" : "webp", w]);
+        }
       }
-    }
-    const back = await sharp(v.fallback).metadata();
-    expect([back.format, back.width]).toEqual([fallback, 1200]);
-    const og = await sharp(v.og).metadata();
-    expect([og.format, og.width, og.height]).toEqual(["jpeg", 1200, 630]);
-  });
+      const back = await sharp(v.fallback).metadata();
+      expect([back.format, back.width]).toEqual([fallback, 1200]);
+      const og = await sharp(v.og).metadata();
+      expect([og.format, og.width, og.height]).toEqual(["jpeg", 1200, 630]);
+    },
+  );
 });

@@ -3,7 +3,13 @@ import { join } from "node:path";
 import sharp from "sharp";
 import { describe, expect, it } from "vitest";
 import { publishedSlugs } from "#app/content/post-files.ts";
-import { type Post, PostError, parsePost, publishedPosts, renderMarkdown } from "#app/content/post-parser.ts";
+import {
+  type Post,
+  PostError,
+  parsePost,
+  publishedPosts,
+  renderMarkdown,
+} from "#app/content/post-parser.ts";
 import { MIN_WIDTH } from "../../scripts/photos.ts";
 
 const dir = join(process.cwd(), "content/blog");
@@ -63,12 +69,19 @@ describe("post frontmatter", () => {
     const line = Object.keys(fm).indexOf(field) + 2;
     const at = field === "title" ? "" : `, line ${line}`;
     expect(err.message).toMatch(
-      new RegExp(`^content/blog/a-good-post\\.md${at}, ${field}: .*(like:|fields are|slug: a-good-post)`),
+      new RegExp(
+        `^content/blog/a-good-post\\.md${at}, ${field}: .*(like:|fields are|slug: a-good-post)`,
+      ),
     );
   });
 
   it("names every mistake of the file at once, each on its line, with what was found", () => {
-    const fm = { ...frontmatter, date: "2026-13-01", icon: "Rocket", image: "./images/Team Photo.PNG" };
+    const fm = {
+      ...frontmatter,
+      date: "2026-13-01",
+      icon: "Rocket",
+      image: "./images/Team Photo.PNG",
+    };
     const err = errorOf(() => parsePost("content/blog/a-good-post.md", source(fm)));
     expect(err.message.split("\n")).toEqual([
       expect.stringMatching(
@@ -84,17 +97,23 @@ describe("post frontmatter", () => {
   });
 
   it("rejects a file without frontmatter, invalid YAML or no body, saying where", () => {
-    expect(errorOf(() => parsePost("x.md", "# Just a heading")).message).toMatch(/^x\.md, line 1: the file must start/);
-    expect(errorOf(() => parsePost("x.md", "---\nslug: x\ntitle: [unclosed\n---\nbody")).message).toMatch(
-      /^x\.md, line 3: this line is not a field/,
+    expect(errorOf(() => parsePost("x.md", "# Just a heading")).message).toMatch(
+      /^x\.md, line 1: the file must start/,
     );
-    expect(errorOf(() => parsePost("content/blog/a-good-post.md", source(frontmatter, "Too short."))).message).toMatch(
+    expect(
+      errorOf(() => parsePost("x.md", "---\nslug: x\ntitle: [unclosed\n---\nbody")).message,
+    ).toMatch(/^x\.md, line 3: this line is not a field/);
+    expect(
+      errorOf(() => parsePost("content/blog/a-good-post.md", source(frontmatter, "Too short.")))
+        .message,
+    ).toMatch(
       /, line 13: the article after the closing --- is missing or shorter than 200 characters/,
     );
   });
 
   it("leaves out drafts and future posts, newest first, and refuses duplicate slugs", () => {
-    const make = (slug: string, date: string, draft?: boolean) => ({ ...frontmatter, slug, date, draft }) as Post;
+    const make = (slug: string, date: string, draft?: boolean) =>
+      ({ ...frontmatter, slug, date, draft }) as Post;
     const list = [
       make("old", "2024-01-01"),
       make("new", "2025-01-01"),
@@ -102,7 +121,11 @@ describe("post frontmatter", () => {
       make("future", "2099-01-01"),
     ];
     expect(publishedPosts(list, "2025-06-01").map((p) => p.slug)).toEqual(["new", "old"]);
-    expect(publishedPosts(list, "2025-06-01", { drafts: true }).map((p) => p.slug)).toEqual(["new", "draft", "old"]);
+    expect(publishedPosts(list, "2025-06-01", { drafts: true }).map((p) => p.slug)).toEqual([
+      "new",
+      "draft",
+      "old",
+    ]);
     expect(() => publishedPosts([make("same", "2024-01-01"), make("same", "2024-02-02")])).toThrow(
       /"same" is also the slug of/,
     );
@@ -138,14 +161,18 @@ describe("markdown subset", () => {
   });
 
   it("escapes raw HTML instead of injecting it", () => {
-    const out = renderMarkdown('<script>alert("x")</script>\n\nText with <img src=x onerror=alert(1)> inline.');
+    const out = renderMarkdown(
+      '<script>alert("x")</script>\n\nText with <img src=x onerror=alert(1)> inline.',
+    );
     expect(out).not.toMatch(/<script|<img/);
     expect(out).toContain("&lt;script&gt;");
     expect(out).toContain("&lt;img src=x onerror=alert(1)&gt;");
   });
 
   it("never links to javascript: URLs and never loads body images", () => {
-    const out = renderMarkdown("[click](javascript:alert(1)) and ![pic](https://elsewhere.example/x.png)");
+    const out = renderMarkdown(
+      "[click](javascript:alert(1)) and ![pic](https://elsewhere.example/x.png)",
+    );
     expect(out).not.toMatch(/<a |<img/);
     expect(renderMarkdown("[home](/contact)")).toContain('<a href="/contact">home</a>');
   });
@@ -164,16 +191,28 @@ describe("the blog's content", () => {
     expect(publishedPosts(posts)[0]?.slug).toBe("ai-infrastructure-us-goldmine");
   });
 
-  it.each(posts.map((p) => [p.slug, p] as const))("%s is substantial and uses every Markdown element", (_s, post) => {
-    const words = post.html
-      .replace(/<[^>]+>/g, " ")
-      .split(/\s+/)
-      .filter(Boolean).length;
-    expect(words).toBeGreaterThanOrEqual(700);
-    for (const tag of ["<h2>", "<h3>", "<h4>", "<ul>", "<ol>", "<blockquote>", "<strong>", "<code>"]) {
-      expect(post.html).toContain(tag);
-    }
-  });
+  it.each(posts.map((p) => [p.slug, p] as const))(
+    "%s is substantial and uses every Markdown element",
+    (_s, post) => {
+      const words = post.html
+        .replace(/<[^>]+>/g, " ")
+        .split(/\s+/)
+        .filter(Boolean).length;
+      expect(words).toBeGreaterThanOrEqual(700);
+      for (const tag of [
+        "<h2>",
+        "<h3>",
+        "<h4>",
+        "<ul>",
+        "<ol>",
+        "<blockquote>",
+        "<strong>",
+        "<code>",
+      ]) {
+        expect(post.html).toContain(tag);
+      }
+    },
+  );
 
   it("ships a 1200×630 drawing, or a photo at least 1200 px wide, as every post's hero", async () => {
     for (const post of posts) {

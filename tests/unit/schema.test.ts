@@ -5,7 +5,9 @@ const ok = { name: "Ada Lovelace", email: "ada@example.org", message: "Hello" };
 
 describe("contact schema", () => {
   it("trims every field and defaults the optional ones", () => {
-    expect(validateContact({ name: "  Ada  ", email: " ada@example.org ", message: "\n Hi \n" })).toEqual({
+    expect(
+      validateContact({ name: "  Ada  ", email: " ada@example.org ", message: "\n Hi \n" }),
+    ).toEqual({
       ok: true,
       data: { name: "Ada", email: "ada@example.org", company: "", service: "", message: "Hi" },
     });
@@ -39,16 +41,21 @@ describe("contact schema", () => {
     const domain = `${"b".repeat(60)}.${"c".repeat(60)}.${"d".repeat(60)}.com`;
     const email = `${local}@${domain}`.slice(0, 240);
     expect(validateContact({ ...ok, email: `${email.replace(/\.$/, "")}.org` }).ok).toBe(true);
-    expect(validateContact({ ...ok, email: `${"a".repeat(64)}@${"b".repeat(190)}.example.com` }).ok).toBe(false);
+    expect(
+      validateContact({ ...ok, email: `${"a".repeat(64)}@${"b".repeat(190)}.example.com` }).ok,
+    ).toBe(false);
   });
 
-  it.each(["name", "email", "company"])("rejects a line break in %s (header injection)", (field) => {
-    for (const evil of ["x\r\nBcc: victim@example.com", "x\nBcc: a@b.c", "x\rY"]) {
-      const value = field === "email" ? `ada@example.org${evil}` : evil;
-      const r = validateContact({ ...ok, [field]: value });
-      expect(r.ok).toBe(false);
-    }
-  });
+  it.each(["name", "email", "company"])(
+    "rejects a line break in %s (header injection)",
+    (field) => {
+      for (const evil of ["x\r\nBcc: victim@example.com", "x\nBcc: a@b.c", "x\rY"]) {
+        const value = field === "email" ? `ada@example.org${evil}` : evil;
+        const r = validateContact({ ...ok, [field]: value });
+        expect(r.ok).toBe(false);
+      }
+    },
+  );
 
   it("keeps line breaks in the message", () => {
     expect(validateContact({ ...ok, message: "line one\r\nline two" })).toMatchObject({ ok: true });
@@ -74,9 +81,16 @@ describe("contact schema", () => {
   });
 
   it("rejects wrong types, unknown fields and non-objects with clear errors", () => {
-    expect(validateContact({ ...ok, name: 42 })).toMatchObject({ fields: { name: "Full name must be text." } });
-    expect(validateContact({ ...ok, message: ["a"] })).toMatchObject({ fields: { message: "Message must be text." } });
-    expect(validateContact({ ...ok, admin: true })).toMatchObject({ ok: false, error: "Unknown field: admin." });
+    expect(validateContact({ ...ok, name: 42 })).toMatchObject({
+      fields: { name: "Full name must be text." },
+    });
+    expect(validateContact({ ...ok, message: ["a"] })).toMatchObject({
+      fields: { message: "Message must be text." },
+    });
+    expect(validateContact({ ...ok, admin: true })).toMatchObject({
+      ok: false,
+      error: "Unknown field: admin.",
+    });
     for (const body of [null, "text", 5, [ok]]) {
       expect(validateContact(body)).toEqual({
         ok: false,
@@ -156,9 +170,17 @@ describe("characters that disguise text", () => {
   });
 
   it("keeps what real names and messages need: joiners, marks of real scripts, emoji, line breaks", () => {
-    for (const name of ["مریم\u200cها", "क्\u200dष", "👩\u200d💻 Zoë", "Renée O'Brien-Łukasz", "王小明"]) {
+    for (const name of [
+      "مریم\u200cها",
+      "क्\u200dष",
+      "👩\u200d💻 Zoë",
+      "Renée O'Brien-Łukasz",
+      "王小明",
+    ]) {
       expect(validateContact({ ...ok, name }).ok, name).toBe(true);
     }
-    expect(validateContact({ ...ok, message: "Line one\nLine two\r\n\tIndented\u2028next" }).ok).toBe(true);
+    expect(
+      validateContact({ ...ok, message: "Line one\nLine two\r\n\tIndented\u2028next" }).ok,
+    ).toBe(true);
   });
 });

@@ -15,7 +15,9 @@ describe("inline script hashes", () => {
   </head><body><script>window.a = 1;</script></body></html>`;
 
   it("hashes exactly the inline scripts, once each, and not JSON-LD or external scripts", () => {
-    expect(inlineScriptHashes(html).sort()).toEqual([sha("window.a = 1;"), sha('import("/assets/y.js");')].sort());
+    expect(inlineScriptHashes(html).sort()).toEqual(
+      [sha("window.a = 1;"), sha('import("/assets/y.js");')].sort(),
+    );
   });
 
   it("puts those hashes, and 'self', in script-src; a page without scripts gets 'none'", () => {
@@ -25,11 +27,14 @@ describe("inline script hashes", () => {
       ["'self'", sha("window.a = 1;"), sha('import("/assets/y.js");')].sort(),
     );
     expect(policy).not.toContain("unsafe");
-    expect(policyForHtml("<html><body><p>No scripts</p></body></html>", null)).toMatch(/script-src 'none'/);
+    expect(policyForHtml("<html><body><p>No scripts</p></body></html>", null)).toMatch(
+      /script-src 'none'/,
+    );
   });
 
   it("starts from default-src 'none' and forbids framing and base changes", () => {
     const policy = contentSecurityPolicy({ scripts: null });
-    for (const d of ["default-src 'none'", "frame-ancestors 'none'", "base-uri 'none'"]) expect(policy).toContain(d);
+    for (const d of ["default-src 'none'", "frame-ancestors 'none'", "base-uri 'none'"])
+      expect(policy).toContain(d);
   });
 });

@@ -24,25 +24,61 @@ describe("site config", () => {
 
   it.each<[string, (s: Draft) => unknown, string]>([
     ["email", (s) => Object.assign(s, { email: "not-an-email" }), "email"],
-    ["phone not written (NNN) NNN-NNNN", (s) => Object.assign(s.phone, { display: "307.123.4567" }), "phone → display"],
+    [
+      "phone not written (NNN) NNN-NNNN",
+      (s) => Object.assign(s.phone, { display: "307.123.4567" }),
+      "phone → display",
+    ],
     ["phone not E.164", (s) => Object.assign(s.phone, { e164: "307-555-0142" }), "phone → e164"],
-    ["phone dialled differs from shown", (s) => Object.assign(s.phone, { e164: "+13075550199" }), "phone → e164"],
+    [
+      "phone dialled differs from shown",
+      (s) => Object.assign(s.phone, { e164: "+13075550199" }),
+      "phone → e164",
+    ],
     ["state", (s) => Object.assign(s.address, { region: "CA" }), "address → region"],
-    ["ZIP code outside Wyoming", (s) => Object.assign(s.address, { postalCode: "90210" }), "address → postalCode"],
-    ["office outside Wyoming", (s) => Object.assign(s.address.geo, { latitude: 47.6 }), "address → geo → latitude"],
-    ["12-hour clock", (s) => Object.assign(s.officeHours[0] ?? {}, { opens: "9am" }), "officeHours → entry 1 → opens"],
+    [
+      "ZIP code outside Wyoming",
+      (s) => Object.assign(s.address, { postalCode: "90210" }),
+      "address → postalCode",
+    ],
+    [
+      "office outside Wyoming",
+      (s) => Object.assign(s.address.geo, { latitude: 47.6 }),
+      "address → geo → latitude",
+    ],
+    [
+      "12-hour clock",
+      (s) => Object.assign(s.officeHours[0] ?? {}, { opens: "9am" }),
+      "officeHours → entry 1 → opens",
+    ],
     [
       "day name",
       (s) => Object.assign(s.officeHours[0] ?? {}, { days: ["Funday"] }),
       "officeHours → entry 1 → days → entry 1",
     ],
     ["URL with a trailing slash", (s) => Object.assign(s, { url: "https://example.com/" }), "url"],
-    ["legal name without LLC", (s) => Object.assign(s, { legalName: "Teton Digital Systems" }), "legalName"],
-    ["description too long", (s) => Object.assign(s, { description: "x".repeat(161) }), "description"],
-    ["four service options", (s) => Object.assign(s, { serviceOptions: s.serviceOptions.slice(1) }), "serviceOptions"],
+    [
+      "legal name without LLC",
+      (s) => Object.assign(s, { legalName: "Teton Digital Systems" }),
+      "legalName",
+    ],
+    [
+      "description too long",
+      (s) => Object.assign(s, { description: "x".repeat(161) }),
+      "description",
+    ],
+    [
+      "four service options",
+      (s) => Object.assign(s, { serviceOptions: s.serviceOptions.slice(1) }),
+      "serviceOptions",
+    ],
     ["three stats", (s) => Object.assign(s, { stats: s.stats.slice(1) }), "stats"],
     ["theme colour", (s) => Object.assign(s.themeColor, { dark: "navy" }), "themeColor → dark"],
-    ["blog topic ending in a full stop", (s) => Object.assign(s.blog, { about: `${s.blog.about}.` }), "blog → about"],
+    [
+      "blog topic ending in a full stop",
+      (s) => Object.assign(s.blog, { about: `${s.blog.about}.` }),
+      "blog → about",
+    ],
     ["unknown blog key", (s) => Object.assign(s.blog, { tagline: "x" }), "blog"],
   ])("refuses a bad %s, naming the field", (_name, edit, path) => {
     const broken = clone();
@@ -64,7 +100,9 @@ describe("placeholder contact details (the production server warns at start whil
       phone: { ...site.phone, display: "(307) 634-0100" },
     };
     expect(placeholderContacts(real)).toEqual([]);
-    expect(placeholderContacts({ ...real, email: "a@b.example", securityContact: "s@x.test" })).toHaveLength(2);
+    expect(
+      placeholderContacts({ ...real, email: "a@b.example", securityContact: "s@x.test" }),
+    ).toHaveLength(2);
   });
 });
 

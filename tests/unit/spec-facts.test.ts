@@ -18,7 +18,9 @@ describe("the spec's business constants (§9)", () => {
       ["Saturday", "10:00 AM – 2:00 PM"],
       ["Sunday", "Closed"],
     ]);
-    expect(site.emergencySupport).toBe("Emergency support is available 24/7 for enterprise clients.");
+    expect(site.emergencySupport).toBe(
+      "Emergency support is available 24/7 for enterprise clients.",
+    );
     expect(site.imprint.managementRoles).toEqual([
       "Chief Executive Officer",
       "Chief Technology Officer",

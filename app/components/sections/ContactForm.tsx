@@ -211,7 +211,13 @@ export function ContactForm({
         {/* A field people never see or reach; bots that fill every input reveal themselves. */}
         <div aria-hidden="true" className="absolute -left-[10000px] h-px w-px overflow-hidden">
           <label htmlFor={HONEYPOT_FIELD}>Leave this field empty</label>
-          <input id={HONEYPOT_FIELD} name={HONEYPOT_FIELD} type="text" tabIndex={-1} autoComplete="off" />
+          <input
+            id={HONEYPOT_FIELD}
+            name={HONEYPOT_FIELD}
+            type="text"
+            tabIndex={-1}
+            autoComplete="off"
+          />
         </div>
         <div className="flex flex-col gap-4 sm:flex-row sm:items-center">
           <button type="submit" className={`${buttonPrimary} w-full sm:w-auto`}>
@@ -220,7 +226,11 @@ export function ContactForm({
           <div role="alert" data-message-class={alertClass} className="flex-1">
             {result ? <p className={alertClass}>{result.error}</p> : null}
           </div>
-          <p role="status" data-send-status="" className="text-sm text-slate-700 dark:text-slate-300" />
+          <p
+            role="status"
+            data-send-status=""
+            className="text-sm text-slate-700 dark:text-slate-300"
+          />
         </div>
         <p id="form-privacy" className="text-sm text-slate-700 dark:text-slate-300">
           We use what you send to answer you and to keep spam out, and keep it no longer than{" "}
@@ -245,7 +255,10 @@ export function ContactForm({
           >
             <X aria-hidden="true" className="size-5" />
           </button>
-          <CircleCheck aria-hidden="true" className="mx-auto size-14 text-green-700 dark:text-green-400" />
+          <CircleCheck
+            aria-hidden="true"
+            className="mx-auto size-14 text-green-700 dark:text-green-400"
+          />
           <h2 id="sent-title" className="mt-4 text-2xl font-bold text-slate-900 dark:text-white">
             {site.response.dialogTitle}
           </h2>

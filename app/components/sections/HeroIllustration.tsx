@@ -36,7 +36,14 @@ export function HeroIllustration({ className = "" }: { className?: string }) {
         <g key={y}>
           <rect x="78" y={y} width="64" height="20" rx="4" className={ink} />
           <circle cx="88" cy={y + 10} r="3" className={accent} />
-          <rect x="98" y={y + 8} width="36" height="4" rx="2" className="fill-blue-300 dark:fill-blue-200" />
+          <rect
+            x="98"
+            y={y + 8}
+            width="36"
+            height="4"
+            rx="2"
+            className="fill-blue-300 dark:fill-blue-200"
+          />
         </g>
       ))}
 
@@ -82,7 +89,11 @@ export function HeroIllustration({ className = "" }: { className?: string }) {
         className="stroke-blue-700 dark:stroke-blue-400"
         strokeWidth="5"
       />
-      <path d="M338 284l-16 44" className="stroke-emerald-500 dark:stroke-emerald-400" strokeWidth="5" />
+      <path
+        d="M338 284l-16 44"
+        className="stroke-emerald-500 dark:stroke-emerald-400"
+        strokeWidth="5"
+      />
 
       {/* The hub: one accountable team */}
       <circle cx="220" cy="200" r="34" className="fill-blue-700 dark:fill-blue-500" />

@@ -4,7 +4,11 @@ import { site } from "#app/config/site.ts";
 import { link } from "#app/pages.ts";
 
 const destinations = [
-  { href: link.services, label: "Services", text: "IT infrastructure, consulting and AI development" },
+  {
+    href: link.services,
+    label: "Services",
+    text: "IT infrastructure, consulting and AI development",
+  },
   { href: link.blog, label: "Blog", text: "Articles on infrastructure, AI and compliance" },
   { href: link.contact, label: "Contact", text: "Tell us about your project" },
 ];

@@ -13,7 +13,10 @@ export function SiteFooter() {
         <div className="md:col-span-2">
           <p className="text-lg font-bold text-white">{site.name}</p>
           <p className="mt-3 max-w-md text-sm leading-relaxed">{site.blurb}</p>
-          <a href={`mailto:${site.email}`} className={`mt-4 inline-flex items-center gap-2 text-sm ${footerLink}`}>
+          <a
+            href={`mailto:${site.email}`}
+            className={`mt-4 inline-flex items-center gap-2 text-sm ${footerLink}`}
+          >
             <Mail aria-hidden="true" className="size-4" />
             {site.email}
           </a>

@@ -5,7 +5,8 @@ import { site } from "#app/config/site.ts";
 import { isCurrent, link, navItems } from "#app/pages.ts";
 
 const linkBase = `rounded-md px-3 py-2 text-sm font-medium transition-colors ${focusRing}`;
-const linkIdle = "text-slate-700 hover:bg-slate-100 hover:text-blue-800 dark:text-slate-200 dark:hover:bg-slate-800";
+const linkIdle =
+  "text-slate-700 hover:bg-slate-100 hover:text-blue-800 dark:text-slate-200 dark:hover:bg-slate-800";
 const linkActive = "bg-blue-50 text-blue-800 dark:bg-slate-800 dark:text-blue-200";
 
 /**
@@ -87,7 +88,12 @@ function HomeLink() {
 }
 
 /** The nav items, highlighted for the current page, then a call to action. */
-function NavList(props: { pathname: string; className: string; linkClass: string; cta: ReactNode }) {
+function NavList(props: {
+  pathname: string;
+  className: string;
+  linkClass: string;
+  cta: ReactNode;
+}) {
   return (
     <ul className={props.className}>
       {navItems.map((item) => {

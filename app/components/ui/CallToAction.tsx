@@ -2,7 +2,12 @@ import type { ReactNode } from "react";
 import { container } from "#app/components/ui/styles.ts";
 
 /** The blue band that closes a page: a question, a sentence, and what to do next (`children`). */
-export function CallToAction(props: { title: string; text: ReactNode; children: ReactNode; largeTitle?: boolean }) {
+export function CallToAction(props: {
+  title: string;
+  text: ReactNode;
+  children: ReactNode;
+  largeTitle?: boolean;
+}) {
   const { title, text, children, largeTitle = false } = props;
   return (
     <section className="bg-blue-800 dark:bg-blue-950">

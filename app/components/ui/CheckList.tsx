@@ -6,7 +6,10 @@ export function CheckList({ items, className }: { items: readonly string[]; clas
     <ul className={`${className} space-y-2 text-sm`}>
       {items.map((item) => (
         <li key={item} className="flex gap-2">
-          <CheckCircle aria-hidden="true" className="mt-0.5 size-4 shrink-0 text-green-700 dark:text-green-400" />
+          <CheckCircle
+            aria-hidden="true"
+            className="mt-0.5 size-4 shrink-0 text-green-700 dark:text-green-400"
+          />
           {item}
         </li>
       ))}

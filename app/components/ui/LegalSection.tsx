@@ -2,9 +2,20 @@ import type { ReactNode } from "react";
 import { focusRing } from "#app/components/ui/styles.ts";
 
 /** One titled section of a legal page (the imprint, the privacy notice). */
-export function LegalSection({ id, title, children }: { id: string; title: string; children: ReactNode }) {
+export function LegalSection({
+  id,
+  title,
+  children,
+}: {
+  id: string;
+  title: string;
+  children: ReactNode;
+}) {
   return (
-    <section aria-labelledby={id} className="border-b border-slate-200 py-8 last:border-0 dark:border-slate-800">
+    <section
+      aria-labelledby={id}
+      className="border-b border-slate-200 py-8 last:border-0 dark:border-slate-800"
+    >
       <h2 id={id} className="text-2xl font-bold text-slate-900 dark:text-white">
         {title}
       </h2>

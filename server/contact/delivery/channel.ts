@@ -15,7 +15,13 @@ import { type Delivery, type Inquiry, verdictOf } from "../storage/records.ts";
 
 export type Reminder = { waited: string; promise: string };
 /** The deliveries that are notices (`notify`): their words are in the payload, not an inquiry's. */
-export const ALERT_KINDS = ["delivery-failed", "digest", "booking", "booking-visitor", "calendar-unread"] as const;
+export const ALERT_KINDS = [
+  "delivery-failed",
+  "digest",
+  "booking",
+  "booking-visitor",
+  "calendar-unread",
+] as const;
 export type AlertKind = (typeof ALERT_KINDS)[number];
 /** `to` names another route (Slack) or address (email); `calendar`, an iCalendar part for email. */
 export type Notice = {
@@ -37,12 +43,18 @@ export interface Channel {
   deliver(delivery: Delivery & { inquiry: Inquiry }, reminder?: Reminder): Promise<Attempt>;
   /** `id` stays the same on every attempt, so duplicates fold (a webhook's `webhook-id`, an email's Message-ID). */
   notify(kind: AlertKind, notice: Notice, id: string): Promise<Attempt>;
-  report?(target: string, event: { type: string; timestamp: string; data: object }, id: string): Promise<Attempt>;
+  report?(
+    target: string,
+    event: { type: string; timestamp: string; data: object },
+    id: string,
+  ): Promise<Attempt>;
   describe(): string;
   close?(): void;
 }
 
-export type ChannelDefinition<Variables extends Record<string, z.ZodType> = Record<string, z.ZodType>> = {
+export type ChannelDefinition<
+  Variables extends Record<string, z.ZodType> = Record<string, z.ZodType>,
+> = {
   readonly name: string;
   readonly variables: Variables;
   check?(
@@ -71,25 +83,44 @@ export const receiverUrl = z
 // An HTTP receiver's general URL (`variable`) and each route's own (`field` in CONTACT_ROUTES): a
 // delivery's target is the route key or "default", posted to the route's URL, else the general one.
 export function receiver(field: string, variable: "SLACK_WEBHOOK_URL" | "WEBHOOK_URL") {
-  const own = (config: Config, key: string) => (key !== "default" ? config.routes[key]?.[field] : undefined);
+  const own = (config: Config, key: string) =>
+    key !== "default" ? config.routes[key]?.[field] : undefined;
   return {
     routeField: { key: field, schema: receiverUrl },
-    targetFor: (config: Config, key: string) => (own(config, key) ? key : config[variable] ? "default" : undefined),
+    targetFor: (config: Config, key: string) =>
+      own(config, key) ? key : config[variable] ? "default" : undefined,
     hostsOf: (config: Config) => [
-      ...(config[variable] ? [{ host: new URL(config[variable]).hostname, setting: variable }] : []),
+      ...(config[variable]
+        ? [{ host: new URL(config[variable]).hostname, setting: variable }]
+        : []),
       ...Object.entries(config.routes).flatMap(([route, r]) =>
         r?.[field]
-          ? [{ host: new URL(r[field]).hostname, setting: `CONTACT_ROUTES[${JSON.stringify(route)}].${field}` }]
+          ? [
+              {
+                host: new URL(r[field]).hostname,
+                setting: `CONTACT_ROUTES[${JSON.stringify(route)}].${field}`,
+              },
+            ]
           : [],
       ),
     ],
-    async post(config: Config, target: string, body: string, headers: Record<string, string> = {}): Promise<Attempt> {
+    async post(
+      config: Config,
+      target: string,
+      body: string,
+      headers: Record<string, string> = {},
+    ): Promise<Attempt> {
       const url = own(config, target) ?? config[variable];
-      if (!url) return { kind: "permanent", reason: "no receiver URL for this route on this server" };
+      if (!url)
+        return { kind: "permanent", reason: "no receiver URL for this route on this server" };
       try {
         const res = await fetch(url, {
           method: "POST",
-          headers: { "content-type": "application/json", "user-agent": `${site.name} website`, ...headers },
+          headers: {
+            "content-type": "application/json",
+            "user-agent": `${site.name} website`,
+            ...headers,
+          },
           body,
           redirect: "manual",
           signal: AbortSignal.timeout(config.DELIVERY_TIMEOUT_MS),
@@ -100,7 +131,10 @@ export function receiver(field: string, variable: "SLACK_WEBHOOK_URL" | "WEBHOOK
         const e = err as Error & { cause?: { code?: string } };
         if (e.name === "TimeoutError")
           return { kind: "retry", reason: `no answer within ${config.DELIVERY_TIMEOUT_MS} ms` };
-        return { kind: "retry", reason: e.cause?.code ? `${e.message} (${e.cause.code})` : e.message };
+        return {
+          kind: "retry",
+          reason: e.cause?.code ? `${e.message} (${e.cause.code})` : e.message,
+        };
       }
     },
   };
@@ -111,7 +145,10 @@ export function classifyHttp(status: number, retryAfter: string | null): Attempt
   if (status >= 200 && status < 300) return { kind: "delivered", detail: reason };
   if ([401, 403, 408, 429].includes(status) || status >= 500)
     return { kind: "retry", reason, retryAfterMs: parseRetryAfter(retryAfter) };
-  return { kind: "permanent", reason: status < 400 ? `${reason}: redirects are not followed` : reason };
+  return {
+    kind: "permanent",
+    reason: status < 400 ? `${reason}: redirects are not followed` : reason,
+  };
 }
 
 export function parseRetryAfter(value: string | null, now = Date.now()): number | undefined {
@@ -122,9 +159,20 @@ export function parseRetryAfter(value: string | null, now = Date.now()): number 
 
 // The inquiry as a webhook receiver gets it: nothing internal (no address hash).
 export function inquiryPayload(inquiry: Inquiry, links: LeadLinks) {
-  const { id, receivedAt, name, email, company, service, message, page, source, spamScore } = inquiry;
+  const { id, receivedAt, name, email, company, service, message, page, source, spamScore } =
+    inquiry;
   return {
-    ...{ id, receivedAt: new Date(receivedAt).toISOString(), name, email, company, service, message, page, source },
+    ...{
+      id,
+      receivedAt: new Date(receivedAt).toISOString(),
+      name,
+      email,
+      company,
+      service,
+      message,
+      page,
+      source,
+    },
     spam: { verdict: verdictOf(inquiry), score: spamScore ?? null },
     reply: replyOf(inquiry, Date.now()),
     links: Object.fromEntries(links.for(inquiry).map((l) => [l.action, l.url])),

@@ -26,13 +26,25 @@ export const SUSPECT_MARK = "[Possible spam]";
 export const SUSPECT_NOTE =
   "Possible spam: the filter is not sure this is a person's inquiry. Tell it with a link below: either click teaches it.";
 
-type MailOptions = { from: string; to: string; messageId: string; links: LeadLink[]; reminder?: Reminder };
+type MailOptions = {
+  from: string;
+  to: string;
+  messageId: string;
+  links: LeadLink[];
+  reminder?: Reminder;
+};
 
-export function buildMail(inquiry: Inquiry, { from, to, messageId, links, reminder }: MailOptions): Mail {
+export function buildMail(
+  inquiry: Inquiry,
+  { from, to, messageId, links, reminder }: MailOptions,
+): Mail {
   const who = inquiry.company ? `${inquiry.name} (${inquiry.company})` : inquiry.name;
   const mark = inquiry.suspect ? `${SUSPECT_MARK} ` : "";
   const again = reminder ? `Nobody has taken this lead for ${reminder.waited}: ` : "";
-  const subject = cutAt(`${again}${mark}New inquiry: ${inquiry.service || "General"} — ${who}`, 200);
+  const subject = cutAt(
+    `${again}${mark}New inquiry: ${inquiry.service || "General"} — ${who}`,
+    200,
+  );
   const replyBy = replyByOf(promiseDueAt(inquiry.receivedAt));
   const rows: Array<[string, string]> = [
     ["Name", inquiry.name],
@@ -79,7 +91,10 @@ ${replyBy ? `<p><strong>${escapeHtml(replyBy)}.</strong></p>\n` : ""}<table cell
 <p><a href="${escapeHtml(reply)}" style="display:inline-block;padding:6px 12px;border-radius:6px;background:#1e40af;color:#ffffff;text-decoration:none">Reply to ${escapeHtml(inquiry.name)}</a></p>
 <p style="color:#475569;font-size:13px">A new message to them, without this email's links. Replying to this email reaches only ${escapeHtml(to)}: its links act on this lead, so keep it inside the team.</p>
 ${buttons ? `<p>${buttons}</p>\n<p style="color:#475569;font-size:13px">${links.map((l) => `${escapeHtml(l.label)}: ${escapeHtml(ACTION_EFFECT[l.action])}.`).join(" ")}</p>\n` : ""}</body></html>`;
-  const headers = { "X-Inquiry-Id": inquiry.id, ...(reminder ? { "X-Reminder": "reply-promise" } : {}) };
+  const headers = {
+    "X-Inquiry-Id": inquiry.id,
+    ...(reminder ? { "X-Reminder": "reply-promise" } : {}),
+  };
   return { from, to, replyTo: to, subject, text, html, messageId, headers };
 }
 
@@ -87,7 +102,11 @@ ${buttons ? `<p>${buttons}</p>\n<p style="color:#475569;font-size:13px">${links.
 const nodemailer = async () => (await import("nodemailer")).default;
 
 export async function composeMail(mail: Mail): Promise<string> {
-  const composer = (await nodemailer()).createTransport({ streamTransport: true, buffer: true, newline: "windows" });
+  const composer = (await nodemailer()).createTransport({
+    streamTransport: true,
+    buffer: true,
+    newline: "windows",
+  });
   return (await composer.sendMail(mail)).message.toString();
 }
 
@@ -113,10 +132,17 @@ export function smtpMailer(url: string) {
 
 const emails = z
   .string()
-  .refine((v) => v.split(",").every((a) => z.email().safeParse(a.trim()).success), "email addresses, comma-separated");
+  .refine(
+    (v) => v.split(",").every((a) => z.email().safeParse(a.trim()).success),
+    "email addresses, comma-separated",
+  );
 
 const each = (lists: string[]) =>
-  [...new Set(lists.flatMap((list) => list.split(",").map((a) => a.trim().toLowerCase())).filter(Boolean))].join(", ");
+  [
+    ...new Set(
+      lists.flatMap((list) => list.split(",").map((a) => a.trim().toLowerCase())).filter(Boolean),
+    ),
+  ].join(", ");
 
 export const inbox = (config: Config) => config.CONTACT_TO ?? site.email;
 
@@ -140,13 +166,17 @@ export const email: ChannelDefinition<typeof variables> = {
   name: "email",
   variables,
   routeField: { key: "to", schema: emails },
-  targetFor: (config, key) => (key === "default" ? undefined : config.routes[key]?.to) ?? inbox(config),
-  hostsOf: (config) => (config.SMTP_URL ? [{ host: new URL(config.SMTP_URL).hostname, setting: "SMTP_URL" }] : []),
+  targetFor: (config, key) =>
+    (key === "default" ? undefined : config.routes[key]?.to) ?? inbox(config),
+  hostsOf: (config) =>
+    config.SMTP_URL ? [{ host: new URL(config.SMTP_URL).hostname, setting: "SMTP_URL" }] : [],
   deliveryId: (inquiryId, config) => `<inquiry-${inquiryId}@${config.siteHost}>`,
   create(config, links) {
     const smtp = config.SMTP_URL ? smtpMailer(config.SMTP_URL) : undefined;
     const dir = join(config.dataDir, "mail");
-    const from = config.SMTP_FROM ?? `${site.name} Website <no-reply@${config.siteHost.replace(/^www\./, "")}>`;
+    const from =
+      config.SMTP_FROM ??
+      `${site.name} Website <no-reply@${config.siteHost.replace(/^www\./, "")}>`;
     const addresses = { from, to: inbox(config) };
     const send = async (mail: Mail, id: string, detail?: string): Promise<Attempt> => {
       try {
@@ -160,12 +190,19 @@ export const email: ChannelDefinition<typeof variables> = {
         const info = await smtp.send(mail);
         if (info.accepted.length === 0)
           return { kind: "retry", reason: `relay did not accept the message: ${info.response}` };
-        const refused = info.rejected.map((a: string | { address: string }) => (typeof a === "string" ? a : a.address));
-        return { kind: "delivered", detail: detail ?? info.response, refused: refused.length ? refused : undefined };
+        const refused = info.rejected.map((a: string | { address: string }) =>
+          typeof a === "string" ? a : a.address,
+        );
+        return {
+          kind: "delivered",
+          detail: detail ?? info.response,
+          refused: refused.length ? refused : undefined,
+        };
       } catch (err) {
         const e = err as Error & { responseCode?: number; code?: string };
         const reason = e.message || String(err);
-        const final = (e.responseCode ?? 0) >= 500 && (e.code === "EENVELOPE" || e.code === "EMESSAGE");
+        const final =
+          (e.responseCode ?? 0) >= 500 && (e.code === "EENVELOPE" || e.code === "EMESSAGE");
         return final ? { kind: "permanent", reason } : { kind: "retry", reason };
       }
     };
@@ -173,7 +210,13 @@ export const email: ChannelDefinition<typeof variables> = {
       name: "email",
       deliver({ inquiry, target, messageId }, reminder) {
         const to = reminder ? each([target, config.LEAD_ESCALATION_TO ?? addresses.to]) : target;
-        const mail = buildMail(inquiry, { ...addresses, to, messageId, links: links.for(inquiry), reminder });
+        const mail = buildMail(inquiry, {
+          ...addresses,
+          to,
+          messageId,
+          links: links.for(inquiry),
+          reminder,
+        });
         return reminder ? send(mail, `reminder-${inquiry.id}`, to) : send(mail, inquiry.id);
       },
       notify(kind, { subject, text, inquiryIds, to, calendar }, id) {
@@ -193,7 +236,8 @@ export const email: ChannelDefinition<typeof variables> = {
         };
         return send(mail, id);
       },
-      describe: () => (config.SMTP_URL ? `SMTP ${new URL(config.SMTP_URL).host}` : `files in ${dir}`),
+      describe: () =>
+        config.SMTP_URL ? `SMTP ${new URL(config.SMTP_URL).host}` : `files in ${dir}`,
       close: () => smtp?.close(),
     };
   },

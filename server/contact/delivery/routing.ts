@@ -24,7 +24,9 @@ export function routingOf(config: Config): Routing {
       const target = c.targetFor(config, key);
       return target ? [{ channel: c.name, target }] : [];
     });
-  return Object.fromEntries(["default", ...Object.keys(config.routes)].map((key) => [key, destinations(key)]));
+  return Object.fromEntries(
+    ["default", ...Object.keys(config.routes)].map((key) => [key, destinations(key)]),
+  );
 }
 
 /**
@@ -32,7 +34,8 @@ export function routingOf(config: Config): Routing {
  * start for the CLI, which may run from a shell without the server's settings: "Not spam" from any
  * shell queues what the server would.
  */
-export const recordRouting = (sql: Sql, routing: Routing) => writeSetting(sql, "routing", JSON.stringify(routing));
+export const recordRouting = (sql: Sql, routing: Routing) =>
+  writeSetting(sql, "routing", JSON.stringify(routing));
 export async function recordedRouting(sql: Sql): Promise<Routing | null> {
   const recorded = await readSetting(sql, "routing");
   return recorded ? (JSON.parse(recorded) as Routing) : null;
@@ -52,7 +55,10 @@ export function hostNamed(host: string, hosts: readonly string[]): boolean {
   });
 }
 
-export function unnamedProcessors(config: Config, named: Record<string, NamedProcessor>): string | undefined {
+export function unnamedProcessors(
+  config: Config,
+  named: Record<string, NamedProcessor>,
+): string | undefined {
   const used = channelsOf(routingOf(config));
   const unnamed = used.filter((c) => !Object.hasOwn(named, c));
   if (unnamed.length > 0)
@@ -91,6 +97,13 @@ export function newDeliveries(
   const at = inquiry.receivedAt + promiseMs();
   return [
     ...leads,
-    { id: timeOrderedId(now), kind: "reminder", channel: "email", target: email.target, messageId, at },
+    {
+      id: timeOrderedId(now),
+      kind: "reminder",
+      channel: "email",
+      target: email.target,
+      messageId,
+      at,
+    },
   ];
 }

@@ -5,7 +5,8 @@ import type { Inquiry } from "../storage/records.ts";
 import { type ChannelDefinition, cutAt, receiver, receiverUrl } from "./channel.ts";
 import { SUSPECT_MARK, SUSPECT_NOTE } from "./email.ts";
 
-export const escapeSlack = (s: string) => s.replace(/&/g, "&amp;").replace(/</g, "&lt;").replace(/>/g, "&gt;");
+export const escapeSlack = (s: string) =>
+  s.replace(/&/g, "&amp;").replace(/</g, "&lt;").replace(/>/g, "&gt;");
 
 export function slackMessage(inquiry: Inquiry, links: LeadLink[]) {
   const who = inquiry.company ? `${inquiry.name} (${inquiry.company})` : inquiry.name;
@@ -43,7 +44,10 @@ export function slackMessage(inquiry: Inquiry, links: LeadLink[]) {
       },
       ...(replyBy ? [{ type: "section", text: plain(replyBy) }] : []),
       { type: "section", text: plain(inquiry.message, 3000) },
-      { type: "context", elements: [plain(`Inquiry ${inquiry.id} · reply by email to ${inquiry.email}`)] },
+      {
+        type: "context",
+        elements: [plain(`Inquiry ${inquiry.id} · reply by email to ${inquiry.email}`)],
+      },
       ...(links.length > 0 ? [{ type: "actions", elements: links.map(button) }] : []),
     ],
   };
@@ -58,7 +62,8 @@ export const slack: ChannelDefinition<typeof variables> = {
   variables,
   ...slackReceiver,
   create(config, links) {
-    const send = (target: string, message: object) => slackReceiver.post(config, target, JSON.stringify(message));
+    const send = (target: string, message: object) =>
+      slackReceiver.post(config, target, JSON.stringify(message));
     return {
       name: "slack",
       deliver: ({ inquiry, target }) => send(target, slackMessage(inquiry, links.for(inquiry))),

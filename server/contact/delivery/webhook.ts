@@ -1,6 +1,12 @@
 import { Webhook } from "standardwebhooks";
 import { z } from "zod";
-import { type Attempt, type ChannelDefinition, inquiryPayload, receiver, receiverUrl } from "./channel.ts";
+import {
+  type Attempt,
+  type ChannelDefinition,
+  inquiryPayload,
+  receiver,
+  receiverUrl,
+} from "./channel.ts";
 
 /** Standard Webhooks' envelope (type, timestamp of the event, data), signed with every secret set (two while rotating). */
 const webhookReceiver = receiver("webhook", "WEBHOOK_URL");
@@ -19,7 +25,8 @@ export const webhook: ChannelDefinition<typeof variables> = {
   name: "webhook",
   variables,
   check: (env) =>
-    (env.WEBHOOK_URL || Object.values(env.CONTACT_ROUTES ?? {}).some((r) => r.webhook)) && !env.WEBHOOK_SECRET
+    (env.WEBHOOK_URL || Object.values(env.CONTACT_ROUTES ?? {}).some((r) => r.webhook)) &&
+    !env.WEBHOOK_SECRET
       ? "WEBHOOK_SECRET: required with WEBHOOK_URL or a route's webhook (whsec_…, see docs/configuration.md)"
       : undefined,
   ...webhookReceiver,
@@ -52,7 +59,9 @@ export const webhook: ChannelDefinition<typeof variables> = {
           data: { subject, text },
         }),
       describe: () =>
-        config.WEBHOOK_URL ? `webhook ${new URL(config.WEBHOOK_URL).origin}` : "webhook (routed leads only)",
+        config.WEBHOOK_URL
+          ? `webhook ${new URL(config.WEBHOOK_URL).origin}`
+          : "webhook (routed leads only)",
     };
   },
 };

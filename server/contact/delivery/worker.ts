@@ -30,7 +30,10 @@ const toWebhook = (event: string): [string, string] => [
 ];
 const SAID: Record<DeliveryKind, [string, string]> = {
   lead: ["inquiry delivered", "inquiry delivery failed"],
-  reminder: ["reply promise: reminder sent for a lead nobody took", "reply promise: could not send a reminder"],
+  reminder: [
+    "reply promise: reminder sent for a lead nobody took",
+    "reply promise: could not send a reminder",
+  ],
   "inquiry.taken": toWebhook("inquiry.taken"),
   "inquiry.reminded": toWebhook("inquiry.reminded"),
   "delivery-failed": ["delivery failure reported", "could not report a delivery failure"],
@@ -73,7 +76,8 @@ export function outboxWorker(parts: {
   async function run(): Promise<void> {
     while (running) {
       const worked = await pass().catch((err: Error) => {
-        if (!(err instanceof StorageUnavailableError)) workerLog.error({ err }, "outbox pass failed");
+        if (!(err instanceof StorageUnavailableError))
+          workerLog.error({ err }, "outbox pass failed");
         return 0;
       });
       if (worked > 0 || !running) continue;
@@ -87,7 +91,11 @@ export function outboxWorker(parts: {
   async function pass(now = clock()): Promise<number> {
     const room = MAX_IN_HAND - inFlight.size;
     if (room <= 0) return 0;
-    const claimant = { workerId: id, channels: [...channels.keys()], leaseMs: config.OUTBOX_LEASE_MS };
+    const claimant = {
+      workerId: id,
+      channels: [...channels.keys()],
+      leaseMs: config.OUTBOX_LEASE_MS,
+    };
     const due = await outbox.claimDue(db, claimant, now, room);
     for (const delivery of due) {
       const made: Promise<void> = deliver(delivery as Delivery)
@@ -107,15 +115,22 @@ export function outboxWorker(parts: {
     if ((ALERT_KINDS as readonly string[]).includes(d.kind)) {
       const payload = d.payload ?? "{}";
       const words =
-        d.kind === "digest" ? await digestWords(db, parts.links, payload, now, parts.facts) : JSON.parse(payload);
+        d.kind === "digest"
+          ? await digestWords(db, parts.links, payload, now, parts.facts)
+          : JSON.parse(payload);
       return words ? channel.notify(d.kind as AlertKind, words, d.messageId) : "drop";
     }
     const { inquiry } = d;
     if (!inquiry) return "drop";
-    const target = destinationsFor(parts.routing, inquiry.service).find((x) => x.channel === d.channel)?.target;
+    const target = destinationsFor(parts.routing, inquiry.service).find(
+      (x) => x.channel === d.channel,
+    )?.target;
     if (d.kind === "lead") {
       if (!target)
-        return { kind: "permanent", reason: `this service's leads no longer go to ${d.channel} on this server` };
+        return {
+          kind: "permanent",
+          reason: `this service's leads no longer go to ${d.channel} on this server`,
+        };
       d.target = target;
       return channel.deliver({ ...d, inquiry, target });
     }
@@ -125,15 +140,27 @@ export function outboxWorker(parts: {
       if (reminder === "drop" || "at" in reminder) return reminder;
       return channel.deliver({ ...d, inquiry, target }, reminder);
     }
-    return channel.report?.(target, reportEvent(d.kind, inquiry, now, parts.facts), d.messageId) ?? "drop";
+    return (
+      channel.report?.(target, reportEvent(d.kind, inquiry, now, parts.facts), d.messageId) ??
+      "drop"
+    );
   }
 
   async function deliver(d: Delivery): Promise<void> {
     const kind = d.kind as DeliveryKind;
-    const log = workerLog.child({ inquiryId: d.inquiryId ?? undefined, channel: d.channel, attempt: d.attempts });
+    const log = workerLog.child({
+      inquiryId: d.inquiryId ?? undefined,
+      channel: d.channel,
+      attempt: d.attempts,
+    });
     const lease = config.OUTBOX_LEASE_MS;
-    const hold = setInterval(() => outbox.extendClaim(db, d.id, id, clock() + lease).catch(() => undefined), lease / 3);
-    const outcome = await attempt(d, clock()).catch((err: Error): Outcome => ({ kind: "retry", reason: err.message }));
+    const hold = setInterval(
+      () => outbox.extendClaim(db, d.id, id, clock() + lease).catch(() => undefined),
+      lease / 3,
+    );
+    const outcome = await attempt(d, clock()).catch(
+      (err: Error): Outcome => ({ kind: "retry", reason: err.message }),
+    );
     clearInterval(hold);
     const now = clock();
     if (outcome === "drop") return outbox.drop(db, d.id, id);
@@ -147,13 +174,21 @@ export function outboxWorker(parts: {
         log.info({ via, to: d.target, detail: outcome.detail, marked: recorded }, SAID.lead[0]);
       } else log.info({ to: outcome.detail ?? d.target }, SAID[kind][0]);
       if (kind === "reminder" && d.inquiry && recorded) {
-        await recordReminded(db, d.inquiry.id, now, reportOf("inquiry.reminded", d.inquiry, parts.routing, now));
+        await recordReminded(
+          db,
+          d.inquiry.id,
+          now,
+          reportOf("inquiry.reminded", d.inquiry, parts.routing, now),
+        );
         metrics?.reminded();
         nudge();
       }
       if (outcome.refused && kind === "lead") {
         const reason = `refused by ${outcome.refused.join(", ")}: ${outcome.detail}`;
-        log.fatal({ reason }, `INQUIRY ${d.channel.toUpperCase()} REFUSED BY SOME RECIPIENTS; ${see}`);
+        log.fatal(
+          { reason },
+          `INQUIRY ${d.channel.toUpperCase()} REFUSED BY SOME RECIPIENTS; ${see}`,
+        );
         await alert(d, reason, "refused", now);
       }
       return;
@@ -163,22 +198,37 @@ export function outboxWorker(parts: {
     // Not recorded: held while under way (cancelled, nobody alerted), or the claim went to another worker.
     const cancelled = async () => {
       if (await outbox.cancelHeld(db, d.id, id))
-        log.info({ reason }, "inquiry delivery cancelled: marked spam while under way, not tried again");
+        log.info(
+          { reason },
+          "inquiry delivery cancelled: marked spam while under way, not tried again",
+        );
     };
     if (outcome.kind === "permanent" || now - d.createdAt >= config.OUTBOX_GIVE_UP_AFTER_MS) {
       if (!(await outbox.fail(db, d.id, id, reason))) return cancelled();
       metrics?.failed(d.channel);
       if (kind !== "lead") return log.error({ reason, kind }, `${SAID[kind][1]}: failed for good`);
       const permanent = outcome.kind === "permanent";
-      log.fatal({ reason, permanent }, `INQUIRY ${d.channel.toUpperCase()} DELIVERY FAILED PERMANENTLY; ${see}`);
+      log.fatal(
+        { reason, permanent },
+        `INQUIRY ${d.channel.toUpperCase()} DELIVERY FAILED PERMANENTLY; ${see}`,
+      );
       return alert(d, reason, "failed", now);
     }
     // Equal jitter: between half and all of the exponential delay, so many retries spread out.
-    const exponential = Math.min(config.OUTBOX_RETRY_MAX_MS, config.OUTBOX_RETRY_BASE_MS * 2 ** (d.attempts - 1));
-    const delay = Math.max(Math.round(exponential / 2 + (Math.random() * exponential) / 2), outcome.retryAfterMs ?? 0);
+    const exponential = Math.min(
+      config.OUTBOX_RETRY_MAX_MS,
+      config.OUTBOX_RETRY_BASE_MS * 2 ** (d.attempts - 1),
+    );
+    const delay = Math.max(
+      Math.round(exponential / 2 + (Math.random() * exponential) / 2),
+      outcome.retryAfterMs ?? 0,
+    );
     if (!(await outbox.retryAt(db, d.id, id, now + delay, reason))) return cancelled();
     metrics?.retried(d.channel);
-    log.warn({ reason, retryInMs: delay }, `${SAID[kind][1]}; ${kind === "lead" ? "will retry" : "tried again later"}`);
+    log.warn(
+      { reason, retryInMs: delay },
+      `${SAID[kind][1]}; ${kind === "lead" ? "will retry" : "tried again later"}`,
+    );
   }
 
   async function alert(d: Delivery, reason: string, why: string, now: number): Promise<void> {
@@ -189,7 +239,12 @@ export function outboxWorker(parts: {
       `See it with \`npm run inquiries -- show ${d.inquiryId}\`; after a fix, \`npm run inquiries -- retry --channel ${d.channel}\`.`,
     ].join("\n");
     const payload = JSON.stringify({ subject, text, inquiryIds: [d.inquiryId] });
-    const each = { kind: "delivery-failed", target: "default", messageId: `alert_${d.id}_${why}`, payload } as const;
+    const each = {
+      kind: "delivery-failed",
+      target: "default",
+      messageId: `alert_${d.id}_${why}`,
+      payload,
+    } as const;
     const alerts = [...channels.keys()]
       .filter((c) => c !== d.channel)
       .map((channel): NewDelivery => ({ ...each, id: `${d.id}-${why}-${channel}`, channel }));

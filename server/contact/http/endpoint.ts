@@ -23,7 +23,11 @@ const BODY_ERRORS: Record<string, [number, string]> = {
   "entity.parse.failed": [400, "The request body is not valid JSON."],
   "encoding.unsupported": [415, "Unsupported content encoding or charset."],
 };
-const OUTCOMES: Record<number, InquiryOutcome> = { 400: "invalid", 401: "unauthorized", 503: "unavailable" };
+const OUTCOMES: Record<number, InquiryOutcome> = {
+  400: "invalid",
+  401: "unauthorized",
+  503: "unavailable",
+};
 
 type Options = Pick<Config, "publicKeys" | "ALLOWED_ORIGINS"> & {
   submitter: Submitter;
@@ -90,7 +94,8 @@ export function contactEndpoint({ submitter, log, publicKeys, ALLOWED_ORIGINS, m
         res.setHeader("WWW-Authenticate", 'Bearer realm="contact"');
         return fail(res, 401, "Missing or invalid authorization.");
       }
-      if (!req.is("application/json")) return fail(res, 415, "Send the message as application/json.");
+      if (!req.is("application/json"))
+        return fail(res, 415, "Send the message as application/json.");
       if (!isUtf8(req.get("content-type")))
         return fail(res, 415, "Unsupported content encoding or charset: send UTF-8.");
       const key = req.get("idempotency-key");
@@ -131,7 +136,11 @@ export function contactEndpoint({ submitter, log, publicKeys, ALLOWED_ORIGINS, m
     const outage = err instanceof StorageUnavailableError;
     if (!outage) log.error({ err }, "contact endpoint failed");
     res.setHeader("Retry-After", String(outage ? err.retryAfterSeconds : 30));
-    fail(res, 503, "We could not take your message right now. Please try again or contact us directly.");
+    fail(
+      res,
+      503,
+      "We could not take your message right now. Please try again or contact us directly.",
+    );
   };
   router.use(CONTACT_API_PATH, onError);
 
@@ -143,12 +152,19 @@ export function jsonAnswer(outcome: Outcome): Answer {
   switch (outcome.kind) {
     case "stored":
     case "replayed":
-      return { status: 201, body: { ok: true, id: outcome.id, message: SUCCESS_MESSAGE, booking: outcome.booking } };
+      return {
+        status: 201,
+        body: { ok: true, id: outcome.id, message: SUCCESS_MESSAGE, booking: outcome.booking },
+      };
     case "key-reused":
       return { status: 422, body: { error: KEY_REUSED } };
     case "invalid":
       return { status: 400, body: { error: outcome.error, fields: outcome.fields } };
     case "rate-limited":
-      return { status: 429, body: { error: TOO_MANY }, headers: { "Retry-After": String(outcome.retryAfterSeconds) } };
+      return {
+        status: 429,
+        body: { error: TOO_MANY },
+        headers: { "Retry-After": String(outcome.retryAfterSeconds) },
+      };
   }
 }

@@ -19,7 +19,10 @@ export async function addressHashes(ring: KeyRing, ip: string | undefined, now: 
   return { address: mac(`a:${keys.address}`), network: mac(`n:${keys.network}`) };
 }
 
-export const secretKeys = (ring: KeyRing, config: Pick<Config, "SITE_URL" | "INQUIRY_LINK_DAYS">) => ({
+export const secretKeys = (
+  ring: KeyRing,
+  config: Pick<Config, "SITE_URL" | "INQUIRY_LINK_DAYS">,
+) => ({
   ring,
   tokens: formTokens(ring),
   links: leadLinks(ring, config),

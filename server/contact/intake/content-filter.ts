@@ -33,7 +33,9 @@ const SHAPES: Array<[string, string, (text: string) => boolean]> = [
     "_rate",
     "a rate per hour or month",
     (t) =>
-      /(?:\/\s?(?:hr|hour|month|mo)\b|per (?:hour|month|lead|post|link|word|appointment|meeting)\b|an hour\b)/i.test(t),
+      /(?:\/\s?(?:hr|hour|month|mo)\b|per (?:hour|month|lead|post|link|word|appointment|meeting)\b|an hour\b)/i.test(
+        t,
+      ),
   ],
   ["_percent", "a percentage", (t) => /\d\s?%/.test(t)],
   ["_link", "a link", (t) => /\b(?:https?:\/\/|www\.)\S+/i.test(t)],
@@ -42,7 +44,11 @@ const SHAPES: Array<[string, string, (text: string) => boolean]> = [
     "an opt-out line",
     (t) => /\b(?:unsubscribe|opt[- ]?out|reply (?:stop|no|remove)|"remove"|stop to)\b/i.test(t),
   ],
-  ["_caps", "capitals", (t) => (t.match(/\b[A-Z]{3,}\b/g) ?? []).filter((w) => !ACRONYM.test(w)).length >= 2],
+  [
+    "_caps",
+    "capitals",
+    (t) => (t.match(/\b[A-Z]{3,}\b/g) ?? []).filter((w) => !ACRONYM.test(w)).length >= 2,
+  ],
   ["_exclaim", "exclamation marks", (t) => /!{2,}/.test(t)],
 ];
 // Every message may greet the company or name what it sells: evidence of nothing, alone or in a phrase.
@@ -87,7 +93,10 @@ function stance(message: string): string[] {
 
 export function tokens(input: Input): string[] {
   const text = input.message;
-  const out = [...SHAPES.filter(([, , test]) => test(text)).map(([token]) => token), ...stance(text)];
+  const out = [
+    ...SHAPES.filter(([, , test]) => test(text)).map(([token]) => token),
+    ...stance(text),
+  ];
   const withoutLinks = text.toLowerCase().replace(/\b(?:https?:\/\/|www\.)\S+/g, " ");
   const words = withoutLinks.match(/[a-z][a-z0-9'’-]*/g) ?? [];
   for (const [i, w] of words.entries()) {
@@ -96,7 +105,8 @@ export function tokens(input: Input): string[] {
     const next = words[i + 1];
     if (next && !OWN_WORDS.has(next)) out.push(`${w} ${next}`);
   }
-  for (const w of input.company.toLowerCase().match(/[a-z][a-z0-9-]*/g) ?? []) out.push(`company:${w}`);
+  for (const w of input.company.toLowerCase().match(/[a-z][a-z0-9-]*/g) ?? [])
+    out.push(`company:${w}`);
   return out;
 }
 
@@ -113,10 +123,14 @@ export class ContentModel {
   private readonly vocabulary: number;
 
   constructor(examples: readonly Example[], marks: readonly Example[] = []) {
-    const weighted = [...examples.map((e) => [e, 1] as const), ...marks.map((e) => [e, MARK_WEIGHT] as const)];
+    const weighted = [
+      ...examples.map((e) => [e, 1] as const),
+      ...marks.map((e) => [e, MARK_WEIGHT] as const),
+    ];
     for (const [e, weight] of weighted) {
       const toks = unique(e);
-      for (const t of toks) this.counts[e.label].set(t, (this.counts[e.label].get(t) ?? 0) + weight);
+      for (const t of toks)
+        this.counts[e.label].set(t, (this.counts[e.label].get(t) ?? 0) + weight);
       this.totals[e.label] += toks.length * weight;
       this.docs[e.label] += weight;
     }
@@ -135,7 +149,8 @@ export class ContentModel {
   log2Odds(input: Input): number {
     const { counts, docs } = this;
     let odds = Math.log2((docs.spam + SMOOTHING) / (docs.genuine + SMOOTHING));
-    for (const t of unique(input)) if (counts.spam.has(t) || counts.genuine.has(t)) odds += this.weight(t);
+    for (const t of unique(input))
+      if (counts.spam.has(t) || counts.genuine.has(t)) odds += this.weight(t);
     return odds;
   }
 
@@ -152,7 +167,9 @@ export class ContentModel {
       .sort((a, b) => b[1] - a[1]);
     const words = weighed.filter(([t]) => !t.startsWith("stance:")).slice(0, 3);
     const stances = weighed.filter(([t, w]) => t.startsWith("stance:") && w >= 1);
-    return [...words, ...stances].slice(0, 4).map(([t]) => READS[t] ?? `"${t.replace(/^company:/, "company ")}"`);
+    return [...words, ...stances]
+      .slice(0, 4)
+      .map(([t]) => READS[t] ?? `"${t.replace(/^company:/, "company ")}"`);
   }
 }
 
@@ -168,8 +185,13 @@ export function seedCorpus(dir = corpusDir): Example[] {
     const label: Label = f.startsWith("spam") ? "spam" : "genuine";
     return parseTsv(readFileSync(join(dir, f), "utf8")).map((e) => ({ label, ...e, group: f }));
   });
-  const lacking = (["spam", "genuine"] as const).find((label) => !examples.some((e) => e.label === label));
-  if (lacking) throw new Error(`spam corpus: ${dir} has no ${lacking} messages (${lacking}*.tsv, one per line)`);
+  const lacking = (["spam", "genuine"] as const).find(
+    (label) => !examples.some((e) => e.label === label),
+  );
+  if (lacking)
+    throw new Error(
+      `spam corpus: ${dir} has no ${lacking} messages (${lacking}*.tsv, one per line)`,
+    );
   return examples;
 }
 

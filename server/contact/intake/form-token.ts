@@ -23,15 +23,18 @@ export function formTokens(ring: KeyRing) {
       if (!token) return { ok: false, reason: "no form token" };
       const parts = token.split(".");
       const [keyId = "", at = "", , signature = ""] = parts;
-      if (parts.length !== 4 || !/^[a-z0-9]{1,16}$/.test(keyId)) return { ok: false, reason: "malformed form token" };
+      if (parts.length !== 4 || !/^[a-z0-9]{1,16}$/.test(keyId))
+        return { ok: false, reason: "malformed form token" };
       const key = await ring.find("form", keyId, now);
-      if (!key) return { ok: false, reason: "form token signed with a key this server no longer has" };
+      if (!key)
+        return { ok: false, reason: "form token signed with a key this server no longer has" };
       const given = Buffer.from(signature);
       const expected = Buffer.from(sign(key, parts.slice(0, 3).join(".")));
       if (given.length !== expected.length || !timingSafeEqual(given, expected))
         return { ok: false, reason: "forged form token" };
       const issued = Number.parseInt(at, 36);
-      if (!Number.isFinite(issued) || issued > now + 60_000) return { ok: false, reason: "form token from the future" };
+      if (!Number.isFinite(issued) || issued > now + 60_000)
+        return { ok: false, reason: "form token from the future" };
       return { ok: true, ageMs: now - issued };
     },
   };

@@ -5,4 +5,5 @@ import { v7 } from "uuid";
 export const timeOrderedId = (now = Date.now()): string => v7({ msecs: now });
 
 /** The instant an id of timeOrderedId was made: its first 48 bits (RFC 9562 §5.7). */
-export const timeOfId = (id: string): number => Number.parseInt(id.replaceAll("-", "").slice(0, 12), 16);
+export const timeOfId = (id: string): number =>
+  Number.parseInt(id.replaceAll("-", "").slice(0, 12), 16);

@@ -48,7 +48,12 @@ export type Outcome =
 
 export type Submitter = Pick<ContactPipeline, "submit">;
 
-export type LimitSpec = { prefix: string; per: "address" | "network"; points: number; durationMs: number };
+export type LimitSpec = {
+  prefix: string;
+  per: "address" | "network";
+  points: number;
+  durationMs: number;
+};
 
 export type ContactPipeline = ReturnType<typeof contactPipeline>;
 
@@ -66,11 +71,29 @@ export function contactPipeline(parts: {
 }) {
   const { db, config } = parts;
   const limits: LimitSpec[] = [
-    { prefix: "contact_min", per: "address", points: config.RATE_LIMIT_PER_MINUTE, durationMs: 60_000 },
-    { prefix: "contact_day", per: "address", points: config.RATE_LIMIT_PER_DAY, durationMs: DAY_MS },
-    { prefix: "contact_net_min", per: "network", points: config.RATE_LIMIT_NETWORK_PER_MINUTE, durationMs: 60_000 },
+    {
+      prefix: "contact_min",
+      per: "address",
+      points: config.RATE_LIMIT_PER_MINUTE,
+      durationMs: 60_000,
+    },
+    {
+      prefix: "contact_day",
+      per: "address",
+      points: config.RATE_LIMIT_PER_DAY,
+      durationMs: DAY_MS,
+    },
+    {
+      prefix: "contact_net_min",
+      per: "network",
+      points: config.RATE_LIMIT_NETWORK_PER_MINUTE,
+      durationMs: 60_000,
+    },
   ];
-  const limitsOf = (specs: LimitSpec[], hashes: Awaited<ReturnType<typeof addressHashes>>): Limit[] =>
+  const limitsOf = (
+    specs: LimitSpec[],
+    hashes: Awaited<ReturnType<typeof addressHashes>>,
+  ): Limit[] =>
     hashes ? specs.map(({ prefix, per, ...l }) => ({ key: `${prefix}:${hashes[per]}`, ...l })) : [];
 
   async function receive(s: Submission): Promise<Outcome> {
@@ -79,7 +102,11 @@ export function contactPipeline(parts: {
     if (!valid.ok) return { kind: "invalid", error: valid.error, fields: valid.fields };
     const now = (parts.clock ?? Date.now)();
     const messageHash = sha256(valid.data.message.toLowerCase().replace(/\s+/g, " ").trim());
-    const { reasons, score, suspect } = await spamVerdict(parts, { ...s, data: valid.data, trap, messageHash }, now);
+    const { reasons, score, suspect } = await spamVerdict(
+      parts,
+      { ...s, data: valid.data, trap, messageHash },
+      now,
+    );
     const held = reasons.length > 0;
     const id = timeOrderedId(now);
     const { name, email, company, service, message } = valid.data;
@@ -100,7 +127,9 @@ export function contactPipeline(parts: {
         spamScore: score,
         suspect: !held && suspect,
       },
-      deliveries: held ? [] : newDeliveries(parts.routing, { id, receivedAt: now, service }, config, now),
+      deliveries: held
+        ? []
+        : newDeliveries(parts.routing, { id, receivedAt: now, service }, config, now),
       limits: limitsOf(limits, hashes),
       idempotency: s.idempotencyKey ? { key: s.idempotencyKey, fingerprint } : undefined,
     });
@@ -110,7 +139,8 @@ export function contactPipeline(parts: {
         ? { kind: "key-reused" }
         : { kind: "replayed", id: first.inquiryId };
     }
-    if (result.kind === "over-limit") return { kind: "rate-limited", retryAfterSeconds: seconds(result.retryAfterMs) };
+    if (result.kind === "over-limit")
+      return { kind: "rate-limited", retryAfterSeconds: seconds(result.retryAfterMs) };
     const logged = { inquiryId: id, source: s.source };
     if (held) parts.log.info({ ...logged, reasons }, "inquiry held as suspected spam");
     else {
@@ -131,7 +161,11 @@ export function contactPipeline(parts: {
     /** The keyed hashes of a client's address and network, as the limits count them (the booking's holds too). */
     addressHashes: (ip: string | undefined, now: number) => addressHashes(parts.ring, ip, now),
     // A press on a lead's page, counted by the submissions' rule and table: seconds to wait, or null.
-    async overLimit(ip: string | undefined, specs: LimitSpec[], now: number): Promise<number | null> {
+    async overLimit(
+      ip: string | undefined,
+      specs: LimitSpec[],
+      now: number,
+    ): Promise<number | null> {
       const limits = limitsOf(specs, await addressHashes(parts.ring, ip, now));
       const until = limits.length > 0 ? await countAgainst(db, limits, now) : null;
       return until === null ? null : seconds(until - now);
@@ -140,7 +174,8 @@ export function contactPipeline(parts: {
 }
 
 function withoutHoneypot(body: unknown): { body: unknown; trap: string } {
-  if (typeof body !== "object" || body === null || !(HONEYPOT_FIELD in body)) return { body, trap: "" };
+  if (typeof body !== "object" || body === null || !(HONEYPOT_FIELD in body))
+    return { body, trap: "" };
   const { [HONEYPOT_FIELD]: trap, ...rest } = body as Record<string, unknown>;
   return { body: rest, trap: typeof trap === "string" ? trap.trim() : "x" };
 }
@@ -153,4 +188,5 @@ const METRIC: Record<Exclude<Outcome["kind"], "stored">, InquiryOutcome> = {
   "key-reused": "refused",
   invalid: "invalid",
 };
-const metricOf = (o: Outcome): InquiryOutcome => (o.kind === "stored" ? (o.held ? "held" : "stored") : METRIC[o.kind]);
+const metricOf = (o: Outcome): InquiryOutcome =>
+  o.kind === "stored" ? (o.held ? "held" : "stored") : METRIC[o.kind];

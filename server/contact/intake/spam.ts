@@ -18,10 +18,21 @@ export const NO_TOKEN_LOG2_ODDS = 0.5;
 const URL_LIKE = /\b(?:https?:\/\/|www\.)\S+|\[url[=\]]|<a\s+href/gi;
 const URL_ANYWHERE = new RegExp(URL_LIKE.source, "i");
 
-type Seen = { data: ContactInput; trap: string; formToken?: string; fromAllowedOrigin?: boolean; messageHash: string };
+type Seen = {
+  data: ContactInput;
+  trap: string;
+  formToken?: string;
+  fromAllowedOrigin?: boolean;
+  messageHash: string;
+};
 
 export async function spamVerdict(
-  { db, tokens, content, config }: { db: Database; tokens: FormTokens; content: ContentFilter; config: Config },
+  {
+    db,
+    tokens,
+    content,
+    config,
+  }: { db: Database; tokens: FormTokens; content: ContentFilter; config: Config },
   { data, trap, formToken, fromAllowedOrigin, messageHash }: Seen,
   now: number,
 ) {
@@ -35,7 +46,8 @@ export async function spamVerdict(
   else if (token && token.ageMs > config.FORM_TOKEN_MAX_AGE_MS) reasons.push("form token expired");
   const links = data.message.match(URL_LIKE)?.length ?? 0;
   if (links > config.SPAM_MAX_LINKS) reasons.push(`${links} links in the message`);
-  if (URL_ANYWHERE.test(data.name) || URL_ANYWHERE.test(data.company)) reasons.push("a link as name or company");
+  if (URL_ANYWHERE.test(data.name) || URL_ANYWHERE.test(data.company))
+    reasons.push("a link as name or company");
   if (await seenMessage(db, messageHash, now - DAY_MS))
     reasons.push("the same message was received in the last 24 hours");
   const model = await content.model(now);

@@ -8,7 +8,10 @@ import type { Promised } from "./promise.ts";
 
 const formatters = new Map<string, Intl.DateTimeFormat>();
 /** One formatter per zone and options, made once: making one costs far more than using it. */
-export function formatter(timeZone: string, options: Intl.DateTimeFormatOptions): Intl.DateTimeFormat {
+export function formatter(
+  timeZone: string,
+  options: Intl.DateTimeFormatOptions,
+): Intl.DateTimeFormat {
   const key = `${timeZone} ${JSON.stringify(options)}`;
   const made = formatters.get(key) ?? new Intl.DateTimeFormat("en-US", { timeZone, ...options });
   formatters.set(key, made);
@@ -19,7 +22,13 @@ export function formatter(timeZone: string, options: Intl.DateTimeFormatOptions)
 // space: one plain space everywhere, and none at the dash.
 const plain = (text: string) => text.replace(/[\u202f\u2009\u00a0]/g, " ").replace(/ ?– ?/g, "–");
 
-const SHORT = { weekday: "short", month: "short", day: "numeric", hour: "numeric", minute: "2-digit" } as const;
+const SHORT = {
+  weekday: "short",
+  month: "short",
+  day: "numeric",
+  hour: "numeric",
+  minute: "2-digit",
+} as const;
 const WITH_ZONE: Intl.DateTimeFormatOptions = { ...SHORT, timeZoneName: "short" };
 
 export const officeTime = (at: number, timeZone: string = site.timeZone) =>

@@ -9,7 +9,14 @@ import type { Inquiry } from "../storage/records.ts";
 import { readSetting, writeSetting } from "../storage/settings.ts";
 import { officeTime, replyBy } from "./clock.ts";
 import type { LeadLinks } from "./links.ts";
-import { businessMsBetween, openOn, type Promised, sayBusinessTime, timingOf, wallClock } from "./promise.ts";
+import {
+  businessMsBetween,
+  openOn,
+  type Promised,
+  sayBusinessTime,
+  timingOf,
+  wallClock,
+} from "./promise.ts";
 import { REMINDER_LOOKBACK_MS } from "./reminders.ts";
 import { replyFigures } from "./reply-figures.ts";
 
@@ -23,7 +30,9 @@ export function openingOf(now: number, facts: Promised = site): { day: string; a
   const { y, m, d } = wallClock(now, facts.timeZone);
   const date = new Date(Date.UTC(y, m - 1, d));
   const opens = openOn(date, facts).map(([open]) => open);
-  return opens.length === 0 ? null : { day: date.toISOString().slice(0, 10), at: Math.min(...opens) };
+  return opens.length === 0
+    ? null
+    : { day: date.toISOString().slice(0, 10), at: Math.min(...opens) };
 }
 
 /** The digest and the overview list the same leads: what nobody took of the last two weeks, and what was held since. */
@@ -36,7 +45,11 @@ export async function openLeads(db: Database, now: number, since: number) {
   };
 }
 
-export async function queueDigest(db: Database, now: number, facts: Promised = site): Promise<boolean> {
+export async function queueDigest(
+  db: Database,
+  now: number,
+  facts: Promised = site,
+): Promise<boolean> {
   const opening = openingOf(now, facts);
   if (!opening || now < opening.at) return false;
   return db.transaction(async (tx) => {
@@ -53,7 +66,13 @@ export async function queueDigest(db: Database, now: number, facts: Promised = s
     const since = last > 0 && last < now ? last : now - 7 * DAY_MS;
     const payload = JSON.stringify({ since, until: now });
     const messageId = `digest-${opening.day}`;
-    const digest = { id: timeOrderedId(now), kind: "digest" as const, channel: "email", target: "default", messageId };
+    const digest = {
+      id: timeOrderedId(now),
+      kind: "digest" as const,
+      channel: "email",
+      target: "default",
+      messageId,
+    };
     await queue(tx, null, [{ ...digest, payload }], now);
     await writeSetting(tx, "digest_at", String(now));
     return true;
@@ -85,7 +104,9 @@ export async function digestWords(
     overview.url,
     "",
     `New since ${from}: ${fresh.length}`,
-    ...fresh.map((i) => `- ${who(i)}, ${i.service || "General"}, received ${officeTime(i.receivedAt)}`),
+    ...fresh.map(
+      (i) => `- ${who(i)}, ${i.service || "General"}, received ${officeTime(i.receivedAt)}`,
+    ),
     "",
     `Waiting for someone to press "${ACTION_LABEL.take}": ${waiting.length} (${overdue.length} past the reply promise)`,
     ...waiting.map((i) => {
@@ -102,7 +123,9 @@ export async function digestWords(
       ...links.for(i, now).map((l) => `  ${l.label}: ${l.url}`),
     ]),
     ...(held.length > 0
-      ? [`A message a person sent: open its link and press the button. Each link works for ${links.days} days.`]
+      ? [
+          `A message a person sent: open its link and press the button. Each link works for ${links.days} days.`,
+        ]
       : []),
     "",
     `Last week: ${week.leads} lead${week.leads === 1 ? "" : "s"}, ${inTime} taken within the promise (${facts.response.promiseBusinessHours} business hours), first "${ACTION_LABEL.take}" after ${week.takeMedianMs === null ? "— (none taken)" : sayBusinessTime(week.takeMedianMs)} (median, business time).`,
@@ -115,13 +138,20 @@ export async function digestWords(
   };
 }
 
-export function deadlineOf(i: Pick<Inquiry, "receivedAt" | "takenAt">, now: number, facts: Promised = site) {
+export function deadlineOf(
+  i: Pick<Inquiry, "receivedAt" | "takenAt">,
+  now: number,
+  facts: Promised = site,
+) {
   const t = timingOf(i, now, facts);
   const by = replyBy(t.dueAt, facts);
   if (t.dueAt === null || by === null) return null;
   if (!t.missed) {
     const left = sayBusinessTime(businessMsBetween(now, t.dueAt, facts));
-    return { replyBy: by, state: i.takenAt == null ? `${left} of business time left` : "Taken in time" };
+    return {
+      replyBy: by,
+      state: i.takenAt == null ? `${left} of business time left` : "Taken in time",
+    };
   }
   const lateMs = businessMsBetween(t.dueAt, i.takenAt ?? now, facts);
   // Past the deadline outside office hours: no business time late yet, but late all the same.

@@ -19,7 +19,9 @@ import { type Inquiry, type SpamVerdict, verdictOf } from "../storage/records.ts
  */
 
 type Refused = { ok: false; reason: "invalid" | "expired" | "retired" };
-type LinkCheck<A extends string = ReviewAction> = { ok: true; inquiryId: string; action: A; expires: number } | Refused;
+type LinkCheck<A extends string = ReviewAction> =
+  | { ok: true; inquiryId: string; action: A; expires: number }
+  | Refused;
 export type LeadLink = { action: ReviewAction; label: string; url: string };
 
 const FITTING: Record<SpamVerdict, ReviewAction[]> = {
@@ -31,7 +33,8 @@ const KEY_ID = /^[a-z0-9]{1,16}$/;
 /** The morning digest's link to the overview page names no inquiry and works this long. */
 const OVERVIEW_DAYS = 5;
 const OVERVIEW = "overview";
-const sign = (key: Buffer, payload: string) => createHmac("sha256", key).update(payload).digest("base64url");
+const sign = (key: Buffer, payload: string) =>
+  createHmac("sha256", key).update(payload).digest("base64url");
 
 export function leadLinks(ring: KeyRing, config: Pick<Config, "SITE_URL" | "INQUIRY_LINK_DAYS">) {
   const linkMs = config.INQUIRY_LINK_DAYS * DAY_MS;
@@ -42,8 +45,12 @@ export function leadLinks(ring: KeyRing, config: Pick<Config, "SITE_URL" | "INQU
   };
   // A link handed out by a page that another link opened (the overview's, the lead page's "Not spam")
   // expires with that link: `expires`, never past a link's usual life.
-  const token = (inquiryId: string, action: string, now = Date.now(), expires = Number.POSITIVE_INFINITY) =>
-    signed(`${inquiryId}.${action}`, Math.min(expires, now + linkMs));
+  const token = (
+    inquiryId: string,
+    action: string,
+    now = Date.now(),
+    expires = Number.POSITIVE_INFINITY,
+  ) => signed(`${inquiryId}.${action}`, Math.min(expires, now + linkMs));
   const check = async (parts: string[], now: number) => {
     const [expires = "", keyId = "", signature = ""] = parts.slice(-3);
     if (!KEY_ID.test(keyId)) return "invalid";
@@ -64,19 +71,32 @@ export function leadLinks(ring: KeyRing, config: Pick<Config, "SITE_URL" | "INQU
       url.searchParams.set(LEAD_TOKEN_FIELD, signed(OVERVIEW, expires));
       return { url: url.href, expires };
     },
-    async verifyOverview(given: string, now = Date.now()): Promise<{ ok: true; expires: number } | Refused> {
+    async verifyOverview(
+      given: string,
+      now = Date.now(),
+    ): Promise<{ ok: true; expires: number } | Refused> {
       const parts = given.split(".");
       if (parts.length !== 4 || parts[0] !== OVERVIEW) return { ok: false, reason: "invalid" };
       const checked = await check(parts, now);
-      return typeof checked === "number" ? { ok: true, expires: checked } : { ok: false, reason: checked };
+      return typeof checked === "number"
+        ? { ok: true, expires: checked }
+        : { ok: false, reason: checked };
     },
-    for: (inquiry: Pick<Inquiry, "id" | "held" | "suspect">, now = Date.now(), expires?: number): LeadLink[] =>
+    for: (
+      inquiry: Pick<Inquiry, "id" | "held" | "suspect">,
+      now = Date.now(),
+      expires?: number,
+    ): LeadLink[] =>
       FITTING[verdictOf(inquiry)].map((action) => {
         const url = new URL(LEAD_PATH, config.SITE_URL);
         url.searchParams.set(LEAD_TOKEN_FIELD, token(inquiry.id, action, now, expires));
         return { action, label: ACTION_LABEL[action], url: url.href };
       }),
-    async verify<A extends string = ReviewAction>(given: string, now = Date.now(), only?: A[]): Promise<LinkCheck<A>> {
+    async verify<A extends string = ReviewAction>(
+      given: string,
+      now = Date.now(),
+      only?: A[],
+    ): Promise<LinkCheck<A>> {
       const actions: readonly string[] = only ?? Object.keys(ACTION_LABEL);
       const parts = given.split(".");
       const [inquiryId = "", action = ""] = parts;
@@ -91,7 +111,10 @@ export function leadLinks(ring: KeyRing, config: Pick<Config, "SITE_URL" | "INQU
 
 export type LeadLinks = ReturnType<typeof leadLinks>;
 
-export function siteUrlProblem(config: Pick<Config, "SITE_URL" | "siteUrlSet">, leadsLeave: boolean): string | null {
+export function siteUrlProblem(
+  config: Pick<Config, "SITE_URL" | "siteUrlSet">,
+  leadsLeave: boolean,
+): string | null {
   const why = "the links in a lead point at it";
   if (!config.siteUrlSet)
     return leadsLeave

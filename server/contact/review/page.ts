@@ -38,7 +38,13 @@ const ACTION_LIMIT: LimitSpec = {
  * The one take path: "I'm on it" (page and CLI), and a confirmed booking inside the transaction that
  * confirms it (server/booking/page.ts), so a booking is never confirmed on a lead left untaken.
  */
-export async function takeLead(sql: Sql, routing: Routing | null, id: string, now: number, by: string | null) {
+export async function takeLead(
+  sql: Sql,
+  routing: Routing | null,
+  id: string,
+  now: number,
+  by: string | null,
+) {
   const reports = (i: Inquiry) => (routing ? reportOf("inquiry.taken", i, routing, now) : []);
   return take(sql, id, by, now, reports);
 }
@@ -62,7 +68,8 @@ export async function performAction(
   }
   // Spam queues nothing: it needs no routing.
   if (!routing && (opts.undo || action === "not-spam")) return { kind: "no-routing" } as const;
-  const destinations = (inquiry: Inquiry) => (routing ? newDeliveries(routing, inquiry, config, now) : []);
+  const destinations = (inquiry: Inquiry) =>
+    routing ? newDeliveries(routing, inquiry, config, now) : [];
   const marked = await (opts.undo ? undo : judge)(db, id, action, destinations, now);
   return marked ? ({ kind: "done", marked } as const) : ({ kind: "unknown" } as const);
 }
@@ -106,7 +113,10 @@ export function leadPage(o: {
           links: o.links.for(i, now, overview.expires).map(({ label, url }) => ({ label, url })),
         });
         log.info({ waiting: waiting.length, held: held.length }, "overview opened");
-        const [w, h] = await Promise.all([Promise.all(waiting.map(listed)), Promise.all(held.map(listed))]);
+        const [w, h] = await Promise.all([
+          Promise.all(waiting.map(listed)),
+          Promise.all(held.map(listed)),
+        ]);
         return { kind: "overview", asOf: officeTime(now), waiting: w, held: h };
       }),
     open: (token) =>
@@ -156,10 +166,24 @@ export function leadPage(o: {
           undo ? "lead link undone" : "lead link used",
         );
         // As it is now (a concurrent press could have changed it since).
-        const summary = await summaryOf(db, (await get(db, inquiryId)) ?? result.marked.inquiry, now);
+        const summary = await summaryOf(
+          db,
+          (await get(db, inquiryId)) ?? result.marked.inquiry,
+          now,
+        );
         return undo
           ? { kind: "undone", action, changed, summary, cancelled, underWay, queued, token }
-          : { kind: "done", action, changed, summary, cancelled, delivered, underWay, queued, token };
+          : {
+              kind: "done",
+              action,
+              changed,
+              summary,
+              cancelled,
+              delivered,
+              underWay,
+              queued,
+              token,
+            };
       }),
   };
 
@@ -173,7 +197,12 @@ export function leadPage(o: {
     const now = Date.now();
     const summary = await summaryOf(db, inquiry, now);
     return inquiry.held && action === "take"
-      ? { kind: "confirm", action: "not-spam", summary, token: o.links.token(inquiry.id, "not-spam", now, expires) }
+      ? {
+          kind: "confirm",
+          action: "not-spam",
+          summary,
+          token: o.links.token(inquiry.id, "not-spam", now, expires),
+        }
       : { kind: "confirm", action, summary, token };
   }
 }
@@ -196,6 +225,10 @@ async function summaryOf(sql: Sql, i: Inquiry, now: number): Promise<LeadSummary
     taken:
       i.takenAt == null
         ? null
-        : { by: i.takenBy ?? null, at: new Date(i.takenAt).toISOString(), local: officeTime(i.takenAt) },
+        : {
+            by: i.takenBy ?? null,
+            at: new Date(i.takenAt).toISOString(),
+            local: officeTime(i.takenAt),
+          },
   };
 }

@@ -13,9 +13,19 @@ export type OfficeHours = Pick<Site, "officeHours" | "timeZone" | "holidays">;
 export type Promised = OfficeHours & { response: Pick<Site["response"], "promiseBusinessHours"> };
 
 const HORIZON_DAYS = 400;
-const WEEKDAYS = ["Sunday", "Monday", "Tuesday", "Wednesday", "Thursday", "Friday", "Saturday"] as const;
+const WEEKDAYS = [
+  "Sunday",
+  "Monday",
+  "Tuesday",
+  "Wednesday",
+  "Thursday",
+  "Friday",
+  "Saturday",
+] as const;
 
-const NUMERIC = Object.fromEntries(["year", "month", "day", "hour", "minute", "second"].map((k) => [k, "numeric"]));
+const NUMERIC = Object.fromEntries(
+  ["year", "month", "day", "hour", "minute", "second"].map((k) => [k, "numeric"]),
+);
 
 export function wallClock(at: number, timeZone: string) {
   const f = formatter(timeZone, { hourCycle: "h23", ...NUMERIC });
@@ -47,7 +57,12 @@ export function openOn(day: Date, hours: OfficeHours): Array<[number, number]> {
     : hours.officeHours.flatMap(
         ({ opens, closes, days }): Array<[number, number]> =>
           opens && closes && (days as readonly string[]).includes(weekday)
-            ? [[instantOf(y, m, d, opens, hours.timeZone), instantOf(y, m, d, closes, hours.timeZone)]]
+            ? [
+                [
+                  instantOf(y, m, d, opens, hours.timeZone),
+                  instantOf(y, m, d, closes, hours.timeZone),
+                ],
+              ]
             : [],
       );
   days.set(date, open);
@@ -69,7 +84,11 @@ export function businessMsBetween(from: number, to: number, hours: OfficeHours =
   return total;
 }
 
-export function businessDeadline(from: number, businessMs: number, hours: OfficeHours = site): number | null {
+export function businessDeadline(
+  from: number,
+  businessMs: number,
+  hours: OfficeHours = site,
+): number | null {
   let left = businessMs;
   for (const [open, close] of openIntervals(from, hours)) {
     const start = Math.max(open, from);
@@ -90,7 +109,11 @@ export const promiseMs = (facts: Promised = site) => facts.response.promiseBusin
 export const promiseDueAt = (receivedAt: number, facts: Promised = site) =>
   businessDeadline(receivedAt, promiseMs(facts), facts);
 
-export function timingOf(i: Pick<Inquiry, "receivedAt" | "takenAt">, now: number, facts?: Promised) {
+export function timingOf(
+  i: Pick<Inquiry, "receivedAt" | "takenAt">,
+  now: number,
+  facts?: Promised,
+) {
   const dueAt = promiseDueAt(i.receivedAt, facts);
   const until = i.takenAt ?? now;
   const waitedBusinessMs = businessMsBetween(i.receivedAt, until, facts);

@@ -3,7 +3,13 @@ import { DAY_MS } from "../../time.ts";
 import { destinationsFor, type Routing } from "../delivery/routing.ts";
 import { timeOrderedId } from "../intake/ids.ts";
 import type { Inquiry } from "../storage/records.ts";
-import { businessMsBetween, type Promised, promiseDueAt, replyOf, sayBusinessTime } from "./promise.ts";
+import {
+  businessMsBetween,
+  type Promised,
+  promiseDueAt,
+  replyOf,
+  sayBusinessTime,
+} from "./promise.ts";
 
 /**
  * The reply promise kept (ADR 0020): a lead nobody took within the promise goes again, once, by
@@ -13,7 +19,12 @@ import { businessMsBetween, type Promised, promiseDueAt, replyOf, sayBusinessTim
 
 export const REMINDER_LOOKBACK_MS = 14 * DAY_MS;
 
-export function reportOf(type: "inquiry.taken" | "inquiry.reminded", inquiry: Inquiry, routing: Routing, now: number) {
+export function reportOf(
+  type: "inquiry.taken" | "inquiry.reminded",
+  inquiry: Inquiry,
+  routing: Routing,
+  now: number,
+) {
   return destinationsFor(routing, inquiry.service)
     .filter((d) => d.channel === "webhook")
     .map((d) => ({
@@ -31,7 +42,8 @@ export function reminderNow(
   facts: Promised = site,
 ): "drop" | { at: number } | { waited: string; promise: string } {
   const dueAt = promiseDueAt(i.receivedAt, facts);
-  if (i.takenAt != null || i.held || dueAt === null || now - i.receivedAt > REMINDER_LOOKBACK_MS) return "drop";
+  if (i.takenAt != null || i.held || dueAt === null || now - i.receivedAt > REMINDER_LOOKBACK_MS)
+    return "drop";
   if (dueAt > now) return { at: dueAt };
   return {
     waited: sayBusinessTime(businessMsBetween(i.receivedAt, now, facts)),

@@ -6,7 +6,9 @@ import { type Promised, timingOf } from "./promise.ts";
 export async function replyFigures(sql: Sql, since: number, now: number, facts?: Promised) {
   const leads = await leadTimes(sql, since);
   const timings = leads.map((i) => ({ i, t: timingOf(i, now, facts) }));
-  const takes = timings.flatMap(({ t }) => (t.takeBusinessMs === null ? [] : [t.takeBusinessMs])).sort((a, b) => a - b);
+  const takes = timings
+    .flatMap(({ t }) => (t.takeBusinessMs === null ? [] : [t.takeBusinessMs]))
+    .sort((a, b) => a - b);
   const quantile = (q: number) => takes[Math.ceil(q * takes.length) - 1] ?? null;
   const waiting = timings.filter(({ i }) => i.takenAt == null);
   return {

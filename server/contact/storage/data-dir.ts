@@ -27,7 +27,9 @@ export function holdDataDir(dataDir: string): { release(): void } | null {
   return { release: () => lock.close() };
 }
 
-export function dataDirHolder(dataDir: string): { pid: number; host: string; startedAt: string } | null {
+export function dataDirHolder(
+  dataDir: string,
+): { pid: number; host: string; startedAt: string } | null {
   try {
     return JSON.parse(readFileSync(join(dataDir, HOLDER_FILE), "utf8"));
   } catch {

@@ -27,13 +27,21 @@ type SaveResult =
   | { kind: "over-limit"; retryAfterMs: number };
 
 export async function keyRecord(sql: Sql, key: string): Promise<KeyRecord | null> {
-  const [row] = await sql.query("SELECT inquiry_id, fingerprint FROM idempotency_keys WHERE key = ?", [key]);
-  return row ? { inquiryId: String(row.inquiry_id), fingerprint: (row.fingerprint as string | null) ?? null } : null;
+  const [row] = await sql.query(
+    "SELECT inquiry_id, fingerprint FROM idempotency_keys WHERE key = ?",
+    [key],
+  );
+  return row
+    ? { inquiryId: String(row.inquiry_id), fingerprint: (row.fingerprint as string | null) ?? null }
+    : null;
 }
 
 const insert = (tx: Sql, table: string, row: Record<string, unknown>) => {
   const columns = Object.keys(row);
-  return tx.query(`INSERT INTO ${table} (${columns}) VALUES (${columns.map(() => "?")})`, Object.values(row));
+  return tx.query(
+    `INSERT INTO ${table} (${columns}) VALUES (${columns.map(() => "?")})`,
+    Object.values(row),
+  );
 };
 
 export async function save(db: Database, request: SaveRequest): Promise<SaveResult> {
@@ -44,12 +52,18 @@ export async function save(db: Database, request: SaveRequest): Promise<SaveResu
       const first = key ? await keyRecord(tx, key) : null;
       if (first) return { kind: "key-seen", first };
       const blockedUntil = await countAgainst(tx, limits, i.receivedAt);
-      if (blockedUntil !== null) return { kind: "over-limit", retryAfterMs: Math.max(0, blockedUntil - i.receivedAt) };
+      if (blockedUntil !== null)
+        return { kind: "over-limit", retryAfterMs: Math.max(0, blockedUntil - i.receivedAt) };
       await insert(tx, "inquiries", inquiryRow(i));
       await queue(tx, i.id, deliveries, i.receivedAt);
       if (idempotency) {
         const { key, fingerprint } = idempotency;
-        await insert(tx, "idempotency_keys", { key, inquiry_id: i.id, created_at: i.receivedAt, fingerprint });
+        await insert(tx, "idempotency_keys", {
+          key,
+          inquiry_id: i.id,
+          created_at: i.receivedAt,
+          fingerprint,
+        });
       }
       return { kind: "saved" };
     });
@@ -76,15 +90,21 @@ export async function countAgainst(tx: Sql, limits: Limit[], now: number): Promi
      RETURNING key, points, expire`,
     [...limits.flatMap((l) => [l.key, now + l.durationMs]), now, now],
   );
-  const over = rows.filter((r) => Number(r.points) > (limits.find((l) => l.key === r.key)?.points ?? Infinity));
+  const over = rows.filter(
+    (r) => Number(r.points) > (limits.find((l) => l.key === r.key)?.points ?? Infinity),
+  );
   return over.length > 0 ? Math.max(...over.map((r) => Number(r.expire))) : null;
 }
 
-export const list = (sql: Sql, { since = 0 } = {}) => recordsWhere(sql, "i.received_at >= ?", [since]);
-export const get = async (sql: Sql, id: string) => (await recordsWhere(sql, "i.id = ?", [id]))[0] ?? null;
-export const byEmail = (sql: Sql, email: string) => recordsWhere(sql, "LOWER(i.email) = ?", [normalizeEmail(email)]);
+export const list = (sql: Sql, { since = 0 } = {}) =>
+  recordsWhere(sql, "i.received_at >= ?", [since]);
+export const get = async (sql: Sql, id: string) =>
+  (await recordsWhere(sql, "i.id = ?", [id]))[0] ?? null;
+export const byEmail = (sql: Sql, email: string) =>
+  recordsWhere(sql, "LOWER(i.email) = ?", [normalizeEmail(email)]);
 export const listHeld = (sql: Sql) => recordsWhere(sql, "i.held", []);
-export const leadTimes = (sql: Sql, since: number) => recordsWhere(sql, "NOT i.held AND i.received_at >= ?", [since]);
+export const leadTimes = (sql: Sql, since: number) =>
+  recordsWhere(sql, "NOT i.held AND i.received_at >= ?", [since]);
 
 export async function stats(sql: Sql, since: number) {
   const all = await list(sql, { since });
@@ -112,17 +132,35 @@ export type Marked = {
 };
 type Destinations = (inquiry: Inquiry) => NewDelivery[];
 
-function review(db: Database, id: string, fn: (tx: Sql, inquiry: InquiryRecord, none: Marked) => Promise<Marked>) {
+function review(
+  db: Database,
+  id: string,
+  fn: (tx: Sql, inquiry: InquiryRecord, none: Marked) => Promise<Marked>,
+) {
   return db.transaction(async (tx) => {
-    if (tx.engine === "postgres") await tx.query("SELECT id FROM inquiries WHERE id = ? FOR UPDATE", [id]);
+    if (tx.engine === "postgres")
+      await tx.query("SELECT id FROM inquiries WHERE id = ? FOR UPDATE", [id]);
     const inquiry = await get(tx, id);
-    const none = { inquiry, changed: false, cancelled: [], delivered: [], underWay: [], queued: [] };
+    const none = {
+      inquiry,
+      changed: false,
+      cancelled: [],
+      delivered: [],
+      underWay: [],
+      queued: [],
+    };
     return inquiry ? fn(tx, inquiry, none as Marked) : null;
   });
 }
 
 /** A person's Spam or Not spam; `destinations` (unused by Spam): where a message that becomes a lead goes. */
-export const judge = (db: Database, id: string, action: "spam" | "not-spam", destinations: Destinations, now: number) =>
+export const judge = (
+  db: Database,
+  id: string,
+  action: "spam" | "not-spam",
+  destinations: Destinations,
+  now: number,
+) =>
   review(db, id, async (tx, inquiry, none) => {
     const spam = action === "spam";
     const label = spam ? "spam" : "genuine";
@@ -136,7 +174,13 @@ export const judge = (db: Database, id: string, action: "spam" | "not-spam", des
     return { ...none, changed, ...done };
   });
 
-export const undo = (db: Database, id: string, action: "spam" | "not-spam", destinations: Destinations, now: number) =>
+export const undo = (
+  db: Database,
+  id: string,
+  action: "spam" | "not-spam",
+  destinations: Destinations,
+  now: number,
+) =>
   review(db, id, async (tx, inquiry, none) => {
     const [row] = await tx.query(
       "SELECT held, held_reason, label, marked_at FROM review_undo WHERE inquiry_id = ? AND action = ?",
@@ -147,7 +191,8 @@ export const undo = (db: Database, id: string, action: "spam" | "not-spam", dest
     const heldReason = (row.held_reason as string | null) ?? null;
     let result: Marked = { ...none, changed: true };
     if (held && !inquiry.held) result = { ...result, ...(await hold(tx, id, heldReason)) };
-    else if (!held && inquiry.held) result = { ...result, queued: await asLead(tx, inquiry, destinations, now) };
+    else if (!held && inquiry.held)
+      result = { ...result, queued: await asLead(tx, inquiry, destinations, now) };
     else await tx.query("UPDATE inquiries SET held_reason = ? WHERE id = ?", [heldReason, id]);
     if (row.label == null) await forgetMark(tx, id);
     else await mark(tx, id, row.label as Label, Number(row.marked_at));
@@ -156,11 +201,18 @@ export const undo = (db: Database, id: string, action: "spam" | "not-spam", dest
   });
 
 export async function markOf(sql: Sql, id: string) {
-  const [r] = await sql.query("SELECT label, marked_at FROM spam_training WHERE inquiry_id = ?", [id]);
+  const [r] = await sql.query("SELECT label, marked_at FROM spam_training WHERE inquiry_id = ?", [
+    id,
+  ]);
   return r && { label: r.label as Label, markedAt: Number(r.marked_at) };
 }
 
-async function remember(tx: Sql, i: Inquiry, action: "spam" | "not-spam", before?: { label: Label; markedAt: number }) {
+async function remember(
+  tx: Sql,
+  i: Inquiry,
+  action: "spam" | "not-spam",
+  before?: { label: Label; markedAt: number },
+) {
   await tx.query(
     `INSERT INTO review_undo (inquiry_id, action, held, held_reason, label, marked_at) VALUES (?, ?, ?, ?, ?, ?)
        ON CONFLICT (inquiry_id) DO UPDATE SET action = excluded.action, held = excluded.held,
@@ -179,7 +231,8 @@ async function hold(tx: Sql, id: string, reason: string | null) {
     "SELECT channel, status FROM deliveries WHERE inquiry_id = ? AND kind = 'lead' ORDER BY channel",
     [id],
   );
-  const channelsIn = (status: string) => left.filter((r) => r.status === status).map((r) => String(r.channel));
+  const channelsIn = (status: string) =>
+    left.filter((r) => r.status === status).map((r) => String(r.channel));
   return {
     cancelled: cancelled.filter((r) => r.kind === "lead").map((r) => String(r.channel)),
     delivered: channelsIn("sent"),
@@ -188,16 +241,29 @@ async function hold(tx: Sql, id: string, reason: string | null) {
 }
 
 async function asLead(tx: Sql, inquiry: InquiryRecord, destinations: Destinations, now: number) {
-  await tx.query("UPDATE inquiries SET held = ?, held_reason = NULL WHERE id = ?", [false, inquiry.id]);
+  await tx.query("UPDATE inquiries SET held = ?, held_reason = NULL WHERE id = ?", [
+    false,
+    inquiry.id,
+  ]);
   const had = new Set(inquiry.deliveries.map((d) => d.channel));
-  const queued = destinations(inquiry).filter((d) => (d.kind ?? "lead") !== "lead" || !had.has(d.channel));
+  const queued = destinations(inquiry).filter(
+    (d) => (d.kind ?? "lead") !== "lead" || !had.has(d.channel),
+  );
   await queue(tx, inquiry.id, queued, now);
-  return queued.filter((d) => (d.kind ?? "lead") === "lead").map(({ channel, target }) => ({ channel, target }));
+  return queued
+    .filter((d) => (d.kind ?? "lead") === "lead")
+    .map(({ channel, target }) => ({ channel, target }));
 }
 
 export type Taken = { inquiry: InquiryRecord; first: boolean };
 
-export async function take(db: Sql, id: string, by: string | null, now: number, reports: Destinations) {
+export async function take(
+  db: Sql,
+  id: string,
+  by: string | null,
+  now: number,
+  reports: Destinations,
+) {
   return db.transaction(async (tx): Promise<Taken | null> => {
     const updated = await tx.query(
       "UPDATE inquiries SET taken_at = ?, taken_by = ? WHERE id = ? AND taken_at IS NULL RETURNING id",
@@ -206,16 +272,27 @@ export async function take(db: Sql, id: string, by: string | null, now: number, 
     const inquiry = await get(tx, id);
     const first = updated.length === 1;
     if (inquiry && first) {
-      await tx.query("DELETE FROM deliveries WHERE inquiry_id = ? AND kind = 'reminder' AND status <> 'sending'", [id]);
+      await tx.query(
+        "DELETE FROM deliveries WHERE inquiry_id = ? AND kind = 'reminder' AND status <> 'sending'",
+        [id],
+      );
       if (!inquiry.held) await queue(tx, id, reports(inquiry), now);
     }
     return inquiry ? { inquiry, first } : null;
   });
 }
 
-export async function recordReminded(db: Database, id: string, now: number, reports: NewDelivery[]) {
+export async function recordReminded(
+  db: Database,
+  id: string,
+  now: number,
+  reports: NewDelivery[],
+) {
   await db.transaction(async (tx) => {
-    const [row] = await tx.query("UPDATE inquiries SET reminded_at = ? WHERE id = ? RETURNING held", [now, id]);
+    const [row] = await tx.query(
+      "UPDATE inquiries SET reminded_at = ? WHERE id = ? RETURNING held",
+      [now, id],
+    );
     if (row && !row.held) await queue(tx, id, reports, now);
   });
 }

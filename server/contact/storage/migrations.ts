@@ -12,7 +12,11 @@ export function readMigrations(engine: Sql["engine"]) {
   return readdirSync(dir)
     .filter((f) => /^\d{3}_[a-z0-9_]+\.sql$/.test(f))
     .sort()
-    .map((f) => ({ version: Number(f.slice(0, 3)), name: f, sql: readFileSync(join(dir, f), "utf8") }));
+    .map((f) => ({
+      version: Number(f.slice(0, 3)),
+      name: f,
+      sql: readFileSync(join(dir, f), "utf8"),
+    }));
 }
 
 // No table yet is a new database; any other failure (a database that does not answer) is not.

@@ -11,11 +11,19 @@ const HELD = "EXISTS (SELECT 1 FROM inquiries i WHERE i.id = deliveries.inquiry_
 
 type Claimant = { workerId: string; channels: readonly string[]; leaseMs: number };
 
-export async function claimDue(db: Database, { workerId, channels, leaseMs }: Claimant, now: number, limit: number) {
+export async function claimDue(
+  db: Database,
+  { workerId, channels, leaseMs }: Claimant,
+  now: number,
+  limit: number,
+) {
   const lock = db.engine === "postgres" ? "FOR UPDATE SKIP LOCKED" : "";
   const mine = `channel IN (${channels.map(() => "?").join(", ")}) AND NOT ${HELD}`;
   return db.transaction(async (tx) => {
-    await tx.query(`DELETE FROM deliveries WHERE status = 'sending' AND claimed_until < ? AND ${HELD}`, [now]);
+    await tx.query(
+      `DELETE FROM deliveries WHERE status = 'sending' AND claimed_until < ? AND ${HELD}`,
+      [now],
+    );
     const rows = await tx.query<{ id: string }>(
       `WITH ended AS (SELECT id FROM deliveries WHERE claimed_until < ? AND claimed_by <> ? AND ${mine}
                       ORDER BY claimed_until LIMIT ? ${lock}),
@@ -46,21 +54,47 @@ export async function claimDue(db: Database, { workerId, channels, leaseMs }: Cl
   });
 }
 
-export async function queue(tx: Sql, inquiryId: string | null, deliveries: NewDelivery[], now: number) {
+export async function queue(
+  tx: Sql,
+  inquiryId: string | null,
+  deliveries: NewDelivery[],
+  now: number,
+) {
   for (const d of deliveries) {
     const at = d.at ?? now;
     await tx.query(
       `INSERT INTO deliveries (id, inquiry_id, kind, channel, message_id, target, payload, status, attempts, created_at, next_attempt_at)
        VALUES (?, ?, ?, ?, ?, ?, ?, 'pending', 0, ?, ?) ON CONFLICT DO NOTHING`,
-      [d.id, inquiryId, d.kind ?? "lead", d.channel, d.messageId, d.target, d.payload ?? null, at, at],
+      [
+        d.id,
+        inquiryId,
+        d.kind ?? "lead",
+        d.channel,
+        d.messageId,
+        d.target,
+        d.payload ?? null,
+        at,
+        at,
+      ],
     );
   }
 }
 
 export const extendClaim = (db: Sql, id: string, workerId: string, until: number) =>
-  db.query("UPDATE deliveries SET claimed_until = ? WHERE id = ? AND claimed_by = ?", [until, id, workerId]);
+  db.query("UPDATE deliveries SET claimed_until = ? WHERE id = ? AND claimed_by = ?", [
+    until,
+    id,
+    workerId,
+  ]);
 
-async function settle(db: Sql, id: string, workerId: string, set: string, params: unknown[], unlessHeld = false) {
+async function settle(
+  db: Sql,
+  id: string,
+  workerId: string,
+  set: string,
+  params: unknown[],
+  unlessHeld = false,
+) {
   const rows = await db.query(
     `UPDATE deliveries SET ${set}, claimed_by = NULL, claimed_until = NULL
        WHERE id = ? AND claimed_by = ?${unlessHeld ? ` AND NOT ${HELD}` : ""} RETURNING id`,
@@ -74,9 +108,17 @@ export const recordSent = (db: Sql, id: string, workerId: string, now: number, t
   settle(db, id, workerId, SENT, [now, target]);
 
 export const retryAt = (db: Sql, id: string, workerId: string, at: number, error: string) =>
-  settle(db, id, workerId, "status = 'pending', next_attempt_at = ?, last_error = ?", [at, error], true);
+  settle(
+    db,
+    id,
+    workerId,
+    "status = 'pending', next_attempt_at = ?, last_error = ?",
+    [at, error],
+    true,
+  );
 
-const POSTPONED = "status = 'pending', next_attempt_at = ?, created_at = ?, attempts = attempts - 1";
+const POSTPONED =
+  "status = 'pending', next_attempt_at = ?, created_at = ?, attempts = attempts - 1";
 export async function postpone(db: Sql, id: string, workerId: string, at: number): Promise<void> {
   await settle(db, id, workerId, POSTPONED, [at, at]);
 }

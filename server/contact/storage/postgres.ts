@@ -1,6 +1,11 @@
 import { createHash } from "node:crypto";
 import pg from "pg";
-import { type Database, type Sql, StorageUnavailableError, type StorageWatcher } from "./database.ts";
+import {
+  type Database,
+  type Sql,
+  StorageUnavailableError,
+  type StorageWatcher,
+} from "./database.ts";
 import { migrate } from "./migrations.ts";
 
 /**

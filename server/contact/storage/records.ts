@@ -72,7 +72,19 @@ export type NewDelivery = {
 // Each field is its column's name in camelCase. A take and a reminder write the last three; the
 // message's hash, for the duplicate check, is written and never read back.
 const FIELDS = [
-  ["id", "receivedAt", "name", "email", "company", "service", "message", "page", "userAgent", "ipHash", "source"],
+  [
+    "id",
+    "receivedAt",
+    "name",
+    "email",
+    "company",
+    "service",
+    "message",
+    "page",
+    "userAgent",
+    "ipHash",
+    "source",
+  ],
   ["held", "heldReason", "spamScore", "suspect", "takenAt", "takenBy", "remindedAt"],
 ].flat() as Array<keyof Inquiry>;
 const column = (field: string) => field.replace(/[A-Z]/g, (c) => `_${c.toLowerCase()}`);
@@ -87,20 +99,27 @@ const toDelivery = (r: Record<string, unknown>) =>
 
 export const toInquiry = (r: Record<string, unknown>) =>
   Object.fromEntries(
-    FIELDS.map((f) => [f, FLAGS.has(f) ? r[column(f)] === true || r[column(f)] === 1 : (r[column(f)] ?? null)]),
+    FIELDS.map((f) => [
+      f,
+      FLAGS.has(f) ? r[column(f)] === true || r[column(f)] === 1 : (r[column(f)] ?? null),
+    ]),
   ) as Inquiry;
 
 export const inquiryRow = (i: Inquiry) =>
   Object.fromEntries(
-    [...FIELDS.slice(0, -3), "messageHash" as const].map((f) => [column(f), i[f] ?? (FLAGS.has(f) ? false : null)]),
+    [...FIELDS.slice(0, -3), "messageHash" as const].map((f) => [
+      column(f),
+      i[f] ?? (FLAGS.has(f) ? false : null),
+    ]),
   );
 
 function summarize(inquiry: Inquiry, deliveries: DeliveryRecord[]): InquiryRecord {
   const statuses = new Set(deliveries.map((d) => d.status));
   const status: InquiryRecord["status"] = inquiry.held
     ? "held"
-    : ((["failed", "sent", "sending"] as const).find((s) => statuses.has(s) && (s !== "sent" || statuses.size === 1)) ??
-      "pending");
+    : ((["failed", "sent", "sending"] as const).find(
+        (s) => statuses.has(s) && (s !== "sent" || statuses.size === 1),
+      ) ?? "pending");
   const unsent = deliveries.filter((d) => d.status !== "sent");
   return {
     ...inquiry,
@@ -114,7 +133,11 @@ function summarize(inquiry: Inquiry, deliveries: DeliveryRecord[]): InquiryRecor
 }
 
 /** The inquiries a condition on `i` selects, newest first, each with its lead deliveries. */
-export async function recordsWhere(sql: Sql, where: string, params: unknown[]): Promise<InquiryRecord[]> {
+export async function recordsWhere(
+  sql: Sql,
+  where: string,
+  params: unknown[],
+): Promise<InquiryRecord[]> {
   const rows = await sql.query(
     `SELECT ${INQUIRY_COLUMNS} FROM inquiries i WHERE ${where} ORDER BY i.received_at DESC, i.id`,
     params,

@@ -3,7 +3,9 @@ import type { Sql } from "./database.ts";
 /** The table `settings`: what the instances on one database share (`routing`, `digest_day`, `digest_at`). */
 
 export async function readSetting(sql: Sql, name: string): Promise<string | null> {
-  const [row] = await sql.query<{ value: string }>("SELECT value FROM settings WHERE name = ?", [name]);
+  const [row] = await sql.query<{ value: string }>("SELECT value FROM settings WHERE name = ?", [
+    name,
+  ]);
   return row?.value ?? null;
 }
 

@@ -1,7 +1,12 @@
 import { mkdirSync } from "node:fs";
 import { dirname } from "node:path";
 import { DatabaseSync, type StatementSync } from "node:sqlite";
-import { type Database, type Sql, StorageUnavailableError, type StorageWatcher } from "./database.ts";
+import {
+  type Database,
+  type Sql,
+  StorageUnavailableError,
+  type StorageWatcher,
+} from "./database.ts";
 import { migrate } from "./migrations.ts";
 
 /**
@@ -12,7 +17,8 @@ import { migrate } from "./migrations.ts";
 
 export const LOCK_WAIT_MS = 3_000;
 
-const toSqlite = (v: unknown) => (typeof v === "boolean" ? (v ? 1 : 0) : v === undefined ? null : v);
+const toSqlite = (v: unknown) =>
+  typeof v === "boolean" ? (v ? 1 : 0) : v === undefined ? null : v;
 
 // SQLITE_BUSY or SQLITE_LOCKED.
 const isBusy = (e: unknown) => [5, 6].includes(((e as { errcode?: number }).errcode ?? 0) & 0xff);
@@ -27,7 +33,9 @@ export function openSqlite(file: string, watcher?: StorageWatcher): Database {
   const statements = new Map<string, StatementSync>();
   const run = (sql: string, params: unknown[] = []) => {
     if (!statements.has(sql)) statements.set(sql, db.prepare(sql));
-    return (statements.get(sql) as StatementSync).all(...(params.map(toSqlite) as Parameters<StatementSync["all"]>));
+    return (statements.get(sql) as StatementSync).all(
+      ...(params.map(toSqlite) as Parameters<StatementSync["all"]>),
+    );
   };
   const inTx: Sql = {
     engine: "sqlite",
@@ -50,7 +58,11 @@ export function openSqlite(file: string, watcher?: StorageWatcher): Database {
     }
   }
 
-  type Pending = { fn: (tx: Sql) => Promise<unknown>; resolve: (v: unknown) => void; reject: (e: unknown) => void };
+  type Pending = {
+    fn: (tx: Sql) => Promise<unknown>;
+    resolve: (v: unknown) => void;
+    reject: (e: unknown) => void;
+  };
   const pending: Pending[] = [];
   let idle: Promise<void> = Promise.resolve();
   let draining = false;
@@ -75,7 +87,9 @@ export function openSqlite(file: string, watcher?: StorageWatcher): Database {
       // No lock, or the database itself failed (the disk is full, the file is gone): storage, not the request.
       if (db.isOpen && db.isTransaction) db.exec("ROLLBACK");
       const err =
-        e instanceof StorageUnavailableError ? e : new StorageUnavailableError(`SQLite: ${(e as Error).message}`);
+        e instanceof StorageUnavailableError
+          ? e
+          : new StorageUnavailableError(`SQLite: ${(e as Error).message}`);
       watcher?.failed(err.message);
       for (const item of batch) item.reject(err);
       return;
@@ -104,7 +118,8 @@ export function openSqlite(file: string, watcher?: StorageWatcher): Database {
     engine: "sqlite",
     async query(sql, params) {
       // A read, a PRAGMA or VACUUM (which no transaction may hold) never runs inside a transaction.
-      if (!/^\s*(?:SELECT|PRAGMA|VACUUM)\b/i.test(sql)) return transaction((tx) => tx.query(sql, params)) as never;
+      if (!/^\s*(?:SELECT|PRAGMA|VACUUM)\b/i.test(sql))
+        return transaction((tx) => tx.query(sql, params)) as never;
       if (db.isTransaction) await idle;
       return run(sql, params) as never;
     },

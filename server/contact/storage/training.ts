@@ -6,17 +6,32 @@ import type { Sql } from "./database.ts";
  * first. A mark holds no text of its own; it is read with its inquiry's, and goes when it does.
  */
 
-type Mark = { inquiryId: string; label: Label; markedAt: number; name: string; company: string; message: string };
+type Mark = {
+  inquiryId: string;
+  label: Label;
+  markedAt: number;
+  name: string;
+  company: string;
+  message: string;
+};
 
 const MARK = `INSERT INTO spam_training (inquiry_id, label, marked_at) SELECT id, ?, ? FROM inquiries WHERE id = ?
   ON CONFLICT (inquiry_id) DO UPDATE SET label = excluded.label, marked_at = excluded.marked_at RETURNING inquiry_id`;
 
-export async function mark(sql: Sql, inquiryId: string, label: Label, now: number): Promise<boolean> {
+export async function mark(
+  sql: Sql,
+  inquiryId: string,
+  label: Label,
+  now: number,
+): Promise<boolean> {
   return (await sql.query(MARK, [label, now, inquiryId])).length === 1;
 }
 
 export async function undo(sql: Sql, inquiryId: string): Promise<boolean> {
-  const rows = await sql.query("DELETE FROM spam_training WHERE inquiry_id = ? RETURNING inquiry_id", [inquiryId]);
+  const rows = await sql.query(
+    "DELETE FROM spam_training WHERE inquiry_id = ? RETURNING inquiry_id",
+    [inquiryId],
+  );
   return rows.length === 1;
 }
 
