@@ -160,6 +160,8 @@ describe("the morning digest, through the schedule", { timeout: 90_000 }, () => 
       'Last week: 1 lead, 0 taken within the promise (4 business hours), first "I\'m on it" after 6 h (median, business time).',
     );
     checkTimes(saturday, 2027);
+    // A turn that read Friday's clock and finishes after Saturday's digest claims no day again.
+    expect(await b.housekeeping.digest(at("2027-03-12T15:00:00-07:00"))).toBe(false);
 
     // Sunday (closed; the clocks go forward) and Monday (the holiday): none, however many turns.
     for (const when of [

@@ -54,10 +54,12 @@ export async function queueDigest(
   if (!opening || now < opening.at) return false;
   return db.transaction(async (tx) => {
     // The day is the first instance's: on PostgreSQL a second one's update waits for the first's and
-    // then finds the day already claimed (its WHERE is read again), and returns nothing.
+    // then finds the day already claimed (its WHERE is read again), and returns nothing. Days only
+    // move forward (ISO dates sort as text): a turn that began before the day changed, finishing
+    // after another instance claimed the new day, claims nothing.
     const claimed = await tx.query(
       `INSERT INTO settings (name, value) VALUES ('digest_day', ?)
-       ON CONFLICT (name) DO UPDATE SET value = excluded.value WHERE settings.value <> excluded.value RETURNING value`,
+       ON CONFLICT (name) DO UPDATE SET value = excluded.value WHERE settings.value < excluded.value RETURNING value`,
       [opening.day],
     );
     if (claimed.length === 0) return false;
