@@ -41,9 +41,13 @@ export function openSlots(now: number, busy: Busy, facts: Facts = site): number[
 export const holdUntil = (now: number, at: number, facts: Facts = site) =>
   Math.min(at, businessDeadline(now, facts.booking.holdBusinessHours * HOUR_MS, facts) ?? at);
 
-/** A zone the page may show times in: any IANA zone (a browser's), else the office's. */
+/**
+ * A zone the page may show times in: an IANA zone by name (a browser's), else the office's. Not an
+ * offset such as "+05:30", which Intl also takes: thousands of them, each a formatter kept in memory.
+ */
 export function zoneOf(given: unknown, facts: Pick<Facts, "timeZone"> = site): string {
-  if (typeof given !== "string" || given.length > 64) return facts.timeZone;
+  if (typeof given !== "string" || given.length > 64 || !/^[A-Za-z]/.test(given))
+    return facts.timeZone;
   try {
     return new Intl.DateTimeFormat("en-US", { timeZone: given }).resolvedOptions().timeZone;
   } catch {

@@ -1,5 +1,6 @@
 import { describe, expect, it } from "vitest";
 import { site } from "../../app/config/site.ts";
+import { zoneOf } from "../../server/booking/slots.ts";
 import { officeTime, replyBy } from "../../server/contact/review/clock.ts";
 import { deadlineOf } from "../../server/contact/review/digest.ts";
 import { promiseDueAt } from "../../server/contact/review/promise.ts";
@@ -73,5 +74,15 @@ describe("the office's clock", () => {
       deadlineOf({ receivedAt, takenAt: at("2027-03-15T16:00:00Z") }, at("2027-03-20T00:00:00Z"))
         ?.state,
     ).toBe("Taken late by 3 h of business time");
+  });
+});
+
+describe("the zone a booking page shows", () => {
+  it("is a zone named as browsers name them, else the office's: never an offset", () => {
+    expect(zoneOf("America/New_York")).toBe("America/New_York");
+    expect(zoneOf("Etc/GMT+5")).toBe("Etc/GMT+5");
+    // Intl takes "+05:30" too: 2,820 such offsets would each keep formatters in memory.
+    for (const given of ["+05:30", "-0800", "+00:00", "Mars/Olympus", "", 42, "A".repeat(65)])
+      expect(zoneOf(given)).toBe(site.timeZone);
   });
 });

@@ -7,13 +7,18 @@ import type { Promised } from "./promise.ts";
  */
 
 const formatters = new Map<string, Intl.DateTimeFormat>();
+// Each costs some 30 KB: a visitor choosing every zone there is must not fill the memory with them.
+const FORMATTERS_KEPT = 256;
 /** One formatter per zone and options, made once: making one costs far more than using it. */
 export function formatter(
   timeZone: string,
   options: Intl.DateTimeFormatOptions,
 ): Intl.DateTimeFormat {
   const key = `${timeZone} ${JSON.stringify(options)}`;
-  const made = formatters.get(key) ?? new Intl.DateTimeFormat("en-US", { timeZone, ...options });
+  const kept = formatters.get(key);
+  if (kept) return kept;
+  if (formatters.size >= FORMATTERS_KEPT) formatters.clear();
+  const made = new Intl.DateTimeFormat("en-US", { timeZone, ...options });
   formatters.set(key, made);
   return made;
 }
