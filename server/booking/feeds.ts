@@ -67,9 +67,12 @@ const unnamed = (host: string) => {
 };
 
 /** The busy times between `from` and `to` in a feed's text, read by a child process within READ_LIMIT_MS and READ_HEAP_MB. */
-function readApart(text: string, from: number, to: number): Promise<Read> {
+function readApart(text: string, from: number, to: number, stop: AbortSignal): Promise<Read> {
   return new Promise((resolve, reject) => {
+    // Stopping the server ends the read: its reader is killed, never left behind.
     const reader = fork(READER, {
+      signal: stop,
+      killSignal: "SIGKILL",
       execArgv: [`--max-old-space-size=${READ_HEAP_MB}`],
       serialization: "advanced",
       stdio: ["ignore", "ignore", "pipe", "ipc"],
@@ -102,9 +105,12 @@ function readApart(text: string, from: number, to: number): Promise<Read> {
   });
 }
 
-async function read(url: string): Promise<string> {
+async function read(url: string, stop: AbortSignal): Promise<string> {
   // No redirect is followed: it could lead to a host the privacy notice does not name.
-  const res = await fetch(url, { redirect: "error", signal: AbortSignal.timeout(15_000) });
+  const res = await fetch(url, {
+    redirect: "error",
+    signal: AbortSignal.any([stop, AbortSignal.timeout(15_000)]),
+  });
   if (!res.ok || !res.body) throw new Error(`HTTP ${res.status}`);
   const chunks: Uint8Array[] = [];
   let size = 0;
@@ -130,7 +136,8 @@ export async function refreshFeeds(
   db: Sql,
   config: FeedConfig,
   parent: Logger,
-  now = Date.now(),
+  now: number,
+  stop: AbortSignal,
 ): Promise<void> {
   const urls = config.BOOKING_FEEDS ?? [];
   if (urls.length === 0) return;
@@ -144,17 +151,20 @@ export async function refreshFeeds(
       continue;
     triedAt.set(feed, now);
     try {
-      const text = await read(url);
+      if (stop.aborted) return;
+      const text = await read(url, stop);
       log.info(
         { feed: feed.slice(0, 8), bytes: text.length },
         "calendar feed fetched: reading its events",
       );
-      const { busy, unknownZones } = await readApart(text, now - DAY_MS, now + AHEAD_MS);
-      await recordFeed(db, feed, busy, Date.now());
+      const { busy, unknownZones } = await readApart(text, now - DAY_MS, now + AHEAD_MS, stop);
+      await recordFeed(db, feed, busy, now);
       // A zone neither the feed nor Intl knows was read on the office's clock.
       const unknown = unknownZones.length > 0 ? { unknownZones } : {};
       log.info({ feed: feed.slice(0, 8), busy: busy.length, ...unknown }, "calendar feed read");
     } catch (err) {
+      // The server is stopping: nothing went wrong with the calendar.
+      if (stop.aborted) return;
       log.warn(
         { feed: feed.slice(0, 8), reason: (err as Error).message },
         "calendar feed not read: the last good copy is kept",

@@ -37,6 +37,8 @@ export function createHousekeeping(parts: Parts) {
   const clock = parts.clock ?? Date.now;
   let running: Promise<void> = Promise.resolve();
   let stopped = false;
+  // Aborted at stop: a calendar being fetched or read ends with it.
+  const stopping = new AbortController();
   let retainedAt = 0;
 
   const self = {
@@ -50,6 +52,7 @@ export function createHousekeeping(parts: Parts) {
 
     async stop(): Promise<void> {
       stopped = true;
+      stopping.abort();
       await running;
     },
 
@@ -106,7 +109,7 @@ export function createHousekeeping(parts: Parts) {
             },
           ]
         : []),
-      () => refreshFeeds(db, config, log, now),
+      () => refreshFeeds(db, config, log, now, stopping.signal),
     ];
     for (const task of tasks) {
       await task().catch((err: Error) => log.error({ err }, "housekeeping failed"));

@@ -1,3 +1,4 @@
+import { readdirSync, readFileSync } from "node:fs";
 import { afterEach, describe, expect, it } from "vitest";
 import {
   CalendarFeeds,
@@ -216,5 +217,33 @@ describe("calendar feeds", { timeout: 180_000 }, () => {
     expect(Math.max(...latencies)).toBeLessThan(1_000);
     // The last good copies stay in use: the booking page offers times.
     expect((await offered(await bookingPage(server))).length).toBeGreaterThan(0);
+  });
+
+  it("stops at once while a calendar is being read, and leaves no reader behind", async () => {
+    const f = await feeds();
+    // A feed whose reader works until its 10 s limit: the stop comes in the middle of it.
+    const server = await site({ BOOKING_FEEDS: f.publish("never", neverMatching()) });
+    await expect
+      .poll(async () => (await server.logged()).includes("calendar feed fetched"), {
+        timeout: 30_000,
+      })
+      .toBe(true);
+    const readers = () =>
+      readdirSync("/proc").filter((pid) => {
+        try {
+          const env = readFileSync(`/proc/${pid}/environ`, "utf8").split("\0");
+          const args = readFileSync(`/proc/${pid}/cmdline`, "utf8");
+          return env.includes(`DATA_DIR=${server.dataDir}`) && args.includes("feed-reader");
+        } catch {
+          return false;
+        }
+      });
+    expect(readers()).toHaveLength(1);
+    const asked = performance.now();
+    await server.stop();
+    // Well within the reader's own 10 s: the stop ended the read.
+    expect(performance.now() - asked).toBeLessThan(5_000);
+    await expect.poll(readers, { timeout: 5_000 }).toEqual([]);
+    expect(server.output()).not.toContain("calendar feed not read");
   });
 });
