@@ -22,6 +22,10 @@ type Component = InstanceType<typeof ICAL.Component>;
 type Recur = InstanceType<typeof ICAL.Recur>;
 
 export const MAX_OCCURRENCES = 10_000;
+// The steps a feed's rules may take to reach the window: a rule with COUNT and BYDAY (every weekly
+// series Outlook and Google write) is expanded from its start, years of steps that are no occurrence
+// in the window.
+export const MAX_STEPS = 200_000;
 // Microsoft 365 names zones as Windows does (CLDR's windowsZones, the US ones and UTC).
 const WINDOWS_ZONES: Record<string, string> = {
   "Hawaiian Standard Time": "Pacific/Honolulu",
@@ -96,6 +100,12 @@ export function busyOf(text: string, from: number, to: number, office: string): 
         `too costly to read: more than ${MAX_OCCURRENCES} occurrences in the days read`,
       );
   };
+  let stepped = 0;
+  const step = () => {
+    stepped += 1;
+    if (stepped > MAX_STEPS)
+      throw new Error(`too costly to read: more than ${MAX_STEPS} steps to reach the days read`);
+  };
   const busy: Busy = [];
   const add = (start: number, end: number) => {
     if (start < to && end > from) busy.push([start, end]);
@@ -159,17 +169,19 @@ export function busyOf(text: string, from: number, to: number, office: string): 
       const it = rule.iterator(begin);
       it.next();
       for (let t = it.next(); t; t = it.next()) {
-        look();
+        step();
         const at = instantOf(t, tzid);
         if (at >= to) break;
+        if (at + durationMs > from) look();
         if (occurs(t, at)) occurrence(t, at);
       }
     }
     for (const p of e.getAllProperties("rdate"))
       for (const v of p.getValues()) {
-        look();
+        step();
         const t = v instanceof ICAL.Period ? v.start : (v as Time);
         const at = instantOf(t, p.getParameter("tzid") as string | undefined);
+        if (at < to && at + durationMs > from) look();
         if (occurs(t, at)) occurrence(t, at);
       }
   }

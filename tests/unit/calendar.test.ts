@@ -162,6 +162,17 @@ describe("recurrences are expanded from the window, within a budget", () => {
     expect(() => read(endless(300))).toThrow(/^too costly to read: more than 10000 occurrences/);
   });
 
+  it("twenty weekly series of ten years and more with COUNT and BYDAY (as Outlook writes them) are read: their past is no occurrence in the window", () => {
+    const series = Array.from(
+      { length: 20 },
+      (_, i) =>
+        `BEGIN:VEVENT\r\nUID:weekly-${i}@test\r\nDTSTAMP:20170101T000000Z\r\nDTSTART:20170103T${String(10 + (i % 8)).padStart(2, "0")}0000Z\r\nDTEND:20170103T${String(10 + (i % 8)).padStart(2, "0")}3000Z\r\nRRULE:FREQ=WEEKLY;BYDAY=TU;COUNT=600\r\nEND:VEVENT\r\n`,
+    );
+    const { busy } = read(calendar(series.join("")));
+    // Each series on each Tuesday of the window (Dec 22 through Feb 2: seven of them).
+    expect(busy).toHaveLength(20 * 7);
+  });
+
   it("a page that is not a calendar is not read as an empty one", () => {
     expect(() => read("<html><body>Sign in</body></html>")).toThrow();
   });
