@@ -100,6 +100,7 @@ export const siteSchema = z.object({
     holdsPerAddress: z.number().int().min(1),
     holdsPerNetwork: z.number().int().min(1),
     holdsPerDomain: z.number().int().min(1),
+    sharedMailDomains: z.array(z.string().regex(/^[a-z0-9.-]+\.[a-z]+$/, "a lowercase domain")),
   }),
   emergencySupport: z.string(),
   imprint: z.object({

@@ -92,7 +92,9 @@ export const site: Site = {
    * `holdsPerNetwork` and the visitor's email domain fewer than `holdsPerDomain`: with two
    * consultations a day, answered within the reply promise, about two requests wait at any moment,
    * rarely two from one office, while a bot sending inquiries within the form's limits holds two
-   * times, not twenty. A pick over them still reaches the company, holding nothing.
+   * times, not twenty. A pick over them still reaches the company, holding nothing. The domains in
+   * `sharedMailDomains` (webmail anyone can sign up for) are nobody's office: they cap no one, or a
+   * bot with three Gmail addresses would keep every Gmail visitor's pick from holding.
    */
   booking: {
     businessDaysAhead: 10,
@@ -102,6 +104,21 @@ export const site: Site = {
     holdsPerAddress: 2,
     holdsPerNetwork: 3,
     holdsPerDomain: 3,
+    sharedMailDomains: [
+      "gmail.com",
+      "googlemail.com",
+      "outlook.com",
+      "hotmail.com",
+      "live.com",
+      "msn.com",
+      "yahoo.com",
+      "icloud.com",
+      "me.com",
+      "aol.com",
+      "proton.me",
+      "protonmail.com",
+      "gmx.com",
+    ],
   },
   emergencySupport: "Emergency support is available 24/7 for enterprise clients.",
   imprint: {

@@ -101,7 +101,9 @@ export async function ask(
     made: { holdUntil: number | null; replaced: BookingState | null },
   ) => Promise<void>,
 ): Promise<boolean> {
-  const { holdsPerAddress, holdsPerNetwork, holdsPerDomain } = site.booking;
+  const { holdsPerAddress, holdsPerNetwork, holdsPerDomain, sharedMailDomains } = site.booking;
+  // A domain anyone can have an address on says nothing of who picks: it caps nobody.
+  const domainCounts = !(sharedMailDomains as readonly string[]).includes(p.domain);
   return db.transaction(async (tx) => {
     await lock(tx);
     if (!(await offered(tx))?.includes(p.startsAt)) return false;
@@ -116,7 +118,7 @@ export async function ask(
     const within =
       Number(held?.address ?? 0) < holdsPerAddress &&
       Number(held?.network ?? 0) < holdsPerNetwork &&
-      Number(held?.domain ?? 0) < holdsPerDomain;
+      (!domainCounts || Number(held?.domain ?? 0) < holdsPerDomain);
     const holdUntil = within ? p.holdUntil : null;
     const made = await tx.query(
       `INSERT INTO bookings (inquiry_id, starts_at, ends_at, zone, state, hold_until, address, network, domain, confirmed_at, changed_at)

@@ -580,6 +580,12 @@ describe("holds a bot cannot hoard (issue 52)", { timeout: 180_000 }, () => {
       [MST(24, 13), ...domain.slice(0, 3)],
     );
 
+    // Webmail is nobody's office: four Gmail visitors from four networks each hold their time.
+    const webmail = [MST(25, 9), MST(25, 9, 30), MST(25, 10), MST(25, 10, 30)];
+    for (const [n, at] of webmail.entries()) await as(`198.19.${n}.1`, `g${n}@gmail.com`, at);
+    const afterWebmail = await open();
+    expect(webmail.filter((at) => afterWebmail.includes(at))).toEqual([]);
+
     // A request holding nothing can still be confirmed while its time is free.
     expect(await press(server, linkIn(third, "confirm"))).toMatch(/^Confirmed/);
     expect(await open()).not.toContain(MST(24, 11));
