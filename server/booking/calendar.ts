@@ -1,5 +1,5 @@
 import ICAL from "ical.js";
-import { wallClock } from "../contact/review/promise.ts";
+import { instantOn } from "../contact/review/promise.ts";
 import { DAY_MS } from "../time.ts";
 import type { Busy } from "./slots.ts";
 
@@ -80,11 +80,8 @@ export function busyOf(text: string, from: number, to: number, office: string): 
     }
     return zones.get(tzid) ?? office;
   };
-  const wall = (t: Time, zone: string) => {
-    const naive = Date.UTC(t.year, t.month - 1, t.day, t.hour, t.minute, t.second);
-    // The offset at the guess, then at the answer (a day whose offset changes: daylight saving time).
-    return naive - wallClock(naive - wallClock(naive, zone).offsetMs, zone).offsetMs;
-  };
+  const wall = (t: Time, zone: string) =>
+    instantOn(zone, t.year, t.month - 1, t.day, t.hour, t.minute, t.second);
   /** The instant of a time: ical.js's for a zone the feed defines or UTC, else read on the named zone's clock. */
   const instantOf = (t: Time, tzid: string | undefined) => {
     if (t.isDate) return wall(t, office);

@@ -11,7 +11,7 @@ import {
   ZONES,
 } from "../../app/contact/booking.ts";
 import type { Config } from "../config.ts";
-import { cutAt } from "../contact/delivery/channel.ts";
+import { oneLine } from "../contact/delivery/channel.ts";
 import { routingOf } from "../contact/delivery/routing.ts";
 import type { ContactPipeline, LimitSpec } from "../contact/intake/pipeline.ts";
 import { sayDay, sayRange, sayTime, sayZone } from "../contact/review/clock.ts";
@@ -175,11 +175,7 @@ export function bookingPage(o: Options): BookingPage {
         ? "cancelled"
         : "unchanged";
     if (action === "decline") {
-      const note = cutAt(
-        (form.note ?? "").replace(/[\p{Cc}\p{Cf}\s]+/gu, " ").trim(),
-        BOOK_NOTE_MAX,
-        "…",
-      );
+      const note = oneLine(form.note, BOOK_NOTE_MAX, "…");
       return (await to(["asked"], "declined", (tx, b) => queueDeclined(parts, tx, i, b, note, now)))
         ? "declined"
         : "unchanged";

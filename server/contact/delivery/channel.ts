@@ -73,6 +73,10 @@ export function cutAt(text: string, max: number, mark = "") {
   return chars.length <= max ? text : chars.slice(0, max - Array.from(mark).length).join("") + mark;
 }
 
+/** A line a person typed into a page (a name, a note), as it may go into an email: one line, cut. */
+export const oneLine = (given: string | undefined, max: number, mark = "") =>
+  cutAt((given ?? "").replace(/[\s\p{Cc}\p{Cf}]+/gu, " ").trim(), max, mark);
+
 export const receiverUrl = z
   .url({ protocol: /^https?$/, error: "an http:// or https:// URL" })
   .refine(

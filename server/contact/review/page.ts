@@ -9,7 +9,7 @@ import {
 } from "../../../app/contact/lead.ts";
 import type { Config } from "../../config.ts";
 import { DAY_MS } from "../../time.ts";
-import { cutAt } from "../delivery/channel.ts";
+import { cutAt, oneLine } from "../delivery/channel.ts";
 import { newDeliveries, type Routing, routingOf } from "../delivery/routing.ts";
 import type { ContactPipeline, LimitSpec } from "../intake/pipeline.ts";
 import { type Database, type Sql, StorageUnavailableError } from "../storage/database.ts";
@@ -207,8 +207,7 @@ export function leadPage(o: {
   }
 }
 
-export const takenBy = (given: string | undefined) =>
-  cutAt((given ?? "").replace(/[\s\p{Cc}\p{Cf}]+/gu, " ").trim(), TAKEN_BY_MAX) || null;
+export const takenBy = (given: string | undefined) => oneLine(given, TAKEN_BY_MAX) || null;
 
 async function summaryOf(sql: Sql, i: Inquiry, now: number): Promise<LeadSummary> {
   const mark = i.held ? await markOf(sql, i.id) : undefined;

@@ -35,11 +35,16 @@ export function wallClock(at: number, timeZone: string) {
   return { y, m, d, offsetMs: asUtc - Math.floor(at / 1000) * 1000 };
 }
 
-function instantOf(y: number, m: number, d: number, hhmm: string, zone: string) {
-  const [hh = 0, mm = 0] = hhmm.split(":").map(Number);
-  const naive = Date.UTC(y, m - 1, d, hh, mm);
+/** The instant a wall-clock time (its fields as Date.UTC takes them) is in `zone`. */
+export function instantOn(zone: string, ...fields: Parameters<typeof Date.UTC>) {
+  const naive = Date.UTC(...fields);
   // The offset at the guess, then at the answer (a day whose offset changes: daylight saving time).
   return naive - wallClock(naive - wallClock(naive, zone).offsetMs, zone).offsetMs;
+}
+
+function instantOf(y: number, m: number, d: number, hhmm: string, zone: string) {
+  const [hh = 0, mm = 0] = hhmm.split(":").map(Number);
+  return instantOn(zone, y, m - 1, d, hh, mm);
 }
 
 const dayCache = new WeakMap<OfficeHours, Map<string, Array<[number, number]>>>();
