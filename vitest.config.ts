@@ -1,7 +1,7 @@
 import { defineConfig } from "vitest/config";
 import { CONTACT_API_PATH } from "./app/contact/api.ts";
 
-// The operator CLI the tests run (scripts/inquiries.ts, over a hundred times) strips and compiles the same
+// The operator CLI the tests run (server/cli.ts, over a hundred times) strips and compiles the same
 // TypeScript each time: Node's compile cache, the one server.js enables for itself, does it once.
 // Set here, every worker and every process it starts inherits it.
 process.env.NODE_COMPILE_CACHE ??= new URL(

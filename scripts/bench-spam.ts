@@ -233,7 +233,7 @@ async function main() {
     SPAM_CORPUS_DIR: split.dir,
   });
   const cli = (...args: string[]) =>
-    spawnSync(process.execPath, ["scripts/inquiries.ts", ...args], {
+    spawnSync(process.execPath, ["server/cli.ts", ...args], {
       env: { ...process.env, DATA_DIR: server.dataDir, DATABASE_URL: "" },
       encoding: "utf8",
     });

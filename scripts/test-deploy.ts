@@ -229,7 +229,7 @@ async function main() {
     // name them, its settings from .env.example handed whole (--env-file): its DATA_DIR is the volume.
     const port = await freePort();
     const url = `http://127.0.0.1:${port}`;
-    const cli = (...args: string[]) => ["node", "scripts/inquiries.ts", ...args];
+    const cli = (...args: string[]) => ["node", "server/cli.ts", ...args];
     const fromEmail = (file: string) =>
       /https:\/\/www\.example\.com(\/lead\?t=[\w.%-]+)/.exec(
         readFileSync(file, "utf8")
@@ -449,14 +449,7 @@ async function main() {
       chownSync(fresh, 1000, 1000);
       run("teton-litestream", lsPort, lsEnv, fresh, withReplica);
       await waitReady(lsUrl);
-      const stats = podman(
-        "exec",
-        "teton-litestream",
-        "node",
-        "scripts/inquiries.ts",
-        "list",
-        "--json",
-      );
+      const stats = podman("exec", "teton-litestream", "node", "server/cli.ts", "list", "--json");
       const back = new Set((JSON.parse(stats) as Array<{ id: string }>).map((r) => r.id));
       check(
         "Litestream in the image: a new disk is restored from the replica before the server answers",

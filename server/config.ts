@@ -6,7 +6,7 @@ import { DAY_MS } from "./time.ts";
 
 /**
  * The environment parsed once (server/env.ts) and what follows from it, made by the composition root
- * (server/main.ts; scripts/inquiries.ts) and passed down: nothing else reads `process.env`. TUNING:
+ * (server/main.ts; server/cli.ts) and passed down: nothing else reads `process.env`. TUNING:
  * timings and limits no operator sets, all here so that reading them loads none of the modules that
  * use them (a restart serves its first page before the contact pipeline loads, ADR 0025); tests
  * turn them through the composition root (`server.js --tuning=JSON`, `loadConfig(env, tuning)`).

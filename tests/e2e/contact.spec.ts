@@ -11,7 +11,7 @@ const FAILURE = "There was an error sending your message. Please try again or co
 const dataDir = process.env.E2E_DATA_DIR ?? "";
 
 function storedInquiries(): Array<Record<string, unknown>> {
-  const r = spawnSync(process.execPath, ["scripts/inquiries.ts", "list", "--json"], {
+  const r = spawnSync(process.execPath, ["server/cli.ts", "list", "--json"], {
     env: { ...process.env, DATA_DIR: join(dataDir, "server"), DATABASE_URL: "" },
     encoding: "utf8",
   });

@@ -90,7 +90,7 @@ describe.each(["sqlite", "postgres"] as const)("inquiries CLI on %s", (engine) =
   let ids: Awaited<ReturnType<typeof seed>>;
 
   const cli = (...args: string[]) => {
-    const r = spawnSync(process.execPath, ["scripts/inquiries.ts", ...args], {
+    const r = spawnSync(process.execPath, ["server/cli.ts", ...args], {
       cwd: root,
       env: { ...process.env, ...env },
       encoding: "utf8",
@@ -418,7 +418,7 @@ describe("inquiries CLI without a database", () => {
     const missing = join(tmpdir(), `no-such-data-${process.pid}-${Date.now()}`);
     for (const command of ["list", "held", "stats", "retry", "purge"]) {
       const args = command === "purge" ? [command, "--older-than", "365d"] : [command];
-      const r = spawnSync(process.execPath, ["scripts/inquiries.ts", ...args], {
+      const r = spawnSync(process.execPath, ["server/cli.ts", ...args], {
         cwd: root,
         env: { ...process.env, DATA_DIR: missing, DATABASE_URL: "" },
         encoding: "utf8",
@@ -436,7 +436,7 @@ describe("inquiries CLI without a database", () => {
       "CREATE TABLE schema_migrations (version INTEGER PRIMARY KEY, name TEXT NOT NULL, applied_at INTEGER NOT NULL)",
     );
     raw.close();
-    const r = spawnSync(process.execPath, ["scripts/inquiries.ts", "list"], {
+    const r = spawnSync(process.execPath, ["server/cli.ts", "list"], {
       cwd: root,
       env: { ...process.env, DATA_DIR: dir, DATABASE_URL: "" },
       encoding: "utf8",
@@ -455,7 +455,7 @@ describe("inquiries CLI without a database", () => {
   });
 
   it("says so in one line when DATA_DIR cannot even be created", () => {
-    const r = spawnSync(process.execPath, ["scripts/inquiries.ts", "list"], {
+    const r = spawnSync(process.execPath, ["server/cli.ts", "list"], {
       cwd: root,
       env: { ...process.env, DATA_DIR: "/dev/null/data", DATABASE_URL: "" },
       encoding: "utf8",

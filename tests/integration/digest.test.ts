@@ -257,7 +257,7 @@ describe("the overview page, opened from the digest as received", { timeout: 120
     // Erased (a "delete my data" request): the overview no longer has it.
     const forget = spawnSync(
       process.execPath,
-      ["scripts/inquiries.ts", "forget", "--email", "grace@example.org"],
+      ["server/cli.ts", "forget", "--email", "grace@example.org"],
       {
         cwd: new URL("../../", import.meta.url).pathname,
         env: { ...process.env, DATA_DIR: server.dataDir, DATABASE_URL: "" },

@@ -58,7 +58,7 @@ async function startSite(env: Record<string, string>, tuning: Partial<Tuning> = 
     { OUTBOX_POLL_MS: 50, SPAM_MIN_FILL_MS: 0, ...tuning },
   );
   const cli = (...args: string[]) =>
-    spawnSync(process.execPath, ["scripts/inquiries.ts", ...args], {
+    spawnSync(process.execPath, ["server/cli.ts", ...args], {
       cwd: root,
       env: { ...process.env, DATA_DIR: server.dataDir, DATABASE_URL: env.DATABASE_URL ?? "" },
       encoding: "utf8",

@@ -46,7 +46,7 @@ describe.each(["sqlite", "postgres"] as const)("the privacy promise on %s", (eng
   const cli = async (...args: string[]) => {
     const r = await run(
       process.execPath,
-      ["scripts/inquiries.ts", ...args, `--tuning=${JSON.stringify(tuning)}`],
+      ["server/cli.ts", ...args, `--tuning=${JSON.stringify(tuning)}`],
       {
         cwd: root,
         env: { ...process.env, ...env },

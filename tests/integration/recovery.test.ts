@@ -90,14 +90,7 @@ function imageFolder(): { dir: string; node: string } {
   const node = relative(root, process.execPath);
   const ownNode = !node.startsWith("..");
   const link = statSync(root).dev === statSync(dir).dev ? "-al" : "-a";
-  for (const path of [
-    "package.json",
-    "app",
-    "server",
-    "db",
-    "scripts/inquiries.ts",
-    ...production,
-  ]) {
+  for (const path of ["package.json", "app", "server", "db", ...production]) {
     // The lock names every platform's optional package; this one's are installed.
     if (!existsSync(join(root, path))) continue;
     mkdirSync(dirname(join(dir, path)), { recursive: true });
@@ -184,7 +177,7 @@ describe("restore", () => {
           "--regid=1000",
           "--clear-groups",
           image.node,
-          "scripts/inquiries.ts",
+          "server/cli.ts",
           "restore",
           backup,
         ],

@@ -44,7 +44,7 @@ afterAll(async () => {
 });
 
 const cli = (...args: string[]) =>
-  spawnSync(process.execPath, ["scripts/inquiries.ts", ...args], {
+  spawnSync(process.execPath, ["server/cli.ts", ...args], {
     cwd: root,
     env: { ...process.env, DATA_DIR: server.dataDir, DATABASE_URL: "", SMTP_URL: smtp.url },
     encoding: "utf8",

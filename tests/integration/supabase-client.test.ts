@@ -151,7 +151,7 @@ describe("the hosted platform's client library, pointed at this server", () => {
       },
     );
     const listed = JSON.parse(
-      spawnSync(process.execPath, ["scripts/inquiries.ts", "list", "--json"], {
+      spawnSync(process.execPath, ["server/cli.ts", "list", "--json"], {
         cwd: root,
         env: { ...process.env, DATA_DIR: server.dataDir, DATABASE_URL: "" },
         encoding: "utf8",
