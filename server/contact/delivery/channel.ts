@@ -73,6 +73,7 @@ export function cutAt(text: string, max: number, mark = "") {
   return chars.length <= max ? text : chars.slice(0, max - Array.from(mark).length).join("") + mark;
 }
 
+// No user:password in a receiver's URL: it would end in logs and alerts.
 export const receiverUrl = z
   .url({ protocol: /^https?$/, error: "an http:// or https:// URL" })
   .refine(
