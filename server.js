@@ -62,6 +62,7 @@ if (import.meta.main !== false) {
   nodeModule.enableCompileCache(cache);
   // An unexpected error's logged stack names the TypeScript file and line (the bundle's source maps).
   nodeModule.setSourceMapsSupport(true);
+  // React's production build unless told otherwise: set before the bundle loads React.
   process.env.NODE_ENV ||= "production";
   await import(new URL("./build/server-main/main.js", import.meta.url).href);
 }

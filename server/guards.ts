@@ -62,7 +62,10 @@ export function warnUntrustedProxy(
   };
 }
 
-/** A client address as it is limited (IPv6: its /64, which one subscriber holds), and its network. */
+/**
+ * A client address as it is limited (IPv6: its /64, which one subscriber holds), and its network
+ * (IPv4 /24, IPv6 /48), for an attacker who rotates addresses.
+ */
 export function clientKeys(ip: string): { address: string; network: string } | null {
   if (isIP(ip) === 0) return null;
   const addr = ipaddr.process(ip);
@@ -133,6 +136,7 @@ export function bodyLimit(max: number, skip: (req: Request) => boolean): Request
   };
 }
 
+// UTF-8 is the only charset decoded (JSON's, RFC 8259): utf-16, utf-7 and the rest are refused.
 export function isUtf8(contentType: string | undefined): boolean {
   const charset = /;\s*charset\s*=\s*"?([^";\s]+)/i.exec(contentType ?? "")?.[1]?.toLowerCase();
   return !charset || charset === "utf-8" || charset === "utf8";
@@ -141,6 +145,7 @@ export function isUtf8(contentType: string | undefined): boolean {
 /** The no-JavaScript form post, checked before React Router buffers and parses it (bodyLimit capped it). */
 export function formPostGuard(): RequestHandler {
   return (req, res, next) => {
+    // A browser always sends a form's length, and bodyLimit caps only a declared one.
     if (req.get("content-length") === undefined) return refuse(req, res, 411, "Length Required");
     if (!req.is(["urlencoded", "multipart/form-data"]))
       return refuse(req, res, 415, "Send the form as a form (urlencoded or multipart).");

@@ -16,6 +16,7 @@ type Options = { waitMs: number; now?: number };
 
 export type Erased = Awaited<ReturnType<typeof erase>>;
 
+// An address as the CLI compares it: NFKC folds full-width letters, so any case or form finds it.
 export const normalizeEmail = (email: string) => email.normalize("NFKC").trim().toLowerCase();
 
 export async function erase(db: Database, mailDir: string, selection: Selection, opts: Options) {

@@ -71,6 +71,7 @@ export class KeyRing {
     return this.known.get(`${purpose}:${id}`);
   }
 
+  // An id up to the newest known was made and deleted since (a rotation); one never made is forged.
   wasIssued(purpose: "links" | "form", id: string): boolean {
     const n = Number(/^k(\d+)$/.exec(id)?.[1]);
     return [...this.known.keys()].some(

@@ -77,6 +77,7 @@ export function cutAt(text: string, max: number, mark = "") {
 export const oneLine = (given: string | undefined, max: number, mark = "") =>
   cutAt((given ?? "").replace(/[\s\p{Cc}\p{Cf}]+/gu, " ").trim(), max, mark);
 
+// No user:password in a receiver's URL: it would end in logs and alerts.
 export const receiverUrl = z
   .url({ protocol: /^https?$/, error: "an http:// or https:// URL" })
   .refine(

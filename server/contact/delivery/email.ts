@@ -41,6 +41,7 @@ export function buildMail(
   const who = inquiry.company ? `${inquiry.name} (${inquiry.company})` : inquiry.name;
   const mark = inquiry.suspect ? `${SUSPECT_MARK} ` : "";
   const again = reminder ? `Nobody has taken this lead for ${reminder.waited}: ` : "";
+  // Single-line fields only (the schema refuses CR and LF): no header can be slipped in.
   const subject = cutAt(
     `${again}${mark}New inquiry: ${inquiry.service || "General"} — ${who}`,
     200,
@@ -170,6 +171,7 @@ export const email: ChannelDefinition<typeof variables> = {
     (key === "default" ? undefined : config.routes[key]?.to) ?? inbox(config),
   hostsOf: (config) =>
     config.SMTP_URL ? [{ host: new URL(config.SMTP_URL).hostname, setting: "SMTP_URL" }] : [],
+  // From the inquiry: every attempt carries one Message-ID, so mail clients fold duplicates.
   deliveryId: (inquiryId, config) => `<inquiry-${inquiryId}@${config.siteHost}>`,
   create(config, links) {
     const smtp = config.SMTP_URL ? smtpMailer(config.SMTP_URL) : undefined;
@@ -180,6 +182,7 @@ export const email: ChannelDefinition<typeof variables> = {
     const addresses = { from, to: inbox(config) };
     const send = async (mail: Mail, id: string, detail?: string): Promise<Attempt> => {
       try {
+        // No relay: a file under DATA_DIR/mail, so no lead is lost.
         if (!smtp) {
           const file = join(dir, `${id}.eml`);
           mkdirSync(dir, { recursive: true });
@@ -201,6 +204,8 @@ export const email: ChannelDefinition<typeof variables> = {
       } catch (err) {
         const e = err as Error & { responseCode?: number; code?: string };
         const reason = e.message || String(err);
+        // A 5xx to the envelope or the message (550 unknown recipient) is the relay's final word; a
+        // refused login (a password being fixed), a 4xx or a lost connection is tried again.
         const final =
           (e.responseCode ?? 0) >= 500 && (e.code === "EENVELOPE" || e.code === "EMESSAGE");
         return final ? { kind: "permanent", reason } : { kind: "retry", reason };

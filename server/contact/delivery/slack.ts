@@ -5,6 +5,7 @@ import type { Inquiry } from "../storage/records.ts";
 import { type ChannelDefinition, cutAt, receiver, receiverUrl } from "./channel.ts";
 import { SUSPECT_MARK, SUSPECT_NOTE } from "./email.ts";
 
+// Slack's markup has three control characters; escaped, a visitor's text cannot mention or link.
 export const escapeSlack = (s: string) =>
   s.replace(/&/g, "&amp;").replace(/</g, "&lt;").replace(/>/g, "&gt;");
 

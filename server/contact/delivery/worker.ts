@@ -75,6 +75,7 @@ export function outboxWorker(parts: {
 
   async function run(): Promise<void> {
     while (running) {
+      // An outage was logged once by the database's watcher; the next poll tries again.
       const worked = await pass().catch((err: Error) => {
         if (!(err instanceof StorageUnavailableError))
           workerLog.error({ err }, "outbox pass failed");
@@ -183,6 +184,7 @@ export function outboxWorker(parts: {
         metrics?.reminded();
         nudge();
       }
+      // Sent, never again: those who took it have it; those who refused it for good are named once.
       if (outcome.refused && kind === "lead") {
         const reason = `refused by ${outcome.refused.join(", ")}: ${outcome.detail}`;
         log.fatal(
@@ -207,6 +209,7 @@ export function outboxWorker(parts: {
       if (!(await outbox.fail(db, d.id, id, reason))) return cancelled();
       metrics?.failed(d.channel);
       if (kind !== "lead") return log.error({ reason, kind }, `${SAID[kind][1]}: failed for good`);
+      // Fatal on purpose: a person must look at this inquiry (`inquiries -- retry` after a fix).
       const permanent = outcome.kind === "permanent";
       log.fatal(
         { reason, permanent },

@@ -205,6 +205,7 @@ export function parseTsv(text: string): Array<{ company: string; message: string
     });
 }
 
+// How often an instance asks whether the marks changed: a mark reaches every instance within this.
 export const RELEARN_CHECK_MS = 2_000;
 
 /**
@@ -216,6 +217,7 @@ export type ContentFilter = ReturnType<typeof contentFilter>;
 export function contentFilter(db: Sql, corpusDir?: string) {
   let seed: readonly Example[] | undefined;
   let model: ContentModel | undefined;
+  // The seed's model has learned no marks: a start without any learns nothing again.
   let revision = training.NO_MARKS;
   let checkedAt = 0;
   return {

@@ -146,6 +146,7 @@ export function leadPage(o: {
           const held = await get(db, inquiryId);
           if (held?.held) return confirm(db, held, "take", token, check.expires);
         }
+        // "I'm on it" has no Undo: the others may already have read who is on it.
         const undo = opts.undo === true && action !== "take";
         const result = await performAction(db, o.config, routing, action, inquiryId, now, {
           undo,

@@ -12,6 +12,7 @@ import { formatter, replyBy } from "./clock.ts";
 export type OfficeHours = Pick<Site, "officeHours" | "timeZone" | "holidays">;
 export type Promised = OfficeHours & { response: Pick<Site["response"], "promiseBusinessHours"> };
 
+// How far ahead open hours are looked for: past it, a calendar with none would loop for ever.
 const HORIZON_DAYS = 400;
 const WEEKDAYS = [
   "Sunday",
@@ -47,6 +48,7 @@ function instantOf(y: number, m: number, d: number, hhmm: string, zone: string) 
   return instantOn(zone, y, m - 1, d, hh, mm);
 }
 
+// A day's open hours worked out once per office hours: the metrics read many leads.
 const dayCache = new WeakMap<OfficeHours, Map<string, Array<[number, number]>>>();
 
 export function openOn(day: Date, hours: OfficeHours): Array<[number, number]> {

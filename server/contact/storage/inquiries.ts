@@ -80,6 +80,7 @@ export async function seenMessage(sql: Sql, messageHash: string, since: number):
   return (await sql.query(sent, [messageHash, since])).length > 0;
 }
 
+// When the furthest limit it is over frees up: a client told to come back then is over none.
 export async function countAgainst(tx: Sql, limits: Limit[], now: number): Promise<number | null> {
   if (limits.length === 0) return null;
   const rows = await tx.query<{ key: string; points: number; expire: number }>(
@@ -245,6 +246,7 @@ async function asLead(tx: Sql, inquiry: InquiryRecord, destinations: Destination
     false,
     inquiry.id,
   ]);
+  // Where it has not gone: what Spam cancelled goes now, and no channel gets a lead twice.
   const had = new Set(inquiry.deliveries.map((d) => d.channel));
   const queued = destinations(inquiry).filter(
     (d) => (d.kind ?? "lead") !== "lead" || !had.has(d.channel),

@@ -17,9 +17,12 @@ export async function claimDue(
   now: number,
   limit: number,
 ) {
+  // SKIP LOCKED: on PostgreSQL several workers claim at once without sharing a delivery (on SQLite
+  // the transaction holds the write lock). A channel this instance lacks waits for one that has it.
   const lock = db.engine === "postgres" ? "FOR UPDATE SKIP LOCKED" : "";
   const mine = `channel IN (${channels.map(() => "?").join(", ")}) AND NOT ${HELD}`;
   return db.transaction(async (tx) => {
+    // A send whose worker died while its inquiry was marked spam is cancelled, not taken over.
     await tx.query(
       `DELETE FROM deliveries WHERE status = 'sending' AND claimed_until < ? AND ${HELD}`,
       [now],
@@ -80,6 +83,7 @@ export async function queue(
   }
 }
 
+// A send still under way is never taken over, and sent again, while its worker lives.
 export const extendClaim = (db: Sql, id: string, workerId: string, until: number) =>
   db.query("UPDATE deliveries SET claimed_until = ? WHERE id = ? AND claimed_by = ?", [
     until,
@@ -134,6 +138,7 @@ export async function drop(db: Sql, id: string, workerId: string): Promise<void>
 export const cancelHeld = async (db: Sql, id: string, workerId: string) =>
   (await db.query(`${DROP} AND ${HELD} RETURNING id`, [id, workerId])).length === 1;
 
+// A stopping worker's claims, pending again: the next one sends them at once, not after the lease.
 export async function giveBack(db: Sql, workerId: string): Promise<number> {
   const rows = await db.query(
     `UPDATE deliveries SET status = 'pending', claimed_by = NULL, claimed_until = NULL, attempts = attempts - 1

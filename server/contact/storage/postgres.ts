@@ -25,6 +25,7 @@ export function openPostgres(url: string, watcher?: StorageWatcher): Database {
     max: 10,
     connectionTimeoutMillis: 5_000,
     options: "-c lock_timeout=5000 -c statement_timeout=15000",
+    // pg reads BIGINT (oid 20) as a string; the columns' epoch milliseconds fit a number.
     types: {
       getTypeParser: (oid: number, format?: string) =>
         oid === 20 ? Number : pg.types.getTypeParser(oid, format as "text"),
@@ -51,6 +52,7 @@ export function openPostgres(url: string, watcher?: StorageWatcher): Database {
       if (params.length === 0) return (await client.query(sql)).rows;
       let n = 0;
       const text = sql.replace(/\?/g, () => `$${++n}`);
+      // Named per statement text: pg prepares it once per connection, then reuses its plan.
       const name = `s${createHash("sha1").update(text).digest("hex").slice(0, 16)}`;
       return (await client.query({ name, text, values: params })).rows;
     },

@@ -124,6 +124,7 @@ export function openSqlite(file: string, watcher?: StorageWatcher): Database {
       return run(sql, params) as never;
     },
     transaction,
+    // Through a transaction: ready means a submission could take the write lock now.
     ping: () => transaction((tx) => tx.query("SELECT 1")),
     migrate: () => migrate(database, (_tx, sql) => db.exec(sql)),
     close: () => idle.then(() => db.close()),

@@ -48,7 +48,7 @@ export async function examples(sql: Sql): Promise<Example[]> {
 
 export const NO_MARKS = "0:0";
 
-// Changes whenever a mark is made, replaced or goes.
+// Changes whenever a mark is made, replaced or goes: instances compare it to learn again.
 export async function revision(sql: Sql): Promise<string> {
   const [row] = await sql.query<{ n: number; s: number }>(
     "SELECT COUNT(*) AS n, COALESCE(SUM(marked_at), 0) AS s FROM spam_training",
