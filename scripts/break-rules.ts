@@ -381,7 +381,7 @@ export const breakages: Breakage[] = [
   {
     rule: "ADR 0030: the server refuses a build without its list of files (a step stopped halfway)",
     file: "server.js",
-    find: "problems.push(`${part}/files.json missing`);",
+    find: `problems.push(\`\${part}/files.json missing\`);`,
     replace: "",
     tests: ["tests/integration/startup.test.ts"],
   },
