@@ -431,7 +431,7 @@ type Report = {
     name: string;
     status: string;
     message?: string;
-    assertionResults: Array<{ fullName: string; status: string }>;
+    assertionResults: Array<{ fullName: string; status: string; failureMessages?: string[] }>;
   }>;
 };
 
@@ -442,7 +442,8 @@ function firstFailure(copy: string, report: string): string | null {
   for (const file of r.testResults ?? []) {
     const name = file.name.replace(`${copy}/`, "");
     const failed = file.assertionResults.find((a) => a.status === "failed");
-    if (failed) return `${name} › ${failed.fullName}`;
+    const why = failed?.failureMessages?.[0]?.split("\n")[0]?.slice(0, 100);
+    if (failed) return `${name} › ${failed.fullName} (${why})`;
   }
   for (const file of r.testResults ?? [])
     if (file.status === "failed")
@@ -487,10 +488,11 @@ async function main() {
     } catch {}
     rmSync(temp, { recursive: true, force: true });
   };
-  process.on("SIGINT", () => {
-    cleanUp();
-    process.exit(130);
-  });
+  for (const signal of ["SIGINT", "SIGTERM"] as const)
+    process.on(signal, () => {
+      cleanUp();
+      process.exit(130);
+    });
   try {
     symlinkSync(join(root, "node_modules"), join(copy, "node_modules"));
     cpSync(join(root, "build"), join(copy, "build"), { recursive: true });
