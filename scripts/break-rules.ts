@@ -62,6 +62,7 @@ export const breakages: Breakage[] = [
     find: `Number(held?.${per} ?? 0) < holdsPer`,
     replace: `Number(held?.${per} ?? 0) <= holdsPer`,
     tests: [BOOKING],
+    grep: "caps the times",
   })),
   {
     rule: "booking.md: a pick holds its time holdBusinessHours (16) business hours",
@@ -69,6 +70,7 @@ export const breakages: Breakage[] = [
     find: "facts.booking.holdBusinessHours * HOUR_MS",
     replace: "facts.booking.holdBusinessHours * 2 * HOUR_MS",
     tests: [BOOKING],
+    grep: "16 business hours",
   },
   {
     rule: "booking.md: a hold never lasts past the time itself",
@@ -76,6 +78,7 @@ export const breakages: Breakage[] = [
     find: "Math.min(at, businessDeadline",
     replace: "Math.max(at, businessDeadline",
     tests: [BOOKING],
+    grep: "16 business hours",
   },
   {
     rule: "booking.md: while a request is unanswered, one message per five minutes",
@@ -83,6 +86,7 @@ export const breakages: Breakage[] = [
     find: "const REQUEST_SPACING_MS = 5 * 60_000;",
     replace: "const REQUEST_SPACING_MS = 0;",
     tests: [BOOKING],
+    grep: "five minutes",
   },
   {
     rule: "ADR 0031: a busy or held time blocks every slot it overlaps, not only the one starting with it",
@@ -90,6 +94,7 @@ export const breakages: Breakage[] = [
     find: "!busy.some(([b, e]) => b < at + length && e > at)",
     replace: "!busy.some(([b]) => b === at)",
     tests: [BOOKING, FEEDS],
+    grep: "overlaps|calendar leaves free",
   },
   {
     rule: "booking.md: Confirm changes nothing while another visitor holds an overlapping time",
@@ -125,6 +130,7 @@ export const breakages: Breakage[] = [
     find: "* DAY_MS), facts);",
     replace: "* DAY_MS), { ...facts, holidays: [] });",
     tests: [BOOKING],
+    grep: "around holidays",
   },
   {
     rule: "booking.md: no time within noticeBusinessHours (2) business hours from now",
@@ -132,6 +138,7 @@ export const breakages: Breakage[] = [
     find: "if (at >= earliest &&",
     replace: "if (at >= now &&",
     tests: [BOOKING],
+    grep: "around holidays",
   },
   {
     rule: "booking.md: never a time a calendar feed shows busy",
@@ -139,6 +146,7 @@ export const breakages: Breakage[] = [
     find: "[...busy, ...(await",
     replace: "[...(await",
     tests: [FEEDS, BOOKING],
+    grep: "calendar leaves free|around holidays",
   },
   {
     rule: "booking.md: an all-day event blocks the office's whole day, wherever the calendar was published",
