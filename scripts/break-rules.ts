@@ -176,6 +176,7 @@ export const breakages: Breakage[] = [
     find: "only ?? Object.keys(ACTION_LABEL)",
     replace: "[...(only ?? []), ...Object.keys(ACTION_LABEL)]",
     tests: [LINKS, BOOKING],
+    grep: "forged, altered",
   },
   {
     rule: "ADR 0019: a lead's link never opens the overview",
