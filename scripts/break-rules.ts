@@ -102,6 +102,7 @@ export const breakages: Breakage[] = [
     find: "o.starts_at < bookings.ends_at AND o.ends_at > bookings.starts_at",
     replace: "o.starts_at = bookings.starts_at",
     tests: [BOOKING, RACES],
+    grep: "from another start|never hold one time",
   },
   {
     rule: "booking.md: Confirm confirms the time its page showed alone",
