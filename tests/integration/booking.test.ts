@@ -745,6 +745,27 @@ describe("holds a bot cannot hoard (issue 52)", { timeout: 180_000 }, () => {
     expect(await pick(server, dana.link, MST(24, 11, 30))).toMatch(/no longer open/);
   });
 
+  it("the visitor's booking link works 14 days from their message, then says it expired", async () => {
+    const port = await freePort();
+    const first = await site(AT("2026-11-23 16:05:00"), TUNING, port);
+    const dana = await inquiry(first, "Dana Whitfield", "dana@example.org");
+    await first.stop();
+    const openAt = async (utc: string) => {
+      const server = await site({ ...AT(utc), DATA_DIR: first.dataDir }, TUNING, port);
+      const page = await fetch(dana.link);
+      const result = { status: page.status, html: await page.text() };
+      await server.stop();
+      return result;
+    };
+    const before = await openAt("2026-12-07 16:03:00");
+    expect(before.status).toBe(200);
+    expect(slotsOf(before.html).length).toBeGreaterThan(0);
+    const after = await openAt("2026-12-07 16:07:00");
+    expect(after.status).toBe(410);
+    expect(after.html).toContain("This link has expired");
+    expect(slotsOf(after.html)).toEqual([]);
+  });
+
   it("Confirm changes nothing while another visitor holds a time that overlaps it from another start", async () => {
     const smtp = await new TestSmtp().start();
     cleanups.push(() => smtp.stop());
