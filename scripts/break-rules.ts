@@ -199,6 +199,7 @@ export const breakages: Breakage[] = [
     find: "const BOOK_LINK_DAYS = 14;",
     replace: "const BOOK_LINK_DAYS = 28;",
     tests: [BOOKING, "tests/unit/link-expiry.test.ts"],
+    grep: "works 14 days",
   },
   {
     rule: "ADR 0017: a link signed by a key the database does not hold is refused",
