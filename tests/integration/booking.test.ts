@@ -750,6 +750,63 @@ describe("holds a bot cannot hoard (issue 52)", { timeout: 180_000 }, () => {
     expect(offered).not.toContain(MST(24, 11, 30));
     expect(await pick(server, dana.link, MST(24, 11, 30))).toMatch(/no longer open/);
   });
+
+  it("the visitor's booking link works 14 days from their message, then says it expired", async () => {
+    const port = await freePort();
+    const first = await site(AT("2026-11-23 16:05:00"), TUNING, port);
+    const dana = await inquiry(first, "Dana Whitfield", "dana@example.org");
+    await first.stop();
+    const openAt = async (utc: string) => {
+      const server = await site({ ...AT(utc), DATA_DIR: first.dataDir }, TUNING, port);
+      const page = await fetch(dana.link);
+      const result = { status: page.status, html: await page.text() };
+      await server.stop();
+      return result;
+    };
+    const before = await openAt("2026-12-07 16:03:00");
+    expect(before.status).toBe(200);
+    expect(slotsOf(before.html).length).toBeGreaterThan(0);
+    const after = await openAt("2026-12-07 16:07:00");
+    expect(after.status).toBe(410);
+    expect(after.html).toContain("This link has expired");
+    expect(slotsOf(after.html)).toEqual([]);
+  });
+
+  it("Confirm changes nothing while another visitor holds a time that overlaps it from another start", async () => {
+    const smtp = await new TestSmtp().start();
+    cleanups.push(() => smtp.stop());
+    const port = await freePort();
+    const first = await site({ ...AT("2026-11-23 16:05:00"), SMTP_URL: smtp.url }, TUNING, port);
+    const long = await inquiry(first, "Lou Long", "lou@example.org");
+    const kim = await inquiry(first, "Kim Later", "kim@example.org");
+    expect(await pick(first, long.link, MST(24, 11))).toMatch(/^Thank you!/);
+    expect(await pick(first, kim.link, MST(24, 11, 30))).toMatch(/^Thank you!/);
+    const request = await mailTo(smtp, "hello@example.com", /^Kim Later asks for Tue, Nov 24/);
+    await first.stop();
+    // Lou's time as if picked while consultations were an hour long: 11:00–12:00, over Kim's 11:30.
+    const db = new DatabaseSync(join(first.dataDir, "inquiries.sqlite"));
+    db.prepare("UPDATE bookings SET ends_at = starts_at + 3600000 WHERE inquiry_id = ?").run(
+      long.id,
+    );
+    db.close();
+    const server = await site(
+      { ...AT("2026-11-23 16:06:00"), SMTP_URL: smtp.url, DATA_DIR: first.dataDir },
+      TUNING,
+      port,
+    );
+    expect(await press(server, linkIn(request, "confirm"))).toMatch(
+      /^Another visitor holds this time/,
+    );
+    const states = recorded<{ inquiry_id: string; state: string }>(
+      server,
+      "SELECT inquiry_id, state FROM bookings ORDER BY starts_at",
+    );
+    expect(states).toEqual([
+      { inquiry_id: long.id, state: "asked" },
+      { inquiry_id: kim.id, state: "asked" },
+    ]);
+    expect(mailsTo(smtp, "kim@example.org", /Confirmed|invitation/i)).toEqual([]);
+  });
 });
 
 describe.each(["sqlite", "postgres"] as const)("an upgrade from 1.1.1 (%s)", (engine) => {

@@ -2,7 +2,7 @@ import { join } from "node:path";
 import { DatabaseSync } from "node:sqlite";
 import { afterEach, describe, expect, it } from "vitest";
 import { freePort } from "../support/ports.ts";
-import { lines, sendAsPage } from "../support/requests.ts";
+import { lines, sendAsPage, storedCount } from "../support/requests.ts";
 import { type RunningServer, startServer } from "../support/server.ts";
 
 /**
@@ -49,6 +49,42 @@ describe("an unexpected error", { timeout: 120_000 }, () => {
       err?.stack.split("\n").filter((f) => /^\s+at /.test(f) && !f.includes("node:")) ?? [];
     expect(frames[0]).toMatch(/server\/contact\/storage\/sqlite\.ts:\d+:\d+\)$/);
     expect(frames.some((f) => /server\/booking\/store\.ts:\d+:\d+\)$/.test(f))).toBe(true);
+    expect(err?.stack).not.toContain("build/server-main");
+  });
+
+  it("in the JSON endpoint answers 503 with the page's plain words, no stack, and claims nothing stored", async () => {
+    const port = await freePort();
+    const env = { SITE_URL: `http://127.0.0.1:${port}`, SPAM_FILTER: "off" };
+    const first = await startServer(env, port, { SPAM_MIN_FILL_MS: 0 });
+    servers.push(first);
+    expect((await sendAsPage(first.url, { email: "dana@example.org" })).status).toBe(201);
+    await first.stop();
+
+    // A table lost under the server: a bug's shape, not an outage the storage reports.
+    const db = new DatabaseSync(join(first.dataDir, "inquiries.sqlite"));
+    db.exec("DROP TABLE idempotency_keys");
+    db.close();
+    const second = await startServer({ ...env, DATA_DIR: first.dataDir }, port, {
+      SPAM_MIN_FILL_MS: 0,
+    });
+    servers.push(second);
+
+    const sent = await sendAsPage(
+      second.url,
+      { name: "Sam Ortiz", email: "sam@example.org" },
+      { headers: { "idempotency-key": "errors-test-1" } },
+    );
+    const text = await sent.text();
+    expect(sent.status).toBe(503);
+    expect(sent.headers.get("retry-after")).toMatch(/^\d+$/);
+    expect(JSON.parse(text)).toMatchObject({ error: expect.stringMatching(/try again/i) });
+    expect(text).not.toMatch(/no such table|idempotency_keys|\.ts:\d+|\bat \w+ \(/);
+    expect(storedCount(second.dataDir)).toBe(1);
+
+    const failed = lines(await second.logged()).find((l) => l.msg === "contact endpoint failed");
+    const err = failed?.err as { message: string; stack: string } | undefined;
+    expect(err?.message).toMatch(/idempotency_keys/);
+    expect(err?.stack).toMatch(/server\/contact\/storage\/\w+\.ts:\d+:\d+\)/);
     expect(err?.stack).not.toContain("build/server-main");
   });
 });

@@ -574,6 +574,18 @@ describe("the links in a lead, on one server", { timeout: 60_000 }, () => {
       });
       expect(post.status, what).toBe(status);
     }
+    // One action each, whatever the page: a lead's links open no booking page, where they would
+    // confirm or decline its time, and the visitor's booking link opens no lead page.
+    for (const action of ["spam", "take", "not-spam"]) {
+      const t = leadLinks(ring, config).token(id, action);
+      const onBook = await fetch(`${site.server.url}/book?t=${encodeURIComponent(t)}`);
+      expect(onBook.status, action).toBe(400);
+      expect(await onBook.text(), action).toContain("This link is not valid");
+    }
+    const booking = leadLinks(ring, config).token(id, "book");
+    const onLead = await fetch(`${site.server.url}/lead?t=${encodeURIComponent(booking)}`);
+    expect(onLead.status).toBe(400);
+    expect(await onLead.text()).toContain("This link is not valid");
     expect(site.show(id).verdict).toBe("clean");
     expect(JSON.parse(String(site.cli("training", "--json").stdout))).not.toContainEqual(
       expect.objectContaining({ inquiryId: id }),
