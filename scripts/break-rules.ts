@@ -219,8 +219,15 @@ export const breakages: Breakage[] = [
   {
     rule: "ADR 0027: one digest a day however many instances run",
     file: "server/contact/review/digest.ts",
-    find: "WHERE settings.value <> excluded.value RETURNING value",
+    find: "WHERE settings.value < excluded.value RETURNING value",
     replace: "RETURNING value",
+    tests: [DIGEST],
+  },
+  {
+    rule: "ADR 0027: a digest's day only moves forward (a late turn claims no day again)",
+    file: "server/contact/review/digest.ts",
+    find: "WHERE settings.value < excluded.value RETURNING value",
+    replace: "WHERE settings.value <> excluded.value RETURNING value",
     tests: [DIGEST],
   },
   {
@@ -270,16 +277,16 @@ export const breakages: Breakage[] = [
   // The reply promise (ADR 0020)
   {
     rule: "ADR 0020: no reminder for a lead held as spam",
-    file: "server/contact/review/reminders.ts",
-    find: "i.takenAt != null || i.held ||",
-    replace: "i.takenAt != null ||",
+    file: "server/contact/intake/pipeline.ts",
+    find: "deliveries: held\n        ? []\n        :",
+    replace: "deliveries:",
     tests: [PROMISE],
   },
   {
     rule: "ADR 0020: no reminder for a lead someone took",
     file: "server/contact/review/reminders.ts",
-    find: "i.takenAt != null || i.held ||",
-    replace: "i.held ||",
+    find: "if (i.takenAt != null || dueAt === null ||",
+    replace: "if (dueAt === null ||",
     tests: [PROMISE],
   },
   {

@@ -42,7 +42,8 @@ export function reminderNow(
   facts: Promised = site,
 ): "drop" | { at: number } | { waited: string; promise: string } {
   const dueAt = promiseDueAt(i.receivedAt, facts);
-  if (i.takenAt != null || i.held || dueAt === null || now - i.receivedAt > REMINDER_LOOKBACK_MS)
+  // A held message has no reminder to drop: none is queued for it, and the outbox claims nothing of it.
+  if (i.takenAt != null || dueAt === null || now - i.receivedAt > REMINDER_LOOKBACK_MS)
     return "drop";
   if (dueAt > now) return { at: dueAt };
   return {

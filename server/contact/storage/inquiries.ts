@@ -273,13 +273,8 @@ export async function take(
     );
     const inquiry = await get(tx, id);
     const first = updated.length === 1;
-    if (inquiry && first) {
-      await tx.query(
-        "DELETE FROM deliveries WHERE inquiry_id = ? AND kind = 'reminder' AND status <> 'sending'",
-        [id],
-      );
-      if (!inquiry.held) await queue(tx, id, reports(inquiry), now);
-    }
+    // Its reminder stays queued: the worker drops it when it is due (reminders.ts, one rule).
+    if (inquiry && first && !inquiry.held) await queue(tx, id, reports(inquiry), now);
     return inquiry ? { inquiry, first } : null;
   });
 }
