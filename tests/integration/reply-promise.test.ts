@@ -369,6 +369,11 @@ describe("on PostgreSQL with two instances", { timeout: 60_000 }, () => {
     for (let n = 0; n < 8; n++)
       ids.push(await submit(n % 2 ? a : b, lead(`Lead ${n}`), office(tuesday, "08:30")));
     await expect.poll(() => leadMails(smtp).length, { timeout: 10_000 }).toBe(8);
+    // 12:45: four clock hours after 8:30, when the outbox first offers the reminders, but 3 h 45 min
+    // of business time: none goes yet.
+    now = office(tuesday, "12:45");
+    await wholeTurn(a, b);
+    expect(reminders(smtp)).toEqual([]);
     // 9:00 to 13:00 is 4 business hours.
     now = office(tuesday, "13:00");
     await expect.poll(() => reminders(smtp).length, { timeout: 10_000 }).toBe(8);
