@@ -104,7 +104,7 @@ function deliveries(server: RunningServer, inquiryId: string) {
 }
 
 describe("booking events to the webhook", { timeout: 120_000 }, () => {
-  it("sends booking.requested, booking.confirmed and booking.cancelled once each, signed; none for a held inquiry's pick", async () => {
+  it("sends booking.requested, booking.confirmed, booking.cancelled and booking.declined once each, signed; none for a held inquiry's pick", async () => {
     const smtp = await new TestSmtp().start();
     cleanups.push(() => smtp.stop());
     const hook = await new Receiver().start("/crm");
@@ -137,46 +137,66 @@ describe("booking events to the webhook", { timeout: 120_000 }, () => {
     expect(await press(server, linkIn(asks, "confirm"))).toMatch(/^Confirmed/);
     const invited = await mailTo(smtp, "dana@example.org", /^Your free consultation/);
     expect(await press(server, linkIn(invited, "cancel"))).toMatch(/is free again/);
+    // Eve picks another time, the company declines it.
+    const eve = await inquiry(server, "Eve Second", "eve@example.org");
+    const eveAt = await pick(server, eve.link, 2);
+    const eveAsks = await mailTo(smtp, "hello@example.com", /^Eve Second asks for/);
+    expect(await press(server, linkIn(eveAsks, "decline"))).toMatch(/^Declined/);
 
-    const types = ["booking.requested", "booking.confirmed", "booking.cancelled"];
     const events = () =>
       hook.received.map((r) => ({
         id: String(r.headers["webhook-id"]),
         event: new Webhook(SECRET).verify(r.body, r.headers as Record<string, string>) as Event,
       }));
-    const booked = () => events().filter((e) => BOOKING.test(e.event.type));
-    await expect
-      .poll(() => booked().map((e) => e.event.type), { timeout: 20_000 })
-      .toEqual(expect.arrayContaining(types));
+    const booked = (id: string) =>
+      events().filter((e) => BOOKING.test(e.event.type) && e.event.data.id === id);
 
-    // The product's own record: one delivery per event, sent at the first attempt (recorded once the
-    // receiver answered); the receiver got each once.
-    await expect
-      .poll(() => deliveries(server, dana.id).map((r) => [r.kind, r.status, r.attempts]), {
-        timeout: 20_000,
-      })
-      .toEqual(types.map((t) => [t, "sent", 1]));
-    const rows = deliveries(server, dana.id);
-    expect(booked().map((e) => e.id)).toEqual(rows.map((r) => r.messageId));
-    expect(new Set(rows.map((r) => r.messageId)).size).toBe(3);
-    for (const r of rows)
-      expect(r.messageId).toMatch(new RegExp(`^evt_${r.kind.replace(".", "_")}_${dana.id}_\\d+$`));
+    /**
+     * The product's own record: one delivery per event, sent at the first attempt (recorded once the
+     * receiver answered); the receiver got each once, under its delivery's `webhook-id`. The events,
+     * by type.
+     */
+    async function onceEach(id: string, types: string[]) {
+      await expect
+        .poll(() => deliveries(server, id).map((r) => [r.kind, r.status, r.attempts]), {
+          timeout: 20_000,
+        })
+        .toEqual(types.map((t) => [t, "sent", 1]));
+      const rows = deliveries(server, id);
+      expect(new Set(rows.map((r) => r.messageId)).size).toBe(types.length);
+      for (const r of rows)
+        expect(r.messageId).toMatch(new RegExp(`^evt_${r.kind.replace(".", "_")}_${id}_\\d+$`));
+      expect(
+        booked(id)
+          .map((e) => e.id)
+          .sort(),
+      ).toEqual(rows.map((r) => r.messageId).sort());
+      return types.map((t) => booked(id).find((e) => e.event.type === t)?.event as Event);
+    }
 
-    const [requested, confirmed, cancelled] = types.map(
-      (t) => booked().find((e) => e.event.type === t)?.event as Event,
-    );
-    const when = {
-      id: dana.id,
-      startsAt: new Date(at).toISOString(),
-      endsAt: new Date(at + 30 * 60_000).toISOString(),
+    const [requested, confirmed, cancelled] = await onceEach(dana.id, [
+      "booking.requested",
+      "booking.confirmed",
+      "booking.cancelled",
+    ]);
+    const when = (id: string, start: number) => ({
+      id,
+      startsAt: new Date(start).toISOString(),
+      endsAt: new Date(start + 30 * 60_000).toISOString(),
       zone: "America/New_York",
-    };
-    expect(requested?.data).toEqual({ ...when, state: "asked" });
-    expect(confirmed?.data).toEqual({ ...when, state: "confirmed", confirmedBy: null });
-    expect(cancelled?.data).toEqual({ ...when, state: "cancelled" });
+    });
+    expect(requested?.data).toEqual({ ...when(dana.id, at), state: "asked" });
+    expect(confirmed?.data).toEqual({
+      ...when(dana.id, at),
+      state: "confirmed",
+      confirmedBy: null,
+    });
+    expect(cancelled?.data).toEqual({ ...when(dana.id, at), state: "cancelled" });
     // Each event's time is its change's: in the order they were made.
     const times = [requested, confirmed, cancelled].map((e) => Date.parse(e?.timestamp ?? ""));
     expect(times).toEqual([...times].sort((a, b) => a - b));
+    const [, declined] = await onceEach(eve.id, ["booking.requested", "booking.declined"]);
+    expect(declined?.data).toEqual({ ...when(eve.id, eveAt), state: "declined" });
 
     // The held inquiry: nothing reached the receiver; its event, due before Dana's, was never claimed.
     expect(events().filter((e) => e.event.data.id === bot.id)).toEqual([]);
