@@ -6,11 +6,12 @@ import { destinationsFor, type Routing } from "../contact/delivery/routing.ts";
 import { timeOfId, timeOrderedId } from "../contact/intake/ids.ts";
 import { officeTime, sayRange } from "../contact/review/clock.ts";
 import type { LeadLinks } from "../contact/review/links.ts";
+import { type ReportKind, reportOf } from "../contact/review/reminders.ts";
 import type { Sql } from "../contact/storage/database.ts";
 import { queue } from "../contact/storage/outbox.ts";
 import type { Inquiry } from "../contact/storage/records.ts";
 import { DAY_MS } from "../time.ts";
-import type { Booking } from "./store.ts";
+import type { Booking, BookingState } from "./store.ts";
 
 /**
  * What the booking sends, each a delivery in the outbox: to the company ("booking", on the lead's
@@ -23,7 +24,9 @@ import type { Booking } from "./store.ts";
  * The invitation is an iCalendar METHOD:REQUEST (a cancellation METHOD:CANCEL, SEQUENCE 1) made with
  * ical-generator: organizer the company's inbox, attendee the visitor, times in UTC. Its UID names the
  * confirmation (the inquiry and its moment), so a booking made after a cancelled one is a new event
- * that calendars take, not an older version of the cancelled one.
+ * that calendars take, not an older version of the cancelled one. A webhook receiver on the lead's
+ * route hears of each change too ("booking.requested" and on, docs/contact-api.md): an event of the
+ * outbox like the lead's own, queued here in the change's transaction, never replaced.
  */
 
 /** The visitor's booking link works this many days (at most as long as the lead's links: their key's life). */
@@ -141,6 +144,34 @@ const toVisitor = (tx: Sql, i: Inquiry, words: Words, now: number, calendar?: In
   replace(tx, i, "booking-visitor", [["email", i.email]], { ...words, calendar }, now);
 
 type When = Pick<Booking, "startsAt" | "endsAt" | "zone">;
+
+/**
+ * The change as a webhook receiver hears of it, once (its `webhook-id` names the inquiry and the
+ * change's moment): the booking as it is, nothing of the visitor that `inquiry.received` did not
+ * already send. The Confirm link names nobody: `confirmedBy` is null until one does.
+ */
+function toReceivers(
+  p: Parts,
+  tx: Sql,
+  i: Inquiry,
+  type: Extract<ReportKind, `booking.${string}`>,
+  b: When & { state: BookingState },
+  now: number,
+) {
+  const event = {
+    type,
+    timestamp: new Date(now).toISOString(),
+    data: {
+      id: i.id,
+      state: b.state,
+      startsAt: new Date(b.startsAt).toISOString(),
+      endsAt: new Date(b.endsAt).toISOString(),
+      zone: b.zone,
+      ...(type === "booking.confirmed" ? { confirmedBy: null } : {}),
+    },
+  };
+  return queue(tx, i.id, reportOf(type, i, p.routing, now, event), now);
+}
 const office = (b: When) => sayRange(b.startsAt, b.endsAt, site.timeZone);
 const theirs = (b: When) =>
   b.zone === site.timeZone ? "" : ` (their time: ${sayRange(b.startsAt, b.endsAt, b.zone)})`;
@@ -186,6 +217,7 @@ export async function queueRequest(
     undefined,
     at,
   );
+  await toReceivers(p, tx, i, "booking.requested", { ...b, state: "asked" }, now);
 }
 
 export async function queueConfirmed(p: Parts, tx: Sql, i: Inquiry, b: Booking, now: number) {
@@ -213,6 +245,7 @@ export async function queueConfirmed(p: Parts, tx: Sql, i: Inquiry, b: Booking, 
   );
   const text = `${i.name} <${i.email}> is booked for ${office(b)}${theirs(b)}. The invitation went to them; it is attached for your calendar.`;
   await toCompany(p, tx, i, { subject: `Booked: ${i.name}, ${office(b)}`, text }, now, calendar);
+  await toReceivers(p, tx, i, "booking.confirmed", b, now);
 }
 
 /** The visitor cancelled: a confirmed booking is withdrawn from both calendars, a request from the company's mail. */
@@ -231,9 +264,10 @@ export async function queueCancelled(p: Parts, tx: Sql, i: Inquiry, b: Booking, 
     now,
     calendar,
   );
+  await toReceivers(p, tx, i, "booking.cancelled", b, now);
 }
 
-export function queueDeclined(
+export async function queueDeclined(
   p: Parts,
   tx: Sql,
   i: Inquiry,
@@ -243,5 +277,6 @@ export function queueDeclined(
 ) {
   const asked = `We cannot meet at the time you asked for (${sayRange(b.startsAt, b.endsAt, b.zone)}).${note ? `\n\n${note}` : ""}`;
   const text = `Hello ${i.name},\n\n${asked}\n\nPlease pick another time: ${bookingLink(p, i.id, now)}\n\n${site.name}`;
-  return toVisitor(tx, i, { subject: `About your consultation with ${site.name}`, text }, now);
+  await toVisitor(tx, i, { subject: `About your consultation with ${site.name}`, text }, now);
+  await toReceivers(p, tx, i, "booking.declined", b, now);
 }

@@ -24,9 +24,9 @@ import { destinationsFor, type Routing } from "./routing.ts";
 const MAX_IN_HAND = 16;
 
 // What the log says of each kind: sent, and could not send (then "; tried again later" or ": failed for good").
-const toWebhook = (event: string): [string, string] => [
-  `reply promise: ${event} sent to the webhook`,
-  `reply promise: could not send ${event} to the webhook`,
+const toWebhook = (event: string, about = "reply promise"): [string, string] => [
+  `${about}: ${event} sent to the webhook`,
+  `${about}: could not send ${event} to the webhook`,
 ];
 const SAID: Record<DeliveryKind, [string, string]> = {
   lead: ["inquiry delivered", "inquiry delivery failed"],
@@ -36,6 +36,10 @@ const SAID: Record<DeliveryKind, [string, string]> = {
   ],
   "inquiry.taken": toWebhook("inquiry.taken"),
   "inquiry.reminded": toWebhook("inquiry.reminded"),
+  "booking.requested": toWebhook("booking.requested", "booking"),
+  "booking.confirmed": toWebhook("booking.confirmed", "booking"),
+  "booking.declined": toWebhook("booking.declined", "booking"),
+  "booking.cancelled": toWebhook("booking.cancelled", "booking"),
   "delivery-failed": ["delivery failure reported", "could not report a delivery failure"],
   digest: ["morning digest sent", "could not send the morning digest"],
   booking: ["booking message sent", "could not send a booking message"],
@@ -142,8 +146,11 @@ export function outboxWorker(parts: {
       return channel.deliver({ ...d, inquiry, target }, reminder);
     }
     return (
-      channel.report?.(target, reportEvent(d.kind, inquiry, now, parts.facts), d.messageId) ??
-      "drop"
+      channel.report?.(
+        target,
+        reportEvent(d.kind, inquiry, now, parts.facts, d.payload),
+        d.messageId,
+      ) ?? "drop"
     );
   }
 

@@ -19,12 +19,29 @@ import {
 
 export const REMINDER_LOOKBACK_MS = 14 * DAY_MS;
 
+/** The events a webhook receiver hears of a lead after `inquiry.received`, each a delivery of the outbox. */
+export type ReportKind =
+  | "inquiry.taken"
+  | "inquiry.reminded"
+  | "booking.requested"
+  | "booking.confirmed"
+  | "booking.declined"
+  | "booking.cancelled";
+export type Report = { type: ReportKind; timestamp: string; data: object };
+
+/**
+ * The event's deliveries, to the webhook of the lead's route (none without one). A lead event,
+ * once per lead, is written when it goes (`reportEvent`, the lead as it is then); an event given
+ * here (a booking's change) is kept as it was, its `webhook-id` naming the change's moment.
+ */
 export function reportOf(
-  type: "inquiry.taken" | "inquiry.reminded",
+  type: ReportKind,
   inquiry: Inquiry,
   routing: Routing,
   now: number,
+  event?: Report,
 ) {
+  const name = `evt_${type.replace(/\W/g, "_")}_${inquiry.id}`;
   return destinationsFor(routing, inquiry.service)
     .filter((d) => d.channel === "webhook")
     .map((d) => ({
@@ -32,7 +49,8 @@ export function reportOf(
       kind: type,
       channel: d.channel,
       target: d.target,
-      messageId: `evt_${type.replace(/\W/g, "_")}_${inquiry.id}`,
+      messageId: event ? `${name}_${now}` : name,
+      ...(event ? { payload: JSON.stringify(event) } : {}),
     }));
 }
 
@@ -52,8 +70,20 @@ export function reminderNow(
   };
 }
 
-export const reportEvent = (type: string, i: Inquiry, now: number, facts: Promised = site) => ({
-  type,
-  timestamp: new Date((type === "inquiry.taken" ? i.takenAt : i.remindedAt) ?? now).toISOString(),
-  data: { id: i.id, reply: replyOf(i, now, facts) },
-});
+/** What a report delivery sends: the event kept when it was queued, else the lead's as it is `now`. */
+export const reportEvent = (
+  type: string,
+  i: Inquiry,
+  now: number,
+  facts: Promised = site,
+  kept: string | null = null,
+): { type: string; timestamp: string; data: object } =>
+  kept
+    ? (JSON.parse(kept) as Report)
+    : {
+        type,
+        timestamp: new Date(
+          (type === "inquiry.taken" ? i.takenAt : i.remindedAt) ?? now,
+        ).toISOString(),
+        data: { id: i.id, reply: replyOf(i, now, facts) },
+      };

@@ -1,5 +1,6 @@
 import type { ContactInput } from "../../../app/contact/schema.ts";
 import type { AlertKind } from "../delivery/channel.ts";
+import type { ReportKind } from "../review/reminders.ts";
 import type { Sql } from "./database.ts";
 
 export type Source = "api" | "form";
@@ -26,7 +27,7 @@ export type SpamVerdict = "clean" | "suspect" | "held";
 export const verdictOf = (i: Pick<Inquiry, "held" | "suspect">): SpamVerdict =>
   i.held ? "held" : i.suspect ? "suspect" : "clean";
 
-export type DeliveryKind = "lead" | "reminder" | "inquiry.taken" | "inquiry.reminded" | AlertKind;
+export type DeliveryKind = "lead" | "reminder" | ReportKind | AlertKind;
 
 export type Delivery = {
   id: string;
