@@ -44,6 +44,7 @@ export const ZONES: Array<[string, string]> = [
 
 /** What a button did: "unchanged" when it had been done, or the request had moved on, before. */
 export type BookingDone = "confirmed" | "declined" | "cancelled" | "conflict" | "unchanged";
+/** A time offered: `visitor` "10:30 AM MST" in the zone shown, `office` the same on the office's clock ("" when that zone is it). */
 export type Slot = { at: number; visitor: string; office: string };
 export type Refused = { kind: "invalid" | "expired" | "retired" | "gone" | "unavailable" };
 
@@ -55,6 +56,8 @@ export type BookingView =
       kind: "book";
       token: string;
       zone: string;
+      /** The zone shown, said in full: "Mountain Time (MST)" (both abbreviations across a change of clock). */
+      zoneSaid: string;
       zones: Array<[string, string]>;
       name: string;
       /** The company's calendar could not be read lately: no slot is offered. */

@@ -88,9 +88,9 @@ const REFUSED: Record<
 
 const heading = "text-3xl font-bold text-slate-900 dark:text-white";
 /**
- * A day's times, each the visitor's above, the office's below, never broken inside: the buttons'
- * style set once on their grid (`*:`), not on each of the page's 150-odd buttons (a smaller page,
- * parsed sooner on a phone). The focus ring is styles.ts' `focusRing`, as children's utilities.
+ * A day's times, each with its zone ("10:30 AM MST": also what a screen reader says), the visitor's
+ * above, the office's below, never broken inside: the buttons' style set once on their grid (`*:`),
+ * not on each of the page's 150-odd buttons (a smaller page, parsed sooner on a phone). The focus ring is styles.ts' `focusRing`, as children's utilities.
  */
 const slotGrid =
   "mt-3 grid grid-cols-2 gap-2 sm:grid-cols-4 lg:grid-cols-6 *:flex *:flex-col *:items-center *:rounded-lg *:border-2 *:border-blue-700 *:px-2 *:py-2 *:font-semibold *:whitespace-nowrap *:text-blue-700 *:hover:bg-blue-50 dark:*:border-blue-300 dark:*:text-blue-200 dark:*:hover:bg-slate-800 *:focus-visible:outline-2 *:focus-visible:outline-offset-2 *:focus-visible:outline-blue-700 dark:*:focus-visible:outline-blue-300";
@@ -138,34 +138,47 @@ function Visitor({ view }: { view: Extract<BookingView, { kind: "book" }> }) {
         Hello {view.name}: pick a time that suits you. We already have your message; you need not
         write it again.
       </p>
+      {/* The zone first, before any time: without JavaScript the office's is shown, and a visitor
+          who misses the choice must not read those times as their own (each time says its zone too). */}
+      <form method="get" action={BOOK_PATH} className={`${card} mt-6`}>
+        <input type="hidden" name={BOOK_TOKEN_FIELD} value={view.token} />
+        <p className="text-lg">
+          Times are shown in{" "}
+          <strong className="text-slate-900 dark:text-white">{view.zoneSaid}</strong>
+          {view.zone === site.timeZone ? ", our office's time zone" : ""}. Not your time zone?
+          Choose yours:
+        </p>
+        <div className="mt-3 flex flex-wrap items-end gap-3">
+          <p>
+            <label
+              htmlFor="book-zone"
+              className="block font-semibold text-slate-900 dark:text-white"
+            >
+              Your time zone
+            </label>
+            <select
+              id="book-zone"
+              name={BOOK_ZONE_FIELD}
+              defaultValue={view.zone}
+              className="mt-1 rounded-md border border-slate-300 px-3 py-2 dark:border-slate-600 dark:bg-slate-900"
+            >
+              {view.zones.map(([zone, label]) => (
+                <option key={zone} value={zone}>
+                  {label}
+                </option>
+              ))}
+            </select>
+          </p>
+          <button type="submit" className={buttonSecondary}>
+            Show times
+          </button>
+        </div>
+      </form>
       {status ? (
         <p className={`${card} mt-6 text-lg font-semibold`} role="status">
           {status}
         </p>
       ) : null}
-      <form method="get" action={BOOK_PATH} className="mt-6 flex flex-wrap items-end gap-3">
-        <input type="hidden" name={BOOK_TOKEN_FIELD} value={view.token} />
-        <p>
-          <label htmlFor="book-zone" className="block font-semibold text-slate-900 dark:text-white">
-            Show times in
-          </label>
-          <select
-            id="book-zone"
-            name={BOOK_ZONE_FIELD}
-            defaultValue={view.zone}
-            className="mt-1 rounded-md border border-slate-300 px-3 py-2 dark:border-slate-600 dark:bg-slate-900"
-          >
-            {view.zones.map(([zone, label]) => (
-              <option key={zone} value={zone}>
-                {label}
-              </option>
-            ))}
-          </select>
-        </p>
-        <button type="submit" className={buttonSecondary}>
-          Show times
-        </button>
-      </form>
       {view.asked?.state === "confirmed" ? null : view.unchecked ? (
         <p className="mt-8 text-lg">
           We cannot check our calendar just now, so we offer no times here. We will reply to your

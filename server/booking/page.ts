@@ -14,7 +14,7 @@ import type { Config } from "../config.ts";
 import { oneLine } from "../contact/delivery/channel.ts";
 import { routingOf } from "../contact/delivery/routing.ts";
 import type { ContactPipeline, LimitSpec } from "../contact/intake/pipeline.ts";
-import { sayDay, sayRange, sayTime, sayZone } from "../contact/review/clock.ts";
+import { formatter, sayDay, sayRange, sayTime, sayZone } from "../contact/review/clock.ts";
 import type { LeadLinks } from "../contact/review/links.ts";
 import { takeLead } from "../contact/review/page.ts";
 import { type Database, type Sql, StorageUnavailableError } from "../contact/storage/database.ts";
@@ -106,7 +106,7 @@ export function bookingPage(o: Options): BookingPage {
       const office =
         zone === site.timeZone ? "" : `${sayTime(at, site.timeZone)} ${sayZone(at, site.timeZone)}`;
       const last = days.at(-1);
-      const slot = { at, visitor: sayTime(at, zone), office };
+      const slot = { at, visitor: `${sayTime(at, zone)} ${sayZone(at, zone)}`, office };
       if (last?.day === day) last.slots.push(slot);
       else days.push({ day, slots: [slot] });
     }
@@ -114,6 +114,14 @@ export function bookingPage(o: Options): BookingPage {
       b && (b.state === "asked" || b.state === "confirmed")
         ? { when: sayRange(b.startsAt, b.endsAt, zone), state: b.state }
         : null;
+    // "Mountain Time (MST)": the zone's name, and each abbreviation its times carry (MDT, MST across a change).
+    const named = formatter(zone, { timeZoneName: "longGeneric" })
+      .formatToParts(now)
+      .find((p) => p.type === "timeZoneName")?.value;
+    const abbreviations = [
+      ...new Set((slots?.length ? slots : [now]).map((at) => sayZone(at, zone))),
+    ];
+    const zoneSaid = `${named ?? zone} (${abbreviations.join(", ")})`;
     const zones = ZONES.some(([z]) => z === zone)
       ? ZONES
       : [...ZONES, [zone, zone] as [string, string]];
@@ -121,6 +129,7 @@ export function bookingPage(o: Options): BookingPage {
       kind: "book",
       token,
       zone,
+      zoneSaid,
       zones,
       name: i.name,
       unchecked: slots === null,

@@ -6,7 +6,7 @@ import { DatabaseSync } from "node:sqlite";
 import AxeBuilder from "@axe-core/playwright";
 import ICAL from "ical.js";
 import pg from "pg";
-import type { Browser } from "playwright-core";
+import type { Browser, Page } from "playwright-core";
 import { afterAll, afterEach, beforeAll, describe, expect, it } from "vitest";
 import { launchChromium } from "../support/chromium.ts";
 import { inquiriesCli } from "../support/cli.ts";
@@ -442,6 +442,75 @@ describe("the booking, from the answer to the invitation", { timeout: 180_000 },
     expect(await press(server, linkIn(invited, "cancel"))).toMatch(/1:00.*is free again/);
     await expect.poll(() => cancellations().length, { timeout: 20_000 }).toBe(3);
     expect(cancellations().at(-1)?.mail.text).toMatch(/Tue, Nov 24, 1:00/);
+  });
+
+  it("without JavaScript, the zone comes first and every time says its zone, to the eye and to a screen reader (issue 54)", async () => {
+    // Monday 23 November 2026, 9:05 AM MST; office hours alone decide.
+    const server = await site({ ...FAKETIME, FAKETIME: "@2026-11-23 16:05:00" });
+    const dana = await inquiry(server, "Dana Whitfield", "dana@example.org");
+    // Each slot's accessible name, as Chromium computes it for assistive technology.
+    const slotNames = async (tab: Page) => {
+      const tree = await tab.locator("form[method=post]").ariaSnapshot();
+      const names = [...tree.matchAll(/^\s*- button "([^"]*)"/gm)].map((m) => m[1] ?? "");
+      expect(names).toHaveLength(await tab.locator('button[name="slot"]').count());
+      expect(names.length).toBeGreaterThan(10);
+      return names;
+    };
+    for (const colorScheme of ["light", "dark"] as const)
+      for (const width of [390, 1440]) {
+        const context = await browser.newContext({
+          javaScriptEnabled: false,
+          colorScheme,
+          timezoneId: "America/Chicago",
+          viewport: { width, height: 900 },
+        });
+        const tab = await context.newPage();
+        await tab.goto(dana.link);
+        // The first thing to fill in is the zone, with the sentence that says which one the times are in.
+        const controls = tab.locator(
+          'main :is(select, button, textarea, input:not([type="hidden"]))',
+        );
+        expect(await controls.first().getAttribute("id")).toBe("book-zone");
+        expect(
+          (await tab.locator("main form").first().textContent())?.replace(/\s+/g, " "),
+        ).toMatch(
+          /^Times are shown in Mountain Time \(MST\), our office's time zone\. Not your time zone\? Choose yours:/,
+        );
+        for (const name of await slotNames(tab)) expect(name).toMatch(/^\d{1,2}:\d\d [AP]M MST$/);
+        expect(await tab.evaluate(() => document.documentElement.scrollWidth)).toBeLessThanOrEqual(
+          width,
+        );
+        // Another zone chosen: its times say HST, the office's under each says MST.
+        await tab.selectOption("#book-zone", "Pacific/Honolulu");
+        await tab.getByRole("button", { name: "Show times" }).click();
+        await expect
+          .poll(() => tab.locator("main form strong").first().textContent(), { timeout: 15_000 })
+          .toBe("Hawaii-Aleutian Standard Time (HST)");
+        for (const name of await slotNames(tab))
+          expect(name).toMatch(/^\d{1,2}:\d\d [AP]M HST \(\d{1,2}:\d\d [AP]M MST\)$/);
+        expect(await tab.evaluate(() => document.documentElement.scrollWidth)).toBeLessThanOrEqual(
+          width,
+        );
+        await context.close();
+        // The same page with JavaScript (the browser's zone, one reload), in this scheme and width: axe.
+        const withScript = await browser.newContext({
+          colorScheme,
+          timezoneId: "America/Chicago",
+          viewport: { width, height: 900 },
+        });
+        const page = await withScript.newPage();
+        await page.goto(dana.link);
+        await expect
+          .poll(() => page.locator("main form strong").first().textContent(), { timeout: 15_000 })
+          .toBe("Central Time (CST)");
+        for (const name of await slotNames(page))
+          expect(name).toMatch(/^\d{1,2}:\d\d [AP]M CST \(\d{1,2}:\d\d [AP]M MST\)$/);
+        const axe = await new AxeBuilder({ page: page as never })
+          .withTags(["wcag2a", "wcag2aa", "wcag21a", "wcag21aa", "wcag22aa"])
+          .analyze();
+        expect(axe.violations.map((v) => v.id)).toEqual([]);
+        await withScript.close();
+      }
   });
 
   it("tells the company on the lead's own route: its inbox and its Slack, not the general ones", async () => {
