@@ -1,20 +1,12 @@
 import { z } from "zod";
-import { usPhone } from "#app/config/derive.ts";
+import { usPhone, WEEK } from "#app/config/derive.ts";
 
 /**
  * The shape of the company facts in site.ts, and the words every content mistake is said in. Checked
  * before every build (scripts/content-check.ts) and in the unit tests, so zod never reaches the browser bundle.
  */
 
-const dayOfWeek = z.enum([
-  "Monday",
-  "Tuesday",
-  "Wednesday",
-  "Thursday",
-  "Friday",
-  "Saturday",
-  "Sunday",
-]);
+const dayOfWeek = z.enum(WEEK);
 const clock = z.string().regex(/^([01]\d|2[0-3]):[0-5]\d$/, "use 24-hour HH:MM");
 
 const processor = z.strictObject({
