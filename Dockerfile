@@ -35,7 +35,6 @@ COPY server.js ./
 COPY server ./server
 COPY app ./app
 COPY db ./db
-COPY scripts/inquiries.ts ./scripts/inquiries.ts
 COPY deploy/start.sh deploy/litestream.yml ./deploy/
 RUN mkdir -p /data /app/.node-compile-cache && chown node:node /data /app/.node-compile-cache
 USER node
