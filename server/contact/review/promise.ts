@@ -1,3 +1,4 @@
+import { type Day, WEEK } from "../../../app/config/derive.ts";
 import { type Site, site } from "../../../app/config/site.ts";
 import { DAY_MS, HOUR_MS } from "../../time.ts";
 import type { Inquiry } from "../storage/records.ts";
@@ -14,15 +15,6 @@ export type Promised = OfficeHours & { response: Pick<Site["response"], "promise
 
 // How far ahead open hours are looked for: past it, a calendar with none would loop for ever.
 const HORIZON_DAYS = 400;
-const WEEKDAYS = [
-  "Sunday",
-  "Monday",
-  "Tuesday",
-  "Wednesday",
-  "Thursday",
-  "Friday",
-  "Saturday",
-] as const;
 
 const NUMERIC = Object.fromEntries(
   ["year", "month", "day", "hour", "minute", "second"].map((k) => [k, "numeric"]),
@@ -58,7 +50,8 @@ export function openOn(day: Date, hours: OfficeHours): Array<[number, number]> {
   const known = days.get(date);
   if (known) return known;
   const [y, m, d] = [day.getUTCFullYear(), day.getUTCMonth() + 1, day.getUTCDate()];
-  const weekday = WEEKDAYS[day.getUTCDay()] as (typeof WEEKDAYS)[number];
+  // getUTCDay counts from Sunday, the week of the facts from Monday.
+  const weekday = WEEK[(day.getUTCDay() + 6) % 7] as Day;
   const open = hours.holidays.some((h) => h.date === date)
     ? []
     : hours.officeHours.flatMap(
