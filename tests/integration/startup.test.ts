@@ -43,6 +43,21 @@ function deployedCopy(prefix: string, lacking?: string): string {
   return app;
 }
 
+/**
+ * `npm start`'s prestart in `app`, with `build` standing in for `npm run build`, and a package.json
+ * older than the build: what makes it build is the build's own state.
+ */
+function withStandInBuild(app: string, build: string) {
+  mkdirSync(join(app, "scripts"));
+  cpSync(join(root, "scripts/ensure-build.js"), join(app, "scripts/ensure-build.js"));
+  const pkg = JSON.parse(readFileSync(join(root, "package.json"), "utf8"));
+  pkg.scripts.build = build;
+  rmSync(join(app, "package.json")); // the project's own, linked: never written through
+  writeFileSync(join(app, "package.json"), JSON.stringify(pkg));
+  const older = new Date(Date.now() - 600_000);
+  utimesSync(join(app, "package.json"), older, older);
+}
+
 /** `node server.js` in `app`: were it to start, it would be somewhere harmless, and not for long. */
 const runServerJs = async (app: string) =>
   spawnSync(process.execPath, ["server.js"], {
@@ -234,17 +249,10 @@ describe("a start that cannot succeed says so in one line", () => {
 
     // `npm start` on it, the chunk gone: its prestart builds again (here: puts the build back), and it starts.
     rmSync(join(bundle, chunk));
-    mkdirSync(join(app, "scripts"));
-    cpSync(join(root, "scripts/ensure-build.js"), join(app, "scripts/ensure-build.js"));
-    const pkg = JSON.parse(readFileSync(join(root, "package.json"), "utf8"));
-    pkg.scripts.build = `node -e 'require("fs").cpSync(${JSON.stringify(join(root, "build/server-main"))}, "build/server-main", { recursive: true }); console.log("BUILT")'`;
-    rmSync(join(app, "package.json")); // the project's own, linked: never written through
-    writeFileSync(join(app, "package.json"), JSON.stringify(pkg));
-    // Older than the build: only the build's state can make it build.
-    utimesSync(
-      join(app, "package.json"),
-      new Date(Date.now() - 600_000),
-      new Date(Date.now() - 600_000),
+    // Only the build's state can make it build.
+    withStandInBuild(
+      app,
+      `node -e 'require("fs").cpSync(${JSON.stringify(join(root, "build/server-main"))}, "build/server-main", { recursive: true }); console.log("BUILT")'`,
     );
     const port = await freePort();
     const npm = spawn("npm", ["start"], {
@@ -464,18 +472,8 @@ console.log("BUILT");
  */
 it("npm start builds again when a build-time variable changed (SITE_URL), not for another line of .env (SMTP_URL)", () => {
   const app = deployedCopy("build-time-");
-  mkdirSync(join(app, "scripts"));
-  cpSync(join(root, "scripts/ensure-build.js"), join(app, "scripts/ensure-build.js"));
-  const pkg = JSON.parse(readFileSync(join(root, "package.json"), "utf8"));
-  pkg.scripts.build = "echo BUILT";
-  rmSync(join(app, "package.json")); // the project's own, linked: never written through
-  writeFileSync(join(app, "package.json"), JSON.stringify(pkg));
-  // Older than the build: only the build-time variables can make it build.
-  utimesSync(
-    join(app, "package.json"),
-    new Date(Date.now() - 600_000),
-    new Date(Date.now() - 600_000),
-  );
+  // Only the build-time variables can make it build.
+  withStandInBuild(app, "echo BUILT");
   // What this project's `npm run build` read, now written in .env; the environment sets none of it.
   const recorded = JSON.parse(
     readFileSync(join(app, "build/server/build-time.json"), "utf8"),
