@@ -1,17 +1,25 @@
 import { site } from "../../app/config/site.ts";
 import { BOOK_PATH, BOOK_TOKEN_FIELD } from "../../app/contact/booking.ts";
 import type { Config } from "../config.ts";
+import type { Notice } from "../contact/delivery/channel.ts";
 import { inbox } from "../contact/delivery/email.ts";
 import { destinationsFor, type Routing } from "../contact/delivery/routing.ts";
 import { timeOfId, timeOrderedId } from "../contact/intake/ids.ts";
 import { officeTime, sayRange } from "../contact/review/clock.ts";
 import type { LeadLinks } from "../contact/review/links.ts";
-import { type ReportKind, reportOf } from "../contact/review/reminders.ts";
+import type { Promised } from "../contact/review/promise.ts";
+import { promiseMs } from "../contact/review/promise.ts";
+import {
+  type AskedRequest,
+  type ReportKind,
+  reportOf,
+  requestReminderNow,
+} from "../contact/review/reminders.ts";
 import type { Sql } from "../contact/storage/database.ts";
 import { queue } from "../contact/storage/outbox.ts";
 import type { Inquiry } from "../contact/storage/records.ts";
-import { DAY_MS } from "../time.ts";
-import type { Booking, BookingState } from "./store.ts";
+import { DAY_MS, HOUR_MS } from "../time.ts";
+import { type Booking, type BookingState, bookingOf } from "./store.ts";
 
 /**
  * What the booking sends, each a delivery in the outbox: to the company ("booking", on the lead's
@@ -73,6 +81,10 @@ const place = () =>
     ? `By phone: we call you at the time (our number: ${site.phone.display})`
     : site.booking.place;
 
+/** Whom the visitor meets, when the person who confirmed gave their name. */
+const meet = (b: Pick<Booking, "confirmedBy">) =>
+  b.confirmedBy ? ` You will meet ${b.confirmedBy}.` : "";
+
 async function invitation(p: Parts, i: Inquiry, b: Booking, method: Invitation["method"]) {
   const {
     default: ical,
@@ -90,10 +102,13 @@ async function invitation(p: Parts, i: Inquiry, b: Booking, method: Invitation["
     start: new Date(b.startsAt),
     end: new Date(b.endsAt),
     summary: `Free consultation: ${site.name} and ${i.name}`,
-    description: `${site.consultationMinutes}-minute consultation about ${i.service || "your inquiry"}.`,
+    description: `${site.consultationMinutes}-minute consultation about ${i.service || "your inquiry"}.${meet(b)}`,
     location: place(),
     status: method === "CANCEL" ? ICalEventStatus.CANCELLED : ICalEventStatus.CONFIRMED,
-    organizer: { name: site.name, email: inbox(p.config) },
+    organizer: {
+      name: b.confirmedBy ? `${b.confirmedBy} (${site.name})` : site.name,
+      email: inbox(p.config),
+    },
     attendees: [{ name: i.name, email: i.email, rsvp: true, role: ICalAttendeeRole.REQ }],
   });
   return { method, content: calendar.toString() } satisfies Invitation;
@@ -103,7 +118,7 @@ async function invitation(p: Parts, i: Inquiry, b: Booking, method: Invitation["
 async function replace(
   tx: Sql,
   i: Inquiry,
-  kind: "booking" | "booking-visitor",
+  kind: "booking" | "booking-visitor" | "booking-unanswered",
   to: Array<[string, string]>,
   body: object,
   now: number,
@@ -148,14 +163,14 @@ type When = Pick<Booking, "startsAt" | "endsAt" | "zone">;
 /**
  * The change as a webhook receiver hears of it, once (its `webhook-id` names the inquiry and the
  * change's moment): the booking as it is, nothing of the visitor that `inquiry.received` did not
- * already send. The Confirm link names nobody: `confirmedBy` is null until one does.
+ * already send. `confirmedBy`: the name given on the Confirm page (null: none given).
  */
 function toReceivers(
   p: Parts,
   tx: Sql,
   i: Inquiry,
   type: Extract<ReportKind, `booking.${string}`>,
-  b: When & { state: BookingState },
+  b: When & { state: BookingState; confirmedBy?: string | null },
   now: number,
 ) {
   const event = {
@@ -167,7 +182,7 @@ function toReceivers(
       startsAt: new Date(b.startsAt).toISOString(),
       endsAt: new Date(b.endsAt).toISOString(),
       zone: b.zone,
-      ...(type === "booking.confirmed" ? { confirmedBy: null } : {}),
+      ...(type === "booking.confirmed" ? { confirmedBy: b.confirmedBy ?? null } : {}),
     },
   };
   return queue(tx, i.id, reportOf(type, i, p.routing, now, event), now);
@@ -185,12 +200,8 @@ export async function queueRequest(
   now: number,
 ) {
   const lead = p.links.for(i, now).map((l) => `${l.label}: ${l.url}`);
-  const text = [
-    `${i.name}${i.company ? ` (${i.company})` : ""} <${i.email}> asks for the free ${site.consultationMinutes}-minute consultation on ${office(b)}${theirs(b)}.`,
-    b.holdUntil === null
-      ? "The time is not kept for them (their address, network or email domain has other times waiting): another visitor may pick it. Confirm it if it is still free. Nothing goes to them before you do."
-      : `The time is kept for them until ${officeTime(b.holdUntil)}: confirm or decline before then. Nothing goes to them before you do.`,
-    "",
+  const asks = `${i.name}${i.company ? ` (${i.company})` : ""} <${i.email}> asks for the free ${site.consultationMinutes}-minute consultation on ${office(b)}${theirs(b)}.`;
+  const answers = [
     `Confirm (they get a calendar invitation, you too; the lead counts as taken): ${linkOf(p, i.id, "confirm", now)}`,
     `Decline (you may add a line for them; they get a link to pick another time): ${linkOf(p, i.id, "decline", now)}`,
     "",
@@ -198,6 +209,14 @@ export async function queueRequest(
     i.message,
     "",
     ...lead,
+  ];
+  const text = [
+    asks,
+    b.holdUntil === null
+      ? "The time is not kept for them (their address, network or email domain has other times waiting): another visitor may pick it. Confirm it if it is still free. Nothing goes to them before you do."
+      : `The time is kept for them until ${officeTime(b.holdUntil)}: confirm or decline before then. Nothing goes to them before you do.`,
+    "",
+    ...answers,
   ].join("\n");
   // An unanswered request's message is the company's last booking message about the inquiry: when it went.
   const [last] =
@@ -218,6 +237,45 @@ export async function queueRequest(
     at,
   );
   await toReceivers(p, tx, i, "booking.requested", { ...b, state: "asked" }, now);
+  await queueUnanswered(p, tx, i, b, [asks, "", ...answers].join("\n"), now);
+}
+
+/**
+ * The request's one reminder, should nobody answer it (requestReminderNow decides when it goes, and
+ * whether): by email to the lead's route and the escalation address, as an untaken lead's. Queued
+ * no sooner than it can be due (business time never runs faster than the clock); a newer request
+ * replaces it with its own.
+ */
+async function queueUnanswered(p: Parts, tx: Sql, i: Inquiry, b: When, text: string, now: number) {
+  const route = destinationsFor(p.routing, i.service).find((d) => d.channel === "email");
+  if (!route) return;
+  const to = [
+    ...new Set(
+      [route.target, p.config.LEAD_ESCALATION_TO ?? inbox(p.config)]
+        .flatMap((list) => list.split(","))
+        .map((a) => a.trim().toLowerCase()),
+    ),
+  ].join(", ");
+  const notice = site.booking.noticeBusinessHours * HOUR_MS;
+  const at = Math.max(now, Math.min(now + promiseMs(), b.startsAt - notice));
+  const asked: AskedRequest = { askedAt: now, startsAt: b.startsAt };
+  const words = { subject: `No answer yet: ${i.name} asks for ${office(b)}`, text, asked };
+  await replace(tx, i, "booking-unanswered", [["email", to]], words, now, at);
+}
+
+/** The reminder's words as it goes, with why it goes; else when it may, or "drop" (requestReminderNow). */
+export async function unansweredNotice(
+  sql: Sql,
+  inquiryId: string,
+  payload: string,
+  now: number,
+  facts?: Promised,
+): Promise<Notice | "drop" | { at: number }> {
+  const kept = JSON.parse(payload) as Notice & { asked: AskedRequest };
+  const due = requestReminderNow(await bookingOf(sql, inquiryId), kept.asked, now, facts);
+  if (due === "drop" || "at" in due) return due;
+  const { asked: _, ...notice } = kept;
+  return { ...notice, text: `${due.why}\n\n${notice.text}` };
 }
 
 export async function queueConfirmed(p: Parts, tx: Sql, i: Inquiry, b: Booking, now: number) {
@@ -231,7 +289,7 @@ export async function queueConfirmed(p: Parts, tx: Sql, i: Inquiry, b: Booking, 
       text: [
         `Hello ${i.name},`,
         "",
-        `Your free ${site.consultationMinutes}-minute consultation with ${site.name} is booked for ${when}.`,
+        `Your free ${site.consultationMinutes}-minute consultation with ${site.name} is booked for ${when}.${meet(b)}`,
         `Where: ${place()}`,
         "The invitation is attached: add it to your calendar.",
         "",
@@ -243,7 +301,8 @@ export async function queueConfirmed(p: Parts, tx: Sql, i: Inquiry, b: Booking, 
     now,
     calendar,
   );
-  const text = `${i.name} <${i.email}> is booked for ${office(b)}${theirs(b)}. The invitation went to them; it is attached for your calendar.`;
+  const by = b.confirmedBy ? ` Confirmed by ${b.confirmedBy}.` : "";
+  const text = `${i.name} <${i.email}> is booked for ${office(b)}${theirs(b)}.${by} The invitation went to them; it is attached for your calendar.`;
   await toCompany(p, tx, i, { subject: `Booked: ${i.name}, ${office(b)}`, text }, now, calendar);
   await toReceivers(p, tx, i, "booking.confirmed", b, now);
 }

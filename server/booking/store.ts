@@ -27,7 +27,8 @@ const lock = (tx: Sql) =>
 export type BookingState = "asked" | "confirmed" | "cancelled" | "declined";
 /**
  * `holdUntil`: when an asked time stops holding (null: it holds nothing); `confirmedAt`: when it was
- * confirmed (its invitation's UID); `changedAt`: when it came to its state.
+ * confirmed (its invitation's UID); `confirmedBy`: the name its confirmer gave (null: none given);
+ * `changedAt`: when it came to its state.
  */
 export type Booking = {
   inquiryId: string;
@@ -37,6 +38,7 @@ export type Booking = {
   state: BookingState;
   holdUntil: number | null;
   confirmedAt: number | null;
+  confirmedBy: string | null;
   changedAt: number;
 };
 
@@ -49,12 +51,36 @@ const bookingFrom = (r: Record<string, unknown>): Booking => ({
   state: r.state as BookingState,
   holdUntil: orNull(r.hold_until),
   confirmedAt: orNull(r.confirmed_at),
+  confirmedBy: r.confirmed_by == null ? null : String(r.confirmed_by),
   changedAt: Number(r.changed_at),
 });
 
 export async function bookingOf(sql: Sql, inquiryId: string): Promise<Booking | null> {
   const [r] = await sql.query("SELECT * FROM bookings WHERE inquiry_id = ?", [inquiryId]);
   return r ? bookingFrom(r) : null;
+}
+
+/** How many of each list the overview shows: a bounded page, however many wait. */
+const LISTED = 50;
+
+/**
+ * What the overview lists: the requests waiting for an answer (of inquiries not held as spam; the
+ * oldest first, a time already past included: it still waits), and the calls confirmed to start
+ * within [from, to), soonest first.
+ */
+export async function bookingsToList(sql: Sql, from: number, to: number) {
+  const notHeld = "NOT EXISTS (SELECT 1 FROM inquiries i WHERE i.id = b.inquiry_id AND i.held)";
+  const [asked, calls] = await Promise.all([
+    sql.query(
+      `SELECT * FROM bookings b WHERE b.state = 'asked' AND ${notHeld} ORDER BY b.changed_at LIMIT ${LISTED}`,
+    ),
+    sql.query(
+      `SELECT * FROM bookings b WHERE b.state = 'confirmed' AND b.starts_at >= ? AND b.starts_at < ?
+        ORDER BY b.starts_at LIMIT ${LISTED}`,
+      [from, to],
+    ),
+  ]);
+  return { asked: asked.map(bookingFrom), calls: calls.map(bookingFrom) };
 }
 
 /** The times other inquiries' bookings hold at `now`: busy times for the slots offered (slots.ts). */
@@ -125,7 +151,7 @@ export async function ask(
        VALUES (?, ?, ?, ?, 'asked', ?, ?, ?, ?, NULL, ?)
        ON CONFLICT (inquiry_id) DO UPDATE SET starts_at = excluded.starts_at, ends_at = excluded.ends_at,
          zone = excluded.zone, state = 'asked', hold_until = excluded.hold_until, address = excluded.address,
-         network = excluded.network, domain = excluded.domain, confirmed_at = NULL, changed_at = excluded.changed_at
+         network = excluded.network, domain = excluded.domain, confirmed_at = NULL, confirmed_by = NULL, changed_at = excluded.changed_at
        WHERE bookings.state <> 'confirmed' RETURNING inquiry_id`,
       [p.inquiryId, p.startsAt, p.endsAt, p.zone, holdUntil, p.address, p.network, p.domain, now],
     );
@@ -138,7 +164,7 @@ export async function ask(
 
 /**
  * A request moved on by a button: `from` the states it may be in, `at` the time its page showed,
- * `to` the new state. Confirm makes it hold: under the lock, and only if no other booking holds an
+ * `to` the new state, `by` the name of who confirms (Confirm alone). Confirm makes it hold: under the lock, and only if no other booking holds an
  * overlapping time ("conflict"). `then` gets it as it is now, in the same transaction. null: it was
  * not in `from` (moved on by a press before, here or on another instance) or is for another time.
  */
@@ -150,19 +176,20 @@ export async function move(
   to: BookingState,
   now: number,
   then: (tx: Sql, b: Booking) => Promise<void>,
+  by: string | null = null,
 ): Promise<Booking | "conflict" | null> {
   const confirm = to === "confirmed";
   return db.transaction(async (tx) => {
     if (confirm) await lock(tx);
     const [r] = await tx.query(
-      `UPDATE bookings SET state = ?, changed_at = ?${confirm ? ", confirmed_at = ?" : ""}
+      `UPDATE bookings SET state = ?, changed_at = ?${confirm ? ", confirmed_at = ?, confirmed_by = ?" : ""}
         WHERE inquiry_id = ? AND state IN (${from.map(() => "?")}) AND starts_at = ?${
           confirm
             ? ` AND NOT EXISTS (SELECT 1 FROM bookings o WHERE o.inquiry_id <> bookings.inquiry_id
                   AND o.starts_at < bookings.ends_at AND o.ends_at > bookings.starts_at AND ${holds("o")})`
             : ""
         } RETURNING *`,
-      [to, now, ...(confirm ? [now] : []), inquiryId, ...from, at, ...(confirm ? [now] : [])],
+      [to, now, ...(confirm ? [now, by] : []), inquiryId, ...from, at, ...(confirm ? [now] : [])],
     );
     if (!r) {
       const b = confirm ? await bookingOf(tx, inquiryId) : null;

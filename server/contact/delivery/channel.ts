@@ -20,6 +20,7 @@ export const ALERT_KINDS = [
   "digest",
   "booking",
   "booking-visitor",
+  "booking-unanswered",
   "calendar-unread",
 ] as const;
 export type AlertKind = (typeof ALERT_KINDS)[number];

@@ -1,6 +1,7 @@
 import { randomUUID } from "node:crypto";
 import { setTimeout as sleep } from "node:timers/promises";
 import type { Logger } from "pino";
+import { unansweredNotice } from "../../booking/messages.ts";
 import type { Tuning } from "../../config.ts";
 import type { ContactMetrics } from "../metrics.ts";
 import { digestWords } from "../review/digest.ts";
@@ -44,6 +45,10 @@ const SAID: Record<DeliveryKind, [string, string]> = {
   digest: ["morning digest sent", "could not send the morning digest"],
   booking: ["booking message sent", "could not send a booking message"],
   "booking-visitor": ["booking message sent to the visitor", "could not send a booking message"],
+  "booking-unanswered": [
+    "booking: reminder sent for a request nobody answered",
+    "booking: could not send the reminder of a request nobody answered",
+  ],
   "calendar-unread": ["unread calendar reported", "could not report an unread calendar"],
 };
 
@@ -117,6 +122,18 @@ export function outboxWorker(parts: {
   async function attempt(d: Delivery, now: number): Promise<Outcome> {
     // Claimed only for this worker's channels (outbox.claimDue).
     const channel = channels.get(d.channel) as Channel;
+    if (d.kind === "booking-unanswered") {
+      const notice = await unansweredNotice(
+        db,
+        d.inquiryId ?? "",
+        d.payload ?? "{}",
+        now,
+        parts.facts,
+      );
+      return notice === "drop" || "at" in notice
+        ? notice
+        : channel.notify(d.kind, notice, d.messageId);
+    }
     if ((ALERT_KINDS as readonly string[]).includes(d.kind)) {
       const payload = d.payload ?? "{}";
       const words =

@@ -75,6 +75,13 @@ function* openIntervals(start: number, hours: OfficeHours): Generator<[number, n
     yield* openOn(new Date(Date.UTC(first.y, first.m - 1, first.d) + i * DAY_MS), hours);
 }
 
+// The same, walking back from `end`'s day: the latest intervals first.
+function* openIntervalsBefore(end: number, hours: OfficeHours): Generator<[number, number]> {
+  const last = wallClock(end, hours.timeZone);
+  for (let i = 0; i < HORIZON_DAYS; i++)
+    yield* openOn(new Date(Date.UTC(last.y, last.m - 1, last.d) - i * DAY_MS), hours).toReversed();
+}
+
 export function businessMsBetween(from: number, to: number, hours: OfficeHours = site): number {
   let total = 0;
   for (const [open, close] of openIntervals(from, hours)) {
@@ -95,6 +102,22 @@ export function businessDeadline(
     if (close <= start) continue;
     if (close - start >= left) return start + left;
     left -= close - start;
+  }
+  return null;
+}
+
+/** The instant `businessMs` of business time before `end`: from then on, less is left until it. */
+export function businessBefore(
+  end: number,
+  businessMs: number,
+  hours: OfficeHours = site,
+): number | null {
+  let left = businessMs;
+  for (const [open, close] of openIntervalsBefore(end, hours)) {
+    const stop = Math.min(close, end);
+    if (stop <= open) continue;
+    if (stop - open >= left) return stop - left;
+    left -= stop - open;
   }
   return null;
 }

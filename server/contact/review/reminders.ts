@@ -1,9 +1,11 @@
 import { site } from "../../../app/config/site.ts";
-import { DAY_MS } from "../../time.ts";
+import type { Booking } from "../../booking/store.ts";
+import { DAY_MS, HOUR_MS } from "../../time.ts";
 import { destinationsFor, type Routing } from "../delivery/routing.ts";
 import { timeOrderedId } from "../intake/ids.ts";
 import type { Inquiry } from "../storage/records.ts";
 import {
+  businessBefore,
   businessMsBetween,
   type Promised,
   promiseDueAt,
@@ -67,6 +69,42 @@ export function reminderNow(
   return {
     waited: sayBusinessTime(businessMsBetween(i.receivedAt, now, facts)),
     promise: `${facts.response.promiseBusinessHours} business hours`,
+  };
+}
+
+/** A consultation request as its reminder was queued: when it was asked, and for when. */
+export type AskedRequest = { askedAt: number; startsAt: number };
+
+/**
+ * The reminder of a consultation request nobody answered: due once the reply promise has passed
+ * since it was asked, or once less than the booking notice (business time) is left before its time,
+ * whichever comes first: both counted in business time, as an untaken lead's. Dropped once the request was answered,
+ * cancelled or replaced by a newer pick (which has its own), or is two weeks old.
+ */
+export function requestReminderNow(
+  b: Pick<Booking, "state" | "changedAt" | "startsAt"> | null,
+  asked: AskedRequest,
+  now: number,
+  facts: Promised = site,
+  noticeHours = site.booking.noticeBusinessHours,
+): "drop" | { at: number } | { why: string } {
+  if (
+    b?.state !== "asked" ||
+    b.changedAt !== asked.askedAt ||
+    b.startsAt !== asked.startsAt ||
+    now - asked.askedAt > REMINDER_LOOKBACK_MS
+  )
+    return "drop";
+  const promised = promiseDueAt(asked.askedAt, facts);
+  const near = businessBefore(asked.startsAt, noticeHours * HOUR_MS, facts);
+  const first = Math.min(promised ?? Number.POSITIVE_INFINITY, near ?? Number.POSITIVE_INFINITY);
+  if (first === Number.POSITIVE_INFINITY) return "drop";
+  if (first > now) return { at: first };
+  return {
+    why:
+      first === near
+        ? `Its time is less than ${noticeHours} business hours away, and nobody has confirmed or declined it.`
+        : `Nobody has confirmed or declined it for ${sayBusinessTime(businessMsBetween(asked.askedAt, now, facts))} of business time; we promise a reply within ${facts.response.promiseBusinessHours} business hours.`,
   };
 }
 
