@@ -87,7 +87,8 @@ export interface BookingPage {
   open(token: string, zone: string | null, clientIp: string | undefined): Promise<BookingView>;
   act(
     token: string,
-    form: { slot?: string; zone?: string; note?: string },
+    /** `by`: the name given on the Confirm page (the "I'm on it" field, app/contact/lead.ts). */
+    form: { slot?: string; zone?: string; note?: string; by?: string },
     clientIp: string | undefined,
   ): Promise<BookingView>;
 }

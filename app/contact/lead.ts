@@ -58,6 +58,21 @@ export type LeadSummary = {
   verdict: SpamVerdict;
   /** Who pressed "I'm on it" first (null: no name given) and when, in UTC and on the office's clock; null: nobody yet. */
   taken: { by: string | null; at: string; local: string } | null;
+  /** The consultation the visitor asked for; null: none. */
+  consultation: Consultation | null;
+};
+
+/**
+ * A consultation as the company reads it: its state, its time on the office's clock and (when
+ * another) the visitor's, who confirmed it; `answer`: a request waiting for one (not held as spam),
+ * with the Confirm and Decline tokens for the time shown (the booking page's, app/contact/booking.ts).
+ */
+export type Consultation = {
+  state: "asked" | "confirmed" | "declined" | "cancelled";
+  office: string;
+  visitor: string | null;
+  confirmedBy: string | null;
+  answer: { at: number; confirm: string; decline: string } | null;
 };
 
 export type LeadView =
@@ -109,8 +124,18 @@ export type OverviewLead = {
 export type OverviewView =
   | { kind: "invalid" | "expired" | "retired" | "unavailable" }
   | { kind: "rate-limited"; retryAfterSeconds: number }
-  /** The leads nobody has taken yet, and the messages held as spam in the last week. */
-  | { kind: "overview"; asOf: string; waiting: OverviewLead[]; held: OverviewLead[] };
+  /**
+   * The consultation requests waiting for an answer, the calls of today and tomorrow (office days),
+   * the leads nobody has taken yet, and the messages held as spam in the last week.
+   */
+  | {
+      kind: "overview";
+      asOf: string;
+      requests: OverviewLead[];
+      calls: OverviewLead[];
+      waiting: OverviewLead[];
+      held: OverviewLead[];
+    };
 
 /** What the route asks the server (app/contact/context.ts). */
 export interface LeadPage {

@@ -1,9 +1,9 @@
+import { ConsultationForm } from "#app/components/sections/ConsultationForms.tsx";
 import { buttonPrimary, buttonSecondary, card, container } from "#app/components/ui/styles.ts";
 import { site } from "#app/config/site.ts";
 import {
   BOOK_LABEL,
   BOOK_NOTE_FIELD,
-  BOOK_NOTE_MAX,
   BOOK_PATH,
   BOOK_SLOT_FIELD,
   BOOK_TOKEN_FIELD,
@@ -11,6 +11,7 @@ import {
   type BookingView,
 } from "#app/contact/booking.ts";
 import { contactContext } from "#app/contact/context.ts";
+import { TAKEN_BY_FIELD } from "#app/contact/lead.ts";
 import { linkAnswer } from "#app/contact/link-answer.ts";
 import type { Route } from "./+types/book";
 
@@ -50,6 +51,7 @@ export async function action({ request, context }: Route.ActionArgs) {
     slot: field(form, BOOK_SLOT_FIELD),
     zone: field(form, BOOK_ZONE_FIELD),
     note: field(form, BOOK_NOTE_FIELD),
+    by: field(form, TAKEN_BY_FIELD),
   };
   return answer(await contact.booking.act(token, given, contact.clientIp));
 }
@@ -257,31 +259,7 @@ function Company({ view }: { view: Extract<BookingView, { kind: "company" }> }) 
           {COMPANY_DONE[view.done]}
         </p>
       ) : view.state === "asked" ? (
-        <form method="post" action={BOOK_PATH} className="mt-6">
-          <input type="hidden" name={BOOK_TOKEN_FIELD} value={view.token} />
-          <input type="hidden" name={BOOK_SLOT_FIELD} value={view.at} />
-          {confirm ? (
-            <p>They get a calendar invitation by email, and so do you.</p>
-          ) : (
-            <p>
-              <label
-                htmlFor="book-note"
-                className="block font-semibold text-slate-900 dark:text-white"
-              >
-                A line for them (optional)
-              </label>
-              <input
-                id="book-note"
-                name={BOOK_NOTE_FIELD}
-                maxLength={BOOK_NOTE_MAX}
-                className="mt-1 w-full rounded-md border border-slate-300 px-3 py-2 dark:border-slate-600 dark:bg-slate-900"
-              />
-            </p>
-          )}
-          <button type="submit" className={`${buttonPrimary} mt-4`}>
-            {confirm ? "Confirm" : "Decline"}
-          </button>
-        </form>
+        <ConsultationForm action={view.action} token={view.token} at={view.at} />
       ) : null}
     </>
   );

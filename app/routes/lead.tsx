@@ -1,9 +1,15 @@
+import {
+  ConsultationForm,
+  consultationLine,
+  NameField,
+} from "#app/components/sections/ConsultationForms.tsx";
 import { buttonPrimary, buttonSecondary, card, container } from "#app/components/ui/styles.ts";
 import { site } from "#app/config/site.ts";
 import { contactContext } from "#app/contact/context.ts";
 import {
   ACTION_EFFECT,
   ACTION_LABEL,
+  type Consultation,
   LEAD_PATH,
   LEAD_TOKEN_FIELD,
   LEAD_UNDO_FIELD,
@@ -11,7 +17,6 @@ import {
   type LeadView,
   type ReviewAction,
   TAKEN_BY_FIELD,
-  TAKEN_BY_MAX,
 } from "#app/contact/lead.ts";
 import { linkAnswer } from "#app/contact/link-answer.ts";
 import type { Route } from "./+types/lead";
@@ -222,20 +227,7 @@ function ActionButton(p: {
     <form method="post" action={LEAD_PATH} className="mt-4">
       <input type="hidden" name={LEAD_TOKEN_FIELD} value={token} />
       {undo ? <input type="hidden" name={LEAD_UNDO_FIELD} value="1" /> : null}
-      {askName ? (
-        <p className="mb-4">
-          <label htmlFor="lead-by" className="block font-semibold text-slate-900 dark:text-white">
-            Your name (optional: the others who read this lead see it)
-          </label>
-          <input
-            id="lead-by"
-            name={TAKEN_BY_FIELD}
-            maxLength={TAKEN_BY_MAX}
-            autoComplete="name"
-            className="mt-1 w-full max-w-sm rounded-md border border-slate-300 px-3 py-2 dark:border-slate-600 dark:bg-slate-900"
-          />
-        </p>
-      ) : null}
+      {askName ? <NameField id="lead-by" why="the others who read this lead see it" /> : null}
       <button type="submit" className={primary ? buttonPrimary : buttonSecondary}>
         {label}
       </button>
@@ -283,6 +275,30 @@ function Summary({ summary: s }: { summary: LeadSummary }) {
         ))}
       </dl>
       <p className="mt-4 whitespace-pre-wrap wrap-anywhere">{s.excerpt}</p>
+      {s.consultation ? <ConsultationPart c={s.consultation} /> : null}
     </div>
+  );
+}
+
+/** The consultation, with Confirm and Decline right there while it waits (each its own form). */
+function ConsultationPart({ c }: { c: Consultation }) {
+  return (
+    <section aria-labelledby="lead-consultation" className="mt-6">
+      <h2 id="lead-consultation" className="text-xl font-semibold text-slate-900 dark:text-white">
+        Free consultation
+      </h2>
+      <p className="mt-2">{consultationLine(c)}</p>
+      {c.answer ? (
+        <div className="flex flex-wrap gap-x-12">
+          <ConsultationForm action="confirm" token={c.answer.confirm} at={c.answer.at} />
+          <ConsultationForm
+            action="decline"
+            token={c.answer.decline}
+            at={c.answer.at}
+            primary={false}
+          />
+        </div>
+      ) : null}
+    </section>
   );
 }

@@ -1,3 +1,4 @@
+import { consultationLine } from "#app/components/sections/ConsultationForms.tsx";
 import { buttonSecondary, card, container } from "#app/components/ui/styles.ts";
 import { site } from "#app/config/site.ts";
 import { contactContext } from "#app/contact/context.ts";
@@ -7,7 +8,8 @@ import type { Route } from "./+types/overview";
 
 /**
  * The overview page behind the morning digest's one signed link (server/contact/review/digest.ts):
- * the leads nobody has taken yet and the messages held as spam, each with its own links (each opens
+ * the consultation requests waiting for an answer, today's and tomorrow's calls (office days), the
+ * leads nobody has taken yet and the messages held as spam, each with its own links (each opens
  * the lead's page, whose button acts; they expire with the digest's link). Read-only itself; served
  * as /lead is: never prerendered, noindex, no-store, no-referrer, rate-limited (server/app.ts); no
  * JavaScript.
@@ -66,6 +68,16 @@ export default function Overview({ loaderData }: Route.ComponentProps) {
         As of {view.asOf}. Each link opens the lead's page; only its button there changes anything.
       </p>
       <Leads
+        title={`Requests waiting for an answer (${view.requests.length})`}
+        leads={view.requests}
+        none="No consultation request is waiting."
+      />
+      <Leads
+        title={`Today's and tomorrow's calls (${view.calls.length})`}
+        leads={view.calls}
+        none="No call is booked for today or tomorrow."
+      />
+      <Leads
         title={`Waiting for a reply (${view.waiting.length})`}
         leads={view.waiting}
         none="Nobody is waiting."
@@ -98,6 +110,7 @@ function Leads({ title, leads, none }: { title: string; leads: OverviewLead[]; n
                 {s.deadline.replyBy}: {s.deadline.state}
               </p>
             ) : null}
+            {s.consultation ? <p>Consultation: {consultationLine(s.consultation)}</p> : null}
             <p className="mt-2 whitespace-pre-wrap wrap-anywhere">{s.excerpt}</p>
             <p className="mt-4 flex flex-wrap gap-2">
               {links.map((l) => (

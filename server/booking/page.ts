@@ -16,7 +16,7 @@ import { routingOf } from "../contact/delivery/routing.ts";
 import type { ContactPipeline, LimitSpec } from "../contact/intake/pipeline.ts";
 import { formatter, sayDay, sayRange, sayTime, sayZone } from "../contact/review/clock.ts";
 import type { LeadLinks } from "../contact/review/links.ts";
-import { takeLead } from "../contact/review/page.ts";
+import { takeLead, takenBy } from "../contact/review/page.ts";
 import { type Database, type Sql, StorageUnavailableError } from "../contact/storage/database.ts";
 import { get } from "../contact/storage/inquiries.ts";
 import type { Inquiry } from "../contact/storage/records.ts";
@@ -43,7 +43,7 @@ import { ask, type BookingState, bookingOf, holdingTimes, move } from "./store.t
 const LIMIT: LimitSpec = { prefix: "booking", per: "address", points: 60, durationMs: 10 * 60_000 };
 
 type Done = BookingDone;
-type Form = { slot?: string; zone?: string; note?: string };
+type Form = { slot?: string; zone?: string; note?: string; by?: string };
 type Options = { pipeline: () => ContactPipeline; links: LeadLinks; config: Config; log: Logger };
 
 export function bookingPage(o: Options): BookingPage {
@@ -175,8 +175,12 @@ export function bookingPage(o: Options): BookingPage {
   ): Promise<Done> {
     const at = Number(form.slot);
     if (!Number.isSafeInteger(at)) return "unchanged";
-    const to = (from: BookingState[], state: BookingState, then: Parameters<typeof move>[6]) =>
-      move(db, i.id, from, at, state, now, then);
+    const to = (
+      from: BookingState[],
+      state: BookingState,
+      then: Parameters<typeof move>[6],
+      by: string | null = null,
+    ) => move(db, i.id, from, at, state, now, then, by);
     if (action === "cancel")
       return (await to(["asked", "confirmed"], "cancelled", (tx, b) =>
         queueCancelled(parts, tx, i, b, now),
@@ -189,11 +193,18 @@ export function bookingPage(o: Options): BookingPage {
         ? "declined"
         : "unchanged";
     }
-    const moved = await to(["asked"], "confirmed", async (tx, b) => {
-      await queueConfirmed(parts, tx, i, b, now);
-      // A confirmed booking is the lead taken, in the same transaction: the one take path.
-      await takeLead(tx, parts.routing, i.id, now, null);
-    });
+    // The name asked as "I'm on it" asks it: the visitor meets them, and the lead is theirs.
+    const by = takenBy(form.by);
+    const moved = await to(
+      ["asked"],
+      "confirmed",
+      async (tx, b) => {
+        await queueConfirmed(parts, tx, i, b, now);
+        // A confirmed booking is the lead taken, in the same transaction: the one take path.
+        await takeLead(tx, parts.routing, i.id, now, by);
+      },
+      by,
+    );
     return moved === "conflict" ? "conflict" : moved ? "confirmed" : "unchanged";
   }
 

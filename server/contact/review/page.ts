@@ -1,5 +1,7 @@
 import type { Logger } from "pino";
+import { site } from "../../../app/config/site.ts";
 import {
+  type Consultation,
   type LeadPage,
   type LeadSummary,
   type LeadView,
@@ -7,6 +9,7 @@ import {
   type ReviewAction,
   TAKEN_BY_MAX,
 } from "../../../app/contact/lead.ts";
+import { bookingOf, bookingsToList } from "../../booking/store.ts";
 import type { Config } from "../../config.ts";
 import { DAY_MS } from "../../time.ts";
 import { cutAt, oneLine } from "../delivery/channel.ts";
@@ -15,9 +18,10 @@ import type { ContactPipeline, LimitSpec } from "../intake/pipeline.ts";
 import { type Database, type Sql, StorageUnavailableError } from "../storage/database.ts";
 import { get, judge, markOf, take, undo } from "../storage/inquiries.ts";
 import { type Inquiry, verdictOf } from "../storage/records.ts";
-import { officeTime } from "./clock.ts";
+import { officeTime, sayRange } from "./clock.ts";
 import { deadlineOf, openLeads } from "./digest.ts";
 import type { LeadLinks } from "./links.ts";
+import { instantOn, wallClock } from "./promise.ts";
 import { reportOf } from "./reminders.ts";
 
 /**
@@ -90,6 +94,11 @@ export function leadPage(o: {
       return { kind: "unavailable" };
     }
   };
+  // The booking page's Confirm and Decline tokens, made by a page another link opened: they expire with it.
+  const answerTokens =
+    (expires: number): AnswerTokens =>
+    (id, action, now) =>
+      o.links.token(id, action, now, expires);
   const refused = (reason: "invalid" | "expired" | "retired", how: string) => {
     log.warn({ reason }, `lead link refused: ${reason} (${how})`);
     return { kind: reason };
@@ -107,17 +116,36 @@ export function leadPage(o: {
         const wait = await pipeline.overLimit(clientIp, [ACTION_LIMIT], now);
         if (wait !== null) return { kind: "rate-limited", retryAfterSeconds: wait };
         const { waiting, held } = await openLeads(db, now, now - 7 * DAY_MS);
+        // Today and tomorrow on the office's clock: from its midnight to the midnight two days on.
+        const today = wallClock(now, site.timeZone);
+        const bookings = await bookingsToList(
+          db,
+          instantOn(site.timeZone, today.y, today.m - 1, today.d),
+          instantOn(site.timeZone, today.y, today.m - 1, today.d + 2),
+        );
+        const tokens = answerTokens(overview.expires);
         const listed = async (i: Inquiry) => ({
           id: i.id,
-          summary: await summaryOf(db, i, now),
+          summary: await summaryOf(db, i, now, tokens),
           links: o.links.for(i, now, overview.expires).map(({ label, url }) => ({ label, url })),
         });
-        log.info({ waiting: waiting.length, held: held.length }, "overview opened");
-        const [w, h] = await Promise.all([
+        const ofBookings = async (ids: string[]) =>
+          Promise.all(
+            (await Promise.all(ids.map((id) => get(db, id)))).flatMap((i) =>
+              i ? [listed(i)] : [],
+            ),
+          );
+        const [requests, calls, w, h] = await Promise.all([
+          ofBookings(bookings.asked.map((b) => b.inquiryId)),
+          ofBookings(bookings.calls.map((b) => b.inquiryId)),
           Promise.all(waiting.map(listed)),
           Promise.all(held.map(listed)),
         ]);
-        return { kind: "overview", asOf: officeTime(now), waiting: w, held: h };
+        log.info(
+          { requests: requests.length, calls: calls.length, waiting: w.length, held: h.length },
+          "overview opened",
+        );
+        return { kind: "overview", asOf: officeTime(now), requests, calls, waiting: w, held: h };
       }),
     open: (token) =>
       guarded(async () => {
@@ -157,7 +185,8 @@ export function leadPage(o: {
         if (result.kind === "taken") {
           const { inquiry, first } = result.taken;
           log.info({ inquiryId, action, first }, "lead link used");
-          return { kind: "taken", first, summary: await summaryOf(db, inquiry, now) };
+          const tokens = answerTokens(check.expires);
+          return { kind: "taken", first, summary: await summaryOf(db, inquiry, now, tokens) };
         }
         const { changed, cancelled, delivered, underWay } = result.marked;
         const queued = result.marked.queued.map((d) => d.channel);
@@ -171,6 +200,7 @@ export function leadPage(o: {
           db,
           (await get(db, inquiryId)) ?? result.marked.inquiry,
           now,
+          answerTokens(check.expires),
         );
         return undo
           ? { kind: "undone", action, changed, summary, cancelled, underWay, queued, token }
@@ -196,7 +226,7 @@ export function leadPage(o: {
     expires: number,
   ): Promise<LeadView> {
     const now = Date.now();
-    const summary = await summaryOf(db, inquiry, now);
+    const summary = await summaryOf(db, inquiry, now, answerTokens(expires));
     return inquiry.held && action === "take"
       ? {
           kind: "confirm",
@@ -210,7 +240,39 @@ export function leadPage(o: {
 
 export const takenBy = (given: string | undefined) => oneLine(given, TAKEN_BY_MAX) || null;
 
-async function summaryOf(sql: Sql, i: Inquiry, now: number): Promise<LeadSummary> {
+type AnswerTokens = (id: string, action: "confirm" | "decline", now: number) => string;
+
+/** The inquiry's consultation, if it has one: a request not held as spam with its Confirm and Decline. */
+async function consultationOf(
+  sql: Sql,
+  i: Inquiry,
+  now: number,
+  tokens: AnswerTokens,
+): Promise<Consultation | null> {
+  const b = await bookingOf(sql, i.id);
+  if (!b) return null;
+  return {
+    state: b.state,
+    office: sayRange(b.startsAt, b.endsAt, site.timeZone),
+    visitor: b.zone === site.timeZone ? null : sayRange(b.startsAt, b.endsAt, b.zone),
+    confirmedBy: b.confirmedBy,
+    answer:
+      b.state === "asked" && !i.held
+        ? {
+            at: b.startsAt,
+            confirm: tokens(i.id, "confirm", now),
+            decline: tokens(i.id, "decline", now),
+          }
+        : null,
+  };
+}
+
+async function summaryOf(
+  sql: Sql,
+  i: Inquiry,
+  now: number,
+  tokens: AnswerTokens,
+): Promise<LeadSummary> {
   const mark = i.held ? await markOf(sql, i.id) : undefined;
   return {
     name: i.name,
@@ -230,5 +292,6 @@ async function summaryOf(sql: Sql, i: Inquiry, now: number): Promise<LeadSummary
             at: new Date(i.takenAt).toISOString(),
             local: officeTime(i.takenAt),
           },
+    consultation: await consultationOf(sql, i, now, tokens),
   };
 }
