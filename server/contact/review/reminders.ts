@@ -82,7 +82,7 @@ export type AskedRequest = { askedAt: number; startsAt: number };
  * cancelled or replaced by a newer pick (which has its own), or is two weeks old.
  */
 export function requestReminderNow(
-  b: Pick<Booking, "state" | "changedAt" | "startsAt"> | null,
+  b: Pick<Booking, "state" | "changedAt"> | null,
   asked: AskedRequest,
   now: number,
   facts: Promised = site,
@@ -91,7 +91,6 @@ export function requestReminderNow(
   if (
     b?.state !== "asked" ||
     b.changedAt !== asked.askedAt ||
-    b.startsAt !== asked.startsAt ||
     now - asked.askedAt > REMINDER_LOOKBACK_MS
   )
     return "drop";
