@@ -2,6 +2,7 @@ import { join } from "node:path";
 import { DatabaseSync } from "node:sqlite";
 import { Webhook } from "standardwebhooks";
 import { afterEach, describe, expect, it } from "vitest";
+import { TAKEN_BY_FIELD } from "../../app/contact/lead.ts";
 import { inquiriesCli } from "../support/cli.ts";
 import { freePort } from "../support/ports.ts";
 import { Receiver } from "../support/receiver.ts";
@@ -61,12 +62,12 @@ async function pick(server: RunningServer, link: string, nth = 0) {
 }
 
 /** A company or visitor link pressed: its page, then its button. */
-async function press(server: RunningServer, link: string) {
+async function press(server: RunningServer, link: string, by?: string) {
   const page = await (await fetch(link)).text();
   const slot = /name="slot" value="(\d+)"/.exec(page)?.[1] ?? "";
   const res = await fetch(`${server.url}/book`, {
     method: "POST",
-    body: new URLSearchParams({ t: tokenOf(link), slot }),
+    body: new URLSearchParams({ t: tokenOf(link), slot, ...(by ? { [TAKEN_BY_FIELD]: by } : {}) }),
   });
   return statusOf(await res.text());
 }
@@ -134,7 +135,7 @@ describe("booking events to the webhook", { timeout: 120_000 }, () => {
     const dana = await inquiry(server, "Dana Whitfield", "dana@example.org");
     const at = await pick(server, dana.link);
     const asks = await mailTo(smtp, "hello@example.com", /^Dana Whitfield asks for/);
-    expect(await press(server, linkIn(asks, "confirm"))).toMatch(/^Confirmed/);
+    expect(await press(server, linkIn(asks, "confirm"), "Sam Ortiz")).toMatch(/^Confirmed/);
     const invited = await mailTo(smtp, "dana@example.org", /^Your free consultation/);
     expect(await press(server, linkIn(invited, "cancel"))).toMatch(/is free again/);
     // Eve picks another time, the company declines it.
@@ -189,7 +190,7 @@ describe("booking events to the webhook", { timeout: 120_000 }, () => {
     expect(confirmed?.data).toEqual({
       ...when(dana.id, at),
       state: "confirmed",
-      confirmedBy: null,
+      confirmedBy: "Sam Ortiz",
     });
     expect(cancelled?.data).toEqual({ ...when(dana.id, at), state: "cancelled" });
     // Each event's time is its change's: in the order they were made.
