@@ -1,7 +1,6 @@
 import { reactRouter } from "@react-router/dev/vite";
 import tailwindcss from "@tailwindcss/vite";
 import { defineConfig } from "vite";
-import { contentCheck } from "./scripts/content-check.ts";
 import { photos } from "./scripts/photos.ts";
 import { loadBuildEnv } from "./server/config.ts";
 
@@ -21,6 +20,6 @@ export default defineConfig({
   // The server build carries the few icons the pages use, not lucide-react's whole entry (~1,600
   // icons) loaded at every start, and the part of zod it uses, not its 60 locales (~3 MB idle).
   ssr: { noExternal: ["lucide-react", "zod"] },
-  // Every post, fact and service checked first (stops with what to correct), then photos become variants.
-  plugins: [contentCheck({ siteUrl: env.SITE_URL }), photos(), tailwindcss(), reactRouter()],
+  // Photos become variants. What editors edit was checked before Vite started (scripts/content-check.ts).
+  plugins: [photos(), tailwindcss(), reactRouter()],
 });

@@ -1,21 +1,24 @@
 import { existsSync, readdirSync, readFileSync } from "node:fs";
 import { join } from "node:path";
-import type { Plugin } from "vite";
+import { pathToFileURL } from "node:url";
+import { parseSync } from "vite";
 import { clockText } from "../app/config/derive.ts";
 import { problemsOf, siteSchema } from "../app/config/site.schema.ts";
-import { type Site, site as shippedSite } from "../app/config/site.ts";
+import type { Site } from "../app/config/site.ts";
 import { checkPost, duplicateSlugs, formatProblem, type Post } from "../app/content/post-parser.ts";
 import { serviceLinesSchema } from "../app/content/services.schema.ts";
-import { serviceLines } from "../app/content/services.ts";
 import { placeholderContacts } from "../server/facts.ts";
 import { isReservedHost } from "../server/guards.ts";
 
 /**
  * What the company edits, checked before anything is built or served: every post, the company facts
  * and the services content. Every mistake of every file at once, one line each (file, line, field,
- * what was found, what is expected, an example), then the build stops: the prerender never sees a
- * bad value. Runs as a Vite plugin, so `npm run build`, `npm run dev` and `npm start` (which builds
- * when a source changed: scripts/ensure-build.js) all stop the same way.
+ * what was found, what is expected, an example), then the command stops: the prerender never sees a
+ * bad value. It runs before Vite (`npm run build` and `npm run dev` start with it; `npm start` builds
+ * when a source changed: scripts/ensure-build.js), because Vite bundles site.ts and services.ts
+ * into its own configuration and a syntax mistake there would stop it with the bundler's output
+ * instead. So site.ts and services.ts are parsed here first and loaded only when they parse, and
+ * the posts (which need neither) are checked whatever they hold.
  */
 
 const root = new URL("..", import.meta.url).pathname;
@@ -48,24 +51,110 @@ export function postProblems(dir = join(root, "content/blog")): string[] {
 
 const sourceOf = (file: string) => readFileSync(join(root, file), "utf8");
 
+/** Where `offset` is in `source`, as an editor counts: line and column from 1. */
+function position(source: string, offset: number) {
+  const before = source.slice(0, offset).split("\n");
+  return { line: before.length, column: (before.at(-1)?.length ?? 0) + 1 };
+}
+
+/** The parser's names for what it expected, said in words. */
+const TOKEN_WORDS: Record<string, string> = {
+  ",": "a comma (,)",
+  ":": "a colon (:)",
+  "]": "the ] that ends the list",
+  "}": "the } that ends the group",
+  ")": "the ) that ends the brackets",
+};
+
+const EXAMPLE =
+  'text in quotes, each field written name: "value" and followed by a comma, like: title: "Colocation",';
+
+/**
+ * A syntax mistake in site.ts or services.ts, in the words of the other mistakes: where (line and
+ * column), what was found, what is expected, an example. The parser stops at the first such mistake:
+ * what follows it cannot be read until it is corrected.
+ */
+export function syntaxProblems(file: string, source: string): string[] {
+  const { errors } = parseSync(file, source, { lang: "ts" });
+  return errors.map((e) => {
+    const [at, opened] = e.labels;
+    const start = at?.start ?? 0;
+    const { line, column } = position(source, start);
+    const where = `${file}, line ${line}, column ${column}`;
+    const text = source.slice(start, Math.max(at?.end ?? start, start + 1)).split("\n")[0] ?? "";
+    const found = `found ${/^["']/.test(text) ? text : JSON.stringify(text)}`;
+    const tokens = /^Expected (.+?)(?: but found .+)?$/.exec(e.message)?.[1];
+    if (tokens) {
+      const openedOn = opened ? ` opened on line ${position(source, opened.start).line}` : "";
+      const expected = [...tokens.matchAll(/`([^`]+)`/g)]
+        .map(
+          ([, t]) =>
+            `${TOKEN_WORDS[t as string] ?? `"${t}"`}${t === "]" || t === "}" ? openedOn : ""}`,
+        )
+        .join(" or ");
+      // A comma forgotten at the end of a line is the usual cause: say which line.
+      const previous = source.slice(0, start).trimEnd();
+      const end = position(source, previous.length).line;
+      const comma =
+        tokens.includes("`,`") && end < line ? ` (a comma at the end of line ${end}?)` : "";
+      return `${where}: ${found}; expected ${expected}${comma}. Write ${EXAMPLE}`;
+    }
+    if (/^Unterminated string/.test(e.message)) {
+      return `${where}: found text that starts with ${text.charAt(0)} and does not end on its line; expected the same quote at its end. Write ${EXAMPLE}`;
+    }
+    if (/^Invalid Character/.test(e.message) && /[\u2018\u2019\u201c\u201d]/.test(text)) {
+      return `${where}: found the curly quote ${text}; expected a straight quote (" or '), as a text editor types it. Write ${EXAMPLE}`;
+    }
+    return `${where}: ${found}, which cannot be read here (${e.message.toLowerCase()}). Write ${EXAMPLE}`;
+  });
+}
+
+/** Why loading a file that parses failed (a word not in quotes, most often), in one line. */
+function loadProblem(file: string, err: unknown): string {
+  const error = err instanceof Error ? err : new Error(String(err));
+  const at = new RegExp(`${file.replace(/[.]/g, "\\.")}:(\\d+):(\\d+)`).exec(error.stack ?? "");
+  const where = `${file}${at ? `, line ${at[1]}, column ${at[2]}` : ""}`;
+  const word = /^(\S+) is not defined$/.exec(error.message)?.[1];
+  if (word) {
+    const line = at ? (sourceOf(file).split("\n")[Number(at[1]) - 1] ?? "") : "";
+    const field = /(\w+):\s*[^:]*$/.exec(line.slice(0, Number(at?.[2] ?? 1) - 1))?.[1] ?? "title";
+    return `${where}: found ${word} outside quotes; expected text in quotes, like: ${field}: "${word}",`;
+  }
+  return `${where}: cannot be read (${error.message.split("\n")[0]}). Write ${EXAMPLE}`;
+}
+
+/** An editable TypeScript file's export, or what keeps it from being read. */
+async function loadEditable<T>(
+  file: string,
+  name: string,
+): Promise<{ value: T } | { problems: string[] }> {
+  const syntax = syntaxProblems(file, sourceOf(file));
+  if (syntax.length > 0) return { problems: syntax };
+  try {
+    const module = await import(pathToFileURL(join(root, file)).href);
+    return { value: module[name] as T };
+  } catch (err) {
+    return { problems: [loadProblem(file, err)] };
+  }
+}
+
 /** Every mistake in the company facts and the services content. */
-export function factProblems(
-  site: unknown = shippedSite,
-  services: unknown = serviceLines,
-): string[] {
+export function factProblems(site: unknown, services: unknown): string[] {
   return [
     ...problemsOf(siteSchema, site, "app/config/site.ts", sourceOf("app/config/site.ts")),
-    ...problemsOf(
-      serviceLinesSchema,
-      services,
-      "app/content/services.ts",
-      sourceOf("app/content/services.ts"),
-      (i) =>
-        Array.isArray(services)
-          ? (services[i] as { title?: string } | undefined)?.title
-          : undefined,
-    ),
+    ...servicesProblems(services),
   ];
+}
+
+function servicesProblems(services: unknown): string[] {
+  return problemsOf(
+    serviceLinesSchema,
+    services,
+    "app/content/services.ts",
+    sourceOf("app/content/services.ts"),
+    (i) =>
+      Array.isArray(services) ? (services[i] as { title?: string } | undefined)?.title : undefined,
+  );
 }
 
 /** A web address visitors reach: https, and not this machine or a name reserved for examples. */
@@ -134,38 +223,51 @@ export function disagreements(site: Site): string[] {
   return found;
 }
 
-/** Everything to say before a build: the mistakes that stop it, and the disagreements it only names. */
-export function checkContent(siteUrl: string): { problems: string[]; warnings: string[] } {
-  const facts = factProblems();
+/**
+ * Everything to say before a build: the mistakes that stop it, and the disagreements it only names.
+ * `siteUrl` is read once the facts are whole (reading the environment loads them).
+ */
+export async function checkContent(siteUrl: () => Promise<string>) {
+  const site = await loadEditable<Site>("app/config/site.ts", "site");
+  const services = await loadEditable<unknown>("app/content/services.ts", "serviceLines");
+  const facts = [
+    ...("value" in site
+      ? problemsOf(siteSchema, site.value, "app/config/site.ts", sourceOf("app/config/site.ts"))
+      : site.problems),
+    ...("value" in services ? servicesProblems(services.value) : services.problems),
+  ];
   const problems = [...postProblems(), ...facts];
-  if (facts.length === 0) problems.push(...placeholderProblems(shippedSite, siteUrl));
-  return { problems, warnings: facts.length === 0 ? disagreements(shippedSite) : [] };
+  if (facts.length === 0 && "value" in site) {
+    problems.push(...placeholderProblems(site.value, await siteUrl()));
+  }
+  return {
+    problems,
+    warnings: facts.length === 0 && "value" in site ? disagreements(site.value) : [],
+  };
 }
 
-/** Once per process: Vite loads its configuration more than once (each build, typegen). */
-const CHECKED = Symbol.for("content-check.done");
+/** Lines for a log file too: no colour, no stack. */
+async function main() {
+  const { problems, warnings } = await checkContent(async () => {
+    const { loadBuildEnv } = await import("../server/config.ts");
+    return loadBuildEnv(process.env).SITE_URL;
+  });
+  if (warnings.length > 0) {
+    console.warn(
+      `Facts that disagree (kept as written; make them agree in app/config/site.ts if you want):\n  - ${warnings.join("\n  - ")}`,
+    );
+  }
+  if (problems.length === 0) return;
+  console.error(
+    `\nThe site was not built: ${problems.length === 1 ? "1 mistake" : `${problems.length} mistakes`} to correct.\n\n  ${problems.join("\n  ")}\n\nCorrect each, save, and run the command again.\n`,
+  );
+  process.exitCode = 1;
+}
 
-/** The Vite plugin: once per process, before the first build or the dev server. */
-export function contentCheck({ siteUrl }: { siteUrl: string }): Plugin {
-  return {
-    name: "content-check",
-    configResolved() {
-      const done = globalThis as { [CHECKED]?: boolean };
-      // `react-router typegen` (npm run typecheck) reads the configuration only for route types.
-      if (done[CHECKED] || process.argv.includes("typegen")) return;
-      done[CHECKED] = true;
-      const { problems, warnings } = checkContent(siteUrl);
-      if (warnings.length > 0) {
-        console.warn(
-          `Facts that disagree (kept as written; make them agree in app/config/site.ts if you want):\n  - ${warnings.join("\n  - ")}`,
-        );
-      }
-      if (problems.length === 0) return;
-      console.error(
-        `\nThe site was not built: ${problems.length === 1 ? "1 mistake" : `${problems.length} mistakes`} to correct.\n\n  ${problems.join("\n  ")}\n\nCorrect each, save, and run the command again.\n`,
-      );
-      // Nothing to add: a stack trace would only hide these lines.
-      process.exit(1);
-    },
-  };
+if (import.meta.main) {
+  await main().catch((err: unknown) => {
+    // Not an editor's mistake (the environment, a file missing): its message, without a stack.
+    console.error(`The site was not built: ${err instanceof Error ? err.message : String(err)}`);
+    process.exitCode = 1;
+  });
 }

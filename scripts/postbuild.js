@@ -6,7 +6,7 @@ import { createRequestHandler, RouterContextProvider } from "react-router";
 import { build as viteBuild } from "vite";
 import { site } from "../app/config/site.ts";
 import { readPosts, readPublishedPosts } from "../app/content/post-files.ts";
-import { todayAtOffice } from "../app/content/post-parser.ts";
+import { todayAtOffice } from "../app/content/publish-date.ts";
 import { loadBuildEnv } from "../server/config.ts";
 import { BUILD_TIME } from "../server/env.ts";
 import {

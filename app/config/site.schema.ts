@@ -138,6 +138,21 @@ export const siteSchema = z.object({
 
 export type Site = z.infer<typeof siteSchema>;
 
+/** Why a date written year-month-day does not exist ("November 2026 has 30 days"), if it does not. */
+export function noSuchDate(text: unknown): string | undefined {
+  const m = typeof text === "string" ? /^(\d{4})-(\d{2})-(\d{2})$/.exec(text) : null;
+  if (!m) return undefined;
+  const [year, month, day] = m.slice(1).map(Number) as [number, number, number];
+  if (month < 1 || month > 12) return `there is no month ${m[2]} (months go from 01 to 12)`;
+  const days = new Date(Date.UTC(year, month, 0)).getUTCDate();
+  if (day >= 1 && day <= days) return undefined;
+  const name = new Date(Date.UTC(year, month - 1)).toLocaleString("en-US", {
+    month: "long",
+    timeZone: "UTC",
+  });
+  return `${name} ${year} has ${days} days`;
+}
+
 /** Zod's own words for the common mistakes, said for people who are not developers. */
 export function plainError(issue: z.core.$ZodRawIssue): string | undefined {
   const input = issue.input;
@@ -222,7 +237,10 @@ export function problemsOf(
         : lineOf(source, i.path.at(-1), value);
     const found =
       value === undefined || typeof value === "object" ? "" : ` (found ${JSON.stringify(value)})`;
-    return `${file}${line ? `, line ${line}` : ""}, ${fieldName(i.path, top)}: ${i.message}${found}`;
+    const missing =
+      i.code === "invalid_format" && i.format === "date" ? noSuchDate(value) : undefined;
+    const message = missing ? `${missing}${found}; expected ${i.message}` : `${i.message}${found}`;
+    return `${file}${line ? `, line ${line}` : ""}, ${fieldName(i.path, top)}: ${message}`;
   });
 }
 

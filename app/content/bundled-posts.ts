@@ -1,13 +1,7 @@
 import type { RouterContextProvider } from "react-router";
 import type { PictureData } from "#app/components/ui/Picture.tsx";
-import {
-  type Post,
-  PostError,
-  parsePost,
-  publishedPosts,
-  todayAtOffice,
-} from "#app/content/post-parser.ts";
-import { publishDateContext } from "#app/content/publish-date.ts";
+import { type Post, PostError, parsePost, publishedPosts } from "#app/content/post-parser.ts";
+import { publishDateContext, todayAtOffice } from "#app/content/publish-date.ts";
 
 /**
  * The blog, bundled at build time: Vite inlines every Markdown file and turns every image into its

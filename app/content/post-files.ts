@@ -2,6 +2,7 @@ import { readdirSync, readFileSync } from "node:fs";
 import { join } from "node:path";
 // With its extension: Node loads this file directly (the scripts and the end-to-end tests).
 import { type Post, parsePost, publishedPosts } from "#app/content/post-parser.ts";
+import { todayAtOffice } from "#app/content/publish-date.ts";
 
 /**
  * The published posts, read from content/blog on disk: for the prerender list (react-router.config.ts),
@@ -9,7 +10,7 @@ import { type Post, parsePost, publishedPosts } from "#app/content/post-parser.t
  */
 export function readPublishedPosts(
   dir = join(process.cwd(), "content/blog"),
-  today?: string,
+  today = todayAtOffice(),
 ): Post[] {
   return publishedPosts(readPosts(dir), today);
 }

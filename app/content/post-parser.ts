@@ -1,7 +1,7 @@
 import { Marked, type Tokens } from "marked";
 import { isMap, isScalar, LineCounter, parseDocument } from "yaml";
 import { z } from "zod";
-import { site } from "#app/config/site.ts";
+import { noSuchDate } from "#app/config/site.schema.ts";
 import { postIcons } from "#app/content/icons.ts";
 // With their extensions: Node loads this file directly (post-files.ts).
 import { escapeHtml } from "#app/lib/escape.ts";
@@ -102,6 +102,46 @@ export function renderMarkdown(source: string): string {
 
 const FRONTMATTER = /^---\r?\n([\s\S]*?)\r?\n---\r?\n?([\s\S]*)$/;
 
+const IMAGE_TYPES = ["svg", "jpg", "jpeg", "png", "webp", "avif"];
+
+/**
+ * Which rule a picture's name breaks, and the name that keeps them: "has an underscore; use
+ * ./images/img-4032.jpg". Undefined when it keeps them all (or is not text: the schema says so).
+ */
+export function imageNameProblem(value: unknown): string | undefined {
+  if (typeof value !== "string") return undefined;
+  const name = value.replace(/^.*[\\/]/, "");
+  const dot = name.lastIndexOf(".");
+  const [stem, type] = dot > 0 ? [name.slice(0, dot), name.slice(dot + 1)] : [name, ""];
+  if (!IMAGE_TYPES.includes(type.toLowerCase())) {
+    return type
+      ? `a .${type} file cannot be shown on the site; export the picture as JPEG, PNG, WebP, AVIF or SVG`
+      : "the name has no type at its end (.jpg, .png, .webp, .avif or .svg)";
+  }
+  const broken = [
+    [/[A-Z]/.test(name), "capital letters"],
+    [/_/.test(stem), "an underscore"],
+    [/\s/.test(stem), "a space"],
+    [/[^A-Za-z0-9_\s-]/.test(stem), "a character other than letters, digits and hyphens"],
+  ].flatMap(([yes, what]) => (yes ? [what as string] : []));
+  const folder = !value.startsWith("./images/");
+  if (broken.length === 0 && !folder) return undefined;
+  const better = `${
+    stem
+      .toLowerCase()
+      .replace(/[\s_]+/g, "-")
+      .replace(/[^a-z0-9-]/g, "")
+      .replace(/-+/g, "-")
+      .replace(/^-|-$/g, "") || "picture"
+  }.${type.toLowerCase()}`;
+  const list =
+    broken.length > 1 ? `${broken.slice(0, -1).join(", ")} and ${broken.at(-1)}` : broken[0];
+  const said = list ? `the name has ${list}` : "";
+  const where = folder ? "the picture must be in content/blog/images, written ./images/…" : "";
+  const rename = better === name ? "" : ` (and rename the file to ${better})`;
+  return `${[said, where].filter(Boolean).join("; ")}: use image: ./images/${better}${rename}`;
+}
+
 const shown = (value: unknown) =>
   typeof value === "string" ? `"${value}"` : JSON.stringify(value);
 
@@ -161,12 +201,23 @@ export function checkPost(file: string, raw: string): { post: Post } | { problem
       const field = String(issue.path[0] ?? "");
       const help = FIELD_HELP[field as keyof typeof FIELD_HELP];
       const value = data[field];
+      // Which rule it breaks, where that can be said exactly.
+      const why =
+        field === "date"
+          ? noSuchDate(value)
+          : field === "image"
+            ? imageNameProblem(value)
+            : undefined;
       problems.push({
         file,
         line: lineOf(field),
         field,
         message:
-          value === undefined ? `missing; add ${help}` : `found ${shown(value)}; expected ${help}`,
+          value === undefined
+            ? `missing; add ${help}`
+            : field === "image" && why
+              ? `found ${shown(value)}: ${why}`
+              : `found ${shown(value)}${why ? `, but ${why}` : ""}; expected ${help}`,
       });
     }
   }
@@ -202,11 +253,6 @@ export function parsePost(file: string, raw: string): Post {
   return checked.post;
 }
 
-/** Today's date at the office (site.timeZone), as a post's date is written: a post goes live at the office's midnight. */
-export function todayAtOffice(now: Date = new Date()): string {
-  return new Intl.DateTimeFormat("en-CA", { timeZone: site.timeZone }).format(now);
-}
-
 /** Two posts with one slug, as problems. */
 export function duplicateSlugs(posts: Array<Pick<Post, "slug" | "file">>): PostProblem[] {
   const seen = new Map<string, string>();
@@ -224,10 +270,13 @@ export function duplicateSlugs(posts: Array<Pick<Post, "slug" | "file">>): PostP
   return problems;
 }
 
-/** Published posts, newest first: drafts (unless asked for) and posts dated after `today` are left out. */
+/**
+ * Published posts, newest first: drafts (unless asked for) and posts dated after `today` (the
+ * office's date: publish-date.ts todayAtOffice) are left out.
+ */
 export function publishedPosts<P extends Pick<Post, "slug" | "file" | "date" | "draft">>(
   posts: P[],
-  today: string = todayAtOffice(),
+  today: string,
   { drafts = false }: { drafts?: boolean } = {},
 ): P[] {
   const duplicates = duplicateSlugs(posts);

@@ -1,4 +1,6 @@
 import { createContext } from "react-router";
+// With its extension: Node loads this file directly (the scripts).
+import { site } from "#app/config/site.ts";
 
 /**
  * The date the pages about posts are made for: unset, today at the office. The build sets it to
@@ -6,3 +8,8 @@ import { createContext } from "react-router";
  * scheduled states served by server/static.ts). entry.server.tsx re-exports this very key.
  */
 export const publishDateContext = createContext<string | null>(null);
+
+/** Today's date at the office (site.timeZone), as a post's date is written: a post goes live at the office's midnight. */
+export function todayAtOffice(now: Date = new Date()): string {
+  return new Intl.DateTimeFormat("en-CA", { timeZone: site.timeZone }).format(now);
+}

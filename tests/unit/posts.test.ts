@@ -10,6 +10,7 @@ import {
   publishedPosts,
   renderMarkdown,
 } from "#app/content/post-parser.ts";
+import { todayAtOffice } from "#app/content/publish-date.ts";
 import { MIN_WIDTH } from "../../scripts/photos.ts";
 
 const dir = join(process.cwd(), "content/blog");
@@ -70,7 +71,7 @@ describe("post frontmatter", () => {
     const at = field === "title" ? "" : `, line ${line}`;
     expect(err.message).toMatch(
       new RegExp(
-        `^content/blog/a-good-post\\.md${at}, ${field}: .*(like:|fields are|slug: a-good-post)`,
+        `^content/blog/a-good-post\\.md${at}, ${field}: .*(like:|fields are|slug: a-good-post|use image: \\./images/photo\\.jpg)`,
       ),
     );
   });
@@ -85,15 +86,31 @@ describe("post frontmatter", () => {
     const err = errorOf(() => parsePost("content/blog/a-good-post.md", source(fm)));
     expect(err.message.split("\n")).toEqual([
       expect.stringMatching(
-        /^content\/blog\/a-good-post\.md, line 7, image: found "\.\/images\/Team Photo\.PNG"; expected a picture saved in content\/blog\/images .*like: image: \.\/images\/team-at-work\.jpg$/,
+        /^content\/blog\/a-good-post\.md, line 7, image: found "\.\/images\/Team Photo\.PNG": the name has capital letters and a space: use image: \.\/images\/team-photo\.png \(and rename the file to team-photo\.png\)$/,
       ),
       expect.stringMatching(
         /^content\/blog\/a-good-post\.md, line 10, icon: found "Rocket"; expected one of TrendingUp, Building, Globe/,
       ),
       expect.stringMatching(
-        /^content\/blog\/a-good-post\.md, line 11, date: found "2026-13-01"; expected the publishing date written year-month-day, like: date: 2026-03-14/,
+        /^content\/blog\/a-good-post\.md, line 11, date: found "2026-13-01", but there is no month 13 \(months go from 01 to 12\); expected the publishing date written year-month-day, like: date: 2026-03-14/,
       ),
     ]);
+  });
+
+  it("says which day a date lacks and which rule a picture's name breaks", () => {
+    const said = (change: Record<string, unknown>) =>
+      errorOf(() => parsePost("content/blog/a-good-post.md", source({ ...frontmatter, ...change })))
+        .message;
+    expect(said({ date: "2026-11-31" })).toContain(
+      'date: found "2026-11-31", but November 2026 has 30 days; expected',
+    );
+    expect(said({ date: "2027-02-29" })).toContain("February 2027 has 28 days");
+    expect(said({ image: "./images/img_4032.jpg" })).toContain(
+      'image: found "./images/img_4032.jpg": the name has an underscore: use image: ./images/img-4032.jpg (and rename the file to img-4032.jpg)',
+    );
+    expect(said({ image: "./images/photo.heic" })).toContain(
+      "a .heic file cannot be shown on the site; export the picture as JPEG, PNG, WebP, AVIF or SVG",
+    );
   });
 
   it("rejects a file without frontmatter, invalid YAML or no body, saying where", () => {
@@ -126,9 +143,9 @@ describe("post frontmatter", () => {
       "draft",
       "old",
     ]);
-    expect(() => publishedPosts([make("same", "2024-01-01"), make("same", "2024-02-02")])).toThrow(
-      /"same" is also the slug of/,
-    );
+    expect(() =>
+      publishedPosts([make("same", "2024-01-01"), make("same", "2024-02-02")], "2025-06-01"),
+    ).toThrow(/"same" is also the slug of/);
   });
 });
 
@@ -188,7 +205,7 @@ describe("the blog's content", () => {
       "eu-guidelines-it-infrastructure": "Compliance",
     });
     expect(publishedSlugs().sort()).toEqual(posts.map((p) => p.slug).sort());
-    expect(publishedPosts(posts)[0]?.slug).toBe("ai-infrastructure-us-goldmine");
+    expect(publishedPosts(posts, todayAtOffice())[0]?.slug).toBe("ai-infrastructure-us-goldmine");
   });
 
   it.each(posts.map((p) => [p.slug, p] as const))(

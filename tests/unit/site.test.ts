@@ -5,7 +5,12 @@ import { hours, usPhone } from "#app/config/derive.ts";
 import { parseSite } from "#app/config/site.schema.ts";
 import { site } from "#app/config/site.ts";
 import { serviceLines } from "#app/content/services.ts";
-import { disagreements, factProblems, placeholderProblems } from "../../scripts/content-check.ts";
+import {
+  disagreements,
+  factProblems,
+  placeholderProblems,
+  syntaxProblems,
+} from "../../scripts/content-check.ts";
 import { sizeAdvice } from "../../scripts/photos.ts";
 import { placeholderContacts } from "../../server/facts.ts";
 
@@ -84,6 +89,39 @@ describe("site config", () => {
     const broken = clone();
     edit(broken);
     expect(() => parseSite(broken)).toThrow(new RegExp(`^app/config/site\\.ts, ${path}: `, "m"));
+  });
+});
+
+describe("a syntax mistake in site.ts or services.ts, in one line", () => {
+  const services = readFileSync("app/content/services.ts", "utf8");
+  const said = (from: string, to: string) => {
+    expect(services).toContain(from);
+    return syntaxProblems("app/content/services.ts", services.replace(from, to));
+  };
+
+  it("is none in the files as shipped", () => {
+    expect(syntaxProblems("app/content/services.ts", services)).toEqual([]);
+    expect(
+      syntaxProblems("app/config/site.ts", readFileSync("app/config/site.ts", "utf8")),
+    ).toEqual([]);
+  });
+
+  it("says where, what was found, what is expected and an example", () => {
+    const line = services.split("\n").findIndex((l) => l.includes('"Scale up or down')) + 1;
+    expect(
+      said(
+        '"Scale up or down within a business day",',
+        '"Scale up or down within a business day"\n          "Colocation",',
+      ),
+    ).toEqual([
+      `app/content/services.ts, line ${line + 1}, column 11: found "Colocation"; expected a comma (,) or the ] that ends the list opened on line ${line - 4} (a comma at the end of line ${line}?). Write text in quotes, each field written name: "value" and followed by a comma, like: title: "Colocation",`,
+    ]);
+    expect(said('cardTitle: "IT Infrastructure",', 'cardTitle: "IT Infrastructure,')[0]).toMatch(
+      /^app\/content\/services\.ts, line \d+, column 16: found text that starts with " and does not end on its line; expected the same quote at its end\./,
+    );
+    expect(
+      said('cardTitle: "IT Infrastructure",', "cardTitle: \u201cIT Infrastructure\u201d,")[0],
+    ).toMatch(/column 16: found the curly quote \u201c; expected a straight quote/);
   });
 });
 
