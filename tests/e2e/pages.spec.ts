@@ -2,6 +2,22 @@ import { expect, test } from "@playwright/test";
 import { site, usd } from "../../app/config/site.ts";
 import { allRoutes } from "./routes";
 
+test("no link in a served page leads to an error page", async ({ request, baseURL }) => {
+  const targets = new Set<string>();
+  for (const route of allRoutes) {
+    const html = await (await request.get(route.path)).text();
+    // Every address in the page as served, hidden ones (a dialog's, a template's) included.
+    for (const [, href = ""] of html.matchAll(/<a\b[^>]*?\shref="([^"]*)"/g)) {
+      const url = new URL(href.replaceAll("&amp;", "&"), `${baseURL}${route.path}`);
+      if (url.origin === new URL(baseURL ?? "").origin) targets.add(`${url.pathname}${url.search}`);
+    }
+  }
+  expect(targets.size).toBeGreaterThan(10);
+  for (const target of targets) {
+    expect((await request.get(target, { maxRedirects: 5 })).status(), target).toBeLessThan(400);
+  }
+});
+
 test.describe("shared layout", () => {
   for (const route of allRoutes) {
     test(`${route.path}: navigation, highlighting and footer`, async ({ page }) => {

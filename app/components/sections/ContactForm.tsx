@@ -3,7 +3,7 @@ import type { ReactNode } from "react";
 import { retentionPeriod, textLink } from "#app/components/ui/LegalSection.tsx";
 import { buttonPrimary, buttonSecondary, focusRing } from "#app/components/ui/styles.ts";
 import { site } from "#app/config/site.ts";
-import { BOOK_LABEL, BOOK_PATH } from "#app/contact/booking.ts";
+import { BOOK_LABEL } from "#app/contact/booking.ts";
 import {
   type ContactField,
   type FieldErrors,
@@ -263,8 +263,8 @@ export function ContactForm({
             {site.response.dialogTitle}
           </h2>
           <p className="mt-3">{site.response.dialogMessage}</p>
-          {/* Shown by enhance.ts with the visitor's own link from the answer. */}
-          <a id="sent-book" href={BOOK_PATH} hidden className={`${buttonSecondary} mt-6 w-full`}>
+          {/* biome-ignore lint/a11y/useValidAnchor: hidden, with no address until enhance.ts gives it the visitor's own link and shows it; /book without one is an error page, and a served page links to none. */}
+          <a id="sent-book" hidden className={`${buttonSecondary} mt-6 w-full`}>
             {BOOK_LABEL}
           </a>
           <button type="submit" className={`${buttonPrimary} mt-6 w-full`}>
