@@ -1,4 +1,5 @@
 import { expect, type Page, test } from "@playwright/test";
+import { allRoutes } from "./routes";
 
 /** What a visitor sees of the layout: line length, the hero, the blog cards, forms and print. */
 
@@ -168,4 +169,15 @@ test("print: articles and the imprint print as documents", async ({ page }) => {
   const back = page.locator('a:has-text("Back to Blog")');
   await expect(back).toHaveCount(2);
   for (const link of await back.all()) await expect(link).toBeHidden();
+});
+
+test("no page scrolls sideways on a 390 px phone (a long inline code span wraps)", async ({
+  page,
+}) => {
+  await page.setViewportSize({ width: 390, height: 844 });
+  for (const route of allRoutes) {
+    await page.goto(route.path);
+    const width = await page.evaluate(() => document.documentElement.scrollWidth);
+    expect(width, route.path).toBeLessThanOrEqual(390);
+  }
 });
