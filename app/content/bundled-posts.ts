@@ -24,7 +24,8 @@ const images = import.meta.glob<PictureData>(
   },
 );
 
-export type PostView = Omit<Post, "image"> & { image: PictureData };
+/** `notLive`: in the preview only, what a visitor would not see yet ("Draft", "Goes live Tue, Dec 1"). */
+export type PostView = Omit<Post, "image"> & { image: PictureData; notLive?: string };
 
 const posts: PostView[] = Object.entries(sources).map(([path, raw]) => {
   const p = parsePost(path.replace("../../", ""), raw);
@@ -41,7 +42,26 @@ const posts: PostView[] = Object.entries(sources).map(([path, raw]) => {
  * preview: there drafts and posts dated later are shown too, and only there.
  */
 export const allPosts = (today = todayAtOffice()): PostView[] =>
-  publishedPosts(posts, preview ? "9999-12-31" : today, { drafts: preview });
+  preview
+    ? publishedPosts(posts, "9999-12-31", { drafts: true }).map((p) => ({
+        ...p,
+        notLive: notLiveOn(p, today),
+      }))
+    : publishedPosts(posts, today);
+
+/** What the preview says of a post a visitor would not see on `today`. */
+export function notLiveOn(post: Pick<Post, "date" | "draft">, today: string): string | undefined {
+  if (post.draft) return "Draft";
+  if (post.date <= today) return undefined;
+  const day = new Date(`${post.date}T12:00:00Z`).toLocaleDateString("en-US", {
+    weekday: "short",
+    month: "short",
+    day: "numeric",
+    year: post.date.slice(0, 4) === today.slice(0, 4) ? undefined : "numeric",
+    timeZone: "UTC",
+  });
+  return `Goes live ${day}`;
+}
 
 // Vite's mode, not NODE_ENV: `vite build` is "production" whatever NODE_ENV says, so no build shows a draft.
 const preview = import.meta.env.MODE === "development";

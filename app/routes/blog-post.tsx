@@ -1,6 +1,7 @@
 import { ArrowLeft, ArrowRight, Clock, FileQuestion, User } from "lucide-react";
 import { data, isRouteErrorResponse, useRouteError } from "react-router";
 import { NamedIcon } from "#app/components/ui/NamedIcon.tsx";
+import { NotLive } from "#app/components/ui/NotLive.tsx";
 import { Picture } from "#app/components/ui/Picture.tsx";
 import {
   buttonOnDark,
@@ -62,6 +63,12 @@ export default function BlogPost({ loaderData: { post } }: Route.ComponentProps)
           <a href={link.blog} className={`${backLink} print:hidden`}>
             <ArrowLeft aria-hidden="true" className="size-4" /> Back to Blog
           </a>
+          {post.notLive ? (
+            <p className="mt-6">
+              <NotLive>{post.notLive}</NotLive> Only the preview shows this article
+              {post.draft ? " while it is a draft" : " before that day"}.
+            </p>
+          ) : null}
           <p className="mt-6">
             <span className="inline-flex items-center gap-1.5 rounded-full bg-blue-100 px-3 py-1 text-sm font-semibold text-blue-900 dark:bg-slate-800 dark:text-blue-100">
               <NamedIcon name={post.icon} className="size-4" />

@@ -1,6 +1,7 @@
 import { ArrowRight, Clock } from "lucide-react";
 import type { RouterContextProvider } from "react-router";
 import { NamedIcon } from "#app/components/ui/NamedIcon.tsx";
+import { NotLive } from "#app/components/ui/NotLive.tsx";
 import { PageHeader } from "#app/components/ui/PageHeader.tsx";
 import { Picture } from "#app/components/ui/Picture.tsx";
 import { cardFrame, container } from "#app/components/ui/styles.ts";
@@ -14,7 +15,7 @@ export function loader({ context }: { context: Readonly<RouterContextProvider> }
   // Only what the list shows: the article bodies stay out of this page's data.
   return {
     posts: postsFor(context).map(
-      ({ slug, title, category, excerpt, readTime, icon, image, imageAlt, date }) => ({
+      ({ slug, title, category, excerpt, readTime, icon, image, imageAlt, date, notLive }) => ({
         slug,
         title,
         category,
@@ -24,6 +25,7 @@ export function loader({ context }: { context: Readonly<RouterContextProvider> }
         image,
         imageAlt,
         date,
+        notLive,
       }),
     ),
   };
@@ -72,10 +74,13 @@ function CardImage({ post, featured = false }: { post: CardPost; featured?: bool
 
 function Category({ post }: { post: CardPost }) {
   return (
-    <span className={category}>
-      <NamedIcon name={post.icon} className="size-3.5" />
-      {post.category}
-    </span>
+    <>
+      <span className={category}>
+        <NamedIcon name={post.icon} className="size-3.5" />
+        {post.category}
+      </span>
+      {post.notLive ? <NotLive className="ml-2">{post.notLive}</NotLive> : null}
+    </>
   );
 }
 
@@ -101,7 +106,9 @@ function CardFooter(props: {
 }
 
 export default function Blog({ loaderData }: Route.ComponentProps) {
-  const [featured, ...rest] = loaderData.posts;
+  // In the preview, the article the live site features: never a draft or a later post (marked in the list).
+  const featured = loaderData.posts.find((p) => !p.notLive);
+  const rest = loaderData.posts.filter((p) => p !== featured);
   return (
     <>
       <PageHeader title="Insights & Articles">
