@@ -237,6 +237,7 @@ describe("an editor publishes alone", { timeout: 300_000 }, () => {
   it("shows drafts and later posts in the preview (npm run dev), and only there", async () => {
     expect((await fetch(`${server.url}/blog/a-draft`)).status).toBe(404);
     expect(await (await fetch(`${server.url}/blog`)).text()).not.toContain("A Draft Nobody");
+    expect(await (await fetch(`${server.url}/blog`)).text()).not.toMatch(/Goes live|>Draft</);
     const port = await freePort();
     const dev = spawn("npm", ["run", "dev", "--", "--port", String(port), "--host", "127.0.0.1"], {
       cwd: dir,
@@ -259,6 +260,32 @@ describe("an editor publishes alone", { timeout: 300_000 }, () => {
       const blog = await (await fetch(`${preview}/blog`)).text();
       expect(blog).toContain("A Draft Nobody Outside Should Read");
       expect(blog).toContain("Our New Office in Cheyenne Opens Its Doors");
+      // Looked at as the editor does: what is not live is marked, and never the featured article.
+      const browser = await launchChromium();
+      try {
+        const page = await browser.newPage();
+        await page.goto(`${preview}/blog`);
+        const card = (title: string) => page.locator("article", { hasText: title });
+        await expect
+          .poll(() => card("A Draft Nobody").locator("strong").textContent())
+          .toBe("Draft");
+        expect(await card("Our New Office").locator("strong").textContent()).toBe(
+          "Goes live Tue, Jan 15, 2030",
+        );
+        const featured = page.locator('article[aria-labelledby="featured-title"]');
+        expect(await featured.locator("strong").count()).toBe(0);
+        expect(await featured.textContent()).not.toMatch(/A Draft Nobody|Our New Office/);
+        await page.goto(`${preview}/blog/a-draft`);
+        await expect(page.locator("main header")).toContainText(
+          "Draft Only the preview shows this article while it is a draft.",
+        );
+        await page.goto(`${preview}/blog/our-new-office`);
+        await expect(page.locator("main header")).toContainText(
+          "Goes live Tue, Jan 15, 2030 Only the preview shows this article before that day.",
+        );
+      } finally {
+        await browser.close();
+      }
     } finally {
       process.kill(-(dev.pid as number), "SIGTERM");
     }
@@ -343,9 +370,16 @@ describe("an editor's mistakes stop the build, the start and the preview with wh
     );
     edit(
       dir,
+      "content/blog/startup-ai-scaling-success.md",
+      "image: ./images/startup-ai-scaling-success.svg",
+      "image: ./images/img_4032.jpg",
+    );
+    // A comma forgotten after a line: before, the bundler's own output, and nothing else.
+    edit(
+      dir,
       "app/content/services.ts",
-      'features: [\n          "Multi-market',
-      'featurs: [\n          "Multi-market',
+      '"Scale up or down within a business day",',
+      '"Scale up or down within a business day"\n          "Colocation in our Cheyenne data hall",',
     );
   });
   afterAll(() => {
@@ -356,19 +390,21 @@ describe("an editor's mistakes stop the build, the start and the preview with wh
     /^ {2}content\/blog\/rent-or-buy-it-infrastructure\.md, line 7, readtime: a post has no field "readtime" \(check its spelling\)/m,
     /^ {2}content\/blog\/rent-or-buy-it-infrastructure\.md, readTime: missing; add minutes to read, like: readTime: "8 min read"$/m,
     /^ {2}content\/blog\/rent-or-buy-it-infrastructure\.md, line 11, icon: found "Rocket"; expected one of TrendingUp, Building, Globe/m,
-    /^ {2}content\/blog\/rent-or-buy-it-infrastructure\.md, line 12, date: found "2025-02-30"; expected the publishing date written year-month-day, like: date: 2026-03-14/m,
+    /^ {2}content\/blog\/rent-or-buy-it-infrastructure\.md, line 12, date: found "2025-02-30", but February 2025 has 28 days; expected the publishing date written year-month-day, like: date: 2026-03-14/m,
+    /^ {2}content\/blog\/startup-ai-scaling-success\.md, line 8, image: found "\.\/images\/img_4032\.jpg": the name has an underscore: use image: \.\/images\/img-4032\.jpg \(and rename the file to img-4032\.jpg\)$/m,
     /^ {2}app\/config\/site\.ts, line \d+, phone → display: a US number written \(307\) 555-0142 \(found "\(307\) 555-014"\)$/m,
     /^ {2}app\/config\/site\.ts, line \d+, officeHours → entry 2 → opens: use 24-hour HH:MM \(found "10 AM"\)$/m,
-    /^ {2}app\/config\/site\.ts, line \d+, holidays → entry 12 → date: a date like 2026-12-25 \(found "2027-05-32"\)$/m,
-    /^ {2}app\/content\/services\.ts, line \d+, AI Software Development → offerings → entry 3: no such field: featurs \(check the spelling\)$/m,
-    /^ {2}app\/content\/services\.ts, AI Software Development → offerings → entry 3 → features: missing$/m,
+    /^ {2}app\/config\/site\.ts, line \d+, holidays → entry 12 → date: May 2027 has 31 days \(found "2027-05-32"\); expected a date like 2026-12-25$/m,
+    /^ {2}app\/content\/services\.ts, line 65, column 11: found "Colocation in our Cheyenne data hall"; expected a comma \(,\) or the \] that ends the list opened on line 60 \(a comma at the end of line 64\?\)\. Write text in quotes, each field written name: "value" and followed by a comma, like: title: "Colocation",$/m,
   ];
 
   const readable = (output: string) => {
     for (const line of expected) expect(output).toMatch(line);
     expect(output).toMatch(/The site was not built: 9 mistakes to correct\./);
     expect(output).not.toMatch(/^\s+at /m);
-    expect(output).not.toMatch(/entry\.server|Error:|500/);
+    expect(output).not.toMatch(/entry\.server|Error:|500|failed to load config|PARSE_ERROR/);
+    // Read in a log file too: no colour codes.
+    expect(output).not.toContain("\u001b[");
   };
 
   it("npm run build", () => {
@@ -387,6 +423,37 @@ describe("an editor's mistakes stop the build, the start and the preview with wh
     const r = npm(dir, ["run", "dev", "--", "--port", "0"]);
     expect(r.status).toBe(1);
     readable(r.output);
+  });
+
+  it("a syntax mistake in site.ts, with the services' own mistakes and a word out of quotes", () => {
+    const broken = copyOfProject();
+    edit(broken, "app/config/site.ts", 'name: "Teton Digital",', 'name: "Teton Digital"');
+    edit(
+      broken,
+      "app/content/services.ts",
+      'features: [\n          "Multi-market',
+      'featurs: [\n          "Multi-market',
+    );
+    edit(broken, "app/content/services.ts", 'title: "Rental Options"', "title: Rentals");
+    const r = npm(broken, ["run", "build"]);
+    expect(r.status).toBe(1);
+    expect(r.output).toMatch(
+      /^ {2}app\/config\/site\.ts, line 17, column 3: found "legalName"; expected a comma \(,\) or the \} that ends the group opened on line 15 \(a comma at the end of line 16\?\)\. Write/m,
+    );
+    expect(r.output).toMatch(
+      /^ {2}app\/content\/services\.ts, line \d+, column \d+: found Rentals outside quotes; expected text in quotes, like: title: "Rentals",$/m,
+    );
+    expect(r.output).toMatch(/The site was not built: 2 mistakes to correct\./);
+    edit(broken, "app/content/services.ts", "title: Rentals", 'title: "Rental Options"');
+    const again = npm(broken, ["run", "build"]);
+    expect(again.output).toMatch(
+      /^ {2}app\/content\/services\.ts, line \d+, AI Software Development → offerings → entry 3: no such field: featurs \(check the spelling\)$/m,
+    );
+    expect(again.output).toMatch(/The site was not built: 3 mistakes to correct\./);
+    for (const out of [r.output, again.output]) {
+      expect(out).not.toMatch(/^\s+at |failed to load config|PARSE_ERROR|Error:/m);
+      expect(out).not.toContain("\u001b[");
+    }
   });
 
   it("a photo that cannot be read (a cut-off download saved as .jpg) stops the build in one line", () => {
