@@ -43,6 +43,7 @@ const LINKS = "tests/integration/lead-links.test.ts";
 const DIGEST = "tests/integration/digest.test.ts";
 const PRIVACY = "tests/integration/privacy.test.ts";
 const PROMISE = "tests/integration/reply-promise.test.ts";
+const EDITING = "tests/integration/editing.test.ts";
 const STORE = "server/booking/store.ts";
 const SLOTS = "server/booking/slots.ts";
 const LINK = "server/contact/review/links.ts";
@@ -403,6 +404,44 @@ export const breakages: Breakage[] = [
     find: `problems.push(\`\${part}/files.json missing\`);`,
     replace: "",
     tests: ["tests/integration/startup.test.ts"],
+  },
+  // The editors' mistakes and the preview (docs/editing.md, ADR 0026)
+  {
+    rule: "editing.md: a syntax mistake in site.ts or services.ts is one line with its line and column",
+    file: "scripts/content-check.ts",
+    find: 'const { errors } = parseSync(file, source, { lang: "ts" });',
+    replace: 'const errors: ReturnType<typeof parseSync>["errors"] = [];',
+    tests: ["tests/unit/site.test.ts"],
+  },
+  {
+    rule: "editing.md: a word out of quotes in services.ts is said as such, where it is",
+    file: "scripts/content-check.ts",
+    find: "const word = /^(\\S+) is not defined$/.exec(error.message)?.[1];",
+    replace: "const word = undefined as string | undefined;",
+    tests: [EDITING],
+    grep: "a syntax mistake in site.ts",
+  },
+  {
+    rule: "editing.md: a date that does not exist says how many days its month has",
+    file: "app/config/site.schema.ts",
+    find: "if (day >= 1 && day <= days) return undefined;",
+    replace: "return undefined;",
+    tests: ["tests/unit/posts.test.ts"],
+  },
+  {
+    rule: "editing.md: a picture's name says which rule it breaks (an underscore)",
+    file: "app/content/post-parser.ts",
+    find: '[/_/.test(stem), "an underscore"],',
+    replace: "",
+    tests: ["tests/unit/posts.test.ts"],
+  },
+  {
+    rule: "editing.md: the preview never features a draft or a later post",
+    file: "app/routes/blog.tsx",
+    find: "const featured = loaderData.posts.find((p) => !p.notLive);",
+    replace: "const featured = loaderData.posts[0];",
+    tests: [EDITING],
+    grep: "an editor publishes alone",
   },
 ];
 
