@@ -304,6 +304,42 @@ export const breakages: Breakage[] = [
     replace: "+ i * DAY_MS), { ...hours, holidays: [] });",
     tests: ["tests/unit/business-time.test.ts", PROMISE],
   },
+  {
+    rule: "ADR 0020: a lead's Reply by stays what its email said when the office hours change",
+    file: "server/contact/review/promise.ts",
+    find: "if (i.replyHours != null) return",
+    replace: "if (i.replyHours === -1) return",
+    tests: ["tests/integration/reply-by.test.ts"],
+  },
+  {
+    rule: "ADR 0020: a lead from before its Reply by was kept gets the rule's at the first start, and keeps it",
+    file: "server/contact/runtime.ts",
+    find: "const filled = await fillPromises(db, opts.facts);",
+    replace: "const filled = 0;",
+    tests: ["tests/integration/reply-by.test.ts"],
+  },
+  // The company's facts (ADR 0026, docs/editing.md)
+  {
+    rule: "editing.md: a build for the public address refuses facts that disagree",
+    file: "scripts/content-check.ts",
+    find: "if (!isPublicSite(siteUrl)) return { problems, warnings: disagree };",
+    replace: "return { problems, warnings: disagree };",
+    tests: ["tests/unit/site.test.ts", "tests/integration/public-facts.test.ts"],
+  },
+  {
+    rule: "editing.md: a zone name the office has only part of the year (MDT in November) is a disagreement",
+    file: "scripts/content-check.ts",
+    find: "seasons.filter((s) => s.length === 1).flat()",
+    replace: "seasons.flat()",
+    tests: ["tests/unit/site.test.ts"],
+  },
+  {
+    rule: "editing.md: an hour line left out is made from the office hours",
+    file: "app/config/derive.ts",
+    find: "hours: facts.phone.hours ?? line",
+    replace: 'hours: facts.phone.hours ?? ""',
+    tests: ["tests/unit/site.test.ts", "tests/integration/public-facts.test.ts"],
+  },
   // The contact pipeline (ADR 0004, 0007, 0009; docs/contact-api.md)
   {
     rule: "contact-api.md: RATE_LIMIT_PER_MINUTE messages a minute from one address",

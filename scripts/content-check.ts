@@ -2,8 +2,8 @@ import { existsSync, readdirSync, readFileSync } from "node:fs";
 import { join } from "node:path";
 import { pathToFileURL } from "node:url";
 import { parseSync } from "vite";
-import { clockText } from "../app/config/derive.ts";
-import { problemsOf, siteSchema } from "../app/config/site.schema.ts";
+import { type Day, hourLine, WEEK, zoneText } from "../app/config/derive.ts";
+import { lineOf, problemsOf, siteSchema } from "../app/config/site.schema.ts";
 import type { Site } from "../app/config/site.ts";
 import { checkPost, duplicateSlugs, formatProblem, type Post } from "../app/content/post-parser.ts";
 import { serviceLinesSchema } from "../app/content/services.schema.ts";
@@ -172,60 +172,124 @@ export function placeholderProblems(site: Site, siteUrl: string): string[] {
   });
 }
 
-const hoursIn = (text: string) =>
-  [...text.matchAll(/within (\d+) hours/g)].map((m) => Number(m[1]));
-const TIMES = /(\d{1,2}:\d{2} [AP]M)\D+?(\d{1,2}:\d{2} [AP]M)(?:\s+([A-Z]{2,4}))?/;
-/** Abbreviations the office's time zone is written with. */
-const ZONE_NAMES: Record<string, string[]> = {
-  "America/Denver": ["MT", "MST", "MDT"],
-  "America/New_York": ["ET", "EST", "EDT"],
-  "America/Chicago": ["CT", "CST", "CDT"],
-  "America/Los_Angeles": ["PT", "PST", "PDT"],
-};
+const REPLY = /within (\d+(?:\.\d+)?) (?:business )?hours?\b/gi;
+const DAY = "(Monday|Tuesday|Wednesday|Thursday|Friday|Saturday|Sunday)s?";
+const TIME = "(\\d{1,2})(?::(\\d{2}))?\\s*([AP])\\.?M\\.?";
+/** "Monday to Friday, 9:00 AM to 5:00 PM": its days (optional) and its two times. */
+const HOURS = new RegExp(
+  `(?:${DAY}(?:\\s*(?:to|through|–|-)\\s*${DAY})?,?\\s+)?${TIME}\\s*(?:to|–|-)\\s*${TIME}`,
+  "gi",
+);
+/** How a US time zone is written: MDT, MT, Eastern Time, Pacific Standard Time… */
+const ZONES =
+  /\b(?:[ECMP][SD]?T|AK[SD]?T|H[SD]?T|(?:Eastern|Central|Mountain|Pacific|Alaska|Hawaii(?:-Aleutian)?)(?: Standard| Daylight)? Time)\b/g;
+
+const dayOf = (word: string | undefined) =>
+  word ? WEEK.find((d) => d.toLowerCase() === word.toLowerCase().replace(/s$/, "")) : undefined;
+const hhmm = (h: string, m: string | undefined, half: string) =>
+  `${String((Number(h) % 12) + (half.toUpperCase() === "P" ? 12 : 0)).padStart(2, "0")}:${m ?? "00"}`;
+
+/** Each part of an hour line: the days it names (none: the office's first open days) and its times. */
+function hoursSaid(text: string, first: readonly Day[]) {
+  return [...text.matchAll(HOURS)].map((m) => {
+    const [from, to] = [dayOf(m[1]), dayOf(m[2])];
+    const days = from
+      ? to
+        ? WEEK.slice(WEEK.indexOf(from), WEEK.indexOf(to) + 1)
+        : [from]
+      : first;
+    return {
+      days,
+      opens: hhmm(m[3] ?? "", m[4], m[5] ?? ""),
+      closes: hhmm(m[6] ?? "", m[7], m[8] ?? ""),
+    };
+  });
+}
+
+/** What the office's zone is called at each month's start of `year`, and the names it has all year. */
+function zoneNames(timeZone: string, year: number) {
+  const name = (at: number, style: Intl.DateTimeFormatOptions["timeZoneName"]) =>
+    new Intl.DateTimeFormat("en-US", { timeZone, timeZoneName: style })
+      .formatToParts(at)
+      .find((p) => p.type === "timeZoneName")?.value ?? "";
+  const months = Array.from({ length: 12 }, (_, m) => Date.UTC(year, m, 1));
+  const [short, long] = (["short", "long"] as const).map((style) => [
+    ...new Set(months.map((at) => name(at, style))),
+  ]);
+  const generic = [...new Set([name(0, "shortGeneric"), zoneText(timeZone)])];
+  const seasons = [short ?? [], long ?? []];
+  const allYear = new Set([...generic, ...seasons.filter((s) => s.length === 1).flat()]);
+  /** The office's names for the other part of the year than `said`'s, none when it is not one of them. */
+  const otherThan = (said: string) =>
+    seasons.find((s) => s.length > 1 && s.includes(said))?.filter((n) => n !== said);
+  return { generic, allYear, otherThan };
+}
+
+/** A fact said twice that disagrees: the field, its whole value (to find its line) and what to do. */
+export type Disagreement = { field: string; value: string; text: string };
 
 /**
- * Facts said twice that do not agree (the spec itself ships some: ADR 0026). Kept as written; the
- * build names each, once, so a company that wants them consistent knows where to look.
+ * Facts said twice that do not agree: a reply time against the promise the server keeps, an hour
+ * line against the office hours, a zone named as the office's is not called all year (MDT in
+ * November). The spec itself ships some (ADR 0026): a local build names them and keeps them; a build
+ * for the public site refuses them. Each names the pair and how to make them agree.
  */
-export function disagreements(site: Site): string[] {
-  const found: string[] = [];
+export function disagreements(site: Site, year = new Date().getFullYear()): Disagreement[] {
+  const found: Disagreement[] = [];
   const promise = site.response.promiseBusinessHours;
-  for (const field of ["infoLine", "tile", "dialogMessage"] as const) {
-    for (const n of hoursIn(site.response[field])) {
-      if (n !== promise) {
-        found.push(
-          `response.${field} promises a reply within ${n} hours; response.promiseBusinessHours (the promise the server keeps) is ${promise}`,
-        );
-      }
+  for (const key of ["infoLine", "tile", "dialogMessage"] as const) {
+    const [field, value] = [`response.${key}`, site.response[key]];
+    for (const [said, n] of value.matchAll(REPLY)) {
+      if (Number(n) === promise) continue;
+      found.push({
+        field,
+        value,
+        text: `${field} says "${said}", response.promiseBusinessHours (the promise the server keeps and reminds by) is ${promise}: write "within ${promise} hours" there, or change promiseBusinessHours and every line that says a reply time`,
+      });
     }
   }
-  const weekday = site.officeHours.find((h) => h.days.includes("Monday") && h.opens && h.closes);
-  if (weekday?.opens && weekday.closes) {
-    const open = `${clockText(weekday.opens)} to ${clockText(weekday.closes)}`;
-    const stated = `${weekday.label} ${weekday.text}`;
-    const zones = ZONE_NAMES[site.timeZone] ?? [];
-    for (const [field, text] of [
-      ["phone.hours", site.phone.hours],
-      ["imprint.supportHours", site.imprint.supportHours],
-    ] as const) {
-      const m = TIMES.exec(text);
-      if (!m) continue;
-      const said = `${m[1]} to ${m[2]}`;
-      const zone = m[3];
-      const wrongZone = zone !== undefined && zones.length > 0 && !zones.includes(zone);
-      if (said !== open || wrongZone) {
-        found.push(
-          `${field} says "${text}"; officeHours say ${stated} (${site.timeZone}${zones[0] ? `, ${zones[0]}` : ""})`,
-        );
-      }
+  const open = site.officeHours.filter((h) => h.opens && h.closes);
+  const stated = open.map((h) => `${h.label} ${h.text}`).join(", ") || "closed every day";
+  const zone = zoneNames(site.timeZone, year);
+  const generic = zone.generic.map((g) => `"${g}"`).join(" or ");
+  for (const [field, value] of [
+    ["phone.hours", site.phone.hours],
+    ["imprint.supportHours", site.imprint.supportHours],
+  ] as const) {
+    const made = `or leave ${field} out and it is made from officeHours`;
+    const wrong = hoursSaid(value, open[0]?.days ?? []).some(({ days, opens, closes }) =>
+      days.some((day) => {
+        const row = site.officeHours.find((h) => h.days.includes(day));
+        return row?.opens !== opens || row.closes !== closes;
+      }),
+    );
+    if (wrong) {
+      found.push({
+        field,
+        value,
+        text: `${field} says "${value}", officeHours say ${stated}: write the hours officeHours say, ${made} ("${hourLine(site)}")`,
+      });
+    }
+    for (const [said] of value.matchAll(ZONES)) {
+      if (zone.allYear.has(said)) continue;
+      const rest = zone.otherThan(said);
+      const why = rest
+        ? `which ${site.timeZone} (timeZone) is called only part of the year (${rest.join(", ")} the rest of it), and the line is shown all year`
+        : `while timeZone is ${site.timeZone} (${zone.generic.at(-1)})`;
+      found.push({
+        field,
+        value,
+        text: `${field} says "${said}", ${why}: write ${generic}, ${made}`,
+      });
     }
   }
   return found;
 }
 
 /**
- * Everything to say before a build: the mistakes that stop it, and the disagreements it only names.
- * `siteUrl` is read once the facts are whole (reading the environment loads them).
+ * Everything to say before a build: the mistakes that stop it, and the disagreements, which stop a
+ * build for the public site as placeholders do and are only named for any other. `siteUrl` is read
+ * once the facts are whole (reading the environment loads them).
  */
 export async function checkContent(siteUrl: () => Promise<string>) {
   const site = await loadEditable<Site>("app/config/site.ts", "site");
@@ -237,13 +301,16 @@ export async function checkContent(siteUrl: () => Promise<string>) {
     ...("value" in services ? servicesProblems(services.value) : services.problems),
   ];
   const problems = [...postProblems(), ...facts];
-  if (facts.length === 0 && "value" in site) {
-    problems.push(...placeholderProblems(site.value, await siteUrl()));
-  }
-  return {
-    problems,
-    warnings: facts.length === 0 && "value" in site ? disagreements(site.value) : [],
-  };
+  if (facts.length > 0 || !("value" in site)) return { problems, warnings: [] };
+  const source = sourceOf("app/config/site.ts");
+  const disagree = disagreements(site.value).map(({ field, value, text }) => {
+    const line = lineOf(source, field.split(".").at(-1), value);
+    return `app/config/site.ts${line ? `, line ${line}` : ""}, ${text}`;
+  });
+  const url = await siteUrl();
+  if (!isPublicSite(url)) return { problems, warnings: disagree };
+  problems.push(...placeholderProblems(site.value, url), ...disagree);
+  return { problems, warnings: [] };
 }
 
 /** Lines for a log file too: no colour, no stack. */
@@ -254,7 +321,7 @@ async function main() {
   });
   if (warnings.length > 0) {
     console.warn(
-      `Facts that disagree (kept as written; make them agree in app/config/site.ts if you want):\n  - ${warnings.join("\n  - ")}`,
+      `Facts that disagree (kept for this build; a build for the public site refuses them):\n  - ${warnings.join("\n  - ")}`,
     );
   }
   if (problems.length === 0) return;

@@ -30,7 +30,8 @@ export const siteSchema = z.object({
       // the company's own (server/facts.ts).
       display: z.string().regex(/^\(\d{3}\) \d{3}-\d{4}$/, "a US number written (307) 555-0142"),
       e164: z.string(),
-      hours: z.string(),
+      /** The line under the phone; left out, it is made from officeHours (derive.ts `hourLine`). */
+      hours: z.string().min(1).optional(),
     })
     .refine((p) => p.e164 === usPhone(p.display).e164, {
       path: ["e164"],
@@ -96,7 +97,8 @@ export const siteSchema = z.object({
   }),
   emergencySupport: z.string(),
   imprint: z.object({
-    supportHours: z.string(),
+    /** The imprint's business hours line; left out, it is made from officeHours like phone.hours. */
+    supportHours: z.string().min(1).optional(),
     lastUpdated: z.string(),
     registrationNumber: z.string(),
     registeredIn: z.string(),
@@ -136,7 +138,13 @@ export const siteSchema = z.object({
   stats: z.array(z.object({ value: z.string(), label: z.string() })).length(4),
 });
 
-export type Site = z.infer<typeof siteSchema>;
+/** The facts as typed in site.ts: the hour lines may be left out. */
+export type SiteFacts = z.infer<typeof siteSchema>;
+/** The facts the site reads: every hour line there, written or made (derive.ts `withHourLines`). */
+export type Site = SiteFacts & {
+  phone: { hours: string };
+  imprint: { supportHours: string };
+};
 
 /** Why a date written year-month-day does not exist ("November 2026 has 30 days"), if it does not. */
 export function noSuchDate(text: unknown): string | undefined {
@@ -244,8 +252,8 @@ export function problemsOf(
   });
 }
 
-export function parseSite(input: unknown, source = ""): Site {
+export function parseSite(input: unknown, source = ""): SiteFacts {
   const problems = problemsOf(siteSchema, input, "app/config/site.ts", source);
   if (problems.length > 0) throw new Error(problems.join("\n"));
-  return input as Site;
+  return input as SiteFacts;
 }

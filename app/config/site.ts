@@ -1,5 +1,5 @@
 // With its extension: Node loads this file directly (the server, the scripts).
-import { hours, usPhone } from "#app/config/derive.ts";
+import { hours, usPhone, withHourLines } from "#app/config/derive.ts";
 import { serviceOptions } from "#app/config/service-options.ts";
 import type { Site } from "#app/config/site.schema.ts";
 
@@ -12,7 +12,7 @@ import type { Site } from "#app/config/site.schema.ts";
 
 export type { Site };
 
-export const site: Site = {
+export const site: Site = withHourLines({
   name: "Teton Digital",
   legalName: "Teton Digital Systems LLC",
   description:
@@ -24,6 +24,7 @@ export const site: Site = {
   url: typeof __SITE_URL__ === "string" ? __SITE_URL__ : "https://www.example.com",
   email: "hello@example.com",
   // Typed once, as people read it: the tel: links and structured data dial the form made from it.
+  // `hours`, the line under it, is the spec's own; left out, it is made from officeHours below.
   phone: { ...usPhone("(307) 555-0142"), hours: "Monday to Friday 9:00 AM to 5:00 PM MDT" },
   address: {
     street: "1621 Central Avenue, Suite 400",
@@ -122,7 +123,8 @@ export const site: Site = {
   },
   emergencySupport: "Emergency support is available 24/7 for enterprise clients.",
   imprint: {
-    supportHours: "9:00 AM to 5:00 PM EST",
+    // The spec's own line; left out, it is made from officeHours as the phone's is.
+    supportHours: "Monday to Friday, 9:00 AM to 5:00 PM EST",
     lastUpdated: "January 1, 2025",
     registrationNumber: "2021-001048573",
     registeredIn: "Wyoming Secretary of State",
@@ -224,6 +226,6 @@ export const site: Site = {
     { value: "24/7", label: "Support Available" },
     { value: "5+", label: "Enterprise Clients" },
   ],
-};
+});
 
 export const usd = (n: number) => `$${n.toLocaleString("en-US")}`;

@@ -45,7 +45,7 @@ export default function Imprint() {
                 {site.email}
               </a>
             </li>
-            <li>Business hours: Monday to Friday, {imprint.supportHours}</li>
+            <li>Business hours: {imprint.supportHours}</li>
           </ul>
           <p>{site.emergencySupport}</p>
         </LegalSection>

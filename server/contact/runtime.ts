@@ -8,7 +8,7 @@ import { channelsOf, recordRouting, routingOf } from "./delivery/routing.ts";
 import type { SecretKeys } from "./intake/address-hash.ts";
 import type { ContactPipeline, Outcome, Submission } from "./intake/pipeline.ts";
 import type { ContactMetrics } from "./metrics.ts";
-import type { Promised } from "./review/promise.ts";
+import { fillPromises, type Promised } from "./review/promise.ts";
 import {
   type Database,
   logStorageTransitions,
@@ -48,6 +48,9 @@ export async function createContactPipeline(
   try {
     const applied = await db.migrate();
     if (applied.length > 0) log.info({ applied }, "database migrations applied");
+    const filled = await fillPromises(db, opts.facts);
+    if (filled > 0)
+      log.info({ filled }, "reply promises fixed for leads received before they were kept");
     await opts.keys.ring.attach(db);
     const routing = routingOf(config);
     const channels = channelsOf(routing).flatMap(

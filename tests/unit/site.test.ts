@@ -1,11 +1,12 @@
 import { readFileSync } from "node:fs";
 import { describe, expect, it } from "vitest";
 import { rowSizeOf } from "#app/components/ui/rows.ts";
-import { hours, usPhone } from "#app/config/derive.ts";
+import { hours, usPhone, withHourLines } from "#app/config/derive.ts";
 import { parseSite } from "#app/config/site.schema.ts";
 import { site } from "#app/config/site.ts";
 import { serviceLines } from "#app/content/services.ts";
 import {
+  checkContent,
   disagreements,
   factProblems,
   placeholderProblems,
@@ -168,17 +169,125 @@ describe("facts typed once, and the ones the spec states twice", () => {
     ]);
   });
 
-  it("names each disagreement of the shipped facts, and none once they agree", () => {
-    expect(disagreements(site)).toEqual([
-      "response.dialogMessage promises a reply within 24 hours; response.promiseBusinessHours (the promise the server keeps) is 4",
-      'phone.hours says "Monday to Friday 9:00 AM to 5:00 PM MDT"; officeHours say Monday – Friday 9:00 AM – 6:00 PM (America/Denver, MT)',
-      'imprint.supportHours says "9:00 AM to 5:00 PM EST"; officeHours say Monday – Friday 9:00 AM – 6:00 PM (America/Denver, MT)',
+  it("makes the hour lines from the office hours when site.ts leaves them out", () => {
+    const { hours: _, ...phone } = site.phone;
+    const { supportHours: __, ...imprint } = site.imprint;
+    const made = withHourLines({ ...site, phone, imprint });
+    const line =
+      "Monday to Friday 9:00 AM to 6:00 PM and Saturday 10:00 AM to 2:00 PM (Mountain Time)";
+    expect(made.phone.hours).toBe(line);
+    expect(made.imprint.supportHours).toBe(line);
+    expect(disagreements({ ...made, response: { ...made.response, dialogMessage: "" } })).toEqual(
+      [],
+    );
+    // The office hours the marketer changes (docs/editing.md): the lines follow, and still agree.
+    const moved = withHourLines({
+      ...site,
+      phone,
+      imprint,
+      officeHours: [hours(["Monday", "Tuesday", "Wednesday", "Thursday"], "08:00", "17:00")],
+      timeZone: "America/New_York",
+    });
+    expect(moved.phone.hours).toBe("Monday to Thursday 8:00 AM to 5:00 PM (Eastern Time)");
+    expect(disagreements(moved).map((d) => d.field)).toEqual(["response.dialogMessage"]);
+    // A line the company writes is its own.
+    expect(withHourLines(site).phone.hours).toBe(site.phone.hours);
+  });
+
+  it("names each disagreement of the shipped facts, the pair and how to make them agree", () => {
+    expect(disagreements(site, 2026).map((d) => d.text)).toEqual([
+      'response.dialogMessage says "within 24 hours", response.promiseBusinessHours (the promise the server keeps and reminds by) is 4: write "within 4 hours" there, or change promiseBusinessHours and every line that says a reply time',
+      'phone.hours says "Monday to Friday 9:00 AM to 5:00 PM MDT", officeHours say Monday – Friday 9:00 AM – 6:00 PM, Saturday 10:00 AM – 2:00 PM: write the hours officeHours say, or leave phone.hours out and it is made from officeHours ("Monday to Friday 9:00 AM to 6:00 PM and Saturday 10:00 AM to 2:00 PM (Mountain Time)")',
+      'phone.hours says "MDT", which America/Denver (timeZone) is called only part of the year (MST the rest of it), and the line is shown all year: write "MT" or "Mountain Time", or leave phone.hours out and it is made from officeHours',
+      'imprint.supportHours says "Monday to Friday, 9:00 AM to 5:00 PM EST", officeHours say Monday – Friday 9:00 AM – 6:00 PM, Saturday 10:00 AM – 2:00 PM: write the hours officeHours say, or leave imprint.supportHours out and it is made from officeHours ("Monday to Friday 9:00 AM to 6:00 PM and Saturday 10:00 AM to 2:00 PM (Mountain Time)")',
+      'imprint.supportHours says "EST", while timeZone is America/Denver (Mountain Time): write "MT" or "Mountain Time", or leave imprint.supportHours out and it is made from officeHours',
     ]);
     const agreed = clone();
-    agreed.response.dialogMessage = "We'll get back to you within 4 hours during business days.";
+    agreed.response.dialogMessage = "We'll get back to you within 4 business hours.";
     agreed.phone.hours = "Monday to Friday 9:00 AM to 6:00 PM MT";
-    agreed.imprint.supportHours = "9:00 AM to 6:00 PM MST";
-    expect(disagreements(agreed)).toEqual([]);
+    agreed.imprint.supportHours = "Monday – Friday, 9 AM – 6 PM Mountain Time";
+    expect(disagreements(agreed, 2026)).toEqual([]);
+  });
+
+  const only = (edit: (s: Draft) => void) => {
+    const s = clone();
+    s.response.dialogMessage = "We'll get back to you within 4 hours during business days.";
+    s.phone.hours = "Monday to Friday 9:00 AM to 6:00 PM MT";
+    s.imprint.supportHours = "Saturday 10:00 AM to 2:00 PM (Mountain Time)";
+    edit(s);
+    return disagreements(s, 2026).map((d) => d.text);
+  };
+
+  it.each<[string, (s: Draft) => void, RegExp]>([
+    [
+      "a reply time other than the promise",
+      (s) => {
+        s.response.tile = "We reply within 2 business hours.";
+      },
+      /^response\.tile says "within 2 business hours", response\.promiseBusinessHours .* is 4: write "within 4 hours" there/,
+    ],
+    [
+      "a closing time other than the office's",
+      (s) => {
+        s.phone.hours = "Monday to Friday 9:00 AM to 5:00 PM MT";
+      },
+      /^phone\.hours says "Monday to Friday 9:00 AM to 5:00 PM MT", officeHours say Monday – Friday 9:00 AM – 6:00 PM, Saturday .*: write the hours officeHours say, or leave phone\.hours out/,
+    ],
+    [
+      "days the office keeps other hours on",
+      (s) => {
+        s.imprint.supportHours = "Monday to Saturday, 9:00 AM to 6:00 PM MT";
+      },
+      /^imprint\.supportHours says "Monday to Saturday, 9:00 AM to 6:00 PM MT", officeHours say/,
+    ],
+    [
+      "a summer zone name shown in November",
+      (s) => {
+        s.phone.hours = "Monday to Friday 9:00 AM to 6:00 PM Mountain Daylight Time";
+      },
+      /^phone\.hours says "Mountain Daylight Time", which America\/Denver \(timeZone\) is called only part of the year \(Mountain Standard Time the rest of it\).*: write "MT" or "Mountain Time"/,
+    ],
+    [
+      "a winter zone name shown in July",
+      (s) => {
+        s.phone.hours = "Monday to Friday 9:00 AM to 6:00 PM MST";
+      },
+      /^phone\.hours says "MST", which America\/Denver \(timeZone\) is called only part of the year \(MDT the rest of it\)/,
+    ],
+    [
+      "another zone's name",
+      (s) => {
+        s.imprint.supportHours = "Saturday 10:00 AM to 2:00 PM PT";
+      },
+      /^imprint\.supportHours says "PT", while timeZone is America\/Denver \(Mountain Time\): write "MT" or "Mountain Time", or leave imprint\.supportHours out/,
+    ],
+  ])("names %s", (_, edit, said) => {
+    expect(only(() => {})).toEqual([]);
+    const found = only(edit);
+    expect(found).toHaveLength(1);
+    expect(found[0]).toMatch(said);
+  });
+
+  it("takes a name the office's zone has all year as right (Arizona keeps MST)", () => {
+    const s = clone();
+    s.timeZone = "America/Phoenix";
+    s.phone.hours = "Monday to Friday 9:00 AM to 6:00 PM MST";
+    expect(disagreements(s, 2026).filter((d) => d.field === "phone.hours")).toEqual([]);
+  });
+
+  it("refuses the disagreements for a public address, names them for any other", async () => {
+    const local = await checkContent(async () => "http://localhost:3000");
+    expect(local.problems).toEqual([]);
+    expect(local.warnings).toHaveLength(disagreements(site).length);
+    expect(local.warnings[0]).toMatch(
+      /^app\/config\/site\.ts, line \d+, response\.dialogMessage says/,
+    );
+    const published = await checkContent(async () => "https://www.tetondigital.com");
+    expect(published.warnings).toEqual([]);
+    expect(published.problems).toEqual([
+      ...placeholderProblems(site, "https://www.tetondigital.com"),
+      ...local.warnings,
+    ]);
   });
 
   it("refuses the placeholders for a public address only", () => {

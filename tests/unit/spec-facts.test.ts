@@ -12,7 +12,8 @@ import { readPublishedPosts } from "#app/content/post-files.ts";
 describe("the spec's business constants (§9)", () => {
   it("are the company facts the site shows", () => {
     expect(site.phone.hours).toBe("Monday to Friday 9:00 AM to 5:00 PM MDT");
-    expect(site.imprint.supportHours).toBe("9:00 AM to 5:00 PM EST");
+    // The imprint's line, "Business hours: Monday to Friday, 9:00 AM to 5:00 PM EST".
+    expect(site.imprint.supportHours).toBe("Monday to Friday, 9:00 AM to 5:00 PM EST");
     expect(site.officeHours.map((h) => [h.label, h.text])).toEqual([
       ["Monday – Friday", "9:00 AM – 6:00 PM"],
       ["Saturday", "10:00 AM – 2:00 PM"],

@@ -7,9 +7,9 @@ import { site } from "../../../app/config/site.ts";
 import { ACTION_EFFECT, ACTION_LABEL } from "../../../app/contact/lead.ts";
 import { escapeHtml } from "../../../app/lib/escape.ts";
 import type { Config } from "../../config.ts";
-import { officeTime, replyBy as replyByOf } from "../review/clock.ts";
+import { officeTime } from "../review/clock.ts";
 import type { LeadLink } from "../review/links.ts";
-import { promiseDueAt } from "../review/promise.ts";
+import { replyByOf } from "../review/promise.ts";
 import type { Inquiry } from "../storage/records.ts";
 import { type Attempt, type ChannelDefinition, cutAt, type Reminder } from "./channel.ts";
 
@@ -46,7 +46,7 @@ export function buildMail(
     `${again}${mark}New inquiry: ${inquiry.service || "General"} — ${who}`,
     200,
   );
-  const replyBy = replyByOf(promiseDueAt(inquiry.receivedAt));
+  const replyBy = replyByOf(inquiry);
   const rows: Array<[string, string]> = [
     ["Name", inquiry.name],
     ["Email", inquiry.email],

@@ -1,6 +1,6 @@
-import { officeTime, replyBy as replyByOf } from "../review/clock.ts";
+import { officeTime } from "../review/clock.ts";
 import type { LeadLink } from "../review/links.ts";
-import { promiseDueAt } from "../review/promise.ts";
+import { replyByOf } from "../review/promise.ts";
 import type { Inquiry } from "../storage/records.ts";
 import { type ChannelDefinition, cutAt, receiver, receiverUrl } from "./channel.ts";
 import { SUSPECT_MARK, SUSPECT_NOTE } from "./email.ts";
@@ -13,7 +13,7 @@ export function slackMessage(inquiry: Inquiry, links: LeadLink[]) {
   const who = inquiry.company ? `${inquiry.name} (${inquiry.company})` : inquiry.name;
   const service = inquiry.service || "General";
   const mark = inquiry.suspect ? `${SUSPECT_MARK} ` : "";
-  const replyBy = replyByOf(promiseDueAt(inquiry.receivedAt));
+  const replyBy = replyByOf(inquiry);
   // Slack's limits: 2,000 characters a field, 3,000 a section, 150 a header.
   const plain = (text: string, max = 2000) => ({
     type: "plain_text",

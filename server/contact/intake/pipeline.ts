@@ -8,6 +8,7 @@ import { newDeliveries, type Routing } from "../delivery/routing.ts";
 import type { OutboxWorker } from "../delivery/worker.ts";
 import type { KeyRing } from "../keys.ts";
 import type { ContactMetrics, InquiryOutcome } from "../metrics.ts";
+import { type Promised, promisedAt } from "../review/promise.ts";
 import type { Database } from "../storage/database.ts";
 import { countAgainst, type Limit, save } from "../storage/inquiries.ts";
 import type { Source } from "../storage/records.ts";
@@ -68,6 +69,7 @@ export function contactPipeline(parts: {
   config: Config;
   content: ContentFilter;
   clock?: () => number;
+  facts?: Promised;
 }) {
   const { db, config } = parts;
   const limits: LimitSpec[] = [
@@ -126,6 +128,8 @@ export function contactPipeline(parts: {
         messageHash,
         spamScore: score,
         suspect: !held && suspect,
+        // Its "Reply by", as its email will say it: changing the office hours later moves it no more.
+        ...promisedAt(now, parts.facts),
       },
       deliveries: held
         ? []

@@ -7,12 +7,13 @@ import { list } from "../storage/inquiries.ts";
 import { queue } from "../storage/outbox.ts";
 import type { Inquiry } from "../storage/records.ts";
 import { readSetting, writeSetting } from "../storage/settings.ts";
-import { officeTime, replyBy } from "./clock.ts";
+import { officeTime } from "./clock.ts";
 import type { LeadLinks } from "./links.ts";
 import {
   businessMsBetween,
   openOn,
   type Promised,
+  replyByOf,
   sayBusinessTime,
   timingOf,
   wallClock,
@@ -141,12 +142,12 @@ export async function digestWords(
 }
 
 export function deadlineOf(
-  i: Pick<Inquiry, "receivedAt" | "takenAt">,
+  i: Pick<Inquiry, "receivedAt" | "takenAt" | "replyDueAt" | "replyHours">,
   now: number,
   facts: Promised = site,
 ) {
   const t = timingOf(i, now, facts);
-  const by = replyBy(t.dueAt, facts);
+  const by = replyByOf(i, facts);
   if (t.dueAt === null || by === null) return null;
   if (!t.missed) {
     const left = sayBusinessTime(businessMsBetween(now, t.dueAt, facts));

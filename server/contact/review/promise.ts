@@ -1,6 +1,7 @@
 import { type Day, WEEK } from "../../../app/config/derive.ts";
 import { type Site, site } from "../../../app/config/site.ts";
 import { DAY_MS, HOUR_MS } from "../../time.ts";
+import type { Sql } from "../storage/database.ts";
 import type { Inquiry } from "../storage/records.ts";
 import { formatter, replyBy } from "./clock.ts";
 
@@ -132,12 +133,33 @@ export const promiseMs = (facts: Promised = site) => facts.response.promiseBusin
 export const promiseDueAt = (receivedAt: number, facts: Promised = site) =>
   businessDeadline(receivedAt, promiseMs(facts), facts);
 
-export function timingOf(
-  i: Pick<Inquiry, "receivedAt" | "takenAt">,
-  now: number,
-  facts?: Promised,
-) {
-  const dueAt = promiseDueAt(i.receivedAt, facts);
+/** What a lead received at `receivedAt` is promised, stored with it then (migration 007). */
+export const promisedAt = (receivedAt: number, facts: Promised = site) => ({
+  replyDueAt: promiseDueAt(receivedAt, facts),
+  replyHours: facts.response.promiseBusinessHours,
+});
+
+type Promisee = Pick<Inquiry, "receivedAt" | "replyDueAt" | "replyHours">;
+
+/**
+ * A lead's promise as its email said it: fixed at receipt, so changing the office hours or the
+ * promise moves no lead already received. A lead from before 007 not yet filled in (the server does
+ * at its start: `fillPromises`) is read by the rule in force.
+ */
+export function promiseOf(i: Promisee, facts: Promised = site) {
+  if (i.replyHours != null) return { dueAt: i.replyDueAt ?? null, hours: i.replyHours };
+  const { replyDueAt, replyHours } = promisedAt(i.receivedAt, facts);
+  return { dueAt: replyDueAt, hours: replyHours };
+}
+
+/** "Reply by Tue, Jan 19, 12:00 PM MST (4 business hours)": the lead's promise, on the office's clock. */
+export function replyByOf(i: Promisee, facts: Promised = site) {
+  const { dueAt, hours } = promiseOf(i, facts);
+  return replyBy(dueAt, { ...facts, response: { ...facts.response, promiseBusinessHours: hours } });
+}
+
+export function timingOf(i: Pick<Inquiry, "takenAt"> & Promisee, now: number, facts?: Promised) {
+  const { dueAt } = promiseOf(i, facts);
   const until = i.takenAt ?? now;
   const waitedBusinessMs = businessMsBetween(i.receivedAt, until, facts);
   return {
@@ -153,13 +175,38 @@ export function replyOf(i: Inquiry, now: number, facts: Promised = site) {
   const t = timingOf(i, now, facts);
   const iso = (ms: number | null | undefined) => (ms ? new Date(ms).toISOString() : null);
   return {
-    promiseBusinessHours: facts.response.promiseBusinessHours,
+    promiseBusinessHours: promiseOf(i, facts).hours,
     dueAt: iso(t.dueAt),
-    replyBy: replyBy(t.dueAt, facts),
+    replyBy: replyByOf(i, facts),
     takenAt: iso(i.takenAt),
     takenBy: i.takenBy ?? null,
     businessSecondsToTake: t.takeBusinessMs === null ? null : Math.round(t.takeBusinessMs / 1000),
     remindedAt: iso(i.remindedAt),
     missed: t.missed,
   };
+}
+
+/**
+ * The leads stored before their promise was (migration 007), given the one the rule in force makes,
+ * once, at the server's start: from then on, changing the office hours moves them no more. In
+ * batches; two instances starting together write the same values, and the second finds none left.
+ */
+export async function fillPromises(db: Sql, facts: Promised = site): Promise<number> {
+  let filled = 0;
+  for (;;) {
+    const rows = await db.query<{ id: string; received_at: number }>(
+      "SELECT id, received_at FROM inquiries WHERE reply_hours IS NULL ORDER BY id LIMIT 500",
+    );
+    if (rows.length === 0) return filled;
+    await db.transaction(async (tx) => {
+      for (const r of rows) {
+        const { replyDueAt, replyHours } = promisedAt(Number(r.received_at), facts);
+        const set = await tx.query(
+          "UPDATE inquiries SET reply_due_at = ?, reply_hours = ? WHERE id = ? AND reply_hours IS NULL RETURNING id",
+          [replyDueAt, replyHours, r.id],
+        );
+        filled += set.length;
+      }
+    });
+  }
 }

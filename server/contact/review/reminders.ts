@@ -9,6 +9,7 @@ import {
   businessMsBetween,
   type Promised,
   promiseDueAt,
+  promiseOf,
   replyOf,
   sayBusinessTime,
 } from "./promise.ts";
@@ -61,14 +62,15 @@ export function reminderNow(
   now: number,
   facts: Promised = site,
 ): "drop" | { at: number } | { waited: string; promise: string } {
-  const dueAt = promiseDueAt(i.receivedAt, facts);
+  const { dueAt, hours } = promiseOf(i, facts);
   // A held message has no reminder to drop: none is queued for it, and the outbox claims nothing of it.
   if (i.takenAt != null || dueAt === null || now - i.receivedAt > REMINDER_LOOKBACK_MS)
     return "drop";
   if (dueAt > now) return { at: dueAt };
   return {
-    waited: sayBusinessTime(businessMsBetween(i.receivedAt, now, facts)),
-    promise: `${facts.response.promiseBusinessHours} business hours`,
+    // Its promise, then the business time since it ran out: the hours it was promised in may differ from today's.
+    waited: sayBusinessTime(hours * HOUR_MS + businessMsBetween(dueAt, now, facts)),
+    promise: `${hours} business hours`,
   };
 }
 

@@ -21,6 +21,9 @@ export type Inquiry = ContactInput & {
   takenAt?: number | null;
   takenBy?: string | null;
   remindedAt?: number | null;
+  /** The reply promise it was given at receipt (migration 007): review/promise.ts `promiseOf` reads them. */
+  replyDueAt?: number | null;
+  replyHours?: number | null;
 };
 
 export type SpamVerdict = "clean" | "suspect" | "held";
@@ -85,6 +88,8 @@ const FIELDS = [
     "userAgent",
     "ipHash",
     "source",
+    "replyDueAt",
+    "replyHours",
   ],
   ["held", "heldReason", "spamScore", "suspect", "takenAt", "takenBy", "remindedAt"],
 ].flat() as Array<keyof Inquiry>;
