@@ -115,15 +115,15 @@ export const breakages: Breakage[] = [
   {
     rule: "booking.md: a confirmed time counts the lead as taken (no reminder goes)",
     file: "server/booking/page.ts",
-    find: "await takeLead(tx, parts.routing, i.id, now, null);",
+    find: "await takeLead(tx, parts.routing, i.id, now, by);",
     replace: "",
     tests: [BOOKING, RACES],
   },
   {
     rule: "booking.md: Confirm and the lead's take happen all together or not at all (one transaction)",
     file: "server/booking/page.ts",
-    find: "await takeLead(tx, parts.routing, i.id, now, null);",
-    replace: "await takeLead(tx, parts.routing, i.id, now, null).catch(() => undefined);",
+    find: "await takeLead(tx, parts.routing, i.id, now, by);",
+    replace: "await takeLead(tx, parts.routing, i.id, now, by).catch(() => undefined);",
     tests: [RACES, BOOKING],
   },
   {
@@ -322,7 +322,7 @@ export const breakages: Breakage[] = [
   {
     rule: "editing.md: a build for the public address refuses facts that disagree",
     file: "scripts/content-check.ts",
-    find: "if (!isPublicSite(siteUrl)) return { problems, warnings: disagree };",
+    find: "if (!isPublicSite(url)) return { problems, warnings: disagree };",
     replace: "return { problems, warnings: disagree };",
     tests: ["tests/unit/site.test.ts", "tests/integration/public-facts.test.ts"],
   },
