@@ -22,7 +22,7 @@ export async function remindVisitors(
   now: number,
   hours?: Pick<Facts, "officeHours" | "timeZone" | "holidays">,
 ): Promise<number> {
-  const due = (await toRemind(db, now, AHEAD_MS, DAY_MS, PAGE)).filter((b) =>
+  const due = (await toRemind(db, now, AHEAD_MS, PAGE)).filter((b) =>
     reminderDue(now, b.startsAt, b.changedAt, hours),
   );
   let queued = 0;

@@ -302,20 +302,14 @@ export async function settleMove(
 }
 
 /**
- * Confirmed calls starting within `days`, not yet reminded of, confirmed at least a day before their
- * time, earliest first (a bounded list; which are due is the reminder's rule, slots.ts).
+ * Confirmed calls starting within `aheadMs`, not yet reminded of, earliest first (a bounded list;
+ * which are due is the reminder's rule, slots.ts `reminderDue`).
  */
-export async function toRemind(
-  sql: Sql,
-  now: number,
-  aheadMs: number,
-  dayMs: number,
-  limit: number,
-) {
+export async function toRemind(sql: Sql, now: number, aheadMs: number, limit: number) {
   const rows = await sql.query(
     `SELECT * FROM bookings WHERE state = 'confirmed' AND reminded_at IS NULL AND starts_at > ?
-        AND starts_at <= ? AND changed_at <= starts_at - ? ORDER BY starts_at LIMIT ?`,
-    [now, now + aheadMs, dayMs, limit],
+        AND starts_at <= ? ORDER BY starts_at LIMIT ?`,
+    [now, now + aheadMs, limit],
   );
   return rows.map(bookingFrom);
 }
