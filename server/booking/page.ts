@@ -179,8 +179,16 @@ export function bookingPage(o: Options): BookingPage {
         from: when,
         ...(done ? { done } : {}),
       } as const;
+    // A Cancel that changed nothing (the call moved meanwhile) shows the call as it is, not "cancelled".
     return action === "cancel"
-      ? ({ kind: "cancel", token, when, at, state, ...(done ? { done: true } : {}) } as const)
+      ? ({
+          kind: "cancel",
+          token,
+          when,
+          at,
+          state,
+          ...(done === "cancelled" ? { done: true } : {}),
+        } as const)
       : ({
           kind: "company",
           action,

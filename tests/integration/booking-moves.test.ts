@@ -243,6 +243,32 @@ describe("the visitor's reminder and the move of a confirmed call", { timeout: 1
       move_starts_at: null,
     });
 
+    // Gus's move declined: his call stays, he gets the company's line, no calendar changes.
+    const gus = await booked("Gus Stays", "2027-03-12T15:00:00-07:00");
+    const thursday = at("2027-03-18T15:00:00-06:00");
+    expect(
+      await a.booking.act(gus.book, { slot: String(thursday), zone: site.timeZone }, gus.ip),
+    ).toMatchObject({ result: "asked" });
+    const gusRequest = await mailTo("inbox@example.com", /^Gus Stays asks to move /);
+    expect(
+      await b.booking.act(
+        tokenIn(gusRequest, "decline"),
+        { slot: String(thursday), note: "We are out that day." },
+        gus.ip,
+      ),
+    ).toMatchObject({ kind: "company", done: "declined" });
+    const declined = await mailTo(gus.email, /^About your consultation/);
+    expect(declined.mail.text).toContain(
+      "We cannot move your consultation to Thu, Mar 18, 3:00–3:30 PM MDT. It stays booked for Fri, Mar 12, 3:00–3:30 PM MST.\n\nWe are out that day.",
+    );
+    expect(calendarOf(declined)).toBeNull();
+    expect(await rows(gus.id)).toMatchObject({
+      state: "confirmed",
+      starts_at: gus.startsAt,
+      sequence: 0,
+      move_starts_at: null,
+    });
+
     // Nothing is due on Thursday, nor on Friday before opening.
     expect(await remindAll()).toBe(0);
     now = at("2027-03-12T08:59:00-07:00");
