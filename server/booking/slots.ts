@@ -80,7 +80,7 @@ export function reminderWindow(
   return null;
 }
 
-/** Whether the reminder of a call is due `now`: within its window, and within office hours. */
+/** Whether the reminder of a call is due `now`: within its window. */
 export function reminderDue(
   now: number,
   startsAt: number,
@@ -88,9 +88,5 @@ export function reminderDue(
   hours: OfficeHours = site,
 ) {
   const window = reminderWindow(startsAt, confirmedAt, hours);
-  if (!window || now < window[0] || now >= window[1]) return false;
-  const today = wallClock(now, hours.timeZone);
-  return openOn(new Date(Date.UTC(today.y, today.m - 1, today.d)), hours).some(
-    ([o, c]) => o <= now && now < c,
-  );
+  return window !== null && window[0] <= now && now < window[1];
 }

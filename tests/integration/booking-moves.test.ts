@@ -8,7 +8,8 @@ import { site } from "../../app/config/site.ts";
 import type { BookingView } from "../../app/contact/booking.ts";
 import { bookingLink } from "../../server/booking/messages.ts";
 import { bookingPage } from "../../server/booking/page.ts";
-import { loadConfig } from "../../server/config.ts";
+import { type Config, loadConfig } from "../../server/config.ts";
+import type { LeadLinks } from "../../server/contact/review/links.ts";
 import { createContactPipeline } from "../../server/contact/runtime.ts";
 import { openPostgres } from "../../server/contact/storage/postgres.ts";
 import { testKeys } from "../support/keys.ts";
@@ -35,9 +36,14 @@ let now = 0;
 let smtp: TestSmtp;
 let dir: string;
 let pgdb: Awaited<ReturnType<typeof createTestDatabase>>;
-const instances: Array<Awaited<ReturnType<typeof instance>>> = [];
+type Instance = Awaited<ReturnType<typeof createContactPipeline>> & {
+  booking: ReturnType<typeof bookingPage>;
+  config: Config;
+  links: LeadLinks;
+};
+const instances: Instance[] = [];
 
-async function instance() {
+async function instance(): Promise<Instance> {
   const config = loadConfig(
     {
       DATA_DIR: dir,
@@ -300,13 +306,28 @@ describe("the visitor's reminder and the move of a confirmed call", { timeout: 1
 
     // Later that day, and on an instance started since: none again.
     now = at("2027-03-12T15:00:00-07:00");
-    await instance();
+    const c = await instance();
+    expect(await remindAll()).toBe(0);
+    // Ben moves his call to Tuesday, confirmed on the new instance: reminded again, of the new time.
+    const tuesday = at("2027-03-16T11:00:00-06:00");
+    expect(
+      await c.booking.act(ben.book, { slot: String(tuesday), zone: "America/Los_Angeles" }, ben.ip),
+    ).toMatchObject({ result: "asked" });
+    const benMove = await mailTo("inbox@example.com", /^Ben Saturday asks to move /);
+    expect(
+      await c.booking.act(tokenIn(benMove, "confirm"), { slot: String(tuesday) }, ben.ip),
+    ).toMatchObject({ done: "confirmed" });
+    await mailTo(ben.email, /^Moved: /);
     expect(await remindAll()).toBe(0);
     // Saturday opens at 10:00 AM MST: Ann's (her Tuesday call, over Sunday and the holiday).
     now = at("2027-03-13T09:59:00-07:00");
     expect(await remindAll()).toBe(0);
     now = at("2027-03-13T10:00:00-07:00");
     const annReminder = await mailTo(ann.email, /^Reminder: /);
+    await expect.poll(() => reminders(ben.email).length, { timeout: 10_000 }).toBe(2);
+    expect(reminders(ben.email)[1]?.mail.subject).toBe(
+      "Reminder: your consultation with Teton Digital, Tue, Mar 16, 10:00–10:30 AM PDT",
+    );
     expect(annReminder.mail.subject).toBe(
       "Reminder: your consultation with Teton Digital, Tue, Mar 16, 12:00–12:30 PM EDT",
     );
@@ -325,7 +346,8 @@ describe("the visitor's reminder and the move of a confirmed call", { timeout: 1
     const fayReminder = await mailTo(fay.email, /^Reminder: /);
     expect(fayReminder.mail.subject).toContain("Wed, Mar 17, 11:00–11:30 AM MDT");
     await settled();
-    for (const v of [ann, ben, cal, fay]) expect(reminders(v.email), v.email).toHaveLength(1);
+    for (const v of [ann, cal, fay]) expect(reminders(v.email), v.email).toHaveLength(1);
+    expect(reminders(ben.email)).toHaveLength(2);
     for (const v of [dee, eve]) expect(reminders(v.email), v.email).toHaveLength(0);
     expect(await rows(dee.id)).toMatchObject({ state: "confirmed", reminded_at: null });
   });
