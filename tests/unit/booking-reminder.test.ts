@@ -54,9 +54,9 @@ describe("the visitor's reminder", () => {
   });
 
   it("is none for a call confirmed after that day opened, or less than a day before it", () => {
-    // Confirmed on Thursday at 10:00 for Friday 9:30: Thursday had opened.
+    // Confirmed on Thursday at 10:00 for Friday 11:00, 25 hours before: Thursday had opened.
     expect(
-      reminderWindow(at("2027-03-12T09:30:00-07:00"), at("2027-03-11T10:00:00-07:00"), hours),
+      reminderWindow(at("2027-03-12T11:00:00-07:00"), at("2027-03-11T10:00:00-07:00"), hours),
     ).toBeNull();
     // Confirmed on Monday at noon, before Monday opens at 13:00, for Tuesday at 9:00: 21 hours before.
     const call = at("2027-03-23T09:00:00-06:00");
