@@ -63,7 +63,8 @@ export type BookingView =
       /** The company's calendar could not be read lately: no slot is offered. */
       unchecked: boolean;
       days: Array<{ day: string; slots: Slot[] }>;
-      asked: { when: string; state: "asked" | "confirmed" } | null;
+      /** `move`: the new time asked for a confirmed call, waiting for the company. */
+      asked: { when: string; state: "asked" | "confirmed"; move: string | null } | null;
       /** POST: the slot was just held ("asked"), or another visitor had it first ("taken"). */
       result?: "asked" | "taken";
     }
@@ -77,6 +78,8 @@ export type BookingView =
       /** The time shown: the button acts on it alone. */
       at: number;
       state: "asked" | "confirmed" | "cancelled" | "declined" | "none";
+      /** A move's page: the confirmed time `when` moves from (null: a request). */
+      from: string | null;
       done?: BookingDone;
     }
   /** The visitor's Cancel page. */

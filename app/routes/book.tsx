@@ -123,9 +123,12 @@ export default function Book({ loaderData, actionData }: Route.ComponentProps) {
 const ZONE_SCRIPT = `(()=>{const u=new URL(location.href),z=Intl.DateTimeFormat().resolvedOptions().timeZone;if(u.searchParams.has("${BOOK_TOKEN_FIELD}")&&!u.searchParams.has("${BOOK_ZONE_FIELD}")&&z&&z!==document.getElementById("book-zone").value){u.searchParams.set("${BOOK_ZONE_FIELD}",z);location.replace(u.href)}})()`;
 
 function Visitor({ view }: { view: Extract<BookingView, { kind: "book" }> }) {
+  const booked = view.asked?.state === "confirmed";
   const status =
     view.asked?.state === "confirmed"
-      ? `Your consultation is booked for ${view.asked.when}. To change it, use the Cancel link in the invitation we emailed you, then pick another time here.`
+      ? view.asked.move
+        ? `Your consultation is booked for ${view.asked.when}. ${view.result === "asked" ? "Thank you! " : ""}You asked to move it to ${view.asked.move}: we confirm that by email, and until then ${view.asked.when} stays booked. Picking another time replaces the request.`
+        : `Your consultation is booked for ${view.asked.when}. ${view.result === "taken" ? "Sorry, the time you picked is no longer open. " : ""}To move it, pick another time below: it stays booked until we confirm the new one. To cancel it, use the Cancel link in the email we sent you.`
       : view.result === "taken"
         ? "Sorry, that time is no longer open: please pick another."
         : view.asked
@@ -181,15 +184,19 @@ function Visitor({ view }: { view: Extract<BookingView, { kind: "book" }> }) {
           {status}
         </p>
       ) : null}
-      {view.asked?.state === "confirmed" ? null : view.unchecked ? (
+      {view.unchecked ? (
         <p className="mt-8 text-lg">
-          We cannot check our calendar just now, so we offer no times here. We will reply to your
-          message by email as we promised, and agree on a time with you there.
+          We cannot check our calendar just now, so we offer no times here.{" "}
+          {booked
+            ? "Your consultation stays as booked."
+            : "We will reply to your message by email as we promised, and agree on a time with you there."}
         </p>
       ) : view.days.length === 0 ? (
         <p className="mt-8 text-lg">
-          No time is open in the next days. We will reply to your message by email as we promised,
-          and agree on a time with you there.
+          No time is open in the next days.{" "}
+          {booked
+            ? "Your consultation stays as booked."
+            : "We will reply to your message by email as we promised, and agree on a time with you there."}
         </p>
       ) : (
         // Posted to the bare path: the answer's address carries no token.
@@ -251,7 +258,10 @@ function Company({ view }: { view: Extract<BookingView, { kind: "company" }> }) 
       </h1>
       <div className={`${card} mt-6`}>
         <p className="wrap-anywhere">
-          {view.who} asks for {view.when || "a time"}: {STATE[view.state]}.
+          {view.from
+            ? `${view.who} asks to move their consultation from ${view.from} to ${view.when}`
+            : `${view.who} asks for ${view.when || "a time"}`}
+          : {STATE[view.state]}.
         </p>
       </div>
       {view.done ? (
@@ -259,7 +269,12 @@ function Company({ view }: { view: Extract<BookingView, { kind: "company" }> }) 
           {COMPANY_DONE[view.done]}
         </p>
       ) : view.state === "asked" ? (
-        <ConsultationForm action={view.action} token={view.token} at={view.at} />
+        <ConsultationForm
+          action={view.action}
+          token={view.token}
+          at={view.at}
+          move={view.from !== null}
+        />
       ) : null}
     </>
   );

@@ -29,10 +29,12 @@ import { type Booking, type BookingState, bookingOf } from "./store.ts";
  * request nobody answered yet goes REQUEST_SPACING_MS after the message of that one: a visitor
  * picking again and again sends the company one message per five minutes, with the newest time. A
  * message about a held inquiry waits in the outbox, unclaimed, until someone presses "Not spam".
- * The invitation is an iCalendar METHOD:REQUEST (a cancellation METHOD:CANCEL, SEQUENCE 1) made with
+ * The invitation is an iCalendar METHOD:REQUEST (a cancellation METHOD:CANCEL) made with
  * ical-generator: organizer the company's inbox, attendee the visitor, times in UTC. Its UID names the
  * confirmation (the inquiry and its moment), so a booking made after a cancelled one is a new event
- * that calendars take, not an older version of the cancelled one. A webhook receiver on the lead's
+ * that calendars take, not an older version of the cancelled one; a move confirmed is the same event
+ * one SEQUENCE on, at its new time (a cancellation one more still). The visitor's reminder, the day
+ * before, is a message of its own that replaces none. A webhook receiver on the lead's
  * route hears of each change too ("booking.requested" and on, docs/contact-api.md): an event of the
  * outbox like the lead's own, queued here in the change's transaction, never replaced.
  */
@@ -98,7 +100,7 @@ async function invitation(p: Parts, i: Inquiry, b: Booking, method: Invitation["
   });
   calendar.createEvent({
     id: `booking-${i.id}-${b.confirmedAt}@${p.config.siteHost}`,
-    sequence: method === "CANCEL" ? 1 : 0,
+    sequence: b.sequence + (method === "CANCEL" ? 1 : 0),
     start: new Date(b.startsAt),
     end: new Date(b.endsAt),
     summary: `Free consultation: ${site.name} and ${i.name}`,
@@ -114,7 +116,10 @@ async function invitation(p: Parts, i: Inquiry, b: Booking, method: Invitation["
   return { method, content: calendar.toString() } satisfies Invitation;
 }
 
-/** Replaces the inquiry's message of this kind not yet sent, due `at`: the newest says how the booking stands. */
+/**
+ * Replaces the inquiry's message of this kind not yet sent, due `at`: the newest says how the booking
+ * stands. `name` other than the kind's: a message that replaces none (the reminder).
+ */
 async function replace(
   tx: Sql,
   i: Inquiry,
@@ -123,18 +128,20 @@ async function replace(
   body: object,
   now: number,
   at = now,
+  name: string = kind,
 ) {
-  await tx.query(
-    "DELETE FROM deliveries WHERE inquiry_id = ? AND kind = ? AND status IN ('pending', 'failed')",
-    [i.id, kind],
-  );
+  if (name === kind)
+    await tx.query(
+      "DELETE FROM deliveries WHERE inquiry_id = ? AND kind = ? AND status IN ('pending', 'failed')",
+      [i.id, kind],
+    );
   const deliveries = to.map(([channel, target]) => ({
     at,
     id: timeOrderedId(now),
     kind,
     channel,
     target,
-    messageId: `${kind}-${i.id}-${now}`,
+    messageId: `${name}-${i.id}-${now}`,
     payload: JSON.stringify({ ...body, inquiryIds: [i.id], to: target }),
   }));
   await queue(tx, i.id, deliveries, now);
@@ -155,15 +162,23 @@ async function toCompany(
   await replace(tx, i, "booking", to, { ...words, calendar }, now, at);
 }
 
-const toVisitor = (tx: Sql, i: Inquiry, words: Words, now: number, calendar?: Invitation) =>
-  replace(tx, i, "booking-visitor", [["email", i.email]], { ...words, calendar }, now);
+const toVisitor = (
+  tx: Sql,
+  i: Inquiry,
+  words: Words,
+  now: number,
+  calendar?: Invitation,
+  name?: string,
+) =>
+  replace(tx, i, "booking-visitor", [["email", i.email]], { ...words, calendar }, now, now, name);
 
 type When = Pick<Booking, "startsAt" | "endsAt" | "zone">;
 
 /**
  * The change as a webhook receiver hears of it, once (its `webhook-id` names the inquiry and the
  * change's moment): the booking as it is, nothing of the visitor that `inquiry.received` did not
- * already send. `confirmedBy`: the name given on the Confirm page (null: none given).
+ * already send. `confirmedBy`: the name given on the Confirm page (null: none given). A move's
+ * request, confirmation or decline carries `moveFrom`, the confirmed time it moves from.
  */
 function toReceivers(
   p: Parts,
@@ -172,6 +187,7 @@ function toReceivers(
   type: Extract<ReportKind, `booking.${string}`>,
   b: When & { state: BookingState; confirmedBy?: string | null },
   now: number,
+  moveFrom?: When,
 ) {
   const event = {
     type,
@@ -183,6 +199,14 @@ function toReceivers(
       endsAt: new Date(b.endsAt).toISOString(),
       zone: b.zone,
       ...(type === "booking.confirmed" ? { confirmedBy: b.confirmedBy ?? null } : {}),
+      ...(moveFrom
+        ? {
+            moveFrom: {
+              startsAt: new Date(moveFrom.startsAt).toISOString(),
+              endsAt: new Date(moveFrom.endsAt).toISOString(),
+            },
+          }
+        : {}),
     },
   };
   return queue(tx, i.id, reportOf(type, i, p.routing, now, event), now);
@@ -191,19 +215,30 @@ const office = (b: When) => sayRange(b.startsAt, b.endsAt, site.timeZone);
 const theirs = (b: When) =>
   b.zone === site.timeZone ? "" : ` (their time: ${sayRange(b.startsAt, b.endsAt, b.zone)})`;
 
-/** "Dana Whitfield asks for Tue, Dec 1, 10:30–11:00 AM MST", with Confirm, Decline and the lead's own links. */
+/**
+ * "Dana Whitfield asks for Tue, Dec 1, 10:30–11:00 AM MST", with Confirm, Decline and the lead's own
+ * links; a move ("asks to move … to …") when `moveFrom`, the call confirmed, is given.
+ */
 export async function queueRequest(
   p: Parts,
   tx: Sql,
   i: Inquiry,
-  b: When & Pick<Booking, "holdUntil"> & { replaced: Booking["state"] | null },
+  b: When & Pick<Booking, "holdUntil"> & { replaced: Booking["state"] | null; moveFrom?: When },
   now: number,
 ) {
   const lead = p.links.for(i, now).map((l) => `${l.label}: ${l.url}`);
-  const asks = `${i.name}${i.company ? ` (${i.company})` : ""} <${i.email}> asks for the free ${site.consultationMinutes}-minute consultation on ${office(b)}${theirs(b)}.`;
+  const from = b.moveFrom;
+  const who = `${i.name}${i.company ? ` (${i.company})` : ""} <${i.email}>`;
+  const asks = from
+    ? `${who} asks to move their free ${site.consultationMinutes}-minute consultation from ${office(from)}${theirs(from)} to ${office(b)}${theirs(b)}. It stays booked for ${office(from)} until you confirm the move.`
+    : `${who} asks for the free ${site.consultationMinutes}-minute consultation on ${office(b)}${theirs(b)}.`;
   const answers = [
-    `Confirm (they get a calendar invitation, you too; the lead counts as taken): ${linkOf(p, i.id, "confirm", now)}`,
-    `Decline (you may add a line for them; they get a link to pick another time): ${linkOf(p, i.id, "decline", now)}`,
+    from
+      ? `Confirm (the calendar invitation moves to the new time, theirs and yours): ${linkOf(p, i.id, "confirm", now)}`
+      : `Confirm (they get a calendar invitation, you too; the lead counts as taken): ${linkOf(p, i.id, "confirm", now)}`,
+    from
+      ? `Decline (the old time stays; you may add a line for them): ${linkOf(p, i.id, "decline", now)}`
+      : `Decline (you may add a line for them; they get a link to pick another time): ${linkOf(p, i.id, "decline", now)}`,
     "",
     "Their message:",
     i.message,
@@ -231,12 +266,17 @@ export async function queueRequest(
     p,
     tx,
     i,
-    { subject: `${i.name} asks for ${office(b)}`, text },
+    {
+      subject: from
+        ? `${i.name} asks to move ${office(from)} to ${office(b)}`
+        : `${i.name} asks for ${office(b)}`,
+      text,
+    },
     now,
     undefined,
     at,
   );
-  await toReceivers(p, tx, i, "booking.requested", { ...b, state: "asked" }, now);
+  await toReceivers(p, tx, i, "booking.requested", { ...b, state: "asked" }, now, from);
   await queueUnanswered(p, tx, i, b, [asks, "", ...answers].join("\n"), now);
 }
 
@@ -278,22 +318,42 @@ export async function unansweredNotice(
   return { ...notice, text: `${due.why}\n\n${notice.text}` };
 }
 
-export async function queueConfirmed(p: Parts, tx: Sql, i: Inquiry, b: Booking, now: number) {
+/** The visitor's two ways out of a confirmed call: another time (the call stays until we confirm it), or none. */
+const waysOut = (p: Parts, i: Inquiry, now: number) => [
+  `Another time suits you better? Pick one here; this one stays booked until we confirm the new one: ${bookingLink(p, i.id, now)}`,
+  `Cannot make it at all? Cancel here: ${linkOf(p, i.id, "cancel", now)}`,
+];
+
+/** The call confirmed, or moved (`from`, the time it was): one invitation, a new event or the same one updated. */
+export async function queueConfirmed(
+  p: Parts,
+  tx: Sql,
+  i: Inquiry,
+  b: Booking,
+  now: number,
+  from?: Booking,
+) {
   const calendar = await invitation(p, i, b, "REQUEST");
   const when = sayRange(b.startsAt, b.endsAt, b.zone);
   await toVisitor(
     tx,
     i,
     {
-      subject: `Your free consultation with ${site.name}: ${when}`,
+      subject: from
+        ? `Moved: your consultation with ${site.name} is now ${when}`
+        : `Your free consultation with ${site.name}: ${when}`,
       text: [
         `Hello ${i.name},`,
         "",
-        `Your free ${site.consultationMinutes}-minute consultation with ${site.name} is booked for ${when}.${meet(b)}`,
+        from
+          ? `Your free ${site.consultationMinutes}-minute consultation with ${site.name} is moved to ${when} (it was ${sayRange(from.startsAt, from.endsAt, b.zone)}).${meet(b)}`
+          : `Your free ${site.consultationMinutes}-minute consultation with ${site.name} is booked for ${when}.${meet(b)}`,
         `Where: ${place()}`,
-        "The invitation is attached: add it to your calendar.",
+        from
+          ? "The updated invitation is attached: your calendar moves the event."
+          : "The invitation is attached: add it to your calendar.",
         "",
-        `Cannot make it? Cancel here, then pick another time if you like: ${linkOf(p, i.id, "cancel", now)}`,
+        ...waysOut(p, i, now),
         "",
         site.name,
       ].join("\n"),
@@ -302,9 +362,18 @@ export async function queueConfirmed(p: Parts, tx: Sql, i: Inquiry, b: Booking, 
     calendar,
   );
   const by = b.confirmedBy ? ` Confirmed by ${b.confirmedBy}.` : "";
-  const text = `${i.name} <${i.email}> is booked for ${office(b)}${theirs(b)}.${by} The invitation went to them; it is attached for your calendar.`;
-  await toCompany(p, tx, i, { subject: `Booked: ${i.name}, ${office(b)}`, text }, now, calendar);
-  await toReceivers(p, tx, i, "booking.confirmed", b, now);
+  const text = from
+    ? `${i.name} <${i.email}> is moved from ${office(from)} to ${office(b)}${theirs(b)}. The updated invitation went to them; it is attached for your calendar.`
+    : `${i.name} <${i.email}> is booked for ${office(b)}${theirs(b)}.${by} The invitation went to them; it is attached for your calendar.`;
+  await toCompany(
+    p,
+    tx,
+    i,
+    { subject: `${from ? "Moved" : "Booked"}: ${i.name}, ${office(b)}`, text },
+    now,
+    calendar,
+  );
+  await toReceivers(p, tx, i, "booking.confirmed", b, now, from);
 }
 
 /** The visitor cancelled: a confirmed booking is withdrawn from both calendars, a request from the company's mail. */
@@ -326,6 +395,7 @@ export async function queueCancelled(p: Parts, tx: Sql, i: Inquiry, b: Booking, 
   await toReceivers(p, tx, i, "booking.cancelled", b, now);
 }
 
+/** A request declined; or a move (`b` the call, confirmed, with its move): the call stays at its time. */
 export async function queueDeclined(
   p: Parts,
   tx: Sql,
@@ -334,8 +404,56 @@ export async function queueDeclined(
   note: string,
   now: number,
 ) {
-  const asked = `We cannot meet at the time you asked for (${sayRange(b.startsAt, b.endsAt, b.zone)}).${note ? `\n\n${note}` : ""}`;
-  const text = `Hello ${i.name},\n\n${asked}\n\nPlease pick another time: ${bookingLink(p, i.id, now)}\n\n${site.name}`;
+  const line = note ? `\n\n${note}` : "";
+  const asked = b.move ?? b;
+  const said = sayRange(asked.startsAt, asked.endsAt, asked.zone);
+  const text = b.move
+    ? [
+        `Hello ${i.name},`,
+        "",
+        `We cannot move your consultation to ${said}. It stays booked for ${sayRange(b.startsAt, b.endsAt, asked.zone)}.${line}`,
+        "",
+        ...waysOut(p, i, now),
+        "",
+        site.name,
+      ].join("\n")
+    : `Hello ${i.name},\n\nWe cannot meet at the time you asked for (${said}).${line}\n\nPlease pick another time: ${bookingLink(p, i.id, now)}\n\n${site.name}`;
   await toVisitor(tx, i, { subject: `About your consultation with ${site.name}`, text }, now);
-  await toReceivers(p, tx, i, "booking.declined", b, now);
+  await toReceivers(
+    p,
+    tx,
+    i,
+    "booking.declined",
+    { ...asked, state: b.state },
+    now,
+    b.move ? b : undefined,
+  );
+}
+
+/** The day before: the time (theirs, and the office's), where, and the two ways out. */
+export async function queueReminder(p: Parts, tx: Sql, i: Inquiry, b: Booking, now: number) {
+  const when = sayRange(b.startsAt, b.endsAt, b.zone);
+  const text = [
+    `Hello ${i.name},`,
+    "",
+    `A reminder: your free ${site.consultationMinutes}-minute consultation with ${site.name} is on ${when}${b.zone === site.timeZone ? "" : ` (our office's time: ${office(b)})`}.`,
+    `Where: ${place()}`,
+    ...(b.move
+      ? [
+          `You asked to move it to ${sayRange(b.move.startsAt, b.move.endsAt, b.zone)}: we confirm that by email, and until then this time stays booked.`,
+        ]
+      : []),
+    "",
+    ...waysOut(p, i, now),
+    "",
+    site.name,
+  ].join("\n");
+  await toVisitor(
+    tx,
+    i,
+    { subject: `Reminder: your consultation with ${site.name}, ${when}`, text },
+    now,
+    undefined,
+    "booking-reminder",
+  );
 }

@@ -28,8 +28,8 @@ import {
   queueDeclined,
   queueRequest,
 } from "./messages.ts";
-import { holdUntil, openSlots, slotMs, zoneOf } from "./slots.ts";
-import { ask, type BookingState, bookingOf, holdingTimes, move } from "./store.ts";
+import { type Facts, holdUntil, openSlots, slotMs, zoneOf } from "./slots.ts";
+import { ask, type BookingState, bookingOf, holdingTimes, move, settleMove } from "./store.ts";
 
 /**
  * The booking page's server side (app/routes/book.tsx), one page for the four links: the visitor's
@@ -37,19 +37,30 @@ import { ask, type BookingState, bookingOf, holdingTimes, move } from "./store.t
  * a link only shows; its button's POST acts. Every use counts against a limit per client address
  * (table rate_limits, so across instances) and is one log line naming the inquiry, never the token.
  * A pick that holds no time (over a cap, or of a message held as spam: store.ts) gets the same page
- * and words as one that does: a bot learns nothing from them.
+ * and words as one that does: a bot learns nothing from them. A confirmed call's page offers the
+ * other times too: a pick is its move, which the company confirms or declines as a request.
  */
 
 const LIMIT: LimitSpec = { prefix: "booking", per: "address", points: 60, durationMs: 10 * 60_000 };
 
 type Done = BookingDone;
 type Form = { slot?: string; zone?: string; note?: string; by?: string };
-type Options = { pipeline: () => ContactPipeline; links: LeadLinks; config: Config; log: Logger };
+/** `clock`, `facts`: a test's (its controlled clock, its office's holidays), else the process's and site.ts's. */
+type Options = {
+  pipeline: () => ContactPipeline;
+  links: LeadLinks;
+  config: Config;
+  log: Logger;
+  clock?: () => number;
+  facts?: Facts;
+};
 
 export function bookingPage(o: Options): BookingPage {
   const log = o.log.child({ task: "booking" });
   const parts: Parts = { config: o.config, links: o.links, routing: routingOf(o.config) };
   const feeds = o.config.BOOKING_FEEDS ?? [];
+  const clock = o.clock ?? Date.now;
+  const facts = o.facts;
 
   /** The link checked, the limit counted, the inquiry read: then `fn`, or why not. */
   const withLink = async (
@@ -63,7 +74,7 @@ export function bookingPage(o: Options): BookingPage {
     ) => Promise<BookingView>,
   ): Promise<BookingView> => {
     try {
-      const now = Date.now();
+      const now = clock();
       const check = await o.links.verify(token, now, BOOKING_ACTIONS);
       if (!check.ok) {
         log.warn({ reason: check.reason }, `booking link refused: ${check.reason}`);
@@ -86,7 +97,7 @@ export function bookingPage(o: Options): BookingPage {
     const busy = await calendarBusy(sql, feeds, now);
     return busy === null
       ? null
-      : openSlots(now, [...busy, ...(await holdingTimes(sql, i.id, now))]);
+      : openSlots(now, [...busy, ...(await holdingTimes(sql, i.id, now))], facts);
   };
 
   async function visitor(
@@ -112,7 +123,11 @@ export function bookingPage(o: Options): BookingPage {
     }
     const asked =
       b && (b.state === "asked" || b.state === "confirmed")
-        ? { when: sayRange(b.startsAt, b.endsAt, zone), state: b.state }
+        ? {
+            when: sayRange(b.startsAt, b.endsAt, zone),
+            state: b.state,
+            move: b.move ? sayRange(b.move.startsAt, b.move.endsAt, zone) : null,
+          }
         : null;
     // "Mountain Time (MST)": the zone's name, and each abbreviation its times carry (MDT, MST across a change).
     const named = formatter(zone, { timeZoneName: "longGeneric" })
@@ -151,8 +166,29 @@ export function bookingPage(o: Options): BookingPage {
     const [when, at] = b
       ? [sayRange(b.startsAt, b.endsAt, action === "cancel" ? b.zone : site.timeZone), b.startsAt]
       : ["", 0];
+    // The company's page of a move: the new time, waiting for them; the confirmed one it moves from.
+    if (action !== "cancel" && b?.move)
+      return {
+        kind: "company",
+        action,
+        token,
+        who: `${i.name} <${i.email}>`,
+        when: sayRange(b.move.startsAt, b.move.endsAt, site.timeZone),
+        at: b.move.startsAt,
+        state: "asked",
+        from: when,
+        ...(done ? { done } : {}),
+      } as const;
+    // A Cancel that changed nothing (the call moved meanwhile) shows the call as it is, not "cancelled".
     return action === "cancel"
-      ? ({ kind: "cancel", token, when, at, state, ...(done ? { done: true } : {}) } as const)
+      ? ({
+          kind: "cancel",
+          token,
+          when,
+          at,
+          state,
+          ...(done === "cancelled" ? { done: true } : {}),
+        } as const)
       : ({
           kind: "company",
           action,
@@ -161,6 +197,7 @@ export function bookingPage(o: Options): BookingPage {
           when,
           at,
           state,
+          from: null,
           ...(done ? { done } : {}),
         } as const);
   }
@@ -187,8 +224,24 @@ export function bookingPage(o: Options): BookingPage {
       ))
         ? "cancelled"
         : "unchanged";
+    const note = oneLine(form.note, BOOK_NOTE_MAX, "…");
+    // A move waits for this time: the press answers it (its UPDATE's precondition, not this read, decides).
+    if ((await bookingOf(db, i.id))?.move?.startsAt === at) {
+      const confirm = action === "confirm";
+      const settled = await settleMove(db, i.id, at, confirm, now, (tx, was, is) =>
+        confirm
+          ? queueConfirmed(parts, tx, i, is, now, was)
+          : queueDeclined(parts, tx, i, was, note, now),
+      );
+      return settled === "conflict"
+        ? "conflict"
+        : settled
+          ? confirm
+            ? "confirmed"
+            : "declined"
+          : "unchanged";
+    }
     if (action === "decline") {
-      const note = oneLine(form.note, BOOK_NOTE_MAX, "…");
       return (await to(["asked"], "declined", (tx, b) => queueDeclined(parts, tx, i, b, note, now)))
         ? "declined"
         : "unchanged";
@@ -223,12 +276,12 @@ export function bookingPage(o: Options): BookingPage {
           const pick = {
             inquiryId: i.id,
             startsAt: at,
-            endsAt: at + slotMs(),
+            endsAt: at + slotMs(facts),
             zone,
             address: by?.address ?? null,
             network: by?.network ?? null,
             domain: i.email.slice(i.email.lastIndexOf("@") + 1).toLowerCase(),
-            holdUntil: holdUntil(now, at),
+            holdUntil: holdUntil(now, at, facts),
           };
           const asked =
             Number.isSafeInteger(at) &&

@@ -54,3 +54,39 @@ export function zoneOf(given: unknown, facts: Pick<Facts, "timeZone"> = site): s
     return facts.timeZone;
   }
 }
+
+/**
+ * When the visitor's reminder of a call at `startsAt` may go: within the office hours of the last
+ * business day before the call's day (a weekend or holiday between is skipped), from its opening. A
+ * call confirmed less than a day before it, or after that opening (its confirmation is the reminder),
+ * has none; nor has one whose day is past, or its time. null: no business day in the month before.
+ */
+export function reminderWindow(
+  startsAt: number,
+  confirmedAt: number,
+  hours: OfficeHours = site,
+): [number, number] | null {
+  const call = wallClock(startsAt, hours.timeZone);
+  for (let i = 1; i <= 31; i++) {
+    const open = openOn(new Date(Date.UTC(call.y, call.m - 1, call.d) - i * DAY_MS), hours);
+    if (open.length === 0) continue;
+    const [opens, closes] = [
+      Math.min(...open.map(([o]) => o)),
+      Math.max(...open.map(([, c]) => c)),
+    ];
+    if (startsAt - confirmedAt < DAY_MS || confirmedAt >= opens) return null;
+    return [opens, Math.min(closes, startsAt)];
+  }
+  return null;
+}
+
+/** Whether the reminder of a call is due `now`: within its window. */
+export function reminderDue(
+  now: number,
+  startsAt: number,
+  confirmedAt: number,
+  hours: OfficeHours = site,
+) {
+  const window = reminderWindow(startsAt, confirmedAt, hours);
+  return window !== null && window[0] <= now && now < window[1];
+}

@@ -16,6 +16,16 @@ import type { Busy } from "./slots.ts";
 const holds = (b: string) =>
   `(${b}.state = 'confirmed' OR (${b}.state = 'asked' AND ${b}.hold_until > ? AND NOT EXISTS
      (SELECT 1 FROM inquiries i WHERE i.id = ${b}.inquiry_id AND i.held)))`;
+/**
+ * Whether booking `b`'s move holds [move_starts_at, move_ends_at) at its one `?`: a confirmed call's
+ * new time, until its hold runs out. No cap counts it: one per call, and a person confirmed that call.
+ */
+const movesHold = (b: string) => `(${b}.state = 'confirmed' AND ${b}.move_hold_until > ?)`;
+/** No other booking holds a time, or a move's time, overlapping [`starts`, `ends`): two `?`, both now. */
+const free = (self: string, starts: string, ends: string) =>
+  `NOT EXISTS (SELECT 1 FROM bookings o WHERE o.inquiry_id <> ${self} AND (
+     (o.starts_at < ${ends} AND o.ends_at > ${starts} AND ${holds("o")})
+     OR (o.move_starts_at < ${ends} AND o.move_ends_at > ${starts} AND ${movesHold("o")})))`;
 
 // Taken first by every transaction that makes a booking hold. SQLite needs none: its transactions
 // begin IMMEDIATE and their bodies run one at a time (storage/sqlite.ts).
@@ -28,7 +38,9 @@ export type BookingState = "asked" | "confirmed" | "cancelled" | "declined";
 /**
  * `holdUntil`: when an asked time stops holding (null: it holds nothing); `confirmedAt`: when it was
  * confirmed (its invitation's UID); `confirmedBy`: the name its confirmer gave (null: none given);
- * `changedAt`: when it came to its state.
+ * `changedAt`: when it came to its state, or to its time (a move confirmed); `sequence`: its
+ * invitation's; `remindedAt`: when the visitor's reminder was claimed; `move`: a new time the
+ * visitor asked for a confirmed call, waiting for the company.
  */
 export type Booking = {
   inquiryId: string;
@@ -40,6 +52,9 @@ export type Booking = {
   confirmedAt: number | null;
   confirmedBy: string | null;
   changedAt: number;
+  sequence: number;
+  remindedAt: number | null;
+  move: { startsAt: number; endsAt: number; zone: string; holdUntil: number | null } | null;
 };
 
 const orNull = (v: unknown) => (v == null ? null : Number(v));
@@ -53,7 +68,20 @@ const bookingFrom = (r: Record<string, unknown>): Booking => ({
   confirmedAt: orNull(r.confirmed_at),
   confirmedBy: r.confirmed_by == null ? null : String(r.confirmed_by),
   changedAt: Number(r.changed_at),
+  sequence: Number(r.sequence ?? 0),
+  remindedAt: orNull(r.reminded_at),
+  move:
+    r.move_starts_at == null
+      ? null
+      : {
+          startsAt: Number(r.move_starts_at),
+          endsAt: Number(r.move_ends_at),
+          zone: String(r.move_zone),
+          holdUntil: orNull(r.move_hold_until),
+        },
 });
+const NO_MOVE =
+  "move_starts_at = NULL, move_ends_at = NULL, move_zone = NULL, move_hold_until = NULL";
 
 export async function bookingOf(sql: Sql, inquiryId: string): Promise<Booking | null> {
   const [r] = await sql.query("SELECT * FROM bookings WHERE inquiry_id = ?", [inquiryId]);
@@ -83,11 +111,17 @@ export async function bookingsToList(sql: Sql, from: number, to: number) {
   return { asked: asked.map(bookingFrom), calls: calls.map(bookingFrom) };
 }
 
-/** The times other inquiries' bookings hold at `now`: busy times for the slots offered (slots.ts). */
+/**
+ * The times bookings hold at `now`: busy times for the slots offered to `inquiryId` (slots.ts). Its own
+ * request is replaced by a pick, and its own move too, but its confirmed time is no time to move to.
+ */
 export async function holdingTimes(sql: Sql, inquiryId: string, now: number): Promise<Busy> {
   const rows = await sql.query(
-    `SELECT starts_at, ends_at FROM bookings b WHERE b.inquiry_id <> ? AND b.ends_at > ? AND ${holds("b")}`,
-    [inquiryId, now, now],
+    `SELECT starts_at, ends_at FROM bookings b
+      WHERE (b.inquiry_id <> ? OR b.state = 'confirmed') AND b.ends_at > ? AND ${holds("b")}
+     UNION ALL SELECT move_starts_at, move_ends_at FROM bookings b
+      WHERE b.inquiry_id <> ? AND b.move_ends_at > ? AND ${movesHold("b")}`,
+    [inquiryId, now, now, inquiryId, now, now],
   );
   return rows.map((r) => [Number(r.starts_at), Number(r.ends_at)]);
 }
@@ -110,12 +144,14 @@ export type Asked = Pick<Booking, "inquiryId" | "startsAt" | "endsAt" | "zone"> 
 };
 
 /**
- * The visitor's pick, in place of their request before (a confirmed one stays), if `offered` (the
- * times open to the inquiry, read under the lock) has it. It is asked whatever the caps say, and holds
- * until `holdUntil` only while the picking address, its network and the email's domain hold fewer
- * times than site.booking allows: the company hears of it either way, and the visitor reads the
- * same. `then` queues the company's message, told until when it holds and the state of the request
- * it replaced. False: not open, or confirmed; nothing changed.
+ * The visitor's pick, in place of their request before, if `offered` (the times open to the inquiry,
+ * read under the lock) has it. It is asked whatever the caps say, and holds until `holdUntil` only
+ * while the picking address, its network and the email's domain hold fewer times than site.booking
+ * allows: the company hears of it either way, and the visitor reads the same. A pick for a confirmed
+ * call is its move, in place of a move asked before: the confirmed time stays, the new one holds
+ * until `holdUntil`. `then` queues the company's message, told until when it holds, the state of the
+ * request it replaced ("asked" for a move replaced) and the confirmed time a move is from. False:
+ * not open, or the booking changed meanwhile; nothing changed.
  */
 export async function ask(
   db: Sql,
@@ -124,7 +160,7 @@ export async function ask(
   offered: (tx: Sql) => Promise<number[] | null>,
   then: (
     tx: Sql,
-    made: { holdUntil: number | null; replaced: BookingState | null },
+    made: { holdUntil: number | null; replaced: BookingState | null; moveFrom?: Booking },
   ) => Promise<void>,
 ): Promise<boolean> {
   const { holdsPerAddress, holdsPerNetwork, holdsPerDomain, sharedMailDomains } = site.booking;
@@ -133,7 +169,20 @@ export async function ask(
   return db.transaction(async (tx) => {
     await lock(tx);
     if (!(await offered(tx))?.includes(p.startsAt)) return false;
-    const replaced = (await bookingOf(tx, p.inquiryId))?.state ?? null;
+    const before = await bookingOf(tx, p.inquiryId);
+    if (before?.state === "confirmed") {
+      const [moved] = await tx.query(
+        `UPDATE bookings SET move_starts_at = ?, move_ends_at = ?, move_zone = ?, move_hold_until = ?
+          WHERE inquiry_id = ? AND state = 'confirmed' AND starts_at = ? RETURNING inquiry_id`,
+        [p.startsAt, p.endsAt, p.zone, p.holdUntil, p.inquiryId, before.startsAt],
+      );
+      if (!moved) return false;
+      await endClaims(tx, p);
+      const replaced = before.move ? "asked" : null;
+      await then(tx, { holdUntil: p.holdUntil, replaced, moveFrom: before });
+      return true;
+    }
+    const replaced = before?.state ?? null;
     const [held] = await tx.query(
       `SELECT SUM(CASE WHEN b.address = ? THEN 1 ELSE 0 END) AS address,
               SUM(CASE WHEN b.network = ? THEN 1 ELSE 0 END) AS network,
@@ -182,14 +231,21 @@ export async function move(
   return db.transaction(async (tx) => {
     if (confirm) await lock(tx);
     const [r] = await tx.query(
-      `UPDATE bookings SET state = ?, changed_at = ?${confirm ? ", confirmed_at = ?, confirmed_by = ?" : ""}
+      `UPDATE bookings SET state = ?, changed_at = ?, ${NO_MOVE}${confirm ? ", confirmed_at = ?, confirmed_by = ?, sequence = 0" : ""}
         WHERE inquiry_id = ? AND state IN (${from.map(() => "?")}) AND starts_at = ?${
           confirm
-            ? ` AND NOT EXISTS (SELECT 1 FROM bookings o WHERE o.inquiry_id <> bookings.inquiry_id
-                  AND o.starts_at < bookings.ends_at AND o.ends_at > bookings.starts_at AND ${holds("o")})`
+            ? ` AND ${free("bookings.inquiry_id", "bookings.starts_at", "bookings.ends_at")}`
             : ""
         } RETURNING *`,
-      [to, now, ...(confirm ? [now, by] : []), inquiryId, ...from, at, ...(confirm ? [now] : [])],
+      [
+        to,
+        now,
+        ...(confirm ? [now, by] : []),
+        inquiryId,
+        ...from,
+        at,
+        ...(confirm ? [now, now] : []),
+      ],
     );
     if (!r) {
       const b = confirm ? await bookingOf(tx, inquiryId) : null;
@@ -199,6 +255,85 @@ export async function move(
     if (confirm) await endClaims(tx, b);
     await then(tx, b);
     return b;
+  });
+}
+
+/**
+ * The company's answer to a move whose new time starts `at`: Confirm makes it the call's time (under
+ * the lock, if no other booking holds an overlapping time: "conflict"), one SEQUENCE on, to be
+ * reminded of again; Decline drops it, the confirmed time stays. `then` gets the call as it was and
+ * as it is now, in the same transaction. null: no such move waits (answered before, replaced by
+ * another, or the call cancelled: here or on another instance).
+ */
+export async function settleMove(
+  db: Sql,
+  inquiryId: string,
+  at: number,
+  confirm: boolean,
+  now: number,
+  then: (tx: Sql, was: Booking, is: Booking) => Promise<void>,
+): Promise<Booking | "conflict" | null> {
+  return db.transaction(async (tx) => {
+    if (confirm) await lock(tx);
+    const was = await bookingOf(tx, inquiryId);
+    if (was?.state !== "confirmed" || was.move?.startsAt !== at) return null;
+    const [r] = await tx.query(
+      confirm
+        ? `UPDATE bookings SET starts_at = move_starts_at, ends_at = move_ends_at, zone = move_zone,
+             sequence = sequence + 1, reminded_at = NULL, changed_at = ?, ${NO_MOVE}
+            WHERE inquiry_id = ? AND state = 'confirmed' AND move_starts_at = ? AND starts_at = ?
+              AND ${free("bookings.inquiry_id", "bookings.move_starts_at", "bookings.move_ends_at")}
+            RETURNING *`
+        : `UPDATE bookings SET ${NO_MOVE}
+            WHERE inquiry_id = ? AND state = 'confirmed' AND move_starts_at = ? AND starts_at = ?
+            RETURNING *`,
+      confirm ? [now, inquiryId, at, was.startsAt, now, now] : [inquiryId, at, was.startsAt],
+    );
+    if (!r) {
+      const still = await bookingOf(tx, inquiryId);
+      const waits = still?.state === "confirmed" && still.move?.startsAt === at;
+      return confirm && waits ? "conflict" : null;
+    }
+    const is = bookingFrom(r);
+    if (confirm) await endClaims(tx, is);
+    await then(tx, was, is);
+    return is;
+  });
+}
+
+/**
+ * Confirmed calls starting within `aheadMs`, not yet reminded of, earliest first (a bounded list;
+ * which are due is the reminder's rule, slots.ts `reminderDue`).
+ */
+export async function toRemind(sql: Sql, now: number, aheadMs: number, limit: number) {
+  const rows = await sql.query(
+    `SELECT * FROM bookings WHERE state = 'confirmed' AND reminded_at IS NULL AND starts_at > ?
+        AND starts_at <= ? ORDER BY starts_at LIMIT ?`,
+    [now, now + aheadMs, limit],
+  );
+  return rows.map(bookingFrom);
+}
+
+/**
+ * The reminder of call `b`, claimed once whatever the instances (the second's UPDATE waits for the
+ * first's, then finds it reminded), and only for the time it names, still confirmed: `then` queues
+ * it in the same transaction.
+ */
+export async function claimReminder(
+  db: Sql,
+  b: Booking,
+  now: number,
+  then: (tx: Sql, b: Booking) => Promise<void>,
+): Promise<boolean> {
+  return db.transaction(async (tx) => {
+    const [r] = await tx.query(
+      `UPDATE bookings SET reminded_at = ? WHERE inquiry_id = ? AND state = 'confirmed'
+          AND reminded_at IS NULL AND starts_at = ? RETURNING *`,
+      [now, b.inquiryId, b.startsAt],
+    );
+    if (!r) return false;
+    await then(tx, bookingFrom(r));
+    return true;
   });
 }
 

@@ -1,19 +1,23 @@
 import { join } from "node:path";
 import type { Logger } from "pino";
 import { refreshFeeds } from "../booking/feeds.ts";
+import { remindVisitors } from "../booking/reminder.ts";
 import type { Config } from "../config.ts";
 import { DAY_MS } from "../time.ts";
+import type { Routing } from "./delivery/routing.ts";
 import { erase, eraseOldCopies } from "./erasure.ts";
 import type { KeyRing } from "./keys.ts";
 import { queueDigest } from "./review/digest.ts";
+import type { LeadLinks } from "./review/links.ts";
 import type { Promised } from "./review/promise.ts";
 import type { Database } from "./storage/database.ts";
 import { deleteExpiredKeys } from "./storage/keys.ts";
 
 /**
  * The scheduled work on each instance apart from sending: the keys read again and pruned, the
- * morning digest queued, and the retention pass, which every instance runs (erasing what is past
- * its date twice erases nothing more).
+ * morning digest and the visitors' reminders queued (each claimed once, whatever the instances),
+ * and the retention pass, which every instance runs (erasing what is past its date twice erases
+ * nothing more).
  */
 
 type Parts = {
@@ -23,6 +27,8 @@ type Parts = {
   retentionDays: number;
   backupDays: number;
   ring: KeyRing;
+  links: LeadLinks;
+  routing: Routing;
   worker: { nudge(): void };
   clock?: () => number;
   facts?: Promised;
@@ -31,7 +37,7 @@ type Parts = {
 export type Housekeeping = ReturnType<typeof createHousekeeping>;
 
 export function createHousekeeping(parts: Parts) {
-  const { db, ring, config, worker, retentionDays, backupDays, facts } = parts;
+  const { db, ring, config, worker, retentionDays, backupDays, facts, links, routing } = parts;
   const log = parts.log.child({ task: "housekeeping" });
   // One clock for every task of a turn (a test's, else the process's).
   const clock = parts.clock ?? Date.now;
@@ -59,6 +65,13 @@ export function createHousekeeping(parts: Parts) {
     async digest(now = clock()): Promise<boolean> {
       const queued = await queueDigest(db, now, facts);
       if (queued) worker.nudge();
+      return queued;
+    },
+
+    /** The visitors' reminders due `now`, queued: how many. */
+    async remind(now = clock()): Promise<number> {
+      const queued = await remindVisitors(db, { config, links, routing }, log, now, facts);
+      if (queued > 0) worker.nudge();
       return queued;
     },
 
@@ -99,6 +112,7 @@ export function createHousekeeping(parts: Parts) {
         await ring.read(now);
       },
       ...(config.SCHEDULE.includes("digest") ? [() => self.digest(now)] : []),
+      ...(config.SCHEDULE.includes("booking-reminders") ? [() => self.remind(now)] : []),
       ...(config.SCHEDULE.includes("retention")
         ? [
             () => self.applyRetention(now),

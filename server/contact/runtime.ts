@@ -71,6 +71,7 @@ export async function createContactPipeline(
       ...parts,
       ...site.privacy,
       ring: opts.keys.ring,
+      links: opts.keys.links,
       worker,
     });
     opts.metrics?.watchOutbox(db);

@@ -346,6 +346,83 @@ describe("two instances on one PostgreSQL, every button pressed at once", {
     expect(await stored(v.id)).toEqual({ state: "confirmed", startsAt: v.at, taken: true });
   });
 
+  it("A move's Confirm and the visitor's Cancel: cancelled at the old time, or moved and the Cancel changes nothing; the calendar hears one story", async () => {
+    for (let round = 1; round <= ROUNDS; round++) {
+      const v = await asked(`Move Race ${round}`);
+      expect(await post(a, await opened(a, linkIn(v.request, "confirm")))).toMatch(CONFIRMED);
+      const invitation = await mailTo(v.email, /^Your free consultation/);
+      const newer = fresh();
+      expect(await pick(b, v.link, newer)).toMatch(
+        /^Your consultation is booked .* You asked to move it/,
+      );
+      const request = await mailTo(
+        "hello@example.com",
+        new RegExp(`^Move Race ${round} asks to move`),
+      );
+      const forms = await Promise.all([
+        opened(a, linkIn(request, "confirm")),
+        opened(b, linkIn(invitation, "cancel")),
+      ]);
+      expect(forms.map((f) => Number(f.slot))).toEqual([newer, v.at]);
+      const [confirm, cancel] = await Promise.all([post(a, forms[0]), post(b, forms[1])]);
+      const moved = CONFIRMED.test(confirm);
+      // Moved first: the Cancel page showed the old time, and changes nothing; else the move finds
+      // no confirmed call.
+      expect([confirm, cancel]).toEqual(
+        moved
+          ? [expect.stringMatching(CONFIRMED), expect.stringMatching(/^$/)]
+          : [expect.stringMatching(UNCHANGED), expect.stringMatching(/is free again/)],
+      );
+      await settled(v.id);
+      expect(await stored(v.id)).toMatchObject(
+        moved ? { state: "confirmed", startsAt: newer } : { state: "cancelled", startsAt: v.at },
+      );
+      const calendars = mailsTo(v.email, /./).map(calendarOf).filter(Boolean);
+      const uid = calendarOf(invitation)?.uid;
+      expect(calendars).toEqual(
+        moved
+          ? [
+              { method: "REQUEST", uid, start: v.at },
+              { method: "REQUEST", uid, start: newer },
+            ]
+          : [
+              { method: "REQUEST", uid, start: v.at },
+              { method: "CANCEL", uid, start: v.at },
+            ],
+      );
+    }
+  });
+
+  it("A move's Confirm on both instances: one update, one SEQUENCE on", async () => {
+    for (let round = 1; round <= ROUNDS; round++) {
+      const v = await asked(`Move Twice ${round}`);
+      expect(await post(a, await opened(a, linkIn(v.request, "confirm")))).toMatch(CONFIRMED);
+      const newer = fresh();
+      expect(await pick(a, v.link, newer)).toMatch(/You asked to move it/);
+      const link = linkIn(
+        await mailTo("hello@example.com", new RegExp(`^Move Twice ${round} asks to move`)),
+        "confirm",
+      );
+      const forms = await Promise.all([opened(a, link), opened(b, link)]);
+      const said = await Promise.all([post(a, forms[0]), post(b, forms[1])]);
+      expect(said.filter((s) => CONFIRMED.test(s))).toHaveLength(1);
+      expect(said.filter((s) => UNCHANGED.test(s))).toHaveLength(1);
+      await settled(v.id);
+      expect(await stored(v.id)).toMatchObject({ state: "confirmed", startsAt: newer });
+      const { rows } = await db.query("SELECT sequence FROM bookings WHERE inquiry_id = $1", [
+        v.id,
+      ]);
+      expect(rows[0]?.sequence).toBe(1);
+      expect(mailsTo(v.email, /^Moved: /).map(calendarOf)).toEqual([
+        {
+          method: "REQUEST",
+          uid: calendarOf(mailsTo(v.email, /^Your free/)[0] as Received)?.uid,
+          start: newer,
+        },
+      ]);
+    }
+  });
+
   it("never hold one time for two visitors", async () => {
     const one = await visitor("Ann Race");
     const two = await visitor("Ben Race");

@@ -513,6 +513,47 @@ describe("the booking, from the answer to the invitation", { timeout: 180_000 },
       }
   });
 
+  it("without JavaScript, the invitation's link to another time opens the page with other times; a pick is a move, the call kept until the company confirms it (issue 54)", async () => {
+    const smtp = await new TestSmtp().start();
+    cleanups.push(() => smtp.stop());
+    // Monday 23 November 2026, 9:05 AM MST.
+    const server = await site({
+      ...FAKETIME,
+      FAKETIME: "@2026-11-23 16:05:00",
+      SMTP_URL: smtp.url,
+    });
+    const dana = await inquiry(server, "Dana Whitfield", "dana@example.org");
+    expect(await pick(server, dana.link, MST(24, 10))).toMatch(/^Thank you!/);
+    const request = await mailTo(smtp, "hello@example.com", /^Dana Whitfield asks for/);
+    expect(await press(server, linkIn(request, "confirm"))).toMatch(/^Confirmed/);
+    const invited = await mailTo(smtp, "dana@example.org", /^Your free consultation/);
+    const context = await browser.newContext({ javaScriptEnabled: false });
+    const tab = await context.newPage();
+    await tab.goto(linkIn(invited, "book"));
+    expect(await tab.getByRole("status").textContent()).toBe(
+      "Your consultation is booked for Tue, Nov 24, 10:00–10:30 AM MST. To move it, pick another time below: it stays booked until we confirm the new one. To cancel it, use the Cancel link in the email we sent you.",
+    );
+    // Its own time is not offered; Wednesday 11:00 is, and picking it asks for the move.
+    expect(await tab.locator(`button[value="${MST(24, 10)}"]`).count()).toBe(0);
+    await tab.locator(`button[value="${MST(25, 11)}"]`).click();
+    await expect
+      .poll(() => tab.getByRole("status").textContent(), { timeout: 15_000 })
+      .toBe(
+        "Your consultation is booked for Tue, Nov 24, 10:00–10:30 AM MST. Thank you! You asked to move it to Wed, Nov 25, 11:00–11:30 AM MST: we confirm that by email, and until then Tue, Nov 24, 10:00–10:30 AM MST stays booked. Picking another time replaces the request.",
+      );
+    await context.close();
+    const move = await mailTo(smtp, "hello@example.com", /^Dana Whitfield asks to move/);
+    // The company's Confirm page names both times; its button moves the call.
+    const confirmPage = await (await fetch(linkIn(move, "confirm"))).text();
+    expect(confirmPage).toContain(
+      "Dana Whitfield &lt;dana@example.org&gt; asks to move their consultation from Tue, Nov 24, 10:00–10:30 AM MST to Wed, Nov 25, 11:00–11:30 AM MST",
+    );
+    expect(await press(server, linkIn(move, "confirm"))).toMatch(/^Confirmed/);
+    const moved = await mailTo(smtp, "dana@example.org", /^Moved: /);
+    expect(invitationIn(moved)).toMatchObject({ method: "REQUEST", start: MST(25, 11) });
+    expect(mailsTo(smtp, "dana@example.org", /./)).toHaveLength(2);
+  });
+
   it("tells the company on the lead's own route: its inbox and its Slack, not the general ones", async () => {
     const smtp = await new TestSmtp().start();
     cleanups.push(() => smtp.stop());

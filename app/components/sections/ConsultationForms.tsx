@@ -35,12 +35,16 @@ export function NameField({ id, why }: { id: string; why: string }) {
   );
 }
 
-/** Confirm or Decline for the time `at` (the one shown: a newer pick waits for its own answer). */
+/**
+ * Confirm or Decline for the time `at` (the one shown: a newer pick waits for its own answer);
+ * `move`: the new time of a confirmed call.
+ */
 export function ConsultationForm(p: {
   action: "confirm" | "decline";
   token: string;
   at: number;
   primary?: boolean;
+  move?: boolean;
 }) {
   const confirm = p.action === "confirm";
   return (
@@ -49,7 +53,11 @@ export function ConsultationForm(p: {
       <input type="hidden" name={BOOK_SLOT_FIELD} value={p.at} />
       {confirm ? (
         <>
-          <p className="mb-4">They get a calendar invitation by email, and so do you.</p>
+          <p className="mb-4">
+            {p.move
+              ? "Their calendar invitation moves to the new time, and so does yours."
+              : "They get a calendar invitation by email, and so do you."}
+          </p>
           <NameField
             id="confirm-by"
             why="they read whom they will meet, and the others who read this lead see it"
