@@ -100,8 +100,8 @@ export const breakages: Breakage[] = [
   {
     rule: "booking.md: Confirm changes nothing while another visitor holds an overlapping time",
     file: STORE,
-    find: "o.starts_at < bookings.ends_at AND o.ends_at > bookings.starts_at",
-    replace: "o.starts_at = bookings.starts_at",
+    find: "(o.starts_at < ${ends} AND o.ends_at > ${starts} AND",
+    replace: "(o.starts_at = ${starts} AND",
     tests: [BOOKING, RACES],
     grep: "from another start|never hold one time",
   },
