@@ -80,6 +80,7 @@ export const siteSchema = z.object({
     dialogMessage: z.string(),
     failure: z.string(),
     promiseBusinessHours: z.number().positive().max(72),
+    atRiskShare: z.number().gt(0).lt(1),
   }),
   consultationMinutes: z.number().int().positive(),
   booking: z.strictObject({

@@ -80,6 +80,12 @@ export const site: Site = withHourLines({
      * escalation address. The stricter of the two promises above, the one a visitor reads first.
      */
     promiseBusinessHours: 4,
+    /**
+     * A lead nobody took when this share of the promise has passed (in business time, while the
+     * office is open) is "at risk": its route gets one short warning, by email and Slack, with the
+     * time left. Three quarters leaves an hour of the four: time to answer, not only to apologise.
+     */
+    atRiskShare: 0.75,
   },
   consultationMinutes: 30,
   /**

@@ -12,7 +12,9 @@ import { formatter, replyBy } from "./clock.ts";
 
 /** The office's hours: its opening times, its zone and its holidays (app/config/site.ts). */
 export type OfficeHours = Pick<Site, "officeHours" | "timeZone" | "holidays">;
-export type Promised = OfficeHours & { response: Pick<Site["response"], "promiseBusinessHours"> };
+export type Promised = OfficeHours & {
+  response: Pick<Site["response"], "promiseBusinessHours" | "atRiskShare">;
+};
 
 // How far ahead open hours are looked for: past it, a calendar with none would loop for ever.
 const HORIZON_DAYS = 400;
@@ -156,6 +158,22 @@ export function promiseOf(i: Promisee, facts: Promised = site) {
 export function replyByOf(i: Promisee, facts: Promised = site) {
   const { dueAt, hours } = promiseOf(i, facts);
   return replyBy(dueAt, { ...facts, response: { ...facts.response, promiseBusinessHours: hours } });
+}
+
+/** The first instant at or after `at` that the office is open (`at` itself when it is). */
+export function nextOpening(at: number, hours: OfficeHours = site): number | null {
+  const deadline = businessDeadline(at, 1, hours);
+  return deadline === null ? null : deadline - 1;
+}
+
+/**
+ * When a lead nobody took is at risk: `atRiskShare` of the promise has passed, the office open (a
+ * share used up at closing time is at risk when it next opens, when someone can act on it).
+ */
+export function atRiskAt(i: Promisee, facts: Promised = site): number | null {
+  const riskMs = facts.response.atRiskShare * promiseOf(i, facts).hours * HOUR_MS;
+  const share = businessDeadline(i.receivedAt, riskMs, facts);
+  return share === null ? null : nextOpening(share, facts);
 }
 
 export function timingOf(i: Pick<Inquiry, "takenAt"> & Promisee, now: number, facts?: Promised) {
