@@ -7,6 +7,7 @@ import { erase, eraseOldCopies } from "./erasure.ts";
 import type { KeyRing } from "./keys.ts";
 import { queueDigest } from "./review/digest.ts";
 import type { Promised } from "./review/promise.ts";
+import { type FigureHolder, refreshFigure, storedFigure } from "./review/public-figure.ts";
 import type { Database } from "./storage/database.ts";
 import { deleteExpiredKeys } from "./storage/keys.ts";
 
@@ -26,6 +27,7 @@ type Parts = {
   worker: { nudge(): void };
   clock?: () => number;
   facts?: Promised;
+  figure?: FigureHolder;
 };
 
 export type Housekeeping = ReturnType<typeof createHousekeeping>;
@@ -60,6 +62,13 @@ export function createHousekeeping(parts: Parts) {
       const queued = await queueDigest(db, now, facts);
       if (queued) worker.nudge();
       return queued;
+    },
+
+    /** The public figure computed once an office day (one instance), then read by this one. */
+    async figure(now = clock()) {
+      if (config.SCHEDULE.includes("figure") && (await refreshFigure(db, now, facts)))
+        log.info("reply promise: public figure computed");
+      parts.figure?.set(await storedFigure(db));
     },
 
     async applyRetention(now = clock()) {
@@ -99,6 +108,7 @@ export function createHousekeeping(parts: Parts) {
         await ring.read(now);
       },
       ...(config.SCHEDULE.includes("digest") ? [() => self.digest(now)] : []),
+      () => self.figure(now),
       ...(config.SCHEDULE.includes("retention")
         ? [
             () => self.applyRetention(now),
