@@ -12,11 +12,14 @@ import {
   figureWords,
 } from "../../server/contact/review/public-figure.ts";
 import { createContactPipeline } from "../../server/contact/runtime.ts";
+import { DATABASE_FILE } from "../../server/contact/storage/data-dir.ts";
 import type { Database, Sql } from "../../server/contact/storage/database.ts";
 import { openPostgres } from "../../server/contact/storage/postgres.ts";
 import { openSqlite } from "../../server/contact/storage/sqlite.ts";
+import { launchChromium } from "../support/chromium.ts";
 import { testKeys } from "../support/keys.ts";
 import { createTestDatabase } from "../support/postgres.ts";
+import { startServer } from "../support/server.ts";
 
 /**
  * The reply promise's public figure (ADR 0032) from a data set whose answer times are known by
@@ -189,5 +192,56 @@ describe("on PostgreSQL with two instances", { timeout: 60_000 }, () => {
     await Promise.all([a.housekeeping.figure(now), b.housekeeping.figure(now)]);
     expect(computed()).toHaveLength(2);
     expect(b.figure.html()).toBe(a.figure.html());
+  });
+});
+
+describe("the contact page", { timeout: 120_000 }, () => {
+  it("says the figure beside the promise with JavaScript off, from the server's stored figure; below the floor, the promise alone", async () => {
+    const browser = await launchChromium();
+    cleanups.push(() => browser.close());
+    const now = Date.now();
+    for (const [count, shown] of [
+      [140, true],
+      [20, false],
+    ] as const) {
+      const dir = tempDir();
+      const db = openSqlite(join(dir, DATABASE_FILE));
+      await db.migrate();
+      // The server's own clock and calendar: inquiries of the last weeks, as dataSet makes them.
+      const rows = dataSet(now, count);
+      await store(db, rows);
+      await db.close();
+      const server = await startServer({ DATA_DIR: dir }, undefined, { SCHEDULE: ["figure"] });
+      cleanups.push(() => server.stop());
+      await expect
+        .poll(() => server.output().includes("reply promise: public figure computed"), {
+          timeout: 30_000,
+        })
+        .toBe(true);
+      const page = await (await browser.newContext({ javaScriptEnabled: false })).newPage();
+      // Housekeeping reads the stored figure in the turn that computed it: the next page has it.
+      await expect
+        .poll(
+          async () => {
+            await page.goto(`${server.url}/contact`);
+            return page.getByText(site.response.infoLine).textContent();
+          },
+          { timeout: 10_000 },
+        )
+        .toMatch(shown ? /we answered \d+% of \d+ inquiries within 4 business hours/ : /./);
+      const line = (await page.getByText(site.response.infoLine).textContent()) ?? "";
+      if (shown) {
+        const counted = rows.filter((r) => !r.held && r.receivedAt >= now - 90 * DAY).length;
+        expect(line).toContain(`of ${counted} inquiries`);
+        await page.getByRole("link", { name: "How we count" }).click();
+        expect(page.url()).toMatch(/\/privacy#how-we-count-replies$/);
+        await expect
+          .poll(() => page.getByRole("heading", { name: "How We Count Our Replies" }).count())
+          .toBe(1);
+      } else {
+        expect(line.trim()).toBe(site.response.infoLine);
+        expect(await page.locator("[data-reply-figure]").count()).toBe(0);
+      }
+    }
   });
 });
