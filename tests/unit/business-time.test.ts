@@ -3,6 +3,7 @@ import { site } from "../../app/config/site.ts";
 import {
   atRiskAt,
   businessDeadline,
+  businessLine,
   businessMsBetween,
   type Promised,
   promiseDueAt,
@@ -97,5 +98,18 @@ describe("business time", () => {
     });
     expect(atRiskNow(tuesday, at("2027-01-20T09:30-07:00"), facts)).toBe("drop");
     expect(atRiskNow({ ...tuesday, takenAt: 1 }, at("2027-01-20T09:30-07:00"), facts)).toBe("drop");
+  });
+
+  it("counts the same laid out once (businessLine) as lead by lead, across a holiday and a clock change", () => {
+    // January (MLK day) to April, across the March change to daylight saving time.
+    const [from, to] = [at("2027-01-10T00:00-07:00"), at("2027-04-10T00:00-06:00")];
+    const line = businessLine(from, to, facts);
+    for (let n = 0; n < 400; n++) {
+      const a = from + ((n * 7_919_993) % (to - from - 10 * 24 * HOUR));
+      const b = a + ((n * 104_729) % (5 * 24 * HOUR));
+      expect(line.between(a, b)).toBe(businessMsBetween(a, b, facts));
+      expect(line.deadline(a, 4 * HOUR)).toBe(businessDeadline(a, 4 * HOUR, facts));
+    }
+    expect(line.deadline(to - HOUR, 40 * HOUR)).toBe(null);
   });
 });

@@ -4,7 +4,7 @@ import { link } from "../../../app/pages.ts";
 import { DAY_MS } from "../../time.ts";
 import type { Database, Sql } from "../storage/database.ts";
 import { readSetting, writeSetting } from "../storage/settings.ts";
-import { businessMsBetween, type Promised, promiseDueAt, wallClock } from "./promise.ts";
+import { businessLine, type Promised, promiseMs, wallClock } from "./promise.ts";
 
 /**
  * The reply promise's public figure (site.response.publicFigure, ADR 0032): of the genuine inquiries
@@ -43,15 +43,17 @@ export async function computeFigure(
   facts: Promised = site,
 ): Promise<Figure> {
   const since = now - site.response.publicFigure.days * DAY_MS;
+  // Past `now` by a week: a lead's deadline past the line's end is not up yet.
+  const line = businessLine(since, now + 7 * DAY_MS, facts);
+  const promise = promiseMs(facts);
   const waits: number[] = [];
   let inTime = 0;
   for (const i of await answerTimes(sql, since, now)) {
-    const dueAt = promiseDueAt(i.receivedAt, facts);
-    if (dueAt === null) continue;
+    const dueAt = line.deadline(i.receivedAt, promise);
     if (i.takenAt != null && i.takenAt <= now) {
-      if (i.takenAt <= dueAt) inTime++;
-      waits.push(businessMsBetween(i.receivedAt, i.takenAt, facts));
-    } else if (now > dueAt) waits.push(Number.POSITIVE_INFINITY);
+      if (dueAt === null || i.takenAt <= dueAt) inTime++;
+      waits.push(line.between(i.receivedAt, i.takenAt));
+    } else if (dueAt !== null && now > dueAt) waits.push(Number.POSITIVE_INFINITY);
     // Neither answered nor due yet: its answer is not known, it waits for the next figure.
   }
   waits.sort((a, b) => a - b);
