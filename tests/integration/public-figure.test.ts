@@ -5,12 +5,14 @@ import pino from "pino";
 import { afterEach, describe, expect, inject, it } from "vitest";
 import { site } from "../../app/config/site.ts";
 import { loadConfig } from "../../server/config.ts";
+import { createMetrics } from "../../server/contact/metrics.ts";
 import type { Promised } from "../../server/contact/review/promise.ts";
 import {
   computeFigure,
   figureHolder,
   figureWords,
 } from "../../server/contact/review/public-figure.ts";
+import { promiseSection } from "../../server/contact/review/reply-figures.ts";
 import { createContactPipeline } from "../../server/contact/runtime.ts";
 import { DATABASE_FILE } from "../../server/contact/storage/data-dir.ts";
 import type { Database, Sql } from "../../server/contact/storage/database.ts";
@@ -243,5 +245,56 @@ describe("the contact page", { timeout: 120_000 }, () => {
         expect(await page.locator("[data-reply-figure]").count()).toBe(0);
       }
     }
+  });
+});
+
+describe("the promise by service line", { timeout: 60_000 }, () => {
+  it("is in the digest and /metrics over 7 and 90 days: taken in time, at risk, missed, the median; no sample where there is none", async () => {
+    const db = openSqlite(join(tempDir(), "inquiries.sqlite"));
+    cleanups.push(() => db.close());
+    await db.migrate();
+    const day = (t: number) => new Date(t).toISOString().slice(0, 10);
+    const wednesday = nineAt(day(friday - 2 * DAY));
+    const monthAgo = nineAt(day(friday - 30 * DAY));
+    const rows: Array<[string, number, number | null, boolean]> = [
+      ["AI Consulting", wednesday, wednesday + 30 * MIN, false], // in time
+      ["AI Consulting", wednesday, wednesday + 3.5 * HOUR, false], // in time, at risk at 12:00
+      ["Cloud", wednesday, null, false], // at risk, missed
+      ["", monthAgo, nineAt(day(monthAgo + DAY)) + HOUR, false], // 10 h: at risk, missed
+      ["Cloud", wednesday, null, true], // held: not a lead
+    ];
+    for (const [n, [service, r, t, held]] of rows.entries())
+      await db.query(
+        `INSERT INTO inquiries (id, received_at, name, email, message, source, held, taken_at, service)
+         VALUES (?, ?, 'A Person', 'a@example.org', 'Hello', 'api', ?, ?, ?)`,
+        [`p-${n}`, r, held, t, service],
+      );
+    expect(await promiseSection(db, friday, facts)).toEqual([
+      'The reply promise (4 business hours), last 7 and 90 days (at risk: nobody took it by 75% of the promise; median: business time to the first "I\'m on it"):',
+      "- All leads: 7 days: 3 leads, 2 taken in time, 2 at risk, 1 missed, median 30 min; 90 days: 4 leads, 2 taken in time, 3 at risk, 2 missed, median 3 h 30 min",
+      "- AI Consulting: 7 days: 2 leads, 2 taken in time, 1 at risk, 0 missed, median 30 min; 90 days: 2 leads, 2 taken in time, 1 at risk, 0 missed, median 30 min",
+      "- Cloud: 7 days: 1 lead, 0 taken in time, 1 at risk, 1 missed; 90 days: 1 lead, 0 taken in time, 1 at risk, 1 missed",
+      "- General: 7 days: no leads; 90 days: 1 lead, 0 taken in time, 1 at risk, 1 missed, median 10 h",
+    ]);
+    // /metrics reads the same at the real clock: the rows moved to the same distance from it.
+    const shift = Date.now() - friday;
+    await db.query("UPDATE inquiries SET received_at = received_at + ?, taken_at = taken_at + ?", [
+      shift,
+      shift,
+    ]);
+    const metrics = createMetrics({ facts });
+    metrics.watchOutbox(db);
+    const text = await metrics.registry.metrics();
+    expect(text).toMatch(/^contact_promise_leads\{window="7d",service="All"\} 3$/m);
+    expect(text).toMatch(/^contact_promise_missed\{window="7d",service="AI Consulting"\} 0$/m);
+    expect(text).toMatch(/^contact_promise_at_risk\{window="90d",service="General"\} 1$/m);
+    expect(text).toMatch(
+      /^contact_promise_take_median_business_seconds\{window="90d",service="All"\} 12600$/m,
+    );
+    // No lead, no sample; nobody taken, no median (never a 0 that reads "answered at once").
+    expect(text).not.toMatch(/^contact_promise_\w+\{window="7d",service="General"\}/m);
+    expect(text).not.toMatch(
+      /^contact_promise_take_median_business_seconds\{[^}]*service="Cloud"/m,
+    );
   });
 });
