@@ -145,6 +145,16 @@ describe("the public figure", { timeout: 60_000 }, () => {
     expect(figureWords(figure, facts)).toBe(
       `In the last 90 days we answered ${want.percent}% of ${want.counted} inquiries within 4 business hours. Half were answered within ${minutes >= 60 ? `${Math.floor(minutes / 60)} h${minutes % 60 ? ` ${minutes % 60} min` : ""}` : `${minutes} min`} of business time.`,
     );
+    // A lead's "Reply by" fixed at receipt is the one counted: moved before its answer, it is late.
+    const [late] = await db.query<{ id: string }>(
+      "SELECT id FROM inquiries WHERE taken_at IS NOT NULL AND NOT held AND taken_at - received_at < ? AND received_at >= ? LIMIT 1",
+      [HOUR, friday - 90 * DAY],
+    );
+    await db.query(
+      "UPDATE inquiries SET reply_due_at = received_at, reply_hours = 4 WHERE id = ?",
+      [late?.id],
+    );
+    expect((await computeFigure(db, friday, facts)).inTime).toBe(want.inTime - 1);
     // Below the floor, nothing: the promise alone.
     expect(figureWords({ ...figure, counted: site.response.publicFigure.floor - 1 }, facts)).toBe(
       null,

@@ -26,14 +26,18 @@ export type Figure = {
 
 /** The inquiries as the figure reads them: times only, no person's data. */
 async function answerTimes(sql: Sql, since: number, until: number) {
-  const rows = await sql.query<{ r: number; t: number | null }>(
-    `SELECT received_at AS r, taken_at AS t FROM inquiries
+  const rows = await sql.query<{ r: number; t: number | null; d: number | null; h: number | null }>(
+    `SELECT received_at AS r, taken_at AS t, reply_due_at AS d, reply_hours AS h FROM inquiries
      WHERE received_at >= ? AND received_at < ? AND NOT held`,
     [since, until],
   );
+  const num = (v: number | null) => (v == null ? null : Number(v));
   return rows.map((row) => ({
     receivedAt: Number(row.r),
-    takenAt: row.t == null ? null : Number(row.t),
+    takenAt: num(row.t),
+    // The "Reply by" fixed at receipt (promise.ts's promiseOf), when it was.
+    dueAt: num(row.d),
+    hours: num(row.h),
   }));
 }
 
@@ -49,7 +53,7 @@ export async function computeFigure(
   const waits: number[] = [];
   let inTime = 0;
   for (const i of await answerTimes(sql, since, now)) {
-    const dueAt = line.deadline(i.receivedAt, promise);
+    const dueAt = i.hours != null ? i.dueAt : line.deadline(i.receivedAt, promise);
     if (i.takenAt != null && i.takenAt <= now) {
       if (dueAt === null || i.takenAt <= dueAt) inTime++;
       waits.push(line.between(i.receivedAt, i.takenAt));

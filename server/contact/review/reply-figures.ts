@@ -1,5 +1,5 @@
 import { site } from "../../../app/config/site.ts";
-import { DAY_MS } from "../../time.ts";
+import { DAY_MS, HOUR_MS } from "../../time.ts";
 import type { Sql } from "../storage/database.ts";
 import { leadTimes } from "../storage/inquiries.ts";
 import { businessLine, type Promised, promiseMs, sayBusinessTime, timingOf } from "./promise.ts";
@@ -44,8 +44,14 @@ export async function promiseByService(
   facts: Promised = site,
 ) {
   const since = now - days * DAY_MS;
-  const rows = await sql.query<{ r: number; t: number | null; s: string }>(
-    `SELECT received_at AS r, taken_at AS t, service AS s FROM inquiries
+  const rows = await sql.query<{
+    r: number;
+    t: number | null;
+    s: string;
+    d: number | null;
+    h: number | null;
+  }>(
+    `SELECT received_at AS r, taken_at AS t, service AS s, reply_due_at AS d, reply_hours AS h FROM inquiries
      WHERE received_at >= ? AND received_at < ? AND NOT held`,
     [since, now],
   );
@@ -59,8 +65,14 @@ export async function promiseByService(
   };
   for (const row of rows) {
     const [receivedAt, takenAt] = [Number(row.r), row.t == null ? null : Number(row.t)];
-    const dueAt = line.deadline(receivedAt, promise);
-    const shareAt = line.deadline(receivedAt, share * promise);
+    // The "Reply by" fixed at receipt (promise.ts's promiseOf), when it was.
+    const fixed = row.h != null;
+    const dueAt = fixed
+      ? row.d == null
+        ? null
+        : Number(row.d)
+      : line.deadline(receivedAt, promise);
+    const shareAt = line.deadline(receivedAt, share * (fixed ? Number(row.h) * HOUR_MS : promise));
     // As atRiskAt: the share used up, when the office is next open.
     const riskAt = shareAt === null ? null : (line.deadline(shareAt, 1) ?? shareAt + 1) - 1;
     const until = takenAt ?? now;
