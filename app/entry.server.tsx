@@ -3,7 +3,7 @@ import { renderToPipeableStream } from "react-dom/server";
 import type { EntryContext, RouterContextProvider } from "react-router";
 import { ServerRouter } from "react-router";
 import { contactContext } from "#app/contact/context.ts";
-import { FORM_TOKEN_PLACEHOLDER } from "#app/contact/fields.ts";
+import { FIGURE_PLACEHOLDER, FORM_TOKEN_PLACEHOLDER } from "#app/contact/fields.ts";
 import { externalOrigin, policyForHtml } from "../server/security.ts";
 
 const ABORT_DELAY = 5_000;
@@ -46,7 +46,10 @@ export default function handleRequest(
           });
           sink.on("finish", () => {
             let html = Buffer.concat(chunks).toString("utf8");
-            if (contact) html = html.replace(FORM_TOKEN_PLACEHOLDER, () => contact.formToken());
+            if (contact)
+              html = html
+                .replace(FORM_TOKEN_PLACEHOLDER, () => contact.formToken())
+                .replace(FIGURE_PLACEHOLDER, () => contact.replyFigure());
             responseHeaders.set("Content-Type", "text/html; charset=utf-8");
             responseHeaders.set(
               "Content-Security-Policy",

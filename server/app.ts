@@ -12,6 +12,7 @@ import { contactEndpoint, MAX_BODY_BYTES, noted } from "./contact/http/endpoint.
 import type { FormTokens } from "./contact/intake/form-token.ts";
 import type { ContactMetrics } from "./contact/metrics.ts";
 import type { LeadLinks } from "./contact/review/links.ts";
+import type { FigureHolder } from "./contact/review/public-figure.ts";
 import type { ContactRuntime } from "./contact/runtime.ts";
 import {
   bodyLimit,
@@ -41,6 +42,8 @@ type AppOptions = {
   links: LeadLinks;
   metrics: ContactMetrics;
   runtime: ContactRuntime;
+  /** The reply promise's public figure as this instance serves it; none: the promise alone. */
+  figure?: FigureHolder;
 };
 
 /** `ready`: React Router is loaded (rejected, naming why, for a build it cannot run). */
@@ -88,7 +91,7 @@ export function createApp(o: AppOptions): { app: express.Express; ready: Promise
   );
 
   app.use(canonicalRedirect(isPage));
-  app.use(serveStatic(files, { formToken: () => tokens.issue() }));
+  app.use(serveStatic(files, { formToken: () => tokens.issue(), figure: o.figure?.html }));
   app.use(serveNotFound(o.notFound));
   app.use(compression);
   app.use(policyFromRouter());
@@ -187,6 +190,7 @@ async function reactRouter({
         submitter: noted(runtime, res),
         clientIp: req.ip,
         formToken: () => tokens.issue(),
+        replyFigure: () => o.figure?.html() ?? "",
         lead,
         booking,
       });

@@ -12,6 +12,7 @@ import { secretKeys } from "./contact/intake/address-hash.ts";
 import { KeyRing } from "./contact/keys.ts";
 import { createMetrics } from "./contact/metrics.ts";
 import { siteUrlProblem } from "./contact/review/links.ts";
+import { figureHolder } from "./contact/review/public-figure.ts";
 import { startContactRuntime } from "./contact/runtime.ts";
 import { dataDirHolder, holdDataDir } from "./contact/storage/data-dir.ts";
 import { PLACEHOLDER_WARNING, placeholderContacts } from "./facts.ts";
@@ -104,9 +105,10 @@ if (!config.DATABASE_URL) {
   }
 }
 const metrics = createMetrics();
+const figure = figureHolder();
 const files = loadStaticFiles(clientDir, config.contactOrigin);
 const { promise: served, resolve: firstServed } = Promise.withResolvers<void>();
-const runtime = startContactRuntime(config, log, { keys, metrics, after: served });
+const runtime = startContactRuntime(config, log, { keys, metrics, after: served, figure });
 
 const { app, ready } = createApp({
   config,
@@ -118,6 +120,7 @@ const { app, ready } = createApp({
   links: keys.links,
   metrics,
   runtime,
+  figure,
 });
 // The compile cache (server.js) written once everything is loaded, not only at a clean exit.
 ready.then(flushCompileCache, async (err) => {

@@ -5,7 +5,11 @@ import { brotliCompressSync, constants, gzipSync } from "node:zlib";
 import type { Request, RequestHandler, Response } from "express";
 import { contentType } from "mime-types";
 import { site } from "../app/config/site.ts";
-import { FORM_TOKEN_PLACEHOLDER, serviceOptions } from "../app/contact/fields.ts";
+import {
+  FIGURE_PLACEHOLDER,
+  FORM_TOKEN_PLACEHOLDER,
+  serviceOptions,
+} from "../app/contact/fields.ts";
 import { escapeHtml } from "../app/lib/escape.ts";
 import { PAGE_HEADERS, policyForHtml } from "./security.ts";
 
@@ -149,12 +153,19 @@ export function loadNotFoundPages(
     .sort((a, b) => b[0].length - a[0].length);
 }
 
-function send(req: Request, res: Response, file: StaticFile, status: number, token?: string) {
+type Filled = { token: string; figure?: string };
+
+function send(req: Request, res: Response, file: StaticFile, status: number, fill?: Filled) {
+  // The figure goes only into a page put together per request (no-store): no ETag to keep right.
   const html =
-    token !== undefined &&
+    fill !== undefined &&
     file.template &&
     preselect(
-      Buffer.concat([file.template[0], Buffer.from(token), file.template[1]]),
+      Buffer.concat([
+        withFigure(file.template[0], fill.figure),
+        Buffer.from(fill.token),
+        withFigure(file.template[1], fill.figure),
+      ]),
       req.query.service,
     );
   // q-values, q=0 and * as RFC 9110 says, through Express's `accepts`.
@@ -182,6 +193,13 @@ function send(req: Request, res: Response, file: StaticFile, status: number, tok
   res.end(req.method === "HEAD" ? undefined : body);
 }
 
+function withFigure(part: Buffer, figure: string | undefined): Buffer {
+  const at = figure === undefined ? -1 : part.indexOf(FIGURE_PLACEHOLDER);
+  if (at < 0) return part;
+  const end = at + FIGURE_PLACEHOLDER.length;
+  return Buffer.concat([part.subarray(0, at), Buffer.from(figure ?? ""), part.subarray(end)]);
+}
+
 /**
  * `/contact?service=AI+Consulting` (the services' buttons link so) chooses the service in the HTML
  * itself, so it holds without JavaScript; anything but one of the form's own choices changes nothing.
@@ -200,13 +218,15 @@ function preselect(html: Buffer, service: unknown): Buffer {
 
 export function serveStatic(
   files: StaticFiles,
-  { formToken }: { formToken?: () => string } = {},
+  { formToken, figure }: { formToken?: () => string; figure?: () => string } = {},
 ): RequestHandler {
   return (req, res, next) => {
     if (req.method !== "GET" && req.method !== "HEAD") return next();
     const file = files.get(req.path);
     if (!file) return next();
-    send(req, res, file, 200, file.template && formToken ? formToken() : undefined);
+    const fill =
+      file.template && formToken ? { token: formToken(), figure: figure?.() } : undefined;
+    send(req, res, file, 200, fill);
   };
 }
 

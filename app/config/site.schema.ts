@@ -80,6 +80,12 @@ export const siteSchema = z.object({
     dialogMessage: z.string(),
     failure: z.string(),
     promiseBusinessHours: z.number().positive().max(72),
+    atRiskShare: z.number().gt(0).lt(1),
+    publicFigure: z.strictObject({
+      show: z.boolean(),
+      days: z.number().int().min(7).max(365),
+      floor: z.number().int().min(10),
+    }),
   }),
   consultationMinutes: z.number().int().positive(),
   booking: z.strictObject({

@@ -80,6 +80,20 @@ export const site: Site = withHourLines({
      * escalation address. The stricter of the two promises above, the one a visitor reads first.
      */
     promiseBusinessHours: 4,
+    /**
+     * A lead nobody took when this share of the promise has passed (in business time, while the
+     * office is open) is "at risk": its route gets one short warning, by email and Slack, with the
+     * time left. Three quarters leaves an hour of the four: time to answer, not only to apologise.
+     */
+    atRiskShare: 0.75,
+    /**
+     * The promise's public figure beside it (/contact, ADR 0032): of the genuine inquiries of the
+     * last `days` days, the share answered ("I'm on it" or a confirmed consultation) within the
+     * promise and the median business time to the first answer, refreshed daily by the server. Shown
+     * once `floor` inquiries have a known answer (fewer would swing on one lead); below it, the
+     * promise alone. `show: false` takes it off the pages and changes nothing else.
+     */
+    publicFigure: { show: true, days: 90, floor: 30 },
   },
   consultationMinutes: 30,
   /**

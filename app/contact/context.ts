@@ -13,6 +13,8 @@ export type ContactContext = {
   clientIp?: string;
   /** A fresh form token for a page the server renders (the answer to a form post). */
   formToken: () => string;
+  /** The reply promise's public figure, as HTML, for its placeholder (FIGURE_PLACEHOLDER). */
+  replyFigure: () => string;
   /** The page behind a lead's signed links (app/routes/lead.tsx). */
   lead: LeadPage;
   /** The consultation booking's page (app/routes/book.tsx). */

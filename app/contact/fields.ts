@@ -13,6 +13,12 @@ export const LIMITS = { name: 200, email: 254, company: 200, message: 5_000 } as
  */
 export const FORM_TOKEN_FIELD = "form_token";
 export const FORM_TOKEN_PLACEHOLDER = "__FORM_TOKEN__";
+/**
+ * Where a page states the reply promise, its public figure goes: the element as React writes it,
+ * which the server replaces with the figure's words (server/contact/review/public-figure.ts), or
+ * with nothing below its floor, when it is off, or on a host without the server.
+ */
+export const FIGURE_PLACEHOLDER = '<span data-reply-figure="" hidden=""></span>';
 
 /** The hidden field only bots fill in. */
 export const HONEYPOT_FIELD = "website";

@@ -184,6 +184,12 @@ export default function Contact({ loaderData, actionData }: Route.ComponentProps
           </ul>
           <p className="mt-8 rounded-xl bg-blue-50 p-4 text-sm font-medium text-blue-900 dark:bg-slate-800 dark:text-blue-100">
             {site.response.infoLine}
+            {site.response.publicFigure.show && (
+              <>
+                {" "}
+                <span data-reply-figure="" hidden />
+              </>
+            )}
           </p>
         </section>
         <section aria-labelledby="form-heading" className={`${card} lg:col-span-3 sm:p-8`}>

@@ -92,6 +92,22 @@ export default function Privacy() {
             your message goes when your message does.
           </p>
         </LegalSection>
+        {site.response.publicFigure.show && (
+          <LegalSection id="how-we-count-replies" title="How We Count Our Replies">
+            <p>
+              Our contact page says how often we kept our promise to reply within{" "}
+              {site.response.promiseBusinessHours} business hours. The figure is counted from totals
+              alone and names no one: of the messages of the last {site.response.publicFigure.days}{" "}
+              days, leaving out those we marked as spam and those deleted, it counts the ones we
+              answered (someone on our team took it on, or confirmed a consultation you booked) and
+              the ones whose time ran out unanswered; a message still within its time waits for the
+              next figure. Business hours are our office hours, on our office&rsquo;s clock, without
+              the holidays we close. The share is rounded down and the time up; with fewer than{" "}
+              {site.response.publicFigure.floor} messages we show no figure. It is worked out again
+              each day.
+            </p>
+          </LegalSection>
+        )}
         <LegalSection id="processors" title="Who Helps Us Handle It">
           <p>
             Your message reaches our team through these service providers, who handle it on our

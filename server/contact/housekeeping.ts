@@ -10,6 +10,7 @@ import type { KeyRing } from "./keys.ts";
 import { queueDigest } from "./review/digest.ts";
 import type { LeadLinks } from "./review/links.ts";
 import type { Promised } from "./review/promise.ts";
+import { type FigureHolder, refreshFigure, storedFigure } from "./review/public-figure.ts";
 import type { Database } from "./storage/database.ts";
 import { deleteExpiredKeys } from "./storage/keys.ts";
 
@@ -32,6 +33,7 @@ type Parts = {
   worker: { nudge(): void };
   clock?: () => number;
   facts?: Promised;
+  figure?: FigureHolder;
 };
 
 export type Housekeeping = ReturnType<typeof createHousekeeping>;
@@ -75,6 +77,13 @@ export function createHousekeeping(parts: Parts) {
       return queued;
     },
 
+    /** The public figure computed once an office day (one instance), then read by this one. */
+    async figure(now = clock()) {
+      if (config.SCHEDULE.includes("figure") && (await refreshFigure(db, now, facts)))
+        log.info("reply promise: public figure computed");
+      parts.figure?.set(await storedFigure(db));
+    },
+
     async applyRetention(now = clock()) {
       if (retainedAt <= now && now - retainedAt < config.RETENTION_INTERVAL_MS) return null;
       retainedAt = now;
@@ -113,6 +122,7 @@ export function createHousekeeping(parts: Parts) {
       },
       ...(config.SCHEDULE.includes("digest") ? [() => self.digest(now)] : []),
       ...(config.SCHEDULE.includes("booking-reminders") ? [() => self.remind(now)] : []),
+      () => self.figure(now),
       ...(config.SCHEDULE.includes("retention")
         ? [
             () => self.applyRetention(now),

@@ -2,7 +2,13 @@ import { createRequire } from "node:module";
 import { DAY_MS } from "../time.ts";
 import { CHANNEL_NAMES } from "./delivery/channels.ts";
 import type { Promised } from "./review/promise.ts";
-import { type ReplyFigures, replyFigures } from "./review/reply-figures.ts";
+import {
+  PROMISE_WINDOWS,
+  type PromiseLine,
+  promiseByService,
+  type ReplyFigures,
+  replyFigures,
+} from "./review/reply-figures.ts";
 import type { Sql } from "./storage/database.ts";
 import { pending } from "./storage/outbox.ts";
 
@@ -61,6 +67,26 @@ const REPLY_GAUGES: Record<string, [help: string, value: (r: ReplyFigures) => nu
   ],
 };
 
+// The promise by window and service line, as the digest says it; a line with no lead has no sample.
+const PROMISE_GAUGES: Record<string, [help: string, value: (l: PromiseLine) => number | null]> = {
+  contact_promise_leads: ["Leads (not held) by window (days) and service line.", (l) => l.leads],
+  contact_promise_taken_in_time: [
+    'Leads taken ("I\'m on it" or a confirmed consultation) within the reply promise.',
+    (l) => l.inTime,
+  ],
+  contact_promise_at_risk: [
+    "Leads nobody took by the at-risk share of the promise (missed ones included).",
+    (l) => l.atRisk,
+  ],
+  contact_promise_missed: ["Leads not taken within the reply promise.", (l) => l.missed],
+  contact_promise_take_median_business_seconds: [
+    'Median business time to the first "I\'m on it" (no sample: none taken).',
+    (l) => seconds(l.takeMedianMs),
+  ],
+};
+// The promise's figures read the window's leads: once a scrape interval, not once per gauge.
+const PROMISE_READ_MS = 30_000;
+
 export function createMetrics(opts: { facts?: Promised } = {}): ContactMetrics {
   let made: ContactMetrics | undefined;
   const get = () => {
@@ -107,6 +133,45 @@ function makeMetrics(opts: { facts?: Promised }) {
           () => null,
         )
       : null;
+  let promiseRead: { at: number; lines: Promise<Array<[number, PromiseLine[]]> | null> } | null =
+    null;
+  const readPromise = () => {
+    const now = Date.now();
+    if (!promiseRead || now - promiseRead.at > PROMISE_READ_MS) {
+      const sql = db;
+      promiseRead = {
+        at: now,
+        lines: sql
+          ? Promise.all(
+              PROMISE_WINDOWS.map(
+                async (days): Promise<[number, PromiseLine[]]> => [
+                  days,
+                  await promiseByService(sql, days, now, opts.facts),
+                ],
+              ),
+            ).catch(() => null)
+          : Promise.resolve(null),
+      };
+    }
+    return promiseRead.lines;
+  };
+  for (const [name, [help, value]] of Object.entries(PROMISE_GAUGES)) {
+    new client.Gauge({
+      name,
+      help,
+      labelNames: ["window", "service"],
+      registers,
+      async collect() {
+        const read = await readPromise();
+        this.reset();
+        for (const [days, lines] of read ?? [])
+          for (const l of lines) {
+            const v = value(l);
+            if (v !== null) this.set({ window: `${days}d`, service: l.service }, v);
+          }
+      },
+    });
+  }
   new client.Gauge({
     name: "contact_storage_up",
     help: "1 when the contact storage answered this scrape, 0 when it did not (the pending gauges then have no sample).",

@@ -9,6 +9,7 @@ import type { SecretKeys } from "./intake/address-hash.ts";
 import type { ContactPipeline, Outcome, Submission } from "./intake/pipeline.ts";
 import type { ContactMetrics } from "./metrics.ts";
 import { fillPromises, type Promised } from "./review/promise.ts";
+import type { FigureHolder } from "./review/public-figure.ts";
 import {
   type Database,
   logStorageTransitions,
@@ -29,6 +30,7 @@ export async function createContactPipeline(
     metrics?: ContactMetrics;
     clock?: () => number;
     facts?: Promised;
+    figure?: FigureHolder;
   },
 ) {
   const [
@@ -73,6 +75,7 @@ export async function createContactPipeline(
       ring: opts.keys.ring,
       links: opts.keys.links,
       worker,
+      figure: opts.figure,
     });
     opts.metrics?.watchOutbox(db);
     const content = contentFilter(db, config.SPAM_CORPUS_DIR);
@@ -102,7 +105,7 @@ export type ContactRuntime = ReturnType<typeof startContactRuntime>;
 export function startContactRuntime(
   config: Config,
   log: Logger,
-  opts: { keys: SecretKeys; metrics?: ContactMetrics; after: Promise<void> },
+  opts: { keys: SecretKeys; metrics?: ContactMetrics; after: Promise<void>; figure?: FigureHolder },
 ) {
   let made: Awaited<ReturnType<typeof createContactPipeline>> | null = null;
   let reason = "starting";

@@ -39,12 +39,12 @@ const before: Promised = {
   ...site,
   officeHours: [hours([...WEEKDAYS], "09:00", "18:00"), hours(["Saturday", "Sunday"])],
   holidays: [],
-  response: { promiseBusinessHours: 4 },
+  response: { promiseBusinessHours: 4, atRiskShare: 0.75 },
 };
 const after: Promised = {
   ...before,
   officeHours: [hours([...WEEKDAYS], "10:00", "18:00"), hours(["Saturday", "Sunday"])],
-  response: { promiseBusinessHours: 6 },
+  response: { promiseBusinessHours: 6, atRiskShare: 0.75 },
 };
 
 /** The instant of a wall-clock time in the office's zone (Denver: UTC-7 in winter, UTC-6 in summer). */

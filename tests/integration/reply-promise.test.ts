@@ -6,9 +6,10 @@ import { afterEach, describe, expect, inject, it } from "vitest";
 import { site } from "../../app/config/site.ts";
 import { loadConfig, TUNING } from "../../server/config.ts";
 import { routingOf } from "../../server/contact/delivery/routing.ts";
+import { erase } from "../../server/contact/erasure.ts";
 import { createMetrics } from "../../server/contact/metrics.ts";
 import { performAction } from "../../server/contact/review/page.ts";
-import type { Promised } from "../../server/contact/review/promise.ts";
+import { type Promised, wallClock } from "../../server/contact/review/promise.ts";
 import { createContactPipeline } from "../../server/contact/runtime.ts";
 import type { Database } from "../../server/contact/storage/database.ts";
 import * as inquiries from "../../server/contact/storage/inquiries.ts";
@@ -62,6 +63,23 @@ const holiday = (() => {
 /** The company's hours and promise, with the scenario's holiday as its only one. */
 const facts: Promised = { ...site, holidays: [{ date: holiday, name: "The scenario's holiday" }] };
 
+/**
+ * The at-risk scenario's weekend: the first one 17 days or more ahead whose Sunday the office's clock
+ * changes (daylight saving time, on or off), with its Monday the company's holiday.
+ */
+const dstSunday = (() => {
+  const offset = (at: number) => wallClock(at, site.timeZone).offsetMs;
+  const day = new Date(Date.now() + 17 * DAY);
+  day.setUTCDate(day.getUTCDate() + ((7 - day.getUTCDay()) % 7));
+  while (offset(day.getTime() - DAY) === offset(day.getTime() + DAY))
+    day.setUTCDate(day.getUTCDate() + 7);
+  return day.toISOString().slice(0, 10);
+})();
+const dstFacts: Promised = {
+  ...site,
+  holidays: [{ date: dayAfter(dstSunday, 1), name: "The at-risk scenario's holiday" }],
+};
+
 const lead = (name: string, extra: Record<string, unknown> = {}) => ({
   name,
   email: `${name.toLowerCase().replace(/\W+/g, ".")}@example.org`,
@@ -94,12 +112,14 @@ async function instance(
   smtp: TestSmtp,
   dataDir: string,
   hook?: Receiver,
+  { slack, calendar = facts }: { slack?: Receiver; calendar?: Promised } = {},
 ): Promise<Instance> {
   const config = loadConfig(
     {
       DATA_DIR: dataDir,
       SMTP_URL: smtp.url,
       ...(hook ? { WEBHOOK_URL: hook.url, WEBHOOK_SECRET } : {}),
+      ...(slack ? { SLACK_WEBHOOK_URL: slack.url } : {}),
       CONTACT_TO: "inbox@example.com",
       CONTACT_ROUTES: JSON.stringify({ "AI Consulting": { to: "ai-partner@example.com" } }),
       LEAD_ESCALATION_TO: "owner@example.com",
@@ -110,13 +130,13 @@ async function instance(
     { OUTBOX_POLL_MS: 25, OUTBOX_RETRY_BASE_MS: 60_000, OUTBOX_RETRY_MAX_MS: 60_000 },
   );
   const clock = () => now;
-  const metrics = createMetrics({ facts });
+  const metrics = createMetrics({ facts: calendar });
   const made = await createContactPipeline(config, log, {
     keys: testKeys(),
     db,
     metrics,
     clock,
-    facts,
+    facts: calendar,
   });
   made.pipeline.worker.start();
   made.housekeeping.start();
@@ -158,6 +178,17 @@ const reminders = (smtp: TestSmtp) =>
   smtp.received.filter((m) => m.mail.headers.get("x-reminder") === "reply-promise");
 const reminderFor = (smtp: TestSmtp, id: string) =>
   reminders(smtp).filter((m) => m.mail.headers.get("x-inquiry-id") === id);
+
+const atRiskMails = (smtp: TestSmtp, id?: string) =>
+  smtp.received.filter(
+    (m) =>
+      m.mail.headers.get("x-alert") === "at-risk" &&
+      (id === undefined || String(m.mail.headers.get("x-inquiry-ids")) === id),
+  );
+const atRiskSlack = (slack: Receiver) =>
+  slack.received
+    .map((r) => (JSON.parse(r.body) as { text?: string }).text ?? "")
+    .filter((t) => t.startsWith("At risk"));
 
 /** What the CRM's receiver got of one type, by inquiry id. */
 const events = (hook: Receiver, type: string) =>
@@ -354,6 +385,125 @@ describe("the reply promise, through the schedule", { timeout: 60_000 }, () => {
   });
 });
 
+describe("the at-risk warning, through the schedule", { timeout: 60_000 }, () => {
+  it("warns the route once by email and Slack at three quarters of the promise, the office open, across a closing time, a weekend with the clock change and a holiday; never a taken, held or erased lead", async () => {
+    const smtp = await startSmtp();
+    const slack = await new Receiver().start("/slack");
+    cleanups.push(() => slack.stop());
+    const dir = tempDir();
+    const file = join(dir, "inquiries.sqlite");
+    const [friday, saturday, holiday, tuesday] = [-2, -1, 1, 2].map((n) =>
+      dayAfter(dstSunday, n),
+    ) as [string, string, string, string];
+    const start = () =>
+      instance(openSqlite(file), smtp, dir, undefined, { slack, calendar: dstFacts });
+    now = office(friday, "14:00");
+    let a = await start();
+    // Friday 15:00: its three hours are up at closing time, 18:00; at risk when the office opens.
+    const closing = await submit(a, lead("Closing Time"), office(friday, "15:00"));
+    now = office(friday, "18:00");
+    await wholeTurn(a);
+    expect(atRiskMails(smtp)).toEqual([]);
+    // Put off to the opening, as the outbox records it: one per channel of the route.
+    const waiting = await a.db.query<{ channel: string; next: number }>(
+      `SELECT channel, next_attempt_at AS next FROM deliveries WHERE kind = 'at-risk' AND inquiry_id = ? ORDER BY channel`,
+      [closing],
+    );
+    expect(waiting.map((w) => [w.channel, Number(w.next)])).toEqual([
+      ["email", office(saturday, "10:00")],
+      ["slack", office(saturday, "10:00")],
+    ]);
+
+    now = office(saturday, "10:00");
+    await expect.poll(() => atRiskMails(smtp).length, { timeout: 10_000 }).toBe(1);
+    await expect.poll(() => atRiskSlack(slack).length, { timeout: 10_000 }).toBe(1);
+    const [mail] = atRiskMails(smtp, closing);
+    expect(mail?.mail.subject).toBe("At risk, 1 h left: AI Consulting — Closing Time");
+    expect([mail?.mail.to].flat().flatMap((t) => t?.value.map((v) => v.address))).toEqual([
+      "ai-partner@example.com",
+    ]);
+    const due = `Reply by Sat, ${new Intl.DateTimeFormat("en-US", { month: "short", day: "numeric", timeZone: site.timeZone }).format(office(saturday, "11:00"))}, 11:00 AM`;
+    expect(mail?.mail.text).toContain(
+      'Nobody has pressed "I\'m on it" for this lead yet: 1 h of business time is left of the 4 business hours',
+    );
+    expect(mail?.mail.text).toContain(due);
+    expect(mail?.mail.text).toMatch(
+      /press "I'm on it" so the others know:\nhttp:\/\/127\.0\.0\.1\/lead\?t=/,
+    );
+    expect(atRiskSlack(slack)[0]).toContain(due);
+
+    // Saturday 13:00: 1 h that day, none on Sunday (the clock changes) or the holiday, 2 h on Tuesday.
+    const weekend = await submit(a, lead("Weekend Lead"), office(saturday, "13:00"));
+    const taken = await submit(a, lead("Taken Lead"), office(saturday, "13:00"));
+    const held = await submit(
+      a,
+      lead("Held Lead", { website: "filled" }),
+      office(saturday, "13:00"),
+    );
+    const erased = await submit(a, lead("Erased Lead"), office(saturday, "13:00"));
+    expect((await inquiries.get(a.db, held))?.held).toBe(true);
+
+    // Sunday noon, the holiday, Tuesday 10:59 (the new offset): 1 h, 1 h, 2 h 59 min of business time.
+    await erase(
+      a.db,
+      join(dir, "mail"),
+      { email: "erased.lead@example.org" },
+      { waitMs: 0, now: office(saturday, "13:30") },
+    );
+    for (const [date, time] of [
+      [dstSunday, "12:00"],
+      [holiday, "15:00"],
+      [tuesday, "10:59"],
+    ] as const) {
+      now = office(date, time);
+      await wholeTurn(a);
+      expect(atRiskMails(smtp)).toHaveLength(1);
+    }
+    await performAction(
+      a.db,
+      a.config,
+      routingOf(a.config),
+      "take",
+      taken,
+      office(tuesday, "10:00"),
+      { by: "Dana" },
+    );
+
+    now = office(tuesday, "11:00");
+    await expect.poll(() => atRiskMails(smtp).length, { timeout: 10_000 }).toBe(2);
+    await expect.poll(() => atRiskSlack(slack).length, { timeout: 10_000 }).toBe(2);
+    const [second] = atRiskMails(smtp, weekend);
+    expect(second?.mail.subject).toBe("At risk, 1 h left: AI Consulting — Weekend Lead");
+    expect(second?.mail.text).toContain(
+      `Reply by Tue, ${new Intl.DateTimeFormat("en-US", { month: "short", day: "numeric", timeZone: site.timeZone }).format(office(tuesday, "12:00"))}, 12:00 PM`,
+    );
+
+    // More turns, a restart: never again, and never for the others.
+    await wholeTurn(a);
+    await a.close();
+    cleanups.pop();
+    a = await start();
+    now = office(tuesday, "11:30");
+    await wholeTurn(a);
+    expect(
+      atRiskMails(smtp)
+        .map((m) => m.mail.headers.get("x-inquiry-ids"))
+        .sort(),
+    ).toEqual([closing, weekend].sort());
+    expect(atRiskSlack(slack)).toHaveLength(2);
+    const sent = logs.filter(
+      (l) => l.msg === "reply promise: at-risk warning sent for a lead nobody took",
+    );
+    expect(sent.map((l) => `${l.inquiryId} ${l.channel}`).sort()).toEqual(
+      [closing, weekend].flatMap((id) => [`${id} email`, `${id} slack`]).sort(),
+    );
+    expect(
+      await a.db.query("SELECT kind FROM deliveries WHERE kind = 'at-risk' AND status <> 'sent'"),
+    ).toEqual([]);
+    for (const id of [taken, held, erased]) expect(atRiskMails(smtp, id)).toEqual([]);
+  });
+});
+
 describe("on PostgreSQL with two instances", { timeout: 60_000 }, () => {
   it("each lead is reminded exactly once, whichever instance sends it", async () => {
     const smtp = await startSmtp();
@@ -374,12 +524,16 @@ describe("on PostgreSQL with two instances", { timeout: 60_000 }, () => {
     now = office(tuesday, "12:45");
     await wholeTurn(a, b);
     expect(reminders(smtp)).toEqual([]);
+    // Three of the four hours were up at 12:00: each lead's route was warned, once, by one instance.
+    await expect.poll(() => atRiskMails(smtp).length, { timeout: 10_000 }).toBe(8);
+    await wholeTurn(a, b);
     // 9:00 to 13:00 is 4 business hours.
     now = office(tuesday, "13:00");
     await expect.poll(() => reminders(smtp).length, { timeout: 10_000 }).toBe(8);
     await wholeTurn(a, b);
     await wholeTurn(a, b);
     for (const id of ids) expect(reminderFor(smtp, id)).toHaveLength(1);
+    for (const id of ids) expect(atRiskMails(smtp, id)).toHaveLength(1);
     expect(reminders(smtp)).toHaveLength(8);
     // The figures every instance reports: from the database the same on each; the reminders each sent add up.
     now = office(tuesday, "13:30");

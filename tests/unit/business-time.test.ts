@@ -1,12 +1,15 @@
 import { describe, expect, it } from "vitest";
 import { site } from "../../app/config/site.ts";
 import {
+  atRiskAt,
   businessDeadline,
+  businessLine,
   businessMsBetween,
   type Promised,
   promiseDueAt,
   sayBusinessTime,
 } from "../../server/contact/review/promise.ts";
+import { atRiskNow } from "../../server/contact/review/reminders.ts";
 
 /** Business time as the company counts it (server/contact/review/promise.ts): office hours, time zone, holidays. */
 
@@ -25,7 +28,7 @@ const facts: Promised = {
     { label: "Sunday", days: ["Sunday"], text: "Closed" },
   ],
   holidays: [{ date: "2027-01-18", name: "Martin Luther King Jr. Day" }],
-  response: { promiseBusinessHours: 4 },
+  response: { promiseBusinessHours: 4, atRiskShare: 0.75 },
 };
 const at = (iso: string) => Date.parse(iso);
 
@@ -67,5 +70,46 @@ describe("business time", () => {
   it("is the company's promise: 4 business hours, the stricter of the spec's two (ADR 0020)", () => {
     expect(site.response.promiseBusinessHours).toBe(4);
     expect(site.response.tile).toContain("4 hours");
+  });
+
+  it("is at risk at three quarters of the promise, the office open, never after the promise is up", () => {
+    // Saturday 13:00: 1 h that day, none Sunday or on the holiday, 2 h on Tuesday from 9:00.
+    expect(atRiskAt({ receivedAt: at("2027-01-16T13:00-07:00") }, facts)).toBe(
+      at("2027-01-19T11:00-07:00"),
+    );
+    // Friday 15:00: three hours are used up at closing time, 18:00; at risk when it opens on Saturday.
+    expect(atRiskAt({ receivedAt: at("2027-01-22T15:00-07:00") }, facts)).toBe(
+      at("2027-01-23T10:00-07:00"),
+    );
+    const lead = { receivedAt: at("2027-01-22T15:00-07:00"), takenAt: null } as Parameters<
+      typeof atRiskNow
+    >[0];
+    expect(atRiskNow(lead, at("2027-01-22T17:59-07:00"), facts)).toEqual({
+      at: at("2027-01-23T10:00-07:00"),
+    });
+    // At risk at 17:30, offered at night (the server was down): not then, at the next opening.
+    const tuesday = { ...lead, receivedAt: at("2027-01-19T14:30-07:00") };
+    expect(atRiskNow(tuesday, at("2027-01-19T22:00-07:00"), facts)).toEqual({
+      at: at("2027-01-20T09:00-07:00"),
+    });
+    expect(atRiskNow(tuesday, at("2027-01-20T09:00-07:00"), facts)).toEqual({
+      left: HOUR / 2,
+      dueAt: at("2027-01-20T09:30-07:00"),
+    });
+    expect(atRiskNow(tuesday, at("2027-01-20T09:30-07:00"), facts)).toBe("drop");
+    expect(atRiskNow({ ...tuesday, takenAt: 1 }, at("2027-01-20T09:30-07:00"), facts)).toBe("drop");
+  });
+
+  it("counts the same laid out once (businessLine) as lead by lead, across a holiday and a clock change", () => {
+    // January (MLK day) to April, across the March change to daylight saving time.
+    const [from, to] = [at("2027-01-10T00:00-07:00"), at("2027-04-10T00:00-06:00")];
+    const line = businessLine(from, to, facts);
+    for (let n = 0; n < 400; n++) {
+      const a = from + ((n * 7_919_993) % (to - from - 10 * 24 * HOUR));
+      const b = a + ((n * 104_729) % (5 * 24 * HOUR));
+      expect(line.between(a, b)).toBe(businessMsBetween(a, b, facts));
+      expect(line.deadline(a, 4 * HOUR)).toBe(businessDeadline(a, 4 * HOUR, facts));
+    }
+    expect(line.deadline(to - HOUR, 40 * HOUR)).toBe(null);
   });
 });

@@ -43,7 +43,7 @@ export interface Channel {
   /** With `reminder`, the lead again because nobody took it (email alone queues reminders). */
   deliver(delivery: Delivery & { inquiry: Inquiry }, reminder?: Reminder): Promise<Attempt>;
   /** `id` stays the same on every attempt, so duplicates fold (a webhook's `webhook-id`, an email's Message-ID). */
-  notify(kind: AlertKind, notice: Notice, id: string): Promise<Attempt>;
+  notify(kind: AlertKind | "at-risk", notice: Notice, id: string): Promise<Attempt>;
   report?(
     target: string,
     event: { type: string; timestamp: string; data: object },

@@ -1,3 +1,4 @@
+import { site } from "../../../app/config/site.ts";
 import type { Config } from "../../config.ts";
 import { isLoopbackHost } from "../../guards.ts";
 import { timeOrderedId } from "../intake/ids.ts";
@@ -91,12 +92,26 @@ export function newDeliveries(
       messageId: channelNamed(channel)?.deliveryId?.(inquiry.id, config) ?? `msg_${inquiry.id}`,
     }),
   );
+  // The at-risk warning to the route's people, where they read (reminders.ts puts it off to its time).
+  const atRisk = destinations
+    .filter((d) => d.channel === "email" || d.channel === "slack")
+    .map(
+      ({ channel, target }): NewDelivery => ({
+        id: timeOrderedId(now),
+        kind: "at-risk",
+        channel,
+        target,
+        messageId: `at-risk-${inquiry.id}`,
+        at: inquiry.receivedAt + site.response.atRiskShare * promiseMs(),
+      }),
+    );
   const email = destinations.find((d) => d.channel === "email");
-  if (!email) return leads;
+  if (!email) return [...leads, ...atRisk];
   const messageId = `<reminder-${inquiry.id}@${config.siteHost}>`;
   const at = inquiry.receivedAt + promiseMs();
   return [
     ...leads,
+    ...atRisk,
     {
       id: timeOrderedId(now),
       kind: "reminder",

@@ -7,7 +7,13 @@ import type { ContactMetrics } from "../metrics.ts";
 import { digestWords } from "../review/digest.ts";
 import type { LeadLinks } from "../review/links.ts";
 import type { Promised } from "../review/promise.ts";
-import { reminderNow, reportEvent, reportOf } from "../review/reminders.ts";
+import {
+  atRiskNotice,
+  atRiskNow,
+  reminderNow,
+  reportEvent,
+  reportOf,
+} from "../review/reminders.ts";
 import { type Database, StorageUnavailableError } from "../storage/database.ts";
 import { recordReminded } from "../storage/inquiries.ts";
 import * as outbox from "../storage/outbox.ts";
@@ -34,6 +40,10 @@ const SAID: Record<DeliveryKind, [string, string]> = {
   reminder: [
     "reply promise: reminder sent for a lead nobody took",
     "reply promise: could not send a reminder",
+  ],
+  "at-risk": [
+    "reply promise: at-risk warning sent for a lead nobody took",
+    "reply promise: could not send an at-risk warning",
   ],
   "inquiry.taken": toWebhook("inquiry.taken"),
   "inquiry.reminded": toWebhook("inquiry.reminded"),
@@ -161,6 +171,16 @@ export function outboxWorker(parts: {
       const reminder = reminderNow(inquiry, now, parts.facts);
       if (reminder === "drop" || "at" in reminder) return reminder;
       return channel.deliver({ ...d, inquiry, target }, reminder);
+    }
+    if (d.kind === "at-risk") {
+      const risk = atRiskNow(inquiry, now, parts.facts);
+      if (risk === "drop" || "at" in risk) return risk;
+      const take = parts.links.for(inquiry, now).find((l) => l.action === "take")?.url;
+      return channel.notify(
+        "at-risk",
+        atRiskNotice(inquiry, risk, take, target, parts.facts),
+        d.messageId,
+      );
     }
     return (
       channel.report?.(

@@ -19,7 +19,7 @@ import {
   wallClock,
 } from "./promise.ts";
 import { REMINDER_LOOKBACK_MS } from "./reminders.ts";
-import { replyFigures } from "./reply-figures.ts";
+import { promiseSection, replyFigures } from "./reply-figures.ts";
 
 /**
  * The morning digest, each day the office opens, at opening time, to everyone who receives leads: one
@@ -130,6 +130,8 @@ export async function digestWords(
           `A message a person sent: open its link and press the button. Each link works for ${links.days} days.`,
         ]
       : []),
+    "",
+    ...(await promiseSection(db, now, facts)),
     "",
     `Last week: ${week.leads} lead${week.leads === 1 ? "" : "s"}, ${inTime} taken within the promise (${facts.response.promiseBusinessHours} business hours), first "${ACTION_LABEL.take}" after ${week.takeMedianMs === null ? "— (none taken)" : sayBusinessTime(week.takeMedianMs)} (median, business time).`,
   ].join("\n");

@@ -1,12 +1,18 @@
 import { site } from "../../../app/config/site.ts";
+import { ACTION_LABEL } from "../../../app/contact/lead.ts";
 import type { Booking } from "../../booking/store.ts";
 import { DAY_MS, HOUR_MS } from "../../time.ts";
+import type { Notice } from "../delivery/channel.ts";
+import { SUSPECT_MARK } from "../delivery/email.ts";
 import { destinationsFor, type Routing } from "../delivery/routing.ts";
 import { timeOrderedId } from "../intake/ids.ts";
 import type { Inquiry } from "../storage/records.ts";
+import { officeTime, replyBy } from "./clock.ts";
 import {
+  atRiskAt,
   businessBefore,
   businessMsBetween,
+  nextOpening,
   type Promised,
   promiseDueAt,
   promiseOf,
@@ -106,6 +112,49 @@ export function requestReminderNow(
       first === near
         ? `Its time is less than ${noticeHours} business hours away, and nobody has confirmed or declined it.`
         : `Nobody has confirmed or declined it for ${sayBusinessTime(businessMsBetween(asked.askedAt, now, facts))} of business time; we promise a reply within ${facts.response.promiseBusinessHours} business hours.`,
+  };
+}
+
+/**
+ * The at-risk warning (site.response.atRiskShare): due when that share of the promise has passed,
+ * the office open; never for a lead taken (or erased: its deliveries go with it; held: the outbox
+ * claims none of its), nor once the promise is up, which the reminder says.
+ */
+export function atRiskNow(
+  i: Inquiry,
+  now: number,
+  facts: Promised = site,
+): "drop" | { at: number } | { left: number; dueAt: number } {
+  const [at, dueAt] = [atRiskAt(i, facts), promiseOf(i, facts).dueAt];
+  if (i.takenAt != null || at === null || dueAt === null || now >= dueAt) return "drop";
+  // Sent late (the server was down at the time), it still waits for the office to be open.
+  const open = nextOpening(Math.max(at, now), facts) ?? at;
+  if (open > now) return { at: open };
+  return { left: businessMsBetween(now, dueAt, facts), dueAt };
+}
+
+/** The warning's words: one short message, the time left on the office clock and the "I'm on it" link. */
+export function atRiskNotice(
+  i: Inquiry,
+  risk: { left: number; dueAt: number },
+  take: string | undefined,
+  to: string,
+  facts: Promised = site,
+): Notice {
+  const who = i.company ? `${i.name} (${i.company})` : i.name;
+  const left = sayBusinessTime(risk.left);
+  return {
+    subject: `At risk, ${left} left: ${i.suspect ? `${SUSPECT_MARK} ` : ""}${i.service || "General"} — ${who}`,
+    text: [
+      `Nobody has pressed "${ACTION_LABEL.take}" for this lead yet: ${left} of business time is left of the ${facts.response.promiseBusinessHours} business hours we promise visitors.`,
+      `${replyBy(risk.dueAt, facts)}.`,
+      `${who}, ${i.service || "General"}, received ${officeTime(i.receivedAt, facts.timeZone)} (inquiry ${i.id}).`,
+      ...(take
+        ? [`If you are answering it, press "${ACTION_LABEL.take}" so the others know:`, take]
+        : []),
+    ].join("\n"),
+    inquiryIds: [i.id],
+    to,
   };
 }
 

@@ -1,6 +1,8 @@
+import { site } from "../../../app/config/site.ts";
+import { DAY_MS, HOUR_MS } from "../../time.ts";
 import type { Sql } from "../storage/database.ts";
 import { leadTimes } from "../storage/inquiries.ts";
-import { type Promised, timingOf } from "./promise.ts";
+import { businessLine, type Promised, promiseMs, sayBusinessTime, timingOf } from "./promise.ts";
 
 // How the reply promise is kept, in business time: one computation for /metrics and the CLI (ADR 0020).
 export async function replyFigures(sql: Sql, since: number, now: number, facts?: Promised) {
@@ -24,3 +26,90 @@ export async function replyFigures(sql: Sql, since: number, now: number, facts?:
 }
 
 export type ReplyFigures = Awaited<ReturnType<typeof replyFigures>>;
+
+/** The windows the digest and /metrics show beside the promise. */
+export const PROMISE_WINDOWS = [7, 90] as const;
+
+type Line = { leads: number; inTime: number; atRisk: number; missed: number; waits: number[] };
+
+/**
+ * The promise kept over the last `days` days, for all leads and by service line ("General": none
+ * chosen): leads (not held), taken within the promise, at risk (the at-risk share passed before
+ * anyone took it) and missed; the median business time to "I'm on it" of those taken.
+ */
+export async function promiseByService(
+  sql: Sql,
+  days: number,
+  now: number,
+  facts: Promised = site,
+) {
+  const since = now - days * DAY_MS;
+  const rows = await sql.query<{
+    r: number;
+    t: number | null;
+    s: string;
+    d: number | null;
+    h: number | null;
+  }>(
+    `SELECT received_at AS r, taken_at AS t, service AS s, reply_due_at AS d, reply_hours AS h FROM inquiries
+     WHERE received_at >= ? AND received_at < ? AND NOT held`,
+    [since, now],
+  );
+  const line = businessLine(since, now + 7 * DAY_MS, facts);
+  const [promise, share] = [promiseMs(facts), facts.response.atRiskShare];
+  const lines = new Map<string, Line>();
+  const add = (key: string) => {
+    const known = lines.get(key) ?? { leads: 0, inTime: 0, atRisk: 0, missed: 0, waits: [] };
+    lines.set(key, known);
+    return known;
+  };
+  for (const row of rows) {
+    const [receivedAt, takenAt] = [Number(row.r), row.t == null ? null : Number(row.t)];
+    // The "Reply by" fixed at receipt (promise.ts's promiseOf), when it was.
+    const fixed = row.h != null;
+    const dueAt = fixed
+      ? row.d == null
+        ? null
+        : Number(row.d)
+      : line.deadline(receivedAt, promise);
+    const shareAt = line.deadline(receivedAt, share * (fixed ? Number(row.h) * HOUR_MS : promise));
+    // As atRiskAt: the share used up, when the office is next open.
+    const riskAt = shareAt === null ? null : (line.deadline(shareAt, 1) ?? shareAt + 1) - 1;
+    const until = takenAt ?? now;
+    for (const l of [add("All"), add(row.s || "General")]) {
+      l.leads++;
+      if (takenAt !== null && (dueAt === null || takenAt <= dueAt)) l.inTime++;
+      if (riskAt !== null && until >= riskAt) l.atRisk++;
+      if (dueAt !== null && until > dueAt) l.missed++;
+      if (takenAt !== null) l.waits.push(line.between(receivedAt, takenAt));
+    }
+  }
+  return [...lines].map(([service, { waits, ...l }]) => {
+    waits.sort((a, b) => a - b);
+    return { service, ...l, takeMedianMs: waits[Math.ceil(waits.length / 2) - 1] ?? null };
+  });
+}
+
+export type PromiseLine = Awaited<ReturnType<typeof promiseByService>>[number];
+
+/** The digest's section: the promise over the last 7 and 90 days, all leads then each service line. */
+export async function promiseSection(sql: Sql, now: number, facts: Promised = site) {
+  const [week, quarter] = await Promise.all(
+    PROMISE_WINDOWS.map((days) => promiseByService(sql, days, now, facts)),
+  );
+  const say = (l: PromiseLine | undefined) =>
+    l
+      ? `${l.leads} lead${l.leads === 1 ? "" : "s"}, ${l.inTime} taken in time, ${l.atRisk} at risk, ${l.missed} missed${l.takeMedianMs === null ? "" : `, median ${sayBusinessTime(l.takeMedianMs)}`}`
+      : "no leads";
+  // All leads first, then the service lines in alphabetical order.
+  const services = (quarter ?? [])
+    .map((l) => l.service)
+    .sort((a, b) => Number(b === "All") - Number(a === "All") || a.localeCompare(b));
+  return [
+    `The reply promise (${facts.response.promiseBusinessHours} business hours), last ${PROMISE_WINDOWS[0]} and ${PROMISE_WINDOWS[1]} days (at risk: nobody took it by ${Math.round(facts.response.atRiskShare * 100)}% of the promise; median: business time to the first "I'm on it"):`,
+    ...services.map(
+      (s) =>
+        `- ${s === "All" ? "All leads" : s}: ${PROMISE_WINDOWS[0]} days: ${say(week?.find((l) => l.service === s))}; ${PROMISE_WINDOWS[1]} days: ${say(quarter?.find((l) => l.service === s))}`,
+    ),
+  ];
+}

@@ -30,7 +30,7 @@ export type SpamVerdict = "clean" | "suspect" | "held";
 export const verdictOf = (i: Pick<Inquiry, "held" | "suspect">): SpamVerdict =>
   i.held ? "held" : i.suspect ? "suspect" : "clean";
 
-export type DeliveryKind = "lead" | "reminder" | ReportKind | AlertKind;
+export type DeliveryKind = "lead" | "reminder" | "at-risk" | ReportKind | AlertKind;
 
 export type Delivery = {
   id: string;
