@@ -4,7 +4,6 @@ import { type Parts, queueWithdrawn } from "../booking/messages.ts";
 import { callsAhead } from "../booking/store.ts";
 import { DAY_MS } from "../time.ts";
 import type { Database, Sql } from "./storage/database.ts";
-import { get } from "./storage/inquiries.ts";
 
 /**
  * The one deletion behind the privacy notice (retention and `inquiries -- forget`): waiting deliveries
@@ -48,8 +47,11 @@ export async function erase(db: Database, mailDir: string, selection: Selection,
   const withdraw = async (tx: Sql) => {
     const calls = await callsAhead(tx, selected, [param], now);
     for (const b of calls) {
-      const inquiry = await get(tx, b.inquiryId);
-      if (inquiry) await queueWithdrawn(opts.calendar, tx, inquiry, b, now);
+      const [who] = await tx.query<{ name: string; email: string; service: string }>(
+        "SELECT name, email, service FROM inquiries WHERE id = ?",
+        [b.inquiryId],
+      );
+      if (who) await queueWithdrawn(opts.calendar, tx, { id: b.inquiryId, ...who }, b, now);
     }
     return calls.length;
   };

@@ -185,7 +185,6 @@ describe("a consultation by phone asks the number to call", { timeout: 180_000 }
     });
     const booked = await mailTo(smtp, "hello@example.com", /^Booked: Dana Whitfield/);
     expect(booked.mail.text).toContain("Where: By phone: call Dana Whitfield at (303) 555-0142");
-
   });
 
   it("with JavaScript, the refused field passes axe", async () => {
