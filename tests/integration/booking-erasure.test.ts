@@ -177,6 +177,8 @@ describe.each(["sqlite", "postgres"] as const)(
       for (const email of ["dana@example.org", "pat@example.org", "ray@example.org"])
         expect(rows).not.toContain(email);
       expect(rows).not.toContain("Dana Whitfield");
+      // Their bookings went with them, the numbers to call too.
+      expect(await db.query("SELECT phone FROM bookings")).toEqual([]);
     });
   },
 );
