@@ -299,7 +299,7 @@ describe("the visitor's reminder and the move of a confirmed call", { timeout: 1
     const text = benReminder.mail.text ?? "";
     expect(text).toContain("(our office's time: Sat, Mar 13, 11:00–11:30 AM MST)");
     expect(text).toContain(
-      `Where: By phone: we call you at the time (our number: ${site.phone.display})`,
+      `Where: By phone: we call you at (303) 555-0142 at the time (our number: ${site.phone.display})`,
     );
     // The reschedule link opens the booking page with other times; the cancel link, the Cancel page.
     const again = (await b.booking.open(tokenIn(benReminder, "book"), null, ben.ip)) as Extract<
