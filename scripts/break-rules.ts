@@ -42,6 +42,8 @@ const FEEDS = "tests/integration/booking-feeds.test.ts";
 const LINKS = "tests/integration/lead-links.test.ts";
 const DIGEST = "tests/integration/digest.test.ts";
 const PRIVACY = "tests/integration/privacy.test.ts";
+const PHONE = "tests/integration/booking-phone.test.ts";
+const ERASURE = "tests/integration/booking-erasure.test.ts";
 const PROMISE = "tests/integration/reply-promise.test.ts";
 const EDITING = "tests/integration/editing.test.ts";
 const STORE = "server/booking/store.ts";
@@ -100,7 +102,9 @@ export const breakages: Breakage[] = [
   {
     rule: "booking.md: Confirm changes nothing while another visitor holds an overlapping time",
     file: STORE,
+    // biome-ignore lint/suspicious/noTemplateCurlyInString: the text found is a template's source
     find: "(o.starts_at < ${ends} AND o.ends_at > ${starts} AND",
+    // biome-ignore lint/suspicious/noTemplateCurlyInString: as above
     replace: "(o.starts_at = ${starts} AND",
     tests: [BOOKING, RACES],
     grep: "from another start|never hold one time",
@@ -478,6 +482,69 @@ export const breakages: Breakage[] = [
     replace: "const featured = loaderData.posts[0];",
     tests: [EDITING],
     grep: "an editor publishes alone",
+  },
+  // The call that can happen, and the calendars on erasure (issue 54: docs/booking.md, ADR 0033)
+  {
+    rule: 'booking.md: with a video link, the booking page asks no phone number ("phone" alone)',
+    file: "app/contact/booking.ts",
+    find: 'export const BY_PHONE = site.booking.place === "phone";',
+    replace: "export const BY_PHONE = true;",
+    tests: [PHONE],
+    grep: "video link",
+  },
+  {
+    rule: "booking.md: a number too short or too long is refused, with the reason",
+    file: "app/contact/booking.ts",
+    find: "/^[2-9][0-9]{2}[2-9][0-9]{6}$/",
+    replace: "/^[0-9]{7,11}$/",
+    tests: ["tests/unit/visitor-phone.test.ts"],
+  },
+  {
+    rule: "booking.md: another country's number is refused (US numbers only, +1)",
+    file: "app/contact/booking.ts",
+    find: 'if (text.startsWith("+") && !digits.startsWith("1"))',
+    replace: "if (false)",
+    tests: ["tests/unit/visitor-phone.test.ts"],
+  },
+  {
+    rule: "booking.md: a refused number stays in its field as typed",
+    file: "server/booking/page.ts",
+    find: 'value: (form.phone ?? "").slice(0, BOOK_PHONE_MAX)',
+    replace: 'value: ""',
+    tests: [PHONE],
+    grep: "without JavaScript",
+  },
+  {
+    rule: "booking.md: the company's invitation says which number to call",
+    file: "server/booking/messages.ts",
+    find: `? \`By phone: call \${i.name} at \${number}\``,
+    replace: "? `By phone: we call you at the time`",
+    tests: [PHONE],
+    grep: "without JavaScript",
+  },
+  {
+    rule: "booking.md: erasing an inquiry cancels its confirmed call still ahead in both calendars",
+    file: "server/contact/erasure.ts",
+    find: "withdrawn: await withdraw(tx),",
+    replace: "withdrawn: 0,",
+    tests: [ERASURE],
+    grep: "sqlite",
+  },
+  {
+    rule: "booking.md: a call already held sends no cancellation",
+    file: STORE,
+    find: "WHERE state = 'confirmed' AND starts_at > ? AND",
+    replace: "WHERE state = 'confirmed' AND starts_at > ? - 864000000 AND",
+    tests: [ERASURE],
+    grep: "sqlite",
+  },
+  {
+    rule: "operations.md: the outbox row of an erased visitor's cancellation names nobody once sent",
+    file: "server/booking/messages.ts",
+    find: 'channel: "email", target: "visitor",',
+    replace: 'channel: "email", target: i.email,',
+    tests: [ERASURE],
+    grep: "sqlite",
   },
 ];
 

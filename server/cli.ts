@@ -24,7 +24,7 @@ import { type Config, loadConfig, tuningFromArgs } from "./config.ts";
 import { correct, parseCorrection } from "./contact/correction.ts";
 import { cutAt } from "./contact/delivery/channel.ts";
 import { CHANNEL_NAMES } from "./contact/delivery/channels.ts";
-import { recordedRouting } from "./contact/delivery/routing.ts";
+import { recordedRouting, routingOf } from "./contact/delivery/routing.ts";
 import { type Erased, erase } from "./contact/erasure.ts";
 import { officeTime } from "./contact/review/clock.ts";
 import { performAction, takenBy } from "./contact/review/page.ts";
@@ -566,11 +566,16 @@ const COMMANDS: Record<string, (c: Context) => Promise<number>> = {
   },
   async purge({ db, values, config }) {
     const age = parseAge(values["older-than"]);
-    const erased = await erase(db, mailOf(config), { before: Date.now() - age }, waitFor(config));
+    const erased = await erase(
+      db,
+      mailOf(config),
+      { before: Date.now() - age },
+      await waitFor(db, config),
+    );
     const waiting =
       erased.pendingCut > 0 ? ` ${erased.pendingCut} of them still had a delivery waiting.` : "";
     console.log(
-      `Deleted ${erased.inquiries} inquir${erased.inquiries === 1 ? "y" : "ies"} older than ${values["older-than"]}, ${erased.files} email files and ${erased.rateLimits} expired rate limits.${waiting}${inFlight(erased)}`,
+      `Deleted ${erased.inquiries} inquir${erased.inquiries === 1 ? "y" : "ies"} older than ${values["older-than"]}, ${erased.files} email files and ${erased.rateLimits} expired rate limits.${waiting}${withdrawn(erased)}${inFlight(erased)}`,
     );
     return 0;
   },
@@ -578,10 +583,15 @@ const COMMANDS: Record<string, (c: Context) => Promise<number>> = {
     if (!values.email) throw new UsageError("forget needs --email ADDRESS");
     // Every copy: the inquiries and their records, and every email file that names them (the lead,
     // the morning digest, a failure alert). A send under way is waited for, so nothing goes out after.
-    const erased = await erase(db, mailOf(config), { email: values.email }, waitFor(config));
+    const erased = await erase(
+      db,
+      mailOf(config),
+      { email: values.email },
+      await waitFor(db, config),
+    );
     const n = erased.inquiries;
     console.log(
-      `Deleted everything held about ${printable(values.email)} on this server: ${n} inquir${n === 1 ? "y" : "ies"}, ${erased.deliveries} deliveries, ${erased.keys} idempotency records, ${erased.marks} filter marks, ${erased.files} email files.${inFlight(erased)}`,
+      `Deleted everything held about ${printable(values.email)} on this server: ${n} inquir${n === 1 ? "y" : "ies"}, ${erased.deliveries} deliveries, ${erased.keys} idempotency records, ${erased.marks} filter marks, ${erased.files} email files.${withdrawn(erased)}${inFlight(erased)}`,
     );
     console.log(
       `Still in the copies (backups, exports, a database a restore replaced, a Litestream replica's older snapshots): they are deleted within ${site.privacy.backupDays} days (the privacy notice's backup period, docs/operations.md).`,
@@ -816,8 +826,18 @@ const PG_RECIPE =
 /** Where the server writes email files without SMTP_URL (the erasure deletes those naming the erased). */
 const mailOf = (config: Config) => join(config.dataDir, "mail");
 
-/** A send under way is waited for up to the outbox's lease (after that, its worker's claim is over). */
-const waitFor = (config: Config) => ({ waitMs: config.OUTBOX_LEASE_MS });
+/**
+ * A send under way is waited for up to the outbox's lease (after that, its worker's claim is over);
+ * a call still ahead is withdrawn from the calendars on the routing the server runs with.
+ */
+const waitFor = async (db: Database, config: Config) => ({
+  waitMs: config.OUTBOX_LEASE_MS,
+  calendar: { config, routing: (await recordedRouting(db)) ?? routingOf(config) },
+});
+const withdrawn = ({ withdrawn: n }: Erased) =>
+  n > 0
+    ? ` ${n} confirmed consultation${n === 1 ? "" : "s"} still ahead: a cancellation goes to their calendar and to ours.`
+    : "";
 const inFlight = ({ inFlight: n }: Erased) =>
   n > 0
     ? ` ${n} deliver${n === 1 ? "y was" : "ies were"} already being sent and did not end in time: ${n === 1 ? "it has" : "they have"} reached the relay or receiver, which this cannot recall.`

@@ -124,6 +124,8 @@ export const siteSchema = z.object({
     lastChange: z.string().min(10),
     infrastructure: z.array(processor.omit({ hosts: true })).min(1),
     calendar: processor,
+    /** How long after the call a consultation's event stays in the company's calendar at most. */
+    calendarDays: z.number().int().min(1).max(90),
     /** Keyed by delivery channel name. */
     processors: z.record(z.string(), processor),
   }),

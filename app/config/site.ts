@@ -157,10 +157,10 @@ export const site: Site = withHourLines({
    * list does not name (keyed by delivery channel: server/contact/delivery/channels.ts).
    */
   privacy: {
-    effectiveDate: "November 27, 2026",
+    effectiveDate: "November 30, 2026",
     /** What changed on the effective date, said at the top of the notice (it promises to). */
     lastChange:
-      "We now say that California's Online Privacy Protection Act applies to this website, and the note under our contact form names both uses of your message: answering you and keeping spam out. We also say what a consultation you book keeps, and name the calendar we read our free times from.",
+      "We now say what our calendar and yours hold once we confirm a consultation, and for how long; that deleting your data cancels a consultation still ahead in both; and that we keep the phone number you give us for a consultation by phone with your booking.",
     retentionDays: 365,
     /**
      * How much longer a backup may hold what was erased. Every copy keeps it: Litestream's replica
@@ -197,13 +197,19 @@ export const site: Site = withHourLines({
         gets: "carries our pages to your browser, so it sees your network address in passing, as any network does",
       },
     ],
-    /** Where the server reads the company's busy times for the booking page (BOOKING_FEEDS must use these hosts). */
+    /**
+     * Where the server reads the company's busy times for the booking page (BOOKING_FEEDS must use
+     * these hosts), and where a confirmed consultation's invitation goes. Its event is deleted by
+     * hand at most `calendarDays` after the call (docs/operations.md, "The calendar"): a month's
+     * routine deletes those over a month old, so none stays past two months.
+     */
     calendar: {
       category: "Our calendar",
       name: "Microsoft 365 (Microsoft Corporation)",
-      gets: "nothing of yours until we confirm a consultation you ask for: our server reads only our own busy times from it, to offer you open times",
+      gets: "once we confirm a consultation you ask for, its event: your name, email address and the service you asked about, the time, and for a call by phone the number we call; before that, nothing of yours, as our server reads only our own busy times from it to offer you open times",
       hosts: ["outlook.office365.com", "outlook.office.com"],
     },
+    calendarDays: 60,
     processors: {
       email: {
         category: "Our email provider",

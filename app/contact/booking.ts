@@ -14,6 +14,10 @@ export const BOOKING_PATHS = [BOOK_PATH, "/contact/sent"];
 export const BOOK_TOKEN_FIELD = "t";
 export const BOOK_ZONE_FIELD = "tz";
 export const BOOK_SLOT_FIELD = "slot";
+/** The number we call the visitor at: asked only when the consultation is a phone call (site.booking.place). */
+export const BY_PHONE = site.booking.place === "phone";
+export const BOOK_PHONE_FIELD = "phone";
+export const BOOK_PHONE_MAX = 40;
 /** The optional line a person of the company writes when declining. */
 export const BOOK_NOTE_FIELD = "note";
 export const BOOK_NOTE_MAX = 300;
@@ -42,6 +46,33 @@ export const ZONES: Array<[string, string]> = [
   ...US_ZONES.filter(([z]) => z !== site.timeZone),
 ];
 
+/**
+ * A US number as a visitor writes it ((303) 555-0142, 303-555-0142, 303.555.0142, +1 303 555 0142,
+ * 1-303-555-0142, 3035550142) in its E.164 form "+13035550142", or why it is not one we can call: a
+ * North American number (area code and exchange from 2 to 9), another country's only as +1.
+ */
+export function usPhoneOf(given: string): { e164: string } | { problem: string } {
+  const text = given.trim();
+  if (!text)
+    return { problem: "Please give the phone number we should call, such as (303) 555-0142." };
+  const example = "Write it with its area code, such as (303) 555-0142.";
+  if (!/^\+?[0-9\s().-]+$/.test(text))
+    return { problem: `A phone number has digits only. ${example}` };
+  const digits = text.replace(/\D/g, "");
+  if (text.startsWith("+") && !digits.startsWith("1"))
+    return { problem: `We can call US numbers only (starting +1). ${example}` };
+  const national = digits.length === 11 && digits.startsWith("1") ? digits.slice(1) : digits;
+  if (!/^[2-9][0-9]{2}[2-9][0-9]{6}$/.test(national))
+    return {
+      problem: `That is not a US phone number: it needs 10 digits, with the area code. ${example}`,
+    };
+  return { e164: `+1${national}` };
+}
+
+/** "+13035550142" → "(303) 555-0142", as the company reads it. */
+export const sayUsPhone = (e164: string) =>
+  e164.replace(/^\+1(\d{3})(\d{3})(\d{4})$/, "($1) $2-$3");
+
 /** What a button did: "unchanged" when it had been done, or the request had moved on, before. */
 export type BookingDone = "confirmed" | "declined" | "cancelled" | "conflict" | "unchanged";
 /** A time offered: `visitor` "10:30 AM MST" in the zone shown, `office` the same on the office's clock ("" when that zone is it). */
@@ -67,6 +98,11 @@ export type BookingView =
       asked: { when: string; state: "asked" | "confirmed"; move: string | null } | null;
       /** POST: the slot was just held ("asked"), or another visitor had it first ("taken"). */
       result?: "asked" | "taken";
+      /**
+       * The number we call them at, asked when the consultation is a phone call (null: a video link,
+       * nothing asked): as they typed it last (or as their request keeps it), and why it was refused.
+       */
+      phone: { value: string; problem?: string } | null;
     }
   /** The company's Confirm or Decline page; `done`: what pressing did. */
   | {
@@ -91,7 +127,7 @@ export interface BookingPage {
   act(
     token: string,
     /** `by`: the name given on the Confirm page (the "I'm on it" field, app/contact/lead.ts). */
-    form: { slot?: string; zone?: string; note?: string; by?: string },
+    form: { slot?: string; zone?: string; note?: string; by?: string; phone?: string },
     clientIp: string | undefined,
   ): Promise<BookingView>;
 }

@@ -5,6 +5,8 @@ import {
   BOOK_LABEL,
   BOOK_NOTE_FIELD,
   BOOK_PATH,
+  BOOK_PHONE_FIELD,
+  BOOK_PHONE_MAX,
   BOOK_SLOT_FIELD,
   BOOK_TOKEN_FIELD,
   BOOK_ZONE_FIELD,
@@ -52,6 +54,7 @@ export async function action({ request, context }: Route.ActionArgs) {
     zone: field(form, BOOK_ZONE_FIELD),
     note: field(form, BOOK_NOTE_FIELD),
     by: field(form, TAKEN_BY_FIELD),
+    phone: field(form, BOOK_PHONE_FIELD),
   };
   return answer(await contact.booking.act(token, given, contact.clientIp));
 }
@@ -203,6 +206,7 @@ function Visitor({ view }: { view: Extract<BookingView, { kind: "book" }> }) {
         <form method="post" action={BOOK_PATH} className="mt-8 space-y-8">
           <input type="hidden" name={BOOK_TOKEN_FIELD} value={view.token} />
           <input type="hidden" name={BOOK_ZONE_FIELD} value={view.zone} />
+          {view.phone ? <PhoneField phone={view.phone} /> : null}
           <p>
             Each time is {site.consultationMinutes} minutes.
             {view.days[0]?.slots[0]?.office ? " Our office's time is under each." : ""}
@@ -229,6 +233,37 @@ function Visitor({ view }: { view: Extract<BookingView, { kind: "book" }> }) {
       {/* A constant of this file: the page's CSP allows exactly its hash (entry.server.tsx). */}
       <script dangerouslySetInnerHTML={{ __html: ZONE_SCRIPT }} />
     </>
+  );
+}
+
+/** The number we call, with why it was refused (under its label, read with the field): the time picked is picked again. */
+function PhoneField({ phone }: { phone: { value: string; problem?: string } }) {
+  const described = phone.problem ? "book-phone-problem book-phone-hint" : "book-phone-hint";
+  return (
+    <div>
+      <label htmlFor="book-phone" className="block font-semibold text-slate-900 dark:text-white">
+        Your phone number
+      </label>
+      <p id="book-phone-hint">We call you at this number at the time you pick. US numbers only.</p>
+      {phone.problem ? (
+        <p id="book-phone-problem" className="font-semibold text-red-700 dark:text-red-300">
+          {phone.problem} Then pick your time again.
+        </p>
+      ) : null}
+      <input
+        id="book-phone"
+        name={BOOK_PHONE_FIELD}
+        type="tel"
+        autoComplete="tel"
+        inputMode="tel"
+        required
+        maxLength={BOOK_PHONE_MAX}
+        defaultValue={phone.value}
+        aria-invalid={phone.problem ? true : undefined}
+        aria-describedby={described}
+        className="mt-1 w-full max-w-xs rounded-md border border-slate-300 px-3 py-2 dark:border-slate-600 dark:bg-slate-900"
+      />
+    </div>
   );
 }
 

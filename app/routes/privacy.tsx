@@ -3,6 +3,7 @@ import { PageHeader } from "#app/components/ui/PageHeader.tsx";
 import { PostalAddress } from "#app/components/ui/PostalAddress.tsx";
 import { readingColumn } from "#app/components/ui/styles.ts";
 import { site } from "#app/config/site.ts";
+import { BY_PHONE } from "#app/contact/booking.ts";
 import { pageMeta } from "#app/lib/seo.ts";
 import { link } from "#app/pages.ts";
 import type { Route } from "./+types/privacy";
@@ -70,7 +71,8 @@ export default function Privacy() {
             </li>
             <li>
               if you book a {site.consultationMinutes}-minute consultation from the link we give you
-              after your message: the time you pick, the time zone you read it in, and whether we
+              after your message: the time you pick, the time zone you read it in,
+              {BY_PHONE ? " the phone number you give us to call you at," : ""} and whether we
               confirmed it. It is kept with your message and deleted with it.
             </li>
           </ul>
@@ -132,6 +134,16 @@ export default function Privacy() {
             and so do the copies we make of our records (exports, restored backups): our server
             deletes those by itself too. We delete the copies in our inbox, team chat and CRM on the
             same schedule.
+          </p>
+          <p>
+            A consultation we confirm is an event in our calendar and an invitation in yours, with
+            your name, email address, the service you asked about and the time
+            {BY_PHONE ? ", and in ours the number we call" : ""}. We delete the event from our
+            calendar within {privacy.calendarDays} days after the call. The invitation in your
+            calendar is yours to keep or delete. When your message is deleted, at your request or at
+            the end of the period above, a consultation still ahead is cancelled: a cancellation
+            goes to our calendar and to yours, and takes the event out of both. The event of a
+            consultation already held we delete from our calendar with the rest of your data.
           </p>
         </LegalSection>
         <LegalSection id="security" title="How We Protect It">

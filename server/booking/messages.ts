@@ -1,5 +1,5 @@
 import { site } from "../../app/config/site.ts";
-import { BOOK_PATH, BOOK_TOKEN_FIELD } from "../../app/contact/booking.ts";
+import { BOOK_PATH, BOOK_TOKEN_FIELD, BY_PHONE, sayUsPhone } from "../../app/contact/booking.ts";
 import type { Config } from "../config.ts";
 import type { Notice } from "../contact/delivery/channel.ts";
 import { inbox } from "../contact/delivery/email.ts";
@@ -78,16 +78,30 @@ const linkOf = (
   return url.href;
 };
 
-const place = () =>
-  site.booking.place === "phone"
-    ? `By phone: we call you at the time (our number: ${site.phone.display})`
-    : site.booking.place;
+type Reader = "visitor" | "company";
+/** Where the call happens, as each side reads it: the company's copy says which number to call. */
+const place = (i: Pick<Inquiry, "name">, b: Pick<Booking, "phone">, reader: Reader) => {
+  if (!BY_PHONE) return site.booking.place;
+  const number = b.phone ? sayUsPhone(b.phone) : null;
+  if (reader === "company")
+    return number
+      ? `By phone: call ${i.name} at ${number}`
+      : `By phone: ${i.name} gave no number (asked before the booking page asked for one): ask them by email`;
+  return `By phone: we call you${number ? ` at ${number}` : ""} at the time (our number: ${site.phone.display})`;
+};
 
 /** Whom the visitor meets, when the person who confirmed gave their name. */
 const meet = (b: Pick<Booking, "confirmedBy">) =>
   b.confirmedBy ? ` You will meet ${b.confirmedBy}.` : "";
 
-async function invitation(p: Parts, i: Inquiry, b: Booking, method: Invitation["method"]) {
+/** The visitor's and the company's copies: one event (one UID, one SEQUENCE), each with its reader's place. */
+async function invitation(
+  p: Pick<Parts, "config">,
+  i: Pick<Inquiry, "id" | "name" | "email" | "service">,
+  b: Booking,
+  method: Invitation["method"],
+  reader: Reader,
+) {
   const {
     default: ical,
     ICalCalendarMethod,
@@ -105,7 +119,7 @@ async function invitation(p: Parts, i: Inquiry, b: Booking, method: Invitation["
     end: new Date(b.endsAt),
     summary: `Free consultation: ${site.name} and ${i.name}`,
     description: `${site.consultationMinutes}-minute consultation about ${i.service || "your inquiry"}.${meet(b)}`,
-    location: place(),
+    location: place(i, b, reader),
     status: method === "CANCEL" ? ICalEventStatus.CANCELLED : ICalEventStatus.CONFIRMED,
     organizer: {
       name: b.confirmedBy ? `${b.confirmedBy} (${site.name})` : site.name,
@@ -223,7 +237,8 @@ export async function queueRequest(
   p: Parts,
   tx: Sql,
   i: Inquiry,
-  b: When & Pick<Booking, "holdUntil"> & { replaced: Booking["state"] | null; moveFrom?: When },
+  b: When &
+    Pick<Booking, "holdUntil" | "phone"> & { replaced: Booking["state"] | null; moveFrom?: When },
   now: number,
 ) {
   const lead = p.links.for(i, now).map((l) => `${l.label}: ${l.url}`);
@@ -247,6 +262,7 @@ export async function queueRequest(
   ];
   const text = [
     asks,
+    ...(b.phone ? [`Phone: ${sayUsPhone(b.phone)} (you call them at the time)`] : []),
     b.holdUntil === null
       ? "The time is not kept for them (their address, network or email domain has other times waiting): another visitor may pick it. Confirm it if it is still free. Nothing goes to them before you do."
       : `The time is kept for them until ${officeTime(b.holdUntil)}: confirm or decline before then. Nothing goes to them before you do.`,
@@ -333,7 +349,7 @@ export async function queueConfirmed(
   now: number,
   from?: Booking,
 ) {
-  const calendar = await invitation(p, i, b, "REQUEST");
+  const calendar = await invitation(p, i, b, "REQUEST", "visitor");
   const when = sayRange(b.startsAt, b.endsAt, b.zone);
   await toVisitor(
     tx,
@@ -348,7 +364,7 @@ export async function queueConfirmed(
         from
           ? `Your free ${site.consultationMinutes}-minute consultation with ${site.name} is moved to ${when} (it was ${sayRange(from.startsAt, from.endsAt, b.zone)}).${meet(b)}`
           : `Your free ${site.consultationMinutes}-minute consultation with ${site.name} is booked for ${when}.${meet(b)}`,
-        `Where: ${place()}`,
+        `Where: ${place(i, b, "visitor")}`,
         from
           ? "The updated invitation is attached: your calendar moves the event."
           : "The invitation is attached: add it to your calendar.",
@@ -362,25 +378,29 @@ export async function queueConfirmed(
     calendar,
   );
   const by = b.confirmedBy ? ` Confirmed by ${b.confirmedBy}.` : "";
+  const where = `\nWhere: ${place(i, b, "company")}\n`;
   const text = from
-    ? `${i.name} <${i.email}> is moved from ${office(from)} to ${office(b)}${theirs(b)}. The updated invitation went to them; it is attached for your calendar.`
-    : `${i.name} <${i.email}> is booked for ${office(b)}${theirs(b)}.${by} The invitation went to them; it is attached for your calendar.`;
+    ? `${i.name} <${i.email}> is moved from ${office(from)} to ${office(b)}${theirs(b)}.${where}The updated invitation went to them; yours is attached for your calendar.`
+    : `${i.name} <${i.email}> is booked for ${office(b)}${theirs(b)}.${by}${where}The invitation went to them; yours is attached for your calendar.`;
   await toCompany(
     p,
     tx,
     i,
     { subject: `${from ? "Moved" : "Booked"}: ${i.name}, ${office(b)}`, text },
     now,
-    calendar,
+    await invitation(p, i, b, "REQUEST", "company"),
   );
   await toReceivers(p, tx, i, "booking.confirmed", b, now, from);
 }
 
 /** The visitor cancelled: a confirmed booking is withdrawn from both calendars, a request from the company's mail. */
 export async function queueCancelled(p: Parts, tx: Sql, i: Inquiry, b: Booking, now: number) {
-  const calendar = b.confirmedAt !== null ? await invitation(p, i, b, "CANCEL") : undefined;
+  const cancel = (reader: Reader) =>
+    b.confirmedAt !== null ? invitation(p, i, b, "CANCEL", reader) : undefined;
+  const calendar = await cancel("visitor");
   const text = `${i.name} <${i.email}> cancelled the consultation of ${office(b)}${theirs(b)}. The time is free again.`;
-  await toCompany(p, tx, i, { subject: `Cancelled: ${i.name}, ${office(b)}`, text }, now, calendar);
+  const subject = `Cancelled: ${i.name}, ${office(b)}`;
+  await toCompany(p, tx, i, { subject, text }, now, await cancel("company"));
   // Always, as the page says: also a time asked for and not yet confirmed (an older Cancel link).
   await toVisitor(
     tx,
@@ -437,7 +457,7 @@ export async function queueReminder(p: Parts, tx: Sql, i: Inquiry, b: Booking, n
     `Hello ${i.name},`,
     "",
     `A reminder: your free ${site.consultationMinutes}-minute consultation with ${site.name} is on ${when}${b.zone === site.timeZone ? "" : ` (our office's time: ${office(b)})`}.`,
-    `Where: ${place()}`,
+    `Where: ${place(i, b, "visitor")}`,
     ...(b.move
       ? [
           `You asked to move it to ${sayRange(b.move.startsAt, b.move.endsAt, b.zone)}: we confirm that by email, and until then this time stays booked.`,
@@ -456,4 +476,55 @@ export async function queueReminder(p: Parts, tx: Sql, i: Inquiry, b: Booking, n
     undefined,
     "booking-reminder",
   );
+}
+
+/**
+ * An erased inquiry's confirmed call still ahead (contact/erasure.ts), taken out of both calendars:
+ * the cancellation goes to the company's route and to the visitor, queued apart from the inquiry,
+ * whose rows go in the same transaction. The visitor's address is in the payload alone, which the
+ * outbox empties once it is sent; its row's target names nobody.
+ */
+export async function queueWithdrawn(
+  p: Pick<Parts, "config" | "routing">,
+  tx: Sql,
+  i: Pick<Inquiry, "id" | "name" | "email" | "service">,
+  b: Booking,
+  now: number,
+) {
+  const words = {
+    company: {
+      subject: `Cancelled: the consultation of ${office(b)} (its inquiry was erased)`,
+      text: `The inquiry behind the consultation of ${office(b)} was erased: its sender asked us to delete their data, or it reached the end of the privacy notice's retention period. The attached cancellation takes the event out of your calendar; they got one too. Delete this email once your calendar has removed the event.`,
+    },
+    visitor: {
+      subject: `Cancelled: your consultation with ${site.name}`,
+      text: `Hello ${i.name},\n\nWe deleted your details from our records, as our privacy notice says, and with them your consultation of ${sayRange(b.startsAt, b.endsAt, b.zone)}. The attached cancellation takes it out of your calendar.\n\nTo talk with us again, write to ${site.email} or call ${site.phone.display}.\n\n${site.name}`,
+    },
+  };
+  const company = destinationsFor(p.routing, i.service)
+    .filter((d) => d.channel === "email" || d.channel === "slack")
+    .map((d) => ({
+      reader: "company" as const,
+      channel: d.channel,
+      target: d.target,
+      to: d.target,
+    }));
+  const sends = [
+    ...company,
+    { reader: "visitor" as const, channel: "email", target: "visitor", to: i.email },
+  ];
+  const deliveries = [];
+  for (const [n, s] of sends.entries()) {
+    const kind = s.reader === "company" ? "booking" : "booking-visitor";
+    const calendar = await invitation(p, i, b, "CANCEL", s.reader);
+    deliveries.push({
+      id: timeOrderedId(now),
+      kind,
+      channel: s.channel,
+      target: s.target,
+      messageId: `${kind}-erased-${i.id}-${now}-${n}`,
+      payload: JSON.stringify({ ...words[s.reader], calendar, inquiryIds: [i.id], to: s.to }),
+    } as const);
+  }
+  await queue(tx, null, deliveries, now);
 }

@@ -2,12 +2,16 @@ import type { Logger } from "pino";
 import { site } from "../../app/config/site.ts";
 import {
   BOOK_NOTE_MAX,
+  BOOK_PHONE_MAX,
   BOOKING_ACTIONS,
   type BookingAction,
   type BookingDone,
   type BookingPage,
   type BookingView,
+  BY_PHONE,
   type Slot,
+  sayUsPhone,
+  usPhoneOf,
   ZONES,
 } from "../../app/contact/booking.ts";
 import type { Config } from "../config.ts";
@@ -44,7 +48,8 @@ import { ask, type BookingState, bookingOf, holdingTimes, move, settleMove } fro
 const LIMIT: LimitSpec = { prefix: "booking", per: "address", points: 60, durationMs: 10 * 60_000 };
 
 type Done = BookingDone;
-type Form = { slot?: string; zone?: string; note?: string; by?: string };
+type Form = { slot?: string; zone?: string; note?: string; by?: string; phone?: string };
+type Typed = { value: string; problem: string };
 /** `clock`, `facts`: a test's (its controlled clock, its office's holidays), else the process's and site.ts's. */
 type Options = {
   pipeline: () => ContactPipeline;
@@ -107,6 +112,7 @@ export function bookingPage(o: Options): BookingPage {
     given: unknown,
     now: number,
     result?: "asked" | "taken",
+    typed?: Typed,
   ) {
     const b = await bookingOf(db, i.id);
     const zone = zoneOf(given ?? b?.zone);
@@ -150,6 +156,8 @@ export function bookingPage(o: Options): BookingPage {
       unchecked: slots === null,
       days,
       asked,
+      // A number refused is shown as typed, with why; else the one their request keeps, to pick again.
+      phone: BY_PHONE ? (typed ?? { value: b?.phone ? sayUsPhone(b.phone) : "" }) : null,
     };
     return result ? { ...view, result } : view;
   }
@@ -271,6 +279,12 @@ export function bookingPage(o: Options): BookingPage {
         const zone = zoneOf(form.zone);
         let done: Done | "asked" | "taken";
         if (action === "book") {
+          const phone = BY_PHONE ? usPhoneOf(form.phone ?? "") : null;
+          if (phone && "problem" in phone) {
+            log.info({ inquiryId: i.id, action, done: "phone refused" }, "booking link used");
+            const typed = { value: (form.phone ?? "").slice(0, BOOK_PHONE_MAX), ...phone };
+            return visitor(db, i, token, zone, now, undefined, typed);
+          }
           const at = Number(form.slot);
           const by = await o.pipeline().addressHashes(clientIp, now);
           const pick = {
@@ -282,6 +296,7 @@ export function bookingPage(o: Options): BookingPage {
             network: by?.network ?? null,
             domain: i.email.slice(i.email.lastIndexOf("@") + 1).toLowerCase(),
             holdUntil: holdUntil(now, at, facts),
+            phone: phone?.e164 ?? null,
           };
           const asked =
             Number.isSafeInteger(at) &&

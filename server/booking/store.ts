@@ -9,7 +9,7 @@ import type { Busy } from "./slots.ts";
  * hold that ran out frees its time. A booking is made to hold (a pick, Confirm) only under the
  * booking lock, once no other holds an overlapping time; every change of state carries its
  * precondition in its UPDATE, so two presses at once on two instances end in one state. Erasing an
- * inquiry erases its booking (the cascade).
+ * inquiry erases its booking (the cascade); a confirmed call still ahead is taken first (`callsAhead`).
  */
 
 /** Whether booking `b` holds [starts_at, ends_at) at the moment its one `?` is given. */
@@ -40,7 +40,8 @@ export type BookingState = "asked" | "confirmed" | "cancelled" | "declined";
  * confirmed (its invitation's UID); `confirmedBy`: the name its confirmer gave (null: none given);
  * `changedAt`: when it came to its state, or to its time (a move confirmed); `sequence`: its
  * invitation's; `remindedAt`: when the visitor's reminder was claimed; `move`: a new time the
- * visitor asked for a confirmed call, waiting for the company.
+ * visitor asked for a confirmed call, waiting for the company; `phone`: the number to call
+ * (E.164), null unless the consultation is a phone call.
  */
 export type Booking = {
   inquiryId: string;
@@ -55,6 +56,7 @@ export type Booking = {
   sequence: number;
   remindedAt: number | null;
   move: { startsAt: number; endsAt: number; zone: string; holdUntil: number | null } | null;
+  phone: string | null;
 };
 
 const orNull = (v: unknown) => (v == null ? null : Number(v));
@@ -79,6 +81,7 @@ const bookingFrom = (r: Record<string, unknown>): Booking => ({
           zone: String(r.move_zone),
           holdUntil: orNull(r.move_hold_until),
         },
+  phone: r.phone == null ? null : String(r.phone),
 });
 const NO_MOVE =
   "move_starts_at = NULL, move_ends_at = NULL, move_zone = NULL, move_hold_until = NULL";
@@ -136,7 +139,7 @@ const endClaims = (tx: Sql, b: Pick<Booking, "inquiryId" | "startsAt" | "endsAt"
   );
 
 /** A visitor's pick: by whom (the keyed hashes of their client's address and network, their email's domain). */
-export type Asked = Pick<Booking, "inquiryId" | "startsAt" | "endsAt" | "zone"> & {
+export type Asked = Pick<Booking, "inquiryId" | "startsAt" | "endsAt" | "zone" | "phone"> & {
   address: string | null;
   network: string | null;
   domain: string;
@@ -196,13 +199,25 @@ export async function ask(
       (!domainCounts || Number(held?.domain ?? 0) < holdsPerDomain);
     const holdUntil = within ? p.holdUntil : null;
     const made = await tx.query(
-      `INSERT INTO bookings (inquiry_id, starts_at, ends_at, zone, state, hold_until, address, network, domain, confirmed_at, changed_at)
-       VALUES (?, ?, ?, ?, 'asked', ?, ?, ?, ?, NULL, ?)
+      `INSERT INTO bookings (inquiry_id, starts_at, ends_at, zone, state, hold_until, address, network, domain, confirmed_at, changed_at, phone)
+       VALUES (?, ?, ?, ?, 'asked', ?, ?, ?, ?, NULL, ?, ?)
        ON CONFLICT (inquiry_id) DO UPDATE SET starts_at = excluded.starts_at, ends_at = excluded.ends_at,
          zone = excluded.zone, state = 'asked', hold_until = excluded.hold_until, address = excluded.address,
-         network = excluded.network, domain = excluded.domain, confirmed_at = NULL, confirmed_by = NULL, changed_at = excluded.changed_at
+         network = excluded.network, domain = excluded.domain, confirmed_at = NULL, confirmed_by = NULL, changed_at = excluded.changed_at,
+         phone = excluded.phone
        WHERE bookings.state <> 'confirmed' RETURNING inquiry_id`,
-      [p.inquiryId, p.startsAt, p.endsAt, p.zone, holdUntil, p.address, p.network, p.domain, now],
+      [
+        p.inquiryId,
+        p.startsAt,
+        p.endsAt,
+        p.zone,
+        holdUntil,
+        p.address,
+        p.network,
+        p.domain,
+        now,
+        p.phone,
+      ],
     );
     if (made.length === 0) return false;
     if (holdUntil !== null) await endClaims(tx, p);
@@ -310,6 +325,24 @@ export async function toRemind(sql: Sql, now: number, aheadMs: number, limit: nu
     `SELECT * FROM bookings WHERE state = 'confirmed' AND reminded_at IS NULL AND starts_at > ?
         AND starts_at <= ? ORDER BY starts_at LIMIT ?`,
     [now, now + aheadMs, limit],
+  );
+  return rows.map(bookingFrom);
+}
+
+/**
+ * The confirmed calls still ahead of the inquiries `selected` (an SQL condition on inquiry_id, with
+ * its `params`), deleted: the erasure withdraws each from both calendars. The row goes with its
+ * precondition, so the erasures of two instances at once, or a visitor's Cancel, take it once.
+ */
+export async function callsAhead(
+  tx: Sql,
+  selected: string,
+  params: unknown[],
+  now: number,
+): Promise<Booking[]> {
+  const rows = await tx.query(
+    `DELETE FROM bookings WHERE state = 'confirmed' AND starts_at > ? AND ${selected} RETURNING *`,
+    [now, ...params],
   );
   return rows.map(bookingFrom);
 }

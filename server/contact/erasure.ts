@@ -1,7 +1,9 @@
 import { existsSync, globSync, readdirSync, readFileSync, rmSync, statSync } from "node:fs";
 import { join } from "node:path";
+import { type Parts, queueWithdrawn } from "../booking/messages.ts";
+import { callsAhead } from "../booking/store.ts";
 import { DAY_MS } from "../time.ts";
-import type { Database } from "./storage/database.ts";
+import type { Database, Sql } from "./storage/database.ts";
 
 /**
  * The one deletion behind the privacy notice (retention and `inquiries -- forget`): waiting deliveries
@@ -9,10 +11,13 @@ import type { Database } from "./storage/database.ts";
  * emails in DATA_DIR/mail too. Database copies are not opened: the copies an operator makes in
  * DATA_DIR (backups/, exports/, what a restore leaves beside the database) go whole once older than
  * the notice's `backupDays`, at each housekeeping turn; copies elsewhere are the operator's to delete.
+ * A confirmed consultation still ahead is in both calendars: a cancellation goes to each (through
+ * the outbox, `calendar` its words' parts), in the deletion's transaction. A call already held
+ * sends nothing: the company deletes its event by hand (docs/operations.md).
  */
 
 type Selection = { before: number } | { email: string };
-type Options = { waitMs: number; now?: number };
+type Options = { waitMs: number; now?: number; calendar: Pick<Parts, "config" | "routing"> };
 
 export type Erased = Awaited<ReturnType<typeof erase>>;
 
@@ -39,6 +44,17 @@ export async function erase(db: Database, mailDir: string, selection: Selection,
     await new Promise((r) => setTimeout(r, 100));
     inFlight = await sending();
   }
+  const withdraw = async (tx: Sql) => {
+    const calls = await callsAhead(tx, selected, [param], now);
+    for (const b of calls) {
+      const [who] = await tx.query<{ name: string; email: string; service: string }>(
+        "SELECT name, email, service FROM inquiries WHERE id = ?",
+        [b.inquiryId],
+      );
+      if (who) await queueWithdrawn(opts.calendar, tx, { id: b.inquiryId, ...who }, b, now);
+    }
+    return calls.length;
+  };
   const erased = await db.transaction(async (tx) => {
     const count = async (sql: string, params: unknown[]) => (await tx.query(sql, params)).length;
     return {
@@ -50,6 +66,7 @@ export async function erase(db: Database, mailDir: string, selection: Selection,
         param,
       ]),
       deliveries: await count(`DELETE FROM deliveries WHERE ${selected} RETURNING id`, [param]),
+      withdrawn: await withdraw(tx),
       rateLimits:
         before === null
           ? 0

@@ -92,7 +92,7 @@ export function createHousekeeping(parts: Parts) {
         db,
         join(config.dataDir, "mail"),
         { before },
-        { waitMs: config.OUTBOX_LEASE_MS, now },
+        { waitMs: config.OUTBOX_LEASE_MS, now, calendar: { config, routing } },
       );
       if (result.pendingCut > 0)
         log.warn(

@@ -337,6 +337,17 @@ test("the privacy notice: what is collected, who gets it, how long, choices, DNT
   await expect(main).toContainText(
     `Our backups hold it at most ${site.privacy.backupDays} days longer`,
   );
+  // The calendars: what ours and theirs hold once a consultation is confirmed, how long, and what erasing does.
+  const { calendar, calendarDays } = site.privacy;
+  await expect(main).toContainText(`${calendar.category}, ${calendar.name}: ${calendar.gets}.`);
+  await expect(main).toContainText(
+    `We delete the event from our calendar within ${calendarDays} days after the call`,
+  );
+  await expect(main).toContainText("The invitation in your calendar is yours to keep or delete");
+  await expect(main).toContainText(
+    "a consultation still ahead is cancelled: a cancellation goes to our calendar and to yours",
+  );
+  await expect(main).toContainText("the phone number you give us to call you at");
   await expect(main).toContainText(`Effective date: ${site.privacy.effectiveDate}`);
   for (const words of [
     /name, email address and message/,

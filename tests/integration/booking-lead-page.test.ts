@@ -77,7 +77,12 @@ describe("the consultation on the lead page and the overview", { timeout: 120_00
     // Tomorrow 9:00 AM MST, picked in the visitor's Eastern time.
     const picked = await fetch(`${server.url}/book`, {
       method: "POST",
-      body: new URLSearchParams({ t: token, slot: String(MST(24, 9)), tz: "America/New_York" }),
+      body: new URLSearchParams({
+        t: token,
+        slot: String(MST(24, 9)),
+        tz: "America/New_York",
+        phone: "(303) 555-0142",
+      }),
     });
     expect(await picked.text()).toContain("Thank you! You asked for");
     const asks = await mailTo(smtp, "hello@example.com", /^Dana Whitfield asks for/);

@@ -29,6 +29,8 @@ const facts = {
   holidays: [{ date: "2027-03-15", name: "The scenario's holiday" }],
 };
 const at = (iso: string) => Date.parse(iso);
+/** The number a visitor gives for the call (site.booking.place is "phone"). */
+const PHONE = "303-555-0142";
 const log = pino({ level: "silent" });
 
 /** The time every instance reads; set by the test. */
@@ -140,7 +142,11 @@ async function booked(name: string, startsAt: string, zone = site.timeZone) {
   const id = "id" in outcome ? String(outcome.id) : "";
   const book = new URL(bookingLink(a, id, now)).searchParams.get("t") ?? "";
   const ip = `198.51.100.${n}`;
-  const picked = (await a.booking.act(book, { slot: String(at(startsAt)), zone }, ip)) as {
+  const picked = (await a.booking.act(
+    book,
+    { slot: String(at(startsAt)), zone, phone: PHONE },
+    ip,
+  )) as {
     result?: string;
   };
   expect(picked.result, name).toBe("asked");
@@ -194,7 +200,7 @@ describe("the visitor's reminder and the move of a confirmed call", { timeout: 1
     expect(offered).not.toContain(fay.startsAt);
     const moved = await b.booking.act(
       fay.book,
-      { slot: String(wednesday), zone: site.timeZone },
+      { slot: String(wednesday), zone: site.timeZone, phone: PHONE },
       fay.ip,
     );
     expect(moved).toMatchObject({
@@ -253,7 +259,11 @@ describe("the visitor's reminder and the move of a confirmed call", { timeout: 1
     const gus = await booked("Gus Stays", "2027-03-12T15:00:00-07:00");
     const thursday = at("2027-03-18T15:00:00-06:00");
     expect(
-      await a.booking.act(gus.book, { slot: String(thursday), zone: site.timeZone }, gus.ip),
+      await a.booking.act(
+        gus.book,
+        { slot: String(thursday), zone: site.timeZone, phone: PHONE },
+        gus.ip,
+      ),
     ).toMatchObject({ result: "asked" });
     const gusRequest = await mailTo("inbox@example.com", /^Gus Stays asks to move /);
     expect(
@@ -289,7 +299,7 @@ describe("the visitor's reminder and the move of a confirmed call", { timeout: 1
     const text = benReminder.mail.text ?? "";
     expect(text).toContain("(our office's time: Sat, Mar 13, 11:00–11:30 AM MST)");
     expect(text).toContain(
-      `Where: By phone: we call you at the time (our number: ${site.phone.display})`,
+      `Where: By phone: we call you at (303) 555-0142 at the time (our number: ${site.phone.display})`,
     );
     // The reschedule link opens the booking page with other times; the cancel link, the Cancel page.
     const again = (await b.booking.open(tokenIn(benReminder, "book"), null, ben.ip)) as Extract<
@@ -311,7 +321,11 @@ describe("the visitor's reminder and the move of a confirmed call", { timeout: 1
     // Ben moves his call to Tuesday, confirmed on the new instance: reminded again, of the new time.
     const tuesday = at("2027-03-16T11:00:00-06:00");
     expect(
-      await c.booking.act(ben.book, { slot: String(tuesday), zone: "America/Los_Angeles" }, ben.ip),
+      await c.booking.act(
+        ben.book,
+        { slot: String(tuesday), zone: "America/Los_Angeles", phone: PHONE },
+        ben.ip,
+      ),
     ).toMatchObject({ result: "asked" });
     const benMove = await mailTo("inbox@example.com", /^Ben Saturday asks to move /);
     expect(

@@ -111,6 +111,7 @@ async function request(
     network: null,
     domain: "example.org",
     holdUntil: startsAt,
+    phone: null,
   };
   const asked = await ask(
     p.db,
@@ -229,6 +230,7 @@ describe("a consultation request nobody answered", { timeout: 60_000 }, () => {
       network: null,
       domain: "example.org",
       holdUntil: newer,
+      phone: null,
     };
     await ask(
       a.db,

@@ -448,7 +448,11 @@ describe("the at-risk warning, through the schedule", { timeout: 60_000 }, () =>
       a.db,
       join(dir, "mail"),
       { email: "erased.lead@example.org" },
-      { waitMs: 0, now: office(saturday, "13:30") },
+      {
+        waitMs: 0,
+        now: office(saturday, "13:30"),
+        calendar: { config: a.config, routing: routingOf(a.config) },
+      },
     );
     for (const [date, time] of [
       [dstSunday, "12:00"],
