@@ -244,7 +244,7 @@ export const breakages: Breakage[] = [
     rule: "operations.md: the digest lists the day's calls and the requests waiting for an answer",
     file: "server/contact/review/digest.ts",
     find: "const first = await consultations(",
-    replace: "const first: Section[] = [];\n  await consultations(",
+    replace: "const first = { sections: [] as Section[], inquiryIds: [] };\n  await consultations(",
     tests: [EMAILS],
   },
   {

@@ -25,8 +25,8 @@ const FAKETIME = {
   FAKETIME_DONT_RESET: "1",
 };
 const TUNING = { OUTBOX_POLL_MS: 50, SPAM_MIN_FILL_MS: 0, HOUSEKEEPING_TURN_MS: 200 };
-// Long enough to overflow a phone's width if anything of it did not wrap.
-const LONG_EMAIL = "dana.whitfield-consultations-and-planning@example-enterprise-holdings.org";
+// Long enough to overflow a phone's width if it did not wrap, and no hyphen (a place a line may break).
+const LONG_EMAIL = "dana.whitfield.consultations.and.planning@example.enterprise.holdings.org";
 
 const cleanups: Array<() => Promise<unknown> | unknown> = [];
 afterEach(async () => {

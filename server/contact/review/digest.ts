@@ -7,7 +7,7 @@ import { DAY_MS } from "../../time.ts";
 import { type Button, list as bullets, buttons, heading, page, para } from "../delivery/layout.ts";
 import { timeOrderedId } from "../intake/ids.ts";
 import type { Database } from "../storage/database.ts";
-import { get, list } from "../storage/inquiries.ts";
+import { byIds, list } from "../storage/inquiries.ts";
 import { queue } from "../storage/outbox.ts";
 import type { Inquiry } from "../storage/records.ts";
 import { readSetting, writeSetting } from "../storage/settings.ts";
@@ -120,37 +120,37 @@ async function consultations(db: Database, p: Signer, until: number, timeZone: s
     instantOn(timeZone, y, m - 1, d + 1),
     until,
   );
-  const withInquiry = await Promise.all(
-    told.map(async (b) => ({ b, i: await get(db, b.inquiryId) })),
+  const inquiries = new Map(
+    (await byIds(db, [...new Set(told.map((b) => b.inquiryId))])).map((i) => [i.id, i]),
   );
+  // The booking and its inquiry (always there: erasing an inquiry erases its booking).
+  const inState = (state: Booking["state"]) =>
+    told.flatMap((b) => {
+      const i = inquiries.get(b.inquiryId);
+      return i && b.state === state ? [{ b, i }] : [];
+    });
   const theirs = (b: Booking) =>
     b.zone === timeZone ? "" : ` (their time: ${sayRange(b.startsAt, b.endsAt, b.zone)})`;
+  const confirmed = inState("confirmed");
   const calls: Section = {
-    title: `Calls today: ${withInquiry.filter(({ b }) => b.state === "confirmed").length}`,
-    items: withInquiry.flatMap(({ b, i }) =>
-      i && b.state === "confirmed"
-        ? [
-            {
-              text: `${sayRange(b.startsAt, b.endsAt, timeZone)}: ${who(i)} <${i.email}>, ${i.service || "General"}${theirs(b)}; ${confirmer(b)}`,
-            },
-          ]
-        : [],
-    ),
+    title: `Calls today: ${confirmed.length}`,
+    items: confirmed.map(({ b, i }) => ({
+      text: `${sayRange(b.startsAt, b.endsAt, timeZone)}: ${who(i)} <${i.email}>, ${i.service || "General"}${theirs(b)}; ${confirmer(b)}`,
+    })),
   };
+  const waiting = inState("asked");
+  const kept = (b: Booking) =>
+    b.holdUntil === null
+      ? "the time is not kept for them"
+      : `kept for them until ${officeTime(b.holdUntil, timeZone)}`;
   const asked: Section = {
-    title: `Consultation requests waiting for Confirm or Decline: ${withInquiry.filter(({ b }) => b.state === "asked").length}`,
-    items: withInquiry.flatMap(({ b, i }) =>
-      i && b.state === "asked"
-        ? [
-            {
-              text: `${who(i)} <${i.email}> asks for ${sayRange(b.startsAt, b.endsAt, timeZone)}${theirs(b)}${b.holdUntil === null ? "; the time is not kept for them" : `; kept for them until ${officeTime(b.holdUntil, timeZone)}`}`,
-              links: answersTo(p, i.id, until),
-            },
-          ]
-        : [],
-    ),
+    title: `Consultation requests waiting for Confirm or Decline: ${waiting.length}`,
+    items: waiting.map(({ b, i }) => ({
+      text: `${who(i)} <${i.email}> asks for ${sayRange(b.startsAt, b.endsAt, timeZone)}${theirs(b)}; ${kept(b)}`,
+      links: answersTo(p, i.id, until),
+    })),
   };
-  return [calls, asked];
+  return { sections: [calls, asked], inquiryIds: told.map((b) => b.inquiryId) };
 }
 
 export async function digestWords(
@@ -211,7 +211,7 @@ export async function digestWords(
   const text = [
     intro,
     "",
-    ...first.flatMap(asText),
+    ...first.sections.flatMap(asText),
     `${everyLead}:`,
     overview.url,
     "",
@@ -223,7 +223,7 @@ export async function digestWords(
   const html = page(subject, [
     heading(`Leads, ${day}`, 1),
     para(intro),
-    ...first.map(asHtml),
+    ...first.sections.map(asHtml),
     heading("Every open lead"),
     buttons([{ label: "Open every open lead", url: overview.url }]),
     para(`${everyLead}.`, { muted: true }),
@@ -235,7 +235,13 @@ export async function digestWords(
     subject,
     text,
     html,
-    inquiryIds: [...new Set([...fresh, ...waiting, ...taken, ...held].map((i) => i.id))],
+    // What erasure reads to find this email's copies (X-Inquiry-Ids): every inquiry it names.
+    inquiryIds: [
+      ...new Set([
+        ...[...fresh, ...waiting, ...taken, ...held].map((i) => i.id),
+        ...first.inquiryIds,
+      ]),
+    ],
   };
 }
 
