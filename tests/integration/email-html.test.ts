@@ -184,7 +184,7 @@ describe("emails people read on a phone", { timeout: 240_000 }, () => {
     expect(String(asks.mail.html)).toContain(
       "Dana Whitfield asks for Mon, Nov 30, 11:00–11:30 AM MST</h1>",
     );
-    expect(String(asks.mail.html)).toContain("their own time: Mon, Nov 30, 1:00–1:30 PM EST");
+    expect(String(asks.mail.html)).toContain("(their time: Mon, Nov 30, 1:00–1:30 PM EST)");
     await readable(asks, {
       Confirm: confirm,
       Decline: textLink(asks, "Decline"),
@@ -192,7 +192,7 @@ describe("emails people read on a phone", { timeout: 240_000 }, () => {
     });
 
     // Confirmed: her invitation and the company's copy, the calendar part as before.
-    expect(await press(early, confirm)).toMatch(/^Confirmed/);
+    expect(await press(early, confirm, { by: "Sam Ortega" })).toMatch(/^Confirmed/);
     const invited = await mailTo(smtp, LONG_EMAIL, /^Your free consultation/);
     const booked = await mailTo(smtp, "hello@example.com", /^Booked: Dana Whitfield/);
     for (const m of [invited, booked])
@@ -235,7 +235,7 @@ describe("emails people read on a phone", { timeout: 240_000 }, () => {
     const text = digest.mail.text ?? "";
     const lines = [
       "Calls today: 1",
-      `- Mon, Nov 30, 11:00–11:30 AM MST: Dana Whitfield (Whitfield Freight) <${LONG_EMAIL}>, IT Consulting (their time: Mon, Nov 30, 1:00–1:30 PM EST); confirmed`,
+      `- Mon, Nov 30, 11:00–11:30 AM MST: Dana Whitfield (Whitfield Freight) <${LONG_EMAIL}>, IT Consulting (their time: Mon, Nov 30, 1:00–1:30 PM EST); confirmed by Sam Ortega`,
       "Consultation requests waiting for Confirm or Decline: 1",
       "- Eve Second <eve@example.org> asks for",
       "Every open lead",

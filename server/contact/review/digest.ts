@@ -105,11 +105,8 @@ const asHtml = ({ title, items, after }: Section) =>
     after ? para(after, { muted: true }) : "",
   ].join("\n");
 
-// The one line to change when bookings carry who confirmed them (bookings.confirmed_by).
-const confirmer = (b: Booking) =>
-  "confirmedBy" in b && typeof b.confirmedBy === "string" && b.confirmedBy
-    ? `confirmed by ${b.confirmedBy}`
-    : "confirmed";
+// The name the confirmer gave on the Confirm page, if any.
+const confirmer = (b: Booking) => (b.confirmedBy ? `confirmed by ${b.confirmedBy}` : "confirmed");
 
 /** The day's calls and the requests nobody answered: what the digest says first. */
 async function consultations(db: Database, p: Signer, until: number, timeZone: string) {
