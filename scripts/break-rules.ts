@@ -41,6 +41,8 @@ const RACES = "tests/integration/booking-races.test.ts";
 const FEEDS = "tests/integration/booking-feeds.test.ts";
 const LINKS = "tests/integration/lead-links.test.ts";
 const DIGEST = "tests/integration/digest.test.ts";
+const EMAILS = "tests/integration/email-html.test.ts";
+const LAYOUT = "server/contact/delivery/layout.ts";
 const PRIVACY = "tests/integration/privacy.test.ts";
 const PHONE = "tests/integration/booking-phone.test.ts";
 const ERASURE = "tests/integration/booking-erasure.test.ts";
@@ -219,6 +221,42 @@ export const breakages: Breakage[] = [
     find: "actual.length !== expected.length || !timingSafeEqual(actual, expected)",
     replace: "actual.length !== expected.length",
     tests: [LINKS],
+  },
+  // Emails read on a phone (ADR 0034)
+  {
+    rule: "ADR 0034: everything in an email wraps, nothing wider than a 390 px screen",
+    file: LAYOUT,
+    find: ';overflow-wrap:anywhere;word-break:break-word">',
+    replace: '">',
+    tests: [EMAILS],
+  },
+  {
+    rule: "ADR 0034: an email is dark in the dark scheme",
+    file: LAYOUT,
+    find: "@media (prefers-color-scheme: dark) {",
+    replace: "@media print {",
+    tests: [EMAILS],
+  },
+  {
+    rule: "ADR 0034: buttons with words, never a raw link in the HTML part",
+    file: LAYOUT,
+    find: "escapeHtml(b.label)}</a>",
+    replace: "escapeHtml(b.url)}</a>",
+    tests: [EMAILS],
+  },
+  {
+    rule: "operations.md: the digest lists the day's calls and the requests waiting for an answer",
+    file: "server/contact/review/digest.ts",
+    find: "const first = await consultations(",
+    replace: "const first = { sections: [] as Section[], inquiryIds: [] };\n  await consultations(",
+    tests: [EMAILS],
+  },
+  {
+    rule: "operations.md: a request of a message held as spam is not in the digest",
+    file: STORE,
+    find: " AND NOT i.held)",
+    replace: ")",
+    tests: [EMAILS],
   },
   // The morning digest (ADR 0027)
   {

@@ -2,7 +2,17 @@ import { site } from "../../app/config/site.ts";
 import { BOOK_PATH, BOOK_TOKEN_FIELD, BY_PHONE, sayUsPhone } from "../../app/contact/booking.ts";
 import type { Config } from "../config.ts";
 import type { Notice } from "../contact/delivery/channel.ts";
-import { inbox } from "../contact/delivery/email.ts";
+import { inbox, leadButtons } from "../contact/delivery/email.ts";
+import {
+  type Button,
+  buttons,
+  heading,
+  note,
+  page,
+  para,
+  quote,
+  rows,
+} from "../contact/delivery/layout.ts";
 import { destinationsFor, type Routing } from "../contact/delivery/routing.ts";
 import { timeOfId, timeOrderedId } from "../contact/intake/ids.ts";
 import { officeTime, sayRange } from "../contact/review/clock.ts";
@@ -43,10 +53,13 @@ import { type Booking, type BookingState, bookingOf } from "./store.ts";
 const BOOK_LINK_DAYS = 14;
 const REQUEST_SPACING_MS = 5 * 60_000;
 
-type Words = { subject: string; text: string };
+/** What an email says: its text part (full addresses) and its HTML part (contact/delivery/layout.ts). */
+type Words = { subject: string; text: string; html: string };
 /** An iCalendar invitation (or its cancellation), attached to an email as the payload's `calendar`. */
 type Invitation = { method: "REQUEST" | "CANCEL"; content: string };
 export type Parts = { config: Config; links: LeadLinks; routing: Routing };
+/** What signs a link of the booking page. */
+export type Signer = { config: Pick<Config, "SITE_URL">; links: LeadLinks };
 
 /**
  * The visitor's link, as the answer to their message gives it (a path: the page is on this site),
@@ -68,7 +81,7 @@ export function bookingLink(
 }
 
 const linkOf = (
-  { config, links }: Pick<Parts, "config" | "links">,
+  { config, links }: Signer,
   id: string,
   action: "confirm" | "decline" | "cancel",
   now: number,
@@ -89,6 +102,24 @@ const place = (i: Pick<Inquiry, "name">, b: Pick<Booking, "phone">, reader: Read
       : `By phone: ${i.name} gave no number (asked before the booking page asked for one): ask them by email`;
   return `By phone: we call you${number ? ` at ${number}` : ""} at the time (our number: ${site.phone.display})`;
 };
+
+/** The company's answers to a request (or to a move, `move`), as its email and the morning digest give them. */
+export const answersTo = (p: Signer, id: string, now: number, move = false) => [
+  {
+    label: "Confirm",
+    url: linkOf(p, id, "confirm", now),
+    effect: move
+      ? "the calendar invitation moves to the new time, theirs and yours"
+      : "they get a calendar invitation, you too; the lead counts as taken",
+  },
+  {
+    label: "Decline",
+    url: linkOf(p, id, "decline", now),
+    effect: move
+      ? "the old time stays; you may add a line for them"
+      : "you may add a line for them; they get a link to pick another time",
+  },
+];
 
 /** Whom the visitor meets, when the person who confirmed gave their name. */
 const meet = (b: Pick<Booking, "confirmedBy">) =>
@@ -225,6 +256,23 @@ function toReceivers(
   };
   return queue(tx, i.id, reportOf(type, i, p.routing, now, event), now);
 }
+const whoOf = (i: Inquiry) => (i.company ? `${i.name} (${i.company})` : i.name);
+const visitorRows = (i: Inquiry): Array<[string, string]> => [
+  ["Name", i.name],
+  ["Email", i.email],
+  ["Company", i.company || "—"],
+  ["Service", i.service || "—"],
+];
+/** A message to the visitor: hello, what happened (HTML), its buttons, the company's name. */
+const toThem = (i: Inquiry, subject: string, body: string[], actions: Button[], after = "") =>
+  page(subject, [
+    para(`Hello ${i.name},`),
+    ...body,
+    buttons(actions),
+    after ? para(after, { muted: true }) : "",
+    para(site.name),
+  ]);
+
 const office = (b: When) => sayRange(b.startsAt, b.endsAt, site.timeZone);
 const theirs = (b: When) =>
   b.zone === site.timeZone ? "" : ` (their time: ${sayRange(b.startsAt, b.endsAt, b.zone)})`;
@@ -241,34 +289,51 @@ export async function queueRequest(
     Pick<Booking, "holdUntil" | "phone"> & { replaced: Booking["state"] | null; moveFrom?: When },
   now: number,
 ) {
-  const lead = p.links.for(i, now).map((l) => `${l.label}: ${l.url}`);
+  const leadLinks = p.links.for(i, now);
   const from = b.moveFrom;
-  const who = `${i.name}${i.company ? ` (${i.company})` : ""} <${i.email}>`;
+  const who = `${whoOf(i)} <${i.email}>`;
   const asks = from
     ? `${who} asks to move their free ${site.consultationMinutes}-minute consultation from ${office(from)}${theirs(from)} to ${office(b)}${theirs(b)}. It stays booked for ${office(from)} until you confirm the move.`
     : `${who} asks for the free ${site.consultationMinutes}-minute consultation on ${office(b)}${theirs(b)}.`;
-  const answers = [
-    from
-      ? `Confirm (the calendar invitation moves to the new time, theirs and yours): ${linkOf(p, i.id, "confirm", now)}`
-      : `Confirm (they get a calendar invitation, you too; the lead counts as taken): ${linkOf(p, i.id, "confirm", now)}`,
-    from
-      ? `Decline (the old time stays; you may add a line for them): ${linkOf(p, i.id, "decline", now)}`
-      : `Decline (you may add a line for them; they get a link to pick another time): ${linkOf(p, i.id, "decline", now)}`,
+  const answers = answersTo(p, i.id, now, Boolean(from));
+  const rest = [
+    ...answers.map((a) => `${a.label} (${a.effect}): ${a.url}`),
     "",
     "Their message:",
     i.message,
     "",
-    ...lead,
+    ...leadLinks.map((l) => `${l.label}: ${l.url}`),
   ];
-  const text = [
-    asks,
-    ...(b.phone ? [`Phone: ${sayUsPhone(b.phone)} (you call them at the time)`] : []),
+  const phone = b.phone ? sayUsPhone(b.phone) : null;
+  const kept =
     b.holdUntil === null
       ? "The time is not kept for them (their address, network or email domain has other times waiting): another visitor may pick it. Confirm it if it is still free. Nothing goes to them before you do."
-      : `The time is kept for them until ${officeTime(b.holdUntil)}: confirm or decline before then. Nothing goes to them before you do.`,
+      : `The time is kept for them until ${officeTime(b.holdUntil)}: confirm or decline before then. Nothing goes to them before you do.`;
+  const text = [
+    asks,
+    ...(phone ? [`Phone: ${phone} (you call them at the time)`] : []),
+    kept,
     "",
-    ...answers,
+    ...rest,
   ].join("\n");
+  const subject = from
+    ? `${i.name} asks to move ${office(from)} to ${office(b)}`
+    : `${i.name} asks for ${office(b)}`;
+  // The request's words after its first lines: the unanswered reminder repeats them under its own.
+  const body = [
+    buttons(answers),
+    para(answers.map((a) => `${a.label}: ${a.effect}.`).join(" "), { muted: true }),
+    rows([...visitorRows(i), ...(phone ? [["Phone", phone] as [string, string]] : [])]),
+    heading("Their message"),
+    quote(i.message),
+    leadButtons(leadLinks),
+  ];
+  const html = page(subject, [
+    heading(subject, 1),
+    para(asks),
+    para(kept, { strong: true }),
+    ...body,
+  ]);
   // An unanswered request's message is the company's last booking message about the inquiry: when it went.
   const [last] =
     b.replaced !== "asked"
@@ -278,22 +343,9 @@ export async function queueRequest(
           [i.id],
         );
   const at = last?.at == null ? now : Math.max(now, Number(last.at) + REQUEST_SPACING_MS);
-  await toCompany(
-    p,
-    tx,
-    i,
-    {
-      subject: from
-        ? `${i.name} asks to move ${office(from)} to ${office(b)}`
-        : `${i.name} asks for ${office(b)}`,
-      text,
-    },
-    now,
-    undefined,
-    at,
-  );
+  await toCompany(p, tx, i, { subject, text, html }, now, undefined, at);
   await toReceivers(p, tx, i, "booking.requested", { ...b, state: "asked" }, now, from);
-  await queueUnanswered(p, tx, i, b, [asks, "", ...answers].join("\n"), now);
+  await queueUnanswered(p, tx, i, b, { asks, rest, body }, now);
 }
 
 /**
@@ -302,7 +354,14 @@ export async function queueRequest(
  * no sooner than it can be due (business time never runs faster than the clock); a newer request
  * replaces it with its own.
  */
-async function queueUnanswered(p: Parts, tx: Sql, i: Inquiry, b: When, text: string, now: number) {
+async function queueUnanswered(
+  p: Parts,
+  tx: Sql,
+  i: Inquiry,
+  b: When,
+  said: { asks: string; rest: string[]; body: string[] },
+  now: number,
+) {
   const route = destinationsFor(p.routing, i.service).find((d) => d.channel === "email");
   if (!route) return;
   const to = [
@@ -315,7 +374,14 @@ async function queueUnanswered(p: Parts, tx: Sql, i: Inquiry, b: When, text: str
   const notice = site.booking.noticeBusinessHours * HOUR_MS;
   const at = Math.max(now, Math.min(now + promiseMs(), b.startsAt - notice));
   const asked: AskedRequest = { askedAt: now, startsAt: b.startsAt };
-  const words = { subject: `No answer yet: ${i.name} asks for ${office(b)}`, text, asked };
+  // Its HTML is made as it goes, under the reason it goes (unansweredNotice): `body`, the request's.
+  const words = {
+    subject: `No answer yet: ${i.name} asks for ${office(b)}`,
+    text: [said.asks, "", ...said.rest].join("\n"),
+    asks: said.asks,
+    body: said.body,
+    asked,
+  };
   await replace(tx, i, "booking-unanswered", [["email", to]], words, now, at);
 }
 
@@ -327,18 +393,48 @@ export async function unansweredNotice(
   now: number,
   facts?: Promised,
 ): Promise<Notice | "drop" | { at: number }> {
-  const kept = JSON.parse(payload) as Notice & { asked: AskedRequest };
+  const kept = JSON.parse(payload) as Notice & {
+    asked: AskedRequest;
+    asks?: string;
+    body?: string[];
+  };
   const due = requestReminderNow(await bookingOf(sql, inquiryId), kept.asked, now, facts);
   if (due === "drop" || "at" in due) return due;
-  const { asked: _, ...notice } = kept;
-  return { ...notice, text: `${due.why}\n\n${notice.text}` };
+  const { asked: _, asks, body, ...notice } = kept;
+  // One queued before reminders had HTML has its text alone (email.ts lays that out).
+  const html =
+    asks && body
+      ? page(notice.subject, [
+          note(due.why, "alert"),
+          heading(notice.subject, 1),
+          para(asks),
+          ...body,
+        ])
+      : undefined;
+  return { ...notice, text: `${due.why}\n\n${notice.text}`, html };
 }
 
 /** The visitor's two ways out of a confirmed call: another time (the call stays until we confirm it), or none. */
-const waysOut = (p: Parts, i: Inquiry, now: number) => [
-  `Another time suits you better? Pick one here; this one stays booked until we confirm the new one: ${bookingLink(p, i.id, now)}`,
-  `Cannot make it at all? Cancel here: ${linkOf(p, i.id, "cancel", now)}`,
-];
+const waysOut = (p: Parts, i: Inquiry, now: number) => {
+  const ways = [
+    {
+      label: "Pick another time",
+      url: bookingLink(p, i.id, now),
+      say: "Another time suits you better? Pick one here; this one stays booked until we confirm the new one",
+    },
+    {
+      label: "Cancel the consultation",
+      url: linkOf(p, i.id, "cancel", now),
+      say: "Cannot make it at all? Cancel here",
+    },
+  ];
+  return {
+    text: ways.map((w) => `${w.say}: ${w.url}`),
+    buttons: ways,
+    after:
+      "Another time suits you better? Pick one: this one stays booked until we confirm the new one. Cannot make it at all? Cancel it.",
+  };
+};
 
 /** The call confirmed, or moved (`from`, the time it was): one invitation, a new event or the same one updated. */
 export async function queueConfirmed(
@@ -351,42 +447,44 @@ export async function queueConfirmed(
 ) {
   const calendar = await invitation(p, i, b, "REQUEST", "visitor");
   const when = sayRange(b.startsAt, b.endsAt, b.zone);
-  await toVisitor(
-    tx,
+  const subject = from
+    ? `Moved: your consultation with ${site.name} is now ${when}`
+    : `Your free consultation with ${site.name}: ${when}`;
+  const booked = [
+    from
+      ? `Your free ${site.consultationMinutes}-minute consultation with ${site.name} is moved to ${when} (it was ${sayRange(from.startsAt, from.endsAt, b.zone)}).${meet(b)}`
+      : `Your free ${site.consultationMinutes}-minute consultation with ${site.name} is booked for ${when}.${meet(b)}`,
+    `Where: ${place(i, b, "visitor")}`,
+    from
+      ? "The updated invitation is attached: your calendar moves the event."
+      : "The invitation is attached: add it to your calendar.",
+  ];
+  const ways = waysOut(p, i, now);
+  const text = [`Hello ${i.name},`, "", ...booked, "", ...ways.text, "", site.name].join("\n");
+  const html = toThem(
     i,
-    {
-      subject: from
-        ? `Moved: your consultation with ${site.name} is now ${when}`
-        : `Your free consultation with ${site.name}: ${when}`,
-      text: [
-        `Hello ${i.name},`,
-        "",
-        from
-          ? `Your free ${site.consultationMinutes}-minute consultation with ${site.name} is moved to ${when} (it was ${sayRange(from.startsAt, from.endsAt, b.zone)}).${meet(b)}`
-          : `Your free ${site.consultationMinutes}-minute consultation with ${site.name} is booked for ${when}.${meet(b)}`,
-        `Where: ${place(i, b, "visitor")}`,
-        from
-          ? "The updated invitation is attached: your calendar moves the event."
-          : "The invitation is attached: add it to your calendar.",
-        "",
-        ...waysOut(p, i, now),
-        "",
-        site.name,
-      ].join("\n"),
-    },
-    now,
-    calendar,
+    subject,
+    booked.map((l) => para(l)),
+    ways.buttons,
+    ways.after,
   );
+  await toVisitor(tx, i, { subject, text, html }, now, calendar);
   const by = b.confirmedBy ? ` Confirmed by ${b.confirmedBy}.` : "";
-  const where = `\nWhere: ${place(i, b, "company")}\n`;
-  const text = from
-    ? `${i.name} <${i.email}> is moved from ${office(from)} to ${office(b)}${theirs(b)}.${where}The updated invitation went to them; yours is attached for your calendar.`
-    : `${i.name} <${i.email}> is booked for ${office(b)}${theirs(b)}.${by}${where}The invitation went to them; yours is attached for your calendar.`;
+  const where = `Where: ${place(i, b, "company")}`;
+  const told = from
+    ? `${i.name} <${i.email}> is moved from ${office(from)} to ${office(b)}${theirs(b)}.\n${where}\nThe updated invitation went to them; yours is attached for your calendar.`
+    : `${i.name} <${i.email}> is booked for ${office(b)}${theirs(b)}.${by}\n${where}\nThe invitation went to them; yours is attached for your calendar.`;
+  const ours = `${from ? "Moved" : "Booked"}: ${i.name}, ${office(b)}`;
+  const mine = page(ours, [
+    heading(ours, 1),
+    ...told.split("\n").map((l) => para(l)),
+    rows([...visitorRows(i), ["Their time", sayRange(b.startsAt, b.endsAt, b.zone)]]),
+  ]);
   await toCompany(
     p,
     tx,
     i,
-    { subject: `${from ? "Moved" : "Booked"}: ${i.name}, ${office(b)}`, text },
+    { subject: ours, text: told, html: mine },
     now,
     await invitation(p, i, b, "REQUEST", "company"),
   );
@@ -398,20 +496,24 @@ export async function queueCancelled(p: Parts, tx: Sql, i: Inquiry, b: Booking, 
   const cancel = (reader: Reader) =>
     b.confirmedAt !== null ? invitation(p, i, b, "CANCEL", reader) : undefined;
   const calendar = await cancel("visitor");
-  const text = `${i.name} <${i.email}> cancelled the consultation of ${office(b)}${theirs(b)}. The time is free again.`;
-  const subject = `Cancelled: ${i.name}, ${office(b)}`;
-  await toCompany(p, tx, i, { subject, text }, now, await cancel("company"));
-  // Always, as the page says: also a time asked for and not yet confirmed (an older Cancel link).
-  await toVisitor(
+  const told = `${i.name} <${i.email}> cancelled the consultation of ${office(b)}${theirs(b)}. The time is free again.`;
+  const ours = `Cancelled: ${i.name}, ${office(b)}`;
+  const mine = page(ours, [heading(ours, 1), para(told)]);
+  await toCompany(
+    p,
     tx,
     i,
-    {
-      subject: `Cancelled: your consultation with ${site.name}`,
-      text: `Hello ${i.name},\n\nYour consultation of ${sayRange(b.startsAt, b.endsAt, b.zone)} is cancelled. To pick another time: ${bookingLink(p, i.id, now)}\n\n${site.name}`,
-    },
+    { subject: ours, text: told, html: mine },
     now,
-    calendar,
+    await cancel("company"),
   );
+  // Always, as the page says: also a time asked for and not yet confirmed (an older Cancel link).
+  const subject = `Cancelled: your consultation with ${site.name}`;
+  const cancelled = `Your consultation of ${sayRange(b.startsAt, b.endsAt, b.zone)} is cancelled.`;
+  const again = bookingLink(p, i.id, now);
+  const text = `Hello ${i.name},\n\n${cancelled} To pick another time: ${again}\n\n${site.name}`;
+  const html = toThem(i, subject, [para(cancelled)], [{ label: "Pick another time", url: again }]);
+  await toVisitor(tx, i, { subject, text, html }, now, calendar);
   await toReceivers(p, tx, i, "booking.cancelled", b, now);
 }
 
@@ -427,18 +529,28 @@ export async function queueDeclined(
   const line = note ? `\n\n${note}` : "";
   const asked = b.move ?? b;
   const said = sayRange(asked.startsAt, asked.endsAt, asked.zone);
-  const text = b.move
-    ? [
-        `Hello ${i.name},`,
-        "",
-        `We cannot move your consultation to ${said}. It stays booked for ${sayRange(b.startsAt, b.endsAt, asked.zone)}.${line}`,
-        "",
-        ...waysOut(p, i, now),
-        "",
-        site.name,
-      ].join("\n")
-    : `Hello ${i.name},\n\nWe cannot meet at the time you asked for (${said}).${line}\n\nPlease pick another time: ${bookingLink(p, i.id, now)}\n\n${site.name}`;
-  await toVisitor(tx, i, { subject: `About your consultation with ${site.name}`, text }, now);
+  const subject = `About your consultation with ${site.name}`;
+  // The company's line as they typed it, line breaks and all.
+  const theirLine = note ? quote(note) : "";
+  let text: string;
+  let html: string;
+  if (b.move) {
+    const stays = `We cannot move your consultation to ${said}. It stays booked for ${sayRange(b.startsAt, b.endsAt, asked.zone)}.`;
+    const ways = waysOut(p, i, now);
+    text = [`Hello ${i.name},`, "", `${stays}${line}`, "", ...ways.text, "", site.name].join("\n");
+    html = toThem(i, subject, [para(stays), theirLine], ways.buttons, ways.after);
+  } else {
+    const cannot = `We cannot meet at the time you asked for (${said}).`;
+    const again = bookingLink(p, i.id, now);
+    text = `Hello ${i.name},\n\n${cannot}${line}\n\nPlease pick another time: ${again}\n\n${site.name}`;
+    html = toThem(
+      i,
+      subject,
+      [para(cannot), theirLine, para("Please pick another time.")],
+      [{ label: "Pick another time", url: again }],
+    );
+  }
+  await toVisitor(tx, i, { subject, text, html }, now);
   await toReceivers(
     p,
     tx,
@@ -453,9 +565,8 @@ export async function queueDeclined(
 /** The day before: the time (theirs, and the office's), where, and the two ways out. */
 export async function queueReminder(p: Parts, tx: Sql, i: Inquiry, b: Booking, now: number) {
   const when = sayRange(b.startsAt, b.endsAt, b.zone);
-  const text = [
-    `Hello ${i.name},`,
-    "",
+  const subject = `Reminder: your consultation with ${site.name}, ${when}`;
+  const lines = [
     `A reminder: your free ${site.consultationMinutes}-minute consultation with ${site.name} is on ${when}${b.zone === site.timeZone ? "" : ` (our office's time: ${office(b)})`}.`,
     `Where: ${place(i, b, "visitor")}`,
     ...(b.move
@@ -463,19 +574,17 @@ export async function queueReminder(p: Parts, tx: Sql, i: Inquiry, b: Booking, n
           `You asked to move it to ${sayRange(b.move.startsAt, b.move.endsAt, b.zone)}: we confirm that by email, and until then this time stays booked.`,
         ]
       : []),
-    "",
-    ...waysOut(p, i, now),
-    "",
-    site.name,
-  ].join("\n");
-  await toVisitor(
-    tx,
+  ];
+  const ways = waysOut(p, i, now);
+  const text = [`Hello ${i.name},`, "", ...lines, "", ...ways.text, "", site.name].join("\n");
+  const html = toThem(
     i,
-    { subject: `Reminder: your consultation with ${site.name}, ${when}`, text },
-    now,
-    undefined,
-    "booking-reminder",
+    subject,
+    lines.map((l) => para(l)),
+    ways.buttons,
+    ways.after,
   );
+  await toVisitor(tx, i, { subject, text, html }, now, undefined, "booking-reminder");
 }
 
 /**

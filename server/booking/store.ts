@@ -86,6 +86,22 @@ const bookingFrom = (r: Record<string, unknown>): Booking => ({
 const NO_MOVE =
   "move_starts_at = NULL, move_ends_at = NULL, move_zone = NULL, move_hold_until = NULL";
 
+/**
+ * What the morning digest tells: the calls confirmed to start in [from, to), and the requests nobody
+ * answered yet for a time still ahead (not of a message held as spam: the company has not heard of
+ * those), soonest first.
+ */
+export async function bookingsToTell(sql: Sql, from: number, to: number, now: number) {
+  const rows = await sql.query(
+    `SELECT b.* FROM bookings b JOIN inquiries i ON i.id = b.inquiry_id
+      WHERE (b.state = 'confirmed' AND b.starts_at >= ? AND b.starts_at < ?)
+         OR (b.state = 'asked' AND b.starts_at > ? AND NOT i.held)
+      ORDER BY b.starts_at`,
+    [from, to, now],
+  );
+  return rows.map(bookingFrom);
+}
+
 export async function bookingOf(sql: Sql, inquiryId: string): Promise<Booking | null> {
   const [r] = await sql.query("SELECT * FROM bookings WHERE inquiry_id = ?", [inquiryId]);
   return r ? bookingFrom(r) : null;

@@ -265,6 +265,15 @@ describe("a consultation request nobody answered", { timeout: 60_000 }, () => {
     expect(close?.mail.text).toMatch(
       /Confirm \(they get a calendar invitation[^\n]*: http:\/\/127\.0\.0\.1\/book\?t=/,
     );
+    // Its HTML part (delivery/layout.ts): the reason first, then the request's Confirm as a button
+    // to the text part's link.
+    const html = String(close?.mail.html ?? "");
+    const confirm = /Confirm \([^\n]*: (http\S+)/.exec(close?.mail.text ?? "")?.[1] ?? "";
+    expect(html.indexOf("Its time is less than 2 business hours away")).toBeGreaterThan(0);
+    expect(html.indexOf("Its time is less than 2 business hours away")).toBeLessThan(
+      html.indexOf(`href="${confirm}"`),
+    );
+    expect(html).toMatch(new RegExp(`href="${confirm.replace(/[.?]/g, "\\$&")}"[^>]*>Confirm</a>`));
 
     // Tuesday 11:59 MST (12:59 on the summer clock): the promise has not passed.
     now = at("2026-11-03", "11:59");

@@ -279,13 +279,16 @@ describe("the promise by service line", { timeout: 60_000 }, () => {
          VALUES (?, ?, 'A Person', 'a@example.org', 'Hello', 'api', ?, ?, ?)`,
         [`p-${n}`, r, held, t, service],
       );
-    expect(await promiseSection(db, friday, facts)).toEqual([
-      'The reply promise (4 business hours), last 7 and 90 days (at risk: nobody took it by 75% of the promise; median: business time to the first "I\'m on it"):',
-      "- All leads: 7 days: 3 leads, 2 taken in time, 2 at risk, 1 missed, median 30 min; 90 days: 4 leads, 2 taken in time, 3 at risk, 2 missed, median 3 h 30 min",
-      "- AI Consulting: 7 days: 2 leads, 2 taken in time, 1 at risk, 0 missed, median 30 min; 90 days: 2 leads, 2 taken in time, 1 at risk, 0 missed, median 30 min",
-      "- Cloud: 7 days: 1 lead, 0 taken in time, 1 at risk, 1 missed; 90 days: 1 lead, 0 taken in time, 1 at risk, 1 missed",
-      "- General: 7 days: no leads; 90 days: 1 lead, 0 taken in time, 1 at risk, 1 missed, median 10 h",
-    ]);
+    expect(await promiseSection(db, friday, facts)).toEqual({
+      title:
+        'The reply promise (4 business hours), last 7 and 90 days (at risk: nobody took it by 75% of the promise; median: business time to the first "I\'m on it")',
+      items: [
+        "All leads: 7 days: 3 leads, 2 taken in time, 2 at risk, 1 missed, median 30 min; 90 days: 4 leads, 2 taken in time, 3 at risk, 2 missed, median 3 h 30 min",
+        "AI Consulting: 7 days: 2 leads, 2 taken in time, 1 at risk, 0 missed, median 30 min; 90 days: 2 leads, 2 taken in time, 1 at risk, 0 missed, median 30 min",
+        "Cloud: 7 days: 1 lead, 0 taken in time, 1 at risk, 1 missed; 90 days: 1 lead, 0 taken in time, 1 at risk, 1 missed",
+        "General: 7 days: no leads; 90 days: 1 lead, 0 taken in time, 1 at risk, 1 missed, median 10 h",
+      ].map((text) => ({ text })),
+    });
     // /metrics reads the same at the real clock: the rows moved to the same distance from it.
     const shift = Date.now() - friday;
     await db.query("UPDATE inquiries SET received_at = received_at + ?, taken_at = taken_at + ?", [

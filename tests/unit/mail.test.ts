@@ -1,6 +1,14 @@
 import { simpleParser } from "mailparser";
 import { describe, expect, it } from "vitest";
 import { buildMail, composeMail, replyLink } from "../../server/contact/delivery/email.ts";
+import {
+  buttons,
+  heading,
+  page,
+  para,
+  rows,
+  textPage,
+} from "../../server/contact/delivery/layout.ts";
 import type { Inquiry } from "../../server/contact/storage/records.ts";
 
 /** The message the relay receives, read back by a real MIME parser (mailparser), as a mail client would. */
@@ -112,5 +120,31 @@ describe("the email an inquiry becomes, as nodemailer composes it", () => {
     const parsed = await simpleParser(raw);
     expect(parsed.html).not.toContain("<script>");
     expect(parsed.html).toContain("&lt;script&gt;alert(1)&lt;/script&gt;");
+  });
+});
+
+describe("the one email layout (server/contact/delivery/layout.ts)", () => {
+  it("escapes every text it is given, in words and in links", () => {
+    const script = `<script>alert("x")</script>`;
+    const html = page(script, [
+      heading(script),
+      para(script),
+      rows([[script, script]]),
+      buttons([{ label: script, url: `https://example.com/?a=1&b="${script}` }]),
+    ]);
+    expect(html).not.toContain("<script>");
+    expect(html).toContain('href="https://example.com/?a=1&amp;b=&quot;&lt;script&gt;');
+  });
+
+  it("lays out a notice written as text alone: its links become words, its lines stay", () => {
+    const html = textPage(
+      "Calendar unread",
+      "The calendar could not be read.\nSee https://example.com/x?t=a&b=c for it.",
+    );
+    expect(html).toContain(
+      '<a class="link" href="https://example.com/x?t=a&amp;b=c" style="color:#1e40af">Open this link</a>',
+    );
+    expect(html.replace(/href="[^"]*"/g, "")).not.toMatch(/https?:\/\//);
+    expect(html).toContain("The calendar could not be read.\nSee ");
   });
 });

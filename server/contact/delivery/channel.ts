@@ -24,10 +24,14 @@ export const ALERT_KINDS = [
   "calendar-unread",
 ] as const;
 export type AlertKind = (typeof ALERT_KINDS)[number];
-/** `to` names another route (Slack) or address (email); `calendar`, an iCalendar part for email. */
+/**
+ * `to` names another route (Slack) or address (email); `calendar`, an iCalendar part for email;
+ * `html`, the email's HTML part (delivery/layout.ts), else the text is laid out as it is.
+ */
 export type Notice = {
   subject: string;
   text: string;
+  html?: string;
   inquiryIds: string[];
   to?: string;
   calendar?: { method: string; content: string };

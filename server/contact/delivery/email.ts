@@ -5,19 +5,30 @@ import addressparser from "nodemailer/lib/addressparser";
 import { z } from "zod";
 import { site } from "../../../app/config/site.ts";
 import { ACTION_EFFECT, ACTION_LABEL } from "../../../app/contact/lead.ts";
-import { escapeHtml } from "../../../app/lib/escape.ts";
 import type { Config } from "../../config.ts";
 import { officeTime } from "../review/clock.ts";
 import type { LeadLink } from "../review/links.ts";
 import { replyByOf } from "../review/promise.ts";
 import type { Inquiry } from "../storage/records.ts";
 import { type Attempt, type ChannelDefinition, cutAt, type Reminder } from "./channel.ts";
+import { buttons, heading, note, page, para, quote, rows, textPage } from "./layout.ts";
 
 /**
  * The email a lead becomes, plain text and HTML with every field escaped. It carries the lead's
  * signed links, and a reply quotes them, so Reply-To is the email's own recipients and answering the
  * visitor is a new message (`replyLink`).
  */
+
+/** The lead's own links as buttons, then what each does: the lead email, the booking request, the digest. */
+export const leadButtons = (links: LeadLink[]) =>
+  links.length === 0
+    ? ""
+    : [
+        buttons(links, { quietFirst: true }),
+        para(links.map((l) => `${l.label}: ${ACTION_EFFECT[l.action]}.`).join(" "), {
+          muted: true,
+        }),
+      ].join("\n");
 
 export const replyLink = (inquiry: Pick<Inquiry, "email">) =>
   `mailto:${inquiry.email.replace(/[^A-Za-z0-9@._+-]/g, (c) => encodeURIComponent(c))}?subject=${encodeURIComponent(`Re: Your inquiry to ${site.name}`)}`;
@@ -47,7 +58,7 @@ export function buildMail(
     200,
   );
   const replyBy = replyByOf(inquiry);
-  const rows: Array<[string, string]> = [
+  const fields: Array<[string, string]> = [
     ["Name", inquiry.name],
     ["Email", inquiry.email],
     ["Company", inquiry.company || "—"],
@@ -65,7 +76,7 @@ export function buildMail(
     `A new inquiry arrived through the ${site.name} website.`,
     "",
     ...(replyBy ? [`${replyBy}.`, ""] : []),
-    ...rows.map(([k, v]) => `${k}: ${v}`),
+    ...fields.map(([k, v]) => `${k}: ${v}`),
     "",
     "Message:",
     inquiry.message,
@@ -76,22 +87,21 @@ export function buildMail(
     `Replying to this email reaches only ${to}: its links act on this lead, so keep it inside the team.`,
     ...links.flatMap((l) => ["", `${l.label} (${ACTION_EFFECT[l.action]}):`, l.url]),
   ].join("\n");
-  const buttons = links
-    .map(
-      (l) =>
-        `<a href="${escapeHtml(l.url)}" style="display:inline-block;margin-right:8px;padding:6px 12px;border:1px solid #1e40af;border-radius:6px;color:#1e40af;text-decoration:none">${escapeHtml(l.label)}</a>`,
-    )
-    .join("");
-  const html = `<!doctype html><html><body style="font-family:system-ui,sans-serif;color:#0f172a">
-${reminding ? `<p style="padding:8px;background:#fee2e2;color:#7f1d1d"><strong>${escapeHtml(reminding)}</strong></p>\n` : ""}${inquiry.suspect ? `<p style="padding:8px;background:#fef3c7;color:#78350f"><strong>${escapeHtml(SUSPECT_NOTE)}</strong></p>\n` : ""}<p>A new inquiry arrived through the ${escapeHtml(site.name)} website.</p>
-${replyBy ? `<p><strong>${escapeHtml(replyBy)}.</strong></p>\n` : ""}<table cellpadding="4" style="border-collapse:collapse">${rows
-    .map(([k, v]) => `<tr><th align="left">${escapeHtml(k)}</th><td>${escapeHtml(v)}</td></tr>`)
-    .join("")}</table>
-<h2 style="font-size:16px">Message</h2>
-<p style="white-space:pre-wrap">${escapeHtml(inquiry.message)}</p>
-<p><a href="${escapeHtml(reply)}" style="display:inline-block;padding:6px 12px;border-radius:6px;background:#1e40af;color:#ffffff;text-decoration:none">Reply to ${escapeHtml(inquiry.name)}</a></p>
-<p style="color:#475569;font-size:13px">A new message to them, without this email's links. Replying to this email reaches only ${escapeHtml(to)}: its links act on this lead, so keep it inside the team.</p>
-${buttons ? `<p>${buttons}</p>\n<p style="color:#475569;font-size:13px">${links.map((l) => `${escapeHtml(l.label)}: ${escapeHtml(ACTION_EFFECT[l.action])}.`).join(" ")}</p>\n` : ""}</body></html>`;
+  const html = page(subject, [
+    reminding ? note(reminding, "alert") : "",
+    inquiry.suspect ? note(SUSPECT_NOTE, "warn") : "",
+    para(`A new inquiry arrived through the ${site.name} website.`),
+    replyBy ? para(`${replyBy}.`, { strong: true }) : "",
+    rows(fields),
+    heading("Message"),
+    quote(inquiry.message),
+    buttons([{ label: `Reply to ${inquiry.name}`, url: reply }]),
+    para(
+      `A new message to them, without this email's links. Replying to this email reaches only ${to}: its links act on this lead, so keep it inside the team.`,
+      { muted: true },
+    ),
+    leadButtons(links),
+  ]);
   const headers = {
     "X-Inquiry-Id": inquiry.id,
     ...(reminder ? { "X-Reminder": "reply-promise" } : {}),
@@ -224,7 +234,7 @@ export const email: ChannelDefinition<typeof variables> = {
         });
         return reminder ? send(mail, `reminder-${inquiry.id}`, to) : send(mail, inquiry.id);
       },
-      notify(kind, { subject, text, inquiryIds, to, calendar }, id) {
+      notify(kind, { subject, text, html, inquiryIds, to, calendar }, id) {
         const routed = Object.values(config.routes).map((r) => r.to ?? "");
         const digest = [addresses.to, ...routed, config.LEAD_ESCALATION_TO ?? ""];
         const mail = {
@@ -233,7 +243,8 @@ export const email: ChannelDefinition<typeof variables> = {
           replyTo: { name: site.name, address: addresses.to },
           subject: cutAt(subject, 200),
           text,
-          html: `<pre style="white-space:pre-wrap">${escapeHtml(text).replace(/https?:\/\/[^\s<]+/g, (u) => `<a href="${u}">${u}</a>`)}</pre>`,
+          // A notice written as text alone (and one queued before notices had HTML) is laid out as it is.
+          html: html ?? textPage(subject, text),
           messageId: `<${id}@${config.siteHost}>`,
           // What retention and `forget` read to delete a copy written to DATA_DIR/mail (contact/erasure.ts).
           headers: { "X-Alert": kind, "X-Inquiry-Ids": inquiryIds.join(" ") },

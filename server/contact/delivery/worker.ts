@@ -2,7 +2,7 @@ import { randomUUID } from "node:crypto";
 import { setTimeout as sleep } from "node:timers/promises";
 import type { Logger } from "pino";
 import { unansweredNotice } from "../../booking/messages.ts";
-import type { Tuning } from "../../config.ts";
+import type { Config, Tuning } from "../../config.ts";
 import type { ContactMetrics } from "../metrics.ts";
 import { digestWords } from "../review/digest.ts";
 import type { LeadLinks } from "../review/links.ts";
@@ -71,7 +71,8 @@ export function outboxWorker(parts: {
   channels: Channel[];
   routing: Routing;
   log: Logger;
-  config: Tuning;
+  // SITE_URL: the digest's Confirm and Decline links.
+  config: Tuning & Pick<Config, "SITE_URL">;
   metrics?: ContactMetrics;
   clock?: () => number;
   facts?: Promised;
@@ -148,7 +149,7 @@ export function outboxWorker(parts: {
       const payload = d.payload ?? "{}";
       const words =
         d.kind === "digest"
-          ? await digestWords(db, parts.links, payload, now, parts.facts)
+          ? await digestWords(db, parts, payload, now, parts.facts)
           : JSON.parse(payload);
       return words ? channel.notify(d.kind as AlertKind, words, d.messageId) : "drop";
     }

@@ -1,16 +1,20 @@
 import { site } from "../../../app/config/site.ts";
 import { ACTION_LABEL } from "../../../app/contact/lead.ts";
+import { escapeHtml } from "../../../app/lib/escape.ts";
+import { answersTo, type Signer } from "../../booking/messages.ts";
+import { type Booking, bookingsToTell } from "../../booking/store.ts";
 import { DAY_MS } from "../../time.ts";
+import { type Button, list as bullets, buttons, heading, page, para } from "../delivery/layout.ts";
 import { timeOrderedId } from "../intake/ids.ts";
 import type { Database } from "../storage/database.ts";
-import { list } from "../storage/inquiries.ts";
+import { byIds, list } from "../storage/inquiries.ts";
 import { queue } from "../storage/outbox.ts";
 import type { Inquiry } from "../storage/records.ts";
 import { readSetting, writeSetting } from "../storage/settings.ts";
-import { officeTime } from "./clock.ts";
-import type { LeadLinks } from "./links.ts";
+import { officeTime, sayRange } from "./clock.ts";
 import {
   businessMsBetween,
+  instantOn,
   openOn,
   type Promised,
   replyByOf,
@@ -84,13 +88,76 @@ export async function queueDigest(
 
 const who = (i: Inquiry) => (i.company ? `${i.name} (${i.company})` : i.name);
 
+/** One line of a section, and the links that act on it (buttons in HTML, "label: URL" in text). */
+type Item = { text: string; links?: Button[] };
+type Section = { title: string; items: Item[]; after?: string };
+
+const asText = ({ title, items, after }: Section) => [
+  title,
+  ...items.flatMap((i) => [`- ${i.text}`, ...(i.links ?? []).map((l) => `  ${l.label}: ${l.url}`)]),
+  ...(after ? [after] : []),
+  "",
+];
+const asHtml = ({ title, items, after }: Section) =>
+  [
+    heading(title),
+    bullets(items.map((i) => escapeHtml(i.text) + buttons(i.links ?? [], { quietFirst: true }))),
+    after ? para(after, { muted: true }) : "",
+  ].join("\n");
+
+// The name the confirmer gave on the Confirm page, if any.
+const confirmer = (b: Booking) => (b.confirmedBy ? `confirmed by ${b.confirmedBy}` : "confirmed");
+
+/** The day's calls and the requests nobody answered: what the digest says first. */
+async function consultations(db: Database, p: Signer, until: number, timeZone: string) {
+  const { y, m, d } = wallClock(until, timeZone);
+  const told = await bookingsToTell(
+    db,
+    instantOn(timeZone, y, m - 1, d),
+    instantOn(timeZone, y, m - 1, d + 1),
+    until,
+  );
+  const inquiries = new Map(
+    (await byIds(db, [...new Set(told.map((b) => b.inquiryId))])).map((i) => [i.id, i]),
+  );
+  // The booking and its inquiry (always there: erasing an inquiry erases its booking).
+  const inState = (state: Booking["state"]) =>
+    told.flatMap((b) => {
+      const i = inquiries.get(b.inquiryId);
+      return i && b.state === state ? [{ b, i }] : [];
+    });
+  const theirs = (b: Booking) =>
+    b.zone === timeZone ? "" : ` (their time: ${sayRange(b.startsAt, b.endsAt, b.zone)})`;
+  const confirmed = inState("confirmed");
+  const calls: Section = {
+    title: `Calls today: ${confirmed.length}`,
+    items: confirmed.map(({ b, i }) => ({
+      text: `${sayRange(b.startsAt, b.endsAt, timeZone)}: ${who(i)} <${i.email}>, ${i.service || "General"}${theirs(b)}; ${confirmer(b)}`,
+    })),
+  };
+  const waiting = inState("asked");
+  const kept = (b: Booking) =>
+    b.holdUntil === null
+      ? "the time is not kept for them"
+      : `kept for them until ${officeTime(b.holdUntil, timeZone)}`;
+  const asked: Section = {
+    title: `Consultation requests waiting for Confirm or Decline: ${waiting.length}`,
+    items: waiting.map(({ b, i }) => ({
+      text: `${who(i)} <${i.email}> asks for ${sayRange(b.startsAt, b.endsAt, timeZone)}${theirs(b)}; ${kept(b)}`,
+      links: answersTo(p, i.id, until),
+    })),
+  };
+  return { sections: [calls, asked], inquiryIds: told.map((b) => b.inquiryId) };
+}
+
 export async function digestWords(
   db: Database,
-  links: LeadLinks,
+  p: Signer,
   payload: string,
   now: number,
   facts: Promised = site,
 ) {
+  const { links } = p;
   const { since, until } = JSON.parse(payload) as { since: number; until: number };
   const { recent, waiting, held } = await openLeads(db, now, since);
   const fresh = recent.filter((i) => !i.held && i.receivedAt >= since && i.receivedAt <= until);
@@ -100,46 +167,81 @@ export async function digestWords(
   const inTime = week.taken - (week.missed - week.overdue);
   const overview = links.overview(now);
   const from = officeTime(since);
+  const first = await consultations(db, p, until, facts.timeZone);
+  const leads: Section[] = [
+    {
+      title: `New since ${from}: ${fresh.length}`,
+      items: fresh.map((i) => ({
+        text: `${who(i)}, ${i.service || "General"}, received ${officeTime(i.receivedAt)}`,
+      })),
+    },
+    {
+      title: `Waiting for someone to press "${ACTION_LABEL.take}": ${waiting.length} (${overdue.length} past the reply promise)`,
+      items: waiting.map((i) => {
+        const deadline = deadlineOf(i, now, facts);
+        return {
+          text: `${who(i)}, received ${officeTime(i.receivedAt)}${deadline ? `: ${deadline.replyBy}; ${deadline.state}` : ""}`,
+        };
+      }),
+    },
+    {
+      title: `Taken since ${from}: ${taken.length}`,
+      items: taken.map((i) => ({
+        text: `${who(i)}: ${i.takenBy ?? "someone"}, ${officeTime(i.takenAt ?? now)}`,
+      })),
+    },
+    {
+      title: `Held as spam since ${from}: ${held.length}`,
+      items: held.map((i) => ({
+        text: `${i.name} <${i.email}>: ${i.heldReason ?? "held"}`,
+        links: links.for(i, now),
+      })),
+      after:
+        held.length > 0
+          ? `A message a person sent: open its link and press the button. Each link works for ${links.days} days.`
+          : undefined,
+    },
+  ];
+  const promise = await promiseSection(db, now, facts);
+  const intro = `The leads of the ${site.name} website, ${officeTime(until)}.`;
+  const everyLead = `Every open lead, with its "${ACTION_LABEL.take}", "${ACTION_LABEL.spam}" and "${ACTION_LABEL["not-spam"]}" links (this link works until ${officeTime(overview.expires)})`;
+  const lastWeek = `Last week: ${week.leads} lead${week.leads === 1 ? "" : "s"}, ${inTime} taken within the promise (${facts.response.promiseBusinessHours} business hours), first "${ACTION_LABEL.take}" after ${week.takeMedianMs === null ? "— (none taken)" : sayBusinessTime(week.takeMedianMs)} (median, business time).`;
   const text = [
-    `The leads of the ${site.name} website, ${officeTime(until)}.`,
+    intro,
     "",
-    `Every open lead, with its "${ACTION_LABEL.take}", "${ACTION_LABEL.spam}" and "${ACTION_LABEL["not-spam"]}" links (this link works until ${officeTime(overview.expires)}):`,
+    ...first.sections.flatMap(asText),
+    `${everyLead}:`,
     overview.url,
     "",
-    `New since ${from}: ${fresh.length}`,
-    ...fresh.map(
-      (i) => `- ${who(i)}, ${i.service || "General"}, received ${officeTime(i.receivedAt)}`,
-    ),
-    "",
-    `Waiting for someone to press "${ACTION_LABEL.take}": ${waiting.length} (${overdue.length} past the reply promise)`,
-    ...waiting.map((i) => {
-      const deadline = deadlineOf(i, now, facts);
-      return `- ${who(i)}, received ${officeTime(i.receivedAt)}${deadline ? `: ${deadline.replyBy}; ${deadline.state}` : ""}`;
-    }),
-    "",
-    `Taken since ${from}: ${taken.length}`,
-    ...taken.map((i) => `- ${who(i)}: ${i.takenBy ?? "someone"}, ${officeTime(i.takenAt ?? now)}`),
-    "",
-    `Held as spam since ${from}: ${held.length}`,
-    ...held.flatMap((i) => [
-      `- ${i.name} <${i.email}>: ${i.heldReason ?? "held"}`,
-      ...links.for(i, now).map((l) => `  ${l.label}: ${l.url}`),
-    ]),
-    ...(held.length > 0
-      ? [
-          `A message a person sent: open its link and press the button. Each link works for ${links.days} days.`,
-        ]
-      : []),
-    "",
-    ...(await promiseSection(db, now, facts)),
-    "",
-    `Last week: ${week.leads} lead${week.leads === 1 ? "" : "s"}, ${inTime} taken within the promise (${facts.response.promiseBusinessHours} business hours), first "${ACTION_LABEL.take}" after ${week.takeMedianMs === null ? "— (none taken)" : sayBusinessTime(week.takeMedianMs)} (median, business time).`,
+    ...leads.flatMap(asText),
+    ...asText(promise),
+    lastWeek,
   ].join("\n");
   const day = officeTime(until).split(",").slice(0, 2).join(",");
+  const subject = `Leads, ${day}: ${fresh.length} new, ${waiting.length} waiting (${overdue.length} overdue), ${held.length} held`;
+  const html = page(subject, [
+    heading(`Leads, ${day}`, 1),
+    para(intro),
+    ...first.sections.map(asHtml),
+    heading("Every open lead"),
+    buttons([{ label: "Open every open lead", url: overview.url }]),
+    para(`${everyLead}.`, { muted: true }),
+    ...leads.map(asHtml),
+    asHtml(promise),
+    heading("Last week"),
+    para(lastWeek),
+  ]);
   return {
-    subject: `Leads, ${day}: ${fresh.length} new, ${waiting.length} waiting (${overdue.length} overdue), ${held.length} held`,
+    subject,
     text,
-    inquiryIds: [...new Set([...fresh, ...waiting, ...taken, ...held].map((i) => i.id))],
+    html,
+    // What erasure reads to find this email's copies (X-Inquiry-Ids): every inquiry it names.
+    inquiryIds: [
+      ...new Set([
+        ...[...fresh, ...waiting, ...taken, ...held].map((i) => i.id),
+        ...first.inquiryIds,
+      ]),
+    ],
   };
 }
 

@@ -105,11 +105,10 @@ export async function promiseSection(sql: Sql, now: number, facts: Promised = si
   const services = (quarter ?? [])
     .map((l) => l.service)
     .sort((a, b) => Number(b === "All") - Number(a === "All") || a.localeCompare(b));
-  return [
-    `The reply promise (${facts.response.promiseBusinessHours} business hours), last ${PROMISE_WINDOWS[0]} and ${PROMISE_WINDOWS[1]} days (at risk: nobody took it by ${Math.round(facts.response.atRiskShare * 100)}% of the promise; median: business time to the first "I'm on it"):`,
-    ...services.map(
-      (s) =>
-        `- ${s === "All" ? "All leads" : s}: ${PROMISE_WINDOWS[0]} days: ${say(week?.find((l) => l.service === s))}; ${PROMISE_WINDOWS[1]} days: ${say(quarter?.find((l) => l.service === s))}`,
-    ),
-  ];
+  return {
+    title: `The reply promise (${facts.response.promiseBusinessHours} business hours), last ${PROMISE_WINDOWS[0]} and ${PROMISE_WINDOWS[1]} days (at risk: nobody took it by ${Math.round(facts.response.atRiskShare * 100)}% of the promise; median: business time to the first "I'm on it")`,
+    items: services.map((s) => ({
+      text: `${s === "All" ? "All leads" : s}: ${PROMISE_WINDOWS[0]} days: ${say(week?.find((l) => l.service === s))}; ${PROMISE_WINDOWS[1]} days: ${say(quarter?.find((l) => l.service === s))}`,
+    })),
+  };
 }

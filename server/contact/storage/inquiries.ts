@@ -101,6 +101,8 @@ export const list = (sql: Sql, { since = 0 } = {}) =>
   recordsWhere(sql, "i.received_at >= ?", [since]);
 export const get = async (sql: Sql, id: string) =>
   (await recordsWhere(sql, "i.id = ?", [id]))[0] ?? null;
+export const byIds = async (sql: Sql, ids: string[]) =>
+  ids.length === 0 ? [] : recordsWhere(sql, `i.id IN (${ids.map(() => "?").join(", ")})`, ids);
 export const byEmail = (sql: Sql, email: string) =>
   recordsWhere(sql, "LOWER(i.email) = ?", [normalizeEmail(email)]);
 export const listHeld = (sql: Sql) => recordsWhere(sql, "i.held", []);
