@@ -222,6 +222,13 @@ export const breakages: Breakage[] = [
     replace: "actual.length !== expected.length",
     tests: [LINKS],
   },
+  {
+    rule: "booking.md: a confirmed call's move nobody answered is reminded as a request is",
+    file: "server/contact/review/reminders.ts",
+    find: ': b?.state === "confirmed" && b.move?.startsAt === asked.startsAt;',
+    replace: ": false;",
+    tests: ["tests/integration/booking-reminder.test.ts"],
+  },
   // Emails read on a phone (ADR 0034)
   {
     rule: "ADR 0034: everything in an email wraps, nothing wider than a 390 px screen",

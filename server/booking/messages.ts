@@ -345,7 +345,7 @@ export async function queueRequest(
   const at = last?.at == null ? now : Math.max(now, Number(last.at) + REQUEST_SPACING_MS);
   await toCompany(p, tx, i, { subject, text, html }, now, undefined, at);
   await toReceivers(p, tx, i, "booking.requested", { ...b, state: "asked" }, now, from);
-  await queueUnanswered(p, tx, i, b, { asks, rest, body }, now);
+  await queueUnanswered(p, tx, i, b, { subject, asks, rest, body }, now);
 }
 
 /**
@@ -359,7 +359,7 @@ async function queueUnanswered(
   tx: Sql,
   i: Inquiry,
   b: When,
-  said: { asks: string; rest: string[]; body: string[] },
+  said: { subject: string; asks: string; rest: string[]; body: string[] },
   now: number,
 ) {
   const route = destinationsFor(p.routing, i.service).find((d) => d.channel === "email");
@@ -376,7 +376,7 @@ async function queueUnanswered(
   const asked: AskedRequest = { askedAt: now, startsAt: b.startsAt };
   // Its HTML is made as it goes, under the reason it goes (unansweredNotice): `body`, the request's.
   const words = {
-    subject: `No answer yet: ${i.name} asks for ${office(b)}`,
+    subject: `No answer yet: ${said.subject}`,
     text: [said.asks, "", ...said.rest].join("\n"),
     asks: said.asks,
     body: said.body,

@@ -6,7 +6,7 @@ import { afterEach, describe, expect, inject, it } from "vitest";
 import { site } from "../../app/config/site.ts";
 import { queueRequest } from "../../server/booking/messages.ts";
 import { openSlots, slotMs } from "../../server/booking/slots.ts";
-import { ask, move } from "../../server/booking/store.ts";
+import { ask, move, settleMove } from "../../server/booking/store.ts";
 import { loadConfig } from "../../server/config.ts";
 import { routingOf } from "../../server/contact/delivery/routing.ts";
 import { performAction } from "../../server/contact/review/page.ts";
@@ -314,6 +314,80 @@ describe("a consultation request nobody answered", { timeout: 60_000 }, () => {
       (l) => l.msg === "booking: reminder sent for a request nobody answered",
     );
     expect(said).toHaveLength(4);
+  });
+});
+
+describe("a move of a confirmed call nobody answered", { timeout: 60_000 }, () => {
+  it("reminds once at its promise, as a request does; a move answered in time never", async () => {
+    const smtp = await startSmtp();
+    const dir = tempDir();
+    now = at("2026-11-09", "08:00");
+    const a = await instance(openSqlite(join(dir, "inquiries.sqlite")), smtp, dir);
+    // Two calls for Wednesday, confirmed on Monday.
+    const waiting = await request(
+      a,
+      "Move Waits",
+      at("2026-11-09", "09:00"),
+      at("2026-11-11", "15:00"),
+    );
+    const answered = await request(
+      a,
+      "Move Answered",
+      at("2026-11-09", "09:01"),
+      at("2026-11-11", "16:00"),
+    );
+    now = at("2026-11-09", "09:30");
+    for (const [id, startsAt] of [
+      [waiting, at("2026-11-11", "15:00")],
+      [answered, at("2026-11-11", "16:00")],
+    ] as const)
+      await move(a.db, id, ["asked"], startsAt, "confirmed", now, async () => {});
+    // Tuesday 10:00: each visitor picks another time (a move: the confirmed time stays).
+    now = at("2026-11-10", "10:00");
+    const moveTo = async (id: string, startsAt: number) => {
+      const i = await inquiries.get(a.db, id);
+      const pick = {
+        inquiryId: id,
+        startsAt,
+        endsAt: startsAt + slotMs(),
+        zone: site.timeZone,
+        address: null,
+        network: null,
+        domain: "example.org",
+        holdUntil: startsAt,
+        phone: null,
+      };
+      const moved = await ask(
+        a.db,
+        pick,
+        now,
+        async () => openSlots(now, [], slotFacts),
+        (tx, made) =>
+          queueRequest(a.parts, tx, i as NonNullable<typeof i>, { ...pick, ...made }, now),
+      );
+      expect(moved).toBe(true);
+    };
+    await moveTo(waiting, at("2026-11-12", "10:00"));
+    await moveTo(answered, at("2026-11-12", "11:00"));
+    // The company confirms one move at 11:00; the other waits.
+    now = at("2026-11-10", "11:00");
+    expect(
+      await settleMove(a.db, answered, at("2026-11-12", "11:00"), true, now, async () => {}),
+    ).not.toBeNull();
+    now = at("2026-11-10", "13:59");
+    await wholeTurn(a);
+    expect(alerts(smtp)).toEqual([]);
+    // Tuesday 14:00, four business hours after the pick: the waiting move is reminded, once.
+    now = at("2026-11-10", "14:00");
+    await expect.poll(() => alertsFor(smtp, waiting).length, { timeout: 10_000 }).toBe(1);
+    expect(alertsFor(smtp, waiting)[0]?.mail.subject).toBe(
+      "No answer yet: Move Waits asks to move Wed, Nov 11, 3:00–3:30 PM MST to Thu, Nov 12, 10:00–10:30 AM MST",
+    );
+    now = at("2026-11-10", "16:00");
+    await wholeTurn(a);
+    await wholeTurn(a);
+    expect(alertsFor(smtp, waiting)).toHaveLength(1);
+    expect(alertsFor(smtp, answered)).toEqual([]);
   });
 });
 

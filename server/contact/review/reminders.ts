@@ -84,24 +84,24 @@ export function reminderNow(
 export type AskedRequest = { askedAt: number; startsAt: number };
 
 /**
- * The reminder of a consultation request nobody answered: due once the reply promise has passed
- * since it was asked, or once less than the booking notice (business time) is left before its time,
+ * The reminder of a consultation request nobody answered (a time asked for, or a confirmed call's
+ * move to another): due once the reply promise has passed since it was asked, or once less than the booking notice (business time) is left before its time,
  * whichever comes first: both counted in business time, as an untaken lead's. Dropped once the request was answered,
  * cancelled or replaced by a newer pick (which has its own), or is two weeks old.
  */
 export function requestReminderNow(
-  b: Pick<Booking, "state" | "changedAt"> | null,
+  b: Pick<Booking, "state" | "changedAt" | "move"> | null,
   asked: AskedRequest,
   now: number,
   facts: Promised = site,
   noticeHours = site.booking.noticeBusinessHours,
 ): "drop" | { at: number } | { why: string } {
-  if (
-    b?.state !== "asked" ||
-    b.changedAt !== asked.askedAt ||
-    now - asked.askedAt > REMINDER_LOOKBACK_MS
-  )
-    return "drop";
+  // Still unanswered: the request as it was asked, or a confirmed call's move to that time, waiting.
+  const waits =
+    b?.state === "asked"
+      ? b.changedAt === asked.askedAt
+      : b?.state === "confirmed" && b.move?.startsAt === asked.startsAt;
+  if (!waits || now - asked.askedAt > REMINDER_LOOKBACK_MS) return "drop";
   const promised = promiseDueAt(asked.askedAt, facts);
   const near = businessBefore(asked.startsAt, noticeHours * HOUR_MS, facts);
   const first = Math.min(promised ?? Number.POSITIVE_INFINITY, near ?? Number.POSITIVE_INFINITY);
