@@ -26,11 +26,11 @@ export const TUNING = {
   // Housekeeping (contact/housekeeping.ts) looks every minute: the digest goes within it of opening.
   HOUSEKEEPING_TURN_MS: 60_000,
   // What its turns do by the office's clock: the morning digest, the visitors' reminders of their
-  // calls, the retention pass (inquiries, and copies past the backup period), the reply promise's
-  // public figure (once an office day). A server the tests start does none unless the test asks, so
+  // calls, the weekly numbers, the retention pass (inquiries, and copies past the backup period), the
+  // reply promise's public figure (once an office day). A server the tests start does none unless the test asks, so
   // none comes at an hour a test did not choose (tests/support/server.ts).
-  SCHEDULE: ["digest", "booking-reminders", "retention", "figure"] as Array<
-    "digest" | "booking-reminders" | "retention" | "figure"
+  SCHEDULE: ["digest", "booking-reminders", "weekly-numbers", "retention", "figure"] as Array<
+    "digest" | "booking-reminders" | "weekly-numbers" | "retention" | "figure"
   >,
   RETENTION_INTERVAL_MS: DAY_MS,
   // With no request to answer first, the contact pipeline starts this long after the server listens.

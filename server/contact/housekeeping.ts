@@ -11,12 +11,13 @@ import { queueDigest } from "./review/digest.ts";
 import type { LeadLinks } from "./review/links.ts";
 import type { Promised } from "./review/promise.ts";
 import { type FigureHolder, refreshFigure, storedFigure } from "./review/public-figure.ts";
+import { queueWeeklyNumbers } from "./review/weekly.ts";
 import type { Database } from "./storage/database.ts";
 import { deleteExpiredKeys } from "./storage/keys.ts";
 
 /**
  * The scheduled work on each instance apart from sending: the keys read again and pruned, the
- * morning digest and the visitors' reminders queued (each claimed once, whatever the instances),
+ * morning digest, the visitors' reminders and the weekly numbers queued (each claimed once, whatever the instances),
  * and the retention pass, which every instance runs (erasing what is past its date twice erases
  * nothing more).
  */
@@ -84,6 +85,12 @@ export function createHousekeeping(parts: Parts) {
       parts.figure?.set(await storedFigure(db));
     },
 
+    async weeklyNumbers(now = clock()): Promise<boolean> {
+      const queued = await queueWeeklyNumbers(db, now, config.WEEKLY_FIGURES_TO, facts);
+      if (queued) worker.nudge();
+      return queued;
+    },
+
     async applyRetention(now = clock()) {
       if (retainedAt <= now && now - retainedAt < config.RETENTION_INTERVAL_MS) return null;
       retainedAt = now;
@@ -122,6 +129,7 @@ export function createHousekeeping(parts: Parts) {
       },
       ...(config.SCHEDULE.includes("digest") ? [() => self.digest(now)] : []),
       ...(config.SCHEDULE.includes("booking-reminders") ? [() => self.remind(now)] : []),
+      ...(config.SCHEDULE.includes("weekly-numbers") ? [() => self.weeklyNumbers(now)] : []),
       () => self.figure(now),
       ...(config.SCHEDULE.includes("retention")
         ? [

@@ -18,6 +18,7 @@ export type Reminder = { waited: string; promise: string };
 export const ALERT_KINDS = [
   "delivery-failed",
   "digest",
+  "weekly-numbers",
   "booking",
   "booking-visitor",
   "booking-unanswered",

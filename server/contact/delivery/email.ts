@@ -171,6 +171,7 @@ const variables = {
     .optional(),
   CONTACT_TO: z.email().optional(),
   LEAD_ESCALATION_TO: emails.optional(),
+  WEEKLY_FIGURES_TO: emails.optional(),
 };
 
 export const email: ChannelDefinition<typeof variables> = {

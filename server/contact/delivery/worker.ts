@@ -14,6 +14,7 @@ import {
   reportEvent,
   reportOf,
 } from "../review/reminders.ts";
+import { weeklyNumbersWords } from "../review/weekly.ts";
 import { type Database, StorageUnavailableError } from "../storage/database.ts";
 import { recordReminded } from "../storage/inquiries.ts";
 import * as outbox from "../storage/outbox.ts";
@@ -53,6 +54,7 @@ const SAID: Record<DeliveryKind, [string, string]> = {
   "booking.cancelled": toWebhook("booking.cancelled", "booking"),
   "delivery-failed": ["delivery failure reported", "could not report a delivery failure"],
   digest: ["morning digest sent", "could not send the morning digest"],
+  "weekly-numbers": ["weekly numbers sent", "could not send the weekly numbers"],
   booking: ["booking message sent", "could not send a booking message"],
   "booking-visitor": ["booking message sent to the visitor", "could not send a booking message"],
   "booking-unanswered": [
@@ -150,7 +152,9 @@ export function outboxWorker(parts: {
       const words =
         d.kind === "digest"
           ? await digestWords(db, parts, payload, now, parts.facts)
-          : JSON.parse(payload);
+          : d.kind === "weekly-numbers"
+            ? await weeklyNumbersWords(db, payload, now, parts.facts)
+            : JSON.parse(payload);
       return words ? channel.notify(d.kind as AlertKind, words, d.messageId) : "drop";
     }
     const { inquiry } = d;
