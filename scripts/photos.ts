@@ -1,8 +1,19 @@
 import { createHash } from "node:crypto";
-import { existsSync, mkdirSync, readFileSync, renameSync } from "node:fs";
-import { basename, extname, join, relative } from "node:path";
+import {
+  existsSync,
+  mkdirSync,
+  readdirSync,
+  readFileSync,
+  renameSync,
+  rmSync,
+  statSync,
+  utimesSync,
+} from "node:fs";
+import { basename, dirname, extname, join, relative } from "node:path";
 import sharp, { type Sharp } from "sharp";
 import type { Plugin } from "vite";
+import { checkPost } from "../app/content/post-parser.ts";
+import { DAY_MS } from "../server/time.ts";
 
 /**
  * Photos at build time (and in `npm run dev`): `import photo from "./hero.jpg?picture"` gives the
@@ -24,7 +35,7 @@ const MAX_BYTES = 5_000_000;
 
 const RASTER = new Set([".jpg", ".jpeg", ".png", ".webp", ".avif"]);
 const cacheRoot = new URL("../node_modules/.cache/photos/", import.meta.url).pathname;
-const VERSION = "3";
+const VERSION = "4";
 
 /** A one-line note for a photo too small for its slot or larger than it needs, or null. */
 export function sizeAdvice(
@@ -53,12 +64,47 @@ const encode = (image: Sharp, format: Format) =>
         ? image.jpeg({ quality: 78, mozjpeg: true })
         : image.png({ compressionLevel: 9, palette: false });
 
+/**
+ * The shapes a post's top shows whole: from 3:2 to 2:1. A photo of another shape (a phone's portrait,
+ * a square, a panorama) is cropped to 1200:630, the shape of the blog's cards and of social cards.
+ */
+const SHAPES = { min: 3 / 2, max: 2 };
+const CROP = 1200 / 630;
+
+/** Where a photo is cropped: its subject as sharp finds it, or the editor's `imageFocus` ("50% 30%"). */
+export type Crop = { width: number; height: number; focus?: string };
+
+/** The part of a `width`×`height` photo kept, or null when it is shown whole. */
+export function cropOf(width: number, height: number, focus?: string): Crop | null {
+  const shape = width / height;
+  if (shape >= SHAPES.min && shape <= SHAPES.max) return null;
+  return shape > CROP
+    ? { width: Math.round(height * CROP), height, focus }
+    : { width, height: Math.round(width / CROP), focus };
+}
+
+/** The photo cropped around `focus` ("x% y%", clamped to the photo's edges). */
+function extractAt(image: Sharp, width: number, height: number, crop: Crop): Sharp {
+  const [x = 50, y = 50] = (crop.focus ?? "").split(" ").map((p) => Number.parseFloat(p));
+  const edge = (at: number, whole: number, part: number) =>
+    Math.min(Math.max(Math.round((at / 100) * whole - part / 2), 0), whole - part);
+  return image.extract({
+    left: edge(x, width, crop.width),
+    top: edge(y, height, crop.height),
+    width: crop.width,
+    height: crop.height,
+  });
+}
+
 /** Make (or find in the cache) every variant of one photo; the paths on disk, by width and format. */
-export async function variants(file: string) {
+export async function variants(file: string, focus?: string) {
   const input = readFileSync(file);
   const meta = await sharp(input).metadata();
-  const width = meta.autoOrient?.width ?? meta.width;
-  const height = meta.autoOrient?.height ?? meta.height;
+  const ownWidth = meta.autoOrient?.width ?? meta.width;
+  const ownHeight = meta.autoOrient?.height ?? meta.height;
+  const crop = cropOf(ownWidth, ownHeight, focus);
+  const width = crop?.width ?? ownWidth;
+  const height = crop?.height ?? ownHeight;
   const original: Format =
     meta.format === "png"
       ? "png"
@@ -67,24 +113,21 @@ export async function variants(file: string) {
         : meta.format === "heif"
           ? "avif"
           : "jpeg";
-  const dir = join(
-    cacheRoot,
-    createHash("sha256").update(VERSION).update(input).digest("hex").slice(0, 16),
-  );
+  // The photo's content and what is done to it: the same photo cropped elsewhere is another entry.
+  const key = createHash("sha256")
+    .update(VERSION)
+    .update(input)
+    .update(JSON.stringify(crop))
+    .digest("hex")
+    .slice(0, 16);
+  const dir = join(cacheRoot, key);
   mkdirSync(dir, { recursive: true });
+  // Used now: pruning (pruneCache) keeps what a build still uses.
+  const at = new Date();
+  utimesSync(dir, at, at);
   const stem = basename(file, extname(file));
   const widths = WIDTHS.filter((w) => w < width);
   if (widths.length < WIDTHS.length) widths.push(width);
-  const made = async (name: string, make: () => Sharp) => {
-    const out = join(dir, name);
-    if (!existsSync(out)) {
-      // Written whole or not at all: a build stopped halfway leaves no truncated variant in the cache.
-      await make().toFile(`${out}.tmp`);
-      renameSync(`${out}.tmp`, out);
-    }
-    return out;
-  };
-  const files: Record<Format, Array<[number, string]>> = { avif: [], webp: [], jpeg: [], png: [] };
   // Every browser in use reads AVIF or WebP: the original format is made once, at the width a page
   // shows it at most, for the rest (and for any tool that reads only <img src>).
   const fallbackWidth = Math.min(1200, width);
@@ -95,21 +138,73 @@ export async function variants(file: string) {
     ["webp", widths],
     [fallbackFormat, [fallbackWidth]],
   ];
+  // The photo decoded, oriented, cropped and scaled down once, to the largest width made, and only
+  // if a variant is missing: every variant is made from these pixels (decoding a 4000×3000 photo
+  // costs more than encoding a variant of it).
+  let pixels: Promise<{ data: Buffer; info: sharp.OutputInfo }> | undefined;
+  const largest = Math.max(...widths, fallbackWidth);
+  const master = async () => {
+    pixels ??= (() => {
+      const oriented = sharp(input).autoOrient();
+      // Cropped and scaled in one pipeline: an extract (the focus) comes before the resize.
+      const image = !crop
+        ? oriented.resize(largest)
+        : crop.focus
+          ? extractAt(oriented, ownWidth, ownHeight, crop).resize(largest)
+          : oriented.resize(largest, Math.round((largest * crop.height) / crop.width), {
+              fit: "cover",
+              position: sharp.strategy.attention,
+            });
+      return image.raw().toBuffer({ resolveWithObject: true });
+    })();
+    const { data, info } = await pixels;
+    return sharp(data, {
+      raw: { width: info.width, height: info.height, channels: info.channels },
+    });
+  };
+  let made = 0;
+  const make = async (name: string, build: (image: Sharp) => Sharp) => {
+    const out = join(dir, name);
+    if (!existsSync(out)) {
+      // Written whole or not at all: a build stopped halfway leaves no truncated variant in the cache.
+      await build(await master()).toFile(`${out}.tmp`);
+      renameSync(`${out}.tmp`, out);
+      made += 1;
+    }
+    return out;
+  };
+  const files: Record<Format, Array<[number, string]>> = { avif: [], webp: [], jpeg: [], png: [] };
+  // Made side by side: libvips shares the cores between them.
+  const jobs: Array<Promise<unknown>> = [];
   for (const [format, sizes] of plan) {
     for (const w of sizes) {
       if (files[format].some(([made]) => made === w)) continue;
       const ext = format === "jpeg" ? "jpg" : format;
-      const out = await made(`${stem}-${w}.${ext}`, () =>
-        encode(sharp(input).autoOrient().resize(w), format),
+      const entry: [number, string] = [w, ""];
+      files[format].push(entry);
+      jobs.push(
+        make(`${stem}-${w}.${ext}`, (image) => encode(image.resize(w), format)).then((out) => {
+          entry[1] = out;
+        }),
       );
-      files[format].push([w, out]);
     }
   }
-  const og = await made(`${stem}-og.jpg`, () =>
-    encode(sharp(input).autoOrient().resize(1200, 630, { fit: "cover" }), "jpeg"),
+  const og = make(`${stem}-og.jpg`, (image) =>
+    encode(image.resize(1200, 630, { fit: "cover" }), "jpeg"),
   );
+  await Promise.all([...jobs, og]);
   const fallback = files[fallbackFormat].find(([w]) => w === fallbackWidth)?.[1] as string;
-  return { width, height, files, fallback, og, bytes: input.length };
+  return {
+    width,
+    height,
+    own: { width: ownWidth, height: ownHeight },
+    crop,
+    files,
+    fallback,
+    og: await og,
+    bytes: input.length,
+    made,
+  };
 }
 
 const MIME: Record<Format, string> = {
@@ -119,6 +214,21 @@ const MIME: Record<Format, string> = {
   png: "image/png",
 };
 
+/** The `imageFocus` of the post that shows `file` (content/blog/images/…), if it has one. */
+function focusOf(file: string): string | undefined {
+  const blog = dirname(dirname(file));
+  for (const name of readdirSync(blog).filter((f) => f.endsWith(".md"))) {
+    // The content check has stopped the build on any mistake in a post before a photo is read.
+    const checked = checkPost(name, readFileSync(join(blog, name), "utf8"));
+    if ("post" in checked && join(blog, checked.post.image) === file)
+      return checked.post.imageFocus;
+  }
+  return undefined;
+}
+
+/** What a build did with each photo: made (how many variants) or found whole in the cache. */
+const tally = new Map<string, number>();
+
 /** The module a `?picture` import becomes: each variant imported with `?url`. */
 async function pictureModule(file: string, warn: (message: string) => void): Promise<string> {
   if (extname(file) === ".svg") {
@@ -126,9 +236,19 @@ async function pictureModule(file: string, warn: (message: string) => void): Pro
     return `import src from ${JSON.stringify(`${file}?url`)};
 export default { src, width: ${meta.width}, height: ${meta.height}, sources: [] };`;
   }
-  const v = await variants(file);
-  const advice = sizeAdvice(relative(process.cwd(), file), v.width, v.height, v.bytes);
+  const v = await variants(file, focusOf(file));
+  const name = relative(process.cwd(), file);
+  tally.set(file, (tally.get(file) ?? 0) + v.made);
+  const advice = sizeAdvice(name, v.own.width, v.own.height, v.bytes);
   if (advice) warn(advice);
+  if (v.crop) {
+    const around = v.crop.focus
+      ? `around its post's imageFocus (${v.crop.focus})`
+      : "around its subject; to choose what stays, add to its post the subject's place in percent across then down, like: imageFocus: 50% 30%";
+    warn(
+      `${name} is ${v.own.width}×${v.own.height} px, another shape than a post's top (3:2 to 2:1): cropped to ${v.width}×${v.height} ${around}`,
+    );
+  }
   const imports: string[] = [];
   const url = (path: string) => {
     imports.push(`import u${imports.length} from ${JSON.stringify(`${path}?url`)};`);
@@ -147,10 +267,48 @@ export default { src, width: ${meta.width}, height: ${meta.height}, sources: [] 
 const SUFFIX = "?picture";
 const noted = new Set<string>();
 
+/** Cache entries no build has used for this long are deleted when a build starts. */
+const KEEP_DAYS = 30;
+
+/** Delete the cache's entries unused for KEEP_DAYS (each build marks those it uses); how many. */
+export function pruneCache(root = cacheRoot, now = Date.now()): number {
+  let pruned = 0;
+  for (const entry of existsSync(root) ? readdirSync(root) : []) {
+    const path = join(root, entry);
+    if (now - statSync(path).mtimeMs > KEEP_DAYS * DAY_MS) {
+      rmSync(path, { recursive: true, force: true });
+      pruned += 1;
+    }
+  }
+  return pruned;
+}
+
 export function photos(): Plugin {
+  let building = false;
+  let pruned: number | undefined;
+  const reported = new Set<string>();
   return {
     name: "photos",
     enforce: "pre",
+    configResolved(config) {
+      building = config.command === "build";
+    },
+    buildStart() {
+      pruned ??= pruneCache();
+    },
+    // One line per build on what the cache spared; the server build, which finds every photo the
+    // client build made, says nothing more.
+    closeBundle() {
+      const photos = [...tally].filter(([file]) => !reported.has(file));
+      if (!building || photos.length === 0) return;
+      for (const [file] of photos) reported.add(file);
+      const made = photos.filter(([, n]) => n > 0);
+      const variants = made.reduce((sum, [, n]) => sum + n, 0);
+      console.log(
+        `Photos: ${photos.length - made.length} of ${photos.length} reused from the cache${made.length > 0 ? `, ${made.length} made (${variants} variants)` : ""}${pruned ? `; ${pruned} unused for ${KEEP_DAYS} days deleted from it` : ""}`,
+      );
+      pruned = 0;
+    },
     load: {
       filter: { id: /\?picture$/ },
       async handler(id) {

@@ -19,6 +19,10 @@ const frontmatterSchema = z.strictObject({
   readTime: z.string().regex(/^\d{1,2} min read$/),
   image: z.string().regex(/^\.\/images\/[a-z0-9-]+\.(svg|jpg|jpeg|png|webp|avif)$/),
   imageAlt: z.string().min(10),
+  imageFocus: z
+    .string()
+    .regex(/^(100|[1-9]?\d)% (100|[1-9]?\d)%$/)
+    .optional(),
   excerpt: z.string().min(40).max(300),
   icon: z.enum(postIcons),
   date: z.iso.date(),
@@ -37,6 +41,8 @@ export const FIELD_HELP: Record<keyof z.infer<typeof frontmatterSchema>, string>
     "a picture saved in content/blog/images (JPEG, PNG, WebP, AVIF or SVG; lowercase name, hyphens, no spaces), like: image: ./images/team-at-work.jpg",
   imageAlt:
     'a sentence of 10 characters or more saying what the picture shows, like: imageAlt: "Two engineers at a server rack"',
+  imageFocus:
+    "where the picture's subject is, in percent across then down, like: imageFocus: 50% 30% (the middle, near the top); a picture of another shape than the page's top is cropped around it",
   excerpt: "a summary of 40 to 300 characters, shown on the blog page and in search results",
   icon: `one of ${postIcons.join(", ")}, like: icon: ${postIcons[0]}`,
   date: "the publishing date written year-month-day, like: date: 2026-03-14 (a later date publishes it on that day)",

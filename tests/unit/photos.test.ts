@@ -4,7 +4,7 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import sharp from "sharp";
 import { afterAll, describe, expect, it } from "vitest";
-import { variants } from "../../scripts/photos.ts";
+import { cropOf, variants } from "../../scripts/photos.ts";
 
 /** What the build makes of a photo in each format an editor may save (a real raster, made here). */
 
@@ -53,4 +53,43 @@ describe("a photo's variants", { timeout: 180_000 }, () => {
       expect([og.format, og.width, og.height]).toEqual(["jpeg", 1200, 630]);
     },
   );
+});
+
+describe("a photo of another shape than a post's top", { timeout: 180_000 }, () => {
+  // A phone's portrait: a flat grey wall, and its subject, a red disc, low in the frame.
+  const portrait = join(dir, "portrait.jpg");
+  execFileSync("convert", [
+    ...["-size", "1200x1600", "xc:gray60", "-fill", "rgb(220,40,30)"],
+    ...["-draw", "circle 600,1350 600,1200", "-quality", "90", portrait],
+  ]);
+  const redness = async (file: string) => {
+    const [r, g] = (await sharp(file).stats()).channels.map((c) => c.mean);
+    return (r ?? 0) - (g ?? 0);
+  };
+
+  it("is cropped to 1200:630 around its subject", async () => {
+    const v = await variants(portrait);
+    expect([v.width, v.height, v.own.width, v.own.height]).toEqual([1200, 630, 1200, 1600]);
+    for (const [w, path] of v.files.webp) {
+      const meta = await sharp(path).metadata();
+      expect([meta.width, meta.height]).toEqual([w, Math.round((w * 630) / 1200)]);
+    }
+    // The disc is in what was kept.
+    expect(await redness(v.fallback)).toBeGreaterThan(10);
+  });
+
+  it("is cropped around the focus its post sets", async () => {
+    const v = await variants(portrait, "50% 0%");
+    expect([v.width, v.height]).toEqual([1200, 630]);
+    // The top of the wall, without the disc.
+    expect(await redness(v.fallback)).toBeLessThan(1);
+  });
+
+  it("is shown whole from 3:2 to 2:1", () => {
+    expect(cropOf(1600, 900)).toBeNull();
+    expect(cropOf(1500, 1000)).toBeNull();
+    expect(cropOf(1600, 800)).toBeNull();
+    expect(cropOf(1400, 1000)).toEqual({ width: 1400, height: 735, focus: undefined });
+    expect(cropOf(3000, 1000)).toEqual({ width: 1905, height: 1000, focus: undefined });
+  });
 });

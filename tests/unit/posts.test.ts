@@ -59,6 +59,7 @@ describe("post frontmatter", () => {
     ["date", { date: "March 3" }],
     ["image", { image: "https://images.example.com/photo.jpg" }],
     ["slug", { slug: "another-name" }],
+    ["imageFocus", { imageFocus: "50% 130%" }],
     ["colour", { colour: "blue" }],
   ])("names the file and the field %s", (field, change) => {
     const fm: Record<string, unknown> = { ...frontmatter, ...change };
@@ -73,6 +74,20 @@ describe("post frontmatter", () => {
       new RegExp(
         `^content/blog/a-good-post\\.md${at}, ${field}: .*(like:|fields are|slug: a-good-post|use image: \\./images/photo\\.jpg)`,
       ),
+    );
+  });
+
+  it("reads the photo's focus, in percent across then down", () => {
+    const post = parsePost(
+      "content/blog/a-good-post.md",
+      source({ ...frontmatter, imageFocus: "50% 30%" }),
+    );
+    expect(post.imageFocus).toBe("50% 30%");
+    const err = errorOf(() =>
+      parsePost("content/blog/a-good-post.md", source({ ...frontmatter, imageFocus: "top" })),
+    );
+    expect(err.message).toMatch(
+      /, imageFocus: found "top"; expected where the picture's subject is, in percent across then down, like: imageFocus: 50% 30%/,
     );
   });
 
