@@ -5,11 +5,13 @@ import { join } from "node:path";
 import { Resvg } from "@resvg/resvg-js";
 import satori from "satori";
 import { socialImagePath } from "../app/lib/social-image.ts";
+import { cacheDir, markUsed } from "./build-cache.ts";
 
 /**
  * Build-time images: PNG favicons from public/favicon.svg, and one 1200×630 social image per page,
  * drawn from the page's own <title> and description with the site's look. Each image is cached
- * under node_modules/.cache/social by a hash of its inputs, so an unchanged page is not redrawn.
+ * under node_modules/.cache/social by a hash of its inputs, so an unchanged page is not redrawn
+ * (scripts/build-cache.ts).
  */
 
 const require = createRequire(import.meta.url);
@@ -28,7 +30,7 @@ const fonts = [
     style: "normal" as const,
   },
 ];
-const cacheDir = new URL("../node_modules/.cache/social/", import.meta.url).pathname;
+const socialCache = cacheDir("social");
 const TEMPLATE_VERSION = "1";
 
 type Node = { type: string; props: Record<string, unknown> & { children?: unknown } };
@@ -100,9 +102,13 @@ function cached(
   out: string,
   make: () => Promise<Buffer>,
 ): Promise<"cached" | "drawn"> {
-  mkdirSync(cacheDir, { recursive: true });
-  const file = join(cacheDir, `${createHash("sha256").update(key).digest("hex").slice(0, 32)}.png`);
+  mkdirSync(socialCache, { recursive: true });
+  const file = join(
+    socialCache,
+    `${createHash("sha256").update(key).digest("hex").slice(0, 32)}.png`,
+  );
   if (existsSync(file)) {
+    markUsed(file);
     copyFileSync(file, out);
     return Promise.resolve("cached");
   }

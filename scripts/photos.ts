@@ -1,19 +1,10 @@
 import { createHash } from "node:crypto";
-import {
-  existsSync,
-  mkdirSync,
-  readdirSync,
-  readFileSync,
-  renameSync,
-  rmSync,
-  statSync,
-  utimesSync,
-} from "node:fs";
+import { existsSync, mkdirSync, readdirSync, readFileSync, renameSync } from "node:fs";
 import { basename, dirname, extname, join, relative } from "node:path";
 import sharp, { type Sharp } from "sharp";
 import type { Plugin } from "vite";
 import { checkPost } from "../app/content/post-parser.ts";
-import { DAY_MS } from "../server/time.ts";
+import { cacheDir, markUsed } from "./build-cache.ts";
 
 /**
  * Photos at build time (and in `npm run dev`): `import photo from "./hero.jpg?picture"` gives the
@@ -34,7 +25,7 @@ const MAX_WIDTH = 4000;
 const MAX_BYTES = 5_000_000;
 
 const RASTER = new Set([".jpg", ".jpeg", ".png", ".webp", ".avif"]);
-const cacheRoot = new URL("../node_modules/.cache/photos/", import.meta.url).pathname;
+const cacheRoot = cacheDir("photos");
 const VERSION = "4";
 
 /** A one-line note for a photo too small for its slot or larger than it needs, or null. */
@@ -122,9 +113,7 @@ export async function variants(file: string, focus?: string) {
     .slice(0, 16);
   const dir = join(cacheRoot, key);
   mkdirSync(dir, { recursive: true });
-  // Used now: pruning (pruneCache) keeps what a build still uses.
-  const at = new Date();
-  utimesSync(dir, at, at);
+  markUsed(dir);
   const stem = basename(file, extname(file));
   const widths = WIDTHS.filter((w) => w < width);
   if (widths.length < WIDTHS.length) widths.push(width);
@@ -267,34 +256,14 @@ export default { src, width: ${meta.width}, height: ${meta.height}, sources: [] 
 const SUFFIX = "?picture";
 const noted = new Set<string>();
 
-/** Cache entries no build has used for this long are deleted when a build starts. */
-const KEEP_DAYS = 30;
-
-/** Delete the cache's entries unused for KEEP_DAYS (each build marks those it uses); how many. */
-export function pruneCache(root = cacheRoot, now = Date.now()): number {
-  let pruned = 0;
-  for (const entry of existsSync(root) ? readdirSync(root) : []) {
-    const path = join(root, entry);
-    if (now - statSync(path).mtimeMs > KEEP_DAYS * DAY_MS) {
-      rmSync(path, { recursive: true, force: true });
-      pruned += 1;
-    }
-  }
-  return pruned;
-}
-
 export function photos(): Plugin {
   let building = false;
-  let pruned: number | undefined;
   const reported = new Set<string>();
   return {
     name: "photos",
     enforce: "pre",
     configResolved(config) {
       building = config.command === "build";
-    },
-    buildStart() {
-      pruned ??= pruneCache();
     },
     // One line per build on what the cache spared; the server build, which finds every photo the
     // client build made, says nothing more.
@@ -305,9 +274,8 @@ export function photos(): Plugin {
       const made = photos.filter(([, n]) => n > 0);
       const variants = made.reduce((sum, [, n]) => sum + n, 0);
       console.log(
-        `Photos: ${photos.length - made.length} of ${photos.length} reused from the cache${made.length > 0 ? `, ${made.length} made (${variants} variants)` : ""}${pruned ? `; ${pruned} unused for ${KEEP_DAYS} days deleted from it` : ""}`,
+        `Photos: ${photos.length - made.length} of ${photos.length} reused from the cache${made.length > 0 ? `, ${made.length} made (${variants} variants)` : ""}`,
       );
-      pruned = 0;
     },
     load: {
       filter: { id: /\?picture$/ },

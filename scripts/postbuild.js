@@ -18,6 +18,7 @@ import {
   policyForHtml,
 } from "../server/security.ts";
 import { HTML_CACHE, IMMUTABLE, typesByPath, walk } from "../server/static.ts";
+import { cacheDir, KEEP_DAYS, prune } from "./build-cache.ts";
 import { BUILD_TIME_RECORD, buildTimeValues } from "./ensure-build.js";
 import { buildImages, drawSocialImages } from "./images.ts";
 import { articleMarkdown, writeMachineReadable } from "./machine-readable.ts";
@@ -103,9 +104,15 @@ for (const path of walk(root)) {
     description: decodeEntities(description),
   });
 }
+// The caches of photos and social images keep what a build used in the last KEEP_DAYS, no more.
+const pruned = prune(cacheDir("photos")) + prune(cacheDir("social"));
+if (pruned > 0)
+  console.log(
+    `postbuild: ${pruned} ${pruned === 1 ? "entry" : "entries"} no build used for ${KEEP_DAYS} days deleted from the build cache`,
+  );
 const images = await buildImages(root, pages, { name: site.name, url: env.SITE_URL });
 console.log(
-  `postbuild: favicons, and ${images.pages} social images (${images.drawn} drawn, the rest from cache)`,
+  `postbuild: favicons, and ${images.pages} social images (${images.pages - images.drawn} of ${images.pages} reused from the cache)`,
 );
 
 // Markdown versions of the pages marked `markdown` in app/pages.ts, and /llms.txt listing them.
