@@ -591,6 +591,60 @@ export const breakages: Breakage[] = [
     tests: [ERASURE],
     grep: "sqlite",
   },
+  // The weekly numbers (docs/operations.md, ADR 0027)
+  ...[
+    ["once a week however many instances run", " WHERE settings.value < excluded.value", ""],
+    [
+      "at the week's first opening, not before",
+      "if (!opening || now < opening.at) return false;",
+      "if (!opening) return false;",
+    ],
+    [
+      "taken within the promise counts only leads taken in time",
+      "i.takenAt != null && !timingOf(i, now, facts).missed",
+      "i.takenAt != null",
+    ],
+    ["sent only when WEEKLY_FIGURES_TO is set", "if (!to) return false;", ""],
+  ].map(([rule, find, replace]) => ({
+    rule: `operations.md: the weekly numbers go ${rule}`,
+    file: "server/contact/review/weekly.ts",
+    find: find as string,
+    replace: replace as string,
+    tests: ["tests/integration/weekly-figures.test.ts"],
+  })),
+  // A post's photo and the build cache (docs/editing.md)
+  {
+    rule: "editing.md: a photo of another shape than a post's top is cropped to 1200:630",
+    file: "scripts/photos.ts",
+    find: "if (shape >= SHAPES.min && shape <= SHAPES.max) return null;",
+    replace: "return null;",
+    tests: ["tests/unit/photos.test.ts"],
+    grep: "another shape",
+  },
+  {
+    rule: "editing.md: a photo is cropped around its post's imageFocus",
+    file: "scripts/photos.ts",
+    find: "top: edge(y, height, crop.height),",
+    replace: "top: edge(50, height, crop.height),",
+    tests: ["tests/unit/photos.test.ts"],
+    grep: "another shape",
+  },
+  ...[
+    ["reuses a photo's variants", "scripts/photos.ts", "if (!existsSync(out)) {", "if (out) {"],
+    ["keeps what a build uses", "scripts/photos.ts", "  markUsed(dir);\n", ""],
+    [
+      "deletes what no build used for 30 days",
+      "scripts/build-cache.ts",
+      "now - statSync(path).mtimeMs > KEEP_DAYS * DAY_MS",
+      "now < 0",
+    ],
+  ].map(([rule, file, find, replace]) => ({
+    rule: `editing.md: the build cache ${rule}`,
+    file: file as string,
+    find: find as string,
+    replace: replace as string,
+    tests: ["tests/integration/hero-photos.test.ts"],
+  })),
 ];
 
 const root = new URL("../", import.meta.url).pathname;

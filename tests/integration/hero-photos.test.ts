@@ -96,8 +96,18 @@ describe("a portrait photo as a post's hero", { timeout: 900_000 }, () => {
     expect(existsSync(stale())).toBe(false);
   });
 
-  it("builds again with nothing changed reusing every photo and social image", () => {
+  it("builds again with nothing changed reusing every photo and social image, and keeps them", () => {
+    // Every entry made more than 30 days ago: those this build uses stay.
+    const old = new Date(Date.now() - 40 * DAY_MS);
+    const entries = ["photos", "social"].flatMap((cache) =>
+      readdirSync(join(dir, "node_modules/.cache", cache)).map((e) =>
+        join(dir, "node_modules/.cache", cache, e),
+      ),
+    );
+    for (const entry of entries) utimesSync(entry, old, old);
     const again = build();
+    expect(again).not.toMatch(/deleted from the build cache/);
+    for (const entry of entries) expect(existsSync(entry), entry).toBe(true);
     expect(again).toMatch(/^Photos: 2 of 2 reused from the cache$/m);
     const social = /social images \((\d+) of (\d+) reused from the cache\)/.exec(again);
     expect(social?.[1]).toBe(social?.[2]);
