@@ -215,8 +215,8 @@ function focusOf(file: string): string | undefined {
   return undefined;
 }
 
-/** What a build did with each photo: made (how many variants) or found whole in the cache. */
-const tally = new Map<string, number>();
+/** What a build did with each photo: how many variants it made, in how long (none: all in the cache). */
+const tally = new Map<string, { made: number; ms: number }>();
 
 /** The module a `?picture` import becomes: each variant imported with `?url`. */
 async function pictureModule(file: string, warn: (message: string) => void): Promise<string> {
@@ -225,9 +225,11 @@ async function pictureModule(file: string, warn: (message: string) => void): Pro
     return `import src from ${JSON.stringify(`${file}?url`)};
 export default { src, width: ${meta.width}, height: ${meta.height}, sources: [] };`;
   }
+  const t0 = performance.now();
   const v = await variants(file, focusOf(file));
   const name = relative(process.cwd(), file);
-  tally.set(file, (tally.get(file) ?? 0) + v.made);
+  const was = tally.get(file) ?? { made: 0, ms: 0 };
+  tally.set(file, { made: was.made + v.made, ms: was.ms + (v.made ? performance.now() - t0 : 0) });
   const advice = sizeAdvice(name, v.own.width, v.own.height, v.bytes);
   if (advice) warn(advice);
   if (v.crop) {
@@ -271,10 +273,12 @@ export function photos(): Plugin {
       const photos = [...tally].filter(([file]) => !reported.has(file));
       if (!building || photos.length === 0) return;
       for (const [file] of photos) reported.add(file);
-      const made = photos.filter(([, n]) => n > 0);
-      const variants = made.reduce((sum, [, n]) => sum + n, 0);
+      const made = photos.filter(([, t]) => t.made > 0);
+      const variants = made.reduce((sum, [, t]) => sum + t.made, 0);
+      // Photos are made side by side: the longest is the time the build waited for them.
+      const seconds = Math.max(0, ...made.map(([, t]) => t.ms)) / 1000;
       console.log(
-        `Photos: ${photos.length - made.length} of ${photos.length} reused from the cache${made.length > 0 ? `, ${made.length} made (${variants} variants)` : ""}`,
+        `Photos: ${photos.length - made.length} of ${photos.length} reused from the cache${made.length > 0 ? `, ${made.length} made (${variants} variants in ${seconds.toFixed(1)} s)` : ""}`,
       );
     },
     load: {
