@@ -1,7 +1,7 @@
 import { createHash } from "node:crypto";
 import { existsSync, mkdirSync, readdirSync, readFileSync, renameSync } from "node:fs";
 import { basename, dirname, extname, join, relative } from "node:path";
-import sharp, { type Sharp } from "sharp";
+import sharp, { type OutputInfo, type Sharp } from "sharp";
 import type { Plugin } from "vite";
 import { checkPost } from "../app/content/post-parser.ts";
 import { cacheDir, markUsed } from "./build-cache.ts";
@@ -130,7 +130,7 @@ export async function variants(file: string, focus?: string) {
   // The photo decoded, oriented, cropped and scaled down once, to the largest width made, and only
   // if a variant is missing: every variant is made from these pixels (decoding a 4000×3000 photo
   // costs more than encoding a variant of it).
-  let pixels: Promise<{ data: Buffer; info: sharp.OutputInfo }> | undefined;
+  let pixels: Promise<{ data: Buffer; info: OutputInfo }> | undefined;
   const largest = Math.max(...widths, fallbackWidth);
   const master = async () => {
     pixels ??= (() => {

@@ -1,5 +1,13 @@
 import { execFileSync, spawnSync } from "node:child_process";
-import { existsSync, mkdirSync, readFileSync, rmSync, utimesSync, writeFileSync } from "node:fs";
+import {
+  existsSync,
+  mkdirSync,
+  readdirSync,
+  readFileSync,
+  rmSync,
+  utimesSync,
+  writeFileSync,
+} from "node:fs";
 import { join } from "node:path";
 import sharp from "sharp";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
@@ -86,7 +94,9 @@ describe("a portrait photo as a post's hero", { timeout: 900_000 }, () => {
     expect(img).toContain('height="630"');
     expect([meta.width, meta.height]).toEqual([1200, 630]);
     expect(redness).toBeGreaterThan(10);
-    expect(first).toMatch(/^Photos: 0 of 2 reused from the cache, 2 made \(\d+ variants in [\d.]+ s\)$/m);
+    expect(first).toMatch(
+      /^Photos: 0 of 2 reused from the cache, 2 made \(\d+ variants in [\d.]+ s\)$/m,
+    );
   });
 
   it("leaves the cache what no build used for 30 days", () => {
