@@ -4,10 +4,11 @@ import { availableParallelism, loadavg } from "node:os";
 import { join } from "node:path";
 import { parseArgs } from "node:util";
 import { copyWithOwnCaches } from "../tests/support/project-copy.ts";
+import { writeEditSection } from "./bench-edit-section.ts";
 
 /**
  * The editor's loop: how long `npm run build` takes on a copy of the project, as an editor runs it:
- *   npm run bench:edit [-- --out bench/edit.json]
+ *   npm run bench:edit [-- --out bench/edit.json --project <another checkout, e.g. of the previous release>]
  * In turn: the first build (empty caches), nothing changed, one post changed, one new 4000×3000
  * photo with its post, nothing changed again. The copy's caches (node_modules/.cache) start empty
  * and stay its own (tests/support/project-copy.ts).
@@ -15,7 +16,10 @@ import { copyWithOwnCaches } from "../tests/support/project-copy.ts";
  */
 
 const { values: opts } = parseArgs({
-  options: { out: { type: "string", default: "bench/edit.json" } },
+  options: {
+    out: { type: "string", default: "bench/edit.json" },
+    project: { type: "string" },
+  },
 });
 const root = new URL("../", import.meta.url).pathname;
 
@@ -47,7 +51,7 @@ date: 2025-01-15
 ---
 ${body}`;
 
-const dir = copyWithOwnCaches("bench-edit-");
+const dir = copyWithOwnCaches("bench-edit-", opts.project);
 try {
   const steps: Array<{ step: string; seconds: number; load: number; notes: string[] }> = [];
   const run = (step: string) => {
@@ -84,7 +88,10 @@ try {
   };
   mkdirSync(join(root, "bench"), { recursive: true });
   writeFileSync(join(root, opts.out as string), `${JSON.stringify(result, null, 2)}\n`);
-  console.log(`Written to ${opts.out}`);
+  if (opts.out === "bench/edit.json") writeEditSection();
+  console.log(
+    `Written to ${opts.out}${opts.out === "bench/edit.json" ? " and BENCHMARKS.md" : ""}`,
+  );
 } finally {
   rmSync(dir, { recursive: true, force: true });
 }

@@ -14,6 +14,7 @@ import { chromiumArgs } from "../playwright.config.ts";
 import type { StaticFile } from "../server/static.ts";
 import { sendAsPage } from "../tests/support/requests.ts";
 import { startServer } from "../tests/support/server.ts";
+import { editSection } from "./bench-edit-section.ts";
 import { budgetFailures } from "./check-budgets.ts";
 import { spamSection } from "./spam-section.ts";
 
@@ -385,7 +386,10 @@ ${serve.rows.map((r: Record<string, number | string>) => `| ${r.path} | ${r["nod
 `
     : ""
 }`;
-  writeFileSync("BENCHMARKS.md", text + contactSection + startSection() + spamSection());
+  writeFileSync(
+    "BENCHMARKS.md",
+    text + contactSection + startSection() + editSection() + spamSection(),
+  );
 }
 
 async function main() {

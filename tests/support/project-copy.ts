@@ -5,11 +5,11 @@ import { join } from "node:path";
 const root = new URL("../../", import.meta.url).pathname;
 
 /**
- * A copy of the project as an editor has it, whose node_modules links each package of this one's
+ * A copy of the project (this one, or the checkout `from`) as an editor has it, whose node_modules links each package of this one's
  * but not its caches (node_modules/.cache): what a build makes and keeps there stays the copy's own,
  * and starts empty.
  */
-export function copyWithOwnCaches(prefix: string): string {
+export function copyWithOwnCaches(prefix: string, from = root): string {
   const dir = mkdtempSync(join(tmpdir(), prefix));
   for (const name of [
     "app",
@@ -25,7 +25,7 @@ export function copyWithOwnCaches(prefix: string): string {
     "tsconfig.json",
     "server.js",
   ]) {
-    cpSync(join(root, name), join(dir, name), { recursive: true });
+    cpSync(join(from, name), join(dir, name), { recursive: true });
   }
   mkdirSync(join(dir, "node_modules"));
   for (const entry of readdirSync(join(root, "node_modules"))) {
