@@ -104,12 +104,6 @@ for (const path of walk(root)) {
     description: decodeEntities(description),
   });
 }
-// The caches of photos and social images keep what a build used in the last KEEP_DAYS, no more.
-const pruned = prune(cacheDir("photos")) + prune(cacheDir("social"));
-if (pruned > 0)
-  console.log(
-    `postbuild: ${pruned} ${pruned === 1 ? "entry" : "entries"} no build used for ${KEEP_DAYS} days deleted from the build cache`,
-  );
 const images = await buildImages(root, pages, { name: site.name, url: env.SITE_URL });
 console.log(
   `postbuild: favicons, and ${images.pages} social images (${images.pages - images.drawn} of ${images.pages} reused from the cache)`,
@@ -240,6 +234,13 @@ console.log(
   `postbuild: precompressed ${count} files (${(raw / 1024).toFixed(1)} KiB → ${(br / 1024).toFixed(1)} KiB brotli)`,
 );
 
+// The caches of photos and social images keep what a build used in the last KEEP_DAYS, no more:
+// pruned once this build has used (and marked) every entry it needs.
+const pruned = prune(cacheDir("photos")) + prune(cacheDir("social"));
+if (pruned > 0)
+  console.log(
+    `postbuild: ${pruned} ${pruned === 1 ? "entry" : "entries"} no build used for ${KEEP_DAYS} days deleted from the build cache`,
+  );
 // What this build read of the build-time variables: `npm start` (scripts/ensure-build.js) builds
 // again when they differ, and only then when .env changed.
 const serverBuild = new URL("../build/server/", import.meta.url).pathname;
