@@ -13,7 +13,7 @@ import { instantOn, type Promised, timingOf } from "./promise.ts";
  * The weekly numbers, for the company's people who want the figures without the leads
  * (WEEKLY_FIGURES_TO): at the week's first opening, once however many instances run (the week is
  * claimed in one statement, `weekly_numbers_week`, as the digest claims its day). Counts only: no name,
- * address, company or message is read into them.
+ * address, company or message is written into them.
  */
 
 /** The weeks the numbers cover, the last one ending as the week of sending begins. */
