@@ -36,6 +36,12 @@ build waits for the cores with everything else). Before: ${before?.date ?? "—"
 | step | before s | now s | what the build said now |
 |---|---|---|---|
 ${rows.join("\n")}
+
+Before: each variant decoded the whole photo again, one after the other, and the 4:3 photo was kept
+whole (now it is cropped to 1200:630: fewer pixels to encode). One run of each, taken one after the
+other: a few seconds either way are the machine's. What is left of a build with nothing new: React
+Router's client and server builds and the prerender (about 8 s); of a new photo, encoding its four
+AVIF widths (most of its 10 s).
 `;
 }
 
