@@ -600,9 +600,9 @@ export const breakages: Breakage[] = [
       "if (!opening) return false;",
     ],
     [
-      "taken within the promise counts only leads taken in time",
-      "i.takenAt != null && !timingOf(i, now, facts).missed",
-      "i.takenAt != null",
+      "with the leads taken within the promise, not all",
+      "inTime: all?.inTime ?? 0",
+      "inTime: all?.leads ?? 0",
     ],
     ["sent only when WEEKLY_FIGURES_TO is set", "if (!to) return false;", ""],
   ].map(([rule, find, replace]) => ({

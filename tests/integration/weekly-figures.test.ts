@@ -160,14 +160,14 @@ describe("the weekly numbers, through the schedule", { timeout: 90_000 }, () => 
     expect(text).toContain("Week of Monday, February 15: 1 inquiry, 0 taken within the promise");
     expect(text).toContain("Week of Monday, February 1: 0 inquiries, 0 taken within the promise");
     const week22 = text.slice(text.indexOf("Week of Monday, February 22"));
-    expect(week22).toMatch(/^- AI Consulting: 1$/m);
-    expect(week22).toMatch(/^- No service chosen: 1$/m);
+    expect(week22).toMatch(/^- AI Consulting: 1 \(1 within the promise\)$/m);
+    expect(week22).toMatch(/^- No service chosen: 1 \(0 within the promise\)$/m);
     expect(week22).toMatch(/^- IT Consulting: 0$/m);
     const week15 = text.slice(
       text.indexOf("Week of Monday, February 15"),
       text.indexOf("Week of Monday, February 22"),
     );
-    expect(week15).toMatch(/^- IT Consulting: 1$/m);
+    expect(week15).toMatch(/^- IT Consulting: 1 \(0 within the promise\)$/m);
     // Nothing of a person, anywhere in what was received.
     const received = [mail.raw, mail.mail.subject, text, mail.mail.html || ""].join("\n");
     for (const p of people)

@@ -37,13 +37,17 @@ type Line = { leads: number; inTime: number; atRisk: number; missed: number; wai
  * chosen): leads (not held), taken within the promise, at risk (the at-risk share passed before
  * anyone took it) and missed; the median business time to "I'm on it" of those taken.
  */
-export async function promiseByService(
+export const promiseByService = (sql: Sql, days: number, now: number, facts: Promised = site) =>
+  promiseIn(sql, now - days * DAY_MS, now, now, facts);
+
+/** The same, for the leads received from `since` to `before` (the weekly numbers' weeks), as they stand `now`. */
+export async function promiseIn(
   sql: Sql,
-  days: number,
+  since: number,
+  before: number,
   now: number,
   facts: Promised = site,
 ) {
-  const since = now - days * DAY_MS;
   const rows = await sql.query<{
     r: number;
     t: number | null;
@@ -53,7 +57,7 @@ export async function promiseByService(
   }>(
     `SELECT received_at AS r, taken_at AS t, service AS s, reply_due_at AS d, reply_hours AS h FROM inquiries
      WHERE received_at >= ? AND received_at < ? AND NOT held`,
-    [since, now],
+    [since, before],
   );
   const line = businessLine(since, now + 7 * DAY_MS, facts);
   const [promise, share] = [promiseMs(facts), facts.response.atRiskShare];
@@ -90,7 +94,7 @@ export async function promiseByService(
   });
 }
 
-export type PromiseLine = Awaited<ReturnType<typeof promiseByService>>[number];
+export type PromiseLine = Awaited<ReturnType<typeof promiseIn>>[number];
 
 /** The digest's section: the promise over the last 7 and 90 days, all leads then each service line. */
 export async function promiseSection(sql: Sql, now: number, facts: Promised = site) {

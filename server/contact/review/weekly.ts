@@ -3,11 +3,11 @@ import { site } from "../../../app/config/site.ts";
 import { ACTION_LABEL } from "../../../app/contact/lead.ts";
 import { timeOrderedId } from "../intake/ids.ts";
 import type { Database, Sql } from "../storage/database.ts";
-import { leadTimes } from "../storage/inquiries.ts";
 import { queue } from "../storage/outbox.ts";
 import { officeTime, sayDay } from "./clock.ts";
 import { openingOf } from "./digest.ts";
-import { instantOn, type Promised, timingOf } from "./promise.ts";
+import { instantOn, type Promised } from "./promise.ts";
+import { promiseIn } from "./reply-figures.ts";
 
 /**
  * The weekly numbers, for the company's people who want the figures without the leads
@@ -18,7 +18,8 @@ import { instantOn, type Promised, timingOf } from "./promise.ts";
 
 /** The weeks the numbers cover, the last one ending as the week of sending begins. */
 export const FIGURES_WEEKS = 4;
-const NO_SERVICE = "No service chosen";
+// promiseIn's lines: all leads, and those with no service chosen.
+const [ALL, NONE] = ["All", "General"];
 
 /** The Monday (its date, on the office's calendar) of the week `day` (YYYY-MM-DD) is in. */
 function mondayOf(day: string): string {
@@ -79,22 +80,22 @@ export async function weeklyNumbersWords(
     const from = midnightOf(week, k - FIGURES_WEEKS, zone);
     return { from, until: midnightOf(week, k - FIGURES_WEEKS + 1, zone) };
   });
-  const first = weeks[0]?.from ?? now;
-  const leads = await leadTimes(sql, first);
-  const counted = weeks.map(({ from, until }) => {
-    const inWeek = leads.filter((i) => i.receivedAt >= from && i.receivedAt < until);
-    const inTime = inWeek.filter((i) => i.takenAt != null && !timingOf(i, now, facts).missed);
-    const byService = Map.groupBy(inWeek, (i) => i.service || NO_SERVICE);
-    return { from, total: inWeek.length, inTime: inTime.length, byService };
-  });
+  // The promise counted as the digest and /metrics count it (reply-figures.ts), week by week.
+  const counted = await Promise.all(
+    weeks.map(async ({ from, until }) => {
+      const lines = await promiseIn(sql, from, until, now, facts);
+      const all = lines.find((l) => l.service === ALL);
+      return { from, total: all?.leads ?? 0, inTime: all?.inTime ?? 0, lines };
+    }),
+  );
   // Every service offered, then any other a lead names (one no longer offered), then none chosen.
-  const named = new Set(counted.flatMap((w) => [...w.byService.keys()]));
+  const named = new Set(counted.flatMap((w) => w.lines.map((l) => l.service)));
   const services = [
     ...serviceOptions,
     ...[...named].filter(
-      (s) => s !== NO_SERVICE && !(serviceOptions as readonly string[]).includes(s),
+      (s) => s !== ALL && s !== NONE && !(serviceOptions as readonly string[]).includes(s),
     ),
-    NO_SERVICE,
+    NONE,
   ];
   const promise = `${facts.response.promiseBusinessHours} business hours`;
   const plural = (n: number) => `${n} inquir${n === 1 ? "y" : "ies"}`;
@@ -105,7 +106,10 @@ export async function weeklyNumbersWords(
     "",
     ...counted.flatMap((w) => [
       `Week of ${sayDay(w.from, zone)}: ${plural(w.total)}, ${w.inTime} taken within the promise (${promise})`,
-      ...services.map((s) => `- ${s}: ${w.byService.get(s)?.length ?? 0}`),
+      ...services.map((s) => {
+        const line = w.lines.find((l) => l.service === s);
+        return `- ${s === NONE ? "No service chosen" : s}: ${line?.leads ?? 0}${line ? ` (${line.inTime} within the promise)` : ""}`;
+      }),
       "",
     ]),
     `"Taken within the promise": someone pressed "${ACTION_LABEL.take}" within ${promise} of the inquiry.`,
