@@ -3,7 +3,7 @@ import { appendFileSync, mkdirSync, rmSync, writeFileSync } from "node:fs";
 import { availableParallelism, loadavg } from "node:os";
 import { join } from "node:path";
 import { parseArgs } from "node:util";
-import { copyWithOwnCaches } from "../tests/support/project-copy.ts";
+import { copyOfProject } from "../tests/support/project-copy.ts";
 import { writeEditSection } from "./bench-edit-section.ts";
 
 /**
@@ -51,7 +51,7 @@ date: 2025-01-15
 ---
 ${body}`;
 
-const dir = copyWithOwnCaches("bench-edit-", opts.project);
+const dir = copyOfProject("bench-edit-", { from: opts.project, ownCaches: true });
 try {
   const steps: Array<{ step: string; seconds: number; load: number; notes: string[] }> = [];
   const run = (step: string) => {

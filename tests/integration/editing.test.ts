@@ -1,11 +1,11 @@
 import { execFileSync, spawn, spawnSync } from "node:child_process";
-import { cpSync, mkdtempSync, readFileSync, rmSync, symlinkSync, writeFileSync } from "node:fs";
-import { tmpdir } from "node:os";
+import { readFileSync, rmSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import sharp from "sharp";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { launchChromium } from "../support/chromium.ts";
 import { freePort } from "../support/ports.ts";
+import { copyOfProject, editFile } from "../support/project-copy.ts";
 import { type RunningServer, startServer } from "../support/server.ts";
 
 /**
@@ -15,37 +15,13 @@ import { type RunningServer, startServer } from "../support/server.ts";
  * crossing the post's date at the office. And the mistakes they make, read as they read them.
  */
 
-const root = process.cwd();
+const _root = process.cwd();
 const copies: string[] = [];
 
-function copyOfProject(): string {
-  const dir = mkdtempSync(join(tmpdir(), "editor-"));
+function copy(): string {
+  const dir = copyOfProject("editor-");
   copies.push(dir);
-  for (const name of [
-    "app",
-    "content",
-    "scripts",
-    "server",
-    "public",
-    "db",
-    "package.json",
-    "react-router.config.ts",
-    "vite.config.ts",
-    "vite.server.config.ts",
-    "tsconfig.json",
-    "server.js",
-  ]) {
-    cpSync(join(root, name), join(dir, name), { recursive: true });
-  }
-  symlinkSync(join(root, "node_modules"), join(dir, "node_modules"));
   return dir;
-}
-
-function edit(dir: string, file: string, from: string, to: string) {
-  const path = join(dir, file);
-  const text = readFileSync(path, "utf8");
-  if (!text.includes(from)) throw new Error(`${file} has no ${from}`);
-  writeFileSync(path, text.replace(from, to));
 }
 
 /** An editor's shell: neither the test runner's NODE_ENV nor a SITE_URL. */
@@ -101,7 +77,7 @@ describe("an editor publishes alone", { timeout: 300_000 }, () => {
   let server: RunningServer;
 
   beforeAll(async () => {
-    dir = copyOfProject();
+    dir = copy();
     execFileSync("convert", [
       "-seed",
       "7",
@@ -125,8 +101,8 @@ describe("an editor publishes alone", { timeout: 300_000 }, () => {
         draft: "true",
       }),
     );
-    edit(dir, "app/config/site.ts", 'usPhone("(307) 555-0142")', 'usPhone("(307) 634-0100")');
-    edit(
+    editFile(dir, "app/config/site.ts", 'usPhone("(307) 555-0142")', 'usPhone("(307) 634-0100")');
+    editFile(
       dir,
       "app/content/services.ts",
       '          "Scale up or down within a business day",\n        ],\n      },\n',
@@ -348,41 +324,46 @@ describe("an editor's mistakes stop the build, the start and the preview with wh
 }, () => {
   let dir: string;
   beforeAll(() => {
-    dir = copyOfProject();
-    edit(
+    dir = copy();
+    editFile(
       dir,
       "app/config/site.ts",
       '{ date: "2027-05-31", name: "Memorial Day" }',
       '{ date: "2027-05-32", name: "Memorial Day" }',
     );
-    edit(dir, "app/config/site.ts", 'usPhone("(307) 555-0142")', 'usPhone("(307) 555-014")');
-    edit(
+    editFile(dir, "app/config/site.ts", 'usPhone("(307) 555-0142")', 'usPhone("(307) 555-014")');
+    editFile(
       dir,
       "app/config/site.ts",
       'hours(["Saturday"], "10:00", "14:00")',
       'hours(["Saturday"], "10 AM", "14:00")',
     );
-    edit(
+    editFile(
       dir,
       "content/blog/rent-or-buy-it-infrastructure.md",
       "date: 2025-03-18",
       "date: 2025-02-30",
     );
-    edit(dir, "content/blog/rent-or-buy-it-infrastructure.md", "icon: Building", "icon: Rocket");
-    edit(
+    editFile(
+      dir,
+      "content/blog/rent-or-buy-it-infrastructure.md",
+      "icon: Building",
+      "icon: Rocket",
+    );
+    editFile(
       dir,
       "content/blog/rent-or-buy-it-infrastructure.md",
       "readTime: 7 min read",
       "readtime: 7 min read",
     );
-    edit(
+    editFile(
       dir,
       "content/blog/startup-ai-scaling-success.md",
       "image: ./images/startup-ai-scaling-success.svg",
       "image: ./images/img_4032.jpg",
     );
     // A comma forgotten after a line: before, the bundler's own output, and nothing else.
-    edit(
+    editFile(
       dir,
       "app/content/services.ts",
       '"Scale up or down within a business day",',
@@ -433,15 +414,15 @@ describe("an editor's mistakes stop the build, the start and the preview with wh
   });
 
   it("a syntax mistake in site.ts, with the services' own mistakes and a word out of quotes", () => {
-    const broken = copyOfProject();
-    edit(broken, "app/config/site.ts", 'name: "Teton Digital",', 'name: "Teton Digital"');
-    edit(
+    const broken = copy();
+    editFile(broken, "app/config/site.ts", 'name: "Teton Digital",', 'name: "Teton Digital"');
+    editFile(
       broken,
       "app/content/services.ts",
       'features: [\n          "Multi-market',
       'featurs: [\n          "Multi-market',
     );
-    edit(broken, "app/content/services.ts", 'title: "Rental Options"', "title: Rentals");
+    editFile(broken, "app/content/services.ts", 'title: "Rental Options"', "title: Rentals");
     const r = npm(broken, ["run", "build"]);
     expect(r.status).toBe(1);
     expect(r.output).toMatch(
@@ -451,7 +432,7 @@ describe("an editor's mistakes stop the build, the start and the preview with wh
       /^ {2}app\/content\/services\.ts, line \d+, column \d+: found Rentals outside quotes; expected text in quotes, like: title: "Rentals",$/m,
     );
     expect(r.output).toMatch(/The site was not built: 2 mistakes to correct\./);
-    edit(broken, "app/content/services.ts", "title: Rentals", 'title: "Rental Options"');
+    editFile(broken, "app/content/services.ts", "title: Rentals", 'title: "Rental Options"');
     const again = npm(broken, ["run", "build"]);
     expect(again.output).toMatch(
       /^ {2}app\/content\/services\.ts, line \d+, AI Software Development → offerings → entry 3: no such field: featurs \(check the spelling\)$/m,
@@ -464,7 +445,7 @@ describe("an editor's mistakes stop the build, the start and the preview with wh
   });
 
   it("a photo that cannot be read (a cut-off download saved as .jpg) stops the build in one line", () => {
-    const broken = copyOfProject();
+    const broken = copy();
     const photo = join(broken, "content/blog/images/ai-infrastructure-us-goldmine.jpg");
     writeFileSync(photo, readFileSync(photo).subarray(0, 2_000));
     const r = npm(broken, ["run", "build"]);
@@ -476,7 +457,7 @@ describe("an editor's mistakes stop the build, the start and the preview with wh
   });
 
   it("a build for the public address refuses the placeholders, naming each; a local build does not", () => {
-    const clean = copyOfProject();
+    const clean = copy();
     const r = npm(clean, ["run", "build"], { SITE_URL: "https://www.tetondigital.com" });
     expect(r.status).toBe(1);
     expect(r.output).toContain(

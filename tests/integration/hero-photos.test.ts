@@ -12,7 +12,7 @@ import { join } from "node:path";
 import sharp from "sharp";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { DAY_MS } from "../../server/time.ts";
-import { copyWithOwnCaches } from "../support/project-copy.ts";
+import { copyOfProject } from "../support/project-copy.ts";
 
 /**
  * A phone's portrait photo as a post's hero, built as an editor builds (`npm run build` on a copy of
@@ -70,7 +70,7 @@ describe("a portrait photo as a post's hero", { timeout: 900_000 }, () => {
   const stale = () => join(dir, "node_modules/.cache/photos/0000000000000000");
 
   beforeAll(() => {
-    dir = copyWithOwnCaches("hero-");
+    dir = copyOfProject("hero-", { ownCaches: true });
     // A phone's portrait: a grey wall, its subject (a red disc) low in the frame.
     execFileSync("convert", [
       ...["-size", "1200x1600", "xc:gray60", "-fill", "rgb(220,40,30)"],

@@ -1,8 +1,7 @@
 import { spawnSync } from "node:child_process";
-import { cpSync, mkdtempSync, readFileSync, rmSync, symlinkSync, writeFileSync } from "node:fs";
-import { tmpdir } from "node:os";
-import { join } from "node:path";
+import { rmSync } from "node:fs";
 import { afterAll, describe, expect, it } from "vitest";
+import { copyOfProject, editFile } from "../support/project-copy.ts";
 
 /**
  * A company publishing its site cannot contradict itself by accident (issue 55): on a copy of the
@@ -12,30 +11,19 @@ import { afterAll, describe, expect, it } from "vitest";
  * own content, as given, is tests/integration/editing.test.ts's.
  */
 
-const root = process.cwd();
+const _root = process.cwd();
 const PUBLIC = "https://www.tetondigital.com";
 const copies: string[] = [];
 
 /** A copy of the project with the company's own contact details: only the facts that disagree are left to refuse. */
-function copyOfProject(): string {
-  const dir = mkdtempSync(join(tmpdir(), "public-facts-"));
+/** The project with its contact details the company's own: only the facts said twice disagree. */
+function copy(): string {
+  const dir = copyOfProject("public-facts-");
   copies.push(dir);
-  for (const name of ["app", "content", "scripts", "server", "public", "db", "package.json"])
-    cpSync(join(root, name), join(dir, name), { recursive: true });
-  for (const name of ["react-router.config.ts", "vite.config.ts", "tsconfig.json"])
-    cpSync(join(root, name), join(dir, name));
-  symlinkSync(join(root, "node_modules"), join(dir, "node_modules"));
-  edit(dir, "app/config/site.ts", 'usPhone("(307) 555-0142")', 'usPhone("(307) 634-0100")');
-  edit(dir, "app/config/site.ts", '"hello@example.com"', '"hello@tetondigital.com"');
-  edit(dir, "app/config/site.ts", '"security@example.com"', '"security@tetondigital.com"');
+  editFile(dir, "app/config/site.ts", 'usPhone("(307) 555-0142")', 'usPhone("(307) 634-0100")');
+  editFile(dir, "app/config/site.ts", '"hello@example.com"', '"hello@tetondigital.com"');
+  editFile(dir, "app/config/site.ts", '"security@example.com"', '"security@tetondigital.com"');
   return dir;
-}
-
-function edit(dir: string, file: string, from: string, to: string) {
-  const path = join(dir, file);
-  const text = readFileSync(path, "utf8");
-  if (!text.includes(from)) throw new Error(`${file} has no ${from}`);
-  writeFileSync(path, text.replace(from, to));
 }
 
 /** A command in the copy, in an editor's shell with the deployment's SITE_URL. */
@@ -57,7 +45,7 @@ afterAll(() => {
 
 describe("a build for the public site", { timeout: 180_000 }, () => {
   it("refuses the spec's facts that disagree, naming each pair and how to make them agree", () => {
-    const r = run(copyOfProject(), "npm", ["run", "build"]);
+    const r = run(copy(), "npm", ["run", "build"]);
     expect(r.status).toBe(1);
     expect(r.output).toMatch(/The site was not built: 5 mistakes to correct\./);
     for (const line of [
@@ -74,15 +62,15 @@ describe("a build for the public site", { timeout: 180_000 }, () => {
   });
 
   it("goes on once they agree: the reply time said as promised, the hour lines left to the office hours", () => {
-    const dir = copyOfProject();
-    edit(
+    const dir = copy();
+    editFile(
       dir,
       "app/config/site.ts",
       "We'll get back to you within 24 hours during business days.",
       "We'll get back to you within 4 hours during business days.",
     );
-    edit(dir, "app/config/site.ts", ', hours: "Monday to Friday 9:00 AM to 5:00 PM MDT"', "");
-    edit(
+    editFile(dir, "app/config/site.ts", ', hours: "Monday to Friday 9:00 AM to 5:00 PM MDT"', "");
+    editFile(
       dir,
       "app/config/site.ts",
       'supportHours: "Monday to Friday, 9:00 AM to 5:00 PM EST",',
