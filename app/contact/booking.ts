@@ -74,7 +74,13 @@ export const sayUsPhone = (e164: string) =>
   e164.replace(/^\+1(\d{3})(\d{3})(\d{4})$/, "($1) $2-$3");
 
 /** What a button did: "unchanged" when it had been done, or the request had moved on, before. */
-export type BookingDone = "confirmed" | "declined" | "cancelled" | "conflict" | "unchanged";
+export type BookingDone =
+  | "confirmed"
+  | "declined"
+  | "cancelled"
+  | "conflict"
+  | "passed"
+  | "unchanged";
 /** A time offered: `visitor` "10:30 AM MST" in the zone shown, `office` the same on the office's clock ("" when that zone is it). */
 export type Slot = { at: number; visitor: string; office: string };
 export type Refused = { kind: "invalid" | "expired" | "retired" | "gone" | "unavailable" };

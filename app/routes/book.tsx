@@ -272,6 +272,8 @@ const COMPANY_DONE = {
     "Confirmed: the invitation is on its way to them and to you, and the lead counts as taken.",
   declined: "Declined: they get your line and a link to pick another time.",
   conflict: "Another visitor holds this time now: decline this request so they can pick another.",
+  passed:
+    "This time has begun or passed: nothing was sent. Decline it, and they get a link to pick another time.",
   unchanged:
     "Nothing changed: the request was confirmed, declined, cancelled or changed to another time before.",
   cancelled: "The visitor cancelled it.",

@@ -175,10 +175,12 @@ async function replace(
   at = now,
   name: string = kind,
 ) {
+  // The newest message of its name replaces one not sent yet; a message named apart (the visitor's
+  // day-before reminder) is never replaced by another.
   if (name === kind)
     await tx.query(
-      "DELETE FROM deliveries WHERE inquiry_id = ? AND kind = ? AND status IN ('pending', 'failed')",
-      [i.id, kind],
+      "DELETE FROM deliveries WHERE inquiry_id = ? AND kind = ? AND message_id LIKE ? AND status IN ('pending', 'failed')",
+      [i.id, kind, `${kind}-${i.id}-%`],
     );
   const deliveries = to.map(([channel, target]) => ({
     at,
@@ -445,6 +447,7 @@ export async function queueConfirmed(
   now: number,
   from?: Booking,
 ) {
+  if (from) await dropReminder(tx, i);
   const calendar = await invitation(p, i, b, "REQUEST", "visitor");
   const when = sayRange(b.startsAt, b.endsAt, b.zone);
   const subject = from
@@ -493,6 +496,7 @@ export async function queueConfirmed(
 
 /** The visitor cancelled: a confirmed booking is withdrawn from both calendars, a request from the company's mail. */
 export async function queueCancelled(p: Parts, tx: Sql, i: Inquiry, b: Booking, now: number) {
+  await dropReminder(tx, i);
   const cancel = (reader: Reader) =>
     b.confirmedAt !== null ? invitation(p, i, b, "CANCEL", reader) : undefined;
   const calendar = await cancel("visitor");
@@ -561,6 +565,13 @@ export async function queueDeclined(
     b.move ? b : undefined,
   );
 }
+
+/** A day-before reminder not sent yet is of a time the call no longer has (cancelled, or moved). */
+const dropReminder = (tx: Sql, i: Inquiry) =>
+  tx.query(
+    "DELETE FROM deliveries WHERE inquiry_id = ? AND message_id LIKE ? AND status IN ('pending', 'failed')",
+    [i.id, `booking-reminder-${i.id}-%`],
+  );
 
 /** The day before: the time (theirs, and the office's), where, and the two ways out. */
 export async function queueReminder(p: Parts, tx: Sql, i: Inquiry, b: Booking, now: number) {

@@ -220,6 +220,8 @@ export function bookingPage(o: Options): BookingPage {
   ): Promise<Done> {
     const at = Number(form.slot);
     if (!Number.isSafeInteger(at)) return "unchanged";
+    // A time already begun is confirmed to nobody (an invitation for the past, a lead taken by it).
+    if (action === "confirm" && at <= now) return "passed";
     const to = (
       from: BookingState[],
       state: BookingState,

@@ -111,15 +111,17 @@ export async function bookingOf(sql: Sql, inquiryId: string): Promise<Booking | 
 const LISTED = 50;
 
 /**
- * What the overview lists: the requests waiting for an answer (of inquiries not held as spam; the
- * oldest first, a time already past included: it still waits), and the calls confirmed to start
- * within [from, to), soonest first.
+ * What the overview lists: the requests waiting for an answer (of inquiries not held as spam) for a
+ * time still ahead, soonest first (one whose time passed can no longer be confirmed: its visitor
+ * picks again once declined), and the calls confirmed to start within [from, to), soonest first.
  */
-export async function bookingsToList(sql: Sql, from: number, to: number) {
+export async function bookingsToList(sql: Sql, from: number, to: number, now: number) {
   const notHeld = "NOT EXISTS (SELECT 1 FROM inquiries i WHERE i.id = b.inquiry_id AND i.held)";
   const [asked, calls] = await Promise.all([
     sql.query(
-      `SELECT * FROM bookings b WHERE b.state = 'asked' AND ${notHeld} ORDER BY b.changed_at LIMIT ${LISTED}`,
+      `SELECT * FROM bookings b WHERE b.state = 'asked' AND b.starts_at > ? AND ${notHeld}
+        ORDER BY b.starts_at LIMIT ${LISTED}`,
+      [now],
     ),
     sql.query(
       `SELECT * FROM bookings b WHERE b.state = 'confirmed' AND b.starts_at >= ? AND b.starts_at < ?
@@ -191,9 +193,11 @@ export async function ask(
     const before = await bookingOf(tx, p.inquiryId);
     if (before?.state === "confirmed") {
       const [moved] = await tx.query(
-        `UPDATE bookings SET move_starts_at = ?, move_ends_at = ?, move_zone = ?, move_hold_until = ?
+        // The number given with the move is the one to call from now on (none asked: the one kept).
+        `UPDATE bookings SET move_starts_at = ?, move_ends_at = ?, move_zone = ?, move_hold_until = ?,
+           phone = COALESCE(?, phone)
           WHERE inquiry_id = ? AND state = 'confirmed' AND starts_at = ? RETURNING inquiry_id`,
-        [p.startsAt, p.endsAt, p.zone, p.holdUntil, p.inquiryId, before.startsAt],
+        [p.startsAt, p.endsAt, p.zone, p.holdUntil, p.phone, p.inquiryId, before.startsAt],
       );
       if (!moved) return false;
       await endClaims(tx, p);
@@ -220,7 +224,7 @@ export async function ask(
        ON CONFLICT (inquiry_id) DO UPDATE SET starts_at = excluded.starts_at, ends_at = excluded.ends_at,
          zone = excluded.zone, state = 'asked', hold_until = excluded.hold_until, address = excluded.address,
          network = excluded.network, domain = excluded.domain, confirmed_at = NULL, confirmed_by = NULL, changed_at = excluded.changed_at,
-         phone = excluded.phone
+         phone = excluded.phone, reminded_at = NULL
        WHERE bookings.state <> 'confirmed' RETURNING inquiry_id`,
       [
         p.inquiryId,
@@ -262,7 +266,7 @@ export async function move(
   return db.transaction(async (tx) => {
     if (confirm) await lock(tx);
     const [r] = await tx.query(
-      `UPDATE bookings SET state = ?, changed_at = ?, ${NO_MOVE}${confirm ? ", confirmed_at = ?, confirmed_by = ?, sequence = 0" : ""}
+      `UPDATE bookings SET state = ?, changed_at = ?, ${NO_MOVE}${confirm ? ", confirmed_at = ?, confirmed_by = ?, sequence = 0, reminded_at = NULL" : ""}
         WHERE inquiry_id = ? AND state IN (${from.map(() => "?")}) AND starts_at = ?${
           confirm
             ? ` AND ${free("bookings.inquiry_id", "bookings.starts_at", "bookings.ends_at")}`

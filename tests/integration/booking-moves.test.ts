@@ -127,9 +127,9 @@ const rows = async (id: string) =>
 const settled = () => Promise.all(instances.map((i) => i.pipeline.worker.settled()));
 
 let visitors = 0;
-/** A visitor's message, their pick of `startsAt` in `zone` and the company's Confirm: the call, confirmed. */
-async function booked(name: string, startsAt: string, zone = site.timeZone) {
-  const [a, b] = instances as [(typeof instances)[0], (typeof instances)[0]];
+/** A visitor's message and their pick of `startsAt` in `zone`: a request the company has. */
+async function picked(name: string, startsAt: string, zone = site.timeZone) {
+  const a = instances[0] as (typeof instances)[0];
   const n = ++visitors;
   const email = `v${n}@d${n}.example`;
   const outcome = await a.pipeline.submit({
@@ -150,11 +150,17 @@ async function booked(name: string, startsAt: string, zone = site.timeZone) {
     result?: string;
   };
   expect(picked.result, name).toBe("asked");
+  return { id, email, book, ip, startsAt: at(startsAt) };
+}
+
+/** A visitor's request (`picked`) and the company's Confirm: the call, confirmed. */
+async function booked(name: string, startsAt: string, zone = site.timeZone) {
+  const v = await picked(name, startsAt, zone);
   const request = await mailTo("inbox@example.com", new RegExp(`^${name} asks for`));
-  const done = await b.booking.act(tokenIn(request, "confirm"), { slot: String(at(startsAt)) }, ip);
+  const b = instances[1] as (typeof instances)[0];
+  const done = await b.booking.act(tokenIn(request, "confirm"), { slot: String(v.startsAt) }, v.ip);
   expect(done).toMatchObject({ kind: "company", done: "confirmed" });
-  const invitation = await mailTo(email, /^Your free consultation/);
-  return { id, email, book, ip, invitation, startsAt: at(startsAt) };
+  return { ...v, invitation: await mailTo(v.email, /^Your free consultation/) };
 }
 
 const reminders = (email: string) => mailsTo(email, /^Reminder: /);
@@ -364,5 +370,72 @@ describe("the visitor's reminder and the move of a confirmed call", { timeout: 1
     expect(reminders(ben.email)).toHaveLength(2);
     for (const v of [dee, eve]) expect(reminders(v.email), v.email).toHaveLength(0);
     expect(await rows(dee.id)).toMatchObject({ state: "confirmed", reminded_at: null });
+  });
+
+  it("a call cancelled and booked again is reminded of its new time; a move gives the number to call; a time begun is confirmed to nobody", async () => {
+    if (instances.length < 2) {
+      now = at("2027-04-05T10:00:00-06:00");
+      await instance();
+      await instance();
+    }
+    const [a, b] = instances as [(typeof instances)[0], (typeof instances)[0]];
+    // Monday 5 April 2027: Hal's Wednesday call, reminded on Tuesday's opening.
+    now = at("2027-04-05T10:00:00-06:00");
+    const hal = await booked("Hal Rebooks", "2027-04-07T10:00:00-06:00");
+    now = at("2027-04-06T09:00:00-06:00");
+    await expect.poll(() => reminders(hal.email).length, { timeout: 10_000 }).toBe(1);
+    // He cancels it, picks Thursday, the company confirms: the new call is reminded on Wednesday.
+    now = at("2027-04-06T10:00:00-06:00");
+    expect(
+      await a.booking.act(
+        tokenIn(hal.invitation, "cancel"),
+        { slot: String(hal.startsAt) },
+        hal.ip,
+      ),
+    ).toMatchObject({ kind: "cancel", done: true });
+    const thursday = at("2027-04-08T10:00:00-06:00");
+    expect(
+      await a.booking.act(
+        hal.book,
+        { slot: String(thursday), zone: site.timeZone, phone: PHONE },
+        hal.ip,
+      ),
+    ).toMatchObject({ result: "asked" });
+    const again = await mailTo("inbox@example.com", /^Hal Rebooks asks for Thu, Apr 8/);
+    expect(
+      await b.booking.act(tokenIn(again, "confirm"), { slot: String(thursday) }, hal.ip),
+    ).toMatchObject({ kind: "company", done: "confirmed" });
+    now = at("2027-04-07T09:00:00-06:00");
+    await expect.poll(() => reminders(hal.email).length, { timeout: 10_000 }).toBe(2);
+    expect(reminders(hal.email)[1]?.mail.subject).toContain("Thu, Apr 8, 10:00–10:30 AM MDT");
+
+    // He moves it to Friday with another number: the company calls the new one.
+    const friday = at("2027-04-09T10:00:00-06:00");
+    expect(
+      await a.booking.act(
+        hal.book,
+        { slot: String(friday), zone: site.timeZone, phone: "(720) 555-0199" },
+        hal.ip,
+      ),
+    ).toMatchObject({ result: "asked" });
+    const move = await mailTo("inbox@example.com", /^Hal Rebooks asks to move /);
+    expect(move.mail.text).toContain("Phone: (720) 555-0199");
+    expect(
+      await b.booking.act(tokenIn(move, "confirm"), { slot: String(friday) }, hal.ip),
+    ).toMatchObject({ kind: "company", done: "confirmed" });
+    const moved = await mailTo("inbox@example.com", /^Moved: Hal Rebooks/);
+    expect(moved.mail.text).toContain("Where: By phone: call Hal Rebooks at (720) 555-0199");
+
+    // Ivy's request for Friday 2:00 PM, pressed at 2:05 PM: nothing is sent, nothing changes.
+    now = at("2027-04-07T10:00:00-06:00");
+    const ivy = await picked("Ivy Waits", "2027-04-09T14:00:00-06:00");
+    now = at("2027-04-09T14:05:00-06:00");
+    const late = await mailTo("inbox@example.com", /^Ivy Waits asks for/);
+    expect(
+      await b.booking.act(tokenIn(late, "confirm"), { slot: String(ivy.startsAt) }, ivy.ip),
+    ).toMatchObject({ kind: "company", done: "passed" });
+    await settled();
+    expect(await rows(ivy.id)).toMatchObject({ state: "asked" });
+    expect(mailsTo(ivy.email, /./)).toEqual([]);
   });
 });

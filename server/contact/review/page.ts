@@ -122,6 +122,7 @@ export function leadPage(o: {
           db,
           instantOn(site.timeZone, today.y, today.m - 1, today.d),
           instantOn(site.timeZone, today.y, today.m - 1, today.d + 2),
+          now,
         );
         const tokens = answerTokens(overview.expires);
         const listed = async (i: Inquiry) => ({
@@ -257,7 +258,7 @@ async function consultationOf(
     visitor: b.zone === site.timeZone ? null : sayRange(b.startsAt, b.endsAt, b.zone),
     confirmedBy: b.confirmedBy,
     answer:
-      b.state === "asked" && !i.held
+      b.state === "asked" && !i.held && b.startsAt > now
         ? {
             at: b.startsAt,
             confirm: tokens(i.id, "confirm", now),
