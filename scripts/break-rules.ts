@@ -229,6 +229,27 @@ export const breakages: Breakage[] = [
     replace: ": false;",
     tests: ["tests/integration/booking-reminder.test.ts"],
   },
+  {
+    rule: "booking.md: a call cancelled and booked again is reminded of its new time",
+    file: STORE,
+    find: "phone = excluded.phone, reminded_at = NULL",
+    replace: "phone = excluded.phone",
+    tests: ["tests/integration/booking-moves.test.ts"],
+  },
+  {
+    rule: "booking.md: the number given with a move is the one the company calls",
+    file: STORE,
+    find: "phone = COALESCE(?, phone)",
+    replace: "phone = COALESCE(NULL, ?, phone)",
+    tests: ["tests/integration/booking-moves.test.ts"],
+  },
+  {
+    rule: "booking.md: a time already begun is confirmed to nobody",
+    file: "server/booking/page.ts",
+    find: 'if (action === "confirm" && at <= now) return "passed";',
+    replace: "",
+    tests: ["tests/integration/booking-moves.test.ts"],
+  },
   // Emails read on a phone (ADR 0034)
   {
     rule: "ADR 0034: everything in an email wraps, nothing wider than a 390 px screen",
