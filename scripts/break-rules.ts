@@ -232,15 +232,15 @@ export const breakages: Breakage[] = [
   {
     rule: "booking.md: a call cancelled and booked again is reminded of its new time",
     file: STORE,
-    find: "phone = excluded.phone, reminded_at = NULL",
-    replace: "phone = excluded.phone",
+    find: "sequence = 0, reminded_at = NULL",
+    replace: "sequence = 0",
     tests: ["tests/integration/booking-moves.test.ts"],
   },
   {
     rule: "booking.md: the number given with a move is the one the company calls",
     file: STORE,
     find: "phone = COALESCE(?, phone)",
-    replace: "phone = COALESCE(NULL, ?, phone)",
+    replace: "phone = COALESCE(phone, ?)",
     tests: ["tests/integration/booking-moves.test.ts"],
   },
   {

@@ -224,7 +224,7 @@ export async function ask(
        ON CONFLICT (inquiry_id) DO UPDATE SET starts_at = excluded.starts_at, ends_at = excluded.ends_at,
          zone = excluded.zone, state = 'asked', hold_until = excluded.hold_until, address = excluded.address,
          network = excluded.network, domain = excluded.domain, confirmed_at = NULL, confirmed_by = NULL, changed_at = excluded.changed_at,
-         phone = excluded.phone, reminded_at = NULL
+         phone = excluded.phone
        WHERE bookings.state <> 'confirmed' RETURNING inquiry_id`,
       [
         p.inquiryId,
