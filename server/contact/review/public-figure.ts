@@ -1,9 +1,9 @@
-import { setImmediate } from "node:timers/promises";
 import { site } from "../../../app/config/site.ts";
 import { escapeHtml } from "../../../app/lib/escape.ts";
 import { link } from "../../../app/pages.ts";
 import { DAY_MS } from "../../time.ts";
 import type { Database, Sql } from "../storage/database.ts";
+import { leadsReceived } from "../storage/inquiries.ts";
 import { readSetting, writeSetting } from "../storage/settings.ts";
 import { businessLine, type Promised, promiseMs, wallClock } from "./promise.ts";
 
@@ -25,46 +25,6 @@ export type Figure = {
   until: number;
 };
 
-/** Rows read at a time: each page is a short step, and the server answers between two. */
-const PAGE = 2000;
-
-/**
- * The inquiries as the figure reads them: times only, no person's data. In pages by arrival (the
- * index's order), the event loop given back after each: 100,000 inquiries read at once held every
- * request of the instance for over a second (bench:figure).
- */
-async function* answerTimes(sql: Sql, since: number, until: number) {
-  const num = (v: number | null) => (v == null ? null : Number(v));
-  let after = { r: since - 1, id: "" };
-  for (;;) {
-    const rows = await sql.query<{
-      id: string;
-      r: number;
-      t: number | null;
-      d: number | null;
-      h: number | null;
-    }>(
-      `SELECT id, received_at AS r, taken_at AS t, reply_due_at AS d, reply_hours AS h FROM inquiries
-       WHERE received_at >= ? AND (received_at > ? OR id > ?) AND received_at < ? AND NOT held
-       ORDER BY received_at, id LIMIT ${PAGE}`,
-      [after.r, after.r, after.id, until],
-    );
-    for (const row of rows) {
-      yield {
-        receivedAt: Number(row.r),
-        takenAt: num(row.t),
-        // The "Reply by" fixed at receipt (promise.ts's promiseOf), when it was.
-        dueAt: num(row.d),
-        hours: num(row.h),
-      };
-    }
-    const last = rows.at(-1);
-    if (rows.length < PAGE || !last) return;
-    after = { r: Number(last.r), id: String(last.id) };
-    await setImmediate();
-  }
-}
-
 export async function computeFigure(
   sql: Sql,
   now: number,
@@ -76,7 +36,7 @@ export async function computeFigure(
   const promise = promiseMs(facts);
   const waits: number[] = [];
   let inTime = 0;
-  for await (const i of answerTimes(sql, since, now)) {
+  for await (const i of leadsReceived(sql, since, now)) {
     const dueAt = i.hours != null ? i.dueAt : line.deadline(i.receivedAt, promise);
     if (i.takenAt != null && i.takenAt <= now) {
       if (dueAt === null || i.takenAt <= dueAt) inTime++;

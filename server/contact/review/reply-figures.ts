@@ -1,7 +1,7 @@
 import { site } from "../../../app/config/site.ts";
 import { DAY_MS, HOUR_MS } from "../../time.ts";
 import type { Sql } from "../storage/database.ts";
-import { leadTimes } from "../storage/inquiries.ts";
+import { leadsReceived, leadTimes } from "../storage/inquiries.ts";
 import { businessLine, type Promised, promiseMs, sayBusinessTime, timingOf } from "./promise.ts";
 
 // How the reply promise is kept, in business time: one computation for /metrics and the CLI (ADR 0020).
@@ -48,17 +48,6 @@ export async function promiseIn(
   now: number,
   facts: Promised = site,
 ) {
-  const rows = await sql.query<{
-    r: number;
-    t: number | null;
-    s: string;
-    d: number | null;
-    h: number | null;
-  }>(
-    `SELECT received_at AS r, taken_at AS t, service AS s, reply_due_at AS d, reply_hours AS h FROM inquiries
-     WHERE received_at >= ? AND received_at < ? AND NOT held`,
-    [since, before],
-  );
   const line = businessLine(since, now + 7 * DAY_MS, facts);
   const [promise, share] = [promiseMs(facts), facts.response.atRiskShare];
   const lines = new Map<string, Line>();
@@ -67,20 +56,19 @@ export async function promiseIn(
     lines.set(key, known);
     return known;
   };
-  for (const row of rows) {
-    const [receivedAt, takenAt] = [Number(row.r), row.t == null ? null : Number(row.t)];
+  for await (const row of leadsReceived(sql, since, before)) {
+    const { receivedAt, takenAt } = row;
     // The "Reply by" fixed at receipt (promise.ts's promiseOf), when it was.
-    const fixed = row.h != null;
-    const dueAt = fixed
-      ? row.d == null
-        ? null
-        : Number(row.d)
-      : line.deadline(receivedAt, promise);
-    const shareAt = line.deadline(receivedAt, share * (fixed ? Number(row.h) * HOUR_MS : promise));
+    const fixed = row.hours != null;
+    const dueAt = fixed ? row.dueAt : line.deadline(receivedAt, promise);
+    const shareAt = line.deadline(
+      receivedAt,
+      share * (fixed ? Number(row.hours) * HOUR_MS : promise),
+    );
     // As atRiskAt: the share used up, when the office is next open.
     const riskAt = shareAt === null ? null : (line.deadline(shareAt, 1) ?? shareAt + 1) - 1;
     const until = takenAt ?? now;
-    for (const l of [add("All"), add(row.s || "General")]) {
+    for (const l of [add("All"), add(row.service || "General")]) {
       l.leads++;
       if (takenAt !== null && (dueAt === null || takenAt <= dueAt)) l.inTime++;
       if (riskAt !== null && until >= riskAt) l.atRisk++;

@@ -1,3 +1,4 @@
+import { setImmediate } from "node:timers/promises";
 import { normalizeEmail } from "../erasure.ts";
 import type { Label } from "../intake/content-filter.ts";
 import type { Database, Sql } from "./database.ts";
@@ -106,6 +107,49 @@ export const byIds = async (sql: Sql, ids: string[]) =>
 export const byEmail = (sql: Sql, email: string) =>
   recordsWhere(sql, "LOWER(i.email) = ?", [normalizeEmail(email)]);
 export const listHeld = (sql: Sql) => recordsWhere(sql, "i.held", []);
+/** Rows read at a time: each page is a short step, and the server answers between two. */
+const PAGE = 2000;
+
+/**
+ * The leads (not held as spam) received in [since, before), as the promise's figures read them:
+ * times and service only, no person's data. In pages by arrival (the index's order), the event loop
+ * given back after each: 100,000 inquiries read at once held every request of the instance for
+ * 0.75 s (bench:figure).
+ */
+export async function* leadsReceived(sql: Sql, since: number, before: number) {
+  const num = (v: number | null) => (v == null ? null : Number(v));
+  let after = { r: since, id: "" };
+  for (;;) {
+    const rows = await sql.query<{
+      id: string;
+      r: number;
+      s: string;
+      t: number | null;
+      d: number | null;
+      h: number | null;
+    }>(
+      `SELECT id, received_at AS r, service AS s, taken_at AS t, reply_due_at AS d, reply_hours AS h FROM inquiries
+       WHERE received_at >= ? AND (received_at > ? OR id > ?) AND received_at < ? AND NOT held
+       ORDER BY received_at, id LIMIT ${PAGE}`,
+      [after.r, after.r, after.id, before],
+    );
+    for (const row of rows) {
+      yield {
+        receivedAt: Number(row.r),
+        service: String(row.s ?? ""),
+        takenAt: num(row.t),
+        // The "Reply by" fixed at receipt, and its promise (null: a lead from before that).
+        dueAt: num(row.d),
+        hours: num(row.h),
+      };
+    }
+    const last = rows.at(-1);
+    if (rows.length < PAGE || !last) return;
+    after = { r: Number(last.r), id: String(last.id) };
+    await setImmediate();
+  }
+}
+
 export const leadTimes = (sql: Sql, since: number) =>
   recordsWhere(sql, "NOT i.held AND i.received_at >= ?", [since]);
 
