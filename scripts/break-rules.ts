@@ -250,6 +250,15 @@ export const breakages: Breakage[] = [
     replace: "",
     tests: ["tests/integration/booking-moves.test.ts"],
   },
+  {
+    rule: "operations.md: the at-risk warning counts from the lead's own Reply by and promise",
+    file: "server/contact/review/reminders.ts",
+    // biome-ignore lint/suspicious/noTemplateCurlyInString: the text found is a template's source
+    find: "${promiseOf(i, facts).hours} business hours we promised this visitor",
+    // biome-ignore lint/suspicious/noTemplateCurlyInString: as above
+    replace: "${facts.response.promiseBusinessHours} business hours we promised this visitor",
+    tests: ["tests/integration/reply-by.test.ts"],
+  },
   // Emails read on a phone (ADR 0034)
   {
     rule: "ADR 0034: everything in an email wraps, nothing wider than a 390 px screen",

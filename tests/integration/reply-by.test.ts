@@ -172,6 +172,10 @@ describe("a lead's Reply by, after the office hours change", { timeout: 60_000 }
     now = office(wednesday, "10:59");
     await b.turn();
     expect(reminders(smtp)).toEqual([]);
+    // The at-risk warning of 10:00 says the lead's own promise too, not the new 6 hours.
+    const risk = smtp.received.find((m) => /^At risk/.test(m.mail.subject ?? ""));
+    expect(risk?.mail.text).toContain("of the 4 business hours we promised this visitor");
+    expect(risk?.mail.text).toContain(said);
     now = office(wednesday, "11:01");
     await expect.poll(() => reminders(smtp).length, { timeout: 10_000 }).toBe(1);
     const reminder = reminders(smtp)[0]?.mail.text ?? "";

@@ -155,22 +155,35 @@ export function businessLine(from: number, to: number, hours: OfficeHours = site
     const [open, close] = spans[i] as [number, number];
     return (before[i] ?? 0) + Math.min(close, at) - open;
   };
-  return {
+  // The instant at which `target` business time of the line has passed (null: past its end).
+  const instantOf = (target: number): number | null => {
+    let [lo, hi] = [0, spans.length - 1];
+    while (lo < hi) {
+      const mid = (lo + hi) >> 1;
+      if ((before[mid + 1] ?? 0) >= target) hi = mid;
+      else lo = mid + 1;
+    }
+    if ((before[lo + 1] ?? 0) < target) return null;
+    return (spans[lo] as [number, number])[0] + target - (before[lo] ?? 0);
+  };
+  const end = spans.at(-1)?.[1] ?? from;
+  const line = {
     between: (a: number, b: number) => upTo(b) - upTo(a),
     /** As businessDeadline; null past the line's end. */
-    deadline(start: number, ms: number): number | null {
-      const target = upTo(start) + ms;
-      let [lo, hi] = [0, spans.length - 1];
-      while (lo < hi) {
-        const mid = (lo + hi) >> 1;
-        if ((before[mid + 1] ?? 0) >= target) hi = mid;
-        else lo = mid + 1;
-      }
-      if ((before[lo + 1] ?? 0) < target) return null;
-      return (spans[lo] as [number, number])[0] + target - (before[lo] ?? 0);
+    deadline: (start: number, ms: number) => instantOf(upTo(start) + ms),
+    /** As businessBefore; null before the line's start or with `until` past its end. */
+    before: (until: number, ms: number) =>
+      until > end || upTo(until) < ms ? null : instantOf(upTo(until) - ms),
+    /** As nextOpening: the first open instant at or after `at`. */
+    opening: (at: number) => {
+      const next = line.deadline(at, 1);
+      return next === null ? null : next - 1;
     },
   };
+  return line;
 }
+
+export type BusinessLine = ReturnType<typeof businessLine>;
 
 export function sayBusinessTime(ms: number): string {
   const minutes = Math.floor(ms / 60_000);
@@ -214,13 +227,18 @@ export function nextOpening(at: number, hours: OfficeHours = site): number | nul
 }
 
 /**
- * When a lead nobody took is at risk: `atRiskShare` of the promise has passed, the office open (a
- * share used up at closing time is at risk when it next opens, when someone can act on it).
+ * When a lead nobody took is at risk: `atRiskShare` of its promise has passed (what is left of it
+ * is the rest), the office open (a share used up at closing time is at risk when it next opens,
+ * when someone can act on it). `line`: business time laid out already (many leads at once).
  */
-export function atRiskAt(i: Promisee, facts: Promised = site): number | null {
-  const riskMs = facts.response.atRiskShare * promiseOf(i, facts).hours * HOUR_MS;
-  const share = businessDeadline(i.receivedAt, riskMs, facts);
-  return share === null ? null : nextOpening(share, facts);
+export function atRiskAt(i: Promisee, facts: Promised = site, line?: BusinessLine): number | null {
+  // Counted back from the lead's own "Reply by" (fixed when it came), so a change of the office
+  // hours since moves the warning with the hours, never past the deadline it warns of.
+  const { dueAt, hours } = promiseOf(i, facts);
+  if (dueAt === null) return null;
+  const on = line ?? businessLine(i.receivedAt, dueAt + 1, facts);
+  const at = on.before(dueAt, (1 - facts.response.atRiskShare) * hours * HOUR_MS);
+  return at === null ? null : on.opening(Math.max(at, i.receivedAt));
 }
 
 export function timingOf(i: Pick<Inquiry, "takenAt"> & Promisee, now: number, facts?: Promised) {

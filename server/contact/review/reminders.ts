@@ -7,7 +7,7 @@ import { SUSPECT_MARK } from "../delivery/email.ts";
 import { destinationsFor, type Routing } from "../delivery/routing.ts";
 import { timeOrderedId } from "../intake/ids.ts";
 import type { Inquiry } from "../storage/records.ts";
-import { officeTime, replyBy } from "./clock.ts";
+import { officeTime } from "./clock.ts";
 import {
   atRiskAt,
   businessBefore,
@@ -16,6 +16,7 @@ import {
   type Promised,
   promiseDueAt,
   promiseOf,
+  replyByOf,
   replyOf,
   sayBusinessTime,
 } from "./promise.ts";
@@ -146,8 +147,9 @@ export function atRiskNotice(
   return {
     subject: `At risk, ${left} left: ${i.suspect ? `${SUSPECT_MARK} ` : ""}${i.service || "General"} — ${who}`,
     text: [
-      `Nobody has pressed "${ACTION_LABEL.take}" for this lead yet: ${left} of business time is left of the ${facts.response.promiseBusinessHours} business hours we promise visitors.`,
-      `${replyBy(risk.dueAt, facts)}.`,
+      // The lead's own promise, as its email said it (fixed when it came), not today's setting.
+      `Nobody has pressed "${ACTION_LABEL.take}" for this lead yet: ${left} of business time is left of the ${promiseOf(i, facts).hours} business hours we promised this visitor.`,
+      `${replyByOf(i, facts)}.`,
       `${who}, ${i.service || "General"}, received ${officeTime(i.receivedAt, facts.timeZone)} (inquiry ${i.id}).`,
       ...(take
         ? [`If you are answering it, press "${ACTION_LABEL.take}" so the others know:`, take]

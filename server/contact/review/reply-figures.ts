@@ -1,8 +1,15 @@
 import { site } from "../../../app/config/site.ts";
-import { DAY_MS, HOUR_MS } from "../../time.ts";
+import { DAY_MS } from "../../time.ts";
 import type { Sql } from "../storage/database.ts";
 import { leadsReceived, leadTimes } from "../storage/inquiries.ts";
-import { businessLine, type Promised, promiseMs, sayBusinessTime, timingOf } from "./promise.ts";
+import {
+  atRiskAt,
+  businessLine,
+  type Promised,
+  promiseMs,
+  sayBusinessTime,
+  timingOf,
+} from "./promise.ts";
 
 // How the reply promise is kept, in business time: one computation for /metrics and the CLI (ADR 0020).
 export async function replyFigures(sql: Sql, since: number, now: number, facts?: Promised) {
@@ -49,7 +56,7 @@ export async function promiseIn(
   facts: Promised = site,
 ) {
   const line = businessLine(since, now + 7 * DAY_MS, facts);
-  const [promise, share] = [promiseMs(facts), facts.response.atRiskShare];
+  const promise = promiseMs(facts);
   const lines = new Map<string, Line>();
   const add = (key: string) => {
     const known = lines.get(key) ?? { leads: 0, inTime: 0, atRisk: 0, missed: 0, waits: [] };
@@ -61,12 +68,15 @@ export async function promiseIn(
     // The "Reply by" fixed at receipt (promise.ts's promiseOf), when it was.
     const fixed = row.hours != null;
     const dueAt = fixed ? row.dueAt : line.deadline(receivedAt, promise);
-    const shareAt = line.deadline(
-      receivedAt,
-      share * (fixed ? Number(row.hours) * HOUR_MS : promise),
+    const riskAt = atRiskAt(
+      {
+        receivedAt,
+        replyDueAt: dueAt,
+        replyHours: fixed ? row.hours : facts.response.promiseBusinessHours,
+      },
+      facts,
+      line,
     );
-    // As atRiskAt: the share used up, when the office is next open.
-    const riskAt = shareAt === null ? null : (line.deadline(shareAt, 1) ?? shareAt + 1) - 1;
     const until = takenAt ?? now;
     for (const l of [add("All"), add(row.service || "General")]) {
       l.leads++;
