@@ -72,6 +72,9 @@ export type Consultation = {
   office: string;
   visitor: string | null;
   confirmedBy: string | null;
+  /** A confirmed call's move the visitor asked for, waiting for an answer: its time, as `office`. */
+  move: { office: string; visitor: string | null } | null;
+  /** Confirm and Decline of what waits (the request, or the move), while its time is still ahead. */
   answer: { at: number; confirm: string; decline: string } | null;
 };
 

@@ -86,18 +86,22 @@ const bookingFrom = (r: Record<string, unknown>): Booking => ({
 const NO_MOVE =
   "move_starts_at = NULL, move_ends_at = NULL, move_zone = NULL, move_hold_until = NULL";
 
+/** A request, or a confirmed call's move, waiting for the company's answer for a time still ahead. */
+const waitsFor = (b: string) =>
+  `((${b}.state = 'asked' AND ${b}.starts_at > ?) OR (${b}.state = 'confirmed' AND ${b}.move_starts_at > ?))`;
+
 /**
- * What the morning digest tells: the calls confirmed to start in [from, to), and the requests nobody
- * answered yet for a time still ahead (not of a message held as spam: the company has not heard of
- * those), soonest first.
+ * What the morning digest tells: the calls confirmed to start in [from, to), and the requests and
+ * moves nobody answered yet for a time still ahead (not of a message held as spam: the company has
+ * not heard of those), soonest first.
  */
 export async function bookingsToTell(sql: Sql, from: number, to: number, now: number) {
   const rows = await sql.query(
     `SELECT b.* FROM bookings b JOIN inquiries i ON i.id = b.inquiry_id
       WHERE (b.state = 'confirmed' AND b.starts_at >= ? AND b.starts_at < ?)
-         OR (b.state = 'asked' AND b.starts_at > ? AND NOT i.held)
+         OR (${waitsFor("b")} AND NOT i.held)
       ORDER BY b.starts_at`,
-    [from, to, now],
+    [from, to, now, now],
   );
   return rows.map(bookingFrom);
 }
@@ -111,17 +115,17 @@ export async function bookingOf(sql: Sql, inquiryId: string): Promise<Booking | 
 const LISTED = 50;
 
 /**
- * What the overview lists: the requests waiting for an answer (of inquiries not held as spam) for a
- * time still ahead, soonest first (one whose time passed can no longer be confirmed: its visitor
+ * What the overview lists: the requests and moves waiting for an answer (of inquiries not held as
+ * spam) for a time still ahead, soonest first (one whose time passed can no longer be confirmed: its visitor
  * picks again once declined), and the calls confirmed to start within [from, to), soonest first.
  */
 export async function bookingsToList(sql: Sql, from: number, to: number, now: number) {
   const notHeld = "NOT EXISTS (SELECT 1 FROM inquiries i WHERE i.id = b.inquiry_id AND i.held)";
   const [asked, calls] = await Promise.all([
     sql.query(
-      `SELECT * FROM bookings b WHERE b.state = 'asked' AND b.starts_at > ? AND ${notHeld}
-        ORDER BY b.starts_at LIMIT ${LISTED}`,
-      [now],
+      `SELECT * FROM bookings b WHERE ${waitsFor("b")} AND ${notHeld}
+        ORDER BY COALESCE(b.move_starts_at, b.starts_at) LIMIT ${LISTED}`,
+      [now, now],
     ),
     sql.query(
       `SELECT * FROM bookings b WHERE b.state = 'confirmed' AND b.starts_at >= ? AND b.starts_at < ?

@@ -8,7 +8,9 @@ import { site } from "../../app/config/site.ts";
 import type { BookingView } from "../../app/contact/booking.ts";
 import { bookingLink } from "../../server/booking/messages.ts";
 import { bookingPage } from "../../server/booking/page.ts";
+import { bookingsToList } from "../../server/booking/store.ts";
 import { type Config, loadConfig } from "../../server/config.ts";
+import { digestWords } from "../../server/contact/review/digest.ts";
 import type { LeadLinks } from "../../server/contact/review/links.ts";
 import { createContactPipeline } from "../../server/contact/runtime.ts";
 import { openPostgres } from "../../server/contact/storage/postgres.ts";
@@ -420,6 +422,19 @@ describe("the visitor's reminder and the move of a confirmed call", { timeout: 1
     ).toMatchObject({ result: "asked" });
     const move = await mailTo("inbox@example.com", /^Hal Rebooks asks to move /);
     expect(move.mail.text).toContain("Phone: (720) 555-0199");
+    // Waiting, the move is where the company works: the overview's list and the digest's requests.
+    const listed = await bookingsToList(a.db, 0, 1, now);
+    expect(listed.asked.map((x) => x.inquiryId)).toContain(hal.id);
+    const digest = await digestWords(
+      a.db,
+      a,
+      JSON.stringify({ since: now - 86_400_000, until: now }),
+      now,
+      facts,
+    );
+    expect(digest.text).toContain(
+      `Hal Rebooks <${hal.email}> asks to move Thu, Apr 8, 10:00–10:30 AM MDT to Fri, Apr 9, 10:00–10:30 AM MDT`,
+    );
     expect(
       await b.booking.act(tokenIn(move, "confirm"), { slot: String(friday) }, hal.ip),
     ).toMatchObject({ kind: "company", done: "confirmed" });

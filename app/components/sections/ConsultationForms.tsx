@@ -88,12 +88,14 @@ export function ConsultationForm(p: {
 
 /** "Asked for" and on: the consultation as it stands, in a sentence (also the overview's). */
 export function consultationLine(c: Consultation) {
-  const when = `${c.office}${c.visitor ? ` (their time: ${c.visitor})` : ""}`;
+  const say = (t: { office: string; visitor: string | null }) =>
+    `${t.office}${t.visitor ? ` (their time: ${t.visitor})` : ""}`;
+  const when = say(c);
   switch (c.state) {
     case "asked":
       return `Asked for ${when}: waiting for your answer.`;
     case "confirmed":
-      return `Confirmed${c.confirmedBy ? ` by ${c.confirmedBy}` : ""} for ${when}.`;
+      return `Confirmed${c.confirmedBy ? ` by ${c.confirmedBy}` : ""} for ${when}.${c.move ? ` They ask to move it to ${say(c.move)}: waiting for your answer.` : ""}`;
     case "declined":
       return `Declined: they had asked for ${when}.`;
     case "cancelled":

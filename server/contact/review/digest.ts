@@ -111,41 +111,44 @@ const confirmer = (b: Booking) => (b.confirmedBy ? `confirmed by ${b.confirmedBy
 /** The day's calls and the requests nobody answered: what the digest says first. */
 async function consultations(db: Database, p: Signer, until: number, timeZone: string) {
   const { y, m, d } = wallClock(until, timeZone);
-  const told = await bookingsToTell(
-    db,
-    instantOn(timeZone, y, m - 1, d),
-    instantOn(timeZone, y, m - 1, d + 1),
-    until,
-  );
+  const [from, to] = [instantOn(timeZone, y, m - 1, d), instantOn(timeZone, y, m - 1, d + 1)];
+  const told = await bookingsToTell(db, from, to, until);
   const inquiries = new Map(
     (await byIds(db, [...new Set(told.map((b) => b.inquiryId))])).map((i) => [i.id, i]),
   );
   // The booking and its inquiry (always there: erasing an inquiry erases its booking).
-  const inState = (state: Booking["state"]) =>
+  const where = (keep: (b: Booking) => boolean) =>
     told.flatMap((b) => {
       const i = inquiries.get(b.inquiryId);
-      return i && b.state === state ? [{ b, i }] : [];
+      return i && keep(b) ? [{ b, i }] : [];
     });
-  const theirs = (b: Booking) =>
+  const theirs = (b: Pick<Booking, "startsAt" | "endsAt" | "zone">) =>
     b.zone === timeZone ? "" : ` (their time: ${sayRange(b.startsAt, b.endsAt, b.zone)})`;
-  const confirmed = inState("confirmed");
+  const confirmed = where((b) => b.state === "confirmed" && b.startsAt >= from && b.startsAt < to);
   const calls: Section = {
     title: `Calls today: ${confirmed.length}`,
     items: confirmed.map(({ b, i }) => ({
       text: `${sayRange(b.startsAt, b.endsAt, timeZone)}: ${who(i)} <${i.email}>, ${i.service || "General"}${theirs(b)}; ${confirmer(b)}`,
     })),
   };
-  const waiting = inState("asked");
-  const kept = (b: Booking) =>
+  const waiting = where((b) => b.state === "asked" || (b.move?.startsAt ?? 0) > until);
+  const kept = (b: { holdUntil: number | null }) =>
     b.holdUntil === null
       ? "the time is not kept for them"
       : `kept for them until ${officeTime(b.holdUntil, timeZone)}`;
   const asked: Section = {
     title: `Consultation requests waiting for Confirm or Decline: ${waiting.length}`,
-    items: waiting.map(({ b, i }) => ({
-      text: `${who(i)} <${i.email}> asks for ${sayRange(b.startsAt, b.endsAt, timeZone)}${theirs(b)}; ${kept(b)}`,
-      links: answersTo(p, i.id, until),
-    })),
+    items: waiting.map(({ b, i }) =>
+      b.move
+        ? {
+            text: `${who(i)} <${i.email}> asks to move ${sayRange(b.startsAt, b.endsAt, timeZone)} to ${sayRange(b.move.startsAt, b.move.endsAt, timeZone)}${theirs(b.move)}; ${kept(b.move)}`,
+            links: answersTo(p, i.id, until, true),
+          }
+        : {
+            text: `${who(i)} <${i.email}> asks for ${sayRange(b.startsAt, b.endsAt, timeZone)}${theirs(b)}; ${kept(b)}`,
+            links: answersTo(p, i.id, until),
+          },
+    ),
   };
   return { sections: [calls, asked], inquiryIds: told.map((b) => b.inquiryId) };
 }

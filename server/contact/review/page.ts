@@ -252,15 +252,27 @@ async function consultationOf(
 ): Promise<Consultation | null> {
   const b = await bookingOf(sql, i.id);
   if (!b) return null;
+  // What waits for the company's answer: a request's time, or a confirmed call's move.
+  const waits =
+    b.state === "asked" ? b.startsAt : b.state === "confirmed" ? (b.move?.startsAt ?? null) : null;
   return {
     state: b.state,
     office: sayRange(b.startsAt, b.endsAt, site.timeZone),
     visitor: b.zone === site.timeZone ? null : sayRange(b.startsAt, b.endsAt, b.zone),
     confirmedBy: b.confirmedBy,
+    move: b.move
+      ? {
+          office: sayRange(b.move.startsAt, b.move.endsAt, site.timeZone),
+          visitor:
+            b.move.zone === site.timeZone
+              ? null
+              : sayRange(b.move.startsAt, b.move.endsAt, b.move.zone),
+        }
+      : null,
     answer:
-      b.state === "asked" && !i.held && b.startsAt > now
+      waits !== null && !i.held && waits > now
         ? {
-            at: b.startsAt,
+            at: waits,
             confirm: tokens(i.id, "confirm", now),
             decline: tokens(i.id, "decline", now),
           }
