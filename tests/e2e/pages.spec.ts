@@ -302,6 +302,8 @@ test("the privacy notice: what is collected, who gets it, how long, choices, DNT
     "In Short",
     "What We Collect",
     "Why We Use It",
+    // The public reply figure's counting, where the site shows it (site.response.publicFigure).
+    ...(site.response.publicFigure.show ? ["How We Count Our Replies"] : []),
     "Who Helps Us Handle It",
     "How Long We Keep It",
     "How We Protect It",
