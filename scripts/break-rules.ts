@@ -710,10 +710,14 @@ function vitest(
     ...(b.grep ? ["-t", b.grep] : []),
   ];
   return new Promise((resolve) => {
+    // A process group of its own: `--bail` ends the run before a test's own cleanup, and the
+    // servers and databases its tests started would outlive it. The group, led by this child's
+    // PID, is stopped once the run is over.
     const child = spawn(process.execPath, args, {
       cwd: copy,
       env: { ...process.env, CI: "1" },
       stdio: ["ignore", "pipe", "pipe"],
+      detached: true,
     });
     let log = "";
     const keep = (d: Buffer) => {
@@ -721,8 +725,23 @@ function vitest(
     };
     child.stdout.on("data", keep);
     child.stderr.on("data", keep);
-    child.on("close", (code) => resolve({ code, log }));
+    running = child.pid;
+    child.on("close", (code) => {
+      stopGroup(child.pid);
+      running = undefined;
+      resolve({ code, log });
+    });
   });
+}
+
+/** The test run going on (its process group's leader), for Ctrl-C to stop with the rest. */
+let running: number | undefined;
+function stopGroup(leader: number | undefined) {
+  try {
+    if (leader) process.kill(-leader, "SIGKILL");
+  } catch {
+    // ESRCH: nothing of the group was left.
+  }
 }
 
 type Report = {
@@ -789,6 +808,7 @@ async function main() {
   };
   for (const signal of ["SIGINT", "SIGTERM"] as const)
     process.on(signal, () => {
+      stopGroup(running);
       cleanUp();
       process.exit(130);
     });
