@@ -1,6 +1,7 @@
 import ICAL from "ical.js";
 import { afterEach, describe, expect, it } from "vitest";
 import { openDatabase } from "../../server/contact/storage/open.ts";
+import { statusOf, tokenOf } from "../support/booking-page.ts";
 import { inquiriesCli } from "../support/cli.ts";
 import { engineEnv } from "../support/engines.ts";
 import { freePort } from "../support/ports.ts";
@@ -33,8 +34,6 @@ afterEach(async () => {
   for (const c of cleanups.splice(0).reverse()) await c();
 });
 
-const statusOf = (html: string) => /role="status"[^>]*>([^<]*)</.exec(html)?.[1] ?? "";
-const tokenOf = (link: string) => new URL(link).searchParams.get("t") ?? "";
 const mailsTo = (smtp: TestSmtp, to: string, subject: RegExp) =>
   smtp.received.filter(
     (m) => JSON.stringify(m.mail.to ?? "").includes(to) && subject.test(m.mail.subject ?? ""),

@@ -3,6 +3,7 @@ import { DatabaseSync } from "node:sqlite";
 import { Webhook } from "standardwebhooks";
 import { afterEach, describe, expect, it } from "vitest";
 import { TAKEN_BY_FIELD } from "../../app/contact/lead.ts";
+import { slotsOf, statusOf, tokenOf } from "../support/booking-page.ts";
 import { inquiriesCli } from "../support/cli.ts";
 import { freePort } from "../support/ports.ts";
 import { Receiver } from "../support/receiver.ts";
@@ -29,11 +30,6 @@ type Event = {
   timestamp: string;
   data: { id: string } & Record<string, unknown>;
 };
-
-const slotsOf = (html: string) =>
-  [...html.matchAll(/<button type="submit" value="(\d{13})"/g)].map((m) => Number(m[1]));
-const statusOf = (html: string) => /role="status"[^>]*>([^<]*)</.exec(html)?.[1] ?? "";
-const tokenOf = (link: string) => new URL(link).searchParams.get("t") ?? "";
 
 async function inquiry(server: RunningServer, name: string, email: string, extra = {}) {
   const res = await sendAsPage(server.url, {

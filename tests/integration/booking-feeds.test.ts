@@ -1,5 +1,6 @@
 import { readdirSync, readFileSync } from "node:fs";
 import { afterEach, describe, expect, it } from "vitest";
+import { slotsOf } from "../support/booking-page.ts";
 import {
   CalendarFeeds,
   emptyLines,
@@ -62,8 +63,6 @@ async function bookingPage(server: RunningServer) {
   expect(res.status).toBe(201);
   return `${server.url}${((await res.json()) as { booking: string }).booking}`;
 }
-const slotsOf = (html: string) =>
-  [...html.matchAll(/<button type="submit" value="(\d{13})"/g)].map((m) => Number(m[1]));
 const offered = async (link: string) => slotsOf(await (await fetch(link)).text());
 
 /** The server's log lines, parsed. */

@@ -6,6 +6,7 @@ import AxeBuilder from "@axe-core/playwright";
 import ICAL from "ical.js";
 import type { Browser } from "playwright-core";
 import { afterAll, afterEach, beforeAll, describe, expect, it } from "vitest";
+import { slotsOf, statusOf, tokenOf } from "../support/booking-page.ts";
 import { launchChromium } from "../support/chromium.ts";
 import { freePort } from "../support/ports.ts";
 import { sendAsPage } from "../support/requests.ts";
@@ -58,11 +59,6 @@ async function inquiry(server: RunningServer, name: string, email: string) {
   const body = (await res.json()) as { id: string; booking: string };
   return { id: body.id, link: `${server.url}${body.booking}` };
 }
-
-const slotsOf = (html: string) =>
-  [...html.matchAll(/<button type="submit" value="(\d{13})"/g)].map((m) => Number(m[1]));
-const statusOf = (html: string) => /role="status"[^>]*>([^<]*)</.exec(html)?.[1] ?? "";
-const tokenOf = (link: string) => new URL(link).searchParams.get("t") ?? "";
 
 async function mailTo(smtp: TestSmtp, to: string, subject: RegExp): Promise<Received> {
   const find = () =>

@@ -1,6 +1,7 @@
 import ICAL from "ical.js";
 import pg from "pg";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { statusOf, tokenOf } from "../support/booking-page.ts";
 import { engineEnv } from "../support/engines.ts";
 import { freePort } from "../support/ports.ts";
 import { sendAsPage } from "../support/requests.ts";
@@ -90,8 +91,6 @@ const fresh = () => {
   return at;
 };
 
-const tokenOf = (link: string) => new URL(link).searchParams.get("t") ?? "";
-const statusOf = (html: string) => /role="status"[^>]*>([^<]*)</.exec(html)?.[1] ?? "";
 const post = async (server: RunningServer, form: Record<string, string>) => {
   const res = await fetch(`${server.url}/book`, {
     method: "POST",

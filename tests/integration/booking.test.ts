@@ -8,6 +8,7 @@ import ICAL from "ical.js";
 import pg from "pg";
 import type { Browser, Page } from "playwright-core";
 import { afterAll, afterEach, beforeAll, describe, expect, it } from "vitest";
+import { slotsOf, statusOf, tokenOf } from "../support/booking-page.ts";
 import { launchChromium } from "../support/chromium.ts";
 import { inquiriesCli } from "../support/cli.ts";
 import { engineEnv } from "../support/engines.ts";
@@ -140,10 +141,6 @@ async function inquiry(
 
 /** The number a visitor gives for the call (site.booking.place is "phone"). */
 const PHONE = "303-555-0142";
-const slotsOf = (html: string) =>
-  [...html.matchAll(/<button type="submit" value="(\d{13})"/g)].map((m) => Number(m[1]));
-const statusOf = (html: string) => /role="status"[^>]*>([^<]*)</.exec(html)?.[1] ?? "";
-const tokenOf = (link: string) => new URL(link).searchParams.get("t") ?? "";
 
 async function pick(
   server: RunningServer,

@@ -4,6 +4,7 @@ import { join } from "node:path";
 import AxeBuilder from "@axe-core/playwright";
 import type { Browser } from "playwright-core";
 import { afterAll, afterEach, beforeAll, describe, expect, it } from "vitest";
+import { slotsOf, statusOf, tokenOf } from "../support/booking-page.ts";
 import { launchChromium } from "../support/chromium.ts";
 import { freePort } from "../support/ports.ts";
 import { sendAsPage } from "../support/requests.ts";
@@ -32,11 +33,6 @@ const cleanups: Array<() => Promise<unknown> | unknown> = [];
 afterEach(async () => {
   for (const c of cleanups.splice(0).reverse()) await c();
 });
-
-const slotsOf = (html: string) =>
-  [...html.matchAll(/<button type="submit" value="(\d{13})"/g)].map((m) => Number(m[1]));
-const statusOf = (html: string) => /role="status"[^>]*>([^<]*)</.exec(html)?.[1] ?? "";
-const tokenOf = (link: string) => new URL(link).searchParams.get("t") ?? "";
 
 async function inquiry(server: RunningServer, name: string, email: string, extra = {}) {
   const res = await sendAsPage(server.url, {
